@@ -1,0 +1,2 @@
+// Public API of @kindex/core.
+export const PACKAGE_NAME = '@kindex/core';

@@ -1,0 +1,2 @@
+// Public API of @kindex/informer.
+export const PACKAGE_NAME = '@kindex/informer';

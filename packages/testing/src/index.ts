@@ -1,0 +1,2 @@
+// Public API of @kindex/testing.
+export const PACKAGE_NAME = '@kindex/testing';

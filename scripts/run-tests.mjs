@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// Runs every workspace test suite in order (type check first) and ends with one total line,
+// "tests: N passed, N failed, N skipped", so a reader (or CI) sees the whole picture at once.
+// Exits non-zero if the type check or any suite fails, or if no test ran at all.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const suites = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests'];
+
+const tsc = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
+if (tsc.status !== 0) {
+  console.error('type check failed');
+  process.exit(tsc.status ?? 1);
+}
+
+const tally = join(mkdtempSync(join(tmpdir(), 'kindex-tests-')), 'tally.jsonl');
+let failedSuites = [];
+for (const suite of suites) {
+  const cwd = join(root, suite);
+  if (!existsSync(join(cwd, 'package.json'))) continue;
+  console.log(`\n=== ${suite} ===`);
+  const r = spawnSync('npx', ['mocha', '--config', join(root, '.mocharc.base.cjs')], {
+    cwd,
+    stdio: 'inherit',
+    env: { ...process.env, KINDEX_TEST_TALLY: tally, KINDEX_TEST_SUITE: suite },
+  });
+  if (r.status !== 0) failedSuites.push(suite);
+}
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+if (existsSync(tally)) {
+  for (const line of readFileSync(tally, 'utf8').split('\n').filter(Boolean)) {
+    const t = JSON.parse(line);
+    total.passed += t.passed;
+    total.failed += t.failed;
+    total.skipped += t.skipped;
+  }
+}
+if (failedSuites.length) console.log(`\nfailed suites: ${failedSuites.join(', ')}`);
+console.log(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(failedSuites.length || total.failed || total.passed === 0 ? 1 : 0);
