@@ -1,2 +1,34 @@
-// Public API of @kindex/core.
-export const PACKAGE_NAME = '@kindex/core';
+// Public API of @kindex/core: the Kubernetes-agnostic engine. Named exports only, grouped by
+// stage. Each group is owned by the folder it names; add exports to your own group.
+
+// --- resource: objects and their identity
+export type { KubernetesObject, ObjectMeta, OwnerReference } from './resource/kubernetes-object.js';
+export { ResourceID, InvalidResourceError } from './resource/resource-id.js';
+
+// --- event: what sources report
+export type {
+  ResourceEvent,
+  ResourceEventType,
+  CreateEvent,
+  UpdateEvent,
+  DeleteEvent,
+  GenericEvent,
+} from './event/resource-event.js';
+
+// --- selector: label and field selectors (parse, match, format)
+
+// --- store: the persistent indexed store
+
+// --- reverse-index: primary-to-secondary index
+
+// --- predicate: controller-runtime style predicates
+
+// --- filter: kopf-style declarative filters
+
+// --- handler: event handlers (event -> primary IDs)
+
+// --- queue: work queue, rate limiters, retry
+
+// --- source: the EventSource contract, timer and polling sources
+
+// --- reconcile: Reconciler, Context, controller, event processor

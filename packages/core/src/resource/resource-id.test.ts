@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { Set as ISet } from 'immutable';
+import { ResourceID, InvalidResourceError } from '../index.js';
+
+describe('ResourceID', () => {
+  it('keys namespaced objects as namespace/name and cluster-scoped ones as name', () => {
+    expect(ResourceID.of('a', 'ns').key).to.equal('ns/a');
+    expect(ResourceID.of('a').key).to.equal('a');
+    expect(ResourceID.of('a', '').namespace).to.equal(undefined);
+  });
+
+  it('round-trips through parse', () => {
+    expect(ResourceID.parse('ns/a').equals(ResourceID.of('a', 'ns'))).to.equal(true);
+    expect(ResourceID.parse('a').namespace).to.equal(undefined);
+  });
+
+  it('has value equality inside immutable collections', () => {
+    const s = ISet([ResourceID.of('a', 'ns'), ResourceID.of('a', 'ns'), ResourceID.of('b', 'ns')]);
+    expect(s.size).to.equal(2);
+    expect(s.has(ResourceID.of('b', 'ns'))).to.equal(true);
+  });
+
+  it('names the missing field of a bad object', () => {
+    expect(() => ResourceID.fromResource({} as never))
+      .to.throw(InvalidResourceError)
+      .with.property('field', 'metadata');
+    expect(() => ResourceID.fromResource({ metadata: { namespace: 'x' } }))
+      .to.throw(InvalidResourceError)
+      .with.property('field', 'metadata.name');
+    expect(() => ResourceID.fromResource({ metadata: { name: 'x', namespace: 3 as never } }))
+      .to.throw(/object x: metadata.namespace/);
+  });
+});

@@ -1,0 +1,42 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * One interface for every API server kindex tests run against: the embedded one (in-process,
+ * fault injection) and a real kube-apiserver with etcd. A suite written against this interface
+ * runs unchanged on either; it asserts what Kubernetes guarantees, not what one server does.
+ */
+export interface TestApiServer {
+  /** Which implementation this is. Tests may branch on it only to skip an unsupported fault. */
+  readonly flavor: 'embedded' | 'real';
+  /** Base URL, for example `http://127.0.0.1:43123` (embedded) or `https://127.0.0.1:6443` (real). */
+  readonly url: string;
+  /** A KubeConfig for `@kubernetes/client-node`, authenticated and pointed at this server. */
+  readonly kubeConfig: KubeConfig;
+  /** The same kubeconfig as YAML, for kubectl and for child processes. */
+  readonly kubeconfigYaml: string;
+  /** Fault injection; each fault is optional because not every server can produce it. */
+  readonly faults: ApiServerFaults;
+  /** Stops the server and everything it started. Idempotent; leaves no process behind. */
+  stop(): Promise<void>;
+}
+
+/** Faults a test can inject. A method a server cannot provide is absent, so tests can `skip`. */
+export interface ApiServerFaults {
+  /** Ends every open watch stream now (clients see the connection close). */
+  closeWatches?(): Promise<void>;
+  /**
+   * Forgets the event history, so that the next watch from any resourceVersion older than the
+   * current one gets 410 Expired (on the real server: an etcd compaction).
+   */
+  expireHistory?(): Promise<void>;
+  /** Fails the next `count` requests (watches included) with `status`; 429 carries Retry-After. */
+  failNextRequests?(count: number, options: { status: 500 | 429 | 503; retryAfterSeconds?: number }): void;
+  /** Adds this many milliseconds before every response (0 removes it). */
+  setLatency?(ms: number): void;
+  /** Holds watch events back (they queue, in order) until {@link resumeEvents}. */
+  pauseEvents?(): void;
+  /** Delivers the events held since {@link pauseEvents}, then delivers live again. */
+  resumeEvents?(): void;
+  /** Stops and restarts the server on the same port, keeping its data. Open watches break. */
+  restart?(): Promise<void>;
+}
