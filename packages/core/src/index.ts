@@ -16,6 +16,16 @@ export type {
 } from './event/resource-event.js';
 
 // --- selector: label and field selectors (parse, match, format)
+export { LabelSelector } from './selector/label-selector.js';
+export type {
+  LabelRequirement,
+  LabelSelectorObject,
+  LabelSelectorOperator,
+} from './selector/label-selector.js';
+export { FieldSelector } from './selector/field-selector.js';
+export type { FieldRequirement } from './selector/field-selector.js';
+export { InvalidSelectorError } from './selector/invalid-selector-error.js';
+export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './selector/label-syntax.js';
 
 // --- store: the persistent indexed store
 
