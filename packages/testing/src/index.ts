@@ -9,3 +9,22 @@ export type { TestApiServer, ApiServerFaults } from './test-api-server.js';
 // --- real kube-apiserver launcher (src/real-apiserver/)
 
 // --- choosing a server for a suite, and helpers
+export {
+  startTestApiServer,
+  apiServerFlavorFromEnvironment,
+  UnknownApiServerFlavorError,
+} from './start-test-api-server.js';
+export type { TestApiServerOptions, ApiServerFlavor } from './start-test-api-server.js';
+export { useTestApiServer } from './helpers/use-test-api-server.js';
+export { requireFault, skipWithReason } from './helpers/require-fault.js';
+export type { SkippableContext } from './helpers/require-fault.js';
+export { eventually } from './helpers/eventually.js';
+export type { EventuallyOptions } from './helpers/eventually.js';
+export { uniqueName } from './helpers/unique-name.js';
+export { createNamespace } from './helpers/create-namespace.js';
+export { WatchEventCollector } from './helpers/watch-event-collector.js';
+export type { CollectedWatchEvent, WatchEventType, WatchQuery } from './helpers/watch-event-collector.js';
+export { apiStatusOf, isStatus, catchApiStatus, NotAnApiStatusError } from './helpers/api-status.js';
+export type { ApiStatus, ApiStatusCause } from './helpers/api-status.js';
+export { rawRequest } from './helpers/raw-request.js';
+export type { RawRequest, RawResponse } from './helpers/raw-request.js';

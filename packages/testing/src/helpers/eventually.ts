@@ -1,0 +1,72 @@
+/** How long and how often {@link eventually} retries. */
+export interface EventuallyOptions {
+  /** Gives up after this many milliseconds. Defaults to 10000. */
+  readonly timeoutMs?: number;
+  /** Waits this many milliseconds between attempts. Defaults to 50. */
+  readonly intervalMs?: number;
+  /** Names what is awaited, prefixed to the error when it never passes. Defaults to `eventually`. */
+  readonly description?: string;
+}
+
+/**
+ * Retries an assertion until it passes and returns its result; when time runs out, rethrows the
+ * last failure with the attempt count and elapsed time prefixed to its message.
+ *
+ * Use it for what Kubernetes makes asynchronous (garbage collection, watch delivery), never to
+ * paper over a race the test could avoid (watching from a list's resourceVersion is exact).
+ *
+ * @example
+ * ```ts
+ * await eventually(async () => {
+ *   expect((await core.listNamespacedPod({ namespace })).items).to.have.length(0);
+ * }, { timeoutMs: 30_000 });
+ * ```
+ */
+export async function eventually<T>(
+  assertion: () => T | Promise<T>,
+  options: EventuallyOptions = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const intervalMs = options.intervalMs ?? 50;
+  const description = options.description ?? 'eventually';
+  const started = Date.now();
+  let attempts = 0;
+  let lastError: unknown;
+  for (;;) {
+    attempts++;
+    const remaining = timeoutMs - (Date.now() - started);
+    try {
+      // A hanging attempt (a request that never answers) must not outlive the deadline.
+      return await withDeadline(Promise.resolve().then(assertion), Math.max(remaining, 1));
+    } catch (error) {
+      lastError = error;
+    }
+    const elapsed = Date.now() - started;
+    if (elapsed + intervalMs > timeoutMs) {
+      throw withContext(lastError, `${description} did not pass after ${attempts} attempts in ${elapsed} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+class AttemptTimeoutError extends Error {
+  override readonly name = 'AttemptTimeoutError';
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AttemptTimeoutError(`attempt still pending after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+// The last error itself is rethrown (not wrapped) so that mocha still shows chai's expected/actual
+// diff; only its message gains the context.
+function withContext(error: unknown, context: string): Error {
+  if (error instanceof Error) {
+    error.message = `${context}: ${error.message}`;
+    return error;
+  }
+  return new Error(`${context}: ${String(error)}`, { cause: error });
+}

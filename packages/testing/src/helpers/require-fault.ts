@@ -1,0 +1,46 @@
+import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
+
+/** The part of a mocha context {@link requireFault} needs. */
+export interface SkippableContext {
+  skip(): void;
+  readonly test?: { title: string } | undefined;
+}
+
+/**
+ * Returns the fault `name` of `server`, or skips the running test (mocha `this.skip()`) with a
+ * reason naming the server flavor and the fault when the server cannot produce it.
+ *
+ * Use a `function () {}` test body so `this` is mocha's context.
+ *
+ * @example
+ * ```ts
+ * it('recovers from a restart', async function () {
+ *   const restart = requireFault(this, server(), 'restart');
+ *   await restart();
+ * });
+ * ```
+ */
+export function requireFault<K extends keyof ApiServerFaults>(
+  context: SkippableContext,
+  server: TestApiServer,
+  name: K,
+): NonNullable<ApiServerFaults[K]> {
+  const fault = server.faults[name];
+  if (fault === undefined) {
+    skipWithReason(context, `the ${server.flavor} API server cannot inject the fault '${name}'`);
+  }
+  // Bound, because a server may implement its faults as methods that use `this`.
+  return (fault as (...args: never[]) => unknown).bind(server.faults) as NonNullable<ApiServerFaults[K]>;
+}
+
+/**
+ * Skips the running test with a stated reason, shown in the test title, for behaviour the chosen
+ * server legitimately lacks (for example garbage collection on a real kube-apiserver that runs no
+ * controllers).
+ */
+export function skipWithReason(context: SkippableContext, reason: string): never {
+  if (context.test !== undefined) context.test.title += ` (skipped: ${reason})`;
+  context.skip();
+  // mocha's skip() throws to abort the test; this line only satisfies the `never` type.
+  throw new Error(`skipped: ${reason}`);
+}

@@ -1,0 +1,75 @@
+import type { TestApiServer } from './test-api-server.js';
+
+/** Options every test server understands; each server may ignore what it cannot honour. */
+export interface TestApiServerOptions {
+  /**
+   * How many events the server keeps for watches from an older resourceVersion; small values make
+   * 410 Expired easy to reach. The real server keeps etcd's history (use `faults.expireHistory`).
+   * Defaults to the server's own default.
+   */
+  readonly historyWindow?: number;
+  /**
+   * Milliseconds between BOOKMARK events on watches with `allowWatchBookmarks`. The real server
+   * sends them about once a minute whatever this says. Defaults to the server's own default.
+   */
+  readonly bookmarkIntervalMs?: number;
+}
+
+/** The values `KINDEX_APISERVER` may take. */
+export type ApiServerFlavor = TestApiServer['flavor'];
+
+/** Thrown by {@link startTestApiServer} when `KINDEX_APISERVER` names no known server. */
+export class UnknownApiServerFlavorError extends Error {
+  override readonly name = 'UnknownApiServerFlavorError';
+  constructor(readonly value: string) {
+    super(`KINDEX_APISERVER must be 'embedded' or 'real', got '${value}'`);
+  }
+}
+
+/**
+ * Reads `KINDEX_APISERVER` (`embedded`, the default when unset or empty, or `real`).
+ *
+ * @throws UnknownApiServerFlavorError for any other value.
+ */
+export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.env): ApiServerFlavor {
+  const value = (env['KINDEX_APISERVER'] ?? '').trim();
+  if (value === '' || value === 'embedded') return 'embedded';
+  if (value === 'real') return 'real';
+  throw new UnknownApiServerFlavorError(value);
+}
+
+type StartServer = (options?: TestApiServerOptions) => Promise<TestApiServer>;
+
+// Module specifiers sit in variables so that neither server is loaded, nor even type-checked
+// against, unless chosen: the real launcher drags in process management the embedded path never needs.
+const EMBEDDED_MODULE = './apiserver/embedded-api-server.js';
+const REAL_MODULE = './real-apiserver/real-api-server.js';
+
+/**
+ * Starts the API server a test run asked for through `KINDEX_APISERVER`: the embedded server
+ * (default) or a real kube-apiserver with etcd (`real`), so one suite runs unchanged on both.
+ *
+ * @throws UnknownApiServerFlavorError when `KINDEX_APISERVER` has another value.
+ * @example
+ * ```ts
+ * const server = await startTestApiServer({ historyWindow: 20 });
+ * try { ... server.kubeConfig ... } finally { await server.stop(); }
+ * ```
+ */
+export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
+  const flavor = apiServerFlavorFromEnvironment();
+  const start =
+    flavor === 'real'
+      ? await loadStart(REAL_MODULE, 'startRealApiServer')
+      : await loadStart(EMBEDDED_MODULE, 'startEmbeddedApiServer');
+  return start(options);
+}
+
+async function loadStart(specifier: string, exportName: string): Promise<StartServer> {
+  const module = (await import(specifier)) as Record<string, unknown>;
+  const start = module[exportName];
+  if (typeof start !== 'function') {
+    throw new TypeError(`${specifier} does not export a function ${exportName}`);
+  }
+  return start as StartServer;
+}
