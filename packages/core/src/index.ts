@@ -32,6 +32,15 @@ export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './sel
 // --- reverse-index: primary-to-secondary index
 
 // --- predicate: controller-runtime style predicates
+export type { Predicate, FilterErrorListener } from './predicate/predicate.js';
+export { evaluate, funcs, newPredicateFuncs } from './predicate/predicate.js';
+export { FilterError } from './predicate/filter-error.js';
+export { generationChanged } from './predicate/generation-changed.js';
+export { labelsChanged } from './predicate/labels-changed.js';
+export { annotationsChanged } from './predicate/annotations-changed.js';
+export { resourceVersionChanged } from './predicate/resource-version-changed.js';
+export { labelSelector } from './predicate/label-selector-predicate.js';
+export { and, or, not } from './predicate/combinators.js';
 
 // --- filter: kopf-style declarative filters
 

@@ -1,0 +1,23 @@
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import { LabelSelector } from '../selector/label-selector.js';
+import type { Predicate } from './predicate.js';
+import { newPredicateFuncs } from './predicate.js';
+
+/**
+ * Passes events whose object's labels match a selector, for every event type; updates test the
+ * NEW object (controller-runtime's LabelSelectorPredicate).
+ *
+ * Caveats: this filters events, not the cache: objects outside the selector are still listed,
+ * watched and cached. To keep them out of memory, narrow the informer with a selector instead.
+ * An object whose labels stop matching produces a dropped update, not a delete; use
+ * `stealthTransition` to see it leave.
+ *
+ * @param selector A selector string (`app=web,tier in (a,b)`) or a {@link LabelSelector}.
+ * @throws {InvalidSelectorError} when the string does not parse (at construction, not per event).
+ */
+export function labelSelector<R extends KubernetesObject = KubernetesObject>(
+  selector: string | LabelSelector,
+): Predicate<R> {
+  const s = typeof selector === 'string' ? LabelSelector.parse(selector) : selector;
+  return newPredicateFuncs<R>((obj) => s.matches(obj.metadata?.labels), `labelSelector(${String(s)})`);
+}

@@ -1,0 +1,119 @@
+/**
+ * Predicates: controller-runtime style event filters.
+ *
+ * A {@link Predicate} answers, per event type, whether an event should go on to the event handlers
+ * (and so to a reconcile). A missing function passes. All predicates registered on a controller
+ * are ANDed: the first `false` drops the event.
+ *
+ * Built-ins and when to choose each:
+ * - {@link generationChanged}: reconcile on spec changes only (drops status-only writes: read its
+ *   Caveats).
+ * - {@link labelsChanged}, {@link annotationsChanged}: react to metadata edits, usually ORed with
+ *   `generationChanged()`.
+ * - {@link resourceVersionChanged}: drop resyncs that deliver an unchanged object.
+ * - {@link labelSelector}: only objects whose labels match a selector.
+ * - {@link newPredicateFuncs}: one object test for every event type.
+ * - {@link and}, {@link or}, {@link not}, {@link funcs}: compose and write your own.
+ *
+ * kopf-style declarative filters (`kopfFilter`) compile to this same model.
+ *
+ * @module
+ */
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type {
+  CreateEvent,
+  DeleteEvent,
+  GenericEvent,
+  ResourceEvent,
+  UpdateEvent,
+} from '../event/resource-event.js';
+import { FilterError } from './filter-error.js';
+import { callPredicate } from './internal/call-predicate.js';
+
+/**
+ * Decides, per event type, whether an event goes on to the event handlers.
+ *
+ * Contract: each function returns `true` to keep the event; a missing function keeps every event
+ * of its type. Functions must be pure and fast: they run on the event path, once per event, and
+ * may run again for the same object (a stealth check, a retry). A function that throws is
+ * reported as a {@link FilterError}; see {@link evaluate} for what happens to the event.
+ *
+ * @example
+ * ```ts
+ * const ignoreStatusOnly: Predicate = { name: 'ignoreStatusOnly', update: (e) =>
+ *   e.oldObject.metadata?.generation !== e.object.metadata?.generation };
+ * ```
+ */
+export interface Predicate<R extends KubernetesObject = KubernetesObject> {
+  /** Name in error reports and in the names of composed predicates. Defaults to `'anonymous'`. */
+  readonly name?: string;
+  create?(event: CreateEvent<R>): boolean;
+  update?(event: UpdateEvent<R>): boolean;
+  delete?(event: DeleteEvent<R>): boolean;
+  generic?(event: GenericEvent<R>): boolean;
+}
+
+/** Receives the error of a predicate that threw; see {@link evaluate}. */
+export type FilterErrorListener = (error: FilterError) => void;
+
+/**
+ * Runs a predicate on one event: the single place that dispatches on `event.type`.
+ *
+ * Error contract: when the predicate (or any predicate inside it) throws, the error is wrapped in
+ * a {@link FilterError} carrying the object's key, the event type and the throwing predicate's
+ * name. With `onError`, the error is handed to it and the event PASSES (`true`): a reconcile too
+ * many is harmless to a level-based reconciler, a lost event is not, and one broken filter must
+ * never stop the stream or other objects. Without `onError`, the FilterError is thrown (tests,
+ * and callers who want to decide themselves). The event processor always passes `onError`.
+ *
+ * @returns whether the event should go on to the event handlers.
+ */
+export function evaluate<R extends KubernetesObject>(
+  predicate: Predicate<R>,
+  event: ResourceEvent<R>,
+  onError?: FilterErrorListener,
+): boolean {
+  if (onError === undefined) return callPredicate(predicate, event);
+  try {
+    return callPredicate(predicate, event);
+  } catch (err) {
+    onError(err as FilterError); // callPredicate throws nothing but FilterErrors
+    return true;
+  }
+}
+
+/**
+ * A predicate from per-event-type functions (controller-runtime's `Funcs`); a function left out
+ * passes every event of its type.
+ *
+ * @example
+ * ```ts
+ * const ignoreDeletion = funcs({
+ *   name: 'ignoreDeletion',
+ *   update: (e) => e.oldObject.metadata?.generation !== e.object.metadata?.generation,
+ *   delete: (e) => !e.deleteStateUnknown,
+ * });
+ * ```
+ */
+export function funcs<R extends KubernetesObject = KubernetesObject>(fns: Predicate<R>): Predicate<R> {
+  return Object.freeze({ name: 'funcs', ...fns });
+}
+
+/**
+ * A predicate that applies one object test to every event type: create, delete and generic test
+ * the event's object, update tests the NEW object (as controller-runtime's `NewPredicateFuncs`).
+ *
+ * @param name Name in error reports. Defaults to `'predicateFuncs'`.
+ */
+export function newPredicateFuncs<R extends KubernetesObject = KubernetesObject>(
+  filter: (object: R) => boolean,
+  name = 'predicateFuncs',
+): Predicate<R> {
+  return Object.freeze({
+    name,
+    create: (e: CreateEvent<R>) => filter(e.object),
+    update: (e: UpdateEvent<R>) => filter(e.object),
+    delete: (e: DeleteEvent<R>) => filter(e.object),
+    generic: (e: GenericEvent<R>) => filter(e.object),
+  });
+}
