@@ -1,0 +1,18 @@
+import { BucketRateLimiter } from './bucket-rate-limiter.js';
+import { systemClock, type Clock } from './clock.js';
+import { ItemExponentialFailureRateLimiter } from './item-exponential-failure-rate-limiter.js';
+import { MaxOfRateLimiter } from './max-of-rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/**
+ * controller-runtime's default: per-item backoff 5 ms doubling to 1000 s, and an overall bucket
+ * of 10/s with burst 100, whichever waits longer.
+ *
+ * @param clock time source of the bucket. Defaults to {@link systemClock}.
+ */
+export function defaultControllerRateLimiter<K extends string = string>(clock: Clock = systemClock): RateLimiter<K> {
+  return new MaxOfRateLimiter<K>(
+    new ItemExponentialFailureRateLimiter<K>({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
+    new BucketRateLimiter<K>({ qps: 10, burst: 100, clock }),
+  );
+}

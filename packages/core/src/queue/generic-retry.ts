@@ -1,0 +1,82 @@
+import type { Retry, RetryExecution } from './retry.js';
+
+/** Options of {@link GenericRetry}. */
+export interface GenericRetryOptions {
+  /** Retries after the first failure; 0 never retries, -1 retries forever. Defaults to 5. */
+  readonly maxAttempts?: number;
+  /** Wait before the first retry, in ms. Defaults to 2000. */
+  readonly initialIntervalMs?: number;
+  /** Factor applied to the wait for each further retry. Defaults to 1.5. */
+  readonly intervalMultiplier?: number;
+  /**
+   * Upper bound of one wait, in ms. Defaults to `initialIntervalMs * intervalMultiplier ^
+   * maxAttempts` (15,187 ms with the other defaults; exponent 5 when retrying forever), JOSDK's default.
+   */
+  readonly maxIntervalMs?: number;
+}
+
+/**
+ * JOSDK's exponential retry: 5 retries, waits of 2 s, 3 s, 4.5 s, 6.75 s, 10.1 s.
+ *
+ * With `maxAttempts: 5` a failing primary is reconciled at most 6 times (the first attempt plus
+ * five retries); the sixth attempt sees `isLastAttempt` and, when it fails too, the
+ * controller's retries-exhausted hook (where the reconciler's `updateErrorStatus` runs).
+ *
+ * Caveats: JOSDK multiplies the interval only from the third retry on (2 s, 2 s, 3 s, ...);
+ * kindex multiplies from the second, so the n-th wait is `initial * multiplier^(n-1)`.
+ */
+export class GenericRetry implements Retry {
+  readonly maxAttempts: number;
+  readonly initialIntervalMs: number;
+  readonly intervalMultiplier: number;
+  readonly maxIntervalMs: number;
+
+  constructor(options: GenericRetryOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.initialIntervalMs = options.initialIntervalMs ?? 2000;
+    this.intervalMultiplier = options.intervalMultiplier ?? 1.5;
+    this.maxIntervalMs =
+      options.maxIntervalMs ??
+      Math.floor(this.initialIntervalMs * this.intervalMultiplier ** (this.maxAttempts < 0 ? 5 : this.maxAttempts));
+    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < -1) {
+      throw new RangeError(`GenericRetry: maxAttempts must be an integer >= -1, got ${this.maxAttempts}`);
+    }
+    if (!(this.initialIntervalMs >= 0) || !(this.intervalMultiplier >= 1) || !(this.maxIntervalMs >= 0)) {
+      throw new RangeError('GenericRetry: intervals must be >= 0 and the multiplier >= 1');
+    }
+  }
+
+  /** A retry that never retries: the first failure is final. */
+  static noRetry(): GenericRetry {
+    return new GenericRetry({ maxAttempts: 0 });
+  }
+
+  initExecution(): RetryExecution {
+    return new GenericRetryExecution(this);
+  }
+}
+
+class GenericRetryExecution implements RetryExecution {
+  readonly #retry: GenericRetry;
+  #attempts = 0;
+
+  constructor(retry: GenericRetry) {
+    this.#retry = retry;
+  }
+
+  get attemptCount(): number {
+    return this.#attempts;
+  }
+
+  get isLastAttempt(): boolean {
+    return this.#retry.maxAttempts >= 0 && this.#attempts >= this.#retry.maxAttempts;
+  }
+
+  nextDelay(): number | undefined {
+    if (this.isLastAttempt) return undefined;
+    const r = this.#retry;
+    const delay = Math.min(r.initialIntervalMs * r.intervalMultiplier ** this.#attempts, r.maxIntervalMs);
+    this.#attempts++;
+    return Math.round(delay);
+  }
+}

@@ -1,0 +1,44 @@
+import type { RateLimiter } from './rate-limiter.js';
+
+/** Options of {@link ItemExponentialFailureRateLimiter}. */
+export interface ItemExponentialFailureRateLimiterOptions {
+  /** Wait after the first failure, in ms. Defaults to 5. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of the wait, in ms. Defaults to 1,000,000 (1000 s). */
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * Per-item exponential backoff: `baseDelayMs * 2^failures`, capped at `maxDelayMs`.
+ *
+ * The defaults (5 ms doubling to 1000 s) are client-go's: fast enough that a conflict on write is
+ * retried at once, slow enough that a permanently failing item costs almost nothing.
+ */
+export class ItemExponentialFailureRateLimiter<K extends string = string> implements RateLimiter<K> {
+  readonly #base: number;
+  readonly #max: number;
+  readonly #failures = new Map<K, number>();
+
+  constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
+    this.#base = options.baseDelayMs ?? 5;
+    this.#max = options.maxDelayMs ?? 1_000_000;
+    if (!(this.#base >= 0) || !(this.#max >= 0)) {
+      throw new RangeError(`ItemExponentialFailureRateLimiter: delays must be >= 0, got ${this.#base}/${this.#max}`);
+    }
+  }
+
+  when(item: K): number {
+    const exp = this.#failures.get(item) ?? 0;
+    this.#failures.set(item, exp + 1);
+    // 2^exp overflows to Infinity long before it matters; min() keeps the cap exact.
+    return Math.min(this.#base * 2 ** exp, this.#max);
+  }
+
+  forget(item: K): void {
+    this.#failures.delete(item);
+  }
+
+  numRequeues(item: K): number {
+    return this.#failures.get(item) ?? 0;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The work queue: the hand-off between event sources and reconcile workers.
+ *
+ * {@link WorkQueue} follows client-go's `workqueue` (queue.go, delaying_queue.go,
+ * rate_limiting_queue.go) so its guarantees carry over: an item is never processed by two
+ * workers at once; adds of a queued item coalesce; an add while the item is processed queues it
+ * again after `done`. Delays (`addAfter`) and rate-limited requeues (`addRateLimited`) use an
+ * injectable {@link Clock}. Rate limiters: {@link RateLimiter} and its built-ins. Retry policy
+ * (attempt counting, JOSDK-style): {@link Retry} and {@link GenericRetry}.
+ */
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+/** Options of {@link WorkQueue}. */
+export interface WorkQueueOptions<K extends string = string> {
+  /** Decides the wait of `addRateLimited`. Defaults to {@link defaultControllerRateLimiter}. */
+  readonly rateLimiter?: RateLimiter<K>;
+  /** Time source for delays. Defaults to {@link systemClock}. */
+  readonly clock?: Clock;
+}
+
+interface Delayed {
+  readonly at: number;
+  readonly timer: TimerHandle;
+}
+
+/**
+ * A coalescing, delaying, rate-limited queue of keys with client-go semantics.
+ *
+ * Contract:
+ * - `get` hands an item to one worker; until that worker calls `done(item)` no other `get`
+ *   returns it. Adding it meanwhile marks it dirty; `done` then queues it once more, so all the
+ *   adds during processing collapse into exactly one follow-up.
+ * - Adding an item that is already queued does nothing (it keeps its place).
+ * - `addAfter` keeps the earliest deadline per item; it never delays an item already queued.
+ * - After `shutDown`, adds are ignored and `get` resolves `undefined` (items still queued are
+ *   abandoned); items being processed may still be marked `done`.
+ *
+ * All operations are O(1) except `remove` of a queued item (O(n) in the queue length).
+ *
+ * @example
+ * ```ts
+ * const queue = new WorkQueue();
+ * queue.add('ns/a');
+ * for (let key; (key = await queue.get()) !== undefined; ) {
+ *   try { await reconcile(key); queue.forget(key); }
+ *   catch { queue.addRateLimited(key); }
+ *   finally { queue.done(key); }
+ * }
+ * ```
+ */
+export class WorkQueue<K extends string = string> {
+  readonly #clock: Clock;
+  readonly #rateLimiter: RateLimiter<K>;
+  // FIFO as an array with a moving head: shift() on large arrays is O(n).
+  #queue: K[] = [];
+  #head = 0;
+  readonly #dirty = new Set<K>();
+  readonly #processing = new Set<K>();
+  readonly #delayed = new Map<K, Delayed>();
+  readonly #waiters: ((item: K | undefined) => void)[] = [];
+  readonly #drainWaiters: (() => void)[] = [];
+  #shuttingDown = false;
+
+  constructor(options: WorkQueueOptions<K> = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
+  }
+
+  /** Queues `item` unless it is already queued; if it is being processed, queues it after `done`. */
+  add(item: K): void {
+    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    this.#dirty.add(item);
+    if (this.#processing.has(item)) return;
+    this.#push(item);
+  }
+
+  /**
+   * Adds `item` after `delayMs`. A pending delay with an earlier deadline wins; a later one is
+   * replaced. A delay of 0 or less adds at once.
+   */
+  addAfter(item: K, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (!(delayMs > 0)) {
+      this.add(item);
+      return;
+    }
+    const at = this.#clock.now() + delayMs;
+    const pending = this.#delayed.get(item);
+    if (pending !== undefined) {
+      if (pending.at <= at) return;
+      this.#clock.clearTimeout(pending.timer);
+    }
+    const timer = this.#clock.setTimeout(() => {
+      // A replaced timer that fires anyway (clock race) must not add early.
+      if (this.#delayed.get(item)?.timer !== timer) return;
+      this.#delayed.delete(item);
+      this.add(item);
+    }, delayMs);
+    this.#delayed.set(item, { at, timer });
+  }
+
+  /**
+   * Adds `item` after the rate limiter's wait (which counts as one requeue), or after
+   * `minDelayMs` if that is longer.
+   */
+  addRateLimited(item: K, minDelayMs = 0): void {
+    this.addAfter(item, Math.max(this.#rateLimiter.when(item), minDelayMs));
+  }
+
+  /** Ends the failure streak of `item` in the rate limiter. It does not dequeue it. */
+  forget(item: K): void {
+    this.#rateLimiter.forget(item);
+  }
+
+  /** Rate-limited requeues of `item` since its last `forget`. */
+  numRequeues(item: K): number {
+    return this.#rateLimiter.numRequeues(item);
+  }
+
+  /**
+   * Drops all pending work of `item`: its place in the queue, its delayed add and the follow-up
+   * of an add during processing. Processing itself is not interrupted; `done` is still
+   * expected. Returns whether anything was dropped.
+   */
+  remove(item: K): boolean {
+    let dropped = this.cancelDelayed(item);
+    if (this.#dirty.delete(item)) {
+      dropped = true;
+      if (!this.#processing.has(item)) {
+        const i = this.#queue.indexOf(item, this.#head);
+        if (i >= 0) this.#queue.splice(i, 1);
+      }
+    }
+    return dropped;
+  }
+
+  /** Cancels a pending `addAfter` of `item`; returns whether there was one. */
+  cancelDelayed(item: K): boolean {
+    const pending = this.#delayed.get(item);
+    if (pending === undefined) return false;
+    this.#clock.clearTimeout(pending.timer);
+    this.#delayed.delete(item);
+    return true;
+  }
+
+  /** Milliseconds until the pending delayed add of `item`, or `undefined` if none. */
+  delayOf(item: K): number | undefined {
+    const pending = this.#delayed.get(item);
+    return pending === undefined ? undefined : Math.max(0, pending.at - this.#clock.now());
+  }
+
+  /**
+   * Waits for the next item and marks it processing. Resolves `undefined` once the queue is
+   * shut down. Call `done(item)` when finished with it.
+   */
+  get(): Promise<K | undefined> {
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    const item = this.#shift();
+    if (item !== undefined) return Promise.resolve(item);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
+  done(item: K): void {
+    if (!this.#processing.delete(item)) return;
+    if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item);
+    if (this.#processing.size === 0 && this.#shuttingDown) {
+      for (const w of this.#drainWaiters.splice(0)) w();
+    }
+  }
+
+  /** Items waiting to be handed out (not delayed, not processing). */
+  len(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Whether `item` is handed out and not yet `done`. */
+  isProcessing(item: K): boolean {
+    return this.#processing.has(item);
+  }
+
+  /** Items handed out and not yet `done`. */
+  processingCount(): number {
+    return this.#processing.size;
+  }
+
+  /** Whether `shutDown` was called. */
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** Stops the queue: adds are ignored, delays cancelled, waiting `get`s resolve `undefined`. */
+  shutDown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    for (const d of this.#delayed.values()) this.#clock.clearTimeout(d.timer);
+    this.#delayed.clear();
+    this.#queue = [];
+    this.#head = 0;
+    this.#dirty.clear();
+    for (const w of this.#waiters.splice(0)) w(undefined);
+  }
+
+  /** Shuts down, then resolves when every item being processed is `done`. */
+  shutDownWithDrain(): Promise<void> {
+    this.shutDown();
+    if (this.#processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  #push(item: K): void {
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      this.#dirty.delete(item);
+      this.#processing.add(item);
+      waiter(item);
+      return;
+    }
+    this.#queue.push(item);
+  }
+
+  #shift(): K | undefined {
+    if (this.#head >= this.#queue.length) return undefined;
+    const item = this.#queue[this.#head++] as K;
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#dirty.delete(item);
+    this.#processing.add(item);
+    return item;
+  }
+}
