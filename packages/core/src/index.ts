@@ -47,6 +47,21 @@ export { and, or, not } from './predicate/combinators.js';
 // --- handler: event handlers (event -> primary IDs)
 
 // --- queue: work queue, rate limiters, retry
+export type { Clock, TimerHandle } from './queue/clock.js';
+export { systemClock } from './queue/clock.js';
+export { FakeClock } from './queue/fake-clock.js';
+export { WorkQueue } from './queue/work-queue.js';
+export type { WorkQueueOptions } from './queue/work-queue.js';
+export type { RateLimiter } from './queue/rate-limiter.js';
+export { ItemExponentialFailureRateLimiter } from './queue/item-exponential-failure-rate-limiter.js';
+export type { ItemExponentialFailureRateLimiterOptions } from './queue/item-exponential-failure-rate-limiter.js';
+export { BucketRateLimiter } from './queue/bucket-rate-limiter.js';
+export type { BucketRateLimiterOptions } from './queue/bucket-rate-limiter.js';
+export { MaxOfRateLimiter } from './queue/max-of-rate-limiter.js';
+export { defaultControllerRateLimiter } from './queue/default-controller-rate-limiter.js';
+export type { Retry, RetryExecution, RetryInfo } from './queue/retry.js';
+export { GenericRetry } from './queue/generic-retry.js';
+export type { GenericRetryOptions } from './queue/generic-retry.js';
 
 // --- source: the EventSource contract, timer and polling sources
 
