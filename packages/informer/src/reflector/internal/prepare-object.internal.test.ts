@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { InvalidResourceError } from '@kindex/core';
+import type { KubernetesObject } from '@kindex/core';
+import { dropManagedFields } from '../object-transform.js';
+import { TransformError } from '../reflector-error.js';
+import { prepareObject } from './prepare-object.js';
+import type { PrepareContext } from './prepare-object.js';
+
+function context(overrides: Partial<PrepareContext<KubernetesObject>> = {}): PrepareContext<KubernetesObject> {
+  return { kind: 'ConfigMap', apiVersion: 'v1', namespaced: true, transform: dropManagedFields, onTransformError: () => {}, ...overrides };
+}
+
+const good = () => ({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u', managedFields: [{ manager: 'x' }] }, data: { k: 'v' } });
+
+describe('prepareObject', () => {
+  it('adds kind and apiVersion first when a list item lacks them, drops managedFields and freezes deeply', () => {
+    const { key, resourceVersion, object } = prepareObject(good(), context());
+    expect(key).to.equal('ns/a');
+    expect(resourceVersion).to.equal('7');
+    expect(Object.keys(object).slice(0, 2)).to.deep.equal(['apiVersion', 'kind']);
+    expect(object).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } });
+    expect(Object.isFrozen(object)).to.equal(true);
+    expect(Object.isFrozen(object.metadata)).to.equal(true);
+    expect(Object.isFrozen((object as unknown as { data: object }).data)).to.equal(true);
+  });
+
+  it('names the object and the field of bad input', () => {
+    const cases: Array<[unknown, string | undefined, string]> = [
+      [[1, 2], undefined, 'object'],
+      [{ kind: 'ConfigMap' }, undefined, 'metadata'],
+      [{ metadata: { namespace: 'ns' } }, undefined, 'metadata.name'],
+      [{ metadata: { name: 'a', namespace: 'ns', resourceVersion: 7 } }, 'ns/a', 'metadata.resourceVersion'],
+      [{ metadata: { name: 'a', resourceVersion: '1' } }, 'a', 'metadata.namespace'],
+      [{ metadata: { name: 'a', namespace: 'ns', resourceVersion: '1', uid: 3 } }, 'ns/a', 'metadata.uid'],
+      [{ kind: 5, apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' } }, 'ns/a', 'kind'],
+    ];
+    for (const [raw, objectKey, field] of cases) {
+      let caught: unknown;
+      try {
+        prepareObject(raw, context());
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, field).to.be.instanceOf(InvalidResourceError);
+      expect(caught).to.include({ objectKey, field });
+    }
+  });
+
+  it('keeps the object untransformed and reports when the transform throws', () => {
+    const errors: TransformError[] = [];
+    const { object } = prepareObject(
+      good(),
+      context({ transform: () => { throw new Error('boom'); }, onTransformError: (e) => errors.push(e) }),
+    );
+    expect(object.metadata?.managedFields).to.have.length(1);
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ objectKey: 'ns/a' });
+  });
+});

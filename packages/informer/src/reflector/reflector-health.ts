@@ -1,0 +1,21 @@
+/**
+ * What a reflector reports about itself: whether its view is complete, how current it is, and
+ * what last went wrong. Every failure lands here (and on `errors$`); none stops the reflector.
+ */
+export interface ReflectorHealth {
+  /** True once the first list has been delivered; stays true across relists and reconnects. */
+  readonly synced: boolean;
+  /** True while a watch stream is open and healthy. */
+  readonly watching: boolean;
+  /**
+   * The resourceVersion the reflector is current to. Refreshed in `health$` at each list,
+   * bookmark and state change; `Reflector.resourceVersion` is always current.
+   */
+  readonly lastSyncResourceVersion: string | undefined;
+  /** The last error reported, if any. Not cleared by recovery: compare `at` with later events. */
+  readonly lastError: { readonly message: string; readonly at: number; readonly error: Error } | undefined;
+  /** How many times list or watch was started again after a failure, a 410 or a silent stream. */
+  readonly restarts: number;
+  /** How many full lists ran (the first one included). */
+  readonly lists: number;
+}

@@ -1,0 +1,472 @@
+/**
+ * The reflector stage: keeps a view of one resource type in step with the API server and tells
+ * its consumer every change, as deltas.
+ *
+ * It lists (paginated), then watches from the list's resourceVersion with bookmarks and a server
+ * timeout, behind a client-side inactivity watchdog. A 410 relists and emits only the real
+ * differences; other failures reconnect with jittered exponential backoff (429 waits for
+ * Retry-After). It never stops on its own: `stop()` is the only way out, and it is quiet.
+ *
+ * Choose {@link Reflector} directly to feed your own store from `deltas$`; most operators use it
+ * through the InformerEventSource, which drives the indexed store and the event pipeline.
+ */
+import { BehaviorSubject, Subject } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kindex/core';
+import { Backoff } from './internal/backoff.js';
+import type { BackoffOptions } from './internal/backoff.js';
+import { KnownObjects } from './internal/known-objects.js';
+import { openGet, readBody } from './internal/kube-request.js';
+import type { OpenRequest } from './internal/kube-request.js';
+import { LineSplitter } from './internal/line-splitter.js';
+import { prepareObject } from './internal/prepare-object.js';
+import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
+import { dropManagedFields } from './object-transform.js';
+import type { ObjectTransform } from './object-transform.js';
+import { ApiRequestError, WatchLineError } from './reflector-error.js';
+import type { ReflectorDelta } from './reflector-delta.js';
+import type { ReflectorHealth } from './reflector-health.js';
+import { apiVersionOf, collectionPath } from './resource-type.js';
+import type { ResourceType } from './resource-type.js';
+
+export type { BackoffOptions } from './internal/backoff.js';
+
+/** How a {@link Reflector} reaches the server and what it reflects. */
+export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject> {
+  /** Where and as whom to connect; all traffic uses its authentication and TLS settings. */
+  readonly kubeConfig: KubeConfig;
+  /** The resource type to list and watch. */
+  readonly type: ResourceType;
+  /** Only this namespace, for a namespaced type. Defaults to all namespaces. */
+  readonly namespace?: string;
+  /** Server-side label selector, for example `app=web,tier!=db`. Defaults to none. */
+  readonly labelSelector?: string;
+  /** Server-side field selector, for example `status.phase=Running`. Defaults to none. */
+  readonly fieldSelector?: string;
+  /** Objects per list page (`limit`). Defaults to 500. */
+  readonly pageSize?: number;
+  /**
+   * Server-side timeout of each watch; the reflector then re-watches from its resourceVersion
+   * without relisting. Defaults to a random 300-600 s per watch, as client-go, so that many
+   * clients do not reconnect together.
+   */
+  readonly watchTimeoutSeconds?: number;
+  /**
+   * Longest silence tolerated on an open request before it is treated as a dead (half-open)
+   * connection and replaced. Must exceed the server's bookmark period (about 60 s on
+   * kube-apiserver). Defaults to 150 000 ms.
+   */
+  readonly inactivityTimeoutMs?: number;
+  /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, jitter 1, reset after 2 min. */
+  readonly backoff?: BackoffOptions;
+  /**
+   * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
+   * Defaults to {@link dropManagedFields}.
+   */
+  readonly transform?: ObjectTransform<R> | null;
+}
+
+/** Options of {@link Reflector.waitForSync}. */
+export interface WaitForSyncOptions {
+  /** Gives up (resolving `false`) after this many milliseconds. Defaults to waiting forever. */
+  readonly timeoutMs?: number;
+  /** Gives up (resolving `false`) when aborted. Defaults to none. */
+  readonly signal?: AbortSignal;
+}
+
+/** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
+const MIN_HEALTHY_WATCH_MS = 1000;
+const LINE_PREFIX_LENGTH = 120;
+
+type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
+
+/**
+ * Lists and watches one resource type and emits each change as a {@link ReflectorDelta}.
+ *
+ * Contract: `deltas$` applied in order to an empty store yields exactly the reflector's view
+ * (`list()`), which converges to the server's state after every fault. Objects are the server's
+ * plain JSON (list items get the `kind`/`apiVersion` watch objects carry), transformed, then
+ * deeply frozen. Errors are reported on `errors$` and `health$`, never thrown out of the loop.
+ *
+ * Caveats: `deltas$` is hot and synchronous; subscribe before `start()`, and do not throw from
+ * a subscriber (rxjs would rethrow it asynchronously as an uncaught exception).
+ *
+ * @example
+ * ```ts
+ * const reflector = new Reflector({ kubeConfig, type: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } });
+ * reflector.deltas$.subscribe((d) => console.log(d.type, d.key));
+ * await reflector.start();
+ * await reflector.waitForSync({ timeoutMs: 30_000 });
+ * // ...
+ * await reflector.stop();
+ * ```
+ */
+export class Reflector<R extends KubernetesObject = KubernetesObject> {
+  /** Every change, in order: the relist diff after each list, then each watch event. */
+  readonly deltas$: Observable<ReflectorDelta<R>>;
+  /** Current health, replayed to each new subscriber; completes on `stop()`. */
+  readonly health$: Observable<ReflectorHealth>;
+  /** Every problem met, as it happens (request failures, bad lines, invalid objects). */
+  readonly errors$: Observable<Error>;
+
+  private readonly kubeConfig: KubeConfig;
+  private readonly path: string;
+  private readonly selectors: { labelSelector: string | undefined; fieldSelector: string | undefined };
+  private readonly pageSize: number;
+  private readonly watchTimeoutSeconds: number | undefined;
+  private readonly inactivityMs: number;
+  private readonly backoff: Backoff;
+  private readonly prepare: PrepareContext<R>;
+  private readonly known = new KnownObjects<R>();
+  private readonly deltaSubject = new Subject<ReflectorDelta<R>>();
+  private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
+  private readonly errorSubject = new Subject<Error>();
+  private readonly emit = (delta: ReflectorDelta<R>): void => this.deltaSubject.next(delta);
+  private readonly abort = new AbortController();
+  private rv: string | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = false;
+  private expiredInARow = 0;
+
+  constructor(options: ReflectorOptions<R>) {
+    const { type } = options;
+    if (options.namespace !== undefined && options.namespace !== '' && !type.namespaced) {
+      throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
+    }
+    this.kubeConfig = options.kubeConfig;
+    this.path = collectionPath(type, options.namespace);
+    this.selectors = { labelSelector: options.labelSelector || undefined, fieldSelector: options.fieldSelector || undefined };
+    this.pageSize = options.pageSize ?? 500;
+    this.watchTimeoutSeconds = options.watchTimeoutSeconds;
+    this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
+    this.backoff = new Backoff(options.backoff);
+    this.prepare = {
+      kind: type.kind,
+      apiVersion: apiVersionOf(type),
+      namespaced: type.namespaced,
+      transform: options.transform === null ? (o) => o : (options.transform ?? dropManagedFields),
+      onTransformError: (error) => this.report(error),
+    };
+    this.healthSubject = new BehaviorSubject<ReflectorHealth>(
+      Object.freeze({ synced: false, watching: false, lastSyncResourceVersion: undefined, lastError: undefined, restarts: 0, lists: 0 }),
+    );
+    this.deltas$ = this.deltaSubject.asObservable();
+    this.health$ = this.healthSubject.asObservable();
+    this.errors$ = this.errorSubject.asObservable();
+  }
+
+  /** Starts listing and watching; resolves once the loop runs (not once synced: see {@link waitForSync}). */
+  async start(): Promise<void> {
+    if (this.stopped) throw new Error('a stopped Reflector cannot be started again; create a new one');
+    this.loop ??= this.run();
+  }
+
+  /** Aborts the open request and any pending retry, then completes the observables. Quiet and idempotent. */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.abort.abort();
+    }
+    await this.loop;
+    if (!this.deltaSubject.closed) {
+      this.update({ watching: false });
+      this.deltaSubject.complete();
+      this.errorSubject.complete();
+      this.healthSubject.complete();
+    }
+  }
+
+  /** True once the first list has been delivered on `deltas$`. */
+  hasSynced(): boolean {
+    return this.healthSubject.value.synced;
+  }
+
+  /** Resolves `true` once synced, or `false` on timeout, abort or stop. */
+  async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
+    if (this.hasSynced()) return true;
+    const { signal, timeoutMs } = options;
+    if (signal?.aborted) return false;
+    return new Promise<boolean>((resolve) => {
+      let done = false;
+      let subscription: Subscription | undefined;
+      let timeout: NodeJS.Timeout | undefined;
+      const finish = (synced: boolean): void => {
+        if (done) return;
+        done = true;
+        if (timeout !== undefined) clearTimeout(timeout);
+        signal?.removeEventListener('abort', onAbort);
+        subscription?.unsubscribe();
+        resolve(synced);
+      };
+      const onAbort = (): void => finish(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined) timeout = setTimeout(() => finish(false), timeoutMs);
+      // health$ replays synchronously (and completes at once if stopped), hence the `done` flag.
+      subscription = this.health$.subscribe({ next: (h) => h.synced && finish(true), complete: () => finish(false) });
+      if (done) subscription.unsubscribe();
+    });
+  }
+
+  /** The current health. */
+  get health(): ReflectorHealth {
+    return this.healthSubject.value;
+  }
+
+  /** The resourceVersion of the last event, bookmark or list seen. */
+  get resourceVersion(): string | undefined {
+    return this.rv;
+  }
+
+  /** The object held under a key (`namespace/name` or `name`). */
+  get(key: string): R | undefined {
+    return this.known.get(key);
+  }
+
+  /** Every object held: the state `deltas$` has described so far. */
+  list(): R[] {
+    return [...this.known.values()];
+  }
+
+  private async run(): Promise<void> {
+    let needList = true;
+    let restarting = false;
+    while (!this.stopped) {
+      let delayMs = 0;
+      try {
+        if (restarting) this.update({ restarts: this.health.restarts + 1 });
+        restarting = false;
+        if (needList) {
+          await this.listAll();
+          needList = false;
+        }
+        const outcome = await this.watchOnce();
+        if (outcome.expired) {
+          needList = true;
+          restarting = true;
+          if (++this.expiredInARow > 1) delayMs = this.backoff.next();
+        } else if (!outcome.healthy) {
+          delayMs = this.backoff.next();
+        }
+      } catch (error) {
+        if (this.stopped) break;
+        this.update({ watching: false });
+        const err = error instanceof Error ? error : new Error(String(error));
+        this.report(err);
+        restarting = true;
+        if (err instanceof ApiRequestError && err.expired) {
+          needList = true;
+          if (++this.expiredInARow > 1) delayMs = this.backoff.next();
+        } else if (err instanceof ApiRequestError && err.status === 429 && err.retryAfterSeconds !== undefined) {
+          delayMs = err.retryAfterSeconds * 1000;
+        } else {
+          delayMs = this.backoff.next();
+        }
+      }
+      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+    }
+  }
+
+  /** Lists every page, then replaces the view in one go and emits the differences. */
+  private async listAll(): Promise<void> {
+    const items: PreparedObject<R>[] = [];
+    let continueToken: string | undefined;
+    let limit: string | undefined = String(this.pageSize);
+    let resourceVersion: string;
+    for (;;) {
+      let page: { items: unknown[]; resourceVersion: string; continueToken: string | undefined };
+      try {
+        page = await this.getList({ limit, continue: continueToken, ...this.selectors });
+      } catch (error) {
+        if (continueToken === undefined || !(error instanceof ApiRequestError && error.expired)) throw error;
+        // The snapshot behind the continue token is gone: start again with one unpaginated list,
+        // which cannot expire halfway (client-go's pager does the same).
+        this.report(error);
+        items.length = 0;
+        continueToken = undefined;
+        limit = undefined;
+        continue;
+      }
+      for (const raw of page.items) {
+        try {
+          items.push(prepareObject(raw, this.prepare));
+        } catch (error) {
+          this.report(error as Error);
+        }
+      }
+      resourceVersion = page.resourceVersion;
+      continueToken = page.continueToken;
+      if (continueToken === undefined) break;
+    }
+    if (this.stopped) return;
+    this.known.replace(items, this.emit);
+    this.rv = resourceVersion;
+    this.update({ synced: true, lists: this.health.lists + 1, lastSyncResourceVersion: resourceVersion });
+  }
+
+  private async getList(
+    query: Record<string, string | undefined>,
+  ): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string | undefined }> {
+    const open = await openGet(this.kubeConfig, this.path, query, this.inactivityMs, this.abort.signal);
+    let text: string;
+    try {
+      text = await readBody(open);
+    } finally {
+      open.close();
+    }
+    let body: { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch (error) {
+      throw new Error(`${open.description}: the list is not JSON (${text.slice(0, LINE_PREFIX_LENGTH)})`, { cause: error });
+    }
+    const rv = body?.metadata?.resourceVersion;
+    if (!Array.isArray(body?.items) || typeof rv !== 'string' || rv === '') {
+      throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
+    }
+    const cont = body.metadata?.continue;
+    return { items: body.items, resourceVersion: rv, continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined };
+  }
+
+  /** One watch request, read to its end; resolves on a normal end or 410, rejects on failure. */
+  private async watchOnce(): Promise<WatchOutcome> {
+    const timeoutSeconds = this.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+    const open = await openGet(
+      this.kubeConfig,
+      this.path,
+      {
+        watch: 'true',
+        resourceVersion: this.rv,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: String(timeoutSeconds),
+        ...this.selectors,
+      },
+      this.inactivityMs,
+      this.abort.signal,
+    );
+    this.update({ watching: true });
+    const started = Date.now();
+    let delivered = 0;
+    return new Promise<WatchOutcome>((resolve, reject) => {
+      let settled = false;
+      const finish = (settle: () => void): void => {
+        if (settled) return;
+        settled = true;
+        open.close();
+        this.update({ watching: false });
+        settle();
+      };
+      const splitter = new LineSplitter((line) => {
+        if (settled) return;
+        const stop = this.handleLine(line, open);
+        if (stop === undefined) {
+          delivered++;
+          this.expiredInARow = 0;
+        } else if (stop.expired) {
+          finish(() => resolve({ expired: true, healthy: true }));
+        } else {
+          finish(() => reject(stop));
+        }
+      });
+      const { response } = open;
+      response.on('data', (chunk: Buffer) => {
+        open.touch();
+        splitter.push(chunk);
+      });
+      response.once('end', () => {
+        splitter.flush();
+        const healthy = delivered > 0 || Date.now() - started >= MIN_HEALTHY_WATCH_MS;
+        finish(() => resolve({ expired: false, healthy }));
+      });
+      response.once('error', (error) => finish(() => reject(open.failure() ?? error)));
+      response.once('close', () => {
+        if (!response.complete) {
+          finish(() => reject(open.failure() ?? new Error(`${open.description}: connection closed mid-stream`)));
+        }
+      });
+    });
+  }
+
+  /**
+   * Applies one watch line. Returns the ERROR event's error when the stream must end, otherwise
+   * undefined (bad lines and objects are reported and skipped so the stream goes on).
+   */
+  private handleLine(line: string, open: OpenRequest): ApiRequestError | undefined {
+    let event: { type?: unknown; object?: unknown };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch (error) {
+      this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), 'not JSON', { cause: error }));
+      return undefined;
+    }
+    const type = event?.type;
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED': {
+        let prepared: PreparedObject<R>;
+        try {
+          prepared = prepareObject(event.object, this.prepare);
+        } catch (error) {
+          this.report(error as Error);
+          const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+          if (typeof rv === 'string' && rv !== '') this.rv = rv;
+          return undefined;
+        }
+        this.rv = prepared.resourceVersion;
+        if (type === 'DELETED') this.known.delete(prepared, this.emit);
+        else this.known.upsert(prepared, this.emit);
+        return undefined;
+      }
+      case 'BOOKMARK': {
+        const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+        if (typeof rv === 'string' && rv !== '') {
+          this.rv = rv;
+          this.update({ lastSyncResourceVersion: rv });
+        } else {
+          this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), 'BOOKMARK without metadata.resourceVersion'));
+        }
+        return undefined;
+      }
+      case 'ERROR': {
+        const status = (event.object ?? {}) as { code?: unknown; reason?: unknown; message?: unknown };
+        return new ApiRequestError(
+          open.description,
+          typeof status.code === 'number' ? status.code : 500,
+          typeof status.reason === 'string' ? status.reason : undefined,
+          typeof status.message === 'string' ? status.message : 'watch ERROR event',
+        );
+      }
+      default:
+        this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), `unknown event type ${JSON.stringify(type)}`));
+        return undefined;
+    }
+  }
+
+  private report(error: Error): void {
+    if (this.stopped) return;
+    this.update({ lastError: Object.freeze({ message: error.message, at: Date.now(), error }) });
+    this.errorSubject.next(error);
+  }
+
+  private update(change: Partial<ReflectorHealth>): void {
+    const current = this.healthSubject.value;
+    let changed = false;
+    for (const k of Object.keys(change) as Array<keyof ReflectorHealth>) {
+      if (current[k] !== change[k]) changed = true;
+    }
+    if (changed && !this.healthSubject.closed) this.healthSubject.next(Object.freeze({ ...current, ...change }));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(handle);
+        this.abort.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const handle = setTimeout(done, ms);
+      this.abort.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
