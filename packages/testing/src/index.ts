@@ -7,6 +7,15 @@ export type { TestApiServer, ApiServerFaults } from './test-api-server.js';
 // --- embedded API server (src/apiserver/)
 
 // --- real kube-apiserver launcher (src/real-apiserver/)
+export { startRealApiServer } from './real-apiserver/real-api-server.js';
+export type { RealApiServer, RealApiServerOptions } from './real-apiserver/real-api-server.js';
+export {
+  realApiServerBinaries,
+  RealApiServerBinariesMissingError,
+  REAL_APISERVER_BUILD_COMMAND,
+} from './real-apiserver/real-api-server-binaries.js';
+export type { RealApiServerBinaries, RealApiServerBinariesOptions } from './real-apiserver/real-api-server-binaries.js';
+export { RealApiServerStartError } from './real-apiserver/real-api-server-start-error.js';
 
 // --- choosing a server for a suite, and helpers
 export {

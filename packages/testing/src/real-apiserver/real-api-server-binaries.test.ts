@@ -1,0 +1,84 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { REAL_APISERVER_BUILD_COMMAND, RealApiServerBinariesMissingError, realApiServerBinaries } from '../index.js';
+
+describe('realApiServerBinaries', () => {
+  let root: string;
+  let scriptsDir: string;
+  let cacheDir: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'kindex-binaries-test-'));
+    scriptsDir = path.join(root, 'scripts');
+    cacheDir = path.join(root, 'cache');
+    mkdirSync(path.join(scriptsDir, 'kube-apiserver'), { recursive: true });
+    mkdirSync(path.join(scriptsDir, 'etcd'), { recursive: true });
+    // The two shapes `go mod tidy` leaves: a require block with // indirect, and a one-line require.
+    writeFileSync(
+      path.join(scriptsDir, 'kube-apiserver', 'go.mod'),
+      'module x\n\nrequire (\n\tk8s.io/api v0.36.3 // indirect\n\tk8s.io/kubernetes v1.36.3 // indirect\n)\n\nreplace k8s.io/api => k8s.io/api v0.36.3\n',
+    );
+    writeFileSync(path.join(scriptsDir, 'etcd', 'go.mod'), 'module y\n\nrequire go.etcd.io/etcd/server/v3 v3.6.8\n');
+  });
+
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function install(relative: string): string {
+    const file = path.join(cacheDir, relative);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '#!/bin/sh\n', { mode: 0o755 });
+    return file;
+  }
+
+  it('finds both binaries under <cache>/<name>-<pinned version>/', () => {
+    const kubeApiServer = install('kube-apiserver-v1.36.3/kube-apiserver');
+    const etcd = install('etcd-v3.6.8/etcd');
+    expect(realApiServerBinaries({ scriptsDir, cacheDir })).to.deep.equal({
+      kubeApiServer,
+      etcd,
+      kubernetesVersion: 'v1.36.3',
+      etcdVersion: 'v3.6.8',
+    });
+  });
+
+  it('reads the cache root from KINDEX_CACHE_DIR as build.sh does', () => {
+    install('kube-apiserver-v1.36.3/kube-apiserver');
+    install('etcd-v3.6.8/etcd');
+    expect(realApiServerBinaries({ scriptsDir, env: { KINDEX_CACHE_DIR: cacheDir } }).etcd).to.equal(
+      path.join(cacheDir, 'etcd-v3.6.8', 'etcd'),
+    );
+  });
+
+  it('names the missing binary and the build command when a binary is not built', () => {
+    install('etcd-v3.6.8/etcd');
+    const missing = path.join(cacheDir, 'kube-apiserver-v1.36.3', 'kube-apiserver');
+    expect(() => realApiServerBinaries({ scriptsDir, cacheDir }))
+      .to.throw(RealApiServerBinariesMissingError)
+      .that.satisfies((error: RealApiServerBinariesMissingError) => {
+        expect(error.path).to.equal(missing);
+        expect(error.message).to.include(missing).and.include(REAL_APISERVER_BUILD_COMMAND);
+        return true;
+      });
+  });
+
+  it('reports a scratch module that pins no version', () => {
+    writeFileSync(path.join(scriptsDir, 'etcd', 'go.mod'), 'module y\n');
+    expect(() => realApiServerBinaries({ scriptsDir, cacheDir })).to.throw(
+      RealApiServerBinariesMissingError,
+      /does not require go\.etcd\.io\/etcd\/server\/v3/,
+    );
+  });
+
+  it('reads the committed scratch modules of this repository by default', () => {
+    // Only the pins are checked: the binaries themselves may not be built on this machine.
+    try {
+      const binaries = realApiServerBinaries({ cacheDir });
+      expect.fail(`an empty cache should not hold ${binaries.kubeApiServer}`);
+    } catch (error) {
+      expect(error).to.be.instanceOf(RealApiServerBinariesMissingError);
+      expect((error as RealApiServerBinariesMissingError).path).to.match(/kube-apiserver-v1\.\d+\.\d+\/kube-apiserver$/);
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The command that builds (or finds cached) the binaries {@link realApiServerBinaries} looks for. */
+export const REAL_APISERVER_BUILD_COMMAND = 'scripts/real-apiserver/build.sh';
+
+/** Where the kube-apiserver and etcd binaries built by `scripts/real-apiserver/build.sh` live. */
+export interface RealApiServerBinaries {
+  /** Absolute path of the kube-apiserver binary. */
+  readonly kubeApiServer: string;
+  /** Absolute path of the etcd binary. */
+  readonly etcd: string;
+  /** The Kubernetes release pinned by the scratch module, for example `v1.36.3`. */
+  readonly kubernetesVersion: string;
+  /** The etcd release pinned by the scratch module, for example `v3.6.8`. */
+  readonly etcdVersion: string;
+}
+
+/** Thrown when a binary of the real API server has not been built (or the build pins are unreadable). */
+export class RealApiServerBinariesMissingError extends Error {
+  override readonly name = 'RealApiServerBinariesMissingError';
+  constructor(
+    message: string,
+    /** The path that was looked for. */
+    readonly path: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Where {@link realApiServerBinaries} looks; every field is optional. */
+export interface RealApiServerBinariesOptions {
+  /**
+   * Root of the binary cache, holding `kube-apiserver-<version>/` and `etcd-<version>/`.
+   * Defaults to `$KINDEX_CACHE_DIR`, else `$XDG_CACHE_HOME/kindex`, else `~/.cache/kindex` (as build.sh).
+   */
+  readonly cacheDir?: string;
+  /** The folder holding the scratch modules. Defaults to this repository's `scripts/real-apiserver`. */
+  readonly scriptsDir?: string;
+  /** Environment read for the defaults. Defaults to `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+// packages/testing/src/real-apiserver/ -> the repository root is four levels up.
+const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apiserver/', import.meta.url));
+
+/**
+ * Finds the kube-apiserver and etcd binaries that `scripts/real-apiserver/build.sh` caches, at the
+ * versions the committed scratch modules pin, so that the launcher and the build never disagree.
+ *
+ * @throws RealApiServerBinariesMissingError naming the build command when a binary is missing.
+ */
+export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}): RealApiServerBinaries {
+  const env = options.env ?? process.env;
+  const scriptsDir = options.scriptsDir ?? DEFAULT_SCRIPTS_DIR;
+  const cacheDir = options.cacheDir ?? defaultCacheDir(env);
+  const kubernetesVersion = pinnedVersion(path.join(scriptsDir, 'kube-apiserver', 'go.mod'), 'k8s.io/kubernetes');
+  const etcdVersion = pinnedVersion(path.join(scriptsDir, 'etcd', 'go.mod'), 'go.etcd.io/etcd/server/v3');
+  return {
+    kubeApiServer: executable(path.join(cacheDir, `kube-apiserver-${kubernetesVersion}`, 'kube-apiserver')),
+    etcd: executable(path.join(cacheDir, `etcd-${etcdVersion}`, 'etcd')),
+    kubernetesVersion,
+    etcdVersion,
+  };
+}
+
+function defaultCacheDir(env: NodeJS.ProcessEnv): string {
+  const explicit = env['KINDEX_CACHE_DIR'];
+  if (explicit !== undefined && explicit !== '') return explicit;
+  const xdg = env['XDG_CACHE_HOME'];
+  return path.join(xdg !== undefined && xdg !== '' ? xdg : path.join(homedir(), '.cache'), 'kindex');
+}
+
+// Mirrors build.sh's awk: `require <module> vX` on one line, or `<module> vX` inside a block.
+function pinnedVersion(goMod: string, module: string): string {
+  let text: string;
+  try {
+    text = readFileSync(goMod, 'utf8');
+  } catch (error) {
+    throw new RealApiServerBinariesMissingError(`cannot read the scratch module ${goMod}`, goMod, { cause: error });
+  }
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    const at = fields[0] === 'require' ? 1 : 0;
+    const version = fields[at + 1];
+    if (fields[at] === module && version !== undefined && version.startsWith('v')) return version;
+  }
+  throw new RealApiServerBinariesMissingError(`${goMod} does not require ${module}`, goMod);
+}
+
+function executable(file: string): string {
+  try {
+    accessSync(file, constants.X_OK);
+  } catch (error) {
+    throw new RealApiServerBinariesMissingError(
+      `${file} is missing: build it with ${REAL_APISERVER_BUILD_COMMAND} (needs Go; cached after the first build)`,
+      file,
+      { cause: error },
+    );
+  }
+  return file;
+}

@@ -1,0 +1,19 @@
+/** Thrown when etcd or kube-apiserver does not come up (or back up after a restart). */
+export class RealApiServerStartError extends Error {
+  override readonly name = 'RealApiServerStartError';
+  constructor(
+    message: string,
+    /** Which process failed: `etcd` or `kube-apiserver`. */
+    readonly component: 'etcd' | 'kube-apiserver',
+    /** The last lines of that process's output, already part of the message. */
+    readonly logTail: string,
+    options?: ErrorOptions,
+  ) {
+    super(logTail === '' ? message : `${message}\n--- last lines of ${component}'s output ---\n${logTail}`, options);
+  }
+
+  /** Whether the process failed because a port was taken between choosing and binding it. */
+  get portTaken(): boolean {
+    return /address already in use/i.test(this.logTail);
+  }
+}

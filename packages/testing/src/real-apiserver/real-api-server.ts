@@ -1,0 +1,339 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify as toYaml } from 'yaml';
+import { rawRequest } from '../helpers/raw-request.js';
+import type { TestApiServerOptions } from '../start-test-api-server.js';
+import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
+import { EtcdGateway } from './internal/etcd-gateway.js';
+import { freePorts } from './internal/free-port.js';
+import { startOrphanWatchdog } from './internal/orphan-watchdog.js';
+import { addExitCleanup, ProcessGroup, removeExitCleanup } from './internal/process-group.js';
+import { realApiServerBinaries, type RealApiServerBinaries } from './real-api-server-binaries.js';
+import { RealApiServerStartError } from './real-api-server-start-error.js';
+
+/** Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored. */
+export interface RealApiServerOptions extends TestApiServerOptions {
+  /** The binaries to run. Defaults to {@link realApiServerBinaries}(). */
+  readonly binaries?: RealApiServerBinaries;
+  /** How long etcd plus kube-apiserver may take to become ready, in milliseconds. Defaults to 120000. */
+  readonly startTimeoutMs?: number;
+  /** More kube-apiserver flags, appended (a later flag wins). Defaults to none. */
+  readonly extraApiServerArgs?: readonly string[];
+}
+
+/** A running kube-apiserver with its etcd, as {@link startRealApiServer} returns it. */
+export interface RealApiServer extends TestApiServer {
+  readonly flavor: 'real';
+  readonly faults: Required<Pick<ApiServerFaults, 'restart' | 'expireHistory'>>;
+  /** The temporary directory holding etcd's data, certificates and logs; removed by `stop()`. */
+  readonly dataDir: string;
+  /** etcd's client URL, for example `http://127.0.0.1:40123`. */
+  readonly etcdUrl: string;
+  /** The binaries and versions running. */
+  readonly binaries: RealApiServerBinaries;
+  /** Process ids (each also a process group id) right now; the apiserver's changes on restart. */
+  readonly pids: { readonly etcd: number; readonly kubeApiServer: number };
+  /** Milliseconds the first start took, etcd and kube-apiserver together, until ready. */
+  readonly startupMs: number;
+}
+
+const ADMIN_USER = 'kindex-admin';
+// Port conflicts happen when another process takes a probed port before the server binds it.
+const START_ATTEMPTS = 3;
+
+/**
+ * Starts etcd and a real kube-apiserver on free ports of 127.0.0.1, in a fresh temporary
+ * directory, with RBAC on and a static token in group `system:masters`; resolves once `/readyz`
+ * answers 200 and the `default` namespace exists.
+ *
+ * No controller runs beside it: no garbage collection, no service-account tokens, namespaces stay
+ * `Terminating` once deleted. `stop()` kills both process groups and removes the directory; they
+ * are also killed if this process exits or is killed without stopping them.
+ *
+ * @throws RealApiServerBinariesMissingError when the binaries are not built (see `scripts/real-apiserver/build.sh`).
+ * @throws RealApiServerStartError when etcd or kube-apiserver does not become ready.
+ */
+export async function startRealApiServer(options: RealApiServerOptions = {}): Promise<RealApiServer> {
+  const binaries = options.binaries ?? realApiServerBinaries();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await RealApiServerInstance.start(binaries, options);
+    } catch (error) {
+      if (!(error instanceof RealApiServerStartError && error.portTaken) || attempt >= START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+class RealApiServerInstance implements RealApiServer {
+  readonly flavor = 'real';
+  readonly url: string;
+  readonly etcdUrl: string;
+  readonly faults: RealApiServer['faults'];
+  #kubeConfig: KubeConfig | undefined;
+  #kubeconfigYaml = '';
+  #startupMs = 0;
+  readonly #etcd: EtcdGateway;
+  readonly #cleanupAtExit: () => void;
+  #etcdProcess: ProcessGroup | undefined;
+  #apiServerProcess: ProcessGroup | undefined;
+  #watchdog: ProcessGroup | undefined;
+  // Faults and stop run one at a time: a restart racing a stop would leave a process behind.
+  #queue: Promise<unknown> = Promise.resolve();
+  #stopped = false;
+
+  private constructor(
+    readonly binaries: RealApiServerBinaries,
+    readonly dataDir: string,
+    private readonly ports: { readonly apiServer: number; readonly etcdClient: number; readonly etcdPeer: number },
+    private readonly token: string,
+    private readonly options: RealApiServerOptions,
+  ) {
+    this.url = `https://127.0.0.1:${ports.apiServer}`;
+    this.etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
+    this.#etcd = new EtcdGateway(this.etcdUrl);
+    this.faults = {
+      restart: () => this.#serialized(() => this.#restartApiServer()),
+      expireHistory: () => this.#serialized(() => this.#expireHistory()),
+    };
+    this.#cleanupAtExit = () => rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  static async start(binaries: RealApiServerBinaries, options: RealApiServerOptions): Promise<RealApiServerInstance> {
+    const started = performance.now();
+    const [apiServer, etcdClient, etcdPeer] = (await freePorts(3)) as [number, number, number];
+    const dir = mkdtempSync(path.join(tmpdir(), 'kindex-real-apiserver-'));
+    const server = new RealApiServerInstance(
+      binaries,
+      dir,
+      { apiServer, etcdClient, etcdPeer },
+      randomBytes(24).toString('hex'),
+      options,
+    );
+    addExitCleanup(server.#cleanupAtExit);
+    try {
+      server.#writeCredentials();
+      server.#watchdog = await startOrphanWatchdog(server.#file('process-groups'), dir, server.#file('watchdog.log'));
+      await server.#startEtcd();
+      await server.#startApiServer();
+      server.#startupMs = performance.now() - started;
+      return server;
+    } catch (error) {
+      await server.#stopEverything();
+      throw error;
+    }
+  }
+
+  get kubeConfig(): KubeConfig {
+    return this.#ready().kubeConfig;
+  }
+
+  get kubeconfigYaml(): string {
+    return this.#ready().yaml;
+  }
+
+  get pids(): RealApiServer['pids'] {
+    return { etcd: this.#etcdProcess?.pid ?? 0, kubeApiServer: this.#apiServerProcess?.pid ?? 0 };
+  }
+
+  get startupMs(): number {
+    return this.#startupMs;
+  }
+
+  stop(): Promise<void> {
+    if (this.#stopped) return this.#queue.then(() => undefined);
+    this.#stopped = true;
+    return this.#serialized(() => this.#stopEverything(), true);
+  }
+
+  #ready(): { kubeConfig: KubeConfig; yaml: string } {
+    if (this.#kubeConfig === undefined) throw new Error('the real API server has not become ready');
+    return { kubeConfig: this.#kubeConfig, yaml: this.#kubeconfigYaml };
+  }
+
+  #serialized(operation: () => Promise<void>, evenWhenStopped = false): Promise<void> {
+    const run = this.#queue.then(() => {
+      if (this.#stopped && !evenWhenStopped) throw new Error('the real API server is stopped');
+      return operation();
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  #file(name: string): string {
+    return path.join(this.dataDir, name);
+  }
+
+  #writeCredentials(): void {
+    // kube-apiserver signs service-account tokens even when no test uses them; it refuses to
+    // start without a key pair.
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    writeFileSync(this.#file('service-account.pub'), publicKey, { mode: 0o600 });
+    writeFileSync(this.#file('service-account.key'), privateKey, { mode: 0o600 });
+    // token,user,uid,"groups": system:masters passes every RBAC check, as cluster-admin would.
+    writeFileSync(this.#file('tokens.csv'), `${this.token},${ADMIN_USER},${ADMIN_USER},"system:masters"\n`, {
+      mode: 0o600,
+    });
+    mkdirSync(this.#file('certs'));
+  }
+
+  #recordProcessGroups(): void {
+    const groups = [this.#etcdProcess, this.#apiServerProcess].filter((group) => group?.running).map((g) => g?.pid);
+    writeFileSync(this.#file('process-groups'), groups.join('\n') + '\n');
+  }
+
+  async #startEtcd(): Promise<void> {
+    const peerUrl = `http://127.0.0.1:${this.ports.etcdPeer}`;
+    this.#etcdProcess = await ProcessGroup.spawn(
+      this.binaries.etcd,
+      [
+        '--name=kindex',
+        `--data-dir=${this.#file('etcd')}`,
+        `--listen-client-urls=${this.etcdUrl}`,
+        `--advertise-client-urls=${this.etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=kindex=${peerUrl}`,
+        // Test data is thrown away: durability only costs time on a shared disk.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      { logFile: this.#file('etcd.log') },
+    );
+    this.#recordProcessGroups();
+    await this.#waitUntil('etcd', this.#etcdProcess, this.#file('etcd.log'), () => this.#etcd.healthy());
+  }
+
+  async #startApiServer(): Promise<void> {
+    this.#apiServerProcess = await ProcessGroup.spawn(
+      this.binaries.kubeApiServer,
+      [
+        `--etcd-servers=${this.etcdUrl}`,
+        `--cert-dir=${this.#file('certs')}`,
+        `--secure-port=${this.ports.apiServer}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--allow-privileged=true',
+        // No controller-manager runs to create the service accounts this plugin insists on.
+        '--disable-admission-plugins=ServiceAccount',
+        '--authorization-mode=RBAC',
+        `--token-auth-file=${this.#file('tokens.csv')}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-account-key-file=${this.#file('service-account.pub')}`,
+        `--service-account-signing-key-file=${this.#file('service-account.key')}`,
+        ...(this.options.extraApiServerArgs ?? []),
+      ],
+      { logFile: this.#file('kube-apiserver.log') },
+    );
+    this.#recordProcessGroups();
+    // Polls with TLS verification off: the serving certificate only exists once the server wrote it.
+    const probe = this.#makeKubeConfig(undefined).kubeConfig;
+    await this.#waitUntil('kube-apiserver', this.#apiServerProcess, this.#file('kube-apiserver.log'), async () => {
+      const ready = await rawRequest(probe, { path: '/readyz', timeoutMs: 5_000 });
+      if (ready.status !== 200) return false;
+      // /readyz can pass before the bootstrap controller has created the default namespaces.
+      const namespace = await rawRequest(probe, { path: '/api/v1/namespaces/default', timeoutMs: 5_000 });
+      return namespace.status === 200;
+    });
+    // The self-signed serving certificate is followed in the file by the CA that signed it; a
+    // restart reuses both, so the first kubeconfig (which tests may hold on to) stays valid.
+    if (this.#kubeConfig === undefined) {
+      const { kubeConfig, yaml } = this.#makeKubeConfig(readFileSync(this.#file('certs/apiserver.crt')));
+      this.#kubeConfig = kubeConfig;
+      this.#kubeconfigYaml = yaml;
+    }
+  }
+
+  #makeKubeConfig(caPem: Buffer | undefined): { kubeConfig: KubeConfig; yaml: string } {
+    const yaml = toYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'kindex-real',
+          cluster:
+            caPem === undefined
+              ? { server: this.url, 'insecure-skip-tls-verify': true }
+              : { server: this.url, 'certificate-authority-data': caPem.toString('base64') },
+        },
+      ],
+      users: [{ name: ADMIN_USER, user: { token: this.token } }],
+      contexts: [{ name: 'kindex-real', context: { cluster: 'kindex-real', user: ADMIN_USER, namespace: 'default' } }],
+      'current-context': 'kindex-real',
+    });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(yaml);
+    return { kubeConfig, yaml };
+  }
+
+  async #waitUntil(
+    component: 'etcd' | 'kube-apiserver',
+    child: ProcessGroup,
+    logFile: string,
+    ready: () => Promise<boolean>,
+  ): Promise<void> {
+    const timeoutMs = this.options.startTimeoutMs ?? 120_000;
+    const deadline = performance.now() + timeoutMs;
+    let lastError: unknown;
+    for (;;) {
+      if (!child.running) {
+        const exit = await child.exited;
+        throw new RealApiServerStartError(
+          `${component} exited while starting (code ${exit.code}, signal ${exit.signal})`,
+          component,
+          logTail(logFile),
+        );
+      }
+      try {
+        if (await ready()) return;
+      } catch (error) {
+        lastError = error;
+      }
+      if (performance.now() > deadline) {
+        throw new RealApiServerStartError(
+          `${component} was not ready after ${timeoutMs} ms`,
+          component,
+          logTail(logFile),
+          { cause: lastError },
+        );
+      }
+      await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+  }
+
+  async #restartApiServer(): Promise<void> {
+    await this.#apiServerProcess?.stop();
+    await this.#startApiServer();
+  }
+
+  async #expireHistory(): Promise<void> {
+    await this.#etcd.compact(await this.#etcd.currentRevision());
+    // Compaction alone is not enough: kube-apiserver's watch cache keeps its own window of recent
+    // events in memory and serves old-resourceVersion watches from it. A fresh apiserver fills its
+    // cache from a list at the current revision, so from then on older versions get 410 Expired.
+    await this.#restartApiServer();
+  }
+
+  async #stopEverything(): Promise<void> {
+    await this.#apiServerProcess?.stop();
+    await this.#etcdProcess?.stop();
+    await this.#watchdog?.stop(1_000);
+    rmSync(this.dataDir, { recursive: true, force: true });
+    removeExitCleanup(this.#cleanupAtExit);
+  }
+}
+
+function logTail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
