@@ -31,6 +31,7 @@ describe('prepareObject', () => {
       [{ metadata: { namespace: 'ns' } }, undefined, 'metadata.name'],
       [{ metadata: { name: 'a', namespace: 'ns', resourceVersion: 7 } }, 'ns/a', 'metadata.resourceVersion'],
       [{ metadata: { name: 'a', resourceVersion: '1' } }, 'a', 'metadata.namespace'],
+      [{ metadata: { name: 'a', namespace: 5, resourceVersion: '1' } }, 'a', 'metadata.namespace'],
       [{ metadata: { name: 'a', namespace: 'ns', resourceVersion: '1', uid: 3 } }, 'ns/a', 'metadata.uid'],
       [{ kind: 5, apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns', resourceVersion: '1' } }, 'ns/a', 'kind'],
     ];

@@ -30,6 +30,11 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
     throw new InvalidResourceError(undefined, 'object', `expected a JSON object, got ${describe(raw)}`);
   }
   let obj = raw as R & Record<string, unknown>;
+  const ns = (obj.metadata as Record<string, unknown> | undefined)?.namespace;
+  if (ns !== undefined && typeof ns !== 'string') {
+    // ResourceID.keyOfResource would build a key from a non-string namespace rather than throw.
+    ResourceID.fromResource(obj);
+  }
   const key = ResourceID.keyOfResource(obj); // throws for a missing metadata or name
   const meta = obj.metadata as Record<string, unknown>;
   if (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') {
