@@ -28,8 +28,23 @@ export { InvalidSelectorError } from './selector/invalid-selector-error.js';
 export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './selector/label-syntax.js';
 
 // --- store: the persistent indexed store
+export { IndexedStore } from './store/indexed-store.js';
+export type { Indexer, IndexedStoreOptions, UpsertResult } from './store/indexed-store.js';
+export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
+export type { StoreDelta } from './store/store-delta.js';
+export { IndexerError, UnknownIndexError, DuplicateIndexerError } from './store/store-error.js';
+export type { StoreError } from './store/store-error.js';
 
 // --- reverse-index: primary-to-secondary index
+export { PrimaryToSecondaryIndex } from './reverse-index/primary-to-secondary-index.js';
+export type {
+  ReverseIndexSnapshot,
+  ReverseIndexUpdate,
+  PrimaryToSecondaryIndexOptions,
+} from './reverse-index/primary-to-secondary-index.js';
+export { Mappers } from './reverse-index/mappers.js';
+export type { SecondaryToPrimaryMapper, PrimaryToSecondaryMapper, IndexLookup } from './reverse-index/mappers.js';
+export { MapperError } from './reverse-index/mapper-error.js';
 
 // --- predicate: controller-runtime style predicates
 export type { Predicate, FilterErrorListener } from './predicate/predicate.js';
