@@ -1,0 +1,67 @@
+/**
+ * Event sources: where reconciles come from.
+ *
+ * An {@link EventSource} tells the event processor which primaries to reconcile (its
+ * `triggers$` Observable) and, if it caches secondary resources, serves them to `Context`.
+ * Built-ins here are Kubernetes-agnostic: {@link TimerEventSource} (reconcile a primary at a
+ * time), {@link PollingEventSource} (one fetch for all primaries, for APIs that list in bulk)
+ * and {@link PerResourcePollingEventSource} (one fetch per known primary). The Kubernetes layer
+ * adds informer-backed sources in `@kindex/informer`.
+ */
+import type { Observable } from 'rxjs';
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { SecondaryType } from './secondary-type.js';
+import type { Trigger } from './trigger.js';
+
+/**
+ * The contract every event source fulfils.
+ *
+ * - `triggers$` is hot: the processor subscribes before `start()` and may subscribe late;
+ *   triggers emitted with no subscriber are lost, so a source emits only while started. It must
+ *   not error or complete while the source runs: failures go to `health$` and the source keeps
+ *   going (one bad object never stops the others).
+ * - `start()` resolves when the source is ready to serve `getSecondaryResources` (a cache has
+ *   synced). `stop()` resolves when it emits no more triggers; it may be started again.
+ * - `getSecondaryResources(primary)` is synchronous and reads the source's cache only, never the
+ *   network; it returns frozen objects that the caller must not change.
+ * - `snapshot()`, when present, returns a reader frozen at the time of the call; a `Context`
+ *   takes one per source when it is created so a whole reconcile reads one consistent view.
+ *   Sources without it are read live.
+ *
+ * @typeParam R the secondary resources it serves (`never` for sources that serve none).
+ * @typeParam P the primary resource of the controller.
+ */
+export interface EventSource<R = unknown, P extends KubernetesObject = KubernetesObject> {
+  /** Unique within a controller; `Context` lookups and error messages use it. */
+  readonly name: string;
+  /** The type of resources it serves; undefined for sources that serve none (timers). */
+  readonly resourceType?: SecondaryType<R> | undefined;
+  /** The primaries to reconcile, as they come. */
+  readonly triggers$: Observable<Trigger>;
+  /** The source's health; replays the current state to new subscribers. */
+  readonly health$: Observable<EventSourceHealth>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The secondary resources of `primary` in the source's cache, now. */
+  getSecondaryResources?(primary: P): readonly R[];
+  /** A reader of the cache as it is now, unaffected by later changes. */
+  snapshot?(): SecondaryResourceReader<R, P>;
+}
+
+/** A read-only view of the secondary resources an event source holds. */
+export interface SecondaryResourceReader<R, P extends KubernetesObject = KubernetesObject> {
+  getSecondaryResources(primary: P): readonly R[];
+}
+
+/** The state of an event source, as `health$` reports it. */
+export interface EventSourceHealth {
+  /** Name of the source. */
+  readonly source: string;
+  /**
+   * `starting` until the first `start()` completes; `healthy` while it works; `unhealthy` after a
+   * failure it keeps retrying (see `error`); `stopped` after `stop()`.
+   */
+  readonly status: 'starting' | 'healthy' | 'unhealthy' | 'stopped';
+  /** The last failure, while unhealthy. */
+  readonly error?: unknown;
+}

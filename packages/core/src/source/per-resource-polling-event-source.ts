@@ -1,0 +1,65 @@
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import { ResourceID } from '../resource/resource-id.js';
+import { PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+
+/** Options of {@link PerResourcePollingEventSource}. */
+export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObject> extends PollingLoopOptions<R> {
+  /** Fetches the resources of one primary. */
+  readonly fetch: (primary: P) => Promise<readonly R[]>;
+  /**
+   * The primaries to poll, read at the start of every round: usually the primary cache's
+   * `list()` (from `EventSourceContext.primaryCache`).
+   */
+  readonly primaries: () => Iterable<P>;
+  /** Fetches running at once within a round. Defaults to 10. */
+  readonly concurrency?: number;
+}
+
+/**
+ * Polls an external system once per known primary each period, caches the results by primary
+ * and triggers each primary whose resources changed (JOSDK `PerResourcePollingEventSource`).
+ *
+ * Primaries are those `primaries()` returns when a round starts; the cache of a primary no
+ * longer listed is dropped without a trigger (its deletion is the primary source's business).
+ * One failing fetch marks the source unhealthy and keeps that primary's last resources; the
+ * other primaries are still polled. The round during `start()` triggers nothing.
+ *
+ * Caveats: a primary created between rounds has no resources until the next round (which then
+ * triggers it when it finds some), so keep `periodMs` short if first reconciles need the data.
+ */
+export class PerResourcePollingEventSource<R, P extends KubernetesObject = KubernetesObject> extends PollingLoop<R, P> {
+  readonly #fetch: (primary: P) => Promise<readonly R[]>;
+  readonly #primaries: () => Iterable<P>;
+  readonly #concurrency: number;
+
+  constructor(options: PerResourcePollingEventSourceOptions<R, P>) {
+    super(options);
+    this.#fetch = options.fetch;
+    this.#primaries = options.primaries;
+    this.#concurrency = Math.max(1, options.concurrency ?? 10);
+  }
+
+  protected async round(initial: boolean, isCurrent: () => boolean): Promise<void> {
+    const primaries = new Map<string, P>();
+    for (const p of this.#primaries()) primaries.set(ResourceID.keyOfResource(p), p);
+    for (const key of this.cachedKeys()) if (!primaries.has(key)) this.evict(key, false);
+
+    const pending = [...primaries];
+    const failures: unknown[] = [];
+    const worker = async (): Promise<void> => {
+      for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+        const [key, primary] = next;
+        try {
+          const resources = await this.#fetch(primary);
+          if (isCurrent()) this.store(key, resources, !initial);
+        } catch (error) {
+          failures.push(new Error(`${this.name}: fetch for ${key} failed`, { cause: error }));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, pending.length) }, worker));
+    if (failures.length > 0) {
+      throw failures.length === 1 ? failures[0] : new AggregateError(failures, `${this.name}: ${failures.length} fetches failed`);
+    }
+  }
+}
