@@ -79,5 +79,19 @@ export { GenericRetry } from './queue/generic-retry.js';
 export type { GenericRetryOptions } from './queue/generic-retry.js';
 
 // --- source: the EventSource contract, timer and polling sources
+export type {
+  EventSource,
+  EventSourceHealth,
+  SecondaryResourceReader,
+} from './source/event-source.js';
+export type { SecondaryType } from './source/secondary-type.js';
+export { secondaryType } from './source/secondary-type.js';
+export type { Trigger, TriggerCause } from './source/trigger.js';
+export { TimerEventSource } from './source/timer-event-source.js';
+export type { TimerEventSourceOptions } from './source/timer-event-source.js';
+export { PollingEventSource } from './source/polling-event-source.js';
+export type { PollingEventSourceOptions } from './source/polling-event-source.js';
+export { PerResourcePollingEventSource } from './source/per-resource-polling-event-source.js';
+export type { PerResourcePollingEventSourceOptions } from './source/per-resource-polling-event-source.js';
 
 // --- reconcile: Reconciler, Context, controller, event processor
