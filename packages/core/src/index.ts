@@ -58,6 +58,26 @@ export { labelSelector } from './predicate/label-selector-predicate.js';
 export { and, or, not } from './predicate/combinators.js';
 
 // --- filter: kopf-style declarative filters
+export { kopfFilter } from './filter/kopf-filter.js';
+export type {
+  KopfFilterSpec,
+  KopfFilterCommon,
+  KopfNoFieldFilter,
+  KopfFieldValueFilter,
+  KopfFieldChangeFilter,
+  MetaCriterion,
+  FieldCriterion,
+  FieldPath,
+  WhenCallback,
+} from './filter/kopf-filter.js';
+export { PRESENT, ABSENT } from './filter/markers.js';
+export type { PresenceMarker } from './filter/markers.js';
+export { not_, any_, all_, none_ } from './filter/callback-combinators.js';
+export type { Judge } from './filter/callback-combinators.js';
+export type { FilterContext, SpecOf, StatusOf } from './filter/filter-context.js';
+export { InvalidFilterError } from './filter/invalid-filter-error.js';
+export { stealthTransition } from './filter/stealth-transition.js';
+export type { EventTransform } from './filter/stealth-transition.js';
 
 // --- handler: event handlers (event -> primary IDs)
 

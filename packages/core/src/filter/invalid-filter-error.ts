@@ -1,0 +1,15 @@
+/**
+ * A kopf-style filter spec that cannot be compiled: an unknown option (a misspelling), `value`
+ * together with `old`/`new`, a criterion of the wrong type. Thrown by `kopfFilter` when the
+ * filter is built, never per event.
+ */
+export class InvalidFilterError extends Error {
+  override readonly name = 'InvalidFilterError';
+  /** Path of the offending option in the spec, for example `labels.app` or `value`. */
+  readonly field: string;
+
+  constructor(field: string, problem: string) {
+    super(`filter spec: ${field}: ${problem}`);
+    this.field = field;
+  }
+}

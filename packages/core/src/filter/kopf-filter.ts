@@ -1,0 +1,307 @@
+/**
+ * kopf-style declarative filters, compiled to the one filter model: a {@link Predicate}.
+ *
+ * `kopfFilter({ labels, annotations, field, value | old/new, when })` gives a predicate that can
+ * be combined with controller-runtime style predicates through `and`/`or`/`not` and runs
+ * through `evaluate` like any other. All criteria are ANDed, checked in kopf's order: labels,
+ * annotations, field value, field change, and `when` last (so a costly callback runs only for
+ * events that passed everything else).
+ *
+ * Per event type (kopf's handler semantics, with the filter applying to every event type):
+ * - `labels`/`annotations`: the current object (the new one of an update).
+ * - `field` + `value` on an update (kopf's on.update/on.field): the field must be affected
+ *   (changed, added or removed) and EITHER the old or the new value may satisfy `value`. On
+ *   other events the current object is checked. `field` alone means `value: PRESENT`.
+ * - `field` + `old`/`new` on an update: the field must be affected, and each given criterion is
+ *   checked against its own side. kindex extends this to the other events, viewing them as
+ *   transitions: a create goes from absent to the object, a delete from the object to absent, a
+ *   generic event from the object to itself (no change is required outside updates).
+ *
+ * Stealth: an object matching no filter is invisible to kopf, and appears as created when it
+ * starts to match; `stealthTransition` gives that behaviour.
+ *
+ * @module
+ */
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { ResourceEvent } from '../event/resource-event.js';
+import type { Predicate } from '../predicate/predicate.js';
+import { FilterError } from '../predicate/filter-error.js';
+import { objectKeyOf } from '../predicate/internal/object-key.js';
+import { ABSENT, PRESENT } from './markers.js';
+import type { FilterContext } from './filter-context.js';
+import { makeFilterContext } from './filter-context.js';
+import { InvalidFilterError } from './invalid-filter-error.js';
+import { MISSING, parseFieldPath, resolveField } from './internal/field-path.js';
+import { jsonEqual } from './internal/json-equal.js';
+
+/** A JSON value, as a field of a Kubernetes object holds. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** A label or annotation criterion: a literal value, PRESENT, ABSENT or a value callback. */
+export type MetaCriterion<R extends KubernetesObject = KubernetesObject> =
+  | string
+  | typeof PRESENT
+  | typeof ABSENT
+  | ((value: string | undefined, ctx: FilterContext<R>) => boolean);
+
+/** A field criterion: a JSON literal (deep equality), PRESENT, ABSENT or a value callback. */
+export type FieldCriterion<R extends KubernetesObject = KubernetesObject> =
+  | JsonValue
+  | typeof PRESENT
+  | typeof ABSENT
+  | ((value: unknown, ctx: FilterContext<R>) => boolean);
+
+/** A whole-event callback (kopf's `when=`). */
+export type WhenCallback<R extends KubernetesObject = KubernetesObject> = (ctx: FilterContext<R>) => boolean;
+
+/** A field path: dotted (`spec.field`), or an array of keys for keys that contain dots. */
+export type FieldPath = string | readonly string[];
+
+/** Options every kopf-style filter may have. */
+export interface KopfFilterCommon<R extends KubernetesObject = KubernetesObject> {
+  /** Name in error reports. Defaults to `'kopfFilter'`. */
+  name?: string;
+  /** Label criteria, all of which must hold. Defaults to none. */
+  labels?: Readonly<Record<string, MetaCriterion<R>>>;
+  /** Annotation criteria, all of which must hold. Defaults to none. */
+  annotations?: Readonly<Record<string, MetaCriterion<R>>>;
+  /** Whole-event callback, evaluated after every other criterion. Defaults to none. */
+  when?: WhenCallback<R>;
+}
+
+/** No field criterion: `value`, `old` and `new` need a `field`. */
+export interface KopfNoFieldFilter {
+  field?: undefined;
+  value?: never;
+  old?: never;
+  new?: never;
+}
+
+/** A field checked by value: on updates, old OR new may satisfy it. */
+export interface KopfFieldValueFilter<R extends KubernetesObject = KubernetesObject> {
+  /** The field to check. */
+  field: FieldPath;
+  /** The criterion for the field's value. Defaults to `PRESENT`. */
+  value?: FieldCriterion<R>;
+  old?: never;
+  new?: never;
+}
+
+/** A field checked by change: old and new values separately. Mutually exclusive with `value`. */
+export interface KopfFieldChangeFilter<R extends KubernetesObject = KubernetesObject> {
+  /** The field to check. */
+  field: FieldPath;
+  value?: never;
+  /** The criterion for the value before the change. Defaults to unchecked. */
+  old?: FieldCriterion<R>;
+  /** The criterion for the value after the change. Defaults to unchecked. */
+  new?: FieldCriterion<R>;
+}
+
+/**
+ * The options of {@link kopfFilter}. A discriminated union, so that a misspelled option and
+ * `value` together with `old`/`new` are compile errors (and runtime errors for JS callers).
+ */
+export type KopfFilterSpec<R extends KubernetesObject = KubernetesObject> = KopfFilterCommon<R> &
+  (KopfNoFieldFilter | KopfFieldValueFilter<R> | KopfFieldChangeFilter<R>);
+
+const KNOWN_OPTIONS = new Set(['name', 'labels', 'annotations', 'field', 'value', 'old', 'new', 'when']);
+
+/** Sentinel for "criterion not given" (kopf's `None`); JSON `null` stays a literal. */
+const UNSET: unique symbol = Symbol('unset');
+type Compiled<R extends KubernetesObject> = FieldCriterion<R> | typeof UNSET;
+
+/**
+ * Compiles a kopf-style filter into a {@link Predicate}.
+ *
+ * @example
+ * ```ts
+ * // kopf: @kopf.on.update('kopfexamples', field='spec.field', old=kopf.ABSENT, new=kopf.PRESENT)
+ * const fieldIsAdded = kopfFilter({ field: 'spec.field', old: ABSENT, new: PRESENT });
+ * and(kopfFilter({ labels: { app: PRESENT } }), generationChanged());
+ * ```
+ * @throws {InvalidFilterError} for an unknown option, `value` with `old`/`new`, `value`/`old`/
+ *   `new` without `field`, or a criterion of the wrong type.
+ * @see stealthTransition
+ */
+export function kopfFilter<R extends KubernetesObject = KubernetesObject>(spec: KopfFilterSpec<R>): Predicate<R> {
+  if (spec === null || typeof spec !== 'object') {
+    throw new InvalidFilterError('(spec)', `expected an options object, got ${spec === null ? 'null' : typeof spec}`);
+  }
+  const loose = spec as Record<string, unknown>;
+  for (const key of Object.keys(loose)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new InvalidFilterError(key, `unknown option; expected one of ${[...KNOWN_OPTIONS].join(', ')}`);
+    }
+  }
+  const name = loose['name'] === undefined ? 'kopfFilter' : String(loose['name']);
+  const labels = compileMeta<R>('labels', loose['labels']);
+  const annotations = compileMeta<R>('annotations', loose['annotations']);
+  const value = compileCriterion<R>('value', loose['value']);
+  const oldC = compileCriterion<R>('old', loose['old']);
+  const newC = compileCriterion<R>('new', loose['new']);
+  const hasField = loose['field'] !== undefined;
+  const path = hasField ? parseFieldPath(loose['field']) : undefined;
+  if (!hasField) {
+    for (const [k, c] of [['value', value], ['old', oldC], ['new', newC]] as const) {
+      if (c !== UNSET) throw new InvalidFilterError(k, 'needs a field to check');
+    }
+  }
+  if (value !== UNSET && (oldC !== UNSET || newC !== UNSET)) {
+    throw new InvalidFilterError(oldC !== UNSET ? 'old' : 'new', 'value and old/new are mutually exclusive (ambiguous together)');
+  }
+  const byChange = oldC !== UNSET || newC !== UNSET;
+  const when = loose['when'];
+  if (when !== undefined && typeof when !== 'function') {
+    throw new InvalidFilterError('when', `expected a callback, got ${typeof when}`);
+  }
+  const whenFn = when as WhenCallback<R> | undefined;
+
+  const judge = (event: ResourceEvent<R>): boolean => {
+    // Field values first: the context needs them, and kopf shares one context per event.
+    let oldV: unknown = MISSING;
+    let newV: unknown = MISSING;
+    if (path !== undefined) {
+      switch (event.type) {
+        case 'update':
+          oldV = resolveField(event.oldObject, path);
+          newV = resolveField(event.object, path);
+          break;
+        case 'create':
+          newV = resolveField(event.object, path);
+          break;
+        case 'delete':
+          oldV = resolveField(event.object, path);
+          break;
+        default:
+          oldV = newV = resolveField(event.object, path);
+      }
+    }
+    let ctx: FilterContext<R> | undefined;
+    const context = (): FilterContext<R> => {
+      if (ctx === undefined) {
+        ctx =
+          path !== undefined
+            ? makeFilterContext(event, orUndefined(oldV), orUndefined(newV))
+            : makeFilterContext(event, oldObjectOf(event), newObjectOf(event));
+      }
+      return ctx;
+    };
+    const call = <A extends unknown[]>(where: string, fn: (...args: A) => boolean, ...args: A): boolean => {
+      try {
+        return fn(...args) === true;
+      } catch (err) {
+        // Name the exact option that threw: "kopfFilter.labels.app" beats "kopfFilter".
+        throw new FilterError(`${name}.${where}`, event.type, objectKeyOf(event.object), { cause: err });
+      }
+    };
+
+    const meta = event.object?.metadata;
+    if (labels && !matchesMeta(labels, meta?.labels, 'labels', context, call)) return false;
+    if (annotations && !matchesMeta(annotations, meta?.annotations, 'annotations', context, call)) return false;
+    if (path !== undefined) {
+      // kopf's field_needs_change: updates that leave the field alone do not concern this filter.
+      if (event.type === 'update' && jsonEqual(oldV, newV)) return false;
+      if (!byChange) {
+        const values = event.type === 'update' ? [newV, oldV] : [event.type === 'delete' ? oldV : newV];
+        // "new" first, so an "old" callback only runs when "new" did not satisfy (as kopf).
+        if (!values.some((v) => matchesValue(value, v, 'value', context, call))) return false;
+      } else {
+        if (oldC !== UNSET && !matchesValue(oldC, oldV, 'old', context, call)) return false;
+        if (newC !== UNSET && !matchesValue(newC, newV, 'new', context, call)) return false;
+      }
+    }
+    if (whenFn !== undefined && !call('when', whenFn, context())) return false;
+    return true;
+  };
+
+  return Object.freeze({ name, create: judge, update: judge, delete: judge, generic: judge });
+}
+
+type Call = <A extends unknown[]>(where: string, fn: (...args: A) => boolean, ...args: A) => boolean;
+
+function matchesMeta<R extends KubernetesObject>(
+  criteria: ReadonlyMap<string, MetaCriterion<R>>,
+  content: Readonly<Record<string, string>> | undefined,
+  group: string,
+  context: () => FilterContext<R>,
+  call: Call,
+): boolean {
+  for (const [key, criterion] of criteria) {
+    const has = content != null && Object.prototype.hasOwnProperty.call(content, key);
+    if (criterion === PRESENT) {
+      if (!has) return false;
+    } else if (criterion === ABSENT) {
+      if (has) return false;
+    } else if (typeof criterion === 'function') {
+      if (!call(`${group}.${key}`, criterion, has ? content![key] : undefined, context())) return false;
+    } else if (!has || content![key] !== criterion) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function matchesValue<R extends KubernetesObject>(
+  criterion: Compiled<R>,
+  v: unknown,
+  where: string,
+  context: () => FilterContext<R>,
+  call: Call,
+): boolean {
+  if (criterion === UNSET || criterion === PRESENT) return v !== MISSING;
+  if (criterion === ABSENT) return v === MISSING;
+  if (typeof criterion === 'function') return call(where, criterion, orUndefined(v), context());
+  return v !== MISSING && jsonEqual(criterion, v);
+}
+
+function compileMeta<R extends KubernetesObject>(group: string, raw: unknown): ReadonlyMap<string, MetaCriterion<R>> | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new InvalidFilterError(group, `expected a map of key to criterion, got ${JSON.stringify(raw)}`);
+  }
+  const out = new Map<string, MetaCriterion<R>>();
+  for (const [key, c] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof c !== 'string' && c !== PRESENT && c !== ABSENT && typeof c !== 'function') {
+      throw new InvalidFilterError(`${group}.${key}`, `expected a string, PRESENT, ABSENT or a callback, got ${show(c)}`);
+    }
+    out.set(key, c as MetaCriterion<R>);
+  }
+  return out.size === 0 ? undefined : out;
+}
+
+function compileCriterion<R extends KubernetesObject>(option: string, raw: unknown): Compiled<R> {
+  if (raw === undefined) return UNSET;
+  if (raw === PRESENT || raw === ABSENT || typeof raw === 'function') return raw as FieldCriterion<R>;
+  if (!isJson(raw)) {
+    throw new InvalidFilterError(option, `expected a JSON value, PRESENT, ABSENT or a callback, got ${show(raw)}`);
+  }
+  return raw;
+}
+
+function isJson(v: unknown): v is JsonValue {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(isJson);
+  if (typeof v === 'object') {
+    const proto = Object.getPrototypeOf(v);
+    return (proto === Object.prototype || proto === null) && Object.values(v as object).every(isJson);
+  }
+  return false;
+}
+
+function show(v: unknown): string {
+  return typeof v === 'symbol' ? v.toString() : typeof v === 'object' ? JSON.stringify(v) ?? typeof v : typeof v;
+}
+
+function orUndefined(v: unknown): unknown {
+  return v === MISSING ? undefined : v;
+}
+
+function oldObjectOf<R extends KubernetesObject>(event: ResourceEvent<R>): R | undefined {
+  return event.type === 'update' ? event.oldObject : event.type === 'create' ? undefined : event.object;
+}
+
+function newObjectOf<R extends KubernetesObject>(event: ResourceEvent<R>): R | undefined {
+  return event.type === 'delete' ? undefined : event.object;
+}
