@@ -10,3 +10,5 @@ export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields } from './reflector/object-transform.js';
 export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
+export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
+export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';

@@ -17,8 +17,8 @@ describe('prepareObject', () => {
     const { key, resourceVersion, object } = prepareObject(good(), context());
     expect(key).to.equal('ns/a');
     expect(resourceVersion).to.equal('7');
-    expect(Object.keys(object).slice(0, 2)).to.deep.equal(['apiVersion', 'kind']);
-    expect(object).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } });
+    expect(Object.keys(object).slice(0, 2)).to.deep.equal(['kind', 'apiVersion']);
+    expect(object).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } });
     expect(Object.isFrozen(object)).to.equal(true);
     expect(Object.isFrozen(object.metadata)).to.equal(true);
     expect(Object.isFrozen((object as unknown as { data: object }).data)).to.equal(true);

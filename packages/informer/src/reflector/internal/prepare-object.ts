@@ -48,8 +48,9 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
   }
   if (obj.kind === undefined || obj.apiVersion === undefined) {
     // Lists of built-in types omit kind/apiVersion on items; watch events carry them. Put them
-    // first, where a watch object has them, so both give objects of one hidden class.
-    obj = { apiVersion: ctx.apiVersion, kind: ctx.kind, ...obj };
+    // first and in kube-apiserver's order (kind, apiVersion), where a watch object has them, so
+    // both give objects of one hidden class.
+    obj = { kind: ctx.kind, apiVersion: ctx.apiVersion, ...obj };
   }
   if (typeof obj.kind !== 'string') throw new InvalidResourceError(key, 'kind', `expected a string, got ${describe(obj.kind)}`);
   if (typeof obj.apiVersion !== 'string') {

@@ -74,7 +74,7 @@ export function startWatch(res: http.ServerResponse, lines: ReadonlyArray<string
 
 /** A ConfigMap as the API server would send it in a watch event. */
 export function configMap(name: string, rv: string, data: Record<string, string> = {}): object {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv, uid: `uid-${name}` }, data };
+  return { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: 'ns', resourceVersion: rv, uid: `uid-${name}` }, data };
 }
 
 /** A list body with items lacking kind/apiVersion, as lists of built-ins are. */

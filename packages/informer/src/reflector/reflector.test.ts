@@ -1,0 +1,279 @@
+// The Reflector against a real-wire API server (embedded by default, a real kube-apiserver with
+// KINDEX_APISERVER=real): after every fault the consumer's state must equal the server's list,
+// no event may be lost and none duplicated for an unchanged object.
+import { expect } from 'chai';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kindex/core';
+import { createNamespace, eventually, requireFault, uniqueName, useTestApiServer } from '@kindex/testing';
+import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
+import type { ReflectorDelta, ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
+
+const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
+
+/** A consumer store fed by deltas that records every delta that does not fit what it holds. */
+class StrictConsumer {
+  readonly objects = new Map<string, KubernetesObject>();
+  readonly violations: string[] = [];
+  readonly deltas: ReflectorDelta[] = [];
+
+  apply(d: ReflectorDelta): void {
+    this.deltas.push(d);
+    const held = this.objects.get(d.key);
+    const rv = d.object.metadata?.resourceVersion;
+    if (d.type === 'added') {
+      if (held !== undefined) this.violations.push(`added ${d.key}@${rv} while holding @${held.metadata?.resourceVersion}`);
+      this.objects.set(d.key, d.object);
+    } else if (d.type === 'updated') {
+      if (held === undefined) this.violations.push(`updated ${d.key}@${rv} not held`);
+      else if (held !== d.oldObject) this.violations.push(`updated ${d.key}: oldObject is not the object held`);
+      if (d.oldObject.metadata?.resourceVersion === rv) this.violations.push(`updated ${d.key}@${rv} without a change`);
+      this.objects.set(d.key, d.object);
+    } else {
+      if (held === undefined) this.violations.push(`deleted ${d.key}@${rv} not held`);
+      this.objects.delete(d.key);
+    }
+  }
+
+  state(): Record<string, string | undefined> {
+    return Object.fromEntries([...this.objects].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort());
+  }
+}
+
+describe('Reflector', function () {
+  this.timeout(60_000);
+  const server = useTestApiServer({ historyWindow: 1000, bookmarkIntervalMs: 200 });
+  let namespace: string;
+  let core: CoreV1Api;
+  const running: Reflector[] = [];
+
+  beforeEach(async () => {
+    namespace = await createNamespace(server().kubeConfig);
+    core = server().kubeConfig.makeApiClient(CoreV1Api);
+  });
+
+  afterEach(async () => {
+    for (const r of running.splice(0)) await r.stop();
+  });
+
+  async function start(options: Partial<ReflectorOptions> = {}) {
+    const reflector = new Reflector({
+      kubeConfig: server().kubeConfig,
+      type: configMaps,
+      namespace,
+      backoff: { initialMs: 20, maxMs: 200 },
+      inactivityTimeoutMs: 10_000,
+      ...options,
+    });
+    running.push(reflector);
+    const consumer = new StrictConsumer();
+    const errors: Error[] = [];
+    const health: ReflectorHealth[] = [];
+    reflector.deltas$.subscribe((d) => consumer.apply(d));
+    reflector.errors$.subscribe((e) => errors.push(e));
+    reflector.health$.subscribe((h) => health.push(h));
+    await reflector.start();
+    return { reflector, consumer, errors, health };
+  }
+
+  async function serverState(labelSelector?: string): Promise<Record<string, string | undefined>> {
+    const list = await core.listNamespacedConfigMap({ namespace, labelSelector });
+    return Object.fromEntries(list.items.map((o) => [`${namespace}/${o.metadata!.name}`, o.metadata!.resourceVersion]).sort());
+  }
+
+  /** Waits until the consumer equals the server, then checks it equals the reflector's own view. */
+  async function converged(run: { reflector: Reflector; consumer: StrictConsumer }, labelSelector?: string): Promise<void> {
+    await eventually(async () => expect(run.consumer.state()).to.deep.equal(await serverState(labelSelector)), {
+      timeoutMs: 20_000,
+      description: 'consumer equals the server',
+    });
+    const own = Object.fromEntries(run.reflector.list().map((o) => [`${o.metadata!.namespace}/${o.metadata!.name}`, o.metadata!.resourceVersion]).sort());
+    expect(own).to.deep.equal(run.consumer.state());
+    expect(run.consumer.violations).to.deep.equal([]);
+  }
+
+  const create = (name: string, data: Record<string, string> = { v: '0' }, labels?: Record<string, string>) =>
+    core.createNamespacedConfigMap({ namespace, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data } });
+  const update = (name: string, data: Record<string, string>, labels?: Record<string, string>) =>
+    core.replaceNamespacedConfigMap({ name, namespace, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data } });
+  const remove = (name: string) => core.deleteNamespacedConfigMap({ name, namespace });
+
+  async function createMany(names: string[]): Promise<void> {
+    for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
+  }
+
+  it('lists every page of a large collection, then reports each watch change once, in order', async () => {
+    const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+    await createMany(names);
+    const run = await start({ pageSize: 7 });
+    expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+    expect(run.consumer.deltas.filter((d) => d.type === 'added')).to.have.length(60);
+    await converged(run);
+    const before = run.consumer.deltas.length;
+
+    await create('fresh');
+    await update('cm-000', { v: '1' });
+    await remove('cm-001');
+    await converged(run);
+    const tail = run.consumer.deltas.slice(before).map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
+    expect(tail).to.deep.equal([`added ${namespace}/fresh`, `updated ${namespace}/cm-000`, `deleted ${namespace}/cm-001 unknown=false`]);
+  });
+
+  it('keeps objects as plain frozen JSON of one shape whether they came from the list or the watch', async () => {
+    await create('listed', { a: '1' });
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await create('watched', { a: '1' });
+    await converged(run);
+    const listed = run.reflector.get(`${namespace}/listed`)!;
+    const watched = run.reflector.get(`${namespace}/watched`)!;
+    expect(Object.keys(listed)).to.deep.equal(Object.keys(watched));
+    for (const name of ['listed', 'watched']) {
+      const o = run.reflector.get(`${namespace}/${name}`) as KubernetesObject & { data: Record<string, string> };
+      expect([o.apiVersion, o.kind, o.data]).to.deep.equal(['v1', 'ConfigMap', { a: '1' }]);
+      expect(o.metadata).to.not.have.property('managedFields');
+      expect(typeof o.metadata!.creationTimestamp).to.equal('string');
+      expect(Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.data)).to.equal(true);
+    }
+  });
+
+  it('relists after 410 mid-stream and emits only real differences, deletes marked final state unknown', async function () {
+    const pause = requireFault(this, server(), 'pauseEvents');
+    const resume = requireFault(this, server(), 'resumeEvents');
+    const expire = requireFault(this, server(), 'expireHistory');
+    const close = requireFault(this, server(), 'closeWatches');
+    await createMany(['a', 'b', 'c', 'd']);
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await converged(run);
+    const before = run.consumer.deltas.length;
+
+    pause();
+    try {
+      await create('x');
+      await update('a', { v: '1' });
+      await remove('b');
+      await expire();
+      await close();
+      await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
+    } finally {
+      resume();
+    }
+    await converged(run);
+    const tail = run.consumer.deltas
+      .slice(before)
+      .map((d) => `${d.type} ${d.key.split('/')[1]}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
+      .sort();
+    expect(tail).to.deep.equal(['added x', 'deleted b unknown=true', 'updated a']);
+  });
+
+  it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
+    const close = requireFault(this, server(), 'closeWatches');
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    for (let i = 0; i < 5; i++) {
+      await create(`drop-${i}`);
+      await close();
+      await update(`drop-${i}`, { v: '1' });
+      if (i > 0) await remove(`drop-${i - 1}`);
+      await close();
+    }
+    await converged(run);
+    expect(run.reflector.health.lists).to.equal(1);
+    const keys = run.consumer.deltas.map((d) => `${d.type} ${d.key.split('/')[1]}`);
+    expect(keys.filter((k) => k === 'added drop-0')).to.have.length(1);
+    expect(keys.filter((k) => k.startsWith('updated'))).to.have.length(5);
+  });
+
+  it('converges after a server restart', async function () {
+    const restart = requireFault(this, server(), 'restart');
+    await createMany(['r-a', 'r-b']);
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await restart();
+    await create('r-c');
+    await update('r-a', { v: '2' });
+    await remove('r-b');
+    await converged(run);
+    expect(run.reflector.health.restarts).to.be.at.least(1);
+  });
+
+  it('honours 429 Retry-After bursts and keeps going', async function () {
+    const fail = requireFault(this, server(), 'failNextRequests');
+    const close = requireFault(this, server(), 'closeWatches');
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    fail(2, { status: 429, retryAfterSeconds: 1 });
+    await close();
+    // The injected failures hit any request: let the reflector use them all up before writing.
+    await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 429)).to.have.length(2));
+    await create('after-429');
+    await converged(run);
+  });
+
+  it('rides out a burst of 500s with backoff, including on the first list', async function () {
+    const fail = requireFault(this, server(), 'failNextRequests');
+    const close = requireFault(this, server(), 'closeWatches');
+    await create('early');
+    fail(4, { status: 500 });
+    const run = await start();
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    fail(4, { status: 500 });
+    await close();
+    await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 500)).to.have.length(8));
+    await create('late');
+    await converged(run);
+    expect(run.reflector.health.restarts).to.be.at.least(8);
+  });
+
+  it('replaces a silent half-open watch through the inactivity watchdog', async function () {
+    const pause = requireFault(this, server(), 'pauseEvents');
+    const resume = requireFault(this, server(), 'resumeEvents');
+    // Bookmarks every 200 ms keep a healthy watch well inside the 1.5 s watchdog.
+    const run = await start({ inactivityTimeoutMs: 1500 });
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    pause();
+    try {
+      await create('during-silence');
+      await update('during-silence', { v: '1' });
+      await converged(run); // before resume: only a new watch can have delivered them
+      expect(run.errors.some((e) => e instanceof InactivityTimeoutError)).to.equal(true);
+    } finally {
+      resume();
+    }
+    await create('after-silence');
+    await converged(run);
+  });
+
+  it('follows a label selector server-side: objects leaving it are deleted, objects entering it added', async () => {
+    await create('in', { v: '0' }, { team: 'a' });
+    await create('out', { v: '0' }, { team: 'b' });
+    const run = await start({ labelSelector: 'team=a' });
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await converged(run, 'team=a');
+    await update('in', { v: '1' }, { team: 'b' });
+    await update('out', { v: '1' }, { team: 'a' });
+    await converged(run, 'team=a');
+    expect(Object.keys(run.consumer.state())).to.deep.equal([`${namespace}/out`]);
+  });
+
+  it('reports health: synced, watching, and the resourceVersion bookmarks advance', async () => {
+    const run = await start();
+    expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+    expect(run.reflector.hasSynced()).to.equal(true);
+    await eventually(() => expect(run.reflector.health.watching).to.equal(true));
+    const listed = run.reflector.health.lastSyncResourceVersion;
+    // A change in another namespace moves the server's resourceVersion; only a bookmark tells us.
+    await core.createNamespacedConfigMap({ namespace: await createNamespace(server().kubeConfig), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('elsewhere') } } });
+    await eventually(() => expect(run.health.at(-1)!.lastSyncResourceVersion).to.not.equal(listed), { timeoutMs: 10_000 });
+    expect(run.consumer.deltas).to.deep.equal([]);
+    expect(run.health[0]).to.include({ synced: false, watching: false });
+  });
+
+  it('resolves a ResourceType through discovery', async () => {
+    expect(await resolveResourceType(server().kubeConfig, 'v1', 'ConfigMap')).to.deep.equal(configMaps);
+    const deployments = await resolveResourceType(server().kubeConfig, 'apps/v1', 'Deployment').catch((e: Error) => e);
+    if (!(deployments instanceof Error)) expect(deployments).to.include({ group: 'apps', plural: 'deployments', namespaced: true });
+    const missing = await resolveResourceType(server().kubeConfig, 'v1', 'NoSuchKind').catch((e: Error) => e);
+    expect(missing).to.have.property('name', 'UnknownResourceTypeError');
+  });
+});

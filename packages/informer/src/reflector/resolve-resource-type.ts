@@ -1,0 +1,64 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { openGet, readBody } from './internal/kube-request.js';
+import type { ResourceType } from './resource-type.js';
+
+/** Options of {@link resolveResourceType}. */
+export interface ResolveResourceTypeOptions {
+  /** Aborts the discovery request. Defaults to none. */
+  readonly signal?: AbortSignal;
+  /** Gives up when the server sends nothing for this long. Defaults to 30 000 ms. */
+  readonly inactivityTimeoutMs?: number;
+}
+
+/** The API server does not serve the kind at that apiVersion. */
+export class UnknownResourceTypeError extends Error {
+  override readonly name = 'UnknownResourceTypeError';
+
+  constructor(
+    readonly apiVersion: string,
+    readonly kind: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the API server serves no kind ${kind} in ${apiVersion}`, options);
+  }
+}
+
+/**
+ * Finds the {@link ResourceType} of a kind through API discovery (`/api/v1` or
+ * `/apis/<group>/<version>`), for callers that know an object's `apiVersion` and `kind` only.
+ *
+ * @throws {UnknownResourceTypeError} when the group/version or the kind is not served.
+ * @example
+ * ```ts
+ * const type = await resolveResourceType(kubeConfig, 'apps/v1', 'Deployment');
+ * // { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true }
+ * ```
+ */
+export async function resolveResourceType(
+  kubeConfig: KubeConfig,
+  apiVersion: string,
+  kind: string,
+  options: ResolveResourceTypeOptions = {},
+): Promise<ResourceType> {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  let text: string;
+  try {
+    const open = await openGet(kubeConfig, path, {}, options.inactivityTimeoutMs ?? 30_000, options.signal ?? new AbortController().signal);
+    try {
+      text = await readBody(open);
+    } finally {
+      open.close();
+    }
+  } catch (error) {
+    if ((error as { status?: unknown }).status === 404) throw new UnknownResourceTypeError(apiVersion, kind, { cause: error });
+    throw error;
+  }
+  const list = JSON.parse(text) as { resources?: Array<{ name?: unknown; kind?: unknown; namespaced?: unknown }> };
+  // Subresources (`pods/status`) share the kind of their parent; only a plain name is the collection.
+  const found = (list.resources ?? []).find((r) => r.kind === kind && typeof r.name === 'string' && !r.name.includes('/'));
+  if (found === undefined) throw new UnknownResourceTypeError(apiVersion, kind);
+  return Object.freeze({ group, version, plural: found.name as string, kind, namespaced: found.namespaced === true });
+}
