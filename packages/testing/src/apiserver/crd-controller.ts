@@ -1,0 +1,137 @@
+// CustomResourceDefinitions: validation of a CRD on write, and serving its resource from the
+// moment it is stored until it is deleted (then its objects are dropped, as the apiextensions
+// finalizer does on a real server, but synchronously). Schemas are accepted and not enforced:
+// no structural pruning, no defaulting, no validation of custom objects against openAPIV3Schema.
+
+import { metaOf, nowTimestamp } from './object-meta.js';
+import type { Json, ObjectStore, StoredObject } from './object-store.js';
+import type { ResourceRegistry, ResourceType } from './resource-registry.js';
+import { invalid, type StatusCause } from './status-error.js';
+
+const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
+const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Keeps the registry in step with the CRDs in the store. */
+export class CrdController {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly registry: ResourceRegistry,
+    private readonly onUnserved: (typeId: string) => void,
+  ) {}
+
+  /** Validates a CRD and fills in its status, as the apiextensions controllers would. */
+  beforeWrite(type: ResourceType, draft: Json, old: StoredObject | undefined): void {
+    if (type.id !== CRD_TYPE_ID) return;
+    const meta = metaOf(draft);
+    const name = String(meta['name'] ?? '');
+    const spec = (draft['spec'] ?? {}) as Json;
+    const names = (spec['names'] ?? {}) as Json;
+    const causes: StatusCause[] = [];
+    const req = (field: string, value: unknown): void => {
+      if (typeof value !== 'string' || value === '') causes.push({ reason: 'FieldValueRequired', field, message: 'Required value' });
+    };
+    req('spec.group', spec['group']);
+    req('spec.names.plural', names['plural']);
+    req('spec.names.kind', names['kind']);
+    if (typeof names['plural'] === 'string' && !DNS_LABEL_RE.test(names['plural'])) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: `Invalid value: "${names['plural']}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'` });
+    }
+    if (typeof spec['group'] === 'string' && typeof names['plural'] === 'string' && name !== `${names['plural']}.${spec['group']}`) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
+    }
+    if (spec['scope'] !== 'Namespaced' && spec['scope'] !== 'Cluster') {
+      causes.push({ reason: 'FieldValueNotSupported', field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(spec['scope'] ?? '')}: supported values: "Cluster", "Namespaced"` });
+    }
+    const versions = Array.isArray(spec['versions']) ? (spec['versions'] as Json[]) : [];
+    if (versions.length === 0) causes.push({ reason: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
+    else if (versions.filter((v) => v['storage'] === true).length !== 1) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
+    }
+    versions.forEach((v, i) => {
+      req(`spec.versions[${i}].name`, v['name']);
+      if (typeof v['served'] !== 'boolean') causes.push({ reason: 'FieldValueRequired', field: `spec.versions[${i}].served`, message: 'Required value' });
+    });
+    if (old !== undefined) {
+      const oldSpec = (old.obj['spec'] ?? {}) as Json;
+      if (oldSpec['scope'] !== spec['scope']) causes.push({ reason: 'FieldValueInvalid', field: 'spec.scope', message: 'Invalid value: field is immutable' });
+      if (oldSpec['group'] !== spec['group']) causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
+    }
+    const clash = this.conflictingType(names, String(spec['group'] ?? ''));
+    if (clash !== undefined) causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: clash });
+    if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
+
+    const kind = names['kind'] as string;
+    const accepted: Json = {
+      ...names,
+      singular: (names['singular'] as string | undefined) || kind.toLowerCase(),
+      listKind: (names['listKind'] as string | undefined) || `${kind}List`,
+    };
+    spec['names'] = accepted;
+    const storage = versions.find((v) => v['storage'] === true)!['name'] as string;
+    const oldStatus = (old?.obj['status'] ?? {}) as Json;
+    const stored = new Set<string>(Array.isArray(oldStatus['storedVersions']) ? (oldStatus['storedVersions'] as string[]) : []);
+    stored.add(storage);
+    const now = nowTimestamp();
+    const condition = (type: string, reason: string, message: string): Json => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+    const prevConditions = Array.isArray(oldStatus['conditions']) ? (oldStatus['conditions'] as Json[]) : [];
+    const keep = (c: Json): Json => prevConditions.find((p) => p['type'] === c['type'] && p['status'] === c['status']) ?? c;
+    draft['status'] = {
+      conditions: [
+        keep(condition('NamesAccepted', 'NoConflicts', 'no conflicts found')),
+        keep(condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')),
+      ],
+      acceptedNames: accepted,
+      storedVersions: [...stored],
+    };
+  }
+
+  /** Serves, re-serves or stops serving the resource of a written or removed CRD. */
+  afterWrite(type: ResourceType, stored: StoredObject | undefined, removed: StoredObject | undefined): void {
+    if (type.id !== CRD_TYPE_ID) return;
+    if (stored !== undefined) {
+      const t = typeOfCrd(stored.obj);
+      if (metaOf(stored.obj)['deletionTimestamp'] === undefined) this.registry.register(t);
+    }
+    if (removed !== undefined) {
+      const t = typeOfCrd(removed.obj);
+      for (const o of [...this.store.list(t.id)]) this.store.delete(t, o.key);
+      this.registry.unregister(t.id);
+      this.onUnserved(t.id);
+    }
+  }
+
+  private conflictingType(names: Json, group: string): string | undefined {
+    const plural = names['plural'];
+    const existing = this.registry.byTypeId(`${group}/${String(plural)}`);
+    if (existing !== undefined && !existing.custom) return `Invalid value: "${String(plural)}": conflicts with a built-in resource`;
+    return undefined;
+  }
+}
+
+/** The served type a CRD describes. */
+export function typeOfCrd(crd: Readonly<Json>): ResourceType {
+  const spec = crd['spec'] as Json;
+  const names = spec['names'] as Json;
+  const versions = (spec['versions'] as Json[]) ?? [];
+  const group = spec['group'] as string;
+  const plural = names['plural'] as string;
+  const kind = names['kind'] as string;
+  const storage = versions.find((v) => v['storage'] === true);
+  return {
+    id: `${group}/${plural}`,
+    group,
+    versions: versions.filter((v) => v['served'] === true).map((v) => v['name'] as string),
+    storageVersion: (storage?.['name'] as string | undefined) ?? (versions[0]?.['name'] as string),
+    resource: plural,
+    singularName: (names['singular'] as string | undefined) || kind.toLowerCase(),
+    kind,
+    listKind: (names['listKind'] as string | undefined) || `${kind}List`,
+    namespaced: spec['scope'] === 'Namespaced',
+    shortNames: Array.isArray(names['shortNames']) ? (names['shortNames'] as string[]) : [],
+    categories: Array.isArray(names['categories']) ? (names['categories'] as string[]) : [],
+    statusSubresource: versions.some((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined),
+    custom: true,
+    generation: 'all-but-metadata-status',
+    returnDeletedObject: true,
+  };
+}

@@ -1,0 +1,368 @@
+// The embedded Kubernetes API server: real HTTP on 127.0.0.1, the Kubernetes wire format, for the
+// subset operators use. Lifecycle, authentication, request faults, body parsing and dispatch live
+// here; semantics live in ResourceHandler, WatchHub, ObjectStore, GarbageCollector and CrdController.
+
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify as toYaml, parse as parseYaml } from 'yaml';
+import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
+import { CrdController } from './crd-controller.js';
+import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { RequestFaults } from './faults.js';
+import { GarbageCollector } from './garbage-collector.js';
+import { ObjectStore, type Json } from './object-store.js';
+import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
+import { ResourceRegistry } from './resource-registry.js';
+import { route, type Route } from './router.js';
+import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
+import { WatchHub, errorEventLine } from './watch-hub.js';
+
+/** Options of {@link startEmbeddedApiServer}. */
+export interface EmbeddedApiServerOptions {
+  /** TCP port; 0 picks a free one. Defaults to 0. */
+  port?: number;
+  /** Address to bind. Defaults to `127.0.0.1`. */
+  host?: string;
+  /** The bearer token clients must send. Defaults to a random token. */
+  token?: string;
+  /** Events kept for watches resuming from an older resourceVersion. Defaults to 1000. */
+  historyWindow?: number;
+  /** Interval of BOOKMARK events on watches that allow them. Defaults to 60000 (like kube-apiserver). */
+  bookmarkIntervalMs?: number;
+  /** Delay before background garbage collection and namespace cleanup run. Defaults to 50. */
+  gcDelayMs?: number;
+  /** Largest request body accepted, in bytes (larger gets 413). Defaults to 3 MiB, as kube-apiserver. */
+  maxBodyBytes?: number;
+}
+
+/** Every fault of {@link ApiServerFaults}: the embedded server provides them all. */
+export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
+
+const CONTEXT = 'kindex-embedded';
+
+/** A running embedded API server; see {@link startEmbeddedApiServer}. */
+export class EmbeddedApiServer implements TestApiServer {
+  readonly flavor = 'embedded' as const;
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  readonly token: string;
+  readonly kubeConfig: KubeConfig;
+  readonly kubeconfigYaml: string;
+  readonly faults: EmbeddedApiServerFaults;
+
+  private readonly store: ObjectStore;
+  private readonly registry = new ResourceRegistry();
+  private readonly hub: WatchHub;
+  private readonly handler: ResourceHandler;
+  private readonly gc: GarbageCollector;
+  private readonly requestFaults = new RequestFaults();
+  private readonly maxBodyBytes: number;
+  private server: http.Server;
+  private stopped = false;
+
+  /** @internal Use {@link startEmbeddedApiServer}. */
+  constructor(server: http.Server, host: string, port: number, token: string, parts: { store: ObjectStore; hub: WatchHub; options: EmbeddedApiServerOptions }) {
+    this.server = server;
+    this.host = host;
+    this.port = port;
+    this.token = token;
+    this.url = `http://${host}:${port}`;
+    this.store = parts.store;
+    this.hub = parts.hub;
+    this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.handler = new ResourceHandler(this.store, this.registry);
+    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
+    this.handler.hooks = {
+      beforeWrite: (t, draft, old) => crds.beforeWrite(t, draft, old),
+      afterWrite: (t, stored, removed) => crds.afterWrite(t, stored, removed),
+    };
+    const gcOptions = parts.options.gcDelayMs === undefined ? {} : { gcDelayMs: parts.options.gcDelayMs };
+    this.gc = new GarbageCollector(this.store, this.registry, this.handler, gcOptions);
+    this.kubeConfig = new KubeConfig();
+    this.kubeConfig.loadFromOptions({
+      clusters: [{ name: CONTEXT, server: this.url, skipTLSVerify: true }],
+      users: [{ name: CONTEXT, token }],
+      contexts: [{ name: CONTEXT, cluster: CONTEXT, user: CONTEXT }],
+      currentContext: CONTEXT,
+    });
+    this.kubeconfigYaml = toYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: CONTEXT, cluster: { server: this.url } }],
+      users: [{ name: CONTEXT, user: { token } }],
+      contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user: CONTEXT } }],
+      'current-context': CONTEXT,
+    });
+    this.faults = {
+      closeWatches: async () => this.hub.closeAll(),
+      expireHistory: async () => this.store.expireHistory(),
+      failNextRequests: (count, options) => this.requestFaults.failNext(count, options),
+      setLatency: (ms) => {
+        this.requestFaults.latencyMs = Math.max(0, ms);
+      },
+      pauseEvents: () => this.hub.pause(),
+      resumeEvents: () => this.hub.resume(),
+      restart: () => this.restart(),
+    };
+    server.on('request', (req, res) => void this.serve(req, res));
+    this.seedNamespaces();
+  }
+
+  /** The latest resourceVersion, for diagnostics. */
+  resourceVersion(): string {
+    return String(this.store.resourceVersion);
+  }
+
+  /** How many watches are open, for diagnostics. */
+  openWatches(): number {
+    return this.hub.size;
+  }
+
+  /** Stops the server, ends every watch and timer. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.hub.dispose();
+    this.gc.dispose();
+    await closeServer(this.server);
+  }
+
+  private async restart(): Promise<void> {
+    if (this.stopped) throw new Error('the embedded API server is stopped');
+    const old = this.server;
+    this.hub.closeAll();
+    await closeServer(old);
+    const next = http.createServer();
+    next.on('request', (req, res) => void this.serve(req, res));
+    await listen(next, this.port, this.host);
+    this.server = next;
+  }
+
+  private seedNamespaces(): void {
+    const nsType = this.registry.byTypeId('/namespaces')!;
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      this.handler.create({
+        type: nsType,
+        version: 'v1',
+        namespace: undefined,
+        name: undefined,
+        subresource: undefined,
+        query: new URLSearchParams(),
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } },
+        contentType: 'application/json',
+      });
+    }
+  }
+
+  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      if (this.requestFaults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.requestFaults.latencyMs));
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const r = route(url.pathname);
+      const open = r !== undefined && (r.kind === 'health' || r.kind === 'version');
+      if (!open && req.headers.authorization !== `Bearer ${this.token}`) {
+        throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
+      }
+      const failure = this.requestFaults.take();
+      if (failure !== undefined) {
+        if (failure.status === 429) {
+          const after = failure.retryAfterSeconds ?? 1;
+          res.setHeader('Retry-After', String(after));
+          throw new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: after });
+        }
+        if (failure.status === 503) throw new ApiStatusError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+        throw new ApiStatusError(500, 'InternalError', 'Internal error occurred: injected fault');
+      }
+      if (r === undefined) throw pathNotFound();
+      const body = await this.readBody(req);
+      if (r.kind === 'resource') {
+        this.serveResource(r, url, req, res, body);
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+      this.send(res, this.discovery(r));
+    } catch (e) {
+      this.sendError(res, e);
+    }
+  }
+
+  private discovery(r: Route): JsonResponse {
+    const json = (doc: Json | undefined): JsonResponse => {
+      if (doc === undefined) throw pathNotFound();
+      return { status: 200, body: JSON.stringify(doc) };
+    };
+    switch (r.kind) {
+      case 'version':
+        return json(versionInfo());
+      case 'health':
+        return { status: 200, body: '"ok"' };
+      case 'api':
+        return json(coreVersions(`${this.host}:${this.port}`));
+      case 'apis':
+        return json(groupList(this.registry));
+      case 'group':
+        return json(group(this.registry, r.group));
+      case 'resources':
+        return json(resourceList(this.registry, r.group, r.version));
+      default:
+        // No OpenAPI documents: kubectl tolerates their absence with --validate=false.
+        throw pathNotFound();
+    }
+  }
+
+  private serveResource(r: Extract<Route, { kind: 'resource' }>, url: URL, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): void {
+    const type = this.registry.lookup(r.group, r.version, r.resource);
+    if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
+    if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const request: ResourceRequest = {
+      type,
+      version: r.version,
+      namespace: r.namespace,
+      name: r.name,
+      subresource: r.subresource,
+      query: url.searchParams,
+      body,
+      contentType: req.headers['content-type'],
+    };
+    const watch = url.searchParams.get('watch');
+    switch (req.method) {
+      case 'GET':
+        if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
+        return this.send(res, r.name === undefined ? this.handler.list(request) : this.handler.get(request));
+      case 'POST':
+        if (r.name !== undefined) throw methodNotAllowed();
+        return this.send(res, this.handler.create(request));
+      case 'PUT':
+        if (r.name === undefined) throw methodNotAllowed();
+        return this.send(res, this.handler.update(request));
+      case 'PATCH':
+        if (r.name === undefined) throw methodNotAllowed();
+        return this.send(res, this.handler.patch(request));
+      case 'DELETE':
+        if (r.name === undefined || r.subresource !== undefined) throw methodNotAllowed();
+        return this.send(res, this.handler.delete(request));
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
+    const q = request.query;
+    const { labels, fields } = this.handler.selectors(request);
+    const rvText = q.get('resourceVersion');
+    let fromRv: number | undefined;
+    if (rvText !== null && rvText !== '' && rvText !== '0') {
+      fromRv = Number(rvText);
+      if (!/^\d+$/.test(rvText)) throw badRequest(`invalid resource version: ${rvText}`);
+    }
+    const timeoutText = q.get('timeoutSeconds');
+    const timeoutMs = timeoutText === null || timeoutText === '' ? undefined : Number(timeoutText) * 1000;
+    if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
+    req.socket.setNoDelay(true);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    try {
+      this.hub.open(
+        {
+          type: request.type,
+          version: request.version,
+          namespace: request.namespace,
+          labels,
+          fields,
+          bookmarks: q.get('allowWatchBookmarks') === 'true',
+          timeoutMs,
+        },
+        res,
+        fromRv,
+      );
+    } catch (e) {
+      if (!(e instanceof ApiStatusError)) throw e;
+      // Like the watch cache: the stream opens, reports the error as an event, and ends.
+      res.end(errorEventLine(e.toStatus()));
+    }
+  }
+
+  private async readBody(req: http.IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > this.maxBodyBytes) {
+        throw new ApiStatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+      }
+      chunks.push(chunk as Buffer);
+    }
+    if (size === 0) return undefined;
+    const text = Buffer.concat(chunks).toString('utf8');
+    const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+    try {
+      return media === 'application/yaml' || media === 'application/apply-patch+yaml' ? parseYaml(text) : JSON.parse(text);
+    } catch (e) {
+      throw badRequest(`the request body is not valid ${media.includes('yaml') ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
+    }
+  }
+
+  private send(res: http.ServerResponse, r: JsonResponse): void {
+    if (res.headersSent) return;
+    res.writeHead(r.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) });
+    res.end(r.body);
+  }
+
+  private sendError(res: http.ServerResponse, e: unknown): void {
+    const err =
+      e instanceof ApiStatusError ? e : new ApiStatusError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    this.send(res, { status: err.code, body: JSON.stringify(err.toStatus()) });
+  }
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Starts an embedded Kubernetes API server on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * const server = await startEmbeddedApiServer({ historyWindow: 50, bookmarkIntervalMs: 200 });
+ * const core = server.kubeConfig.makeApiClient(CoreV1Api);
+ * await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
+ * await server.stop();
+ * ```
+ */
+export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions = {}): Promise<EmbeddedApiServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(16).toString('hex');
+  const store = new ObjectStore(options.historyWindow === undefined ? {} : { historyWindow: options.historyWindow });
+  const hub = new WatchHub(store, options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs });
+  const server = http.createServer();
+  server.keepAliveTimeout = 30_000;
+  let port: number;
+  try {
+    port = await listen(server, options.port ?? 0, host);
+  } catch (e) {
+    hub.dispose();
+    throw e;
+  }
+  return new EmbeddedApiServer(server, host, port, token, { store, hub, options });
+}

@@ -1,0 +1,75 @@
+// PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via fast-json-patch) and
+// strategic merge patch, which the embedded server applies as a merge patch (exact for maps and
+// scalars; lists are replaced whole instead of merged by their merge keys).
+
+import jsonpatch from 'fast-json-patch';
+import { ApiStatusError, badRequest } from './status-error.js';
+import type { Json } from './object-store.js';
+
+/** The patch content types the server understands. */
+export type PatchType = 'merge' | 'json' | 'strategic';
+
+const CONTENT_TYPES: Record<string, PatchType> = {
+  'application/merge-patch+json': 'merge',
+  'application/json-patch+json': 'json',
+  'application/strategic-merge-patch+json': 'strategic',
+};
+
+/**
+ * The patch type of a Content-Type header.
+ * @throws {ApiStatusError} 415 for any other media type (including server-side apply).
+ */
+export function patchTypeOf(contentType: string | undefined, custom: boolean): PatchType {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = CONTENT_TYPES[media];
+  // Custom resources have no merge keys, so the real server refuses strategic merge for them.
+  if (type === undefined || (type === 'strategic' && custom)) {
+    const accepted = custom
+      ? 'application/json-patch+json, application/merge-patch+json'
+      : 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json';
+    throw new ApiStatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+    );
+  }
+  return type;
+}
+
+/** RFC 7386: objects merge recursively, `null` deletes, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Json = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Json) } : {};
+  for (const [k, v] of Object.entries(patch as Json)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/**
+ * Applies a patch body to a copy of `current`.
+ * @throws {ApiStatusError} 400 for a body that is not a patch, 422 when a JSON patch does not apply.
+ */
+export function applyPatch(current: Readonly<Json>, type: PatchType, body: unknown): Json {
+  if (type === 'json') {
+    if (!Array.isArray(body)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    const doc = structuredClone(current) as Json;
+    let result: Json;
+    try {
+      result = jsonpatch.applyPatch(doc, body as jsonpatch.Operation[], true, true, true).newDocument;
+    } catch (e) {
+      // A failed `test` op or a path that does not exist: the request, not the server, is wrong.
+      const first = (e as Error).message.split('\n')[0];
+      throw new ApiStatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${first}`);
+    }
+    if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+      throw new ApiStatusError(422, 'Invalid', 'the server rejected our request due to an error in our request: patch result is not an object');
+    }
+    return result;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw badRequest('the body of the patch must be a JSON object for merge patch');
+  }
+  return mergePatch(structuredClone(current), body) as Json;
+}

@@ -1,0 +1,521 @@
+// The verbs on resources: get, list, create, update, patch, delete and their status subresource
+// variants, with kube-apiserver's semantics (optimistic concurrency, generation, finalizers,
+// status isolation, namespaces that must exist). Watches are opened here and streamed by WatchHub.
+
+import { randomUUID } from 'node:crypto';
+import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
+import type { FieldSelector } from '@kindex/core';
+import { parseFieldSelector } from './field-selectors.js';
+import { finalizersOf, jsonEqual, metaOf, nowTimestamp } from './object-meta.js';
+import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
+import { applyPatch, patchTypeOf } from './patch.js';
+import type { ResourceRegistry, ResourceType } from './resource-registry.js';
+import {
+  ApiStatusError,
+  MODIFIED_CONFLICT,
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  type StatusCause,
+} from './status-error.js';
+import { apiVersionOf, matchesSpec } from './watch-hub.js';
+
+/** One request addressed to a resource, after routing and body parsing. */
+export interface ResourceRequest {
+  readonly type: ResourceType;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  readonly query: URLSearchParams;
+  /** The parsed JSON body, when there is one. */
+  readonly body: unknown;
+  readonly contentType: string | undefined;
+}
+
+/** A finished response: HTTP status and JSON text. */
+export interface JsonResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** Hooks other parts of the server run around writes (CRD serving, garbage collection). */
+export interface WriteHooks {
+  /** Validates and completes an object before it is stored (CRDs). May throw ApiStatusError. */
+  beforeWrite?(type: ResourceType, draft: Json, old: StoredObject | undefined): void;
+  /** Runs after an object was stored or removed. */
+  afterWrite?(type: ResourceType, stored: StoredObject | undefined, removed: StoredObject | undefined): void;
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+function randomSuffix(): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return s;
+}
+
+function nameErrors(type: ResourceType, name: string): string[] {
+  if (type.id === '/namespaces') {
+    return name.length <= 63 && DNS_LABEL_RE.test(name)
+      ? []
+      : ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"];
+  }
+  if (type.id === '/services') {
+    return name.length <= 63 && DNS1035_RE.test(name)
+      ? []
+      : ["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"];
+  }
+  return dnsSubdomainErrors(name);
+}
+
+/** The verbs of the embedded server on stored objects. */
+export class ResourceHandler {
+  hooks: WriteHooks = {};
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly registry: ResourceRegistry,
+  ) {}
+
+  /** The key of an object of a type. */
+  static keyOf(type: ResourceType, namespace: string | undefined, name: string): string {
+    return type.namespaced ? `${namespace ?? ''}/${name}` : name;
+  }
+
+  /** GET of one object or its status. */
+  get(req: ResourceRequest): JsonResponse {
+    const stored = this.mustGet(req.type, req.namespace, req.name!);
+    return this.objectResponse(200, req, stored);
+  }
+
+  /** Parses label and field selectors of a list or watch (400 when invalid). */
+  selectors(req: ResourceRequest): { labels: LabelSelector; fields: FieldSelector } {
+    let labels: LabelSelector;
+    try {
+      labels = LabelSelector.parse(req.query.get('labelSelector') ?? '');
+    } catch (e) {
+      throw badRequest((e as Error).message);
+    }
+    let fieldText = req.query.get('fieldSelector') ?? '';
+    if (req.name !== undefined) fieldText = fieldText === '' ? `metadata.name=${req.name}` : `${fieldText},metadata.name=${req.name}`;
+    return { labels, fields: parseFieldSelector(req.type, fieldText) };
+  }
+
+  /** LIST with selectors and limit/continue pagination. */
+  list(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    const { labels, fields } = this.selectors(req);
+    const limitText = req.query.get('limit');
+    const limit = limitText === null || limitText === '' ? 0 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit: ${limitText}`);
+    let listRv = this.store.resourceVersion;
+    let afterKey: string | undefined;
+    const token = req.query.get('continue');
+    if (token !== null && token !== '') {
+      const decoded = decodeContinue(token);
+      if (decoded.rv < this.store.oldestResumable) {
+        throw expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
+      }
+      listRv = decoded.rv;
+      afterKey = decoded.start;
+    }
+    const apiVersion = apiVersionOf(t, req.version);
+    const spec = { type: t, namespace: req.namespace, labels, fields };
+    const filtered = !labels.isEmpty() || !fields.isEmpty();
+    const items: string[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    for (const o of this.store.list(t.id, req.namespace, afterKey)) {
+      if (filtered && !matchesSpec(spec, o.obj)) continue;
+      if (limit > 0 && items.length === limit) {
+        more = true;
+        break;
+      }
+      // Typed (built-in) list items carry no kind/apiVersion on the real server; unstructured ones do.
+      items.push(t.custom ? objectJson(o, t.kind, apiVersion) : o.body);
+      lastKey = o.key;
+    }
+    const meta: Json = { resourceVersion: String(listRv) };
+    if (more && lastKey !== undefined) {
+      meta['continue'] = encodeContinue(listRv, lastKey);
+      if (!filtered) meta['remainingItemCount'] = this.store.countAfter(t.id, req.namespace, lastKey);
+    }
+    const head = `{"kind":${JSON.stringify(t.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`;
+    return { status: 200, body: `${head}${items.join(',')}]}` };
+  }
+
+  /** POST: creates an object (name or generateName). */
+  create(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    if (t.namespaced && req.namespace === undefined) throw methodNotAllowed();
+    const draft = this.checkBody(req);
+    const meta = metaOf(draft);
+    draft['metadata'] = meta;
+    if (t.namespaced) meta['namespace'] = req.namespace;
+    else delete meta['namespace'];
+    if (typeof meta['name'] !== 'string' || meta['name'] === '') {
+      const gen = meta['generateName'];
+      if (typeof gen !== 'string' || gen === '') {
+        throw invalid(t.kind, t.custom ? t.group : '', '', [
+          { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
+        ]);
+      }
+      meta['name'] = `${gen.slice(0, 58)}${randomSuffix()}`;
+    }
+    const name = meta['name'] as string;
+    this.validateMeta(t, draft, name);
+    if (t.namespaced) this.checkNamespaceOpen(t, req.namespace!, name);
+    const key = ResourceHandler.keyOf(t, req.namespace, name);
+    if (this.store.get(t.id, key) !== undefined) throw alreadyExists(t.resource, t.group, name);
+    meta['uid'] = randomUUID();
+    meta['creationTimestamp'] = nowTimestamp();
+    delete meta['deletionTimestamp'];
+    delete meta['deletionGracePeriodSeconds'];
+    delete meta['resourceVersion'];
+    if (t.generation !== 'none') meta['generation'] = 1;
+    else delete meta['generation'];
+    this.defaultOnCreate(t, draft);
+    this.hooks.beforeWrite?.(t, draft, undefined);
+    const stored = this.store.create(t, key, draft);
+    this.hooks.afterWrite?.(t, stored, undefined);
+    return this.objectResponse(201, req, stored);
+  }
+
+  /** PUT of an object or of its status. */
+  update(req: ResourceRequest): JsonResponse {
+    const draft = this.checkBody(req);
+    const result = this.applyUpdate(req, draft);
+    return this.objectResponse(200, req, result);
+  }
+
+  /** PATCH of an object or of its status. */
+  patch(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    const patchType = patchTypeOf(req.contentType, t.custom);
+    const existing = this.mustGet(t, req.namespace, req.name!);
+    const patched = applyPatch(existing.obj, patchType, req.body);
+    // A patch may not change what it addresses; kind/apiVersion come from the path.
+    patched['kind'] = t.kind;
+    patched['apiVersion'] = apiVersionOf(t, req.version);
+    const meta = metaOf(patched);
+    patched['metadata'] = meta;
+    if (meta['name'] === undefined) meta['name'] = req.name;
+    if (t.namespaced && meta['namespace'] === undefined) meta['namespace'] = req.namespace;
+    return this.objectResponse(200, req, this.applyUpdate(req, patched, existing));
+  }
+
+  /** DELETE with preconditions, propagation policy and finalizers. */
+  delete(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    const existing = this.mustGet(t, req.namespace, req.name!);
+    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
+    const pre = (options['preconditions'] ?? {}) as Json;
+    const meta = metaOf(existing.obj);
+    if (typeof pre['uid'] === 'string' && pre['uid'] !== meta['uid']) {
+      throw conflict(t.resource, t.group, req.name!, `Precondition failed: UID in precondition: ${pre['uid']}, UID in object meta: ${String(meta['uid'])}`);
+    }
+    if (typeof pre['resourceVersion'] === 'string' && pre['resourceVersion'] !== meta['resourceVersion']) {
+      throw conflict(
+        t.resource,
+        t.group,
+        req.name!,
+        `Precondition failed: ResourceVersion in precondition: ${pre['resourceVersion']}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`,
+      );
+    }
+    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
+    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+      throw invalid('DeleteOptions', '', '', [
+        { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` },
+      ]);
+    }
+    const result = this.deleteObject(t, existing, policy);
+    // Held by finalizers: the answer is the object, now carrying its deletionTimestamp.
+    if (result !== undefined && this.store.get(t.id, existing.key) !== undefined) return this.objectResponse(200, req, result);
+    if (t.returnDeletedObject) return this.objectResponse(200, req, result ?? existing);
+    return {
+      status: 200,
+      body: JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: req.name, group: t.group, kind: t.resource, uid: meta['uid'] },
+      }),
+    };
+  }
+
+  /**
+   * Deletes an object the way DELETE does, for the API and for the garbage collector: objects
+   * with finalizers (or a Foreground policy) get a deletionTimestamp and stay until the last
+   * finalizer goes; others are removed. Returns the held object or the removed one.
+   */
+  deleteObject(t: ResourceType, existing: StoredObject, policy: 'Background' | 'Foreground' | 'Orphan' = 'Background'): StoredObject | undefined {
+    const finalizers = finalizersOf(existing.obj);
+    const meta = metaOf(existing.obj);
+    const extra = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+    const isNamespace = t.id === '/namespaces';
+    if (finalizers.length > 0 || extra !== undefined || isNamespace) {
+      const draft = structuredClone(existing.obj) as Json;
+      const m = metaOf(draft);
+      let changed = false;
+      if (extra !== undefined && !finalizers.includes(extra)) {
+        m['finalizers'] = [...finalizers, extra];
+        changed = true;
+      }
+      if (meta['deletionTimestamp'] === undefined) {
+        m['deletionTimestamp'] = nowTimestamp();
+        m['deletionGracePeriodSeconds'] = 0;
+        if (typeof m['generation'] === 'number') m['generation'] = (m['generation'] as number) + 1;
+        changed = true;
+      }
+      if (isNamespace) {
+        const status = (draft['status'] ?? {}) as Json;
+        if (status['phase'] !== 'Terminating') {
+          draft['status'] = { ...status, phase: 'Terminating' };
+          changed = true;
+        }
+      }
+      if (!changed) return existing;
+      const stored = this.store.update(t, existing.key, draft);
+      this.hooks.afterWrite?.(t, stored, undefined);
+      return stored;
+    }
+    const removed = this.store.delete(t, existing.key);
+    this.hooks.afterWrite?.(t, undefined, removed);
+    return removed;
+  }
+
+  /** Replaces an existing object, for the garbage collector's own writes (finalizers, owners). */
+  rewrite(t: ResourceType, existing: StoredObject, draft: Json): StoredObject | undefined {
+    const req: ResourceRequest = {
+      type: t,
+      version: t.storageVersion,
+      namespace: metaOf(existing.obj)['namespace'] as string | undefined,
+      name: metaOf(existing.obj)['name'] as string,
+      subresource: undefined,
+      query: new URLSearchParams(),
+      body: undefined,
+      contentType: undefined,
+    };
+    return this.applyUpdate(req, draft, existing, true);
+  }
+
+  private applyUpdate(req: ResourceRequest, draft: Json, current?: StoredObject, internal = false): StoredObject {
+    const t = req.type;
+    const meta = metaOf(draft);
+    draft['metadata'] = meta;
+    const bodyName = meta['name'];
+    if (bodyName !== req.name) {
+      throw badRequest(`the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`);
+    }
+    const existing = current ?? this.mustGet(t, req.namespace, req.name!);
+    const old = existing.obj;
+    const oldMeta = metaOf(old);
+    const rv = meta['resourceVersion'];
+    if (rv !== undefined && rv !== '' && rv !== oldMeta['resourceVersion']) {
+      throw conflict(t.resource, t.group, req.name!, MODIFIED_CONFLICT);
+    }
+    let next: Json;
+    if (req.subresource === 'status') {
+      // Writes to /status change only status (the rest comes from the stored object).
+      next = structuredClone(old) as Json;
+      if (draft['status'] === undefined) delete next['status'];
+      else next['status'] = draft['status'];
+    } else {
+      next = draft;
+      this.validateMeta(t, next, req.name!);
+      // Writes to the main resource ignore status when status is a subresource.
+      if (t.statusSubresource) {
+        if (old['status'] === undefined) delete next['status'];
+        else next['status'] = structuredClone(old['status']);
+      }
+      const m = metaOf(next);
+      for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace']) {
+        if (oldMeta[k] === undefined) delete m[k];
+        else m[k] = oldMeta[k];
+      }
+      if (!internal && oldMeta['deletionTimestamp'] !== undefined) {
+        const before = new Set(finalizersOf(old));
+        const added = finalizersOf(next).filter((f) => !before.has(f));
+        if (added.length > 0) {
+          throw invalid(t.kind, t.custom ? t.group : '', req.name!, [
+            { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+          ]);
+        }
+      }
+      if (t.generation !== 'none' && specChanged(t, old, next)) m['generation'] = ((oldMeta['generation'] as number | undefined) ?? 0) + 1;
+    }
+    next['kind'] = t.kind;
+    next['apiVersion'] = apiVersionOf(t, t.storageVersion);
+    const nm = metaOf(next);
+    nm['resourceVersion'] = oldMeta['resourceVersion'];
+    this.hooks.beforeWrite?.(t, next, existing);
+    // An update that changes nothing writes nothing, like the real server: no new resourceVersion, no event.
+    if (jsonEqual(next, old)) return existing;
+    if (oldMeta['deletionTimestamp'] !== undefined && finalizersOf(next).length === 0 && !(t.id === '/namespaces' && namespaceFinalizers(next).length > 0)) {
+      // The last finalizer is gone: the object is deleted now (watchers see DELETED).
+      const removed = this.store.delete(t, existing.key);
+      this.hooks.afterWrite?.(t, undefined, removed);
+      return removed ?? existing;
+    }
+    const stored = this.store.update(t, existing.key, next);
+    this.hooks.afterWrite?.(t, stored, undefined);
+    return stored;
+  }
+
+  private mustGet(t: ResourceType, namespace: string | undefined, name: string): StoredObject {
+    const stored = this.store.get(t.id, ResourceHandler.keyOf(t, namespace, name));
+    if (stored === undefined) throw notFound(t.resource, t.group, name);
+    return stored;
+  }
+
+  private objectResponse(status: number, req: ResourceRequest, stored: StoredObject): JsonResponse {
+    return { status, body: objectJson(stored, req.type.kind, apiVersionOf(req.type, req.version)) };
+  }
+
+  // The body of a create or update: an object whose kind, apiVersion and namespace fit the path.
+  private checkBody(req: ResourceRequest): Json {
+    const body = req.body;
+    const t = req.type;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('the body of the request must be a JSON object');
+    }
+    const draft = structuredClone(body) as Json;
+    const expected = apiVersionOf(t, req.version);
+    const json = JSON.stringify(body).slice(0, 200);
+    // Typed decoding defaults a missing kind/apiVersion from the path; unstructured (custom) does not.
+    if (!t.custom) {
+      if (draft['kind'] === undefined || draft['kind'] === '') draft['kind'] = t.kind;
+      if (draft['apiVersion'] === undefined || draft['apiVersion'] === '') draft['apiVersion'] = expected;
+    }
+    if (draft['kind'] === undefined || draft['kind'] === '') throw badRequest(`Object 'Kind' is missing in '${json}'`);
+    if (draft['apiVersion'] === undefined || draft['apiVersion'] === '') throw badRequest(`Object 'apiVersion' is missing in '${json}'`);
+    if (draft['apiVersion'] !== expected) {
+      throw badRequest(`the API version in the data (${String(draft['apiVersion'])}) does not match the expected API version (${expected})`);
+    }
+    if (draft['kind'] !== t.kind) {
+      throw badRequest(`the kind in the data (${String(draft['kind'])}) does not match the expected kind (${t.kind}) of ${t.resource}`);
+    }
+    const meta = draft['metadata'];
+    if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
+      throw badRequest('metadata must be an object');
+    }
+    const ns = (meta as Json | undefined)?.['namespace'];
+    if (t.namespaced && ns !== undefined && ns !== '' && ns !== req.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    draft['apiVersion'] = apiVersionOf(t, t.storageVersion);
+    return draft;
+  }
+
+  private validateMeta(t: ResourceType, obj: Json, name: string): void {
+    const causes: StatusCause[] = [];
+    const meta = metaOf(obj);
+    for (const msg of nameErrors(t, name)) {
+      causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${msg}` });
+    }
+    for (const field of ['labels', 'annotations'] as const) {
+      const map = meta[field];
+      if (map === undefined || map === null) continue;
+      if (typeof map !== 'object' || Array.isArray(map)) {
+        causes.push({ reason: 'FieldValueInvalid', field: `metadata.${field}`, message: 'Invalid value: must be a map of strings' });
+        continue;
+      }
+      for (const [k, v] of Object.entries(map as Json)) {
+        for (const msg of qualifiedNameErrors(k)) {
+          causes.push({ reason: 'FieldValueInvalid', field: `metadata.${field}`, message: `Invalid value: ${JSON.stringify(k)}: ${msg}` });
+        }
+        if (typeof v !== 'string') {
+          causes.push({ reason: 'FieldValueInvalid', field: `metadata.${field}.${k}`, message: 'Invalid value: must be a string' });
+        } else if (field === 'labels') {
+          for (const msg of labelValueErrors(v)) {
+            causes.push({ reason: 'FieldValueInvalid', field: `metadata.labels`, message: `Invalid value: ${JSON.stringify(v)}: ${msg}` });
+          }
+        }
+      }
+    }
+    const refs = meta['ownerReferences'];
+    if (refs !== undefined && refs !== null) {
+      if (!Array.isArray(refs)) {
+        causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: must be a list' });
+      } else {
+        refs.forEach((r: unknown, i) => {
+          const ref = (r ?? {}) as Json;
+          for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
+            if (typeof ref[f] !== 'string' || ref[f] === '') {
+              causes.push({ reason: 'FieldValueRequired', field: `metadata.ownerReferences[${i}].${f}`, message: 'Required value' });
+            }
+          }
+        });
+      }
+    }
+    if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
+  }
+
+  private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {
+    const ns = this.store.get('/namespaces', namespace);
+    if (ns === undefined) throw notFound('namespaces', '', namespace);
+    if (metaOf(ns.obj)['deletionTimestamp'] !== undefined) {
+      throw new ApiStatusError(
+        403,
+        'Forbidden',
+        `${t.resource}${t.group ? `.${t.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        { name, group: t.group, kind: t.resource },
+      );
+    }
+  }
+
+  private defaultOnCreate(t: ResourceType, draft: Json): void {
+    if (t.custom && t.statusSubresource) delete draft['status'];
+    if (t.id === '/namespaces') {
+      draft['spec'] = { finalizers: ['kubernetes'] };
+      draft['status'] = { phase: 'Active' };
+    }
+    if (t.id === '/pods') draft['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    if (t.id === '/secrets' && draft['type'] === undefined) draft['type'] = 'Opaque';
+  }
+
+  /** The registry, for hooks that need to resolve other types. */
+  get types(): ResourceRegistry {
+    return this.registry;
+  }
+}
+
+function namespaceFinalizers(ns: Json): string[] {
+  const f = ((ns['spec'] ?? {}) as Json)['finalizers'];
+  return Array.isArray(f) ? (f as string[]) : [];
+}
+
+// Which content bumps metadata.generation: spec for most kinds, everything but metadata and
+// status for custom resources (status too when it is not a subresource).
+function specChanged(t: ResourceType, old: Readonly<Json>, next: Json): boolean {
+  if (t.generation === 'spec') return !jsonEqual(old['spec'], next['spec']);
+  const skip = new Set(['metadata', 'kind', 'apiVersion']);
+  if (t.statusSubresource) skip.add('status');
+  const keys = new Set([...Object.keys(old), ...Object.keys(next)]);
+  for (const k of keys) if (!skip.has(k) && !jsonEqual(old[k], next[k])) return true;
+  return false;
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${start}\u0000` })).toString('base64');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as Json;
+    if (parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') throw new Error('bad token');
+    return { rv: parsed['rv'], start: (parsed['start'] as string).replace(/\u0000$/, '') };
+  } catch {
+    throw badRequest(`continue key is not valid: ${token.slice(0, 100)}`);
+  }
+}

@@ -1,0 +1,221 @@
+// Open watches and event delivery. Each store event is filtered per watcher exactly as the
+// apiserver's cacher does: an object that starts matching a watcher's selectors arrives as ADDED,
+// one that stops matching as DELETED (its previous state at the event's resourceVersion). Each
+// event line is serialized once and shared by every watcher that receives it.
+
+import type { ServerResponse } from 'node:http';
+import type { FieldSelector, LabelSelector } from '@kindex/core';
+import { fieldValue } from './field-selectors.js';
+import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from './object-store.js';
+import type { ResourceType } from './resource-registry.js';
+import type { StatusObject } from './status-error.js';
+
+/** What one watch asks for. */
+export interface WatchSpec {
+  readonly type: ResourceType;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  readonly labels: LabelSelector;
+  readonly fields: FieldSelector;
+  readonly bookmarks: boolean;
+  readonly timeoutMs: number | undefined;
+}
+
+/** Options of {@link WatchHub}. */
+export interface WatchHubOptions {
+  /** Interval of BOOKMARK events for watches that allow them. Defaults to 60000. */
+  bookmarkIntervalMs?: number;
+}
+
+/** Whether an object passes a watch's namespace, label and field filters. */
+export function matchesSpec(spec: Pick<WatchSpec, 'type' | 'namespace' | 'labels' | 'fields'>, obj: Readonly<Json>): boolean {
+  const meta = obj['metadata'] as Json;
+  if (spec.namespace !== undefined && meta['namespace'] !== spec.namespace) return false;
+  if (!spec.labels.isEmpty() && !spec.labels.matches(meta['labels'] as Record<string, string> | undefined)) return false;
+  if (!spec.fields.isEmpty() && !spec.fields.matches((f) => fieldValue(spec.type, obj as Json, f))) return false;
+  return true;
+}
+
+class Watcher {
+  private timer: NodeJS.Timeout | undefined;
+  closed = false;
+  sentUpTo = 0;
+
+  constructor(
+    readonly spec: WatchSpec,
+    readonly res: ServerResponse,
+    private readonly onClose: (w: Watcher) => void,
+  ) {
+    res.on('close', () => this.close());
+    if (spec.timeoutMs !== undefined) {
+      this.timer = setTimeout(() => this.close(), spec.timeoutMs);
+      this.timer.unref();
+    }
+  }
+
+  write(line: string): void {
+    if (!this.closed) this.res.write(line);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.onClose(this);
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+// Serialized lines of one event, memoized by event type and apiVersion.
+class EventLines {
+  private readonly cache = new Map<string, string>();
+
+  constructor(private readonly event: StoreEvent) {}
+
+  line(type: 'ADDED' | 'MODIFIED' | 'DELETED', fromPrevious: boolean, t: ResourceType, apiVersion: string): string {
+    const memoKey = `${type}|${fromPrevious ? 'p' : 'o'}|${apiVersion}`;
+    let line = this.cache.get(memoKey);
+    if (line === undefined) {
+      const stored = fromPrevious ? stampedPrevious(this.event) : this.event.object;
+      line = `{"type":"${type}","object":${objectJson(stored, t.kind, apiVersion)}}\n`;
+      this.cache.set(memoKey, line);
+    }
+    return line;
+  }
+}
+
+function stampedPrevious(e: StoreEvent): StoredObject {
+  const prev = e.previous!;
+  const obj = JSON.parse(prev.body) as Json;
+  (obj['metadata'] as Json)['resourceVersion'] = String(e.rv);
+  return { obj: prev.obj, body: JSON.stringify(obj), rv: e.rv, key: prev.key };
+}
+
+/** The set of open watches of one server. */
+export class WatchHub {
+  private readonly byType = new Map<string, Set<Watcher>>();
+  private paused = false;
+  private readonly held: StoreEvent[] = [];
+  private readonly bookmarkTimer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly store: ObjectStore,
+    options: WatchHubOptions = {},
+  ) {
+    this.unsubscribe = store.subscribe((e) => {
+      if (this.paused) this.held.push(e);
+      else this.deliver(e);
+    });
+    this.bookmarkTimer = setInterval(() => this.sendBookmarks(), options.bookmarkIntervalMs ?? 60_000);
+    this.bookmarkTimer.unref();
+  }
+
+  /** How many watches are open. */
+  get size(): number {
+    let n = 0;
+    for (const s of this.byType.values()) n += s.size;
+    return n;
+  }
+
+  /**
+   * Starts a watch on an HTTP response: headers now, then initial events (synthetic ADDED for a
+   * watch without a resourceVersion, or the history after it), then live events.
+   * @throws {ApiStatusError} 410 when `fromRv` is older than the retained history; the caller
+   * sends it as an ERROR event.
+   */
+  open(spec: WatchSpec, res: ServerResponse, fromRv: number | undefined): void {
+    // Resolve history first so that a 410 can still be reported by the caller.
+    const backlog = fromRv === undefined ? undefined : this.store.eventsSince(fromRv);
+    const watcher = new Watcher(spec, res, (w) => this.byType.get(spec.type.id)?.delete(w));
+    const apiVersion = apiVersionOf(spec.type, spec.version);
+    if (backlog === undefined) {
+      for (const o of this.store.list(spec.type.id, spec.namespace)) {
+        if (matchesSpec(spec, o.obj)) watcher.write(`{"type":"ADDED","object":${objectJson(o, spec.type.kind, apiVersion)}}\n`);
+      }
+    } else {
+      for (const e of backlog) if (e.typeId === spec.type.id) this.deliverTo(watcher, e, new EventLines(e));
+    }
+    // The initial events cover everything up to now, including events held by pauseEvents():
+    // those must not reach this watch a second time on resume.
+    watcher.sentUpTo = this.store.resourceVersion;
+    let set = this.byType.get(spec.type.id);
+    if (set === undefined) {
+      set = new Set();
+      this.byType.set(spec.type.id, set);
+    }
+    if (!watcher.closed) set.add(watcher);
+  }
+
+  /** Ends every open watch. */
+  closeAll(): void {
+    for (const set of [...this.byType.values()]) for (const w of [...set]) w.close();
+  }
+
+  /** Ends the watches of one type (its CRD was deleted). */
+  closeType(typeId: string): void {
+    for (const w of [...(this.byType.get(typeId) ?? [])]) w.close();
+  }
+
+  /** Holds events back until {@link resume}. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /** Delivers held events in order, then delivers live again. */
+  resume(): void {
+    this.paused = false;
+    for (const e of this.held.splice(0)) this.deliver(e);
+  }
+
+  /** Stops timers and ends every watch. */
+  dispose(): void {
+    clearInterval(this.bookmarkTimer);
+    this.unsubscribe();
+    this.closeAll();
+  }
+
+  private deliver(e: StoreEvent): void {
+    const set = this.byType.get(e.typeId);
+    if (set === undefined || set.size === 0) return;
+    const lines = new EventLines(e);
+    for (const w of set) this.deliverTo(w, e, lines);
+  }
+
+  private deliverTo(w: Watcher, e: StoreEvent, lines: EventLines): void {
+    const spec = w.spec;
+    if (e.rv <= w.sentUpTo) return;
+    if (spec.namespace !== undefined && e.namespace !== spec.namespace) return;
+    const apiVersion = apiVersionOf(spec.type, spec.version);
+    const nowPasses = e.type !== 'DELETED' && matchesSpec(spec, e.object.obj);
+    const beforePasses = e.previous !== undefined && matchesSpec(spec, e.previous.obj);
+    if (nowPasses && beforePasses) w.write(lines.line('MODIFIED', false, spec.type, apiVersion));
+    else if (nowPasses) w.write(lines.line('ADDED', false, spec.type, apiVersion));
+    else if (beforePasses) w.write(lines.line('DELETED', true, spec.type, apiVersion));
+  }
+
+  private sendBookmarks(): void {
+    // A bookmark promises that every event up to its resourceVersion was sent: not while paused.
+    if (this.paused) return;
+    const rv = String(this.store.resourceVersion);
+    for (const set of this.byType.values()) {
+      for (const w of set) {
+        if (!w.spec.bookmarks) continue;
+        const t = w.spec.type;
+        w.write(
+          `{"type":"BOOKMARK","object":{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(apiVersionOf(t, w.spec.version))},"metadata":{"resourceVersion":"${rv}"}}}\n`,
+        );
+      }
+    }
+  }
+}
+
+/** `group/version`, or `version` for the core group. */
+export function apiVersionOf(type: ResourceType, version: string): string {
+  return type.group === '' ? version : `${type.group}/${version}`;
+}
+
+/** The line of a watch ERROR event carrying a Status. */
+export function errorEventLine(status: StatusObject): string {
+  return `{"type":"ERROR","object":${JSON.stringify(status)}}\n`;
+}
