@@ -1,0 +1,91 @@
+// A throw-away CustomResourceDefinition per test, so that CRD tests never share a group.
+import type { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueName } from '../helpers/unique-name.js';
+
+/** Coordinates of a CRD made by {@link createTestCrd}. */
+export interface TestCrd {
+  readonly name: string;
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly apiVersion: string;
+  readonly namespaced: boolean;
+}
+
+/** Options of {@link createTestCrd}. */
+export interface TestCrdOptions {
+  /** Defaults to `Namespaced`. */
+  readonly scope?: 'Namespaced' | 'Cluster';
+  /** Declares the status subresource. Defaults to true. */
+  readonly statusSubresource?: boolean;
+}
+
+/**
+ * Creates a CRD (`Widget` in a fresh group, spec and status free-form) and waits until its
+ * resource is served, which on a real server happens asynchronously after creation.
+ */
+export async function createTestCrd(
+  apiextensions: ApiextensionsV1Api,
+  custom: CustomObjectsApi,
+  options: TestCrdOptions = {},
+): Promise<TestCrd> {
+  const group = `${uniqueName('g')}.kindex.test`;
+  const plural = 'widgets';
+  const version = 'v1';
+  const scope = options.scope ?? 'Namespaced';
+  const freeForm = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
+  await apiextensions.createCustomResourceDefinition({
+    body: {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.${group}` },
+      spec: {
+        group,
+        scope,
+        names: { plural, singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [
+          {
+            name: version,
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: freeForm, status: freeForm } } },
+            ...((options.statusSubresource ?? true) ? { subresources: { status: {} } } : {}),
+          },
+        ],
+      },
+    },
+  });
+  await eventually(() => custom.listClusterCustomObject({ group, version, plural }), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    description: `serving ${plural}.${group}`,
+  });
+  return {
+    name: `${plural}.${group}`,
+    group,
+    version,
+    plural,
+    kind: 'Widget',
+    apiVersion: `${group}/${version}`,
+    namespaced: scope === 'Namespaced',
+  };
+}
+
+/** A custom object of `crd` (type of the CustomObjectsApi's untyped results). */
+export interface Widget {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    creationTimestamp?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
