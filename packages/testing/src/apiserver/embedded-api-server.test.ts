@@ -214,7 +214,7 @@ describe('startEmbeddedApiServer', () => {
             group: 'example.com',
             scope: 'Namespaced',
             names: { plural: 'widgets', kind: 'Widget' },
-            versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', xKubernetesPreserveUnknownFields: true } } }],
+            versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
           },
         },
       });
