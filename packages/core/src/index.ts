@@ -80,6 +80,13 @@ export { stealthTransition } from './filter/stealth-transition.js';
 export type { EventTransform } from './filter/stealth-transition.js';
 
 // --- handler: event handlers (event -> primary IDs)
+export { mapEvent } from './handler/event-handler.js';
+export type { EventHandler, HandlerProblemReporter, HandlerErrorListener } from './handler/event-handler.js';
+export { HandlerError } from './handler/handler-error.js';
+export { enqueueForObject } from './handler/enqueue-for-object.js';
+export { enqueueForOwner } from './handler/enqueue-for-owner.js';
+export type { EnqueueForOwnerOptions } from './handler/enqueue-for-owner.js';
+export { enqueueFromMapFunc } from './handler/enqueue-from-map-func.js';
 
 // --- queue: work queue, rate limiters, retry
 export type { Clock, TimerHandle } from './queue/clock.js';

@@ -1,0 +1,95 @@
+import type { KubernetesObject, OwnerReference } from '../resource/kubernetes-object.js';
+import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
+import { objectKeyOf } from '../predicate/internal/object-key.js';
+import type { EventHandler, HandlerProblemReporter } from './event-handler.js';
+import { objectsOf } from './internal/objects-of.js';
+import { apiGroupOf } from './internal/api-group.js';
+
+/** Options of {@link enqueueForOwner}. */
+export interface EnqueueForOwnerOptions {
+  /** API group of the owner kind: `''` for the core group, `apps`, `example.com`. The version is ignored. */
+  group: string;
+  /** Kind of the owner, as in `ownerReferences[].kind`: `Deployment`. */
+  kind: string;
+  /** Only follow the owner reference marked `controller: true`. Defaults to false. */
+  controllerOnly?: boolean;
+  /**
+   * Whether the owner kind is cluster-scoped: then owner IDs have no namespace; otherwise they
+   * take the dependent object's namespace (owner references cannot cross namespaces).
+   * Defaults to false.
+   */
+  clusterScopedOwner?: boolean;
+  /** Name in error reports. Defaults to `'enqueueForOwner(<group>/<kind>)'`. */
+  name?: string;
+}
+
+/**
+ * Reconciles the owners of the event's object (controller-runtime's EnqueueRequestForOwner):
+ * the `metadata.ownerReferences` whose API group and kind match, the version ignored (an owner
+ * reference written as `apps/v1beta2` still finds the `apps/v1` Deployment). On update both the
+ * old and the new object's owners are returned, so an adopted or orphaned object reconciles
+ * both sides.
+ *
+ * Better than controller-runtime on bad data: a malformed reference (no kind, an apiVersion
+ * like `a/b/c`, no name, not an object) is reported with its field path, such as
+ * `metadata.ownerReferences[1].kind`, and skipped; the other references are still used
+ * (controller-runtime stops at the first unparsable apiVersion).
+ *
+ * @example
+ * ```ts
+ * enqueueForOwner({ group: 'apps', kind: 'ReplicaSet', controllerOnly: true });
+ * ```
+ * @throws {TypeError} when `kind` is empty or `group` looks like an apiVersion (`apps/v1`).
+ */
+export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(
+  options: EnqueueForOwnerOptions,
+): EventHandler<R> {
+  const { group, kind, controllerOnly = false, clusterScopedOwner = false } = options;
+  if (typeof kind !== 'string' || kind === '') throw new TypeError('enqueueForOwner needs a non-empty kind');
+  if (typeof group !== 'string' || group.includes('/')) {
+    throw new TypeError(`enqueueForOwner: group must be an API group without version ('apps', '' for core), got ${JSON.stringify(group)}`);
+  }
+  const name = options.name ?? `enqueueForOwner(${group === '' ? 'core' : group}/${kind})`;
+
+  function* ownersOf(obj: R, report: HandlerProblemReporter<R>): Generator<ResourceID> {
+    const refs: unknown = obj.metadata?.ownerReferences;
+    if (refs === undefined || refs === null) return;
+    if (!Array.isArray(refs)) {
+      report(new InvalidResourceError(objectKeyOf(obj), 'metadata.ownerReferences', `must be a list, got ${typeof refs}`), obj);
+      return;
+    }
+    const namespace = clusterScopedOwner ? undefined : obj.metadata?.namespace;
+    for (let i = 0; i < refs.length; i++) {
+      const ref: unknown = refs[i];
+      // GetControllerOf: the first reference marked controller, malformed or not.
+      if (controllerOnly && (ref === null || typeof ref !== 'object' || (ref as OwnerReference).controller !== true)) continue;
+      const problem = checkRef(ref, `metadata.ownerReferences[${i}]`);
+      if (problem !== undefined) {
+        report(new InvalidResourceError(objectKeyOf(obj), problem[0], problem[1]), obj);
+      } else {
+        const r = ref as OwnerReference;
+        if (r.kind === kind && apiGroupOf(r.apiVersion) === group) yield ResourceID.of(r.name, namespace);
+      }
+      if (controllerOnly) return;
+    }
+  }
+
+  return Object.freeze({
+    name,
+    *map(event, report) {
+      for (const obj of objectsOf(event)) yield* ownersOf(obj, report);
+    },
+  } satisfies EventHandler<R>);
+}
+
+/** The field and problem of a malformed owner reference, or undefined when it is usable. */
+function checkRef(ref: unknown, at: string): [string, string] | undefined {
+  if (ref === null || typeof ref !== 'object' || Array.isArray(ref)) return [at, 'owner reference must be an object'];
+  const r = ref as Record<string, unknown>;
+  if (typeof r['kind'] !== 'string' || r['kind'] === '') return [`${at}.kind`, `must be a non-empty string, got ${JSON.stringify(r['kind'])}`];
+  if (typeof r['apiVersion'] !== 'string' || apiGroupOf(r['apiVersion']) === undefined) {
+    return [`${at}.apiVersion`, `must be "group/version" or "version", got ${JSON.stringify(r['apiVersion'])}`];
+  }
+  if (typeof r['name'] !== 'string' || r['name'] === '') return [`${at}.name`, `must be a non-empty string, got ${JSON.stringify(r['name'])}`];
+  return undefined;
+}
