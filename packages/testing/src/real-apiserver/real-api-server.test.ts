@@ -11,6 +11,7 @@ import {
   uniqueName,
   type RealApiServer,
 } from '../index.js';
+import { isProcessAlive as processExists } from './internal/process-alive.js';
 
 // One watch, ended after its first event or error: what a test needs to see an old-RV watch answer.
 function firstWatchOutcome(
@@ -40,15 +41,6 @@ function firstWatchOutcome(
       })
       .catch((error: unknown) => settle({ error }));
   });
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('startRealApiServer', function () {

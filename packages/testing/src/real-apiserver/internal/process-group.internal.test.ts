@@ -4,16 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { eventually } from '../../index.js';
 import { startOrphanWatchdog } from './orphan-watchdog.js';
+import { isProcessAlive as alive } from './process-alive.js';
 import { ProcessGroup } from './process-group.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // The shell prints the pid of the background child it started, so the test can watch it too.
 const PARENT_AND_CHILD = 'sleep 300 & echo $! > "$0"; wait';
