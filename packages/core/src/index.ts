@@ -29,7 +29,7 @@ export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './sel
 
 // --- store: the persistent indexed store
 export { IndexedStore } from './store/indexed-store.js';
-export type { Indexer, IndexedStoreOptions, UpsertResult } from './store/indexed-store.js';
+export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './store/indexed-store.js';
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
 export type { StoreDelta } from './store/store-delta.js';
 export { IndexerError, UnknownIndexError, DuplicateIndexerError } from './store/store-error.js';

@@ -39,9 +39,18 @@ type Op =
   | { kind: 'delete'; name: string; namespace: string | undefined }
   | { kind: 'replace'; objs: Thing[] }
   | { kind: 'addIndexer'; name: string }
-  | { kind: 'clear' };
+  | { kind: 'clear' }
+  | { kind: 'batch'; ops: Op[] };
+
+const writeArb: fc.Arbitrary<Op> = fc.oneof(
+  objectArb.map((obj): Op => ({ kind: 'upsert', obj })),
+  fc
+    .record({ name: fc.constantFrom('a', 'b', 'c', 'x'), namespace: fc.constantFrom(undefined, 'n1', 'n2') })
+    .map(({ name, namespace }): Op => ({ kind: 'delete', name, namespace })),
+);
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 2, arbitrary: fc.array(writeArb, { maxLength: 6 }).map((ops): Op => ({ kind: 'batch', ops })) },
   { weight: 6, arbitrary: objectArb.map((obj): Op => ({ kind: 'upsert', obj })) },
   {
     weight: 3,
@@ -121,6 +130,14 @@ describe('IndexedStore (properties)', () => {
           else if (op.kind === 'delete') store.delete(ResourceID.of(op.name, op.namespace));
           else if (op.kind === 'replace') store.replace(op.objs.map((o) => structuredClone(o)));
           else if (op.kind === 'clear') store.clear();
+          else if (op.kind === 'batch') {
+            store.batch((w) => {
+              for (const o of op.ops) {
+                if (o.kind === 'upsert') w.upsert(structuredClone(o.obj));
+                else if (o.kind === 'delete') w.delete(ResourceID.of(o.name, o.namespace));
+              }
+            });
+          }
           else if (!added.includes(op.name)) {
             store.addIndexer(op.name, INDEXERS[op.name]!);
             added.push(op.name);

@@ -263,6 +263,19 @@ describe('IndexedStore', () => {
       expect(deltas.map((d) => [d.type, d.object.metadata?.name])).to.deep.equal([['update', 'b']]);
     });
 
+    it('reports an object re-created under the same name (new uid) as a delete and a create', () => {
+      const store = new IndexedStore<Job>();
+      store.replace([job('a', 'ns', 'c1', '1', { metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '1' } })]);
+      const old = store.get('ns/a');
+      const deltas = store.replace([
+        job('a', 'ns', 'c1', '1', { metadata: { name: 'a', namespace: 'ns', uid: 'u2', resourceVersion: '7' } }),
+      ]);
+      expect(deltas).to.deep.equal([
+        { type: 'delete', object: old, deleteStateUnknown: true },
+        { type: 'create', object: store.get('ns/a') },
+      ]);
+    });
+
     it('keeps the last of two objects with the same key', () => {
       const store = new IndexedStore<Job>();
       const deltas = store.replace([job('a', 'ns', 'c1', '1'), job('a', 'ns', 'c2', '2')]);
@@ -278,6 +291,50 @@ describe('IndexedStore', () => {
       expect(store.size).to.equal(0);
       expect(store.keys()).to.deep.equal([]);
       expect(store.indexValues('byCluster')).to.deep.equal([]);
+    });
+  });
+
+  describe('batch', () => {
+    it('applies every write at once, indexes included', () => {
+      const store = new IndexedStore<Job>({ indexers: { byCluster } });
+      store.upsert(job('gone', 'ns', 'c1', '1'));
+      const before = store.snapshot();
+      const returned = store.batch((w) => {
+        w.upsert(job('a', 'ns', 'c1', '2'));
+        w.upsert(job('b', 'ns', 'c2', '3'));
+        w.delete('ns/gone', '4');
+        expect(store.size).to.equal(1); // readers see nothing until the batch ends
+        expect(w.get('ns/a')?.metadata?.name).to.equal('a');
+        expect(w.get('ns/gone')).to.equal(undefined);
+        return 'done';
+      });
+      expect(returned).to.equal('done');
+      expect(store.keys().sort()).to.deep.equal(['ns/a', 'ns/b']);
+      expect([...store.indexKeys('byCluster', 'c1')]).to.deep.equal(['ns/a']);
+      expect(store.resourceVersion).to.equal('4');
+      expect(before.keys()).to.deep.equal(['ns/gone']);
+    });
+
+    it('applies nothing when the batch throws', () => {
+      const store = new IndexedStore<Job>({ indexers: { byCluster } });
+      store.upsert(job('a', 'ns', 'c1'));
+      const before = store.snapshot();
+      expect(() =>
+        store.batch((w) => {
+          w.upsert(job('b', 'ns', 'c1'));
+          w.delete('ns/a');
+          throw new Error('stop');
+        }),
+      ).to.throw('stop');
+      expect(store.snapshot()).to.equal(before);
+      expect([...store.indexKeys('byCluster', 'c1')]).to.deep.equal(['ns/a']);
+    });
+
+    it('refuses writes through a writer kept after its batch', () => {
+      const store = new IndexedStore<Job>();
+      const writer = store.batch((w) => w);
+      expect(() => writer.upsert(job('a', 'ns', 'c1'))).to.throw(/after the batch ended/);
+      expect(store.size).to.equal(0);
     });
   });
 
