@@ -41,6 +41,8 @@ export interface EmbeddedApiServerOptions {
 export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
 
 const CONTEXT = 'kindex-embedded';
+// Request bodies the server decodes; a missing Content-Type is read as JSON, as client-go sends.
+const BODY_MEDIA_TYPES = new Set(['', 'application/json', 'application/yaml', 'application/apply-patch+yaml']);
 
 /** A running embedded API server; see {@link startEmbeddedApiServer}. */
 export class EmbeddedApiServer implements TestApiServer {
@@ -297,7 +299,14 @@ export class EmbeddedApiServer implements TestApiServer {
     }
     if (size === 0) return undefined;
     const text = Buffer.concat(chunks).toString('utf8');
-    const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) {
+      throw new ApiStatusError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      );
+    }
     try {
       return media === 'application/yaml' || media === 'application/apply-patch+yaml' ? parseYaml(text) : JSON.parse(text);
     } catch (e) {

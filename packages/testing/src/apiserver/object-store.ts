@@ -124,6 +124,30 @@ export class ObjectStore {
     }
   }
 
+  /**
+   * Objects of a type as they were at resourceVersion `rv`, in key order after `afterKey`: a
+   * consistent snapshot for continued lists, rebuilt from history (etcd serves these from MVCC).
+   * @throws {ApiStatusError} 410 Expired when history no longer reaches back to `rv`.
+   */
+  *listAt(typeId: string, rv: number, namespace?: string, afterKey?: string): Generator<StoredObject> {
+    // The first change after `rv` to a key tells its state at `rv`: the previous object, or none if it was added.
+    const atRv = new Map<string, StoredObject | undefined>();
+    for (const e of this.eventsSince(rv)) {
+      if (e.typeId !== typeId || atRv.has(e.object.key)) continue;
+      atRv.set(e.object.key, e.type === 'ADDED' ? undefined : e.previous);
+    }
+    const prefix = namespace === undefined ? '' : `${namespace}/`;
+    const past = [...atRv.values()]
+      .filter((o): o is StoredObject => o !== undefined && o.key.startsWith(prefix) && (afterKey === undefined || o.key > afterKey))
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
+    let i = 0;
+    for (const o of this.list(typeId, namespace, afterKey)) {
+      while (i < past.length && past[i]!.key < o.key) yield past[i++]!;
+      if (!atRv.has(o.key)) yield o;
+    }
+    while (i < past.length) yield past[i++]!;
+  }
+
   /** How many objects of a type (and namespace) come after `afterKey`. */
   countAfter(typeId: string, namespace: string | undefined, afterKey: string): number {
     const table = this.tables.get(typeId);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
+import { foldStringData, kindCauses } from './kind-validation.js';
 import { finalizersOf, jsonEqual, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
@@ -134,7 +135,11 @@ export class ResourceHandler {
     const items: string[] = [];
     let lastKey: string | undefined;
     let more = false;
-    for (const o of this.store.list(t.id, req.namespace, afterKey)) {
+    const source =
+      listRv === this.store.resourceVersion
+        ? this.store.list(t.id, req.namespace, afterKey)
+        : this.store.listAt(t.id, listRv, req.namespace, afterKey);
+    for (const o of source) {
       if (filtered && !matchesSpec(spec, o.obj)) continue;
       if (limit > 0 && items.length === limit) {
         more = true;
@@ -458,7 +463,9 @@ export class ResourceHandler {
         });
       }
     }
+    causes.push(...kindCauses(t.id, obj));
     if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
+    foldStringData(t.id, obj);
   }
 
   private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {

@@ -1,0 +1,59 @@
+// Validation of the body of a few built-in kinds, beyond object metadata: the checks the real
+// server makes that operators and their tests run into (ConfigMap and Secret keys, Secret data
+// encoding, Lease durations). Custom resources are not validated against their schemas.
+
+import type { Json } from './object-store.js';
+import type { StatusCause } from './status-error.js';
+
+const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
+const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const KEY_MSG =
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+function keyCauses(map: unknown, field: string, values: 'string' | 'base64'): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (map === undefined || map === null) return causes;
+  if (typeof map !== 'object' || Array.isArray(map)) {
+    return [{ reason: 'FieldValueInvalid', field, message: 'Invalid value: must be a map of strings' }];
+  }
+  for (const [k, v] of Object.entries(map as Json)) {
+    if (!CONFIG_KEY_RE.test(k) || k === '.' || k === '..' || k.length > 253) {
+      causes.push({ reason: 'FieldValueInvalid', field: `${field}[${k}]`, message: `Invalid value: ${JSON.stringify(k)}: ${KEY_MSG}` });
+    }
+    if (typeof v !== 'string') {
+      causes.push({ reason: 'FieldValueInvalid', field: `${field}[${k}]`, message: 'Invalid value: must be a string' });
+    } else if (values === 'base64' && !BASE64_RE.test(v)) {
+      causes.push({ reason: 'FieldValueInvalid', field: `${field}[${k}]`, message: 'Invalid value: illegal base64 data' });
+    }
+  }
+  return causes;
+}
+
+/** Problems with the kind-specific content of an object, empty when it is valid. */
+export function kindCauses(typeId: string, obj: Json): StatusCause[] {
+  switch (typeId) {
+    case '/configmaps': {
+      const causes = [...keyCauses(obj['data'], 'data', 'string'), ...keyCauses(obj['binaryData'], 'binaryData', 'base64')];
+      const data = (obj['data'] ?? {}) as Json;
+      for (const k of Object.keys((obj['binaryData'] ?? {}) as Json)) {
+        if (Object.prototype.hasOwnProperty.call(data, k)) {
+          causes.push({ reason: 'FieldValueInvalid', field: `data[${k}]`, message: `Invalid value: ${JSON.stringify(k)}: duplicate of key present in binaryData` });
+        }
+      }
+      return causes;
+    }
+    case '/secrets':
+      return [...keyCauses(obj['data'], 'data', 'base64'), ...keyCauses(obj['stringData'], 'stringData', 'string')];
+    default:
+      return [];
+  }
+}
+
+/** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */
+export function foldStringData(typeId: string, obj: Json): void {
+  if (typeId !== '/secrets' || obj['stringData'] === undefined || obj['stringData'] === null) return;
+  const data = { ...((obj['data'] ?? {}) as Record<string, string>) };
+  for (const [k, v] of Object.entries(obj['stringData'] as Record<string, string>)) data[k] = Buffer.from(v, 'utf8').toString('base64');
+  obj['data'] = data;
+  delete obj['stringData'];
+}
