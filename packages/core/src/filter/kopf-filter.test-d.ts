@@ -1,7 +1,7 @@
 // Type tests, checked by `npx tsc -b` (not run by mocha): each `@ts-expect-error` line must fail
 // to compile, or tsc reports the directive as unused. Nothing here runs.
-import type { FilterContext, KubernetesObject, Predicate } from '../index.js';
-import { ABSENT, PRESENT, all_, and, any_, generationChanged, kopfFilter, none_, not_ } from '../index.js';
+import type { EventHandler, FilterContext, KubernetesObject, Predicate } from '../index.js';
+import { ABSENT, PRESENT, all_, and, any_, enqueueForOwner, generationChanged, kopfFilter, none_, not_ } from '../index.js';
 
 interface Job extends KubernetesObject {
   spec: { clusterName: string; replicas?: number };
@@ -24,7 +24,10 @@ export function typeChecks(): void {
     annotations: { a: none_([(v: string | undefined) => v === 'c']) },
   });
   const p: Predicate<Job> = and(kopfFilter<Job>({ labels: { app: 'web' } }), generationChanged<Job>());
-  void p;
+  // A predicate for any object serves a specific type.
+  const q: Predicate<Job> = and(kopfFilter<Job>({ labels: { app: 'web' } }), generationChanged(), kopfFilter({}));
+  const h: EventHandler<Job> = enqueueForOwner({ group: 'example.com', kind: 'Cluster' });
+  void [p, q, h];
 
   // @ts-expect-error misspelled option
   kopfFilter<Job>({ lables: { app: 'web' } });
@@ -44,6 +47,8 @@ export function typeChecks(): void {
   kopfFilter<Job>({ when: () => 'yes' });
   // @ts-expect-error the context is typed: Job's spec has no such field
   kopfFilter<Job>({ when: ({ spec }) => spec.nope === 1 });
+  // @ts-expect-error enqueueForOwner needs a kind
+  enqueueForOwner({ group: 'apps' });
   // @ts-expect-error a field value is JSON, not a Date
   kopfFilter<Job>({ field: 'spec.x', value: new Date() });
 }

@@ -189,7 +189,7 @@ export function kopfFilter<R extends KubernetesObject = KubernetesObject>(spec: 
     };
     const call = <A extends unknown[]>(where: string, fn: (...args: A) => boolean, ...args: A): boolean => {
       try {
-        return fn(...args) === true;
+        return Boolean(fn(...args));
       } catch (err) {
         // Name the exact option that threw: "kopfFilter.labels.app" beats "kopfFilter".
         throw new FilterError(`${name}.${where}`, event.type, objectKeyOf(event.object), { cause: err });

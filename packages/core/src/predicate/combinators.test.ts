@@ -100,6 +100,11 @@ describe('labelSelector', () => {
     expect(evaluate(p, { type: 'update', oldObject: db, object: web })).to.equal(true);
     expect(evaluate(p, { type: 'update', oldObject: web, object: db })).to.equal(false);
   });
+  it('accepts a metav1.LabelSelector object', () => {
+    const p = labelSelector({ matchExpressions: [{ key: 'tier', operator: 'In', values: ['front'] }] });
+    expect(evaluate(p, { type: 'create', object: web })).to.equal(true);
+    expect(evaluate(p, { type: 'create', object: db })).to.equal(false);
+  });
   it('treats an object without labels as an empty label set', () => {
     expect(evaluate(labelSelector('!app'), { type: 'create', object: { metadata: { name: 'a' } } })).to.equal(true);
     expect(evaluate(labelSelector('app'), { type: 'create', object: { metadata: { name: 'a' } } })).to.equal(false);

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { LabelSelector } from '../selector/label-selector.js';
+import type { LabelSelectorObject } from '../selector/label-selector.js';
 import type { Predicate } from './predicate.js';
 import { newPredicateFuncs } from './predicate.js';
 
@@ -12,12 +13,18 @@ import { newPredicateFuncs } from './predicate.js';
  * An object whose labels stop matching produces a dropped update, not a delete; use
  * `stealthTransition` to see it leave.
  *
- * @param selector A selector string (`app=web,tier in (a,b)`) or a {@link LabelSelector}.
+ * @param selector A selector string (`app=web,tier in (a,b)`), a {@link LabelSelector}, or a
+ *   metav1.LabelSelector object (`{ matchLabels, matchExpressions }`).
  * @throws {InvalidSelectorError} when the string does not parse (at construction, not per event).
  */
 export function labelSelector<R extends KubernetesObject = KubernetesObject>(
-  selector: string | LabelSelector,
+  selector: string | LabelSelector | LabelSelectorObject,
 ): Predicate<R> {
-  const s = typeof selector === 'string' ? LabelSelector.parse(selector) : selector;
+  const s =
+    typeof selector === 'string'
+      ? LabelSelector.parse(selector)
+      : selector instanceof LabelSelector
+        ? selector
+        : LabelSelector.fromSelector(selector);
   return newPredicateFuncs<R>((obj) => s.matches(obj.metadata?.labels), `labelSelector(${String(s)})`);
 }

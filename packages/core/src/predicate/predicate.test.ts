@@ -95,9 +95,9 @@ describe('evaluate', () => {
     expect(() => evaluate({}, { type: 'bogus', object: obj('a') } as never)).to.throw(FilterError, /unknown event type/);
   });
 
-  it('treats a non-boolean truthy answer from plain JS as false', () => {
-    const p = { create: () => 'yes' } as unknown as Predicate;
-    expect(evaluate(p, create(obj('a')))).to.equal(false);
+  it('judges a non-boolean answer from plain JS by truthiness and always returns a boolean', () => {
+    expect(evaluate({ create: () => 'yes' } as unknown as Predicate, create(obj('a')))).to.equal(true);
+    expect(evaluate({ create: () => undefined } as unknown as Predicate, create(obj('a')))).to.equal(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { objectKeyOf } from './object-key.js';
 
 /**
  * The one switch on `event.type`: runs the predicate's function for the event (a missing one
- * passes) and turns anything it throws into a {@link FilterError} naming this predicate.
+ * passes; a non-boolean answer from plain JS counts by truthiness, as kopf's) and turns anything it throws into a {@link FilterError} naming this predicate.
  *
  * Combinators call their operands through here, so the error names the innermost predicate that
  * threw; a FilterError coming up from an operand is passed on untouched.
@@ -18,13 +18,13 @@ export function callPredicate<R extends KubernetesObject>(
   try {
     switch (event.type) {
       case 'create':
-        return predicate.create === undefined ? true : predicate.create(event) === true;
+        return predicate.create === undefined ? true : Boolean(predicate.create(event));
       case 'update':
-        return predicate.update === undefined ? true : predicate.update(event) === true;
+        return predicate.update === undefined ? true : Boolean(predicate.update(event));
       case 'delete':
-        return predicate.delete === undefined ? true : predicate.delete(event) === true;
+        return predicate.delete === undefined ? true : Boolean(predicate.delete(event));
       case 'generic':
-        return predicate.generic === undefined ? true : predicate.generic(event) === true;
+        return predicate.generic === undefined ? true : Boolean(predicate.generic(event));
       default:
         throw new TypeError(`unknown event type ${JSON.stringify((event as { type?: unknown }).type)}`);
     }
