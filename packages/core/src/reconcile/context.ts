@@ -1,0 +1,68 @@
+import type { RetryInfo } from '../queue/retry.js';
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { EventSource } from '../source/event-source.js';
+import type { SecondaryType } from '../source/secondary-type.js';
+import type { PrimaryCacheReader } from './primary-cache.js';
+
+/** Options of `Context.getSecondaryResources`. */
+export interface SecondaryResourcesOptions {
+  /** Read only the event source with this name. Defaults to every source of the type. */
+  readonly eventSourceName?: string;
+  /**
+   * Collapse copies of one object served by several sources (same uid, else same
+   * namespace/name), keeping the newest resourceVersion. Defaults to true.
+   */
+  readonly deduplicate?: boolean;
+}
+
+/** Options of `Context.getSecondaryResource`. */
+export interface SecondaryResourceOptions {
+  /** The event source to read when several serve the type. Defaults to the only one. */
+  readonly eventSourceName?: string;
+}
+
+/**
+ * What a reconcile knows besides its primary (JOSDK `Context`).
+ *
+ * Contract:
+ * - Reads come from caches, never the network, and one `Context` reads one consistent snapshot
+ *   taken when it was created: two calls in one reconcile never disagree.
+ * - The snapshot includes the reconcile's own earlier writes (read-after-write), even before
+ *   the watch has delivered them.
+ * - Returned objects are frozen; copy before changing (`structuredClone`).
+ *
+ * @typeParam C the client type the Kubernetes layer provides.
+ */
+export interface Context<P extends KubernetesObject = KubernetesObject, C = unknown> {
+  /**
+   * The secondary resources of the primary of this type: the union over every event source
+   * of the type (or the one named).
+   * @throws {NoEventSourceForTypeError} when no source (or no source of that name) serves the
+   * type: a silent empty list would hide a missing registration.
+   */
+  getSecondaryResources<R>(type: SecondaryType<R>, options?: SecondaryResourcesOptions): R[];
+  /**
+   * The one secondary resource of the primary of this type, or undefined if there is none.
+   * @throws {NoEventSourceForTypeError} when no source serves the type.
+   * @throws {MultipleEventSourcesForTypeError} when several do and none is named.
+   * @throws {MultipleSecondaryResourcesError} when more than one resource matches.
+   */
+  getSecondaryResource<R>(type: SecondaryType<R>, options?: SecondaryResourceOptions): R | undefined;
+  /**
+   * The event source serving the type (the one named, if `name` is given).
+   * @throws {NoEventSourceForTypeError} or {MultipleEventSourcesForTypeError} as
+   * `getSecondaryResource`.
+   */
+  getEventSource<R>(type: SecondaryType<R>, name?: string): EventSource<R, P>;
+  /** The controller's cache of primaries, as of this reconcile's snapshot. */
+  getPrimaryCache(): PrimaryCacheReader<P>;
+  /** The client for API calls. */
+  getClient(): C;
+  /** Undefined on a first attempt; the failures before this one on a retry. */
+  getRetryInfo(): RetryInfo | undefined;
+  /**
+   * True in `cleanup` when the primary vanished without the controller seeing its final state
+   * (a missed delete across a relist): the primary given is its last known state.
+   */
+  isPrimaryFinalStateUnknown(): boolean;
+}

@@ -1,0 +1,128 @@
+import { GenericRetry } from '../queue/generic-retry.js';
+import { defaultControllerRateLimiter } from '../queue/default-controller-rate-limiter.js';
+import type { RateLimiter } from '../queue/rate-limiter.js';
+import type { Retry } from '../queue/retry.js';
+
+/** How the event processor schedules reconciles: the part of the configuration core uses. */
+export interface ProcessingConfiguration {
+  /** Reconciles running at once (of different primaries). Defaults to 10. */
+  readonly concurrency: number;
+  /**
+   * Whether and when a failed reconcile runs again, per primary. Defaults to
+   * `new GenericRetry()`: 5 retries, 2 s then x1.5.
+   */
+  readonly retry: Retry;
+  /**
+   * Overall limit on retries (each retry waits the longer of the retry delay and this
+   * limiter's wait). Stateful: give each controller its own. Defaults to
+   * {@link defaultControllerRateLimiter} (per primary 5 ms doubling to 1000 s, overall 10/s
+   * burst 100).
+   */
+  readonly rateLimiter: RateLimiter;
+  /**
+   * Reconcile each primary at least this often even without events, as a safety net for
+   * missed events; `undefined` turns it off. Defaults to 36,000,000 (10 hours, as JOSDK).
+   */
+  readonly maxReconciliationIntervalMs: number | undefined;
+  /**
+   * Time after which a reconcile counts as hung: its worker moves on to other primaries and
+   * the attempt counts as failed (`ReconcileTimeoutError`); the primary itself waits until the
+   * hung call settles. `undefined` waits forever. Defaults to 300,000 (5 minutes).
+   */
+  readonly reconcileTimeoutMs: number | undefined;
+}
+
+/**
+ * Everything a controller is configured with. The Kubernetes layer reads the selection fields
+ * (type, namespaces, selector, finalizer, generation awareness); core's event processor reads
+ * the {@link ProcessingConfiguration} part.
+ */
+export interface ControllerConfiguration extends ProcessingConfiguration {
+  /** Unique name of the controller, used in logs, events and errors. */
+  readonly name: string;
+  /** The primary resource type, `group/version/Kind` (`v1/Kind` for the core group). */
+  readonly primaryType: string;
+  /** Namespaces whose primaries are reconciled: `'all'` or a list. Defaults to `'all'`. */
+  readonly namespaces: 'all' | readonly string[];
+  /** Label selector narrowing the primaries (`app=x,tier in (a,b)`). Defaults to undefined (all). */
+  readonly labelSelector: string | undefined;
+  /**
+   * Finalizer the controller adds to primaries so `cleanup` runs before deletion; only used
+   * when the reconciler has `cleanup`. Defaults to undefined: the Kubernetes layer then uses
+   * `<plural>.<group>/finalizer`, as JOSDK.
+   */
+  readonly finalizerName: string | undefined;
+  /**
+   * Skip updates of the primary that leave `metadata.generation` unchanged (status-only
+   * writes, including the controller's own). Defaults to true.
+   */
+  readonly generationAware: boolean;
+}
+
+/** Options of {@link controllerConfiguration}: the name and primary type, the rest optional. */
+export type ControllerConfigurationOptions = Pick<ControllerConfiguration, 'name' | 'primaryType'> &
+  Partial<Omit<ControllerConfiguration, 'name' | 'primaryType'>>;
+
+/** A controller configuration value that cannot work, naming the controller and the field. */
+export class InvalidConfigurationError extends Error {
+  override readonly name = 'InvalidConfigurationError';
+  /** Name of the controller. */
+  readonly controller: string;
+  /** The offending option, for example `concurrency`. */
+  readonly field: string;
+
+  constructor(controller: string, field: string, problem: string) {
+    super(`controller ${controller}: ${field}: ${problem}`);
+    this.controller = controller;
+    this.field = field;
+  }
+}
+
+/**
+ * Fills in the defaults of a controller configuration and checks it.
+ * @throws {InvalidConfigurationError} for a value that cannot work.
+ */
+export function controllerConfiguration(options: ControllerConfigurationOptions): ControllerConfiguration {
+  const name = options.name;
+  if (typeof name !== 'string' || name === '') throw new InvalidConfigurationError(String(name), 'name', 'must be a non-empty string');
+  const config: ControllerConfiguration = {
+    name,
+    primaryType: options.primaryType,
+    namespaces: options.namespaces === undefined || options.namespaces === 'all' ? 'all' : Object.freeze([...options.namespaces]),
+    labelSelector: options.labelSelector,
+    finalizerName: options.finalizerName,
+    generationAware: options.generationAware ?? true,
+    ...processingConfiguration(options, name),
+  };
+  if (typeof config.primaryType !== 'string' || config.primaryType === '') {
+    throw new InvalidConfigurationError(name, 'primaryType', 'must be a non-empty string such as example.com/v1/Job');
+  }
+  if (config.namespaces !== 'all' && config.namespaces.some((ns) => typeof ns !== 'string' || ns === '')) {
+    throw new InvalidConfigurationError(name, 'namespaces', "must be 'all' or a list of non-empty names");
+  }
+  return Object.freeze(config);
+}
+
+/**
+ * Fills in the defaults of the processing part of a configuration and checks it.
+ * @throws {InvalidConfigurationError} for a value that cannot work.
+ */
+export function processingConfiguration(options: Partial<ProcessingConfiguration>, controller = 'unnamed'): ProcessingConfiguration {
+  const config: ProcessingConfiguration = {
+    concurrency: options.concurrency ?? 10,
+    retry: options.retry ?? new GenericRetry(),
+    rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(),
+    maxReconciliationIntervalMs: 'maxReconciliationIntervalMs' in options ? options.maxReconciliationIntervalMs : 36_000_000,
+    reconcileTimeoutMs: 'reconcileTimeoutMs' in options ? options.reconcileTimeoutMs : 300_000,
+  };
+  if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
+    throw new InvalidConfigurationError(controller, 'concurrency', `must be an integer >= 1, got ${config.concurrency}`);
+  }
+  for (const field of ['maxReconciliationIntervalMs', 'reconcileTimeoutMs'] as const) {
+    const v = config[field];
+    if (v !== undefined && !(typeof v === 'number' && v > 0)) {
+      throw new InvalidConfigurationError(controller, field, `must be a number > 0 or undefined, got ${String(v)}`);
+    }
+  }
+  return config;
+}

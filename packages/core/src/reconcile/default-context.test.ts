@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { of, type Observable } from 'rxjs';
+import {
+  DefaultContext,
+  MultipleEventSourcesForTypeError,
+  MultipleSecondaryResourcesError,
+  NoEventSourceForTypeError,
+  ResourceID,
+  secondaryType,
+  type EventSource,
+  type EventSourceHealth,
+  type KubernetesObject,
+  type PrimaryCacheReader,
+  type SecondaryType,
+  type Trigger,
+} from '../index.js';
+
+interface Pod extends KubernetesObject {
+  spec?: { tag?: string };
+}
+const PodType = secondaryType<Pod>('v1/Pod');
+const ConfigType = secondaryType<KubernetesObject>('v1/ConfigMap');
+const primary: KubernetesObject = { metadata: { name: 'job', namespace: 'ns' } };
+
+function pod(name: string, rv: string, uid?: string, tag?: string): Pod {
+  return { metadata: { name, namespace: 'ns', resourceVersion: rv, ...(uid ? { uid } : {}) }, spec: { tag } };
+}
+
+/** A map-backed source: `data` can change after a snapshot is taken. */
+function mapSource<R>(name: string, type: SecondaryType<R> | undefined, initial: R[]) {
+  let data = initial;
+  const source: EventSource<R> & { set(d: R[]): void } = {
+    name,
+    resourceType: type,
+    triggers$: of<Trigger>() as Observable<Trigger>,
+    health$: of<EventSourceHealth>({ source: name, status: 'healthy' }),
+    start: async () => {},
+    stop: async () => {},
+    getSecondaryResources: () => data,
+    snapshot: () => {
+      const frozen = data;
+      return { getSecondaryResources: () => frozen };
+    },
+    set: (d: R[]) => (data = d),
+  };
+  return source;
+}
+
+const emptyCache: PrimaryCacheReader = { get: () => undefined, list: () => [], byIndex: () => [] };
+
+function context(sources: EventSource<unknown>[]) {
+  return new DefaultContext({ primary, eventSources: sources, primaryCache: emptyCache, client: 'client' });
+}
+
+describe('DefaultContext', () => {
+  it('returns the union over every source of the type', () => {
+    const ctx = context([mapSource('pods-a', PodType, [pod('a', '1')]), mapSource('pods-b', PodType, [pod('b', '1')]), mapSource('cm', ConfigType, [])]);
+    const pods: Pod[] = ctx.getSecondaryResources(PodType);
+    expect(pods.map((p) => p.metadata?.name)).to.deep.equal(['a', 'b']);
+  });
+
+  it('keeps the newest resourceVersion of one object served by several sources', () => {
+    const ctx = context([
+      mapSource('old', PodType, [pod('a', '9', 'u1', 'old'), pod('b', '5')]),
+      mapSource('new', PodType, [pod('a', '10', 'u1', 'new'), pod('b', '4')]),
+    ]);
+    const pods = ctx.getSecondaryResources(PodType);
+    expect(pods.map((p) => [p.metadata?.name, p.metadata?.resourceVersion])).to.deep.equal([
+      ['a', '10'],
+      ['b', '5'],
+    ]);
+    expect(ctx.getSecondaryResources(PodType, { deduplicate: false })).to.have.length(4);
+  });
+
+  it('treats objects with different uids as different even with the same name', () => {
+    const ctx = context([mapSource('x', PodType, [pod('a', '1', 'u1')]), mapSource('y', PodType, [pod('a', '2', 'u2')])]);
+    expect(ctx.getSecondaryResources(PodType)).to.have.length(2);
+  });
+
+  it('reads only the named source when eventSourceName is given', () => {
+    const ctx = context([mapSource('x', PodType, [pod('a', '1')]), mapSource('y', PodType, [pod('b', '1')])]);
+    expect(ctx.getSecondaryResources(PodType, { eventSourceName: 'y' }).map((p) => p.metadata?.name)).to.deep.equal(['b']);
+  });
+
+  it('throws NoEventSourceForTypeError when no source serves the type or the name', () => {
+    const ctx = context([mapSource('cm', ConfigType, [])]);
+    expect(() => ctx.getSecondaryResources(PodType)).to.throw(NoEventSourceForTypeError, 'v1/Pod');
+    expect(() => ctx.getSecondaryResource(PodType)).to.throw(NoEventSourceForTypeError);
+    expect(() => ctx.getSecondaryResources(ConfigType, { eventSourceName: 'nope' }))
+      .to.throw(NoEventSourceForTypeError)
+      .with.property('eventSourceName', 'nope');
+  });
+
+  it('throws MultipleEventSourcesForTypeError listing the sources for a singular read of several', () => {
+    const ctx = context([mapSource('x', PodType, []), mapSource('y', PodType, [])]);
+    expect(() => ctx.getSecondaryResource(PodType))
+      .to.throw(MultipleEventSourcesForTypeError, 'x, y')
+      .with.property('eventSourceNames')
+      .that.deep.equals(['x', 'y']);
+    expect(ctx.getSecondaryResource(PodType, { eventSourceName: 'y' })).to.equal(undefined);
+    expect(ctx.getEventSource(PodType, 'x').name).to.equal('x');
+  });
+
+  it('throws MultipleSecondaryResourcesError naming the primary when several resources match', () => {
+    const ctx = context([mapSource('x', PodType, [pod('a', '1'), pod('b', '1')])]);
+    expect(() => ctx.getSecondaryResource(PodType))
+      .to.throw(MultipleSecondaryResourcesError, 'ns/job')
+      .with.property('count', 2);
+  });
+
+  it('returns the single match or undefined', () => {
+    expect(context([mapSource('x', PodType, [pod('a', '1')])]).getSecondaryResource(PodType)?.metadata?.name).to.equal('a');
+    expect(context([mapSource('x', PodType, [])]).getSecondaryResource(PodType)).to.equal(undefined);
+  });
+
+  it('reads the snapshot taken at creation, not later changes', () => {
+    const source = mapSource('x', PodType, [pod('a', '1')]);
+    const ctx = context([source]);
+    source.set([pod('a', '2'), pod('b', '1')]);
+    expect(ctx.getSecondaryResources(PodType).map((p) => p.metadata?.resourceVersion)).to.deep.equal(['1']);
+  });
+
+  it('skips sources without a resource type and exposes client, retry info and final-state flag', () => {
+    const ctx = new DefaultContext({
+      primary,
+      eventSources: [mapSource('timer', undefined, [])],
+      primaryCache: emptyCache,
+      client: { kind: 'client' },
+      retryInfo: { attemptCount: 2, isLastAttempt: false },
+      primaryFinalStateUnknown: true,
+    });
+    expect(() => ctx.getSecondaryResources(PodType)).to.throw(NoEventSourceForTypeError);
+    expect(ctx.getClient()).to.deep.equal({ kind: 'client' });
+    expect(ctx.getRetryInfo()?.attemptCount).to.equal(2);
+    expect(ctx.isPrimaryFinalStateUnknown()).to.equal(true);
+    expect(ctx.getPrimaryCache()).to.equal(emptyCache);
+    expect(ResourceID.fromResource(primary).key).to.equal('ns/job');
+  });
+});

@@ -1,0 +1,161 @@
+import type { RetryInfo } from '../queue/retry.js';
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import { ResourceID } from '../resource/resource-id.js';
+import type { EventSource, SecondaryResourceReader } from '../source/event-source.js';
+import type { SecondaryType } from '../source/secondary-type.js';
+import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
+import { MultipleEventSourcesForTypeError, MultipleSecondaryResourcesError, NoEventSourceForTypeError } from './context-errors.js';
+import type { PrimaryCacheReader } from './primary-cache.js';
+
+/** Options of {@link DefaultContext}. */
+export interface DefaultContextOptions<P extends KubernetesObject, C> {
+  /** The primary being reconciled. */
+  readonly primary: P;
+  /** The controller's registered event sources (names unique). */
+  readonly eventSources: readonly EventSource<unknown, P>[];
+  /** The primary cache (ideally a snapshot of it). */
+  readonly primaryCache: PrimaryCacheReader<P>;
+  /** The client. */
+  readonly client: C;
+  /** Retry state of this attempt. Defaults to undefined (a first attempt). */
+  readonly retryInfo?: RetryInfo | undefined;
+  /** Whether the primary's final state is unknown. Defaults to false. */
+  readonly primaryFinalStateUnknown?: boolean;
+  /**
+   * How to freeze one source for this reconcile. Defaults to `source.snapshot()` when the
+   * source has it, else the source itself (read live).
+   */
+  readonly snapshot?: (source: EventSource<unknown, P>) => SecondaryResourceReader<unknown, P>;
+}
+
+/**
+ * The standard {@link Context}: resolves secondary resources over a list of event sources.
+ *
+ * Every source that serves resources is snapshotted when the context is created, so the whole
+ * reconcile reads one point in time (O(1) per source for persistent caches).
+ */
+export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = unknown> implements Context<P, C> {
+  readonly #primary: P;
+  readonly #primaryKey: string;
+  readonly #byType = new Map<string, { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]>();
+  readonly #primaryCache: PrimaryCacheReader<P>;
+  readonly #client: C;
+  readonly #retryInfo: RetryInfo | undefined;
+  readonly #finalStateUnknown: boolean;
+
+  constructor(options: DefaultContextOptions<P, C>) {
+    this.#primary = options.primary;
+    this.#primaryKey = ResourceID.keyOfResource(options.primary);
+    this.#primaryCache = options.primaryCache;
+    this.#client = options.client;
+    this.#retryInfo = options.retryInfo;
+    this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
+    const snapshot = options.snapshot ?? defaultSnapshot;
+    for (const source of options.eventSources) {
+      const type = source.resourceType?.name;
+      if (type === undefined) continue;
+      const readable = source.snapshot !== undefined || source.getSecondaryResources !== undefined || options.snapshot !== undefined;
+      const entry = { source, reader: readable ? snapshot(source) : undefined };
+      const list = this.#byType.get(type);
+      if (list === undefined) this.#byType.set(type, [entry]);
+      else list.push(entry);
+    }
+  }
+
+  getSecondaryResources<R>(type: SecondaryType<R>, options: SecondaryResourcesOptions = {}): R[] {
+    const entries = this.#entries(type, options.eventSourceName);
+    const all: R[] = [];
+    for (const { reader } of entries) {
+      if (reader !== undefined) for (const r of reader.getSecondaryResources(this.#primary)) all.push(r as R);
+    }
+    return options.deduplicate === false || entries.length < 2 ? all : deduplicate(all);
+  }
+
+  getSecondaryResource<R>(type: SecondaryType<R>, options: SecondaryResourceOptions = {}): R | undefined {
+    const entry = this.#single(type, options.eventSourceName);
+    const found = entry.reader === undefined ? [] : (entry.reader.getSecondaryResources(this.#primary) as readonly R[]);
+    if (found.length > 1) throw new MultipleSecondaryResourcesError(this.#primaryKey, type.name, found.length);
+    return found[0];
+  }
+
+  getEventSource<R>(type: SecondaryType<R>, name?: string): EventSource<R, P> {
+    return this.#single(type, name).source as EventSource<R, P>;
+  }
+
+  getPrimaryCache(): PrimaryCacheReader<P> {
+    return this.#primaryCache;
+  }
+
+  getClient(): C {
+    return this.#client;
+  }
+
+  getRetryInfo(): RetryInfo | undefined {
+    return this.#retryInfo;
+  }
+
+  isPrimaryFinalStateUnknown(): boolean {
+    return this.#finalStateUnknown;
+  }
+
+  #entries(type: SecondaryType<unknown>, name: string | undefined) {
+    const all = this.#byType.get(type.name) ?? [];
+    const chosen = name === undefined ? all : all.filter((e) => e.source.name === name);
+    if (chosen.length === 0) throw new NoEventSourceForTypeError(type.name, name);
+    return chosen;
+  }
+
+  #single(type: SecondaryType<unknown>, name: string | undefined) {
+    const entries = this.#entries(type, name);
+    if (entries.length > 1) throw new MultipleEventSourcesForTypeError(type.name, entries.map((e) => e.source.name));
+    return entries[0] as (typeof entries)[number];
+  }
+}
+
+function defaultSnapshot<P extends KubernetesObject>(source: EventSource<unknown, P>): SecondaryResourceReader<unknown, P> {
+  if (source.snapshot !== undefined) return source.snapshot();
+  return { getSecondaryResources: (primary) => source.getSecondaryResources?.(primary) ?? [] };
+}
+
+/**
+ * Collapses copies of one Kubernetes object (same uid, else same namespace/name), keeping the
+ * newest resourceVersion. Values without metadata are kept as they are. First-seen order.
+ */
+function deduplicate<R>(resources: readonly R[]): R[] {
+  const index = new Map<string, number>();
+  const out: R[] = [];
+  for (const r of resources) {
+    const identity = identityOf(r);
+    if (identity === undefined) {
+      if (!out.includes(r)) out.push(r);
+      continue;
+    }
+    const at = index.get(identity);
+    if (at === undefined) {
+      index.set(identity, out.length);
+      out.push(r);
+    } else if (newer(r, out[at] as R)) {
+      out[at] = r;
+    }
+  }
+  return out;
+}
+
+function identityOf(r: unknown): string | undefined {
+  const meta = (r as KubernetesObject | null)?.metadata;
+  if (meta === undefined || meta === null || typeof meta !== 'object') return undefined;
+  if (typeof meta.uid === 'string' && meta.uid !== '') return `uid:${meta.uid}`;
+  if (typeof meta.name === 'string' && meta.name !== '') return `key:${ResourceID.keyOf(meta.name, meta.namespace)}`;
+  return undefined;
+}
+
+/**
+ * resourceVersions are opaque to clients in general, but the API server issues etcd revisions
+ * (decimal integers); compare those numerically, and otherwise keep the first seen.
+ */
+function newer(candidate: unknown, current: unknown): boolean {
+  const a = (candidate as KubernetesObject).metadata?.resourceVersion;
+  const b = (current as KubernetesObject).metadata?.resourceVersion;
+  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length > b.length : a > b;
+}

@@ -1,0 +1,313 @@
+import { catchError, EMPTY, mergeMap, share, Subject, type Observable, type Subscription } from 'rxjs';
+import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
+import type { RetryExecution, RetryInfo } from '../queue/retry.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import { ResourceID } from '../resource/resource-id.js';
+import type { EventSource } from '../source/event-source.js';
+import type { Trigger } from '../source/trigger.js';
+import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
+import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
+import { TerminalError } from './terminal-error.js';
+
+/** What the event processor passes to the dispatcher for one attempt. */
+export interface DispatchRequest {
+  /** Undefined on a first attempt; the failures so far on a retry. */
+  readonly retryInfo: RetryInfo | undefined;
+  /** Aborted (reason: `ReconcileTimeoutError`) when the attempt times out or the processor stops. */
+  readonly signal: AbortSignal;
+}
+
+/** What a successful dispatch may ask for. */
+export interface DispatchResult {
+  /** Run again after this many ms (bounded by `maxReconciliationIntervalMs`). */
+  readonly rescheduleAfterMs?: number | undefined;
+}
+
+/**
+ * Runs one reconcile attempt of the primary with key `primaryKey` (`namespace/name`).
+ *
+ * The Kubernetes layer implements it: read the primary from the primary cache (absent: return),
+ * build the `Context`, manage the finalizer, call `reconcile` or `cleanup`, write the returned
+ * control through the API (read-after-write), and return its reschedule. Throw to fail the
+ * attempt: a {@link TerminalError} is not retried, anything else is. It is never called for a
+ * key while a previous call for that key (or its exhaustion hook) is unsettled.
+ */
+export type ReconcileDispatcher = (primaryKey: string, request: DispatchRequest) => Promise<DispatchResult | void>;
+
+/**
+ * Called once per failure streak when no retry is left (or at once for a TerminalError), before
+ * the primary can be reconciled again. The Kubernetes layer calls `updateErrorStatus` here.
+ */
+export type RetriesExhaustedHook = (
+  primaryKey: string,
+  error: unknown,
+  info: { readonly retryInfo: RetryInfo; readonly terminal: boolean },
+) => void | Promise<void>;
+
+/** Options of {@link EventProcessor}; the processing fields default as in `ProcessingConfiguration`. */
+export interface EventProcessorOptions extends Partial<ProcessingConfiguration> {
+  /** Runs one attempt. */
+  readonly dispatch: ReconcileDispatcher;
+  /** Called when a primary's retries are exhausted. Defaults to none. */
+  readonly onRetriesExhausted?: RetriesExhaustedHook;
+  /** Event sources (or bare trigger streams) to listen to from the start. Defaults to none. */
+  readonly sources?: readonly (EventSource<unknown, never> | Observable<Trigger>)[];
+  /** Time source for timeouts, delays and durations. Defaults to {@link systemClock}. */
+  readonly clock?: Clock;
+}
+
+/** Options of {@link EventProcessor.stop}. */
+export interface StopOptions {
+  /**
+   * Give up waiting for in-flight reconciles after this many ms (their signals are aborted and
+   * they are abandoned). Defaults to undefined: wait for all of them.
+   */
+  readonly drainTimeoutMs?: number;
+}
+
+/**
+ * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
+ * controller-runtime's internal controller).
+ *
+ * Pipeline: every source's `triggers$` is merged (rxjs `mergeMap`; a source that errors is
+ * detached and reported, the others go on) into {@link EventProcessor.triggers$}; each primary
+ * ID goes into a {@link WorkQueue}; `concurrency` workers take keys and call the dispatcher.
+ *
+ * Guarantees:
+ * - A primary is never dispatched while an earlier dispatch for it is unsettled, even after a
+ *   timeout; triggers meanwhile coalesce into exactly one follow-up.
+ * - A failure retries per `retry` (the wait is the longer of the retry delay and the
+ *   `rateLimiter` wait); when no retry is left, `onRetriesExhausted` runs once, and the primary
+ *   is tried again at the max reconciliation interval (nothing stops for good).
+ * - Success ends the failure streak and replaces pending delays with the requested reschedule,
+ *   or the max reconciliation interval.
+ * - A trigger with cause `primary-deleted` (or `primaryDeleted(key)`) drops the primary's queued
+ *   work, delays and retry state; an attempt in flight finishes but schedules nothing.
+ * - A dispatch that outlives `reconcileTimeoutMs` frees its worker for other primaries; the
+ *   primary stays blocked until the call settles, then counts as failed. A call that never
+ *   settles blocks that primary (and a draining `stop()`) for good: honour the abort signal.
+ * - `stop()` stops listening, drops queued work, and waits for in-flight attempts.
+ *
+ * @example
+ * ```ts
+ * const processor = new EventProcessor({ dispatch, sources: [primarySource, timers], concurrency: 4 });
+ * processor.events$.subscribe((e) => log(e));
+ * processor.start();
+ * // ...
+ * await processor.stop();
+ * ```
+ */
+export class EventProcessor {
+  /** Every trigger received, after merging the sources. */
+  readonly triggers$: Observable<Trigger>;
+  /** What the processor does, as it happens; completes after `stop()`. */
+  readonly events$: Observable<ProcessingEvent>;
+  /** The queue, for inspection (`len()`, `delayOf(key)`); do not add to it directly. */
+  readonly queue: WorkQueue;
+  readonly #config: ProcessingConfiguration;
+  readonly #dispatch: ReconcileDispatcher;
+  readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
+  readonly #clock: Clock;
+  readonly #sources = new Subject<Observable<Trigger>>();
+  readonly #events = new Subject<ProcessingEvent>();
+  readonly #subscription: Subscription;
+  readonly #retries = new Map<string, RetryExecution>();
+  readonly #droppedInFlight = new Set<string>();
+  readonly #inFlight = new Map<string, AbortController>();
+  #workers: Promise<void>[] = [];
+  #started = false;
+  #stopped = false;
+
+  constructor(options: EventProcessorOptions) {
+    this.#config = processingConfiguration(options);
+    this.#dispatch = options.dispatch;
+    this.#onRetriesExhausted = options.onRetriesExhausted;
+    this.#clock = options.clock ?? systemClock;
+    this.queue = new WorkQueue({ clock: this.#clock, rateLimiter: this.#config.rateLimiter });
+    this.events$ = this.#events.asObservable();
+    this.triggers$ = this.#sources.pipe(
+      mergeMap((triggers) =>
+        triggers.pipe(
+          catchError((error: unknown) => {
+            this.#events.next({ type: 'source-failed', error });
+            return EMPTY;
+          }),
+        ),
+      ),
+      share(),
+    );
+    // Subscribed at once, before any source starts: triggers that arrive before start() wait in
+    // the queue instead of being lost.
+    this.#subscription = this.triggers$.subscribe((trigger) => this.#onTrigger(trigger));
+    for (const source of options.sources ?? []) this.addSource(source);
+  }
+
+  /** Listens to one more event source (or trigger stream). */
+  addSource(source: EventSource<unknown, never> | Observable<Trigger>): void {
+    this.#sources.next('triggers$' in source ? source.triggers$ : source);
+  }
+
+  /** Queues a reconcile of a primary, as a trigger would. */
+  enqueue(primary: ResourceID | string): void {
+    this.#enqueue(typeof primary === 'string' ? primary : primary.key, undefined);
+  }
+
+  /** Drops all pending work of a deleted primary (see the class contract). */
+  primaryDeleted(primary: ResourceID | string): void {
+    const key = typeof primary === 'string' ? primary : primary.key;
+    this.queue.remove(key);
+    this.queue.forget(key);
+    this.#retries.delete(key);
+    if (this.queue.isProcessing(key)) this.#droppedInFlight.add(key);
+    this.#events.next({ type: 'dropped', key });
+  }
+
+  /** Starts the workers. Idempotent; a stopped processor cannot start again. */
+  start(): void {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    for (let i = 0; i < this.#config.concurrency; i++) this.#workers.push(this.#work());
+  }
+
+  /** Stops listening and drains: resolves when in-flight attempts have settled. */
+  async stop(options: StopOptions = {}): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#subscription.unsubscribe();
+    this.#sources.complete();
+    const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
+    let timer: TimerHandle | undefined;
+    const timeoutMs = options.drainTimeoutMs;
+    const gaveUp =
+      timeoutMs === undefined
+        ? new Promise<never>(() => {})
+        : new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
+    const result = await Promise.race([drained, gaveUp]);
+    if (timer !== undefined) this.#clock.clearTimeout(timer);
+    if (result === 'timeout') {
+      for (const controller of this.#inFlight.values()) controller.abort(new Error('event processor stopped'));
+    }
+    this.#events.complete();
+  }
+
+  #onTrigger(trigger: Trigger): void {
+    for (const id of trigger.primaryIds) {
+      if (trigger.cause.type === 'primary-deleted') this.primaryDeleted(id.key);
+      else this.#enqueue(id.key, trigger);
+    }
+  }
+
+  #enqueue(key: string, trigger: Trigger | undefined): void {
+    if (this.#stopped) return;
+    // A trigger after the delete (a re-created primary) revives the work of an in-flight attempt.
+    this.#droppedInFlight.delete(key);
+    this.queue.add(key);
+    this.#events.next({ type: 'enqueued', key, trigger });
+  }
+
+  async #work(): Promise<void> {
+    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+      await this.#process(key);
+    }
+  }
+
+  /** Resolves when the attempt is done, or when it times out (it then goes on in the background). */
+  async #process(key: string): Promise<void> {
+    const exec = this.#retries.get(key);
+    const retryInfo: RetryInfo | undefined =
+      exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
+    const controller = new AbortController();
+    const state = { timedOut: false };
+    this.#inFlight.set(key, controller);
+    this.#events.next({ type: 'started', key, retryInfo });
+    const attempt = this.#attempt(key, retryInfo, controller.signal, state);
+    const timeoutMs = this.#config.reconcileTimeoutMs;
+    if (timeoutMs === undefined) return attempt;
+
+    let timer: TimerHandle | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
+    const winner = await Promise.race([attempt, timedOut]);
+    this.#clock.clearTimeout(timer);
+    if (winner === 'timeout') {
+      state.timedOut = true;
+      this.#events.next({ type: 'timed-out', key, timeoutMs });
+      controller.abort(new ReconcileTimeoutError(key, timeoutMs));
+    }
+  }
+
+  async #attempt(key: string, retryInfo: RetryInfo | undefined, signal: AbortSignal, state: { timedOut: boolean }): Promise<void> {
+    const startedAt = this.#clock.now();
+    let outcome: ReconcileOutcome;
+    try {
+      const result = await this.#dispatch(key, { retryInfo, signal });
+      outcome = state.timedOut ? this.#timeoutOutcome(key, undefined) : { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs };
+    } catch (error) {
+      outcome = state.timedOut
+        ? this.#timeoutOutcome(key, error)
+        : { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
+    }
+    try {
+      this.#events.next({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
+      await this.#settle(key, outcome);
+    } catch (error) {
+      this.#events.next({ type: 'hook-failed', key, error });
+    } finally {
+      this.#inFlight.delete(key);
+      this.queue.done(key);
+    }
+  }
+
+  #timeoutOutcome(key: string, cause: unknown): ReconcileOutcome {
+    const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
+    const error = new ReconcileTimeoutError(key, timeoutMs, cause === undefined ? undefined : { cause });
+    return { type: 'error', error, terminal: false, timedOut: true };
+  }
+
+  /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
+  async #settle(key: string, outcome: ReconcileOutcome): Promise<void> {
+    const maxInterval = this.#config.maxReconciliationIntervalMs;
+    if (this.#droppedInFlight.delete(key)) {
+      this.#retries.delete(key);
+      this.queue.forget(key);
+      return;
+    }
+    if (outcome.type === 'success') {
+      this.#retries.delete(key);
+      this.queue.forget(key);
+      this.queue.cancelDelayed(key);
+      const requested = outcome.rescheduleAfterMs;
+      const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
+      if (delay !== undefined) {
+        this.queue.addAfter(key, delay);
+        const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
+        this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
+      }
+      return;
+    }
+
+    let exec = this.#retries.get(key);
+    if (!outcome.terminal) {
+      if (exec === undefined) {
+        exec = this.#config.retry.initExecution();
+        this.#retries.set(key, exec);
+      }
+      const retryDelay = exec.nextDelay();
+      if (retryDelay !== undefined) {
+        this.queue.addRateLimited(key, retryDelay);
+        const delayMs = this.queue.delayOf(key) ?? 0;
+        this.#events.next({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
+        return;
+      }
+    }
+    this.#retries.delete(key);
+    this.queue.forget(key);
+    const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
+    this.#events.next({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
+    if (maxInterval !== undefined) {
+      this.queue.addAfter(key, maxInterval);
+      this.#events.next({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
+    }
+    await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
+  }
+}

@@ -1,0 +1,29 @@
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { ResourceID } from '../resource/resource-id.js';
+
+/**
+ * The read side of the controller's cache of primaries, as a reconcile sees it.
+ *
+ * `IndexedStore` and `StoreSnapshot` (from the store stage) satisfy it; a `Context` hands out a
+ * snapshot so one reconcile reads one consistent view. Returned objects are frozen.
+ */
+export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObject> {
+  /** The primary with this ID or key (`namespace/name`), if cached. */
+  get(idOrKey: ResourceID | string): P | undefined;
+  /** The primaries of one namespace, or of all when `namespace` is undefined. */
+  list(namespace?: string): P[];
+  /** The primaries an indexer filed under `value`. Throws for an unknown index name. */
+  byIndex(indexName: string, value: string): P[];
+}
+
+/**
+ * The controller's primary cache while event sources are prepared: readable, and open to new
+ * indexers (JOSDK `IndexerResourceCache`).
+ *
+ * Add indexers in `prepareEventSources`, before the cache is used: a secondary-to-primary mapper
+ * that calls `byIndex` is then O(1) per event (the Job/Cluster pattern).
+ */
+export interface PrimaryCache<P extends KubernetesObject = KubernetesObject> extends PrimaryCacheReader<P> {
+  /** Files every primary (present and future) under the values `indexer` returns for it. */
+  addIndexer(indexName: string, indexer: (primary: P) => readonly string[]): void;
+}

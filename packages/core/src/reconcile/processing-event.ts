@@ -1,0 +1,46 @@
+import type { RetryInfo } from '../queue/retry.js';
+import type { Trigger } from '../source/trigger.js';
+
+/** How one reconcile attempt ended. */
+export type ReconcileOutcome =
+  | { readonly type: 'success'; readonly rescheduleAfterMs?: number | undefined }
+  | {
+      readonly type: 'error';
+      readonly error: unknown;
+      /** A {@link TerminalError}: no retry. */
+      readonly terminal: boolean;
+      /** It outlived `reconcileTimeoutMs` (`error` is then a `ReconcileTimeoutError`). */
+      readonly timedOut: boolean;
+    };
+
+/**
+ * What the event processor did, in order, for timelines, metrics and tests (`events$`).
+ *
+ * - `enqueued`: a trigger asked for the primary (adds of a primary already queued coalesce in
+ *   the queue; each trigger is still reported).
+ * - `started` / `finished`: one attempt, with its outcome and duration on the processor's clock.
+ * - `timed-out`: an attempt passed `reconcileTimeoutMs`; its worker moved on (`finished`
+ *   follows when the call settles).
+ * - `retry-scheduled`: a failed attempt will run again after `delayMs`.
+ * - `retries-exhausted`: no retry left (or a TerminalError); the exhaustion hook runs next.
+ * - `rescheduled`: a success asked to run again (`requested`) or the max reconciliation interval
+ *   applies (`max-interval`).
+ * - `dropped`: the primary was deleted; its pending work is gone.
+ * - `hook-failed`: the retries-exhausted hook threw; nothing else is affected.
+ * - `source-failed`: an event source's `triggers$` errored (a broken source); it is detached,
+ *   the other sources go on.
+ */
+export type ProcessingEvent =
+  | { readonly type: 'enqueued'; readonly key: string; readonly trigger: Trigger | undefined }
+  | { readonly type: 'started'; readonly key: string; readonly retryInfo: RetryInfo | undefined }
+  | { readonly type: 'finished'; readonly key: string; readonly outcome: ReconcileOutcome; readonly durationMs: number }
+  | { readonly type: 'timed-out'; readonly key: string; readonly timeoutMs: number }
+  | { readonly type: 'retry-scheduled'; readonly key: string; readonly attempt: number; readonly delayMs: number; readonly error: unknown }
+  | { readonly type: 'retries-exhausted'; readonly key: string; readonly error: unknown; readonly retryInfo: RetryInfo; readonly terminal: boolean }
+  | { readonly type: 'rescheduled'; readonly key: string; readonly delayMs: number; readonly reason: 'requested' | 'max-interval' }
+  | { readonly type: 'dropped'; readonly key: string }
+  | { readonly type: 'hook-failed'; readonly key: string; readonly error: unknown }
+  | { readonly type: 'source-failed'; readonly error: unknown };
+
+/** The `type` of a {@link ProcessingEvent}. */
+export type ProcessingEventType = ProcessingEvent['type'];

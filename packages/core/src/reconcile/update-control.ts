@@ -1,0 +1,86 @@
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+
+/** What a reconcile asks the controller to write: nothing, the resource, its status or both. */
+export type UpdateKind = 'noUpdate' | 'patchResource' | 'patchStatus' | 'patchResourceAndStatus';
+
+/**
+ * The result of `Reconciler.reconcile`: which changes of the primary to write, and whether to
+ * reconcile again after a delay (JOSDK `UpdateControl`).
+ *
+ * The controller writes `resource` as a patch: its spec/metadata for `patchResource`, its
+ * `status` subresource for `patchStatus` (resource first, then status, for both). Writes are
+ * read-after-write consistent: the next reconcile sees the patched object even if the watch has
+ * not delivered it yet. Instances are immutable; `rescheduleAfter` returns a new one.
+ *
+ * @example
+ * ```ts
+ * return UpdateControl.patchStatus({ ...job, status: { phase: 'Ready' } }).rescheduleAfter(60_000);
+ * ```
+ */
+export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
+  readonly kind: UpdateKind;
+  /** The primary as it should be written; undefined for `noUpdate`. */
+  readonly resource: P | undefined;
+  /**
+   * Reconcile again after this many ms even without an event. The controller's
+   * `maxReconciliationIntervalMs` still applies as an upper bound.
+   */
+  readonly scheduleDelayMs: number | undefined;
+
+  private constructor(kind: UpdateKind, resource: P | undefined, scheduleDelayMs: number | undefined) {
+    this.kind = kind;
+    this.resource = resource;
+    this.scheduleDelayMs = scheduleDelayMs;
+    Object.freeze(this);
+  }
+
+  /** Write nothing. */
+  static noUpdate<P extends KubernetesObject = KubernetesObject>(): UpdateControl<P> {
+    return new UpdateControl<P>('noUpdate', undefined, undefined);
+  }
+
+  /** Patch the primary's `status` subresource from `resource.status`. */
+  static patchStatus<P extends KubernetesObject>(resource: P): UpdateControl<P> {
+    return new UpdateControl('patchStatus', required(resource, 'patchStatus'), undefined);
+  }
+
+  /** Patch the primary itself (metadata and spec; status is ignored by the API server). */
+  static patchResource<P extends KubernetesObject>(resource: P): UpdateControl<P> {
+    return new UpdateControl('patchResource', required(resource, 'patchResource'), undefined);
+  }
+
+  /** Patch the primary, then its status. */
+  static patchResourceAndStatus<P extends KubernetesObject>(resource: P): UpdateControl<P> {
+    return new UpdateControl('patchResourceAndStatus', required(resource, 'patchResourceAndStatus'), undefined);
+  }
+
+  /** The same control, also asking to reconcile again after `delayMs` milliseconds. */
+  rescheduleAfter(delayMs: number): UpdateControl<P> {
+    return new UpdateControl(this.kind, this.resource, validDelay(delayMs));
+  }
+
+  /** Whether the primary's metadata/spec is to be patched. */
+  get isPatchResource(): boolean {
+    return this.kind === 'patchResource' || this.kind === 'patchResourceAndStatus';
+  }
+
+  /** Whether the primary's status is to be patched. */
+  get isPatchStatus(): boolean {
+    return this.kind === 'patchStatus' || this.kind === 'patchResourceAndStatus';
+  }
+}
+
+function required<P>(resource: P, method: string): P {
+  if (resource === null || typeof resource !== 'object') {
+    throw new TypeError(`UpdateControl.${method} needs the resource to write, got ${String(resource)}`);
+  }
+  return resource;
+}
+
+/** @internal Shared by the controls: a reschedule delay must be a finite number >= 0. */
+export function validDelay(delayMs: number): number {
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw new RangeError(`rescheduleAfter needs a finite delay >= 0 ms, got ${String(delayMs)}`);
+  }
+  return delayMs;
+}
