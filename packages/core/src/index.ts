@@ -122,3 +122,36 @@ export { PerResourcePollingEventSource } from './source/per-resource-polling-eve
 export type { PerResourcePollingEventSourceOptions } from './source/per-resource-polling-event-source.js';
 
 // --- reconcile: Reconciler, Context, controller, event processor
+export type { Reconciler } from './reconcile/reconciler.js';
+export { UpdateControl } from './reconcile/update-control.js';
+export type { UpdateKind } from './reconcile/update-control.js';
+export { DeleteControl } from './reconcile/delete-control.js';
+export { ErrorStatusUpdateControl } from './reconcile/error-status-update-control.js';
+export type { Context, SecondaryResourcesOptions, SecondaryResourceOptions } from './reconcile/context.js';
+export { DefaultContext } from './reconcile/default-context.js';
+export type { DefaultContextOptions } from './reconcile/default-context.js';
+export type { EventSourceContext } from './reconcile/event-source-context.js';
+export type { PrimaryCache, PrimaryCacheReader } from './reconcile/primary-cache.js';
+export { controllerConfiguration, processingConfiguration, InvalidConfigurationError } from './reconcile/controller-configuration.js';
+export type {
+  ControllerConfiguration,
+  ControllerConfigurationOptions,
+  ProcessingConfiguration,
+} from './reconcile/controller-configuration.js';
+export { EventProcessor } from './reconcile/event-processor.js';
+export type {
+  EventProcessorOptions,
+  ReconcileDispatcher,
+  DispatchRequest,
+  DispatchResult,
+  RetriesExhaustedHook,
+  StopOptions,
+} from './reconcile/event-processor.js';
+export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
+export { TerminalError } from './reconcile/terminal-error.js';
+export { ReconcileTimeoutError } from './reconcile/reconcile-timeout-error.js';
+export {
+  NoEventSourceForTypeError,
+  MultipleEventSourcesForTypeError,
+  MultipleSecondaryResourcesError,
+} from './reconcile/context-errors.js';
