@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
+import { createNamespace } from '../helpers/create-namespace.js';
+import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
@@ -17,6 +19,29 @@ describe('conformance: CRUD', () => {
     expect(created.metadata?.creationTimestamp).to.be.instanceOf(Date);
     expect(Number.isNaN(created.metadata!.creationTimestamp!.getTime())).to.equal(false);
     expect(created.data).to.deep.equal({ a: '1' });
+  });
+
+  it('create accepts a body without apiVersion and kind, taking them from the path', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const response = await rawRequest(kubeConfig, {
+      method: 'POST',
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ metadata: { name: 'kindless' }, data: { a: '1' } }),
+    });
+    expect(response.status).to.equal(201);
+    expect(JSON.parse(response.text)).to.include({ kind: 'ConfigMap', apiVersion: 'v1' });
+  });
+
+  it('creates pods, which the server marks Pending', async () => {
+    const { core, namespace } = fixture();
+    const pod = await core.createNamespacedPod({
+      namespace,
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'main', image: 'registry.invalid/kindex:1' }] } },
+    });
+    expect(pod.metadata?.uid).to.be.a('string');
+    expect(pod.spec?.containers[0]?.image).to.equal('registry.invalid/kindex:1');
+    expect(pod.status?.phase).to.equal('Pending');
   });
 
   it('create with generateName picks a new name starting with the prefix', async () => {
@@ -119,7 +144,6 @@ describe('conformance: CRUD', () => {
 
   it('keeps objects of the same name in different namespaces apart', async () => {
     const { core, namespace, kubeConfig } = fixture();
-    const { createNamespace } = await import('../helpers/create-namespace.js');
     const other = await createNamespace(kubeConfig);
     const name = uniqueName('same');
     await createConfigMap(core, namespace, { name, data: { where: 'first' } });

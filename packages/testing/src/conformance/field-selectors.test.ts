@@ -94,6 +94,25 @@ describe('conformance: field selectors', () => {
     expect(await names(core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.kind=ConfigMap' }))).to.have.length(3);
   });
 
+  it('pods can be selected by spec.nodeName and status.phase', async () => {
+    const { core, namespace } = fixture();
+    for (const [name, nodeName] of [
+      ['on-a', 'node-a'],
+      ['on-b', 'node-b'],
+    ] as const) {
+      await core.createNamespacedPod({
+        namespace,
+        body: { metadata: { name }, spec: { nodeName, containers: [{ name: 'main', image: 'registry.invalid/kindex:1' }] } },
+      });
+    }
+    expect(await names(core.listNamespacedPod({ namespace, fieldSelector: 'spec.nodeName=node-a' }))).to.deep.equal(['on-a']);
+    expect(await names(core.listNamespacedPod({ namespace, fieldSelector: 'status.phase=Pending' }))).to.deep.equal([
+      'on-a',
+      'on-b',
+    ]);
+    expect(await names(core.listNamespacedPod({ namespace, fieldSelector: 'status.phase=Running' }))).to.deep.equal([]);
+  });
+
   it('namespaces can be selected by status.phase', async () => {
     const { core, namespace } = fixture();
     const list = await core.listNamespace({ fieldSelector: `status.phase=Active,metadata.name=${namespace}` });

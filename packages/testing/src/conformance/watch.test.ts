@@ -3,8 +3,10 @@ import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { createNamespace } from '../helpers/create-namespace.js';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
+import { uniqueName } from '../helpers/unique-name.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { asPatch, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { createTestCrd } from './test-crd.js';
 
 describe('conformance: watch', () => {
   const fixture = useConformanceFixture();
@@ -101,6 +103,17 @@ describe('conformance: watch', () => {
     expect(w.summary()).to.deep.equal(['ADDED here']);
   });
 
+  it('of a cluster-scoped resource (namespaces) delivers its changes', async () => {
+    const { core } = fixture();
+    const list = await core.listNamespace({ limit: 1 });
+    const w = await watch('/api/v1/namespaces', { resourceVersion: list.metadata!.resourceVersion! });
+    const name = uniqueName('watched');
+    await core.createNamespace({ body: { metadata: { name } } });
+    await core.patchNamespace({ name, body: { metadata: { labels: { seen: 'yes' } } } }, asPatch.merge());
+    await w.waitFor((e) => e.type === 'MODIFIED' && e.object.metadata?.name === name);
+    expect(w.summary().filter((line) => line.endsWith(name))).to.deep.equal([`ADDED ${name}`, `MODIFIED ${name}`]);
+  });
+
   it('timeoutSeconds ends the watch cleanly after about that long', async function () {
     this.timeout(30_000);
     const { core, namespace } = fixture();
@@ -117,7 +130,6 @@ describe('conformance: watch', () => {
 
   it('of custom resources delivers their changes', async () => {
     const { apiextensions, custom, namespace } = fixture();
-    const { createTestCrd } = await import('./test-crd.js');
     const crd = await createTestCrd(apiextensions, custom);
     const coordinates = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
     const list = (await custom.listNamespacedCustomObject(coordinates)) as { metadata?: { resourceVersion?: string } };
