@@ -58,3 +58,12 @@ describe('prepareObject', () => {
     expect(errors[0]).to.include({ objectKey: 'ns/a' });
   });
 });
+
+describe('dropManagedFields', () => {
+  it('copies a frozen object instead of failing on it', () => {
+    const frozen = Object.freeze({ metadata: Object.freeze({ name: 'a', managedFields: [] }) });
+    const dropped = dropManagedFields(frozen);
+    expect(dropped).to.deep.equal({ metadata: { name: 'a' } });
+    expect(frozen.metadata).to.have.property('managedFields');
+  });
+});
