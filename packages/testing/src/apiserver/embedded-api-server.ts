@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
@@ -15,6 +16,7 @@ import { GarbageCollector } from './garbage-collector.js';
 import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
+import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
@@ -33,6 +35,11 @@ export interface EmbeddedApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Delay before background garbage collection and namespace cleanup run. Defaults to 50. */
   gcDelayMs?: number;
+  /**
+   * Serves HTTPS with a fresh self-signed certificate (the kubeconfig skips verification). Needed
+   * for kubectl, which sends bearer tokens only over TLS. Defaults to false (plain HTTP).
+   */
+  tls?: boolean;
   /** Largest request body accepted, in bytes (larger gets 413). Defaults to 3 MiB, as kube-apiserver. */
   maxBodyBytes?: number;
 }
@@ -63,15 +70,23 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly requestFaults = new RequestFaults();
   private readonly maxBodyBytes: number;
   private server: http.Server;
+  private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
 
   /** @internal Use {@link startEmbeddedApiServer}. */
-  constructor(server: http.Server, host: string, port: number, token: string, parts: { store: ObjectStore; hub: WatchHub; options: EmbeddedApiServerOptions }) {
+  constructor(
+    server: http.Server,
+    host: string,
+    port: number,
+    token: string,
+    parts: { store: ObjectStore; hub: WatchHub; options: EmbeddedApiServerOptions; certificate: SelfSignedCertificate | undefined },
+  ) {
     this.server = server;
     this.host = host;
     this.port = port;
     this.token = token;
-    this.url = `http://${host}:${port}`;
+    this.certificate = parts.certificate;
+    this.url = `${parts.certificate === undefined ? 'http' : 'https'}://${host}:${port}`;
     this.store = parts.store;
     this.hub = parts.hub;
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
@@ -93,7 +108,9 @@ export class EmbeddedApiServer implements TestApiServer {
     this.kubeconfigYaml = toYaml({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: CONTEXT, cluster: { server: this.url } }],
+      clusters: [
+        { name: CONTEXT, cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true } },
+      ],
       users: [{ name: CONTEXT, user: { token } }],
       contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user: CONTEXT } }],
       'current-context': CONTEXT,
@@ -137,7 +154,7 @@ export class EmbeddedApiServer implements TestApiServer {
     const old = this.server;
     this.hub.closeAll();
     await closeServer(old);
-    const next = http.createServer();
+    const next = createServer(this.certificate);
     next.on('request', (req, res) => void this.serve(req, res));
     await listen(next, this.port, this.host);
     this.server = next;
@@ -331,6 +348,12 @@ export class EmbeddedApiServer implements TestApiServer {
   }
 }
 
+function createServer(certificate: SelfSignedCertificate | undefined): http.Server {
+  const server = certificate === undefined ? http.createServer() : https.createServer({ key: certificate.key, cert: certificate.cert });
+  server.keepAliveTimeout = 30_000;
+  return server;
+}
+
 function listen(server: http.Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -364,8 +387,8 @@ export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions =
   const token = options.token ?? randomBytes(16).toString('hex');
   const store = new ObjectStore(options.historyWindow === undefined ? {} : { historyWindow: options.historyWindow });
   const hub = new WatchHub(store, options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs });
-  const server = http.createServer();
-  server.keepAliveTimeout = 30_000;
+  const certificate = options.tls === true ? selfSignedCertificate() : undefined;
+  const server = createServer(certificate);
   let port: number;
   try {
     port = await listen(server, options.port ?? 0, host);
@@ -373,5 +396,5 @@ export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions =
     hub.dispose();
     throw e;
   }
-  return new EmbeddedApiServer(server, host, port, token, { store, hub, options });
+  return new EmbeddedApiServer(server, host, port, token, { store, hub, options, certificate });
 }

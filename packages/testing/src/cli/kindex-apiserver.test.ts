@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'kindex-apiserver.js');
+
+function findKubectl(): string | undefined {
+  const r = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8', timeout: 60_000 });
+  return r.status === 0 ? 'kubectl' : undefined;
+}
+
+// Resolves with the lines the CLI printed once it reported the kubeconfig.
+function waitForStartup(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('kubeconfig written to')) resolve(out);
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`kindex-apiserver exited with ${code} before starting:\n${out}`)));
+  });
+}
+
+describe('kindex-apiserver (CLI)', function () {
+  this.timeout(240_000);
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let kubectl: string | undefined;
+
+  before(function () {
+    kubectl = findKubectl();
+    if (kubectl === undefined) {
+      if (process.env['CI']) throw new Error('kubectl is required in CI for the kindex-apiserver round trip, and was not found on PATH');
+      console.log('    (kubectl not found on PATH: skipping the kubectl round trip)');
+      this.skip();
+    }
+  });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kindex-cli-'));
+  });
+
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    child = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
+    const r = spawnSync(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), ...args], { encoding: 'utf8', timeout: 120_000 });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it('serves kubectl apply, get, get --watch and delete, and stops on SIGTERM', async () => {
+    child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const banner = await waitForStartup(child);
+    expect(banner).to.match(/listening on https:\/\/127\.0\.0\.1:\d+/);
+
+    writeFileSync(
+      join(dir, 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-kubectl\n  namespace: default\ndata:\n  hello: world\n',
+    );
+    const applied = run('apply', '--validate=false', '-f', join(dir, 'cm.yaml'));
+    expect(applied.status, applied.stderr).to.equal(0);
+    expect(applied.stdout).to.contain('configmap/from-kubectl created');
+
+    const got = run('get', 'configmaps', '-n', 'default', '-o', 'json');
+    expect(got.status, got.stderr).to.equal(0);
+    const list = JSON.parse(got.stdout) as { items: { metadata: { name: string }; data: Record<string, string> }[] };
+    expect(list.items.map((i) => i.metadata.name)).to.deep.equal(['from-kubectl']);
+    expect(list.items[0]!.data).to.deep.equal({ hello: 'world' });
+
+    const watcher = spawn(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch', '-o', 'name'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const firstLine = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      watcher.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]!);
+      });
+      watcher.once('exit', (code) => reject(new Error(`kubectl get --watch exited with ${code}`)));
+    });
+    watcher.kill('SIGKILL');
+    expect(firstLine).to.equal('configmap/from-kubectl');
+
+    const deleted = run('delete', 'configmap', 'from-kubectl', '-n', 'default');
+    expect(deleted.status, deleted.stderr).to.equal(0);
+    expect(deleted.stdout).to.contain('"from-kubectl" deleted');
+    const after = run('get', 'configmaps', '-n', 'default', '-o', 'json');
+    expect(JSON.parse(after.stdout).items).to.deep.equal([]);
+
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
+  });
+});
