@@ -143,6 +143,18 @@ describe('WorkQueue', () => {
     expect(clock.pendingTimers()).to.equal(0);
   });
 
+  it('keeps FIFO order through remove and re-add churn (stale entries skipped and compacted)', async () => {
+    const q = newQueue();
+    for (let i = 0; i < 3000; i++) q.add(`k${i}`);
+    for (let i = 0; i < 3000; i++) if (i % 10 !== 0) q.remove(`k${i}`);
+    q.add('k5'); // re-added after k2990: must not jump the line through its stale entry
+    const expected = [...Array.from({ length: 300 }, (_, i) => `k${i * 10}`), 'k5'];
+    expect(q.len()).to.equal(expected.length);
+    const got: string[] = [];
+    while (q.len() > 0) got.push((await q.get()) as string);
+    expect(got).to.deep.equal(expected);
+  });
+
   it('keeps FIFO order across many items (head compaction)', async () => {
     const q = newQueue();
     for (let i = 0; i < 5000; i++) q.add(`k${i}`);

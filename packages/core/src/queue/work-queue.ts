@@ -37,7 +37,7 @@ interface Delayed {
  * - After `shutDown`, adds are ignored and `get` resolves `undefined` (items still queued are
  *   abandoned); items being processed may still be marked `done`.
  *
- * All operations are O(1) except `remove` of a queued item (O(n) in the queue length).
+ * All operations are O(1) (amortized).
  *
  * @example
  * ```ts
@@ -53,10 +53,18 @@ interface Delayed {
 export class WorkQueue<K extends string = string> {
   readonly #clock: Clock;
   readonly #rateLimiter: RateLimiter<K>;
-  // FIFO as an array with a moving head: shift() on large arrays is O(n).
-  #queue: K[] = [];
+  // FIFO as an array with a moving head (shift() on large arrays is O(n)). `remove` is O(1): it
+  // leaves a stale entry behind, recognised when taken because #queued maps each waiting item to
+  // the absolute position of its one live entry (a re-added item must not jump the line through
+  // its stale entry).
+  #fifo: K[] = [];
   #head = 0;
-  readonly #dirty = new Set<K>();
+  /** Absolute position of #fifo[0]. */
+  #fifoStart = 0;
+  /** Waiting items and the absolute position of their entry. */
+  readonly #queued = new Map<K, number>();
+  /** Added while processing: queued again at `done`. */
+  readonly #followUp = new Set<K>();
   readonly #processing = new Set<K>();
   readonly #delayed = new Map<K, Delayed>();
   readonly #waiters: ((item: K | undefined) => void)[] = [];
@@ -70,10 +78,9 @@ export class WorkQueue<K extends string = string> {
 
   /** Queues `item` unless it is already queued; if it is being processed, queues it after `done`. */
   add(item: K): void {
-    if (this.#shuttingDown || this.#dirty.has(item)) return;
-    this.#dirty.add(item);
-    if (this.#processing.has(item)) return;
-    this.#push(item);
+    if (this.#shuttingDown || this.#queued.has(item) || this.#followUp.has(item)) return;
+    if (this.#processing.has(item)) this.#followUp.add(item);
+    else this.#push(item);
   }
 
   /**
@@ -125,15 +132,11 @@ export class WorkQueue<K extends string = string> {
    * expected. Returns whether anything was dropped.
    */
   remove(item: K): boolean {
-    let dropped = this.cancelDelayed(item);
-    if (this.#dirty.delete(item)) {
-      dropped = true;
-      if (!this.#processing.has(item)) {
-        const i = this.#queue.indexOf(item, this.#head);
-        if (i >= 0) this.#queue.splice(i, 1);
-      }
-    }
-    return dropped;
+    const delayed = this.cancelDelayed(item);
+    const queued = this.#queued.delete(item);
+    const followUp = this.#followUp.delete(item);
+    if (queued) this.#compactIfStale();
+    return delayed || queued || followUp;
   }
 
   /** Cancels a pending `addAfter` of `item`; returns whether there was one. */
@@ -165,7 +168,7 @@ export class WorkQueue<K extends string = string> {
   /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
   done(item: K): void {
     if (!this.#processing.delete(item)) return;
-    if (this.#dirty.has(item) && !this.#shuttingDown) this.#push(item);
+    if (this.#followUp.delete(item) && !this.#shuttingDown) this.#push(item);
     if (this.#processing.size === 0 && this.#shuttingDown) {
       for (const w of this.#drainWaiters.splice(0)) w();
     }
@@ -173,7 +176,7 @@ export class WorkQueue<K extends string = string> {
 
   /** Items waiting to be handed out (not delayed, not processing). */
   len(): number {
-    return this.#queue.length - this.#head;
+    return this.#queued.size;
   }
 
   /** Whether `item` is handed out and not yet `done`. */
@@ -197,9 +200,11 @@ export class WorkQueue<K extends string = string> {
     this.#shuttingDown = true;
     for (const d of this.#delayed.values()) this.#clock.clearTimeout(d.timer);
     this.#delayed.clear();
-    this.#queue = [];
+    this.#fifo = [];
     this.#head = 0;
-    this.#dirty.clear();
+    this.#fifoStart = 0;
+    this.#queued.clear();
+    this.#followUp.clear();
     for (const w of this.#waiters.splice(0)) w(undefined);
   }
 
@@ -213,23 +218,46 @@ export class WorkQueue<K extends string = string> {
   #push(item: K): void {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
-      this.#dirty.delete(item);
       this.#processing.add(item);
       waiter(item);
       return;
     }
-    this.#queue.push(item);
+    this.#queued.set(item, this.#fifoStart + this.#fifo.length);
+    this.#fifo.push(item);
   }
 
   #shift(): K | undefined {
-    if (this.#head >= this.#queue.length) return undefined;
-    const item = this.#queue[this.#head++] as K;
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
+    while (this.#head < this.#fifo.length) {
+      const position = this.#fifoStart + this.#head;
+      const item = this.#fifo[this.#head++] as K;
+      if (this.#head > 1024 && this.#head * 2 > this.#fifo.length) {
+        this.#fifo = this.#fifo.slice(this.#head);
+        this.#fifoStart += this.#head;
+        this.#head = 0;
+      }
+      if (this.#queued.get(item) === position) {
+        this.#queued.delete(item);
+        this.#processing.add(item);
+        return item;
+      }
     }
-    this.#dirty.delete(item);
-    this.#processing.add(item);
-    return item;
+    return undefined;
+  }
+
+  /** Rebuilds the FIFO when removed items make up most of it, so add/remove churn stays bounded. */
+  #compactIfStale(): void {
+    const entries = this.#fifo.length - this.#head;
+    if (entries < 1024 || entries < 2 * this.#queued.size) return;
+    const fifo: K[] = [];
+    for (let i = this.#head; i < this.#fifo.length; i++) {
+      const item = this.#fifo[i] as K;
+      if (this.#queued.get(item) === this.#fifoStart + i) {
+        this.#queued.set(item, fifo.length);
+        fifo.push(item);
+      }
+    }
+    this.#fifo = fifo;
+    this.#fifoStart = 0;
+    this.#head = 0;
   }
 }
