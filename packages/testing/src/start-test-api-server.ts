@@ -1,3 +1,4 @@
+import { startEmbeddedApiServer } from './apiserver/embedded-api-server.js';
 import type { TestApiServer } from './test-api-server.js';
 
 /** Options every test server understands; each server may ignore what it cannot honour. */
@@ -38,13 +39,6 @@ export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.
   throw new UnknownApiServerFlavorError(value);
 }
 
-type StartServer = (options?: TestApiServerOptions) => Promise<TestApiServer>;
-
-// Module specifiers sit in variables so that neither server is loaded, nor even type-checked
-// against, unless chosen: the real launcher drags in process management the embedded path never needs.
-const EMBEDDED_MODULE = './apiserver/embedded-api-server.js';
-const REAL_MODULE = './real-apiserver/real-api-server.js';
-
 /**
  * Starts the API server a test run asked for through `KINDEX_APISERVER`: the embedded server
  * (default) or a real kube-apiserver with etcd (`real`), so one suite runs unchanged on both.
@@ -58,18 +52,11 @@ const REAL_MODULE = './real-apiserver/real-api-server.js';
  */
 export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
   const flavor = apiServerFlavorFromEnvironment();
-  const start =
-    flavor === 'real'
-      ? await loadStart(REAL_MODULE, 'startRealApiServer')
-      : await loadStart(EMBEDDED_MODULE, 'startEmbeddedApiServer');
-  return start(options);
-}
-
-async function loadStart(specifier: string, exportName: string): Promise<StartServer> {
-  const module = (await import(specifier)) as Record<string, unknown>;
-  const start = module[exportName];
-  if (typeof start !== 'function') {
-    throw new TypeError(`${specifier} does not export a function ${exportName}`);
+  if (flavor === 'real') {
+    // Loaded only when chosen: the real launcher brings process management and binaries that
+    // the embedded path never needs.
+    const { startRealApiServer } = await import('./real-apiserver/real-api-server.js');
+    return startRealApiServer(options);
   }
-  return start as StartServer;
+  return startEmbeddedApiServer(options);
 }

@@ -118,6 +118,7 @@ export class WatchEventCollector {
 
   /** Closes the watch from the client side. Idempotent. */
   async stop(): Promise<void> {
+    this.#ended = true;
     this.#controller?.abort();
   }
 
