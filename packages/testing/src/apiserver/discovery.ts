@@ -10,8 +10,8 @@ type Json = Record<string, unknown>;
 export function versionInfo(): Json {
   return {
     major: '1',
-    minor: '33',
-    gitVersion: 'v1.33.0-kindex',
+    minor: '36',
+    gitVersion: 'v1.36.0-kindex',
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: '2026-01-01T00:00:00Z',

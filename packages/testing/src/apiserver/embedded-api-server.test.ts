@@ -203,6 +203,52 @@ describe('startEmbeddedApiServer', () => {
     });
   });
 
+  describe('status subresource and generation', () => {
+    const widgetCrd = {
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced' as const,
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+      },
+    };
+    const path = '/apis/example.com/v1/namespaces/default/gadgets';
+    const send = async (method: string, p: string, body: unknown, contentType = 'application/json') =>
+      rawRequest(server.kubeConfig, { method, path: p, headers: { 'content-type': contentType }, body: JSON.stringify(body) });
+
+    it('writes to /status change only status; writes to the resource ignore status and bump generation only on spec', async () => {
+      await server.kubeConfig.makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: widgetCrd });
+      await send('POST', path, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1 } });
+      const statusWrite = JSON.parse((await send('PATCH', `${path}/g/status`, { spec: { n: 99 }, status: { ready: true } }, 'application/merge-patch+json')).text);
+      expect(statusWrite.spec).to.deep.equal({ n: 1 });
+      expect(statusWrite.status).to.deep.equal({ ready: true });
+      expect(statusWrite.metadata.generation).to.equal(1);
+      const mainWrite = JSON.parse((await send('PATCH', `${path}/g`, { spec: { n: 2 }, status: { ready: false } }, 'application/merge-patch+json')).text);
+      expect(mainWrite.status).to.deep.equal({ ready: true });
+      expect(mainWrite.metadata.generation).to.equal(2);
+      const labelOnly = JSON.parse((await send('PATCH', `${path}/g`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json')).text);
+      expect(labelOnly.metadata.generation).to.equal(2);
+    });
+
+    it('refuses strategic merge patch on custom resources with 415', async () => {
+      await server.kubeConfig.makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: widgetCrd });
+      await send('POST', path, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1 } });
+      const r = await send('PATCH', `${path}/g`, { spec: { n: 2 } }, 'application/strategic-merge-patch+json');
+      expect(r.status).to.equal(415);
+    });
+  });
+
+  describe('delete collection', () => {
+    it('deletes the objects matching a label selector', async () => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('keep', { t: 'keep' }) });
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('drop', { t: 'drop' }) });
+      await core.deleteCollectionNamespacedConfigMap({ namespace: 'default', labelSelector: 't=drop' });
+      const left = await core.listNamespacedConfigMap({ namespace: 'default' });
+      expect(left.items.map((i) => i.metadata!.name)).to.deep.equal(['keep']);
+    });
+  });
+
   describe('custom resources', () => {
     it('serves a CRD once created and stops serving it once deleted', async () => {
       const ext = server.kubeConfig.makeApiClient(ApiextensionsV1Api);

@@ -246,6 +246,10 @@ export class EmbeddedApiServer implements TestApiServer {
       body,
       contentType: req.headers['content-type'],
     };
+    // Dry runs would need every write path to stop short of the store; refusing is honest.
+    if (url.searchParams.has('dryRun') && req.method !== 'GET') {
+      throw badRequest('dryRun is not supported by the kindex embedded API server');
+    }
     const watch = url.searchParams.get('watch');
     switch (req.method) {
       case 'GET':
@@ -261,8 +265,8 @@ export class EmbeddedApiServer implements TestApiServer {
         if (r.name === undefined) throw methodNotAllowed();
         return this.send(res, this.handler.patch(request));
       case 'DELETE':
-        if (r.name === undefined || r.subresource !== undefined) throw methodNotAllowed();
-        return this.send(res, this.handler.delete(request));
+        if (r.subresource !== undefined) throw methodNotAllowed();
+        return this.send(res, r.name === undefined ? this.handler.deleteCollection(request) : this.handler.delete(request));
       default:
         throw methodNotAllowed();
     }

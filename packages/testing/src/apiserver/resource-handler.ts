@@ -258,6 +258,22 @@ export class ResourceHandler {
     };
   }
 
+  /** DELETE on a collection: deletes every object matching the selectors, as DELETE would each. */
+  deleteCollection(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    const { labels, fields } = this.selectors(req);
+    const spec = { type: t, namespace: req.namespace, labels, fields };
+    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
+    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
+    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+      throw badRequest(`unsupported propagationPolicy: ${policy}`);
+    }
+    for (const o of [...this.store.list(t.id, req.namespace)]) {
+      if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy);
+    }
+    return { status: 200, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }) };
+  }
+
   /**
    * Deletes an object the way DELETE does, for the API and for the garbage collector: objects
    * with finalizers (or a Foreground policy) get a deletionTimestamp and stay until the last
