@@ -101,6 +101,34 @@ describe('Reflector (scripted wire)', () => {
     expect(Object.isFrozen(a) && Object.isFrozen(a.metadata) && Object.isFrozen(a.data)).to.equal(true);
   });
 
+  it('applies a custom transform to list and watch objects alike, and keeps objects as sent with transform null', async () => {
+    const withManaged = (name: string, rv: string) => {
+      const o = configMap(name, rv) as KubernetesObject;
+      return { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'm' }] } };
+    };
+    const script: Parameters<typeof ScriptedServer.start>[0] = (req, res, i) => {
+      if (i === 0) sendJson(res, 200, configMapList('10', [withManaged('a', '5')]));
+      else if (i === 1) startWatch(res, [{ type: 'ADDED', object: withManaged('b', '11') }]);
+      else startWatch(res);
+    };
+    const upper = (o: KubernetesObject): KubernetesObject => ({ ...o, metadata: { ...o.metadata, name: o.metadata!.name!.toUpperCase() } });
+    const { reflector } = await start(script, { transform: upper });
+    await eventually(() => expect(reflector.resourceVersion).to.equal('11'));
+    expect(reflector.list().map((o) => o.metadata!.name)).to.deep.equal(['A', 'B']);
+    await reflector.stop();
+    await server!.stop();
+
+    const raw = await start(script, { transform: null });
+    await eventually(() => expect(raw.reflector.resourceVersion).to.equal('11'));
+    expect(raw.reflector.list().map((o) => o.metadata!.managedFields)).to.deep.equal([[{ manager: 'm' }], [{ manager: 'm' }]]);
+  });
+
+  it('refuses a namespace for a cluster-scoped type', async () => {
+    server = await ScriptedServer.start(() => {});
+    const namespaces: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+    expect(() => new Reflector({ kubeConfig: server!.kubeConfig, type: namespaces, namespace: 'x' })).to.throw(TypeError, /cluster-scoped/);
+  });
+
   it('paginates with limit/continue and falls back to one full list when the continue token expires', async () => {
     const { reflector, deltas } = await start(
       (req, res, i) => {

@@ -257,8 +257,10 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         if (err instanceof ApiRequestError && err.expired) {
           needList = true;
           if (++this.expiredInARow > 1) delayMs = this.backoff.next();
-        } else if (err instanceof ApiRequestError && err.status === 429 && err.retryAfterSeconds !== undefined) {
-          delayMs = err.retryAfterSeconds * 1000;
+        } else if (err instanceof ApiRequestError && err.status === 429 && (err.retryAfterSeconds ?? 0) > 0) {
+          // Honour the server's own estimate; a missing or zero Retry-After falls back to the
+          // backoff so a server that keeps answering 429 is never hammered in a tight loop.
+          delayMs = (err.retryAfterSeconds ?? 0) * 1000;
         } else {
           delayMs = this.backoff.next();
         }
@@ -320,7 +322,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     } catch (error) {
       throw new Error(`${open.description}: the list is not JSON (${text.slice(0, LINE_PREFIX_LENGTH)})`, { cause: error });
     }
-    const rv = body?.metadata?.resourceVersion;
+    console.log("LIST", open.description, text.slice(0, 300)); const rv = body?.metadata?.resourceVersion;
     if (!Array.isArray(body?.items) || typeof rv !== 'string' || rv === '') {
       throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
     }
