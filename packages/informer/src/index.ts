@@ -1,5 +1,5 @@
-// Public API of @kindex/informer.
-export const PACKAGE_NAME = '@kindex/informer';
+// Public API of @kindex/informer: everything that talks to Kubernetes. Named exports only, in
+// groups; add exports to your own group.
 
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
@@ -12,3 +12,39 @@ export { dropManagedFields } from './reflector/object-transform.js';
 export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
 export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
 export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';
+
+// --- kind: typed resource kinds
+export { resourceKind, Kinds } from './kind/resource-kind.js';
+export type { ResourceKind } from './kind/resource-kind.js';
+
+// --- cache: shared informers and multi-namespace caches
+export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';
+export { InformerRegistry } from './cache/informer-registry.js';
+export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
+export { InformerCache, CacheSnapshot } from './cache/informer-cache.js';
+export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions } from './cache/informer-cache.js';
+export { NotCachedError } from './cache/cache-errors.js';
+
+// --- client: writes through the KubeConfig
+export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
+export type { KubeClientOptions, PatchType } from './client/kube-client.js';
+
+// --- mapper: owner-reference, annotation and label mappers
+export { fromOwnerReferences } from './mapper/owner-reference-mapper.js';
+export type { OwnerReferenceMapperOptions } from './mapper/owner-reference-mapper.js';
+export {
+  fromAnnotations,
+  fromLabels,
+  DEFAULT_PRIMARY_NAME_KEY,
+  DEFAULT_PRIMARY_NAMESPACE_KEY,
+  DEFAULT_PRIMARY_TYPE_KEY,
+} from './mapper/annotation-mapper.js';
+export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
+
+// --- source: informer-backed event sources
+export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
+export type {
+  InformerEventSourceConfiguration,
+  NamespaceChoice,
+  EventSourceProblem,
+} from './source/informer-event-source.js';

@@ -1,0 +1,338 @@
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  FieldSelector,
+  ResourceID,
+  type Indexer,
+  type KubernetesObject,
+  type StoreDelta,
+  type StoreReader,
+  type StoreSnapshot,
+} from '@kindex/core';
+import type { ReflectorOptions } from '../reflector/reflector.js';
+import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ReflectorHealth } from '../reflector/reflector-health.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import type { InformerLease, InformerRegistry } from './informer-registry.js';
+import { NotCachedError } from './cache-errors.js';
+
+/** Which namespaces a cache holds: every one, or a set (changeable at run time). */
+export type NamespaceSet = 'all' | readonly string[];
+
+/**
+ * Why a cache delta happened:
+ * - `watch`: the server reported it (including the initial list and relists);
+ * - `attach`: the cache joined a shared informer that already held the object;
+ * - `namespace-removed`: the namespace left the cache's set; the object is gone from the cache
+ *   but not from the server, so consumers clean up without reconciling anything.
+ */
+export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed';
+
+/** A store change of an {@link InformerCache}, with its origin. */
+export interface CacheDelta<R extends KubernetesObject = KubernetesObject> {
+  readonly delta: StoreDelta<R>;
+  readonly origin: CacheDeltaOrigin;
+}
+
+/** Options of {@link InformerCache}. */
+export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObject> {
+  /** Name for messages (usually the event source's). */
+  readonly name: string;
+  readonly kubeConfig: KubeConfig;
+  readonly kind: ResourceKind<R>;
+  readonly registry: InformerRegistry;
+  /** Defaults to `'all'`. Ignored for cluster-scoped kinds. */
+  readonly namespaces?: NamespaceSet;
+  /** Server-side label selector. Defaults to none. */
+  readonly labelSelector?: string;
+  /** Server-side field selector. Defaults to none. */
+  readonly fieldSelector?: string;
+  /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
+  readonly transform?: ObjectTransform<R> | null;
+  /** Connection tuning passed to each reflector (page size, timeouts, backoff). */
+  readonly reflector?: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+}
+
+const ALL = '';
+
+/**
+ * The objects of one kind across a set of namespaces: one shared informer per namespace (or one
+ * for all), read as one cache.
+ *
+ * Reads (`get`, `list`, `byIndex`) never touch the network. `snapshot()` freezes all namespaces
+ * at once in O(namespaces). Changing the namespace set starts and syncs the new informers and
+ * releases the removed ones, reporting their objects as `namespace-removed` deltas.
+ */
+export class InformerCache<R extends KubernetesObject = KubernetesObject> {
+  readonly name: string;
+  readonly kind: ResourceKind<R>;
+  /** Every store change across the namespaces, after the store shows it. Hot, synchronous. */
+  readonly deltas$: Observable<CacheDelta<R>>;
+  /** Problems of the informers behind this cache. */
+  readonly errors$: Observable<Error>;
+  /** Health of each informer, tagged with its namespace (`''` for all). */
+  readonly health$: Observable<{ readonly namespace: string; readonly health: ReflectorHealth }>;
+
+  readonly #options: InformerCacheOptions<R>;
+  readonly #leases = new Map<string, { lease: InformerLease<R>; subscriptions: Subscription[] }>();
+  readonly #indexers = new Map<string, Indexer<R>>();
+  readonly #deltas = new Subject<CacheDelta<R>>();
+  readonly #errors = new Subject<Error>();
+  readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
+  readonly #nameSelector: FieldSelector | undefined;
+  #namespaces: NamespaceSet;
+  #running = false;
+
+  constructor(options: InformerCacheOptions<R>) {
+    this.#options = options;
+    this.name = options.name;
+    this.kind = options.kind;
+    this.#namespaces = normalize(options.namespaces ?? 'all');
+    this.deltas$ = this.#deltas.asObservable();
+    this.errors$ = this.#errors.asObservable();
+    this.health$ = this.#health.asObservable();
+    this.#nameSelector = options.fieldSelector ? FieldSelector.parse(options.fieldSelector) : undefined;
+  }
+
+  /** The namespaces held now. */
+  get namespaces(): NamespaceSet {
+    return this.#namespaces;
+  }
+
+  /** Starts (or joins) the informers and resolves when all have synced. */
+  async start(): Promise<void> {
+    this.#running = true;
+    await Promise.all(this.#wanted().map((ns) => this.#attach(ns)));
+  }
+
+  /** Releases every informer; the cache reads empty afterwards. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    const all = [...this.#leases.keys()];
+    await Promise.all(all.map((ns) => this.#detach(ns, false)));
+  }
+
+  /**
+   * Changes the namespaces held. New ones start and sync before this resolves; removed ones stop,
+   * and their objects leave the cache as `namespace-removed` deltas.
+   */
+  async setNamespaces(namespaces: NamespaceSet): Promise<void> {
+    this.#namespaces = normalize(namespaces);
+    if (!this.#running) return;
+    const wanted = new Set(this.#wanted());
+    const removed = [...this.#leases.keys()].filter((ns) => !wanted.has(ns));
+    const added = [...wanted].filter((ns) => !this.#leases.has(ns));
+    await Promise.all(removed.map((ns) => this.#detach(ns, true)));
+    await Promise.all(added.map((ns) => this.#attach(ns)));
+  }
+
+  /** Whether every informer has synced. */
+  hasSynced(): boolean {
+    return this.#running && [...this.#leases.values()].every((l) => l.lease.informer.hasSynced());
+  }
+
+  /**
+   * Adds a named index to every namespace's store, now and for namespaces added later.
+   * Usable before and after start (existing objects are indexed at once).
+   */
+  addIndexer(name: string, indexer: Indexer<R>): void {
+    for (const { lease } of this.#leases.values()) lease.informer.ensureIndexer(name, indexer);
+    this.#indexers.set(name, indexer);
+  }
+
+  /**
+   * The cached object with this ID, or undefined when the cache could hold it but does not.
+   * @throws {NotCachedError} when the cache cannot hold it: its namespace is not watched, or the
+   *   field selector excludes its name or namespace.
+   */
+  get(id: ResourceID | string): R | undefined {
+    return this.snapshot().get(id);
+  }
+
+  /** Objects of one namespace, or of all held namespaces, optionally filtered. */
+  list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
+    return this.snapshot().list(namespace, predicate);
+  }
+
+  /** Objects an index holds under a value, across namespaces. */
+  byIndex(indexName: string, value: string): R[] {
+    return this.snapshot().byIndex(indexName, value);
+  }
+
+  /** Keys of the objects an index holds under a value, across namespaces. */
+  indexKeys(indexName: string, value: string): ReadonlySet<string> {
+    return this.snapshot().indexKeys(indexName, value);
+  }
+
+  /** Number of cached objects. */
+  get size(): number {
+    let n = 0;
+    for (const { lease } of this.#leases.values()) n += lease.informer.store.size;
+    return n;
+  }
+
+  /** All namespaces frozen now, as one reader. O(namespaces). */
+  snapshot(): CacheSnapshot<R> {
+    const stores = new Map<string, StoreSnapshot<R>>();
+    for (const [ns, { lease }] of this.#leases) stores.set(ns, lease.informer.store.snapshot());
+    return new CacheSnapshot(this, stores);
+  }
+
+  /** @internal Explains why `id` cannot be cached, or undefined when it can. */
+  exclusionOf(id: ResourceID): string | undefined {
+    if (this.kind.namespaced && this.#namespaces !== 'all' && id.namespace !== undefined && !this.#namespaces.includes(id.namespace)) {
+      return `namespace ${id.namespace} is not watched (watched: ${this.#namespaces.join(', ') || 'none'})`;
+    }
+    if (this.#nameSelector !== undefined) {
+      const fields: Record<string, string | undefined> = { 'metadata.name': id.name, 'metadata.namespace': id.namespace ?? '' };
+      const relevant = this.#nameSelector.requirements.every((r) => r.field in fields);
+      if (relevant && !this.#nameSelector.matches((f) => fields[f])) {
+        return `the field selector ${JSON.stringify(this.#options.fieldSelector)} excludes it`;
+      }
+    }
+    return undefined;
+  }
+
+  /** @internal Describes the selectors, for "not found" explanations. */
+  describeSelectors(): string | undefined {
+    const parts: string[] = [];
+    if (this.#options.labelSelector) parts.push(`label selector ${JSON.stringify(this.#options.labelSelector)}`);
+    if (this.#options.fieldSelector) parts.push(`field selector ${JSON.stringify(this.#options.fieldSelector)}`);
+    return parts.length ? parts.join(' and ') : undefined;
+  }
+
+  #wanted(): string[] {
+    if (!this.kind.namespaced || this.#namespaces === 'all') return [ALL];
+    return [...this.#namespaces];
+  }
+
+  async #attach(ns: string): Promise<void> {
+    if (this.#leases.has(ns)) return;
+    const o = this.#options;
+    const lease = o.registry.acquire<R>({
+      ...o.reflector,
+      kubeConfig: o.kubeConfig,
+      type: o.kind,
+      ...(ns === ALL ? {} : { namespace: ns }),
+      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
+      ...(o.transform !== undefined ? { transform: o.transform } : {}),
+    });
+    const informer = lease.informer;
+    for (const [name, indexer] of this.#indexers) informer.ensureIndexer(name, indexer);
+    // Replay what a shared informer already holds, then follow it: both in this same tick, so
+    // no change can fall between the two.
+    for (const object of informer.store.list()) this.#deltas.next({ delta: { type: 'create', object }, origin: 'attach' });
+    const subscriptions = [
+      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: 'watch' })),
+      informer.errors$.subscribe((e) => this.#errors.next(e)),
+      informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
+    ];
+    this.#leases.set(ns, { lease, subscriptions });
+    await informer.start();
+    await informer.waitForSync();
+  }
+
+  async #detach(ns: string, announce: boolean): Promise<void> {
+    const entry = this.#leases.get(ns);
+    if (entry === undefined) return;
+    this.#leases.delete(ns);
+    for (const s of entry.subscriptions) s.unsubscribe();
+    if (announce) {
+      for (const object of entry.lease.informer.store.list()) {
+        this.#deltas.next({ delta: { type: 'delete', object, deleteStateUnknown: true }, origin: 'namespace-removed' });
+      }
+    }
+    await entry.lease.release();
+  }
+}
+
+/**
+ * A consistent view of an {@link InformerCache} across its namespaces. Reads of an object the
+ * cache cannot hold throw {@link NotCachedError} instead of answering "not found".
+ */
+export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implements Omit<StoreReader<R>, 'indexValues' | 'indexNames' | 'resourceVersion'> {
+  readonly #cache: InformerCache<R>;
+  readonly #stores: ReadonlyMap<string, StoreSnapshot<R>>;
+
+  /** @internal */
+  constructor(cache: InformerCache<R>, stores: ReadonlyMap<string, StoreSnapshot<R>>) {
+    this.#cache = cache;
+    this.#stores = stores;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const s of this.#stores.values()) n += s.size;
+    return n;
+  }
+
+  get(idOrKey: ResourceID | string): R | undefined {
+    const id = typeof idOrKey === 'string' ? ResourceID.parse(idOrKey) : idOrKey;
+    const store = this.#storeFor(id.namespace);
+    if (store === undefined) {
+      const why = this.#cache.exclusionOf(id);
+      if (why !== undefined) throw new NotCachedError(id.key, this.#cache.name, why);
+      return undefined;
+    }
+    const found = store.get(id);
+    if (found === undefined) {
+      const why = this.#cache.exclusionOf(id);
+      if (why !== undefined) throw new NotCachedError(id.key, this.#cache.name, why);
+    }
+    return found;
+  }
+
+  /** Like {@link get} but never throws: undefined for anything not in the cache. */
+  peek(idOrKey: ResourceID | string): R | undefined {
+    const id = typeof idOrKey === 'string' ? ResourceID.parse(idOrKey) : idOrKey;
+    return this.#storeFor(id.namespace)?.get(id);
+  }
+
+  has(idOrKey: ResourceID | string): boolean {
+    return this.peek(idOrKey) !== undefined;
+  }
+
+  list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
+    if (namespace !== undefined && namespace !== '') {
+      return this.#storeFor(namespace)?.list(namespace, predicate) ?? [];
+    }
+    const out: R[] = [];
+    for (const s of this.#stores.values()) for (const o of s.list(undefined, predicate)) out.push(o);
+    return out;
+  }
+
+  keys(namespace?: string): string[] {
+    if (namespace !== undefined && namespace !== '') return this.#storeFor(namespace)?.keys(namespace) ?? [];
+    const out: string[] = [];
+    for (const s of this.#stores.values()) for (const k of s.keys()) out.push(k);
+    return out;
+  }
+
+  byIndex(indexName: string, value: string): R[] {
+    if (this.#stores.size === 1) return this.#stores.values().next().value!.byIndex(indexName, value);
+    const out: R[] = [];
+    for (const s of this.#stores.values()) for (const o of s.byIndex(indexName, value)) out.push(o);
+    return out;
+  }
+
+  indexKeys(indexName: string, value: string): ReadonlySet<string> {
+    if (this.#stores.size === 1) return this.#stores.values().next().value!.indexKeys(indexName, value);
+    const out = new Set<string>();
+    for (const s of this.#stores.values()) for (const k of s.indexKeys(indexName, value)) out.add(k);
+    return out;
+  }
+
+  #storeFor(namespace: string | undefined): StoreSnapshot<R> | undefined {
+    return this.#stores.get(ALL) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
+  }
+}
+
+function normalize(ns: NamespaceSet): NamespaceSet {
+  if (ns === 'all') return 'all';
+  if (!Array.isArray(ns)) throw new TypeError(`namespaces must be 'all' or an array of names, got ${JSON.stringify(ns)}`);
+  for (const [i, n] of ns.entries()) {
+    if (typeof n !== 'string' || n === '') throw new TypeError(`namespaces[${i}] must be a non-empty string, got ${JSON.stringify(n)}`);
+  }
+  return Object.freeze([...new Set(ns)].sort());
+}

@@ -1,0 +1,85 @@
+import type { KubernetesObject } from '@kindex/core';
+import type { ReflectorOptions } from '../reflector/reflector.js';
+import { SharedInformer } from './shared-informer.js';
+
+/** What a source asks the registry for: the reflector options that identify one cache. */
+export type InformerSpec<R extends KubernetesObject = KubernetesObject> = ReflectorOptions<R>;
+
+/** A counted claim on a shared informer; `release()` once, when the source stops using it. */
+export interface InformerLease<R extends KubernetesObject = KubernetesObject> {
+  readonly informer: SharedInformer<R>;
+  release(): Promise<void>;
+}
+
+/**
+ * Hands out shared informers by what they hold, reference-counted: the first lease creates and
+ * the last release stops one. Keep one registry per operator (per process is fine too).
+ */
+export class InformerRegistry {
+  readonly #informers = new Map<string, { informer: SharedInformer<KubernetesObject>; refs: number }>();
+  readonly #ids = new WeakMap<object, number>();
+  #nextId = 1;
+
+  /** Number of live shared informers (for tests and diagnostics). */
+  get size(): number {
+    return this.#informers.size;
+  }
+
+  /** The informer for this spec, created on first use. Start it with `informer.start()`. */
+  acquire<R extends KubernetesObject>(spec: InformerSpec<R>): InformerLease<R> {
+    const key = this.keyOf(spec);
+    let entry = this.#informers.get(key);
+    if (entry === undefined) {
+      entry = { informer: new SharedInformer<R>(key, spec) as unknown as SharedInformer<KubernetesObject>, refs: 0 };
+      this.#informers.set(key, entry);
+    }
+    entry.refs++;
+    const held = entry;
+    let released = false;
+    return {
+      informer: held.informer as unknown as SharedInformer<R>,
+      release: async () => {
+        if (released) return;
+        released = true;
+        if (--held.refs === 0) {
+          this.#informers.delete(key);
+          await held.informer.stop();
+        }
+      },
+    };
+  }
+
+  /** Stops every informer (at operator shutdown). */
+  async stopAll(): Promise<void> {
+    const all = [...this.#informers.values()];
+    this.#informers.clear();
+    await Promise.all(all.map((e) => e.informer.stop()));
+  }
+
+  /**
+   * The sharing key. Options that only tune the connection (page size, timeouts, backoff) do not
+   * split caches; the identity of the KubeConfig and of a custom transform do.
+   */
+  keyOf<R extends KubernetesObject>(spec: InformerSpec<R>): string {
+    const s = spec;
+    const transform: string =
+      s.transform === undefined ? 'default' : s.transform === null ? 'none' : `fn${this.#idOf(s.transform)}`;
+    return [
+      `kc${this.#idOf(s.kubeConfig)}`,
+      `${s.type.group}/${s.type.version}/${s.type.plural}`,
+      `ns=${s.namespace ?? '*'}`,
+      `l=${s.labelSelector ?? ''}`,
+      `f=${s.fieldSelector ?? ''}`,
+      `t=${transform}`,
+    ].join('|');
+  }
+
+  #idOf(o: object): number {
+    let id = this.#ids.get(o);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#ids.set(o, id);
+    }
+    return id;
+  }
+}

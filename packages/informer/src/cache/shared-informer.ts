@@ -1,0 +1,114 @@
+/**
+ * The cache stage: a {@link Reflector} feeding an {@link IndexedStore}, shared by every event
+ * source that needs the same objects.
+ *
+ * One {@link SharedInformer} exists per (cluster, kind, namespace, selectors, transform); the
+ * {@link InformerRegistry} hands out reference-counted leases on it, so two sources on the same
+ * ConfigMaps hold one copy of them and one watch. Consumers see a change on `deltas$` only after
+ * the store (and its indexes) show it: a handler never reads a cache that lags its own event.
+ *
+ * @module
+ */
+import { Subject, type Observable, type Subscription } from 'rxjs';
+import { IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
+import type { ReflectorDelta } from '../reflector/reflector-delta.js';
+import type { ReflectorHealth } from '../reflector/reflector-health.js';
+
+/** An indexer added under a name that another source of the same shared cache uses differently. */
+export class ConflictingIndexerError extends Error {
+  override readonly name = 'ConflictingIndexerError';
+  constructor(
+    readonly indexName: string,
+    readonly informer: string,
+  ) {
+    super(`index ${JSON.stringify(indexName)} of the shared cache ${informer} already exists with another indexer function`);
+  }
+}
+
+/** One list/watch and one indexed store, shared by reference count. */
+export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
+  /** The registry key: which cluster, kind, namespace, selectors and transform it holds. */
+  readonly key: string;
+  readonly store: IndexedStore<R>;
+  readonly reflector: Reflector<R>;
+  /** Every change, after the store applied it. Hot and synchronous. */
+  readonly deltas$: Observable<StoreDelta<R>>;
+  /** Reflector and store problems (bad objects, request failures, throwing indexers). */
+  readonly errors$: Observable<Error>;
+  readonly #deltas = new Subject<StoreDelta<R>>();
+  readonly #errors = new Subject<Error>();
+  readonly #indexers = new Map<string, Indexer<R>>();
+  readonly #subscriptions: Subscription[] = [];
+  #started: Promise<void> | undefined;
+
+  constructor(key: string, options: ReflectorOptions<R>) {
+    this.key = key;
+    // The reflector freezes every object it emits, so the store need not walk them again.
+    this.store = new IndexedStore<R>({ assumeFrozen: true });
+    this.reflector = new Reflector<R>(options);
+    this.deltas$ = this.#deltas.asObservable();
+    this.errors$ = this.#errors.asObservable();
+    this.#subscriptions.push(
+      this.reflector.deltas$.subscribe((delta) => this.#apply(delta)),
+      this.reflector.errors$.subscribe((error) => this.#errors.next(error)),
+      this.store.errors$.subscribe((error) => this.#errors.next(error)),
+    );
+  }
+
+  /** Reflector health: synced, last resourceVersion, last error, restarts. */
+  get health$(): Observable<ReflectorHealth> {
+    return this.reflector.health$;
+  }
+
+  /** Starts the list/watch once, whoever asks first. */
+  start(): Promise<void> {
+    this.#started ??= this.reflector.start();
+    return this.#started;
+  }
+
+  hasSynced(): boolean {
+    return this.reflector.hasSynced();
+  }
+
+  waitForSync(options?: WaitForSyncOptions): Promise<boolean> {
+    return this.reflector.waitForSync(options);
+  }
+
+  /**
+   * Adds a named index, or accepts the same indexer again (two sources of one shared cache may
+   * both declare it).
+   * @throws {ConflictingIndexerError} when the name is taken by a different function.
+   */
+  ensureIndexer(name: string, indexer: Indexer<R>): void {
+    const existing = this.#indexers.get(name);
+    if (existing === indexer) return;
+    if (existing !== undefined) throw new ConflictingIndexerError(name, this.key);
+    this.store.addIndexer(name, indexer);
+    this.#indexers.set(name, indexer);
+  }
+
+  async stop(): Promise<void> {
+    await this.reflector.stop();
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#deltas.complete();
+    this.#errors.complete();
+  }
+
+  #apply(delta: ReflectorDelta<R>): void {
+    switch (delta.type) {
+      case 'added':
+        this.store.upsert(delta.object);
+        this.#deltas.next({ type: 'create', object: delta.object });
+        return;
+      case 'updated':
+        this.store.upsert(delta.object);
+        this.#deltas.next({ type: 'update', object: delta.object, oldObject: delta.oldObject });
+        return;
+      case 'deleted':
+        this.store.delete(delta.key);
+        this.#deltas.next({ type: 'delete', object: delta.object, deleteStateUnknown: delta.deleteStateUnknown });
+        return;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Resource kinds: one token per Kubernetes kind that both addresses it on the API server (a
+ * {@link ResourceType}) and names it to `Context.getSecondaryResources` (a {@link SecondaryType}).
+ *
+ * @module
+ */
+import { secondaryType, type KubernetesObject, type SecondaryType } from '@kindex/core';
+import { apiVersionOf, type ResourceType } from '../reflector/resource-type.js';
+
+/**
+ * A Kubernetes kind, typed by the objects it stands for.
+ *
+ * @example
+ * ```ts
+ * interface Cluster extends KubernetesObject { spec: { clusterValue: string } }
+ * const ClusterKind = resourceKind<Cluster>({
+ *   group: 'sample.kindex.dev', version: 'v1', kind: 'Cluster', plural: 'clusters', namespaced: true,
+ * });
+ * context.getSecondaryResources(ClusterKind); // Cluster[]
+ * ```
+ */
+export interface ResourceKind<R extends KubernetesObject = KubernetesObject> extends ResourceType, SecondaryType<R> {
+  /** `group/version`, or `version` for the core group. */
+  readonly apiVersion: string;
+}
+
+/** Makes a {@link ResourceKind}; its name is `group/version/Kind` (`v1/ConfigMap` for core). */
+export function resourceKind<R extends KubernetesObject = KubernetesObject>(type: ResourceType): ResourceKind<R> {
+  for (const field of ['version', 'plural', 'kind'] as const) {
+    if (typeof type[field] !== 'string' || type[field] === '') {
+      throw new TypeError(`resourceKind: ${field} must be a non-empty string, got ${JSON.stringify(type[field])}`);
+    }
+  }
+  if (typeof type.group !== 'string') throw new TypeError(`resourceKind: group must be a string ('' for core)`);
+  const apiVersion = apiVersionOf(type);
+  const { name } = secondaryType<R>(`${apiVersion}/${type.kind}`);
+  return Object.freeze({
+    group: type.group,
+    version: type.version,
+    plural: type.plural,
+    kind: type.kind,
+    namespaced: type.namespaced,
+    apiVersion,
+    name,
+  });
+}
+
+/** Kinds of the core and common built-in groups, ready to use. */
+export const Kinds = {
+  ConfigMap: resourceKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true }),
+  Secret: resourceKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
+  Pod: resourceKind({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
+  Service: resourceKind({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true }),
+  Namespace: resourceKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false }),
+  Event: resourceKind({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }),
+  Lease: resourceKind({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
+} as const;

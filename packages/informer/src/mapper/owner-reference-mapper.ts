@@ -1,0 +1,40 @@
+import {
+  enqueueForOwner,
+  type EnqueueForOwnerOptions,
+  type KubernetesObject,
+  type ResourceID,
+  type SecondaryToPrimaryMapper,
+} from '@kindex/core';
+
+/** Options of {@link fromOwnerReferences}. */
+export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> & {
+  /**
+   * Receives malformed owner references (with their field path); the other references of the
+   * object still map. Defaults to ignoring them.
+   */
+  readonly onProblem?: (problem: unknown, object: KubernetesObject) => void;
+};
+
+/**
+ * A secondary-to-primary mapper from `metadata.ownerReferences`: the owners of the given API group
+ * and kind (version ignored), in the secondary's namespace unless the owner kind is
+ * cluster-scoped. The default mapper of an InformerEventSource.
+ *
+ * It shares the owner-reference reading of `enqueueForOwner`, so a mapper and a handler can never
+ * disagree about which owners an object has.
+ *
+ * @example
+ * ```ts
+ * const toPrimaryIds = fromOwnerReferences({ group: 'sample.kindex.dev', kind: 'WebPage', controllerOnly: true });
+ * ```
+ */
+export function fromOwnerReferences<S extends KubernetesObject = KubernetesObject>(
+  options: OwnerReferenceMapperOptions,
+): SecondaryToPrimaryMapper<S> {
+  const { onProblem, ...ownerOptions } = options;
+  const handler = enqueueForOwner<S>(ownerOptions);
+  const report = (problem: unknown, object?: S): void => {
+    if (onProblem !== undefined && object !== undefined) onProblem(problem, object);
+  };
+  return (secondary: S): ResourceID[] => [...handler.map({ type: 'generic', object: secondary }, report)];
+}

@@ -1,0 +1,199 @@
+import { expect } from 'chai';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
+import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  InformerEventSource,
+  KubeClient,
+  Kinds,
+  NotCachedError,
+  resourceKind,
+  type InformerEventSourceBuilder,
+} from '../index.js';
+
+interface WebPage extends KubernetesObject {
+  spec?: { html?: string };
+}
+const WebPageKind = resourceKind<WebPage>({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+type ConfigMap = KubernetesObject & { data?: Record<string, string> };
+
+function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
+  return {
+    ownerReferences: [{ apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', name: page.metadata!.name!, uid: page.metadata!.uid! }],
+  };
+}
+
+const webPageCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'webpages.sample.kindex.dev' },
+  spec: {
+    group: 'sample.kindex.dev',
+    scope: 'Namespaced',
+    names: { plural: 'webpages', singular: 'webpage', kind: 'WebPage', listKind: 'WebPageList' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+};
+const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+
+function webPage(name: string, namespace: string): WebPage {
+  return { apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', metadata: { name, namespace } };
+}
+
+describe('InformerEventSource', function () {
+  this.timeout(30_000);
+  let server: TestApiServer;
+  let client: KubeClient;
+  let core: CoreV1Api;
+  const sources: InformerEventSource<ConfigMap, WebPage>[] = [];
+
+  before(async () => {
+    server = await startTestApiServer();
+    client = new KubeClient(server.kubeConfig);
+    core = server.kubeConfig.makeApiClient(CoreV1Api);
+    await client.create(CrdKind, webPageCrd);
+    await eventually(async () => expect(await client.get(WebPageKind, ResourceID.of('probe', 'default'))).to.equal(undefined), { timeoutMs: 20_000 });
+  });
+  afterEach(async () => {
+    await Promise.all(sources.splice(0).map((s) => s.stop()));
+  });
+  after(async () => {
+    await client.registry.stopAll();
+    await server.stop();
+  });
+
+  function build(configure: (b: InformerEventSourceBuilder<ConfigMap, WebPage>) => InformerEventSourceBuilder<ConfigMap, WebPage>, namespaces: readonly string[]) {
+    const builder = configure(InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind));
+    const source = new InformerEventSource(builder.configuration(), client, namespaces);
+    sources.push(source);
+    const triggers: Trigger[] = [];
+    source.triggers$.subscribe((t) => triggers.push(t));
+    return { source, triggers };
+  }
+
+  // Owners must exist: a garbage collector deletes dependents whose owner is gone.
+  async function page(namespace: string, name: string): Promise<WebPage> {
+    return (await client.get<WebPage>(WebPageKind, ResourceID.of(name, namespace))) ?? client.create(WebPageKind, webPage(name, namespace));
+  }
+
+  async function createConfigMap(namespace: string, name: string, pageName: string | undefined, data: Record<string, string> = {}) {
+    const owner = pageName ? ownedBy(await page(namespace, pageName)) : {};
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, ...owner }, data } });
+  }
+
+  const secondaryNames = (source: InformerEventSource<ConfigMap, WebPage>, page: string, ns: string) =>
+    source.getSecondaryResources(webPage(page, ns)).map((cm) => cm.metadata!.name).sort();
+
+  it('seeds the reverse index from objects that exist before start', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns, 'a1', 'page-a');
+    await createConfigMap(ns, 'a2', 'page-a');
+    await createConfigMap(ns, 'b1', 'page-b');
+    await createConfigMap(ns, 'none', undefined);
+    const { source } = build((b) => b, [ns]);
+    await source.start();
+    expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']);
+    expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['b1']);
+    expect(secondaryNames(source, 'page-c', ns)).to.deep.equal([]);
+  });
+
+  it('triggers both primaries when a reference moves, and cleans the index on delete', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source, triggers } = build((b) => b, [ns]);
+    await source.start();
+    await createConfigMap(ns, 'cm', 'page-a');
+    await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['cm']));
+    triggers.length = 0;
+    await client.patch(Kinds.ConfigMap, ResourceID.of('cm', ns), { metadata: ownedBy(await page(ns, 'page-b')) });
+    await eventually(() => expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['cm']));
+    expect(secondaryNames(source, 'page-a', ns)).to.deep.equal([]);
+    const moved = triggers.find((t) => t.cause.type === 'resource' && t.cause.event === 'update');
+    expect(moved?.primaryIds.map((id) => id.key).sort()).to.deep.equal([`${ns}/page-a`, `${ns}/page-b`]);
+    triggers.length = 0;
+    await core.deleteNamespacedConfigMap({ namespace: ns, name: 'cm' });
+    await eventually(() => expect(triggers.map((t) => t.cause.type === 'resource' && t.cause.event)).to.include('delete'));
+    expect(secondaryNames(source, 'page-b', ns)).to.deep.equal([]);
+    expect(source.primaryKeysOf(ResourceID.of('cm', ns)).size).to.equal(0);
+  });
+
+  it('answers from the primary-to-secondary mapper and keeps no index when one is set', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns, 'config-of-x', undefined);
+    const { source } = build((b) => b.withPrimaryToSecondaryMapper((p) => [ResourceID.of(`config-of-${p.metadata!.name}`, p.metadata!.namespace)]), [ns]);
+    await source.start();
+    expect(secondaryNames(source, 'x', ns)).to.deep.equal(['config-of-x']);
+    expect(secondaryNames(source, 'y', ns)).to.deep.equal([]);
+  });
+
+  it('reports a throwing mapper and goes on with the other objects', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source, triggers } = build(
+      (b) =>
+        b.withSecondaryToPrimaryMapper((cm) => {
+          if (cm.metadata?.name === 'bad') throw new Error('boom');
+          return [ResourceID.of('page', cm.metadata!.namespace)];
+        }),
+      [ns],
+    );
+    const problems: unknown[] = [];
+    source.problems$.subscribe((p) => problems.push(p.error));
+    await source.start();
+    await createConfigMap(ns, 'bad', undefined);
+    await createConfigMap(ns, 'good', undefined);
+    await eventually(() => expect(secondaryNames(source, 'page', ns)).to.deep.equal(['good']));
+    expect(triggers.some((t) => t.cause.type === 'resource' && t.cause.objectKey === `${ns}/good`)).to.equal(true);
+    expect(problems.map((e) => String(e))).to.satisfy((msgs: string[]) => msgs.some((m) => m.includes(`${ns}/bad`)));
+  });
+
+  it('applies filters after indexing: a filtered event still updates the index', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source, triggers } = build((b) => b.withOnAddFilter((cm) => cm.metadata?.labels?.['watch'] === 'yes'), [ns]);
+    await source.start();
+    await createConfigMap(ns, 'quiet', 'page');
+    await eventually(() => expect(secondaryNames(source, 'page', ns)).to.deep.equal(['quiet']));
+    expect(triggers.filter((t) => t.cause.type === 'resource' && t.cause.objectKey === `${ns}/quiet`)).to.have.length(0);
+  });
+
+  it('shares one informer between two sources of the same kind, namespace and selectors', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns, 'shared', 'page');
+    const before = client.registry.size;
+    const first = build((b) => b.withName('first'), [ns]);
+    const second = build((b) => b.withName('second'), [ns]);
+    await first.source.start();
+    await second.source.start();
+    expect(client.registry.size).to.equal(before + 1);
+    expect(secondaryNames(second.source, 'page', ns)).to.deep.equal(['shared']);
+    await first.source.stop();
+    await createConfigMap(ns, 'later', 'page');
+    await eventually(() => expect(secondaryNames(second.source, 'page', ns)).to.deep.equal(['later', 'shared']));
+  });
+
+  it('changes namespaces at run time without reconciling the removed ones', async () => {
+    const ns1 = await createNamespace(server.kubeConfig);
+    const ns2 = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns1, 'one', 'page');
+    await createConfigMap(ns2, 'two', 'page');
+    const { source, triggers } = build((b) => b, [ns1]);
+    await source.start();
+    expect(secondaryNames(source, 'page', ns1)).to.deep.equal(['one']);
+    expect(() => source.get(ResourceID.of('two', ns2))).to.throw(NotCachedError, /not watched/);
+    await source.changeNamespaces([ns2]);
+    expect(secondaryNames(source, 'page', ns2)).to.deep.equal(['two']);
+    triggers.length = 0;
+    expect(secondaryNames(source, 'page', ns1)).to.deep.equal([]);
+    expect(source.get(ResourceID.of('two', ns2))?.metadata?.name).to.equal('two');
+    expect(() => source.get(ResourceID.of('one', ns1))).to.throw(NotCachedError);
+    expect(triggers).to.have.length(0);
+  });
+
+  it('says when a field selector excludes the object asked for', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const name = uniqueName('only');
+    await createConfigMap(ns, name, 'page');
+    const { source } = build((b) => b.withFieldSelector(`metadata.name=${name}`), [ns]);
+    await source.start();
+    expect(source.get(ResourceID.of(name, ns))?.metadata?.name).to.equal(name);
+    expect(() => source.get(ResourceID.of('other', ns))).to.throw(NotCachedError, /field selector/);
+  });
+});

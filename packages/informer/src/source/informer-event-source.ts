@@ -1,0 +1,396 @@
+/**
+ * The event source of Kubernetes secondary resources (JOSDK's InformerEventSource): an informer
+ * cache of one kind, a secondary-to-primary mapper, the reverse primary-to-secondary index, and
+ * event filters, emitting the primaries to reconcile.
+ *
+ * Per event, in order: the shared store applies it; the reverse index records the mapper's
+ * result (`P_new`) and returns the primaries the secondary left (`P_old`); the filter decides;
+ * `P_new ∪ P_old` is emitted as one trigger. So a reference that moves reconciles both primaries,
+ * and `getSecondaryResources(primary)` is an index read plus store reads: O(its secondaries).
+ *
+ * @module
+ */
+import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
+import {
+  and,
+  evaluate,
+  MapperError,
+  PrimaryToSecondaryIndex,
+  ResourceID,
+  type EventSource,
+  type EventSourceContext,
+  type EventSourceHealth,
+  type Indexer,
+  type KubernetesObject,
+  type Predicate,
+  type PrimaryToSecondaryMapper,
+  type ReverseIndexSnapshot,
+  type SecondaryResourceReader,
+  type SecondaryToPrimaryMapper,
+  type Trigger,
+  type StoreDelta,
+} from '@kindex/core';
+import { InformerCache, type CacheDelta, type CacheSnapshot, type NamespaceSet } from '../cache/informer-cache.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import type { KubeClient } from '../client/kube-client.js';
+import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
+import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ReflectorOptions } from '../reflector/reflector.js';
+
+/** Which namespaces an event source watches. */
+export type NamespaceChoice = NamespaceSet | 'inherit';
+
+/** Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}. */
+export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
+  readonly kind: ResourceKind<R>;
+  readonly primaryKind: ResourceKind<P>;
+  /** Defaults to the kind's name (`group/version/Kind`). */
+  readonly name: string;
+  readonly labelSelector: string | undefined;
+  readonly fieldSelector: string | undefined;
+  /** Defaults to `'inherit'`: the controller's namespaces, following its changes. */
+  readonly namespaces: NamespaceChoice;
+  /** Defaults to the owner references of the primary kind. */
+  readonly toPrimaryIds: SecondaryToPrimaryMapper<R>;
+  /** When set, `getSecondaryResources` uses it and no reverse index is kept. */
+  readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
+  /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
+  readonly filter: Predicate<R> | undefined;
+  readonly transform: ObjectTransform<R> | null | undefined;
+  readonly reflector: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'> | undefined;
+}
+
+/** Problems an event source met and moved past (mappers, filters, informers). */
+export interface EventSourceProblem {
+  readonly source: string;
+  readonly error: unknown;
+}
+
+/**
+ * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
+ * `InformerEventSourceConfiguration.from(R, P)`.
+ */
+export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
+  #config: InformerEventSourceConfiguration<R, P>;
+
+  /** @internal use {@link InformerEventSource.from} */
+  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P>) {
+    this.#config = {
+      kind,
+      primaryKind,
+      name: kind.name,
+      labelSelector: undefined,
+      fieldSelector: undefined,
+      namespaces: 'inherit',
+      toPrimaryIds: fromOwnerReferences<R>({ group: primaryKind.group, kind: primaryKind.kind, clusterScopedOwner: !primaryKind.namespaced }),
+      toSecondaryIds: undefined,
+      filter: undefined,
+      transform: undefined,
+      reflector: undefined,
+    };
+  }
+
+  #with(change: Partial<InformerEventSourceConfiguration<R, P>>): this {
+    this.#config = { ...this.#config, ...change };
+    return this;
+  }
+
+  /** Unique name within the controller. Defaults to the kind's name. */
+  withName(name: string): this {
+    return this.#with({ name });
+  }
+  /** Server-side label selector of the cache. */
+  withLabelSelector(labelSelector: string): this {
+    return this.#with({ labelSelector });
+  }
+  /** Server-side field selector of the cache. */
+  withFieldSelector(fieldSelector: string): this {
+    return this.#with({ fieldSelector });
+  }
+  /** Watch these namespaces (changeable later with `changeNamespaces`). */
+  withNamespaces(namespaces: readonly string[]): this {
+    return this.#with({ namespaces: [...namespaces] });
+  }
+  /** Watch every namespace. */
+  withAllNamespaces(): this {
+    return this.#with({ namespaces: 'all' });
+  }
+  /** Watch the controller's namespaces and follow its changes. The default. */
+  withNamespacesInheritedFromController(): this {
+    return this.#with({ namespaces: 'inherit' });
+  }
+  /** Which primaries a secondary concerns. Defaults to owner references of the primary kind. */
+  withSecondaryToPrimaryMapper(toPrimaryIds: SecondaryToPrimaryMapper<R>): this {
+    return this.#with({ toPrimaryIds });
+  }
+  /** Which secondaries a primary reads; replaces the reverse index. */
+  withPrimaryToSecondaryMapper(toSecondaryIds: PrimaryToSecondaryMapper<P>): this {
+    return this.#with({ toSecondaryIds });
+  }
+  /** A predicate (or kopf filter) on the secondary's events; several calls are ANDed. */
+  withFilter(filter: Predicate<R>): this {
+    const prev = this.#config.filter;
+    return this.#with({ filter: prev === undefined ? filter : and(prev, filter) });
+  }
+  /** Only create events passing `accept` go on. */
+  withOnAddFilter(accept: (object: R) => boolean): this {
+    return this.withFilter({ name: 'onAdd', create: (e) => accept(e.object) });
+  }
+  /** Only update events passing `accept` go on. */
+  withOnUpdateFilter(accept: (object: R, oldObject: R) => boolean): this {
+    return this.withFilter({ name: 'onUpdate', update: (e) => accept(e.object, e.oldObject) });
+  }
+  /** Only delete events passing `accept` go on. */
+  withOnDeleteFilter(accept: (object: R, deleteStateUnknown: boolean) => boolean): this {
+    return this.withFilter({ name: 'onDelete', delete: (e) => accept(e.object, e.deleteStateUnknown) });
+  }
+  /** Only generic events passing `accept` go on. */
+  withGenericFilter(accept: (object: R) => boolean): this {
+    return this.withFilter({ name: 'generic', generic: (e) => accept(e.object) });
+  }
+  /** Reshapes objects before caching; `null` keeps them as sent. Defaults to dropping managedFields. */
+  withTransform(transform: ObjectTransform<R> | null): this {
+    return this.#with({ transform });
+  }
+  /** Connection tuning of the reflectors (page size, timeouts, backoff). */
+  withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
+    return this.#with({ reflector });
+  }
+
+  /** The configuration as built so far. */
+  configuration(): InformerEventSourceConfiguration<R, P> {
+    return this.#config;
+  }
+
+  /** Builds the event source for a controller. */
+  build(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
+    return new InformerEventSource<R, P>(this.#config, context.client, context.configuration.namespaces);
+  }
+}
+
+/**
+ * An event source over an informer cache of secondary resources of kind `R`, for primaries `P`.
+ *
+ * @example
+ * ```ts
+ * const clusters = InformerEventSource.from(ClusterKind, JobKind)
+ *   .withSecondaryToPrimaryMapper(Mappers.fromIndex(context.primaryCache, 'byCluster', (c) => ResourceID.keyOfResource(c)))
+ *   .withPrimaryToSecondaryMapper((job) => [ResourceID.of(job.spec.clusterName, job.metadata?.namespace)])
+ *   .build(context);
+ * ```
+ */
+export class InformerEventSource<R extends KubernetesObject = KubernetesObject, P extends KubernetesObject = KubernetesObject>
+  implements EventSource<R, P>
+{
+  /** Starts a builder for secondaries of `kind` and primaries of `primaryKind`. */
+  static from<R extends KubernetesObject, P extends KubernetesObject>(
+    kind: ResourceKind<R>,
+    primaryKind: ResourceKind<P>,
+  ): InformerEventSourceBuilder<R, P> {
+    return new InformerEventSourceBuilder<R, P>(kind, primaryKind);
+  }
+
+  readonly name: string;
+  readonly resourceType: ResourceKind<R>;
+  readonly configuration: InformerEventSourceConfiguration<R, P>;
+  readonly triggers$: Observable<Trigger>;
+  readonly health$: Observable<EventSourceHealth>;
+  /** Problems met and moved past: throwing mappers and filters, bad objects, failed requests. */
+  readonly problems$: Observable<EventSourceProblem>;
+  /** The informer cache (read it directly to bypass the reverse index). */
+  readonly cache: InformerCache<R>;
+
+  readonly #triggers = new Subject<Trigger>();
+  readonly #health: BehaviorSubject<EventSourceHealth>;
+  readonly #problems = new Subject<EventSourceProblem>();
+  readonly #index: PrimaryToSecondaryIndex<R> | undefined;
+  readonly #inherit: boolean;
+  #subscriptions: Subscription[] = [];
+
+  constructor(config: InformerEventSourceConfiguration<R, P>, client: KubeClient, controllerNamespaces: NamespaceSet = 'all') {
+    this.configuration = config;
+    this.name = config.name;
+    this.resourceType = config.kind;
+    this.#inherit = config.namespaces === 'inherit';
+    this.cache = new InformerCache<R>({
+      name: `event source ${config.name}`,
+      kubeConfig: client.kubeConfig,
+      registry: client.registry,
+      kind: config.kind,
+      namespaces: config.namespaces === 'inherit' ? controllerNamespaces : config.namespaces,
+      ...(config.labelSelector ? { labelSelector: config.labelSelector } : {}),
+      ...(config.fieldSelector ? { fieldSelector: config.fieldSelector } : {}),
+      ...(config.transform !== undefined ? { transform: config.transform } : {}),
+      ...(config.reflector ? { reflector: config.reflector } : {}),
+    });
+    // JOSDK: with a primary-to-secondary mapper the reverse index is not kept at all.
+    this.#index = config.toSecondaryIds === undefined ? new PrimaryToSecondaryIndex<R>({ toPrimaryIds: config.toPrimaryIds }) : undefined;
+    this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
+    this.triggers$ = this.#triggers.asObservable();
+    this.health$ = this.#health.asObservable();
+    this.problems$ = this.#problems.asObservable();
+  }
+
+  /** Whether the namespaces follow the controller's. */
+  get inheritsNamespaces(): boolean {
+    return this.#inherit;
+  }
+
+  async start(): Promise<void> {
+    if (this.#subscriptions.length === 0) {
+      this.#subscriptions = [
+        this.cache.deltas$.subscribe((d) => this.#onDelta(d)),
+        this.cache.errors$.subscribe((error) => this.#report(error)),
+        this.cache.health$.subscribe(({ health }) => {
+          const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
+          if (this.#health.value.status !== 'starting' && this.#health.value.status !== status) {
+            this.#health.next({ source: this.name, status, ...(status === 'unhealthy' ? { error: health.lastError?.error } : {}) });
+          }
+        }),
+      ];
+      if (this.#index !== undefined) {
+        this.#subscriptions.push(this.#index.errors$.subscribe((error) => this.#report(error)));
+      }
+    }
+    await this.cache.start();
+    this.#health.next({ source: this.name, status: 'healthy' });
+  }
+
+  async stop(): Promise<void> {
+    await this.cache.stop();
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#subscriptions = [];
+    this.#index?.clear();
+    this.#health.next({ source: this.name, status: 'stopped' });
+  }
+
+  /**
+   * Changes the watched namespaces at run time: new ones start and sync before this resolves;
+   * removed ones stop and their objects leave the cache and the index without reconciling.
+   */
+  changeNamespaces(namespaces: NamespaceSet): Promise<void> {
+    return this.cache.setNamespaces(namespaces);
+  }
+
+  /** The secondaries of a primary, from the index (or the primary-to-secondary mapper). */
+  getSecondaryResources(primary: P): readonly R[] {
+    return this.snapshot().getSecondaryResources(primary);
+  }
+
+  /** The one secondary of a primary, or undefined. */
+  getSecondaryResource(primary: P): R | undefined {
+    const all = this.getSecondaryResources(primary);
+    if (all.length > 1) {
+      throw new Error(`event source ${this.name}: ${all.length} secondary resources for ${ResourceID.keyOfResource(primary)}, expected at most one`);
+    }
+    return all[0];
+  }
+
+  /**
+   * A cached object; undefined when absent.
+   * @throws {NotCachedError} when this source's namespaces or field selector exclude it.
+   */
+  get(id: ResourceID | string): R | undefined {
+    return this.cache.get(id);
+  }
+
+  list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
+    return this.cache.list(namespace, predicate);
+  }
+
+  byIndex(indexName: string, value: string): R[] {
+    return this.cache.byIndex(indexName, value);
+  }
+
+  /** Adds a named index to this source's cache. */
+  addIndexer(name: string, indexer: Indexer<R>): void {
+    this.cache.addIndexer(name, indexer);
+  }
+
+  /** Keys of the primaries the reverse index files this secondary under (none with a P2S mapper). */
+  primaryKeysOf(secondary: ResourceID | string): ReadonlySet<string> {
+    return this.#index?.primaryKeys(secondary) ?? new Set();
+  }
+
+  /** The cache and the reverse index frozen together. */
+  snapshot(): SecondaryResourceReader<R, P> {
+    return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), this.#index?.snapshot(), this.configuration.toSecondaryIds);
+  }
+
+  #onDelta({ delta, origin }: CacheDelta<R>): void {
+    const primaries = this.#primariesOf(delta);
+    // A namespace leaving the set is our configuration changing, not the world: clean up, but
+    // reconcile nothing (no storm).
+    if (origin === 'namespace-removed' || primaries.length === 0) return;
+    const filter = this.configuration.filter;
+    if (filter !== undefined && !evaluate(filter, delta, (error) => this.#report(error))) return;
+    const object = delta.object;
+    const resourceVersion = object.metadata?.resourceVersion;
+    this.#triggers.next({
+      primaryIds: primaries,
+      source: this.name,
+      cause: {
+        type: 'resource',
+        event: delta.type,
+        objectKey: ResourceID.keyOfResource(object),
+        ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      },
+    });
+  }
+
+  /** Updates the index and returns `P_new ∪ P_old`, deduplicated. */
+  #primariesOf(delta: StoreDelta<R>): ResourceID[] {
+    const seen = new Map<string, ResourceID>();
+    const add = (ids: Iterable<ResourceID>): void => {
+      for (const id of ids) if (!seen.has(id.key)) seen.set(id.key, id);
+    };
+    if (this.#index !== undefined) {
+      const update = delta.type === 'delete' ? this.#index.onDelete(delta.object) : this.#index.onAddOrUpdate(delta.object);
+      add(update.newPrimaries);
+      add(update.oldPrimaries);
+      return [...seen.values()];
+    }
+    // No index: map both versions each time (the mapper is pure, per its contract).
+    this.#mapSafely(delta.object, add);
+    if (delta.type === 'update') this.#mapSafely(delta.oldObject, add);
+    return [...seen.values()];
+  }
+
+  #mapSafely(object: R, add: (ids: Iterable<ResourceID>) => void): void {
+    try {
+      add(this.configuration.toPrimaryIds(object));
+    } catch (error) {
+      const key = object.metadata?.name ? ResourceID.keyOf(object.metadata.name, object.metadata.namespace) : undefined;
+      this.#report(new MapperError(key, 'secondary-to-primary mapper threw', { cause: error }));
+    }
+  }
+
+  #report(error: unknown): void {
+    this.#problems.next({ source: this.name, error });
+  }
+}
+
+/** One consistent view of an event source's cache and reverse index. */
+class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObject> implements SecondaryResourceReader<R, P> {
+  constructor(
+    readonly cache: CacheSnapshot<R>,
+    readonly index: ReverseIndexSnapshot | undefined,
+    readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
+  ) {}
+
+  getSecondaryResources(primary: P): readonly R[] {
+    const out: R[] = [];
+    if (this.toSecondaryIds !== undefined) {
+      for (const id of this.toSecondaryIds(primary)) {
+        const found = this.cache.peek(id);
+        if (found !== undefined) out.push(found);
+      }
+      return out;
+    }
+    for (const key of this.index!.secondaryKeys(ResourceID.keyOfResource(primary))) {
+      const found = this.cache.peek(key);
+      if (found !== undefined) out.push(found);
+    }
+    return out;
+  }
+}
