@@ -78,9 +78,7 @@ export function parseFieldSelector(type: ResourceType, text: string): FieldSelec
 export function fieldValue(type: ResourceType, obj: Json, field: string): string | undefined {
   if (field === 'metadata.name') return path(obj, 'metadata.name');
   if (field === 'metadata.namespace') return path(obj, 'metadata.namespace') ?? (type.namespaced ? '' : undefined);
-  if (type.id === '/events' && field === 'source') {
-    return (obj['reportingController'] as string | undefined) || path(obj, 'source.component');
-  }
+  if (type.id === '/events' && field === 'source') return path(obj, 'source.component');
   if (type.id === '/pods' && field === 'spec.hostNetwork') return path(obj, field) ?? 'false';
   return path(obj, field);
 }

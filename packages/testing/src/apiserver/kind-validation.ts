@@ -44,9 +44,54 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
     }
     case '/secrets':
       return [...keyCauses(obj['data'], 'data', 'base64'), ...keyCauses(obj['stringData'], 'stringData', 'string')];
+    case '/pods':
+      return podCauses(obj);
     default:
       return [];
   }
+}
+
+function podCauses(obj: Json): StatusCause[] {
+  const containers = ((obj['spec'] ?? {}) as Json)['containers'];
+  if (!Array.isArray(containers) || containers.length === 0) {
+    return [{ reason: 'FieldValueRequired', field: 'spec.containers', message: 'Required value' }];
+  }
+  const causes: StatusCause[] = [];
+  containers.forEach((c: unknown, i) => {
+    const container = (c ?? {}) as Json;
+    for (const f of ['name', 'image']) {
+      if (typeof container[f] !== 'string' || container[f] === '') {
+        causes.push({ reason: 'FieldValueRequired', field: `spec.containers[${i}].${f}`, message: 'Required value' });
+      }
+    }
+  });
+  return causes;
+}
+
+/** Problems with an update of a kind that restricts changes (immutable ConfigMaps and Secrets). */
+export function updateCauses(typeId: string, old: Readonly<Json>, next: Json): StatusCause[] {
+  if ((typeId !== '/configmaps' && typeId !== '/secrets') || old['immutable'] !== true) return [];
+  const causes: StatusCause[] = [];
+  const fields = typeId === '/configmaps' ? ['data', 'binaryData'] : ['data', 'type'];
+  for (const f of fields) {
+    if (JSON.stringify(old[f] ?? null) !== JSON.stringify(next[f] ?? null)) {
+      causes.push({ reason: 'FieldValueForbidden', field: f, message: 'Forbidden: field is immutable when `immutable` is set' });
+    }
+  }
+  if (next['immutable'] !== true) {
+    causes.push({ reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' });
+  }
+  return causes;
+}
+
+/** Defaults the real server applies to Pods, where field selectors can see them. */
+export function defaultPod(obj: Json): void {
+  const spec = (obj['spec'] ?? {}) as Json;
+  obj['spec'] = spec;
+  spec['restartPolicy'] ??= 'Always';
+  spec['schedulerName'] ??= 'default-scheduler';
+  spec['dnsPolicy'] ??= 'ClusterFirst';
+  spec['terminationGracePeriodSeconds'] ??= 30;
 }
 
 /** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
-import { foldStringData, kindCauses } from './kind-validation.js';
+import { defaultPod, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { finalizersOf, jsonEqual, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
@@ -373,6 +373,8 @@ export class ResourceHandler {
           ]);
         }
       }
+      const restricted = updateCauses(t.id, old, next);
+      if (restricted.length > 0) throw invalid(t.kind, '', req.name!, restricted);
       if (t.generation !== 'none' && specChanged(t, old, next)) m['generation'] = ((oldMeta['generation'] as number | undefined) ?? 0) + 1;
     }
     next['kind'] = t.kind;
@@ -469,6 +471,9 @@ export class ResourceHandler {
       if (!Array.isArray(refs)) {
         causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: must be a list' });
       } else {
+        if (refs.filter((r: unknown) => (r as Json | null)?.['controller'] === true).length > 1) {
+          causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: only one reference can have Controller set to true' });
+        }
         refs.forEach((r: unknown, i) => {
           const ref = (r ?? {}) as Json;
           for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
@@ -503,7 +508,10 @@ export class ResourceHandler {
       draft['spec'] = { finalizers: ['kubernetes'] };
       draft['status'] = { phase: 'Active' };
     }
-    if (t.id === '/pods') draft['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    if (t.id === '/pods') {
+      defaultPod(draft);
+      draft['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    }
     if (t.id === '/secrets' && draft['type'] === undefined) draft['type'] = 'Opaque';
   }
 
