@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { createNamespace } from '../helpers/create-namespace.js';
+import { eventually } from '../helpers/eventually.js';
 import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: list and pagination', () => {
@@ -39,6 +40,17 @@ describe('conformance: list and pagination', () => {
     const { core, namespace } = fixture();
     const list = await core.listNamespace({});
     expect(list.items.map((i) => i.metadata?.name)).to.include(namespace);
+  });
+
+  it('resourceVersion=0 (any version, possibly a little stale) comes to list the objects written before', async () => {
+    const { core, namespace } = fixture();
+    const names = await createMany(namespace, 2);
+    // Served from a cache on a real server, so it may lag the writes for a moment.
+    await eventually(async () => {
+      const list = await core.listNamespacedConfigMap({ namespace, resourceVersion: '0' });
+      expect(list.items.map((i) => i.metadata?.name)).to.have.members(names);
+      expect(list.metadata?.resourceVersion).to.be.a('string').and.not.equal('');
+    });
   });
 
   it('an empty namespace lists no items', async () => {

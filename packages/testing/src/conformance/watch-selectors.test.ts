@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { eventually } from '../helpers/eventually.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
@@ -93,5 +95,31 @@ describe('conformance: watch with selectors', () => {
     await createConfigMap(core, namespace, { name: 'later', labels: { pick: 'me' } });
     await w.waitForCount(2);
     expect(w.summary()).to.deep.equal(['ADDED yes', 'ADDED later']);
+  });
+
+  it("client-node's informer with a label selector drops an object that stops matching and adds one that starts", async () => {
+    const { core, kubeConfig, namespace } = fixture();
+    await createConfigMap(core, namespace, { name: 'leaving', labels: { app: 'web' } });
+    await createConfigMap(core, namespace, { name: 'joining', labels: { app: 'db' } });
+    const informer = makeInformer<V1ConfigMap>(
+      kubeConfig,
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      () => core.listNamespacedConfigMap({ namespace, labelSelector: 'app=web' }),
+      'app=web',
+    );
+    const seen: string[] = [];
+    informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
+    informer.on('delete', (o) => seen.push(`delete ${o.metadata?.name}`));
+    informer.on('error', () => {});
+    await informer.start();
+    try {
+      await eventually(() => expect(seen).to.deep.equal(['add leaving']));
+      await relabel('leaving', { app: 'db' });
+      await relabel('joining', { app: 'web' });
+      await eventually(() => expect(seen).to.deep.equal(['add leaving', 'delete leaving', 'add joining']));
+      expect(informer.list().map((o) => o.metadata?.name)).to.deep.equal(['joining']);
+    } finally {
+      await informer.stop();
+    }
   });
 });
