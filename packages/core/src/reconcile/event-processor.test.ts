@@ -365,6 +365,19 @@ describe('EventProcessor', () => {
     await t.processor.stop();
   });
 
+  it('skips a malformed trigger and keeps listening', async () => {
+    const t = setup();
+    t.processor.start();
+    t.source.next({ primaryIds: [undefined as unknown as ResourceID], source: 'bad', cause: { type: 'timer' } });
+    t.source.next({ primaryIds: null as unknown as ResourceID[], source: 'bad', cause: { type: 'timer' } });
+    t.source.next(trigger('a'));
+    await tick();
+    expect(t.events.filter((e) => e.type === 'source-failed')).to.have.length(2);
+    expect(t.dispatcher.calls.map((c) => c.key)).to.deep.equal(['ns/a']);
+    t.dispatcher.calls[0]?.resolve();
+    await t.processor.stop();
+  });
+
   it('reports a throwing retries-exhausted hook without blocking the primary', async () => {
     const t = setup({
       retry: GenericRetry.noRetry(),

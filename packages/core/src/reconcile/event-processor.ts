@@ -101,7 +101,10 @@ export interface StopOptions {
 export class EventProcessor {
   /** Every trigger received, after merging the sources. */
   readonly triggers$: Observable<Trigger>;
-  /** What the processor does, as it happens; completes after `stop()`. */
+  /**
+   * What the processor does, as it happens; completes after `stop()`. Subscribers must not
+   * throw: rxjs rethrows their errors asynchronously, as uncaught exceptions.
+   */
   readonly events$: Observable<ProcessingEvent>;
   /** The queue, for inspection (`len()`, `delayOf(key)`); do not add to it directly. */
   readonly queue: WorkQueue;
@@ -191,10 +194,21 @@ export class EventProcessor {
     this.#events.complete();
   }
 
+  // Runs inside an rxjs subscriber, where a throw would surface as an uncaught exception and
+  // kill the process: a malformed trigger from one source is reported and skipped instead.
   #onTrigger(trigger: Trigger): void {
-    for (const id of trigger.primaryIds) {
-      if (trigger.cause.type === 'primary-deleted') this.primaryDeleted(id.key);
-      else this.#enqueue(id.key, trigger);
+    try {
+      const deleted = trigger.cause?.type === 'primary-deleted';
+      for (const id of trigger.primaryIds) {
+        const key: unknown = typeof id === 'string' ? id : id?.key;
+        if (typeof key !== 'string' || key === '') {
+          const error = new TypeError(`trigger from ${String(trigger.source)} names a primary without a key: ${String(id)}`);
+          this.#events.next({ type: 'source-failed', error });
+        } else if (deleted) this.primaryDeleted(key);
+        else this.#enqueue(key, trigger);
+      }
+    } catch (error) {
+      this.#events.next({ type: 'source-failed', error });
     }
   }
 

@@ -27,8 +27,8 @@ export type ReconcileOutcome =
  *   applies (`max-interval`).
  * - `dropped`: the primary was deleted; its pending work is gone.
  * - `hook-failed`: the retries-exhausted hook threw; nothing else is affected.
- * - `source-failed`: an event source's `triggers$` errored (a broken source); it is detached,
- *   the other sources go on.
+ * - `source-failed`: an event source's `triggers$` errored (a broken source; it is detached,
+ *   the other sources go on), or a trigger was malformed (it is skipped).
  */
 export type ProcessingEvent =
   | { readonly type: 'enqueued'; readonly key: string; readonly trigger: Trigger | undefined }
