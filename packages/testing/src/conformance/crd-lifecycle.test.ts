@@ -4,6 +4,8 @@ import { eventually } from '../helpers/eventually.js';
 import { useConformanceFixture } from './conformance-fixture.js';
 import { createTestCrd, type Widget } from './test-crd.js';
 
+const DISCOVERY_WAIT = { timeoutMs: 30_000, intervalMs: 100 };
+
 describe('conformance: CustomResourceDefinition lifecycle', () => {
   const fixture = useConformanceFixture();
 
@@ -14,7 +16,7 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
       const resources = await custom.getAPIResources({ group: crd.group, version: crd.version });
       expect(resources.resources.map((r) => r.name)).to.include.members([crd.plural, `${crd.plural}/status`]);
       return resources;
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    }, DISCOVERY_WAIT);
     expect(list.groupVersion).to.equal(crd.apiVersion);
     const main = list.resources.find((r) => r.name === crd.plural)!;
     expect(main).to.include({ namespaced: true, kind: 'Widget' });
@@ -24,8 +26,11 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
   it('a CRD without status subresource lists no /status resource', async () => {
     const { apiextensions, custom } = fixture();
     const crd = await createTestCrd(apiextensions, custom, { statusSubresource: false });
-    const list = await custom.getAPIResources({ group: crd.group, version: crd.version });
-    expect(list.resources.map((r) => r.name)).to.include(crd.plural).and.not.include(`${crd.plural}/status`);
+    // Discovery may trail the serving of the resource for a moment on a real server.
+    await eventually(async () => {
+      const list = await custom.getAPIResources({ group: crd.group, version: crd.version });
+      expect(list.resources.map((r) => r.name)).to.include(crd.plural).and.not.include(`${crd.plural}/status`);
+    }, DISCOVERY_WAIT);
   });
 
   it('a namespaced CRD serves create, get and list of custom objects in a namespace', async () => {
@@ -52,8 +57,10 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
     const { apiextensions, custom } = fixture();
     const crd = await createTestCrd(apiextensions, custom, { scope: 'Cluster' });
     const coordinates = { group: crd.group, version: crd.version, plural: crd.plural };
-    const list = await custom.getAPIResources({ group: crd.group, version: crd.version });
-    expect(list.resources.find((r) => r.name === crd.plural)).to.include({ namespaced: false });
+    await eventually(async () => {
+      const list = await custom.getAPIResources({ group: crd.group, version: crd.version });
+      expect(list.resources.find((r) => r.name === crd.plural)).to.include({ namespaced: false });
+    }, DISCOVERY_WAIT);
     const created = (await custom.createClusterCustomObject({
       ...coordinates,
       body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'global' }, spec: {} },
