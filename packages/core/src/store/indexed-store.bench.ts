@@ -135,6 +135,15 @@ measureMemory('PrimaryToSecondaryIndex, one owner each', (pods) => {
   time('delete', count, () => {
     for (const p of moved) store.delete(ResourceID.keyOfResource(p));
   });
+  const batched = new IndexedStore<Pod>({
+    assumeFrozen: true,
+    indexers: { node: (p) => [p.spec.nodeName], app: (p) => [p.metadata.labels?.['app'] ?? ''] },
+  });
+  time('batch upsert (create, 2 indexes)', count, () =>
+    batched.batch((w) => {
+      for (const p of moved) w.upsert(p);
+    }),
+  );
   const plain = new IndexedStore<Pod>({ assumeFrozen: true });
   time('upsert (create, no index)', count, () => {
     for (const p of moved) plain.upsert(p);

@@ -38,7 +38,8 @@ export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObje
   /**
    * Trust that every object written is already deeply frozen, and skip freezing. Freezing stops
    * at frozen subtrees anyway, so this only saves the walk over objects the caller promises
-   * nobody will change. Defaults to `false`.
+   * nobody will change. The store reads names and index values from its objects again later,
+   * so changing a stored object corrupts it. Defaults to `false`.
    */
   assumeFrozen?: boolean;
 }
@@ -159,8 +160,8 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     const draft = new StoreDraft(this.#state, true);
     let index: StringMultimap = IMap<string, string>().asMutable();
     for (const [namespace, byName] of this.#state.objects) {
-      for (const [name, obj] of byName) {
-        const key = ResourceID.keyOf(name, namespace);
+      for (const obj of byName.values()) {
+        const key = ResourceID.keyOf(nameOf(obj), namespace);
         for (const value of this.#values(indexName, indexer, obj, key)) index = multimapAdd(index, value, key);
       }
     }
@@ -273,7 +274,8 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
       }
     }
     for (const [namespace, byName] of base.objects) {
-      for (const [name, old] of byName) {
+      for (const old of byName.values()) {
+        const name = nameOf(old);
         const key = ResourceID.keyOf(name, namespace);
         if (incoming.has(key)) continue;
         draft.remove(namespace, name);
@@ -397,6 +399,11 @@ function split(idOrKey: ResourceID | string): [namespace: string, name: string] 
   if (typeof idOrKey !== 'string') return [idOrKey.namespace ?? '', idOrKey.name];
   const slash = idOrKey.indexOf('/');
   return slash < 0 ? ['', idOrKey] : [idOrKey.slice(0, slash), idOrKey.slice(slash + 1)];
+}
+
+/** The name of a stored object: checked on the way in, and frozen since. */
+function nameOf(obj: KubernetesObject): string {
+  return (obj.metadata as { name: string }).name;
 }
 
 function recreated(old: KubernetesObject, obj: KubernetesObject): boolean {

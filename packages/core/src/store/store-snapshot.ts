@@ -1,6 +1,7 @@
 import { Map as IMap } from 'immutable';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
+import type { NameTable } from './internal/name-table.js';
 import { bucketArray, bucketSet, type StringMultimap } from './internal/string-multimap.js';
 import { UnknownIndexError } from './store-error.js';
 
@@ -49,7 +50,7 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
 }
 
 /** Objects by namespace (`''` for cluster-scoped), then by name. */
-export type ObjectTable<R> = IMap<string, IMap<string, R>>;
+export type ObjectTable<R extends KubernetesObject> = IMap<string, NameTable<R>>;
 
 /**
  * A consistent, never-changing view of an {@link IndexedStore}: the objects and indexes as they
@@ -92,7 +93,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     const out: R[] = [];
-    const collect = (byName: IMap<string, R>): void => {
+    const collect = (byName: NameTable<R>): void => {
       for (const obj of byName.values()) if (predicate === undefined || predicate(obj)) out.push(obj);
     };
     if (namespace === undefined || namespace === '') {
@@ -108,7 +109,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
     const out: string[] = [];
     for (const [ns, byName] of this.objects) {
       if (namespace !== undefined && namespace !== '' && ns !== namespace) continue;
-      for (const name of byName.keys()) out.push(ResourceID.keyOf(name, ns));
+      for (const obj of byName.values()) out.push(ResourceID.keyOf((obj.metadata as { name: string }).name, ns));
     }
     return out;
   }

@@ -1,6 +1,7 @@
 import { Map as IMap } from 'immutable';
 import type { KubernetesObject } from '../../resource/kubernetes-object.js';
 import { StoreSnapshot, type ObjectTable } from '../store-snapshot.js';
+import { NameTable } from './name-table.js';
 import { multimapAdd, multimapRemove, type StringMultimap } from './string-multimap.js';
 
 /**
@@ -15,7 +16,7 @@ export class StoreDraft<R extends KubernetesObject> {
   readonly #batch: boolean;
   #objects: ObjectTable<R>;
   /** Batch only: namespaces whose by-name map is currently transient. */
-  readonly #touched = new Map<string, IMap<string, R>>();
+  readonly #touched = new Map<string, NameTable<R>>();
   readonly #baseIndexes: IMap<string, StringMultimap>;
   readonly #indexes = new Map<string, StringMultimap>();
   size: number;
@@ -36,7 +37,7 @@ export class StoreDraft<R extends KubernetesObject> {
     if (this.#batch) {
       this.#mutableByName(namespace).set(name, obj);
     } else {
-      this.#objects = this.#objects.set(namespace, (this.#objects.get(namespace) ?? IMap<string, R>()).set(name, obj));
+      this.#objects = this.#objects.set(namespace, (this.#objects.get(namespace) ?? NameTable.empty<R>()).set(name, obj));
     }
   }
 
@@ -77,10 +78,10 @@ export class StoreDraft<R extends KubernetesObject> {
     return new StoreSnapshot(this.#batch ? objects.asImmutable() : objects, indexes, this.size, resourceVersion);
   }
 
-  #mutableByName(namespace: string): IMap<string, R> {
+  #mutableByName(namespace: string): NameTable<R> {
     let byName = this.#touched.get(namespace);
     if (byName === undefined) {
-      byName = (this.#objects.get(namespace) ?? IMap<string, R>()).asMutable();
+      byName = (this.#objects.get(namespace) ?? NameTable.empty<R>()).asMutable();
       this.#touched.set(namespace, byName);
     }
     return byName;
