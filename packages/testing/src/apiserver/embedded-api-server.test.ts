@@ -4,6 +4,7 @@ import {
   CustomObjectsApi,
   ApiextensionsV1Api,
   PatchStrategy,
+  makeInformer,
   setHeaderOptions,
   type V1ConfigMap,
 } from '@kubernetes/client-node';
@@ -200,6 +201,27 @@ describe('startEmbeddedApiServer', () => {
       });
       await eventually(() => expect(watch.events.some((e) => e.type === 'BOOKMARK')).to.equal(true));
       await watch.stop();
+    });
+  });
+
+  describe('client-node informer', () => {
+    it('lists, watches and follows changes through makeInformer', async () => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('before') });
+      const informer = makeInformer(server.kubeConfig, '/api/v1/namespaces/default/configmaps', () =>
+        core.listNamespacedConfigMap({ namespace: 'default' }),
+      );
+      const seen: string[] = [];
+      informer.on('add', (o) => seen.push(`add ${o.metadata!.name}`));
+      informer.on('delete', (o) => seen.push(`delete ${o.metadata!.name}`));
+      await informer.start();
+      try {
+        await core.createNamespacedConfigMap({ namespace: 'default', body: cm('after') });
+        await core.deleteNamespacedConfigMap({ name: 'before', namespace: 'default' });
+        await eventually(() => expect(seen).to.deep.equal(['add before', 'add after', 'delete before']));
+        expect(informer.list('default').map((o) => o.metadata!.name)).to.deep.equal(['after']);
+      } finally {
+        await informer.stop();
+      }
     });
   });
 

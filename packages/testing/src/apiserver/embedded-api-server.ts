@@ -1,6 +1,25 @@
 // The embedded Kubernetes API server: real HTTP on 127.0.0.1, the Kubernetes wire format, for the
 // subset operators use. Lifecycle, authentication, request faults, body parsing and dispatch live
 // here; semantics live in ResourceHandler, WatchHub, ObjectStore, GarbageCollector and CrdController.
+//
+// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), leases
+// (coordination.k8s.io/v1), customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
+// are served from the moment their CRD is stored until it is deleted.
+//
+// Caveats (where it knowingly differs from kube-apiserver):
+// - Strategic merge patch is applied as a JSON merge patch (lists are replaced, not merged by
+//   key); server-side apply (application/apply-patch+yaml) and dryRun are refused (415 / 400).
+// - CRD schemas are stored, not enforced: no pruning, defaulting or validation of custom objects;
+//   a deleted CRD drops its objects at once (the real one lingers as Terminating meanwhile).
+// - No managedFields, no admission (no service accounts, no ClusterIP allocation), no Table
+//   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR.
+// - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
+//   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
+//   namespace is emptied, then removed). A bare kube-apiserver without kube-controller-manager
+//   does neither: its deleted namespaces stay Terminating and dependents stay.
+// - Deleting a Pod is immediate (as on a real server for unscheduled pods); there is no kubelet.
+// - Continued lists are consistent snapshots rebuilt from the watch history, so a continue token
+//   expires with that history (410), as it does with etcd compaction.
 
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';

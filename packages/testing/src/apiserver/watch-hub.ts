@@ -36,6 +36,8 @@ export function matchesSpec(spec: Pick<WatchSpec, 'type' | 'namespace' | 'labels
   return true;
 }
 
+const MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
+
 class Watcher {
   private timer: NodeJS.Timeout | undefined;
   closed = false;
@@ -54,7 +56,11 @@ class Watcher {
   }
 
   write(line: string): void {
-    if (!this.closed) this.res.write(line);
+    if (this.closed) return;
+    this.res.write(line);
+    // Like the apiserver's cacher, a watcher that cannot keep up is dropped (it relists and
+    // rewatches) rather than buffering without bound.
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) this.close();
   }
 
   close(): void {
