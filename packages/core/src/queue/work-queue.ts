@@ -189,6 +189,11 @@ export class WorkQueue<K extends string = string> {
     return this.#processing.size;
   }
 
+  /** Items waiting for a delayed add. */
+  delayedCount(): number {
+    return this.#delayed.size;
+  }
+
   /** Whether `shutDown` was called. */
   get shuttingDown(): boolean {
     return this.#shuttingDown;

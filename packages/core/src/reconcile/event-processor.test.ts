@@ -290,9 +290,11 @@ describe('EventProcessor', () => {
     t.processor.start();
     t.source.next(trigger('a', 'b'));
     await tick();
+    expect(t.processor.stats()).to.deep.equal({ queued: 0, processing: 2, delayed: 0 });
     t.dispatcher.callsOf('ns/a')[0]?.resolve({ rescheduleAfterMs: 300 });
     t.dispatcher.callsOf('ns/b')[0]?.resolve({ rescheduleAfterMs: 60_000 });
     await tick();
+    expect(t.processor.stats()).to.deep.equal({ queued: 0, processing: 0, delayed: 2 });
     await t.clock.advance(299);
     expect(t.dispatcher.calls).to.have.length(2);
     await t.clock.advance(1);

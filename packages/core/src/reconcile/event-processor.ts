@@ -166,6 +166,14 @@ export class EventProcessor {
     this.#events.next({ type: 'dropped', key });
   }
 
+  /**
+   * Counts for tests and health: primaries waiting, being reconciled (including timed-out
+   * calls not yet settled), and waiting for a delay (retries, reschedules).
+   */
+  stats(): { readonly queued: number; readonly processing: number; readonly delayed: number } {
+    return { queued: this.queue.len(), processing: this.queue.processingCount(), delayed: this.queue.delayedCount() };
+  }
+
   /** Starts the workers. Idempotent; a stopped processor cannot start again. */
   start(): void {
     if (this.#started || this.#stopped) return;
