@@ -11,7 +11,9 @@
  * - `labels`/`annotations`: the current object (the new one of an update).
  * - `field` + `value` on an update (kopf's on.update/on.field): the field must be affected
  *   (changed, added or removed) and EITHER the old or the new value may satisfy `value`. On
- *   other events the current object is checked. `field` alone means `value: PRESENT`.
+ *   other events the current object is checked, as kopf's documentation describes (kopf's code
+ *   also tests the missing "old" side of a creation, so its `value: ABSENT` passes every
+ *   create; kindex does not copy that). `field` alone means `value: PRESENT`.
  * - `field` + `old`/`new` on an update: the field must be affected, and each given criterion is
  *   checked against its own side. kindex extends this to the other events, viewing them as
  *   transitions: a create goes from absent to the object, a delete from the object to absent, a

@@ -12,12 +12,13 @@ import type { EventHandler } from './event-handler.js';
 export function enqueueForObject<R extends KubernetesObject = KubernetesObject>(): EventHandler<R> {
   return Object.freeze({
     name: 'enqueueForObject',
-    *map(event, report) {
+    map(event, report) {
       const obj = event.type === 'update' ? (event.object ?? event.oldObject) : event.object;
       try {
-        yield ResourceID.fromResource(obj);
+        return [ResourceID.fromResource(obj)];
       } catch (err) {
         report(err, obj);
+        return [];
       }
     },
   } satisfies EventHandler<R>);

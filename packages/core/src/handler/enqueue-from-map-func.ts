@@ -25,15 +25,17 @@ export function enqueueFromMapFunc<R extends KubernetesObject = KubernetesObject
 ): EventHandler<R> {
   return Object.freeze({
     name,
-    *map(event, report) {
+    map(event, report) {
+      const out: ResourceID[] = [];
       for (const obj of objectsOf(event)) {
         try {
-          // yield* inside the try: a lazy iterable that throws mid-way is one object's failure too
-          yield* toPrimaryIds(obj);
+          // Iterate inside the try: a lazy iterable that throws mid-way is one object's failure too.
+          for (const id of toPrimaryIds(obj)) out.push(id);
         } catch (err) {
           report(err, obj);
         }
       }
+      return out;
     },
   } satisfies EventHandler<R>);
 }

@@ -12,6 +12,12 @@ describe('mapEvent', () => {
     expect(keys(mapEvent(h, create(obj('o'))))).to.deep.equal(['x/b', 'x/a']);
   });
 
+  it('dedupes long results too, keeping first-seen order', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `p${i % 25}`);
+    const h: EventHandler = { map: () => names.map((n) => ResourceID.of(n, 'x')) };
+    expect(keys(mapEvent(h, create(obj('o'))))).to.deep.equal(Array.from({ length: 25 }, (_, i) => `x/p${i}`));
+  });
+
   it('accepts a custom handler written as a generator', () => {
     const h: EventHandler = {
       name: 'byLabel',

@@ -77,18 +77,28 @@ export function mapEvent<R extends KubernetesObject>(
     if (onError === undefined) throw err;
     onError(err);
   };
-  const seen = new Map<string, ResourceID>();
+  const out: ResourceID[] = [];
+  // Events map to a handful of primaries: a linear scan beats building a Set until the list grows.
+  let seen: Set<string> | undefined;
   try {
     for (const id of handler.map(event, (problem, object) => fail(problem, object))) {
       if (!(id instanceof ResourceID)) {
         fail(new TypeError(`map returned ${id === null ? 'null' : typeof id}, not a ResourceID`), undefined);
         continue;
       }
-      if (!seen.has(id.key)) seen.set(id.key, id);
+      if (seen === undefined && out.length < 16) {
+        if (!out.some((o) => o.key === id.key)) out.push(id);
+        continue;
+      }
+      seen ??= new Set(out.map((o) => o.key));
+      if (!seen.has(id.key)) {
+        seen.add(id.key);
+        out.push(id);
+      }
     }
   } catch (err) {
     if (err instanceof HandlerError && onError === undefined) throw err;
     fail(err, undefined);
   }
-  return [...seen.values()];
+  return out;
 }
