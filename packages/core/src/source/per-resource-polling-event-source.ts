@@ -25,7 +25,7 @@ export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObj
  * other primaries are still polled. The round during `start()` triggers nothing.
  *
  * Caveats: a primary created between rounds has no resources until the next round (which then
- * triggers it when it finds some), so keep `periodMs` short if first reconciles need the data.
+ * triggers it when it finds some); call `refresh(primary)` to fetch at once.
  */
 export class PerResourcePollingEventSource<R, P extends KubernetesObject = KubernetesObject> extends PollingLoop<R, P> {
   readonly #fetch: (primary: P) => Promise<readonly R[]>;
@@ -37,6 +37,18 @@ export class PerResourcePollingEventSource<R, P extends KubernetesObject = Kuber
     this.#fetch = options.fetch;
     this.#primaries = options.primaries;
     this.#concurrency = Math.max(1, options.concurrency ?? 10);
+  }
+
+  /**
+   * Fetches one primary's resources now (for example right after it was created, instead of
+   * waiting for the next round), stores them and triggers the primary if they changed.
+   * Rejects with the fetch error; the cache keeps the last resources then.
+   */
+  async refresh(primary: P): Promise<readonly R[]> {
+    const key = ResourceID.keyOfResource(primary);
+    const resources = await this.#fetch(primary);
+    this.store(key, resources, true);
+    return this.getSecondaryResources(primary);
   }
 
   protected async round(initial: boolean, isCurrent: () => boolean): Promise<void> {

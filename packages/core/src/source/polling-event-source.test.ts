@@ -135,6 +135,29 @@ describe('PerResourcePollingEventSource', () => {
     await source.stop();
   });
 
+  it('refresh fetches one primary at once and triggers it when its resources changed', async () => {
+    const clock = new FakeClock();
+    let size = 1;
+    const source = new PerResourcePollingEventSource<Bucket>({
+      resourceType: BucketType,
+      periodMs: 60_000,
+      clock,
+      primaries: () => [],
+      fetch: async (p) => [{ id: p.metadata?.name as string, size }],
+    });
+    const seen: Trigger[] = [];
+    source.triggers$.subscribe((t) => seen.push(t));
+    await source.start();
+    expect(await source.refresh(primary('new'))).to.deep.equal([{ id: 'new', size: 1 }]);
+    expect(seen.map((t) => t.primaryIds[0]?.key)).to.deep.equal(['ns/new']);
+    await source.refresh(primary('new'));
+    expect(seen).to.have.length(1);
+    size = 2;
+    await source.refresh(primary('new'));
+    expect(seen).to.have.length(2);
+    await source.stop();
+  });
+
   it('reports a failing fetch as unhealthy and still polls the others', async () => {
     const clock = new FakeClock();
     const source = new PerResourcePollingEventSource<Bucket>({
