@@ -27,6 +27,7 @@ export {
 } from './start-test-api-server.js';
 export type { TestApiServerOptions, ApiServerFlavor } from './start-test-api-server.js';
 export { useTestApiServer } from './helpers/use-test-api-server.js';
+export type { UseTestApiServerOptions } from './helpers/use-test-api-server.js';
 export { requireFault, skipWithReason } from './helpers/require-fault.js';
 export type { SkippableContext } from './helpers/require-fault.js';
 export { eventually } from './helpers/eventually.js';

@@ -14,8 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { createNamespace } from '../helpers/create-namespace.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { useTestApiServer } from '../helpers/use-test-api-server.js';
-import type { TestApiServerOptions } from '../start-test-api-server.js';
+import { useTestApiServer, type UseTestApiServerOptions } from '../helpers/use-test-api-server.js';
 import type { TestApiServer } from '../test-api-server.js';
 
 /** What each conformance test gets; valid inside tests and hooks only. */
@@ -32,11 +31,12 @@ export interface ConformanceFixture {
 }
 
 /**
- * Registers the hooks of a conformance file (server per `describe`, namespace per test) and
- * returns a getter for the running test's fixture.
+ * Registers the hooks of a conformance file (a server, shared with the other files unless
+ * `shared: false`, and a namespace per test) and returns a getter for the running test's fixture.
+ * Files that inject faults must pass `shared: false`.
  */
-export function useConformanceFixture(options: TestApiServerOptions = {}): () => ConformanceFixture {
-  const server = useTestApiServer(options);
+export function useConformanceFixture(options: UseTestApiServerOptions = {}): () => ConformanceFixture {
+  const server = useTestApiServer({ shared: true, ...options });
   let fixture: ConformanceFixture | undefined;
   beforeEach(async function () {
     this.timeout(60_000);

@@ -7,7 +7,7 @@ import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: fault injection', () => {
-  const fixture = useConformanceFixture();
+  const fixture = useConformanceFixture({ shared: false });
   const watches: WatchEventCollector[] = [];
   afterEach(async () => {
     const { server } = fixture();

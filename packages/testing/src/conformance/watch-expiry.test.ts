@@ -7,7 +7,7 @@ import { asPatch, createConfigMap, useConformanceFixture } from './conformance-f
 const HISTORY_WINDOW = 10;
 
 describe('conformance: watch expiry (410)', () => {
-  const fixture = useConformanceFixture({ historyWindow: HISTORY_WINDOW });
+  const fixture = useConformanceFixture({ historyWindow: HISTORY_WINDOW, shared: false });
   let w: WatchEventCollector | undefined;
   afterEach(async () => {
     await w?.stop();

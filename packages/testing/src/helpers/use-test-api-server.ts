@@ -1,6 +1,16 @@
 import { startTestApiServer, type TestApiServerOptions } from '../start-test-api-server.js';
 import type { TestApiServer } from '../test-api-server.js';
 
+/** Options of {@link useTestApiServer}: the server's options, plus whether suites may share it. */
+export interface UseTestApiServerOptions extends TestApiServerOptions {
+  /**
+   * Lets consecutive suites of one mocha run that ask for the same server options share one
+   * server instead of starting their own; a real kube-apiserver with etcd takes seconds to start.
+   * Only for suites that inject no faults and keep to their own namespaces. Defaults to false.
+   */
+  readonly shared?: boolean;
+}
+
 /**
  * Starts one server (see {@link startTestApiServer}) for the enclosing mocha `describe` and stops
  * it afterwards; returns a getter, valid inside tests and hooks of that suite.
@@ -15,21 +25,82 @@ import type { TestApiServer } from '../test-api-server.js';
  * });
  * ```
  */
-export function useTestApiServer(options: TestApiServerOptions = {}): () => TestApiServer {
+export function useTestApiServer(options: UseTestApiServerOptions = {}): () => TestApiServer {
+  const { shared = false, ...serverOptions } = options;
   let server: TestApiServer | undefined;
+  let release: (() => void) | undefined;
   before(async function () {
     // A real kube-apiserver with etcd takes several seconds to come up.
-    this.timeout(120_000);
-    server = await startTestApiServer(options);
+    this.timeout(180_000);
+    if (shared) {
+      const lease = await sharedServers.acquire(serverOptions);
+      server = lease.server;
+      release = lease.release;
+    } else {
+      server = await startTestApiServer(serverOptions);
+    }
   });
   after(async function () {
     this.timeout(60_000);
     const running = server;
     server = undefined;
-    await running?.stop();
+    if (release !== undefined) {
+      release();
+      release = undefined;
+    } else {
+      await running?.stop();
+    }
   });
   return () => {
     if (server === undefined) throw new Error('useTestApiServer: the server is only available inside tests and hooks');
     return server;
   };
 }
+
+// How long an unused shared server waits for the next suite before stopping. Mocha runs the next
+// suite's `before` right after the previous `after`, so a short grace suffices; at the end of a
+// run the timer keeps the process alive just long enough to stop the server cleanly.
+const SHARED_GRACE_MS = 1_000;
+
+interface PooledServer {
+  readonly server: Promise<TestApiServer>;
+  users: number;
+  stopTimer: NodeJS.Timeout | undefined;
+}
+
+class SharedServerPool {
+  readonly #servers = new Map<string, PooledServer>();
+
+  async acquire(options: TestApiServerOptions): Promise<{ server: TestApiServer; release: () => void }> {
+    const key = JSON.stringify({ historyWindow: options.historyWindow, bookmarkIntervalMs: options.bookmarkIntervalMs });
+    let pooled = this.#servers.get(key);
+    if (pooled === undefined) {
+      pooled = { server: startTestApiServer(options), users: 0, stopTimer: undefined };
+      this.#servers.set(key, pooled);
+      // A server that failed to start must not be handed to the next suite.
+      pooled.server.catch(() => this.#servers.delete(key));
+    }
+    clearTimeout(pooled.stopTimer);
+    pooled.stopTimer = undefined;
+    pooled.users++;
+    const entry = pooled;
+    const server = await entry.server;
+    let released = false;
+    return {
+      server,
+      release: () => {
+        if (released) return;
+        released = true;
+        if (--entry.users > 0) return;
+        entry.stopTimer = setTimeout(() => {
+          this.#servers.delete(key);
+          server.stop().catch((error: unknown) => {
+            console.error('useTestApiServer: stopping a shared server failed', error);
+          });
+        }, SHARED_GRACE_MS);
+      },
+    };
+  }
+}
+
+const sharedServers = new SharedServerPool();
