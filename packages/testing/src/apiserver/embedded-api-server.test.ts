@@ -147,6 +147,18 @@ describe('startEmbeddedApiServer', () => {
       expect(page2.metadata!.resourceVersion).to.equal(page1.metadata!.resourceVersion);
     });
 
+    it('lists the snapshot at an exact resourceVersion, and answers 504 for a future one', async () => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('early') });
+      const rv = server.resourceVersion();
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('late') });
+      await core.deleteNamespacedConfigMap({ name: 'early', namespace: 'default' });
+      const then = await core.listNamespacedConfigMap({ namespace: 'default', resourceVersion: rv, resourceVersionMatch: 'Exact' });
+      expect(then.items.map((x) => x.metadata!.name)).to.deep.equal(['early']);
+      expect(then.metadata!.resourceVersion).to.equal(rv);
+      const future = await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', resourceVersion: '999999' }));
+      expect(future).to.include({ code: 504, reason: 'Timeout' });
+    });
+
     it('rejects an invalid selector and an unsupported field label with 400', async () => {
       expect(await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'a in (' }))).to.include({ code: 400 });
       const status = await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', fieldSelector: 'data.k=v' }));

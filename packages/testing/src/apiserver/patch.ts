@@ -1,10 +1,10 @@
 // PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via fast-json-patch) and
-// strategic merge patch, which the embedded server applies as a merge patch (exact for maps and
-// scalars; lists are replaced whole instead of merged by their merge keys).
+// strategic merge patch for built-ins (see strategic-merge-patch.ts).
 
 import jsonpatch from 'fast-json-patch';
 import { ApiStatusError, badRequest } from './status-error.js';
 import type { Json } from './object-store.js';
+import { strategicMergePatch } from './strategic-merge-patch.js';
 
 /** The patch content types the server understands. */
 export type PatchType = 'merge' | 'json' | 'strategic';
@@ -71,5 +71,6 @@ export function applyPatch(current: Readonly<Json>, type: PatchType, body: unkno
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw badRequest('the body of the patch must be a JSON object for merge patch');
   }
-  return mergePatch(structuredClone(current), body) as Json;
+  const base = structuredClone(current);
+  return (type === 'strategic' ? strategicMergePatch(base, body) : mergePatch(base, body)) as Json;
 }

@@ -128,6 +128,8 @@ export class ResourceHandler {
       }
       listRv = decoded.rv;
       afterKey = decoded.start;
+    } else {
+      listRv = this.listResourceVersion(req.query);
     }
     const apiVersion = apiVersionOf(t, req.version);
     const spec = { type: t, namespace: req.namespace, labels, fields };
@@ -156,6 +158,22 @@ export class ResourceHandler {
     }
     const head = `{"kind":${JSON.stringify(t.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`;
     return { status: 200, body: `${head}${items.join(',')}]}` };
+  }
+
+  // resourceVersion on a list: unset or "0" and NotOlderThan read the latest state (never older
+  // than asked); Exact reads the snapshot at that version; a version from the future is a 504.
+  private listResourceVersion(query: URLSearchParams): number {
+    const current = this.store.resourceVersion;
+    const text = query.get('resourceVersion');
+    if (text === null || text === '' || text === '0') return current;
+    if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: ${text}`);
+    const rv = Number(text);
+    if (rv > current) {
+      throw new ApiStatusError(504, 'Timeout', `Too large resource version: ${rv}, current: ${current}`, { retryAfterSeconds: 1 });
+    }
+    if (query.get('resourceVersionMatch') !== 'Exact') return current;
+    if (rv < this.store.oldestResumable) throw expired(`too old resource version: ${rv} (${this.store.oldestResumable})`);
+    return rv;
   }
 
   /** POST: creates an object (name or generateName). */
