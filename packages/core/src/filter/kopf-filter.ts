@@ -160,83 +160,108 @@ export function kopfFilter<R extends KubernetesObject = KubernetesObject>(spec: 
   const whenFn = when as WhenCallback<R> | undefined;
 
   const judge = (event: ResourceEvent<R>): boolean => {
-    // Field values first: the context needs them, and kopf shares one context per event.
-    let oldV: unknown = MISSING;
-    let newV: unknown = MISSING;
+    // One state object per event, no closures: this runs for every event of the kind.
+    const ev: Evaluation<R> = { name, event, oldV: MISSING, newV: MISSING, byField: path !== undefined, ctx: undefined };
     if (path !== undefined) {
       switch (event.type) {
         case 'update':
-          oldV = resolveField(event.oldObject, path);
-          newV = resolveField(event.object, path);
+          ev.oldV = resolveField(event.oldObject, path);
+          ev.newV = resolveField(event.object, path);
           break;
         case 'create':
-          newV = resolveField(event.object, path);
+          ev.newV = resolveField(event.object, path);
           break;
         case 'delete':
-          oldV = resolveField(event.object, path);
+          ev.oldV = resolveField(event.object, path);
           break;
         default:
-          oldV = newV = resolveField(event.object, path);
+          ev.oldV = ev.newV = resolveField(event.object, path);
       }
     }
-    let ctx: FilterContext<R> | undefined;
-    const context = (): FilterContext<R> => {
-      if (ctx === undefined) {
-        ctx =
-          path !== undefined
-            ? makeFilterContext(event, orUndefined(oldV), orUndefined(newV))
-            : makeFilterContext(event, oldObjectOf(event), newObjectOf(event));
-      }
-      return ctx;
-    };
-    const call = <A extends unknown[]>(where: string, fn: (...args: A) => boolean, ...args: A): boolean => {
-      try {
-        return Boolean(fn(...args));
-      } catch (err) {
-        // Name the exact option that threw: "kopfFilter.labels.app" beats "kopfFilter".
-        throw new FilterError(`${name}.${where}`, event.type, objectKeyOf(event.object), { cause: err });
-      }
-    };
-
     const meta = event.object?.metadata;
-    if (labels && !matchesMeta(labels, meta?.labels, 'labels', context, call)) return false;
-    if (annotations && !matchesMeta(annotations, meta?.annotations, 'annotations', context, call)) return false;
+    if (labels && !matchesMeta(labels, meta?.labels, ev)) return false;
+    if (annotations && !matchesMeta(annotations, meta?.annotations, ev)) return false;
     if (path !== undefined) {
       // kopf's field_needs_change: updates that leave the field alone do not concern this filter.
-      if (event.type === 'update' && jsonEqual(oldV, newV)) return false;
-      if (!byChange) {
-        const values = event.type === 'update' ? [newV, oldV] : [event.type === 'delete' ? oldV : newV];
-        // "new" first, so an "old" callback only runs when "new" did not satisfy (as kopf).
-        if (!values.some((v) => matchesValue(value, v, 'value', context, call))) return false;
-      } else {
-        if (oldC !== UNSET && !matchesValue(oldC, oldV, 'old', context, call)) return false;
-        if (newC !== UNSET && !matchesValue(newC, newV, 'new', context, call)) return false;
+      if (event.type === 'update') {
+        if (jsonEqual(ev.oldV, ev.newV)) return false;
+        if (!byChange) {
+          // "new" first, so an "old" callback only runs when "new" did not satisfy (as kopf).
+          if (!matchesValue(value, ev.newV, 'value', ev) && !matchesValue(value, ev.oldV, 'value', ev)) return false;
+        }
+      } else if (!byChange) {
+        if (!matchesValue(value, event.type === 'delete' ? ev.oldV : ev.newV, 'value', ev)) return false;
+      }
+      if (byChange) {
+        if (oldC !== UNSET && !matchesValue(oldC, ev.oldV, 'old', ev)) return false;
+        if (newC !== UNSET && !matchesValue(newC, ev.newV, 'new', ev)) return false;
       }
     }
-    if (whenFn !== undefined && !call('when', whenFn, context())) return false;
+    if (whenFn !== undefined && !invoke(ev, 'when', whenFn, contextOf(ev), undefined)) return false;
     return true;
   };
 
   return Object.freeze({ name, create: judge, update: judge, delete: judge, generic: judge });
 }
 
-type Call = <A extends unknown[]>(where: string, fn: (...args: A) => boolean, ...args: A) => boolean;
+/** The state of one filter run over one event. */
+interface Evaluation<R extends KubernetesObject> {
+  readonly name: string;
+  readonly event: ResourceEvent<R>;
+  oldV: unknown;
+  newV: unknown;
+  readonly byField: boolean;
+  ctx: FilterContext<R> | undefined;
+}
+
+/** The callback context, built on first use and shared by every callback of this run (as kopf). */
+function contextOf<R extends KubernetesObject>(ev: Evaluation<R>): FilterContext<R> {
+  if (ev.ctx === undefined) {
+    const e = ev.event;
+    ev.ctx = ev.byField
+      ? makeFilterContext(e, orUndefined(ev.oldV), orUndefined(ev.newV))
+      : makeFilterContext(e, oldObjectOf(e), newObjectOf(e));
+  }
+  return ev.ctx;
+}
+
+/** Runs a user callback; what it throws becomes a FilterError naming the exact option. */
+function invoke<R extends KubernetesObject, A>(
+  ev: Evaluation<R>,
+  where: string,
+  fn: (a: A, b: FilterContext<R>) => boolean,
+  a: A,
+  b: FilterContext<R> | undefined,
+): boolean {
+  try {
+    return Boolean(b === undefined ? (fn as unknown as (a: A) => boolean)(a) : fn(a, b));
+  } catch (err) {
+    // "kopfFilter.labels.app" beats "kopfFilter" when hunting the broken callback.
+    throw new FilterError(`${ev.name}.${where}`, ev.event.type, objectKeyOf(ev.event.object), { cause: err });
+  }
+}
+
+/** A compiled label or annotation criterion with its option path for error reports. */
+interface MetaRule<R extends KubernetesObject> {
+  readonly key: string;
+  readonly criterion: MetaCriterion<R>;
+  readonly where: string;
+}
 
 function matchesMeta<R extends KubernetesObject>(
-  criteria: ReadonlyMap<string, MetaCriterion<R>>,
+  rules: readonly MetaRule<R>[],
   content: Readonly<Record<string, string>> | undefined,
-  group: string,
-  context: () => FilterContext<R>,
-  call: Call,
+  ev: Evaluation<R>,
 ): boolean {
-  for (const [key, criterion] of criteria) {
+  for (let i = 0; i < rules.length; i++) {
+    const { key, criterion, where } = rules[i]!;
     const has = content != null && Object.prototype.hasOwnProperty.call(content, key);
     if (criterion === PRESENT) {
       if (!has) return false;
     } else if (criterion === ABSENT) {
       if (has) return false;
     } else if (typeof criterion === 'function') {
-      if (!call(`${group}.${key}`, criterion, has ? content![key] : undefined, context())) return false;
+      if (!invoke(ev, where, criterion, has ? content![key] : undefined, contextOf(ev))) return false;
     } else if (!has || content![key] !== criterion) {
       return false;
     }
@@ -244,32 +269,26 @@ function matchesMeta<R extends KubernetesObject>(
   return true;
 }
 
-function matchesValue<R extends KubernetesObject>(
-  criterion: Compiled<R>,
-  v: unknown,
-  where: string,
-  context: () => FilterContext<R>,
-  call: Call,
-): boolean {
+function matchesValue<R extends KubernetesObject>(criterion: Compiled<R>, v: unknown, where: string, ev: Evaluation<R>): boolean {
   if (criterion === UNSET || criterion === PRESENT) return v !== MISSING;
   if (criterion === ABSENT) return v === MISSING;
-  if (typeof criterion === 'function') return call(where, criterion, orUndefined(v), context());
+  if (typeof criterion === 'function') return invoke(ev, where, criterion, orUndefined(v), contextOf(ev));
   return v !== MISSING && jsonEqual(criterion, v);
 }
 
-function compileMeta<R extends KubernetesObject>(group: string, raw: unknown): ReadonlyMap<string, MetaCriterion<R>> | undefined {
+function compileMeta<R extends KubernetesObject>(group: string, raw: unknown): readonly MetaRule<R>[] | undefined {
   if (raw === undefined) return undefined;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new InvalidFilterError(group, `expected a map of key to criterion, got ${JSON.stringify(raw)}`);
   }
-  const out = new Map<string, MetaCriterion<R>>();
+  const out: MetaRule<R>[] = [];
   for (const [key, c] of Object.entries(raw as Record<string, unknown>)) {
     if (typeof c !== 'string' && c !== PRESENT && c !== ABSENT && typeof c !== 'function') {
       throw new InvalidFilterError(`${group}.${key}`, `expected a string, PRESENT, ABSENT or a callback, got ${show(c)}`);
     }
-    out.set(key, c as MetaCriterion<R>);
+    out.push(Object.freeze({ key, criterion: c as MetaCriterion<R>, where: `${group}.${key}` }));
   }
-  return out.size === 0 ? undefined : out;
+  return out.length === 0 ? undefined : Object.freeze(out);
 }
 
 function compileCriterion<R extends KubernetesObject>(option: string, raw: unknown): Compiled<R> {
