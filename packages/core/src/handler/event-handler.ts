@@ -13,6 +13,14 @@
  * On updates the built-ins map both the old and the new object and return the union, so a
  * reference that moves reconciles both the old and the new primary.
  *
+ * Wiring, per event, in the event processor (filters and handlers never hold the queue):
+ * ```ts
+ * const seen = stealth ? stealth(event, reportFilterError) : event; // optional kopf stealth mode
+ * if (seen !== undefined && evaluate(and(...predicates), seen, reportFilterError)) {
+ *   for (const id of mapEvent(handler, seen, reportHandlerError)) queue.add(id.key);
+ * }
+ * ```
+ *
  * @module
  */
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
