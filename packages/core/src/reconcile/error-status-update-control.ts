@@ -1,8 +1,12 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { TerminalError } from './terminal-error.js';
 
 /**
- * The result of `Reconciler.updateErrorStatus`: which status to write after a failed
- * reconcile, and whether retrying stops (JOSDK `ErrorStatusUpdateControl`).
+ * The result of `Reconciler.updateErrorStatus`: which status to write after the last failed
+ * attempt (JOSDK `ErrorStatusUpdateControl`).
+ *
+ * JOSDK's `withNoRetry()` has no counterpart: `updateErrorStatus` runs when retries are over;
+ * to stop retrying early, throw a {@link TerminalError} from `reconcile`.
  *
  * @example
  * ```ts
@@ -14,12 +18,9 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 export class ErrorStatusUpdateControl<P extends KubernetesObject = KubernetesObject> {
   /** The primary whose status is written; undefined to write nothing. */
   readonly resource: P | undefined;
-  /** Stop retrying even if attempts remain. */
-  readonly noRetry: boolean;
 
-  private constructor(resource: P | undefined, noRetry: boolean) {
+  private constructor(resource: P | undefined) {
     this.resource = resource;
-    this.noRetry = noRetry;
     Object.freeze(this);
   }
 
@@ -28,21 +29,11 @@ export class ErrorStatusUpdateControl<P extends KubernetesObject = KubernetesObj
     if (resource === null || typeof resource !== 'object') {
       throw new TypeError(`ErrorStatusUpdateControl.patchStatus needs the resource to write, got ${String(resource)}`);
     }
-    return new ErrorStatusUpdateControl(resource, false);
+    return new ErrorStatusUpdateControl(resource);
   }
 
-  /** Write nothing; retry as configured. */
-  static defaultErrorProcessing<P extends KubernetesObject = KubernetesObject>(): ErrorStatusUpdateControl<P> {
-    return new ErrorStatusUpdateControl<P>(undefined, false);
-  }
-
-  /** Write nothing (an alias of `defaultErrorProcessing` that reads better with `withNoRetry`). */
+  /** Write nothing. */
   static noStatusUpdate<P extends KubernetesObject = KubernetesObject>(): ErrorStatusUpdateControl<P> {
-    return new ErrorStatusUpdateControl<P>(undefined, false);
-  }
-
-  /** The same control, also ending retries for this failure streak. */
-  withNoRetry(): ErrorStatusUpdateControl<P> {
-    return new ErrorStatusUpdateControl(this.resource, true);
+    return new ErrorStatusUpdateControl<P>(undefined);
   }
 }

@@ -14,6 +14,11 @@ export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObjec
   list(namespace?: string): P[];
   /** The primaries an indexer filed under `value`. Throws for an unknown index name. */
   byIndex(indexName: string, value: string): P[];
+  /**
+   * The keys (`namespace/name`) an indexer filed under `value`, without resolving the objects:
+   * what `Mappers.fromIndex` reads, O(1). Throws for an unknown index name.
+   */
+  indexKeys(indexName: string, value: string): ReadonlySet<string>;
 }
 
 /**

@@ -42,10 +42,9 @@ describe('DeleteControl', () => {
 });
 
 describe('ErrorStatusUpdateControl', () => {
-  it('carries the status to write and whether to stop retrying', () => {
-    const c = ErrorStatusUpdateControl.patchStatus(job).withNoRetry();
-    expect([c.resource, c.noRetry]).to.deep.equal([job, true]);
-    expect(ErrorStatusUpdateControl.defaultErrorProcessing().resource).to.equal(undefined);
-    expect(ErrorStatusUpdateControl.noStatusUpdate().noRetry).to.equal(false);
+  it('carries the status to write, or nothing', () => {
+    expect(ErrorStatusUpdateControl.patchStatus(job).resource).to.equal(job);
+    expect(ErrorStatusUpdateControl.noStatusUpdate().resource).to.equal(undefined);
+    expect(() => ErrorStatusUpdateControl.patchStatus(null as unknown as KubernetesObject)).to.throw(TypeError);
   });
 });
