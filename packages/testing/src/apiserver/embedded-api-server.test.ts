@@ -206,6 +206,25 @@ describe('startEmbeddedApiServer', () => {
       await watch.stop();
     });
 
+    it('ends a watch after timeoutSeconds', async () => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('timed') });
+      const r = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1' });
+      expect(r.status).to.equal(200);
+      const events = r.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
+      expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).to.deep.equal(['ADDED timed']);
+    });
+
+    it('streams initial events then an initial-events-end bookmark with sendInitialEvents', async () => {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('initial') });
+      const r = await rawRequest(server.kubeConfig, {
+        path: '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan',
+      });
+      const events = r.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; annotations?: Record<string, string> } } });
+      expect(events[0]!.type).to.equal('ADDED');
+      expect(events[1]!.type).to.equal('BOOKMARK');
+      expect(events[1]!.object.metadata.annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
+    });
+
     it('sends bookmarks when allowed', async () => {
       const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', {
         allowWatchBookmarks: true,

@@ -303,6 +303,12 @@ export class EmbeddedApiServer implements TestApiServer {
     const timeoutText = q.get('timeoutSeconds');
     const timeoutMs = timeoutText === null || timeoutText === '' ? undefined : Number(timeoutText) * 1000;
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
+    const sendInitialEvents = q.get('sendInitialEvents') === 'true';
+    if (sendInitialEvents && q.get('allowWatchBookmarks') !== 'true') {
+      throw new ApiStatusError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true', {
+        causes: [{ reason: 'FieldValueForbidden', field: 'allowWatchBookmarks', message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true' }],
+      });
+    }
     req.socket.setNoDelay(true);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
@@ -316,6 +322,7 @@ export class EmbeddedApiServer implements TestApiServer {
           fields,
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           timeoutMs,
+          sendInitialEvents,
         },
         res,
         fromRv,

@@ -19,6 +19,11 @@ export interface WatchSpec {
   readonly fields: FieldSelector;
   readonly bookmarks: boolean;
   readonly timeoutMs: number | undefined;
+  /**
+   * Watch-list streaming (`sendInitialEvents=true`): ADDED for every current object whatever the
+   * resourceVersion, then a BOOKMARK annotated `k8s.io/initial-events-end`.
+   */
+  readonly sendInitialEvents?: boolean;
 }
 
 /** Options of {@link WatchHub}. */
@@ -132,7 +137,7 @@ export class WatchHub {
    */
   open(spec: WatchSpec, res: ServerResponse, fromRv: number | undefined): void {
     // Resolve history first so that a 410 can still be reported by the caller.
-    const backlog = fromRv === undefined ? undefined : this.store.eventsSince(fromRv);
+    const backlog = fromRv === undefined || spec.sendInitialEvents === true ? undefined : this.store.eventsSince(fromRv);
     const watcher = new Watcher(spec, res, (w) => this.byType.get(spec.type.id)?.delete(w));
     const apiVersion = apiVersionOf(spec.type, spec.version);
     if (backlog === undefined) {
@@ -141,6 +146,9 @@ export class WatchHub {
       }
     } else {
       for (const e of backlog) if (e.typeId === spec.type.id) this.deliverTo(watcher, e, new EventLines(e));
+    }
+    if (spec.sendInitialEvents === true) {
+      watcher.write(this.bookmarkLine(spec, { 'k8s.io/initial-events-end': 'true' }));
     }
     // The initial events cover everything up to now, including events held by pauseEvents():
     // those must not reach this watch a second time on resume.
@@ -200,17 +208,19 @@ export class WatchHub {
     else if (beforePasses) w.write(lines.line('DELETED', true, spec.type, apiVersion));
   }
 
+  private bookmarkLine(spec: WatchSpec, annotations?: Record<string, string>, rv = String(this.store.resourceVersion)): string {
+    const metadata = annotations === undefined ? { resourceVersion: rv } : { resourceVersion: rv, annotations };
+    const object = { kind: spec.type.kind, apiVersion: apiVersionOf(spec.type, spec.version), metadata };
+    return `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`;
+  }
+
   private sendBookmarks(): void {
     // A bookmark promises that every event up to its resourceVersion was sent: not while paused.
     if (this.paused) return;
     const rv = String(this.store.resourceVersion);
     for (const set of this.byType.values()) {
       for (const w of set) {
-        if (!w.spec.bookmarks) continue;
-        const t = w.spec.type;
-        w.write(
-          `{"type":"BOOKMARK","object":{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(apiVersionOf(t, w.spec.version))},"metadata":{"resourceVersion":"${rv}"}}}\n`,
-        );
+        if (w.spec.bookmarks) w.write(this.bookmarkLine(w.spec, undefined, rv));
       }
     }
   }
