@@ -25,6 +25,10 @@ export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
  *   reports an object leaving it.
  * - update, both visible: kept; both invisible: dropped.
  *
+ * kopf's escape hatch from stealth mode (a dummy handler without filters, so every object is in
+ * scope from its creation) is, in kindex, simply not using this transform: objects entering or
+ * leaving the filter then arrive as updates, and the filter is an ordinary predicate.
+ *
  * The event processor applies the transform first, then the controller's predicates, then the
  * event handler. A filter that throws makes the object visible (the error goes to `onError`,
  * see `evaluate`): a reconcile too many is safer than an object that silently disappears.
