@@ -17,7 +17,8 @@
 //   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
 //   namespace is emptied, then removed). A bare kube-apiserver without kube-controller-manager
 //   does neither: its deleted namespaces stay Terminating and dependents stay.
-// - Deleting a Pod is immediate (as on a real server for unscheduled pods); there is no kubelet.
+// - There is no kubelet: an unscheduled Pod is deleted at once, a scheduled one (spec.nodeName)
+//   keeps its deletionTimestamp until deleted again with gracePeriodSeconds=0, as on a real server.
 // - Continued lists are consistent snapshots rebuilt from the watch history, so a continue token
 //   expires with that history (410), as it does with etcd compaction.
 

@@ -42,6 +42,22 @@ describe('EmbeddedApiServer deletion and garbage collection', () => {
     expect(status).to.include({ code: 422, reason: 'Invalid' });
   });
 
+  it('deletes an unscheduled pod at once and keeps a scheduled one until a zero-grace delete', async () => {
+    const pod = (name: string, nodeName?: string) => ({
+      metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    await core.createNamespacedPod({ namespace: 'default', body: pod('loose') });
+    await core.deleteNamespacedPod({ name: 'loose', namespace: 'default' });
+    expect((await catchApiStatus(core.readNamespacedPod({ name: 'loose', namespace: 'default' }))).code).to.equal(404);
+    await core.createNamespacedPod({ namespace: 'default', body: pod('bound', 'node-1') });
+    await core.deleteNamespacedPod({ name: 'bound', namespace: 'default' });
+    const held = await core.readNamespacedPod({ name: 'bound', namespace: 'default' });
+    expect(held.metadata!.deletionGracePeriodSeconds).to.equal(30);
+    await core.deleteNamespacedPod({ name: 'bound', namespace: 'default', gracePeriodSeconds: 0 });
+    expect((await catchApiStatus(core.readNamespacedPod({ name: 'bound', namespace: 'default' }))).code).to.equal(404);
+  });
+
   it('deletes dependents of a deleted owner in the background', async () => {
     const owner = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner') });
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! };

@@ -260,7 +260,10 @@ export class ResourceHandler {
         { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` },
       ]);
     }
-    const result = this.deleteObject(t, existing, policy);
+    const graceText = req.query.get('gracePeriodSeconds') ?? (options['gracePeriodSeconds'] as number | undefined);
+    const grace = graceText === undefined || graceText === null || graceText === '' ? undefined : Number(graceText);
+    if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0)) throw badRequest(`invalid gracePeriodSeconds: ${String(graceText)}`);
+    const result = this.deleteObject(t, existing, policy, grace);
     // Held by finalizers: the answer is the object, now carrying its deletionTimestamp.
     if (result !== undefined && this.store.get(t.id, existing.key) !== undefined) return this.objectResponse(200, req, result);
     if (t.returnDeletedObject) return this.objectResponse(200, req, result ?? existing);
@@ -297,12 +300,24 @@ export class ResourceHandler {
    * with finalizers (or a Foreground policy) get a deletionTimestamp and stay until the last
    * finalizer goes; others are removed. Returns the held object or the removed one.
    */
-  deleteObject(t: ResourceType, existing: StoredObject, policy: 'Background' | 'Foreground' | 'Orphan' = 'Background'): StoredObject | undefined {
+  deleteObject(
+    t: ResourceType,
+    existing: StoredObject,
+    policy: 'Background' | 'Foreground' | 'Orphan' = 'Background',
+    gracePeriodSeconds?: number,
+  ): StoredObject | undefined {
     const finalizers = finalizersOf(existing.obj);
     const meta = metaOf(existing.obj);
     const extra = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
     const isNamespace = t.id === '/namespaces';
-    if (finalizers.length > 0 || extra !== undefined || isNamespace) {
+    const grace = podGracePeriod(t, existing.obj, gracePeriodSeconds);
+    // A scheduled pod waits for its kubelet; there is none, so only a 0-second delete removes it.
+    if (meta['deletionTimestamp'] !== undefined && grace === 0 && finalizers.length === 0 && extra === undefined && !isNamespace) {
+      const removed = this.store.delete(t, existing.key);
+      this.hooks.afterWrite?.(t, undefined, removed);
+      return removed;
+    }
+    if (finalizers.length > 0 || extra !== undefined || isNamespace || grace > 0) {
       const draft = structuredClone(existing.obj) as Json;
       const m = metaOf(draft);
       let changed = false;
@@ -311,8 +326,8 @@ export class ResourceHandler {
         changed = true;
       }
       if (meta['deletionTimestamp'] === undefined) {
-        m['deletionTimestamp'] = nowTimestamp();
-        m['deletionGracePeriodSeconds'] = 0;
+        m['deletionTimestamp'] = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+        m['deletionGracePeriodSeconds'] = grace;
         if (typeof m['generation'] === 'number') m['generation'] = (m['generation'] as number) + 1;
         changed = true;
       }
@@ -402,7 +417,12 @@ export class ResourceHandler {
     this.hooks.beforeWrite?.(t, next, existing);
     // An update that changes nothing writes nothing, like the real server: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return existing;
-    if (oldMeta['deletionTimestamp'] !== undefined && finalizersOf(next).length === 0 && !(t.id === '/namespaces' && namespaceFinalizers(next).length > 0)) {
+    if (
+      oldMeta['deletionTimestamp'] !== undefined &&
+      !(Number(oldMeta['deletionGracePeriodSeconds'] ?? 0) > 0) &&
+      finalizersOf(next).length === 0 &&
+      !(t.id === '/namespaces' && namespaceFinalizers(next).length > 0)
+    ) {
       // The last finalizer is gone: the object is deleted now (watchers see DELETED).
       const removed = this.store.delete(t, existing.key);
       this.hooks.afterWrite?.(t, undefined, removed);
@@ -537,6 +557,14 @@ export class ResourceHandler {
   get types(): ResourceRegistry {
     return this.registry;
   }
+}
+
+// Pods bound to a node are deleted gracefully (their kubelet confirms); unbound ones at once.
+function podGracePeriod(t: ResourceType, obj: Readonly<Json>, requested: number | undefined): number {
+  if (t.id !== '/pods') return 0;
+  const spec = (obj['spec'] ?? {}) as Json;
+  if (typeof spec['nodeName'] !== 'string' || spec['nodeName'] === '') return 0;
+  return requested ?? (typeof spec['terminationGracePeriodSeconds'] === 'number' ? spec['terminationGracePeriodSeconds'] : 30);
 }
 
 function namespaceFinalizers(ns: Json): string[] {
