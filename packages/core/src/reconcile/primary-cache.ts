@@ -14,11 +14,6 @@ export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObjec
   list(namespace?: string): P[];
   /** The primaries an indexer filed under `value`. Throws for an unknown index name. */
   byIndex(indexName: string, value: string): P[];
-  /**
-   * The keys (`namespace/name`) an indexer filed under `value`, without resolving the objects:
-   * what `Mappers.fromIndex` reads, O(1). Throws for an unknown index name.
-   */
-  indexKeys(indexName: string, value: string): ReadonlySet<string>;
 }
 
 /**
@@ -29,6 +24,11 @@ export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObjec
  * that calls `byIndex` is then O(1) per event (the Job/Cluster pattern).
  */
 export interface PrimaryCache<P extends KubernetesObject = KubernetesObject> extends PrimaryCacheReader<P> {
+  /**
+   * The keys (`namespace/name`) an indexer filed under `value`, without resolving the objects:
+   * what `Mappers.fromIndex` reads, O(1). Throws for an unknown index name.
+   */
+  indexKeys(indexName: string, value: string): ReadonlySet<string>;
   /** Files every primary (present and future) under the values `indexer` returns for it. */
   addIndexer(indexName: string, indexer: (primary: P) => readonly string[]): void;
 }
