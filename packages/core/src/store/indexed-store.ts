@@ -15,6 +15,7 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from './internal/deep-freeze.js';
 import { jsonEqual } from './internal/json-equal.js';
+import { nameOf } from './internal/names.js';
 import { StoreDraft } from './internal/store-draft.js';
 import { multimapAdd, type StringMultimap } from './internal/string-multimap.js';
 import { Map as IMap } from 'immutable';
@@ -399,11 +400,6 @@ function split(idOrKey: ResourceID | string): [namespace: string, name: string] 
   if (typeof idOrKey !== 'string') return [idOrKey.namespace ?? '', idOrKey.name];
   const slash = idOrKey.indexOf('/');
   return slash < 0 ? ['', idOrKey] : [idOrKey.slice(0, slash), idOrKey.slice(slash + 1)];
-}
-
-/** The name of a stored object: checked on the way in, and frozen since. */
-function nameOf(obj: KubernetesObject): string {
-  return (obj.metadata as { name: string }).name;
 }
 
 function recreated(old: KubernetesObject, obj: KubernetesObject): boolean {

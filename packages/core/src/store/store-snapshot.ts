@@ -1,7 +1,8 @@
 import { Map as IMap } from 'immutable';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import type { NameTable } from './internal/name-table.js';
+import type { ChunkTable } from './internal/chunk-table.js';
+import { nameOf } from './internal/names.js';
 import { bucketArray, bucketSet, type StringMultimap } from './internal/string-multimap.js';
 import { UnknownIndexError } from './store-error.js';
 
@@ -50,7 +51,7 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
 }
 
 /** Objects by namespace (`''` for cluster-scoped), then by name. */
-export type ObjectTable<R extends KubernetesObject> = IMap<string, NameTable<R>>;
+export type ObjectTable<R extends KubernetesObject> = IMap<string, ChunkTable<R>>;
 
 /**
  * A consistent, never-changing view of an {@link IndexedStore}: the objects and indexes as they
@@ -93,7 +94,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     const out: R[] = [];
-    const collect = (byName: NameTable<R>): void => {
+    const collect = (byName: ChunkTable<R>): void => {
       for (const obj of byName.values()) if (predicate === undefined || predicate(obj)) out.push(obj);
     };
     if (namespace === undefined || namespace === '') {
@@ -109,7 +110,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
     const out: string[] = [];
     for (const [ns, byName] of this.objects) {
       if (namespace !== undefined && namespace !== '' && ns !== namespace) continue;
-      for (const obj of byName.values()) out.push(ResourceID.keyOf((obj.metadata as { name: string }).name, ns));
+      for (const obj of byName.values()) out.push(ResourceID.keyOf(nameOf(obj), ns));
     }
     return out;
   }

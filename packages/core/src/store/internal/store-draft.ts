@@ -1,7 +1,8 @@
 import { Map as IMap } from 'immutable';
 import type { KubernetesObject } from '../../resource/kubernetes-object.js';
 import { StoreSnapshot, type ObjectTable } from '../store-snapshot.js';
-import { NameTable } from './name-table.js';
+import type { ChunkTable } from './chunk-table.js';
+import { emptyNames } from './names.js';
 import { multimapAdd, multimapRemove, type StringMultimap } from './string-multimap.js';
 
 /**
@@ -16,7 +17,7 @@ export class StoreDraft<R extends KubernetesObject> {
   readonly #batch: boolean;
   #objects: ObjectTable<R>;
   /** Batch only: namespaces whose by-name map is currently transient. */
-  readonly #touched = new Map<string, NameTable<R>>();
+  readonly #touched = new Map<string, ChunkTable<R>>();
   readonly #baseIndexes: IMap<string, StringMultimap>;
   readonly #indexes = new Map<string, StringMultimap>();
   size: number;
@@ -37,7 +38,7 @@ export class StoreDraft<R extends KubernetesObject> {
     if (this.#batch) {
       this.#mutableByName(namespace).set(name, obj);
     } else {
-      this.#objects = this.#objects.set(namespace, (this.#objects.get(namespace) ?? NameTable.empty<R>()).set(name, obj));
+      this.#objects = this.#objects.set(namespace, (this.#objects.get(namespace) ?? emptyNames<R>()).set(name, obj));
     }
   }
 
@@ -78,12 +79,13 @@ export class StoreDraft<R extends KubernetesObject> {
     return new StoreSnapshot(this.#batch ? objects.asImmutable() : objects, indexes, this.size, resourceVersion);
   }
 
-  #mutableByName(namespace: string): NameTable<R> {
+  #mutableByName(namespace: string): ChunkTable<R> {
     let byName = this.#touched.get(namespace);
     if (byName === undefined) {
-      byName = (this.#objects.get(namespace) ?? NameTable.empty<R>()).asMutable();
+      byName = (this.#objects.get(namespace) ?? emptyNames<R>()).asMutable();
       this.#touched.set(namespace, byName);
     }
     return byName;
   }
 }
+

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { KubernetesObject } from '../../index.js';
-import { NameTable } from './name-table.js';
+import { ChunkTable } from './chunk-table.js';
 
 type Op = { set: string; v: number } | { del: string } | { batch: Op[] };
 
@@ -17,20 +17,20 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const obj = (name: string, v: number): KubernetesObject => ({ metadata: { name, resourceVersion: String(v) } });
 
-function contentOf(table: NameTable<KubernetesObject>): [string, string | undefined][] {
+function contentOf(table: ChunkTable<KubernetesObject>): [string, string | undefined][] {
   return [...table.values()]
     .map((o): [string, string | undefined] => [o.metadata?.name ?? '', o.metadata?.resourceVersion])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-describe('NameTable', () => {
+describe('ChunkTable', () => {
   it('behaves as a map from name to object across growth, deletes and batches, keeping every version', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 80 }), (ops) => {
-        let table = NameTable.empty<KubernetesObject>();
+        let table = ChunkTable.empty<KubernetesObject>((o) => o.metadata?.name ?? '');
         const model = new Map<string, number>();
-        const versions: [NameTable<KubernetesObject>, [string, string | undefined][]][] = [];
-        const apply = (t: NameTable<KubernetesObject>, op: Op): NameTable<KubernetesObject> => {
+        const versions: [ChunkTable<KubernetesObject>, [string, string | undefined][]][] = [];
+        const apply = (t: ChunkTable<KubernetesObject>, op: Op): ChunkTable<KubernetesObject> => {
           if ('set' in op) {
             model.set(op.set, op.v);
             return t.set(op.set, obj(op.set, op.v));
