@@ -246,6 +246,18 @@ describe('Reflector (scripted wire)', () => {
     expect(await reflector.waitForSync({ timeoutMs: 1000 })).to.equal(false);
   });
 
+  it('emits nothing more once stop() is called from a delta handler', async () => {
+    const { reflector, deltas } = await start((req, res, i) => {
+      if (i === 0) sendJson(res, 200, configMapList('10', []));
+      // One write, so the three events arrive in one chunk.
+      else startWatch(res, [[1, 2, 3].map((n) => `${JSON.stringify({ type: 'ADDED', object: configMap(`c${n}`, String(10 + n)) })}\n`).join('')]);
+    });
+    reflector.deltas$.subscribe(() => void reflector.stop());
+    await eventually(() => expect(deltas).to.have.length(1));
+    await reflector.stop();
+    expect(deltas).to.have.length(1);
+  });
+
   it('stops quietly in the middle of an open watch', async () => {
     const { reflector, errors } = await start((req, res, i) => {
       if (i === 0) sendJson(res, 200, configMapList('10', []));

@@ -322,7 +322,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     } catch (error) {
       throw new Error(`${open.description}: the list is not JSON (${text.slice(0, LINE_PREFIX_LENGTH)})`, { cause: error });
     }
-    console.log("LIST", open.description, text.slice(0, 300)); const rv = body?.metadata?.resourceVersion;
+    const rv = body?.metadata?.resourceVersion;
     if (!Array.isArray(body?.items) || typeof rv !== 'string' || rv === '') {
       throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
     }
@@ -359,7 +359,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         settle();
       };
       const splitter = new LineSplitter((line) => {
-        if (settled) return;
+        // A consumer may call stop() from a delta handler: the rest of the chunk is dropped.
+        if (settled || this.stopped) return;
         const stop = this.handleLine(line, open);
         if (stop === undefined) {
           delivered++;
