@@ -48,3 +48,10 @@ export type {
   NamespaceChoice,
   EventSourceProblem,
 } from './source/informer-event-source.js';
+
+// --- controller: reconcilers running against the API server
+export { Operator } from './controller/operator.js';
+export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
+export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
+export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
+export { generationAwarePredicate } from './controller/generation-aware-predicate.js';

@@ -1,0 +1,203 @@
+import { expect } from 'chai';
+import {
+  DeleteControl,
+  ErrorStatusUpdateControl,
+  GenericRetry,
+  ResourceID,
+  UpdateControl,
+  type Context,
+  type KubernetesObject,
+  type Reconciler,
+} from '@kindex/core';
+import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
+
+interface Widget extends KubernetesObject {
+  spec?: { size?: number };
+  status?: { seen?: number; count?: number; error?: string; attempts?: number };
+}
+const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+const widgetCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.test.kindex.dev' },
+  spec: {
+    group: 'test.kindex.dev',
+    scope: 'Namespaced',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+};
+
+const widget = (name: string, namespace: string, size = 1): Widget => ({
+  apiVersion: 'test.kindex.dev/v1',
+  kind: 'Widget',
+  metadata: { name, namespace },
+  spec: { size },
+});
+
+describe('Controller', function () {
+  this.timeout(60_000);
+  let server: TestApiServer;
+  let client: KubeClient;
+  let operator: Operator | undefined;
+
+  before(async () => {
+    server = await startTestApiServer();
+    client = new KubeClient(server.kubeConfig);
+    await client.create(CrdKind, widgetCrd);
+    await eventually(async () => expect(await client.get(WidgetKind, ResourceID.of('probe', 'default'))).to.equal(undefined), { timeoutMs: 20_000 });
+  });
+  afterEach(async () => {
+    server.faults.resumeEvents?.();
+    await operator?.stop({ drainTimeoutMs: 5_000 });
+    operator = undefined;
+  });
+  after(async () => {
+    await client.registry.stopAll();
+    await server.stop();
+  });
+
+  async function run<P extends Widget>(reconciler: Reconciler<P, KubeClient>, namespace: string, extra: Record<string, unknown> = {}) {
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const controller = operator.register<P>(reconciler, { kind: WidgetKind as never, namespaces: [namespace], ...extra });
+    const events: ControllerEvent[] = [];
+    controller.events$.subscribe((e) => events.push(e));
+    await operator.start();
+    return { controller, events };
+  }
+
+  it('reconciles a new primary exactly once when it only patches status', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    let calls = 0;
+    await run<Widget>({ reconcile: (w) => { calls++; return UpdateControl.patchStatus({ ...w, status: { seen: w.spec?.size ?? 0 } }); } }, ns);
+    await client.create(WidgetKind, widget('w1', ns, 3));
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w1', ns)))?.status?.seen).to.equal(3));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(calls).to.equal(1);
+  });
+
+  it('reconciles again on a spec change and reads its own status write before the watch shows it', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const seen: (number | undefined)[] = [];
+    const { controller } = await run<Widget>(
+      {
+        reconcile: (w) => {
+          seen.push(w.status?.count);
+          const count = (w.status?.count ?? 0) + 1;
+          const control = UpdateControl.patchStatus<Widget>({ ...w, status: { ...w.status, count } });
+          return count < 3 ? control.rescheduleAfter(10) : control;
+        },
+      },
+      ns,
+    );
+    await client.create(WidgetKind, widget('w', ns));
+    await eventually(() => expect(seen.length).to.be.greaterThan(0));
+    // Hold the watch back: the follow-up reconciles can only know their own writes through
+    // the read-after-write cache.
+    server.faults.pauseEvents?.();
+    await eventually(() => expect(seen).to.have.length(3));
+    expect(seen).to.deep.equal([undefined, 1, 2]);
+    expect(controller.getPrimary(ResourceID.of('w', ns))?.status?.count).to.equal(3);
+  });
+
+  it('adds its finalizer before the first reconcile and removes it when cleanup says so', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const cleaned: string[] = [];
+    let allowRemoval = false;
+    await run<Widget>(
+      {
+        reconcile: (w) => UpdateControl.patchStatus({ ...w, status: { seen: 1 } }),
+        cleanup: (w) => {
+          cleaned.push(w.metadata!.name!);
+          return allowRemoval ? DeleteControl.defaultDelete() : DeleteControl.noFinalizerRemoval().rescheduleAfter(50);
+        },
+      },
+      ns,
+      { finalizerName: 'test.kindex.dev/cleanup' },
+    );
+    await client.create(WidgetKind, widget('f', ns));
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('f', ns)))?.metadata?.finalizers).to.deep.equal(['test.kindex.dev/cleanup']));
+    await client.delete(WidgetKind, ResourceID.of('f', ns));
+    await eventually(() => expect(cleaned.length).to.be.greaterThan(1));
+    expect(await client.get(WidgetKind, ResourceID.of('f', ns))).to.not.equal(undefined);
+    allowRemoval = true;
+    await eventually(async () => expect(await client.get(WidgetKind, ResourceID.of('f', ns))).to.equal(undefined));
+  });
+
+  it('stops retrying after the configured attempts and records the error with updateErrorStatus', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    let attempts = 0;
+    const errors: { error: string; attempt: number | undefined }[] = [];
+    await run<Widget>(
+      {
+        reconcile: () => {
+          attempts++;
+          throw new Error('always broken');
+        },
+        updateErrorStatus: (w, context: Context<Widget, KubeClient>, error) => {
+          errors.push({ error: String(error), attempt: context.getRetryInfo()?.attemptCount });
+          return ErrorStatusUpdateControl.patchStatus({ ...w, status: { error: String(error), attempts } });
+        },
+      },
+      ns,
+      { retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10, intervalMultiplier: 1 }), maxReconciliationIntervalMs: undefined },
+    );
+    await client.create(WidgetKind, widget('broken', ns));
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('broken', ns)))?.status?.error).to.match(/always broken/));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(attempts).to.equal(3); // the first attempt and two retries
+    expect(errors).to.have.length(1);
+  });
+
+  it('keeps reconciling other primaries while one reconciler throws or hangs', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const done: string[] = [];
+    await run<Widget>(
+      {
+        reconcile: async (w) => {
+          const name = w.metadata!.name!;
+          if (name === 'hangs') await new Promise(() => {});
+          if (name === 'throws') throw new Error('nope');
+          done.push(name);
+          return UpdateControl.noUpdate();
+        },
+      },
+      ns,
+      { concurrency: 2, reconcileTimeoutMs: 200, retry: new GenericRetry({ maxAttempts: 1, initialIntervalMs: 10 }) },
+    );
+    await client.create(WidgetKind, widget('hangs', ns));
+    await client.create(WidgetKind, widget('throws', ns));
+    for (let i = 0; i < 5; i++) await client.create(WidgetKind, widget(`ok-${i}`, ns));
+    await eventually(() => expect(done.sort()).to.deep.equal(['ok-0', 'ok-1', 'ok-2', 'ok-3', 'ok-4']));
+  });
+
+  it('never reconciles one primary concurrently under a burst of spec changes, and ends on the last one', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    let running = 0;
+    let maxRunning = 0;
+    const sizes: number[] = [];
+    await run<Widget>(
+      {
+        reconcile: async (w) => {
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          await new Promise((r) => setTimeout(r, 5));
+          sizes.push(w.spec?.size ?? -1);
+          running--;
+          return UpdateControl.noUpdate();
+        },
+      },
+      ns,
+      { concurrency: 4 },
+    );
+    const name = uniqueName('burst');
+    await client.create(WidgetKind, widget(name, ns, 0));
+    const N = 200;
+    for (let i = 1; i <= N; i++) await client.patch(WidgetKind, ResourceID.of(name, ns), { spec: { size: i } });
+    await eventually(() => expect(sizes[sizes.length - 1]).to.equal(N), { timeoutMs: 30_000 });
+    expect(maxRunning).to.equal(1);
+    expect(sizes.length).to.be.lessThan(N); // coalesced
+  });
+});

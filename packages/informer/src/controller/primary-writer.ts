@@ -1,0 +1,84 @@
+import jsonPatch from 'fast-json-patch';
+import { ResourceID, type KubernetesObject } from '@kindex/core';
+import type { KubeClient } from '../client/kube-client.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import { dropManagedFields } from '../reflector/object-transform.js';
+
+type Operation = jsonPatch.Operation;
+
+/**
+ * Writes a controller makes to its primaries: status and resource patches computed as JSON
+ * patch diffs (only what the reconciler changed is sent, and fields it removed are removed),
+ * and finalizer edits guarded by `test` operations so a concurrent edit of the list fails
+ * instead of being clobbered. Every write returns the server's object, ready for the
+ * read-after-write cache.
+ */
+export class PrimaryWriter<P extends KubernetesObject> {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly kind: ResourceKind<P>,
+    private readonly hasStatusSubresource: () => boolean,
+  ) {}
+
+  /** Patches `status` from `before` to `after`; undefined when nothing changed. */
+  async patchStatus(before: P, after: P): Promise<P | undefined> {
+    const ops = jsonPatch.compare({ status: statusOf(before) ?? {} }, { status: statusOf(after) ?? {} });
+    if (ops.length === 0) return undefined;
+    const id = ResourceID.fromResource(before);
+    // A status that did not exist yet needs its parent created first.
+    const patch: Operation[] = statusOf(before) === undefined ? [{ op: 'add', path: '/status', value: {} }, ...ops] : ops;
+    return this.#write(id, patch, this.hasStatusSubresource() ? 'status' : undefined);
+  }
+
+  /** Patches everything but status (spec, labels, annotations...) from `before` to `after`. */
+  async patchResource(before: P, after: P): Promise<P | undefined> {
+    const ops = jsonPatch
+      .compare(withoutStatus(before), withoutStatus(after))
+      .filter((op) => !op.path.startsWith('/metadata/resourceVersion') && !op.path.startsWith('/metadata/managedFields'));
+    if (ops.length === 0) return undefined;
+    return this.#write(ResourceID.fromResource(before), ops);
+  }
+
+  /** Adds the finalizer unless present. */
+  async addFinalizer(primary: P, finalizer: string): Promise<P | undefined> {
+    const finalizers = primary.metadata?.finalizers;
+    if (finalizers?.includes(finalizer)) return undefined;
+    const ops: Operation[] =
+      finalizers === undefined
+        ? [{ op: 'test', path: '/metadata/resourceVersion', value: primary.metadata?.resourceVersion }, { op: 'add', path: '/metadata/finalizers', value: [finalizer] }]
+        : [{ op: 'add', path: '/metadata/finalizers/-', value: finalizer }];
+    return this.#write(ResourceID.fromResource(primary), ops);
+  }
+
+  /** Removes the finalizer if present (the `test` guards against a concurrent reorder). */
+  async removeFinalizer(primary: P, finalizer: string): Promise<P | undefined> {
+    const i = primary.metadata?.finalizers?.indexOf(finalizer) ?? -1;
+    if (i < 0) return undefined;
+    return this.#write(ResourceID.fromResource(primary), [
+      { op: 'test', path: `/metadata/finalizers/${i}`, value: finalizer },
+      { op: 'remove', path: `/metadata/finalizers/${i}` },
+    ]);
+  }
+
+  async #write(id: ResourceID, ops: Operation[], subresource?: 'status'): Promise<P> {
+    const written = await this.client.patch<P>(this.kind, id, ops, { patchType: 'json', ...(subresource ? { subresource } : {}) });
+    return deepFreeze(dropManagedFields(written));
+  }
+}
+
+function statusOf(o: KubernetesObject): unknown {
+  return (o as { status?: unknown }).status;
+}
+
+function withoutStatus(o: KubernetesObject): object {
+  const { status: _status, ...rest } = o as { status?: unknown };
+  return rest;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

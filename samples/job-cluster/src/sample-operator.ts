@@ -1,0 +1,38 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Operator, type Controller } from '@kindex/informer';
+import { ConfigBundleReconciler } from './config-bundle-reconciler.js';
+import { JobReconciler, type JobReconcilerOptions } from './job-reconciler.js';
+import { ConfigBundleKind, JobKind, type ConfigBundle, type Job } from './model.js';
+import type { Timeline } from './timeline.js';
+
+/** The sample operator: the Job controller and the ConfigBundle controller. */
+export interface SampleOperator {
+  readonly operator: Operator;
+  readonly jobs: Controller<Job>;
+  readonly bundles: Controller<ConfigBundle>;
+  readonly jobReconciler: JobReconciler;
+}
+
+/** Options of {@link createSampleOperator}. */
+export interface SampleOperatorOptions extends JobReconcilerOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Namespaces to reconcile. Defaults to all. */
+  readonly namespaces?: readonly string[];
+  /** Where to record events. Defaults to nowhere. */
+  readonly timeline?: Timeline;
+}
+
+/** Registers the sample's controllers on a new operator (not started). */
+export function createSampleOperator(options: SampleOperatorOptions): SampleOperator {
+  const operator = new Operator({ kubeConfig: options.kubeConfig });
+  const jobReconciler = new JobReconciler(options);
+  const namespaces = options.namespaces ?? 'all';
+  const jobs = operator.register(jobReconciler, { kind: JobKind, name: 'jobs', namespaces });
+  const bundles = operator.register(new ConfigBundleReconciler(), { kind: ConfigBundleKind, name: 'configbundles', namespaces });
+  if (options.timeline) {
+    const timeline = options.timeline;
+    jobs.events$.subscribe((e) => timeline.record('Job', e));
+    bundles.events$.subscribe((e) => timeline.record('ConfigBundle', e));
+  }
+  return { operator, jobs, bundles, jobReconciler };
+}
