@@ -1,12 +1,17 @@
 /**
  * The store stage: the cache an informer fills, with client-go style named indexes.
  *
- * {@link IndexedStore} holds frozen objects keyed by `namespace/name`, a namespace index for
- * free, and any number of named indexes (`addIndexer`). Its whole state is one persistent
- * (immutable.js) value swapped on each write, so `snapshot()` is O(1) and a snapshot never
- * changes. Writers are the reflector (`replace` after a list, `upsert`/`delete` per watch
- * event) and event sources; readers use the {@link StoreReader} API on the store (current
- * content) or on a {@link StoreSnapshot} (one consistent view across many calls).
+ * {@link IndexedStore} holds frozen objects keyed by `namespace/name`, grouped by namespace (so
+ * `list(namespace)` costs only that namespace), plus any number of named indexes
+ * (`addIndexer`). Its whole state is one persistent value (immutable.js maps of small
+ * copy-on-write chunks) swapped on each write, so `snapshot()` is O(1) and a snapshot never
+ * changes. Writers are the reflector and event sources: `replace` after a list (returns the
+ * deltas), `upsert`/`delete` per watch event, `batch` for many at once. Readers use the
+ * {@link StoreReader} API on the store (current content) or on a {@link StoreSnapshot} (one
+ * consistent view across many calls).
+ *
+ * Cost (100k pod-like objects of ~2 KB, Node 20 x64): ~50 bytes retained per object beyond the
+ * object itself with no custom index, ~90 more per index; see `indexed-store.bench.ts`.
  *
  * @module
  */
@@ -245,7 +250,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
    * resourceVersion differs (whose content differs, when either has no resourceVersion), and
    * `delete` with `deleteStateUnknown: true` for objects missing from the list. An object whose
    * `metadata.uid` changed was deleted and created again: `delete` (state unknown) then `create`,
-   * as the reflector reports it. Unchanged
+   * as the reflector reports it. Creates and updates come in list order, deletes last. Unchanged
    * objects produce nothing and keep their stored (frozen, indexed) version untouched. O(n)
    * overall. When a key appears twice in `objects`, the last one wins. Rejected objects are
    * reported on `errors$` and skipped.

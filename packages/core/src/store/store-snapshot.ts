@@ -26,7 +26,7 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
   /**
    * The objects of one namespace (O(objects in it)), or of all namespaces when `namespace` is
    * undefined or `''` (as `metav1.NamespaceAll`), optionally filtered. Cluster-scoped objects
-   * are listed only with all namespaces.
+   * are listed only with all namespaces. In no particular order.
    */
   list(namespace?: string, predicate?: (obj: R) => boolean): R[];
   /** The keys of one namespace's objects, or of all objects. */
