@@ -219,6 +219,9 @@ class RealApiServerInstance implements RealApiServer {
         `--secure-port=${this.ports.apiServer}`,
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
+        // The reconciler would publish 127.0.0.1 as the `kubernetes` service's endpoint, which
+        // Endpoints validation rejects as loopback, logging an error every few seconds.
+        '--endpoint-reconciler-type=none',
         '--service-cluster-ip-range=10.0.0.0/24',
         '--allow-privileged=true',
         // No controller-manager runs to create the service accounts this plugin insists on.
