@@ -47,6 +47,7 @@ export type {
   InformerEventSourceConfiguration,
   NamespaceChoice,
   EventSourceProblem,
+  KubeEventSourceContext,
 } from './source/informer-event-source.js';
 
 // --- controller: reconcilers running against the API server

@@ -3,6 +3,7 @@ import {
   DeleteControl,
   ErrorStatusUpdateControl,
   GenericRetry,
+  kopfFilter,
   ResourceID,
   UpdateControl,
   type Context,
@@ -199,5 +200,20 @@ describe('Controller', function () {
     await eventually(() => expect(sizes[sizes.length - 1]).to.equal(N), { timeoutMs: 30_000 });
     expect(maxRunning).to.equal(1);
     expect(sizes.length).to.be.lessThan(N); // coalesced
+  });
+
+  it('reconciles only the primaries its event filters let through', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const reconciled: string[] = [];
+    await run<Widget>(
+      { reconcile: (w) => { reconciled.push(w.metadata!.name!); return UpdateControl.noUpdate(); } },
+      ns,
+      { primaryEventFilters: [kopfFilter<Widget>({ labels: { team: 'a' } })] },
+    );
+    await client.create(WidgetKind, { ...widget('team-a', ns), metadata: { name: 'team-a', namespace: ns, labels: { team: 'a' } } });
+    await client.create(WidgetKind, { ...widget('team-b', ns), metadata: { name: 'team-b', namespace: ns, labels: { team: 'b' } } });
+    await eventually(() => expect(reconciled).to.include('team-a'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reconciled).to.deep.equal(['team-a']);
   });
 });

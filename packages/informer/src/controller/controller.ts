@@ -21,7 +21,6 @@ import {
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type EventSource,
-  type EventSourceContext,
   type EventSourceHealth,
   type KubernetesObject,
   type Predicate,
@@ -33,7 +32,7 @@ import {
 import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { InformerEventSource } from '../source/informer-event-source.js';
+import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
@@ -43,8 +42,13 @@ import { TemporaryResourceCache } from './temporary-resource-cache.js';
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
   /** The primary kind. */
   readonly kind: ResourceKind<P>;
-  /** Event filters on primary events, ANDed with each other and with generation awareness. */
-  readonly eventFilters?: readonly Predicate<P>[];
+  /**
+   * Controller-wide event filters: applied to the events of the primary and of every event
+   * source built from the controller's context, ANDed with each source's own filters.
+   */
+  readonly eventFilters?: readonly Predicate<KubernetesObject>[];
+  /** Filters on primary events only, ANDed with `eventFilters` and generation awareness. */
+  readonly primaryEventFilters?: readonly Predicate<P>[];
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
   /** Connection tuning of the primary informers. */
@@ -82,13 +86,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #primaryTriggers = new Subject<Trigger>();
   readonly #filter: Predicate<P>;
+  readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #processor: EventProcessor | undefined;
   #subscriptions: Subscription[] = [];
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient) {
-    const { kind, eventFilters, statusSubresource, reflector, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
     this.kind = kind;
     this.configuration = controllerConfiguration({
       name: rest.name ?? `${kind.plural}.${kind.group || 'core'}`,
@@ -100,7 +105,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true);
     this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
-    const filters = [...(this.configuration.generationAware ? [generationAwarePredicate<P>()] : []), ...(eventFilters ?? [])];
+    this.#eventFilters = eventFilters ?? [];
+    const filters = [
+      ...(this.configuration.generationAware ? [generationAwarePredicate<P>()] : []),
+      ...(this.#eventFilters as readonly Predicate<P>[]),
+      ...(primaryEventFilters ?? []),
+    ];
     this.#filter = and(...filters);
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
@@ -131,10 +141,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * reconcile of any primary sees complete secondary caches and reverse indexes.
    */
   async start(): Promise<void> {
-    const context: EventSourceContext<P, KubeClient> = {
+    const context: KubeEventSourceContext<P> = {
       primaryCache: this.primaryCache,
       client: this.#client,
       configuration: this.configuration,
+      eventFilters: this.#eventFilters,
     };
     this.#sources = [...((await this.#reconciler.prepareEventSources?.(context)) ?? [])];
     const names = new Set<string>([PRIMARY_SOURCE_NAME]);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
+import { enqueueFromMapFunc, kopfFilter, PRESENT, ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
@@ -195,5 +195,38 @@ describe('InformerEventSource', function () {
     await source.start();
     expect(source.get(ResourceID.of(name, ns))?.metadata?.name).to.equal(name);
     expect(() => source.get(ResourceID.of('other', ns))).to.throw(NotCachedError, /field selector/);
+  });
+
+  it('lets an event handler pick the primaries while the index still serves lookups', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source, triggers } = build((b) => b.withEventHandler(enqueueFromMapFunc<ConfigMap>((cm) => [ResourceID.of(`via-${cm.metadata!.name}`, ns)])), [ns]);
+    await source.start();
+    await createConfigMap(ns, 'h', 'page');
+    await eventually(() => expect(triggers.flatMap((t) => t.primaryIds.map((id) => id.name))).to.include('via-h'));
+    expect(triggers.flatMap((t) => t.primaryIds.map((id) => id.name))).to.not.include('page');
+    expect(secondaryNames(source, 'page', ns)).to.deep.equal(['h']);
+  });
+
+  it('ANDs the controller-wide event filters with its own', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const builder = InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind).withFilter(kopfFilter<ConfigMap>({ labels: { tier: PRESENT } }));
+    const source = builder.build({
+      client,
+      primaryCache: undefined as never,
+      configuration: { namespaces: [ns] } as never,
+      eventFilters: [kopfFilter({ annotations: { watched: 'yes' } })],
+    });
+    sources.push(source);
+    const triggers: Trigger[] = [];
+    source.triggers$.subscribe((t) => triggers.push(t));
+    await source.start();
+    const owner = ownedBy(await page(ns, 'page'));
+    const make = (name: string, labels: Record<string, string>, annotations: Record<string, string>) =>
+      core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, labels, annotations, ...owner } } });
+    await make('both', { tier: 'x' }, { watched: 'yes' });
+    await make('label-only', { tier: 'x' }, {});
+    await make('annotation-only', {}, { watched: 'yes' });
+    await eventually(() => expect(secondaryNames(source, 'page', ns)).to.have.length(3));
+    expect(triggers.map((t) => (t.cause.type === 'resource' ? t.cause.objectKey : ''))).to.deep.equal([`${ns}/both`]);
   });
 });

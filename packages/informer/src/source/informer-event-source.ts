@@ -14,11 +14,13 @@ import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rx
 import {
   and,
   evaluate,
+  mapEvent,
   MapperError,
   PrimaryToSecondaryIndex,
   ResourceID,
   type EventSource,
   type EventSourceContext,
+  type EventHandler,
   type EventSourceHealth,
   type Indexer,
   type KubernetesObject,
@@ -56,8 +58,20 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
   /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
   readonly filter: Predicate<R> | undefined;
+  /**
+   * Maps events to the primaries to reconcile instead of the reverse index's `P_new ∪ P_old`
+   * (controller-runtime style). The index is still kept for `getSecondaryResources`.
+   * Defaults to undefined.
+   */
+  readonly handler: EventHandler<R> | undefined;
   readonly transform: ObjectTransform<R> | null | undefined;
   readonly reflector: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'> | undefined;
+}
+
+/** The context a kindex controller hands to `prepareEventSources`: core's, plus controller-wide filters. */
+export interface KubeEventSourceContext<P extends KubernetesObject> extends EventSourceContext<P, KubeClient> {
+  /** Filters applied to the events of every source of the controller (ANDed with each source's). */
+  readonly eventFilters: readonly Predicate<KubernetesObject>[];
 }
 
 /** Problems an event source met and moved past (mappers, filters, informers). */
@@ -85,6 +99,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
       toPrimaryIds: fromOwnerReferences<R>({ group: primaryKind.group, kind: primaryKind.kind, clusterScopedOwner: !primaryKind.namespaced }),
       toSecondaryIds: undefined,
       filter: undefined,
+      handler: undefined,
       transform: undefined,
       reflector: undefined,
     };
@@ -148,6 +163,10 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   withGenericFilter(accept: (object: R) => boolean): this {
     return this.withFilter({ name: 'generic', generic: (e) => accept(e.object) });
   }
+  /** Decides which primaries an event reconciles (see {@link InformerEventSourceConfiguration.handler}). */
+  withEventHandler(handler: EventHandler<R>): this {
+    return this.#with({ handler });
+  }
   /** Reshapes objects before caching; `null` keeps them as sent. Defaults to dropping managedFields. */
   withTransform(transform: ObjectTransform<R> | null): this {
     return this.#with({ transform });
@@ -162,9 +181,17 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
     return this.#config;
   }
 
-  /** Builds the event source for a controller. */
-  build(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
-    return new InformerEventSource<R, P>(this.#config, context.client, context.configuration.namespaces);
+  /**
+   * Builds the event source for a controller. The controller's event filters (when the context
+   * carries them) are ANDed with this source's own.
+   */
+  build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P>): InformerEventSource<R, P> {
+    const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
+    const config =
+      controllerFilters.length === 0
+        ? this.#config
+        : { ...this.#config, filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])) };
+    return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces);
   }
 }
 
@@ -318,12 +345,15 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
   }
 
   #onDelta({ delta, origin }: CacheDelta<R>): void {
-    const primaries = this.#primariesOf(delta);
+    let primaries = this.#primariesOf(delta);
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
-    if (origin === 'namespace-removed' || primaries.length === 0) return;
+    if (origin === 'namespace-removed') return;
     const filter = this.configuration.filter;
     if (filter !== undefined && !evaluate(filter, delta, (error) => this.#report(error))) return;
+    const handler = this.configuration.handler;
+    if (handler !== undefined) primaries = mapEvent(handler, delta, (error) => this.#report(error));
+    if (primaries.length === 0) return;
     const object = delta.object;
     const resourceVersion = object.metadata?.resourceVersion;
     this.#triggers.next({

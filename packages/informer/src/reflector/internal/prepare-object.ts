@@ -63,18 +63,25 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
   } catch (error) {
     ctx.onTransformError(new TransformError(key, { cause: error }));
   }
-  deepFreeze(result);
+  if (typeof result === 'object' && result !== null) deepFreeze(result);
   return { key, resourceVersion, object: result };
 }
 
-function deepFreeze(value: unknown): void {
+function deepFreeze(value: object): void {
   // Already-frozen parts are skipped: a transform may reuse frozen pieces of an older object.
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  if (Object.isFrozen(value)) return;
   Object.freeze(value);
+  // Primitives are tested here rather than in a call per value: most values of an object are strings.
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
   } else {
-    for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
   }
 }
 
