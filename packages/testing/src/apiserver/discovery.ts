@@ -56,7 +56,7 @@ function resourceEntry(t: ResourceType): Json {
     singularName: t.singularName,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: RESOURCE_VERBS,
+    verbs: t.id === '/namespaces' ? RESOURCE_VERBS.filter((v) => v !== 'deletecollection') : RESOURCE_VERBS,
   };
   if (t.shortNames.length > 0) entry['shortNames'] = t.shortNames;
   if (t.categories.length > 0) entry['categories'] = t.categories;

@@ -265,7 +265,14 @@ export class ObjectStore {
     }
     this.history[(this.historyStart + this.historyLength) % cap] = e;
     this.historyLength++;
-    for (const l of this.listeners) l(e);
+    for (const l of this.listeners) {
+      // The write has happened; one failing listener must not keep the event from the others.
+      try {
+        l(e);
+      } catch (err) {
+        process.emitWarning(`kindex embedded apiserver: event listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   private indexOwners(typeId: string, key: string, before: StoredObject | undefined, after: StoredObject | undefined): void {

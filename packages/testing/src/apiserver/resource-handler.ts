@@ -53,6 +53,7 @@ export interface WriteHooks {
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -240,6 +241,14 @@ export class ResourceHandler {
   delete(req: ResourceRequest): JsonResponse {
     const t = req.type;
     const existing = this.mustGet(t, req.namespace, req.name!);
+    // NamespaceLifecycle admission: the system namespaces cannot be deleted.
+    if (t.id === '/namespaces' && IMMORTAL_NAMESPACES.has(req.name!)) {
+      throw new ApiStatusError(403, 'Forbidden', `namespaces "${req.name}" is forbidden: this namespace may not be deleted`, {
+        name: req.name!,
+        group: '',
+        kind: 'namespaces',
+      });
+    }
     const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
     const pre = (options['preconditions'] ?? {}) as Json;
     const meta = metaOf(existing.obj);
@@ -282,6 +291,8 @@ export class ResourceHandler {
   /** DELETE on a collection: deletes every object matching the selectors, as DELETE would each. */
   deleteCollection(req: ResourceRequest): JsonResponse {
     const t = req.type;
+    // kube-apiserver's namespace storage has no DeleteCollection.
+    if (t.id === '/namespaces') throw methodNotAllowed();
     const { labels, fields } = this.selectors(req);
     const spec = { type: t, namespace: req.namespace, labels, fields };
     const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
