@@ -12,7 +12,9 @@
 // - CRD schemas are stored, not enforced: no pruning, defaulting or validation of custom objects;
 //   a deleted CRD drops its objects at once (the real one lingers as Terminating meanwhile).
 // - No managedFields, no admission (no service accounts, no ClusterIP allocation), no Table
-//   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR.
+//   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR bodies (415; the
+//   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
+//   `kubectl apply -f` send JSON and work).
 // - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
 //   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
 //   namespace is emptied, then removed). A bare kube-apiserver without kube-controller-manager
@@ -302,7 +304,8 @@ export class EmbeddedApiServer implements TestApiServer {
       if (!/^\d+$/.test(rvText)) throw badRequest(`invalid resource version: ${rvText}`);
     }
     const timeoutText = q.get('timeoutSeconds');
-    const timeoutMs = timeoutText === null || timeoutText === '' ? undefined : Number(timeoutText) * 1000;
+    // 0 means "the server's default", which here is no timeout.
+    const timeoutMs = timeoutText === null || timeoutText === '' || timeoutText === '0' ? undefined : Number(timeoutText) * 1000;
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
     if (sendInitialEvents && q.get('allowWatchBookmarks') !== 'true') {
