@@ -4,6 +4,7 @@
 // --- resource: objects and their identity
 export type { KubernetesObject, ObjectMeta, OwnerReference } from './resource/kubernetes-object.js';
 export { ResourceID, InvalidResourceError } from './resource/resource-id.js';
+export { deepFreeze } from './resource/deep-freeze.js';
 
 // --- event: what sources report
 export type {

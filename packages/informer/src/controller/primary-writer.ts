@@ -1,5 +1,5 @@
 import jsonPatch from 'fast-json-patch';
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { deepFreeze, ResourceID, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { dropManagedFields } from '../reflector/object-transform.js';
@@ -73,12 +73,4 @@ function statusOf(o: KubernetesObject): unknown {
 function withoutStatus(o: KubernetesObject): object {
   const { status: _status, ...rest } = o as { status?: unknown };
   return rest;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
