@@ -10,7 +10,7 @@ import {
   type KubernetesObject,
   type Reconciler,
 } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, requireFault, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
 
 interface Widget extends KubernetesObject {
@@ -215,5 +215,35 @@ describe('Controller', function () {
     await eventually(() => expect(reconciled).to.include('team-a'));
     await new Promise((r) => setTimeout(r, 300));
     expect(reconciled).to.deep.equal(['team-a']);
+  });
+
+  it('runs cleanup once with the final state unknown when a primary vanishes while the watch was away', async function () {
+    requireFault(this, server, 'pauseEvents');
+    requireFault(this, server, 'expireHistory');
+    requireFault(this, server, 'closeWatches');
+    const ns = await createNamespace(server.kubeConfig);
+    const cleanups: { name: string; unknown: boolean }[] = [];
+    await run<Widget>(
+      {
+        reconcile: () => UpdateControl.noUpdate(),
+        cleanup: (w, context) => {
+          cleanups.push({ name: w.metadata!.name!, unknown: context.isPrimaryFinalStateUnknown() });
+          return DeleteControl.defaultDelete();
+        },
+      },
+      ns,
+      { finalizerName: 'test.kindex.dev/cleanup' },
+    );
+    await client.create(WidgetKind, widget('gone', ns));
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('gone', ns)))?.metadata?.finalizers).to.have.length(1));
+    await new Promise((r) => setTimeout(r, 100));
+    server.faults.pauseEvents!();
+    // Someone removes the finalizer by hand and deletes the primary while our watch hears nothing.
+    await client.patch(WidgetKind, ResourceID.of('gone', ns), [{ op: 'remove', path: '/metadata/finalizers' }], { patchType: 'json' });
+    await client.delete(WidgetKind, ResourceID.of('gone', ns));
+    await server.faults.expireHistory!();
+    await server.faults.closeWatches!();
+    server.faults.resumeEvents!();
+    await eventually(() => expect(cleanups).to.deep.equal([{ name: 'gone', unknown: true }]), { timeoutMs: 20_000 });
   });
 });

@@ -81,6 +81,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #reconciler: Reconciler<P, KubeClient>;
   readonly #client: KubeClient;
   readonly #written = new TemporaryResourceCache<P>();
+  /**
+   * Primaries that vanished while still carrying our finalizer (force-deleted, or deleted while
+   * we were not looking): their last known state, for one `cleanup` with the final state unknown.
+   */
+  readonly #tombstones = new Map<string, { primary: P; stateUnknown: boolean }>();
   readonly #writer: PrimaryWriter<P>;
   readonly #events = new Subject<ControllerEvent>();
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -209,9 +214,18 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const key = ResourceID.keyOfResource(delta.object);
     if (delta.type === 'delete') {
       this.#written.evict(key);
+      const finalizer = this.#finalizer;
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed') {
+        // Cleanup never ran to completion: give it one run on the last known state instead of
+        // dropping the primary's work.
+        this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
+        this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'resource', event: 'delete', objectKey: key } });
+        return;
+      }
       this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
       return;
     }
+    this.#tombstones.delete(key);
     this.#written.onInformerEvent(key, delta.object);
     if (origin === 'namespace-removed') return;
     if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
@@ -223,13 +237,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
   }
 
-  #context(primary: P, retryInfo: RetryInfo | undefined): DefaultContext<P, KubeClient> {
+  #context(primary: P, retryInfo: RetryInfo | undefined, primaryFinalStateUnknown = false): DefaultContext<P, KubeClient> {
     return new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
       primaryCache: this.primaryCache.snapshot(),
       client: this.#client,
       retryInfo,
+      primaryFinalStateUnknown,
     });
   }
 
@@ -240,8 +255,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal): Promise<{ rescheduleAfterMs?: number } | void> {
     let primary = this.getPrimary(key);
-    if (primary === undefined) return;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
+    if (primary === undefined) {
+      const tombstone = this.#tombstones.get(key);
+      if (tombstone === undefined) return;
+      // The primary is gone: nothing to write back, whatever cleanup answers.
+      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, tombstone.stateUnknown));
+      this.#tombstones.delete(key);
+      this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
+      return;
+    }
     const finalizer = this.#finalizer;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
