@@ -95,7 +95,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     const out: R[] = [];
     const collect = (byName: ChunkTable<R>): void => {
-      for (const obj of byName.values()) if (predicate === undefined || predicate(obj)) out.push(obj);
+      byName.forEach(predicate === undefined ? (obj) => out.push(obj) : (obj) => predicate(obj) && out.push(obj));
     };
     if (namespace === undefined || namespace === '') {
       for (const byName of this.objects.values()) collect(byName);
@@ -110,7 +110,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
     const out: string[] = [];
     for (const [ns, byName] of this.objects) {
       if (namespace !== undefined && namespace !== '' && ns !== namespace) continue;
-      for (const obj of byName.values()) out.push(ResourceID.keyOf(nameOf(obj), ns));
+      byName.forEach((obj) => out.push(ResourceID.keyOf(nameOf(obj), ns)));
     }
     return out;
   }

@@ -61,7 +61,10 @@ export function bucketSet(bucket: Bucket | undefined): ReadonlySet<string> {
 export function bucketArray(bucket: Bucket | undefined): string[] {
   if (bucket === undefined) return [];
   if (typeof bucket === 'string') return [bucket];
-  return isArray(bucket) ? bucket.slice() : [...bucket.values()];
+  if (isArray(bucket)) return bucket.slice();
+  const out: string[] = [];
+  bucket.forEach((key) => out.push(key));
+  return out;
 }
 
 /** The bucket holding exactly the given members (deduplicated), or undefined when none. */
