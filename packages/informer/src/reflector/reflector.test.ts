@@ -6,13 +6,22 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
 import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
-import type { ReflectorDelta, ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
+import type { ReflectorDelta, ReflectorHealth, ReflectorOptions, ReflectorStore, ResourceType } from '../index.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
 /** A consumer store fed by deltas that records every delta that does not fit what it holds. */
-class StrictConsumer {
+class StrictConsumer implements ReflectorStore<KubernetesObject> {
   readonly objects = new Map<string, KubernetesObject>();
+
+  get(key: string): KubernetesObject | undefined {
+    return this.objects.get(key);
+  }
+
+  keys(): Iterable<string> {
+    return this.objects.keys();
+  }
+
   readonly violations: string[] = [];
   readonly deltas: ReflectorDelta[] = [];
 
@@ -55,17 +64,20 @@ describe('Reflector', function () {
     for (const r of running.splice(0)) await r.stop();
   });
 
+  let consumerIsStore = false;
+
   async function start(options: Partial<ReflectorOptions> = {}) {
+    const consumer = new StrictConsumer();
     const reflector = new Reflector({
       kubeConfig: server().kubeConfig,
       type: configMaps,
       namespace,
       backoff: { initialMs: 20, maxMs: 200 },
       inactivityTimeoutMs: 10_000,
+      ...(consumerIsStore ? { knownObjects: consumer } : {}),
       ...options,
     });
     running.push(reflector);
-    const consumer = new StrictConsumer();
     const errors: Error[] = [];
     const health: ReflectorHealth[] = [];
     reflector.deltas$.subscribe((d) => consumer.apply(d));
@@ -101,180 +113,188 @@ describe('Reflector', function () {
     for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
   }
 
-  it('lists every page of a large collection, then reports each watch change once, in order', async () => {
-    const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
-    await createMany(names);
-    const run = await start({ pageSize: 7 });
-    expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
-    expect(run.consumer.deltas.filter((d) => d.type === 'added')).to.have.length(60);
-    await converged(run);
-    const before = run.consumer.deltas.length;
+  for (const mode of ['its own view', 'the consumer store'] as const) {
+    describe(`diffing against ${mode}`, () => {
+      before(() => {
+        consumerIsStore = mode === 'the consumer store';
+      });
 
-    await create('fresh');
-    await update('cm-000', { v: '1' });
-    await remove('cm-001');
-    await converged(run);
-    const tail = run.consumer.deltas.slice(before).map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
-    expect(tail).to.deep.equal([`added ${namespace}/fresh`, `updated ${namespace}/cm-000`, `deleted ${namespace}/cm-001 unknown=false`]);
-  });
+      it('lists every page of a large collection, then reports each watch change once, in order', async () => {
+        const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
+        await createMany(names);
+        const run = await start({ pageSize: 7 });
+        expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+        expect(run.consumer.deltas.filter((d) => d.type === 'added')).to.have.length(60);
+        await converged(run);
+        const before = run.consumer.deltas.length;
 
-  it('keeps objects as plain frozen JSON of one shape whether they came from the list or the watch', async () => {
-    await create('listed', { a: '1' });
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    await create('watched', { a: '1' });
-    await converged(run);
-    const listed = run.reflector.get(`${namespace}/listed`)!;
-    const watched = run.reflector.get(`${namespace}/watched`)!;
-    expect(Object.keys(listed)).to.deep.equal(Object.keys(watched));
-    for (const name of ['listed', 'watched']) {
-      const o = run.reflector.get(`${namespace}/${name}`) as KubernetesObject & { data: Record<string, string> };
-      expect([o.apiVersion, o.kind, o.data]).to.deep.equal(['v1', 'ConfigMap', { a: '1' }]);
-      expect(o.metadata).to.not.have.property('managedFields');
-      expect(typeof o.metadata!.creationTimestamp).to.equal('string');
-      expect(Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.data)).to.equal(true);
-    }
-  });
+        await create('fresh');
+        await update('cm-000', { v: '1' });
+        await remove('cm-001');
+        await converged(run);
+        const tail = run.consumer.deltas.slice(before).map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
+        expect(tail).to.deep.equal([`added ${namespace}/fresh`, `updated ${namespace}/cm-000`, `deleted ${namespace}/cm-001 unknown=false`]);
+      });
 
-  it('relists after 410 mid-stream and emits only real differences, deletes marked final state unknown', async function () {
-    const pause = requireFault(this, server(), 'pauseEvents');
-    const resume = requireFault(this, server(), 'resumeEvents');
-    const expire = requireFault(this, server(), 'expireHistory');
-    const close = requireFault(this, server(), 'closeWatches');
-    await createMany(['a', 'b', 'c', 'd']);
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    await converged(run);
-    const before = run.consumer.deltas.length;
+      it('keeps objects as plain frozen JSON of one shape whether they came from the list or the watch', async () => {
+        await create('listed', { a: '1' });
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        await create('watched', { a: '1' });
+        await converged(run);
+        const listed = run.reflector.get(`${namespace}/listed`)!;
+        const watched = run.reflector.get(`${namespace}/watched`)!;
+        expect(Object.keys(listed)).to.deep.equal(Object.keys(watched));
+        for (const name of ['listed', 'watched']) {
+          const o = run.reflector.get(`${namespace}/${name}`) as KubernetesObject & { data: Record<string, string> };
+          expect([o.apiVersion, o.kind, o.data]).to.deep.equal(['v1', 'ConfigMap', { a: '1' }]);
+          expect(o.metadata).to.not.have.property('managedFields');
+          expect(typeof o.metadata!.creationTimestamp).to.equal('string');
+          expect(Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.data)).to.equal(true);
+        }
+      });
 
-    pause();
-    try {
-      await create('x');
-      await update('a', { v: '1' });
-      await remove('b');
-      await expire();
-      await close();
-      await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
-    } finally {
-      resume();
-    }
-    await converged(run);
-    const tail = run.consumer.deltas
-      .slice(before)
-      .map((d) => `${d.type} ${d.key.split('/')[1]}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
-      .sort();
-    expect(tail).to.deep.equal(['added x', 'deleted b unknown=true', 'updated a']);
-  });
+      it('relists after 410 mid-stream and emits only real differences, deletes marked final state unknown', async function () {
+        const pause = requireFault(this, server(), 'pauseEvents');
+        const resume = requireFault(this, server(), 'resumeEvents');
+        const expire = requireFault(this, server(), 'expireHistory');
+        const close = requireFault(this, server(), 'closeWatches');
+        await createMany(['a', 'b', 'c', 'd']);
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        await converged(run);
+        const before = run.consumer.deltas.length;
 
-  it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
-    const close = requireFault(this, server(), 'closeWatches');
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    for (let i = 0; i < 5; i++) {
-      await create(`drop-${i}`);
-      await close();
-      await update(`drop-${i}`, { v: '1' });
-      if (i > 0) await remove(`drop-${i - 1}`);
-      await close();
-    }
-    await converged(run);
-    expect(run.reflector.health.lists).to.equal(1);
-    const keys = run.consumer.deltas.map((d) => `${d.type} ${d.key.split('/')[1]}`);
-    expect(keys.filter((k) => k === 'added drop-0')).to.have.length(1);
-    expect(keys.filter((k) => k.startsWith('updated'))).to.have.length(5);
-  });
+        pause();
+        try {
+          await create('x');
+          await update('a', { v: '1' });
+          await remove('b');
+          await expire();
+          await close();
+          await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
+        } finally {
+          resume();
+        }
+        await converged(run);
+        const tail = run.consumer.deltas
+          .slice(before)
+          .map((d) => `${d.type} ${d.key.split('/')[1]}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
+          .sort();
+        expect(tail).to.deep.equal(['added x', 'deleted b unknown=true', 'updated a']);
+      });
 
-  it('converges after a server restart', async function () {
-    const restart = requireFault(this, server(), 'restart');
-    await createMany(['r-a', 'r-b']);
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    await restart();
-    await create('r-c');
-    await update('r-a', { v: '2' });
-    await remove('r-b');
-    await converged(run);
-    expect(run.reflector.health.restarts).to.be.at.least(1);
-  });
+      it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
+        const close = requireFault(this, server(), 'closeWatches');
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        for (let i = 0; i < 5; i++) {
+          await create(`drop-${i}`);
+          await close();
+          await update(`drop-${i}`, { v: '1' });
+          if (i > 0) await remove(`drop-${i - 1}`);
+          await close();
+        }
+        await converged(run);
+        expect(run.reflector.health.lists).to.equal(1);
+        const keys = run.consumer.deltas.map((d) => `${d.type} ${d.key.split('/')[1]}`);
+        expect(keys.filter((k) => k === 'added drop-0')).to.have.length(1);
+        expect(keys.filter((k) => k.startsWith('updated'))).to.have.length(5);
+      });
 
-  it('honours 429 Retry-After bursts and keeps going', async function () {
-    const fail = requireFault(this, server(), 'failNextRequests');
-    const close = requireFault(this, server(), 'closeWatches');
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    fail(2, { status: 429, retryAfterSeconds: 1 });
-    await close();
-    // The injected failures hit any request: let the reflector use them all up before writing.
-    await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 429)).to.have.length(2));
-    await create('after-429');
-    await converged(run);
-  });
+      it('converges after a server restart', async function () {
+        const restart = requireFault(this, server(), 'restart');
+        await createMany(['r-a', 'r-b']);
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        await restart();
+        await create('r-c');
+        await update('r-a', { v: '2' });
+        await remove('r-b');
+        await converged(run);
+        expect(run.reflector.health.restarts).to.be.at.least(1);
+      });
 
-  it('rides out a burst of 500s with backoff, including on the first list', async function () {
-    const fail = requireFault(this, server(), 'failNextRequests');
-    const close = requireFault(this, server(), 'closeWatches');
-    await create('early');
-    fail(4, { status: 500 });
-    const run = await start();
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    fail(4, { status: 500 });
-    await close();
-    await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 500)).to.have.length(8));
-    await create('late');
-    await converged(run);
-    expect(run.reflector.health.restarts).to.be.at.least(8);
-  });
+      it('honours 429 Retry-After bursts and keeps going', async function () {
+        const fail = requireFault(this, server(), 'failNextRequests');
+        const close = requireFault(this, server(), 'closeWatches');
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        fail(2, { status: 429, retryAfterSeconds: 1 });
+        await close();
+        // The injected failures hit any request: let the reflector use them all up before writing.
+        await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 429)).to.have.length(2));
+        await create('after-429');
+        await converged(run);
+      });
 
-  it('replaces a silent half-open watch through the inactivity watchdog', async function () {
-    const pause = requireFault(this, server(), 'pauseEvents');
-    const resume = requireFault(this, server(), 'resumeEvents');
-    // Bookmarks every 200 ms keep a healthy watch well inside the 1.5 s watchdog.
-    const run = await start({ inactivityTimeoutMs: 1500 });
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    pause();
-    try {
-      await create('during-silence');
-      await update('during-silence', { v: '1' });
-      await converged(run); // before resume: only a new watch can have delivered them
-      expect(run.errors.some((e) => e instanceof InactivityTimeoutError)).to.equal(true);
-    } finally {
-      resume();
-    }
-    await create('after-silence');
-    await converged(run);
-  });
+      it('rides out a burst of 500s with backoff, including on the first list', async function () {
+        const fail = requireFault(this, server(), 'failNextRequests');
+        const close = requireFault(this, server(), 'closeWatches');
+        await create('early');
+        fail(4, { status: 500 });
+        const run = await start();
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        fail(4, { status: 500 });
+        await close();
+        await eventually(() => expect(run.errors.filter((e) => (e as { status?: number }).status === 500)).to.have.length(8));
+        await create('late');
+        await converged(run);
+        expect(run.reflector.health.restarts).to.be.at.least(8);
+      });
 
-  it('follows a label selector server-side: objects leaving it are deleted, objects entering it added', async () => {
-    await create('in', { v: '0' }, { team: 'a' });
-    await create('out', { v: '0' }, { team: 'b' });
-    const run = await start({ labelSelector: 'team=a' });
-    await run.reflector.waitForSync({ timeoutMs: 20_000 });
-    await converged(run, 'team=a');
-    await update('in', { v: '1' }, { team: 'b' });
-    await update('out', { v: '1' }, { team: 'a' });
-    await converged(run, 'team=a');
-    expect(Object.keys(run.consumer.state())).to.deep.equal([`${namespace}/out`]);
-  });
+      it('replaces a silent half-open watch through the inactivity watchdog', async function () {
+        const pause = requireFault(this, server(), 'pauseEvents');
+        const resume = requireFault(this, server(), 'resumeEvents');
+        // Bookmarks every 200 ms keep a healthy watch well inside the 1.5 s watchdog.
+        const run = await start({ inactivityTimeoutMs: 1500 });
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        pause();
+        try {
+          await create('during-silence');
+          await update('during-silence', { v: '1' });
+          await converged(run); // before resume: only a new watch can have delivered them
+          expect(run.errors.some((e) => e instanceof InactivityTimeoutError)).to.equal(true);
+        } finally {
+          resume();
+        }
+        await create('after-silence');
+        await converged(run);
+      });
 
-  it('reports health: synced, watching, and the resourceVersion bookmarks advance', async function () {
-    if (server().flavor === 'real') skipWithReason(this, 'kube-apiserver sends bookmarks about once a minute, whatever bookmarkIntervalMs says');
-    const run = await start();
-    expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
-    expect(run.reflector.hasSynced()).to.equal(true);
-    await eventually(() => expect(run.reflector.health.watching).to.equal(true));
-    const listed = run.reflector.health.lastSyncResourceVersion;
-    // A change in another namespace moves the server's resourceVersion; only a bookmark tells us.
-    await core.createNamespacedConfigMap({ namespace: await createNamespace(server().kubeConfig), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('elsewhere') } } });
-    await eventually(() => expect(run.health.at(-1)!.lastSyncResourceVersion).to.not.equal(listed), { timeoutMs: 10_000 });
-    expect(run.consumer.deltas).to.deep.equal([]);
-    expect(run.health[0]).to.include({ synced: false, watching: false });
-  });
+      it('follows a label selector server-side: objects leaving it are deleted, objects entering it added', async () => {
+        await create('in', { v: '0' }, { team: 'a' });
+        await create('out', { v: '0' }, { team: 'b' });
+        const run = await start({ labelSelector: 'team=a' });
+        await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        await converged(run, 'team=a');
+        await update('in', { v: '1' }, { team: 'b' });
+        await update('out', { v: '1' }, { team: 'a' });
+        await converged(run, 'team=a');
+        expect(Object.keys(run.consumer.state())).to.deep.equal([`${namespace}/out`]);
+      });
 
-  it('resolves a ResourceType through discovery', async () => {
-    expect(await resolveResourceType(server().kubeConfig, 'v1', 'ConfigMap')).to.deep.equal(configMaps);
-    const deployments = await resolveResourceType(server().kubeConfig, 'apps/v1', 'Deployment').catch((e: Error) => e);
-    if (!(deployments instanceof Error)) expect(deployments).to.include({ group: 'apps', plural: 'deployments', namespaced: true });
-    const missing = await resolveResourceType(server().kubeConfig, 'v1', 'NoSuchKind').catch((e: Error) => e);
-    expect(missing).to.have.property('name', 'UnknownResourceTypeError');
-  });
+      it('reports health: synced, watching, and the resourceVersion bookmarks advance', async function () {
+        if (server().flavor === 'real') skipWithReason(this, 'kube-apiserver sends bookmarks about once a minute, whatever bookmarkIntervalMs says');
+        const run = await start();
+        expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+        expect(run.reflector.hasSynced()).to.equal(true);
+        await eventually(() => expect(run.reflector.health.watching).to.equal(true));
+        const listed = run.reflector.health.lastSyncResourceVersion;
+        // A change in another namespace moves the server's resourceVersion; only a bookmark tells us.
+        await core.createNamespacedConfigMap({ namespace: await createNamespace(server().kubeConfig), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('elsewhere') } } });
+        await eventually(() => expect(run.health.at(-1)!.lastSyncResourceVersion).to.not.equal(listed), { timeoutMs: 10_000 });
+        expect(run.consumer.deltas).to.deep.equal([]);
+        expect(run.health[0]).to.include({ synced: false, watching: false });
+      });
+
+      it('resolves a ResourceType through discovery', async () => {
+        expect(await resolveResourceType(server().kubeConfig, 'v1', 'ConfigMap')).to.deep.equal(configMaps);
+        const deployments = await resolveResourceType(server().kubeConfig, 'apps/v1', 'Deployment').catch((e: Error) => e);
+        if (!(deployments instanceof Error)) expect(deployments).to.include({ group: 'apps', plural: 'deployments', namespaced: true });
+        const missing = await resolveResourceType(server().kubeConfig, 'v1', 'NoSuchKind').catch((e: Error) => e);
+        expect(missing).to.have.property('name', 'UnknownResourceTypeError');
+      });
+    });
+  }
 });

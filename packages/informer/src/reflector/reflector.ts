@@ -27,6 +27,7 @@ import type { ObjectTransform } from './object-transform.js';
 import { ApiRequestError, WatchLineError } from './reflector-error.js';
 import type { ReflectorDelta } from './reflector-delta.js';
 import type { ReflectorHealth } from './reflector-health.js';
+import type { ReflectorStore } from './reflector-store.js';
 import { apiVersionOf, collectionPath } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 
@@ -65,6 +66,12 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    * Defaults to {@link dropManagedFields}.
    */
   readonly transform?: ObjectTransform<R> | null;
+  /**
+   * The consumer's store, to diff against instead of a map of the reflector's own; the
+   * consumer must apply every delta to it synchronously (see {@link ReflectorStore}).
+   * Defaults to the reflector's own map.
+   */
+  readonly knownObjects?: ReflectorStore<R>;
 }
 
 /** Options of {@link Reflector.waitForSync}. */
@@ -118,7 +125,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
-  private readonly known = new KnownObjects<R>();
+  private readonly known: KnownObjects<R>;
   private readonly deltaSubject = new Subject<ReflectorDelta<R>>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
@@ -135,6 +142,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
     }
     this.kubeConfig = options.kubeConfig;
+    this.known = new KnownObjects<R>(options.knownObjects);
     this.path = collectionPath(type, options.namespace);
     this.selectors = { labelSelector: options.labelSelector || undefined, fieldSelector: options.fieldSelector || undefined };
     this.pageSize = options.pageSize ?? 500;
@@ -225,7 +233,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   /** Every object held: the state `deltas$` has described so far. */
   list(): R[] {
-    return [...this.known.values()];
+    return this.known.list();
   }
 
   private async run(): Promise<void> {

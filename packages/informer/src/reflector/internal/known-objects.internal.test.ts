@@ -69,26 +69,31 @@ describe('KnownObjects', () => {
     expect(deltas.map((d) => d.type)).to.deep.equal(['added']);
   });
 
-  it('keeps a consumer applying the deltas equal to the latest list, whatever the history (property)', () => {
-    const state = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e'), fc.integer({ min: 1, max: 3 })), { maxLength: 6 });
-    fc.assert(
-      fc.property(fc.array(state, { minLength: 1, maxLength: 6 }), (lists) => {
-        const known = new KnownObjects<KubernetesObject>();
-        const consumer = new Map<string, KubernetesObject>();
-        let previous = new Map<string, string>();
-        for (const list of lists) {
-          const byName = new Map<string, string>(list.map(([n, v]) => [n, String(v)]));
-          const { deltas, emit } = collect();
-          known.replace([...byName].map(([n, v]) => obj(n, v)), emit);
-          applyAll(consumer, deltas);
-          const expected = [...byName].map(([n, v]) => [`ns/${n}`, v]).sort();
-          expect([...consumer].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort()).to.deep.equal(expected);
-          const changed = [...byName].filter(([n, v]) => previous.get(n) !== v).length;
-          const vanished = [...previous.keys()].filter((n) => !byName.has(n)).length;
-          expect(deltas.length).to.equal(changed + vanished);
-          previous = byName;
-        }
-      }),
-    );
-  });
+  for (const mode of ['its own map', 'the consumer store'] as const) {
+    it(`keeps a consumer applying the deltas equal to the latest list, whatever the history, diffing against ${mode} (property)`, () => {
+      const state = fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e'), fc.integer({ min: 1, max: 3 })), { maxLength: 6 });
+      fc.assert(
+        fc.property(fc.array(state, { minLength: 1, maxLength: 6 }), (lists) => {
+          const consumer = new Map<string, KubernetesObject>();
+          const known = new KnownObjects<KubernetesObject>(mode === 'its own map' ? undefined : consumer);
+          let previous = new Map<string, string>();
+          for (const list of lists) {
+            const byName = new Map<string, string>(list.map(([n, v]) => [n, String(v)]));
+            const deltas: ReflectorDelta[] = [];
+            known.replace([...byName].map(([n, v]) => obj(n, v)), (d) => {
+              deltas.push(d);
+              applyAll(consumer, [d]);
+            });
+            const expected = [...byName].map(([n, v]) => [`ns/${n}`, v]).sort();
+            expect([...consumer].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort()).to.deep.equal(expected);
+            expect(known.list().map((o) => o.metadata?.resourceVersion).sort()).to.deep.equal(expected.map(([, v]) => v).sort());
+            const changed = [...byName].filter(([n, v]) => previous.get(n) !== v).length;
+            const vanished = [...previous.keys()].filter((n) => !byName.has(n)).length;
+            expect(deltas.length).to.equal(changed + vanished);
+            previous = byName;
+          }
+        }),
+      );
+    });
+  }
 });

@@ -1,42 +1,56 @@
 import type { KubernetesObject } from '@kindex/core';
 import type { ReflectorDelta } from '../reflector-delta.js';
+import type { ReflectorStore } from '../reflector-store.js';
 import type { PreparedObject } from './prepare-object.js';
 
 /**
- * The reflector's view of the server: the last object it emitted per key. Deltas are computed
- * against it, so a consumer that applies every delta in order holds exactly this view, and a
+ * The reflector's view of the server: the last object it emitted per key, held either in its
+ * own map or (given a {@link ReflectorStore}) in the consumer's store, which the consumer keeps
+ * in step by applying each delta as it is emitted. Deltas are computed against this view, so a
  * relist or a replayed watch event produces nothing for an object whose resourceVersion it
- * already holds. It stores references to the same frozen objects the consumer caches: one map
- * entry per object, no copies.
+ * already holds. The own map stores references to the frozen objects the consumer caches: one
+ * map entry per object, no copies.
  */
 export class KnownObjects<R extends KubernetesObject> {
-  private objects = new Map<string, R>();
+  private readonly own: Map<string, R> | undefined;
+  private readonly view: ReflectorStore<R>;
 
-  get size(): number {
-    return this.objects.size;
+  constructor(consumerStore?: ReflectorStore<R>) {
+    if (consumerStore === undefined) {
+      this.own = new Map();
+      this.view = this.own;
+    } else {
+      this.view = consumerStore;
+    }
   }
 
   get(key: string): R | undefined {
-    return this.objects.get(key);
+    return this.view.get(key);
   }
 
-  values(): IterableIterator<R> {
-    return this.objects.values();
+  /** Every object held. */
+  list(): R[] {
+    if (this.own !== undefined) return [...this.own.values()];
+    const objects: R[] = [];
+    for (const key of this.view.keys()) {
+      const o = this.view.get(key);
+      if (o !== undefined) objects.push(o);
+    }
+    return objects;
   }
 
   /** Applies an ADDED or MODIFIED watch event; `emit` receives 0, 1 or 2 deltas. */
   upsert(next: PreparedObject<R>, emit: (delta: ReflectorDelta<R>) => void): void {
-    const old = this.objects.get(next.key);
+    const old = this.view.get(next.key);
     if (old !== undefined && old.metadata?.resourceVersion === next.resourceVersion) return;
-    this.objects.set(next.key, next.object);
+    this.own?.set(next.key, next.object);
     emitChange(next.key, old, next.object, emit);
   }
 
   /** Applies a DELETED watch event. A delete of an object never seen emits nothing. */
   delete(next: PreparedObject<R>, emit: (delta: ReflectorDelta<R>) => void): void {
-    const old = this.objects.get(next.key);
-    if (old === undefined) return;
-    this.objects.delete(next.key);
+    if (this.view.get(next.key) === undefined) return;
+    this.own?.delete(next.key);
     emit({ type: 'deleted', key: next.key, object: next.object, deleteStateUnknown: false });
   }
 
@@ -46,24 +60,28 @@ export class KnownObjects<R extends KubernetesObject> {
    * the instance the consumer already holds and emit nothing.
    */
   replace(listed: readonly PreparedObject<R>[], emit: (delta: ReflectorDelta<R>) => void): void {
-    const previous = this.objects;
-    const next = new Map<string, R>();
+    const listedKeys = new Set<string>();
     const changes: Array<[string, R | undefined, R]> = [];
     for (const item of listed) {
-      const old = previous.get(item.key);
-      if (old !== undefined && old.metadata?.resourceVersion === item.resourceVersion) {
-        next.set(item.key, old);
-      } else {
-        next.set(item.key, item.object);
-        changes.push([item.key, old, item.object]);
-      }
+      listedKeys.add(item.key);
+      const old = this.view.get(item.key);
+      if (old === undefined || old.metadata?.resourceVersion !== item.resourceVersion) changes.push([item.key, old, item.object]);
     }
-    // Swap before emitting, so a consumer reading the reflector from a delta handler sees the new view.
-    this.objects = next;
+    // Everything is decided before the first emit: a consumer store changes under our feet as
+    // soon as deltas flow, and keys() must not be walked while it does.
+    const vanished: Array<[string, R]> = [];
+    for (const key of this.view.keys()) {
+      if (listedKeys.has(key)) continue;
+      const old = this.view.get(key);
+      if (old !== undefined) vanished.push([key, old]);
+    }
+    if (this.own !== undefined) {
+      // Updated first, so a consumer reading the reflector from a delta handler sees the new view.
+      for (const [key, , object] of changes) this.own.set(key, object);
+      for (const [key] of vanished) this.own.delete(key);
+    }
     for (const [key, old, object] of changes) emitChange(key, old, object, emit);
-    for (const [key, old] of previous) {
-      if (!next.has(key)) emit({ type: 'deleted', key, object: old, deleteStateUnknown: true });
-    }
+    for (const [key, old] of vanished) emit({ type: 'deleted', key, object: old, deleteStateUnknown: true });
   }
 }
 
