@@ -299,7 +299,7 @@ class Parser {
     const reqs: LabelRequirement[] = [];
     if (this.peek().kind === 'eos') return reqs;
     for (;;) {
-      reqs.push(this.requirement());
+      reqs.push(this.requirementWithContext());
       const t = this.next();
       if (t.kind === 'eos') return reqs;
       if (t.kind !== ',') this.fail(`found '${t.text}', expected: ',' or 'end of string'`);
@@ -307,6 +307,19 @@ class Parser {
       if (after.kind !== 'id' && after.kind !== '!') {
         this.fail(`found '${after.text}', expected: identifier after ','`);
       }
+    }
+  }
+
+  // As in Kubernetes, syntax errors inside one requirement are reported as "unable to parse
+  // requirement: ..." (validation errors already carry that prefix).
+  private requirementWithContext(): LabelRequirement {
+    try {
+      return this.requirement();
+    } catch (e) {
+      if (e instanceof InvalidSelectorError && !e.message.startsWith('unable to parse requirement: ')) {
+        throw new InvalidSelectorError(this.text, `unable to parse requirement: ${e.message}`);
+      }
+      throw e;
     }
   }
 

@@ -254,9 +254,10 @@ export class EmbeddedApiServer implements TestApiServer {
     }
   }
 
-  private serveResource(r: Extract<Route, { kind: 'resource' }>, url: URL, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): void {
+  private serveResource(r: Extract<Route, { kind: 'resource' }>, url: URL, req: http.IncomingMessage, res: http.ServerResponse, raw: RawBody | undefined): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
+    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
     const request: ResourceRequest = {
       type,
@@ -338,18 +339,17 @@ export class EmbeddedApiServer implements TestApiServer {
     }
   }
 
-  private async readBody(req: http.IncomingMessage): Promise<unknown> {
+  private async readBody(req: http.IncomingMessage): Promise<RawBody | undefined> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
       if (size > this.maxBodyBytes) {
-        throw new ApiStatusError(413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728');
+        throw new ApiStatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${this.maxBodyBytes}`);
       }
       chunks.push(chunk as Buffer);
     }
     if (size === 0) return undefined;
-    const text = Buffer.concat(chunks).toString('utf8');
     const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) {
       throw new ApiStatusError(
@@ -358,11 +358,7 @@ export class EmbeddedApiServer implements TestApiServer {
         `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
       );
     }
-    try {
-      return media === 'application/yaml' || media === 'application/apply-patch+yaml' ? parseYaml(text) : JSON.parse(text);
-    } catch (e) {
-      throw badRequest(`the request body is not valid ${media.includes('yaml') ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
-    }
+    return { text: Buffer.concat(chunks).toString('utf8'), media, patch: req.method === 'PATCH' };
   }
 
   private send(res: http.ServerResponse, r: JsonResponse): void {
@@ -379,6 +375,26 @@ export class EmbeddedApiServer implements TestApiServer {
       return;
     }
     this.send(res, { status: err.code, body: JSON.stringify(err.toStatus()) });
+  }
+}
+
+/** A request body read but not yet decoded: decoding errors name the kind the path expects. */
+interface RawBody {
+  readonly text: string;
+  readonly media: string;
+  readonly patch: boolean;
+}
+
+function parseBody(raw: RawBody, kind: string): unknown {
+  try {
+    return raw.media.includes('yaml') ? parseYaml(raw.text) : JSON.parse(raw.text);
+  } catch (e) {
+    const reason = (e as Error).message.split('\n')[0];
+    if (raw.patch) throw badRequest(`error decoding patch: ${reason}`);
+    // kube-apiserver's wording for a body it cannot decode.
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${reason} (${raw.text.slice(0, 100)})`,
+    );
   }
 }
 

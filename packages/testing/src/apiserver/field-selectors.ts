@@ -68,7 +68,13 @@ export function parseFieldSelector(type: ResourceType, text: string): FieldSelec
   const extra = supportedFields(type);
   for (const r of selector.requirements) {
     if (r.field !== 'metadata.name' && r.field !== 'metadata.namespace' && !extra.includes(r.field)) {
-      throw badRequest(`field label not supported: ${r.field}`);
+      // Kinds with their own field label conversion say "not supported"; the others use the
+      // default conversion's wording.
+      throw badRequest(
+        extra.length > 0
+          ? `field label not supported: ${r.field}`
+          : `"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+      );
     }
   }
   return selector;

@@ -170,7 +170,10 @@ export class ResourceHandler {
     if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: ${text}`);
     const rv = Number(text);
     if (rv > current) {
-      throw new ApiStatusError(504, 'Timeout', `Too large resource version: ${rv}, current: ${current}`, { retryAfterSeconds: 1 });
+      throw new ApiStatusError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      });
     }
     if (query.get('resourceVersionMatch') !== 'Exact') return current;
     if (rv < this.store.oldestResumable) throw expired(`too old resource version: ${rv} (${this.store.oldestResumable})`);
@@ -283,7 +286,7 @@ export class ResourceHandler {
         apiVersion: 'v1',
         metadata: {},
         status: 'Success',
-        details: { name: req.name, group: t.group, kind: t.resource, uid: meta['uid'] },
+        details: { name: req.name, ...(t.group === '' ? {} : { group: t.group }), kind: t.resource, uid: meta['uid'] },
       }),
     };
   }
@@ -328,7 +331,10 @@ export class ResourceHandler {
       this.hooks.afterWrite?.(t, undefined, removed);
       return removed;
     }
-    if (finalizers.length > 0 || extra !== undefined || isNamespace || grace > 0) {
+    // Pods always take the graceful path: their deletion is first written (deletionTimestamp,
+    // generation + 1, a MODIFIED event), then carried out at once when the grace period is 0.
+    const isPod = t.id === '/pods';
+    if (finalizers.length > 0 || extra !== undefined || isNamespace || grace > 0 || (isPod && meta['deletionTimestamp'] === undefined)) {
       const draft = structuredClone(existing.obj) as Json;
       const m = metaOf(draft);
       let changed = false;
@@ -338,7 +344,7 @@ export class ResourceHandler {
       }
       if (meta['deletionTimestamp'] === undefined) {
         m['deletionTimestamp'] = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-        m['deletionGracePeriodSeconds'] = grace;
+        if (!isNamespace) m['deletionGracePeriodSeconds'] = grace;
         if (typeof m['generation'] === 'number') m['generation'] = (m['generation'] as number) + 1;
         changed = true;
       }
@@ -352,6 +358,11 @@ export class ResourceHandler {
       if (!changed) return existing;
       const stored = this.store.update(t, existing.key, draft);
       this.hooks.afterWrite?.(t, stored, undefined);
+      if (isPod && grace === 0 && finalizersOf(stored.obj).length === 0) {
+        const removed = this.store.delete(t, existing.key);
+        this.hooks.afterWrite?.(t, undefined, removed);
+        return removed;
+      }
       return stored;
     }
     const removed = this.store.delete(t, existing.key);
@@ -475,7 +486,7 @@ export class ResourceHandler {
       throw badRequest(`the API version in the data (${String(draft['apiVersion'])}) does not match the expected API version (${expected})`);
     }
     if (draft['kind'] !== t.kind) {
-      throw badRequest(`the kind in the data (${String(draft['kind'])}) does not match the expected kind (${t.kind}) of ${t.resource}`);
+      throw badRequest(`${String(draft['kind'])} in version "${req.version}" cannot be handled as a ${t.kind}: no kind "${String(draft['kind'])}" is expected at ${expected}/${t.resource}`);
     }
     const meta = draft['metadata'];
     if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
@@ -554,6 +565,8 @@ export class ResourceHandler {
   private defaultOnCreate(t: ResourceType, draft: Json): void {
     if (t.custom && t.statusSubresource) delete draft['status'];
     if (t.id === '/namespaces') {
+      const meta = metaOf(draft);
+      meta['labels'] = { ...((meta['labels'] ?? {}) as Json), 'kubernetes.io/metadata.name': meta['name'] };
       draft['spec'] = { finalizers: ['kubernetes'] };
       draft['status'] = { phase: 'Active' };
     }

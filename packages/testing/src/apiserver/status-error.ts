@@ -55,7 +55,13 @@ export class ApiStatusError extends Error {
       reason: this.reason,
       code: this.code,
     };
-    if (this.details !== undefined) status.details = this.details;
+    if (this.details !== undefined) {
+      // Go's omitempty: empty name and group are left out, as kube-apiserver writes them.
+      const details: StatusDetails = { ...this.details };
+      if (details.name === '') delete details.name;
+      if (details.group === '') delete details.group;
+      status.details = details;
+    }
     return status;
   }
 }
