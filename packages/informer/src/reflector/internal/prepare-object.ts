@@ -1,4 +1,4 @@
-import { InvalidResourceError, ResourceID } from '@kindex/core';
+import { InvalidResourceError, ResourceID, deepFreeze } from '@kindex/core';
 import type { KubernetesObject } from '@kindex/core';
 import { TransformError } from '../reflector-error.js';
 import type { ObjectTransform } from '../object-transform.js';
@@ -63,26 +63,9 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
   } catch (error) {
     ctx.onTransformError(new TransformError(key, { cause: error }));
   }
-  if (typeof result === 'object' && result !== null) deepFreeze(result);
+  // deepFreeze stops at frozen subtrees: a transform may reuse frozen pieces of an older object.
+  deepFreeze(result);
   return { key, resourceVersion, object: result };
-}
-
-function deepFreeze(value: object): void {
-  // Already-frozen parts are skipped: a transform may reuse frozen pieces of an older object.
-  if (Object.isFrozen(value)) return;
-  Object.freeze(value);
-  // Primitives are tested here rather than in a call per value: most values of an object are strings.
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'object' && v !== null) deepFreeze(v);
-    }
-  } else {
-    for (const k in value) {
-      const v = (value as Record<string, unknown>)[k];
-      if (typeof v === 'object' && v !== null) deepFreeze(v);
-    }
-  }
 }
 
 function describe(value: unknown): string {
