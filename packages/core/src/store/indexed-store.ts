@@ -18,7 +18,7 @@
 import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
-import { deepFreeze } from './internal/deep-freeze.js';
+import { deepFreeze } from '../resource/deep-freeze.js';
 import { jsonEqual } from './internal/json-equal.js';
 import { nameOf } from './internal/names.js';
 import { StoreDraft } from './internal/store-draft.js';
