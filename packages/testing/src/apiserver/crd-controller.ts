@@ -67,6 +67,7 @@ export class CrdController {
       listKind: (names['listKind'] as string | undefined) || `${kind}List`,
     };
     spec['names'] = accepted;
+    spec['conversion'] ??= { strategy: 'None' };
     const storage = versions.find((v) => v['storage'] === true)!['name'] as string;
     const oldStatus = (old?.obj['status'] ?? {}) as Json;
     const stored = new Set<string>(Array.isArray(oldStatus['storedVersions']) ? (oldStatus['storedVersions'] as string[]) : []);
@@ -133,5 +134,10 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
     custom: true,
     generation: 'all-but-metadata-status',
     returnDeletedObject: true,
+    schemas: Object.fromEntries(
+      versions
+        .map((v) => [v['name'] as string, ((v['schema'] ?? {}) as Json)['openAPIV3Schema']] as const)
+        .filter((e): e is readonly [string, Json] => e[1] !== null && typeof e[1] === 'object'),
+    ),
   };
 }

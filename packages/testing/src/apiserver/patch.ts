@@ -58,13 +58,12 @@ export function applyPatch(current: Readonly<Json>, type: PatchType, body: unkno
     let result: Json;
     try {
       result = jsonpatch.applyPatch(doc, body as jsonpatch.Operation[], true, true, true).newDocument;
-    } catch (e) {
+    } catch {
       // A failed `test` op or a path that does not exist: the request, not the server, is wrong.
-      const first = (e as Error).message.split('\n')[0];
-      throw new ApiStatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${first}`);
+      throw new ApiStatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }
     if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-      throw new ApiStatusError(422, 'Invalid', 'the server rejected our request due to an error in our request: patch result is not an object');
+      throw new ApiStatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }
     return result;
   }

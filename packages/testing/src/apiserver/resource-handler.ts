@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
+import { pruneObject, validateObject } from './custom-resource-schema.js';
 import { defaultPod, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { finalizersOf, jsonEqual, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
@@ -199,7 +200,9 @@ export class ResourceHandler {
       meta['name'] = `${gen.slice(0, 58)}${randomSuffix()}`;
     }
     const name = meta['name'] as string;
-    this.validateMeta(t, draft, name);
+    const schema = t.schemas?.[req.version];
+    if (schema !== undefined) pruneObject(draft, schema);
+    this.validateMeta(t, draft, name, schema);
     if (t.namespaced) this.checkNamespaceOpen(t, req.namespace!, name);
     const key = ResourceHandler.keyOf(t, req.namespace, name);
     if (this.store.get(t.id, key) !== undefined) throw alreadyExists(t.resource, t.group, name);
@@ -406,9 +409,17 @@ export class ResourceHandler {
       next = structuredClone(old) as Json;
       if (draft['status'] === undefined) delete next['status'];
       else next['status'] = draft['status'];
+      const schema = t.schemas?.[req.version];
+      if (schema !== undefined) {
+        pruneObject(next, schema);
+        const causes = validateObject(next, schema);
+        if (causes.length > 0) throw invalid(t.kind, t.group, req.name!, causes);
+      }
     } else {
       next = draft;
-      this.validateMeta(t, next, req.name!);
+      const schema = t.schemas?.[req.version];
+      if (schema !== undefined) pruneObject(next, schema);
+      this.validateMeta(t, next, req.name!, schema);
       // Writes to the main resource ignore status when status is a subresource.
       if (t.statusSubresource) {
         if (old['status'] === undefined) delete next['status'];
@@ -480,7 +491,9 @@ export class ResourceHandler {
       if (draft['kind'] === undefined || draft['kind'] === '') draft['kind'] = t.kind;
       if (draft['apiVersion'] === undefined || draft['apiVersion'] === '') draft['apiVersion'] = expected;
     }
-    if (draft['kind'] === undefined || draft['kind'] === '') throw badRequest(`Object 'Kind' is missing in '${json}'`);
+    if (draft['kind'] === undefined || draft['kind'] === '') {
+      throw badRequest(`the object provided is unrecognized (must be of type ${t.kind}): Object 'Kind' is missing in '${json}' (${json})`);
+    }
     if (draft['apiVersion'] === undefined || draft['apiVersion'] === '') throw badRequest(`Object 'apiVersion' is missing in '${json}'`);
     if (draft['apiVersion'] !== expected) {
       throw badRequest(`the API version in the data (${String(draft['apiVersion'])}) does not match the expected API version (${expected})`);
@@ -500,8 +513,8 @@ export class ResourceHandler {
     return draft;
   }
 
-  private validateMeta(t: ResourceType, obj: Json, name: string): void {
-    const causes: StatusCause[] = [];
+  private validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json): void {
+    const causes: StatusCause[] = schema === undefined ? [] : validateObject(obj, schema);
     const meta = metaOf(obj);
     for (const msg of nameErrors(t, name)) {
       causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${msg}` });
@@ -557,7 +570,7 @@ export class ResourceHandler {
         403,
         'Forbidden',
         `${t.resource}${t.group ? `.${t.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        { name, group: t.group, kind: t.resource },
+        { name, group: t.group, kind: t.resource, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
       );
     }
   }

@@ -24,6 +24,8 @@ export interface ResourceType {
   readonly generation: 'none' | 'spec' | 'all-but-metadata-status';
   /** Delete answers with the deleted object (true) or with a Success Status (false). */
   readonly returnDeletedObject: boolean;
+  /** Custom resources: the openAPIV3Schema of each version, for pruning and validation. */
+  readonly schemas?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
