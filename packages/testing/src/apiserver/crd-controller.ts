@@ -1,7 +1,7 @@
 // CustomResourceDefinitions: validation of a CRD on write, and serving its resource from the
 // moment it is stored until it is deleted (then its objects are dropped, as the apiextensions
-// finalizer does on a real server, but synchronously). Schemas are accepted and not enforced:
-// no structural pruning, no defaulting, no validation of custom objects against openAPIV3Schema.
+// finalizer does on a real server, but synchronously). Each version's openAPIV3Schema goes into
+// the served type, where custom-resource-schema.ts prunes and validates objects with it.
 
 import { metaOf, nowTimestamp } from './object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './object-store.js';

@@ -9,8 +9,10 @@
 // Caveats (where it knowingly differs from kube-apiserver):
 // - Strategic merge patch is applied as a JSON merge patch (lists are replaced, not merged by
 //   key); server-side apply (application/apply-patch+yaml) and dryRun are refused (415 / 400).
-// - CRD schemas are stored, not enforced: no pruning, defaulting or validation of custom objects;
-//   a deleted CRD drops its objects at once (the real one lingers as Terminating meanwhile).
+// - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
+//   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
+//   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
+//   Terminating meanwhile).
 // - No managedFields, no admission (no service accounts, no ClusterIP allocation), no Table
 //   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR bodies (415; the
 //   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
