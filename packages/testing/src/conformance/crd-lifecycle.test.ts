@@ -124,4 +124,39 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
     );
     expect(list.items).to.deep.equal([]);
   });
+
+  it('prunes fields the structural schema does not declare', async () => {
+    const { apiextensions, custom, namespace } = fixture();
+    const crd = await createTestCrd(apiextensions, custom, {
+      specSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+    });
+    const created = (await custom.createNamespacedCustomObject({
+      group: crd.group,
+      version: crd.version,
+      plural: crd.plural,
+      namespace,
+      body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'pruned' }, spec: { size: 1, undeclared: 'x' }, bogus: true },
+    })) as Widget & { bogus?: unknown };
+    expect(created.spec).to.deep.equal({ size: 1 });
+    expect(created).to.not.have.property('bogus');
+  });
+
+  it('rejects an object that violates the schema with 422 Invalid naming the field', async () => {
+    const { apiextensions, custom, namespace } = fixture();
+    const crd = await createTestCrd(apiextensions, custom, {
+      specSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+    });
+    const status = await catchApiStatus(
+      custom.createNamespacedCustomObject({
+        group: crd.group,
+        version: crd.version,
+        plural: crd.plural,
+        namespace,
+        body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'invalid' }, spec: { size: 'large' } },
+      }),
+    );
+    expect(status).to.include({ code: 422, reason: 'Invalid' });
+    expect(status.details?.name).to.equal('invalid');
+    expect(status.details?.causes?.map((c) => c.field)).to.include('spec.size');
+  });
 });

@@ -1,5 +1,5 @@
 // A throw-away CustomResourceDefinition per test, so that CRD tests never share a group.
-import type { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueName } from '../helpers/unique-name.js';
 
@@ -20,6 +20,8 @@ export interface TestCrdOptions {
   readonly scope?: 'Namespaced' | 'Cluster';
   /** Declares the status subresource. Defaults to true. */
   readonly statusSubresource?: boolean;
+  /** The schema of `spec`. Defaults to a free-form object (unknown fields preserved). */
+  readonly specSchema?: V1JSONSchemaProps;
 }
 
 /**
@@ -35,7 +37,9 @@ export async function createTestCrd(
   const plural = 'widgets';
   const version = 'v1';
   const scope = options.scope ?? 'Namespaced';
-  const freeForm = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
+  // client-node's serializer knows this field by its model name (snake case) only; the wire name
+  // would be dropped silently, and a real server would then prune spec and status to {}.
+  const freeForm: V1JSONSchemaProps = { type: 'object', x_kubernetes_preserve_unknown_fields: true };
   await apiextensions.createCustomResourceDefinition({
     body: {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -50,7 +54,7 @@ export async function createTestCrd(
             name: version,
             served: true,
             storage: true,
-            schema: { openAPIV3Schema: { type: 'object', properties: { spec: freeForm, status: freeForm } } },
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: options.specSchema ?? freeForm, status: freeForm } } },
             ...((options.statusSubresource ?? true) ? { subresources: { status: {} } } : {}),
           },
         ],
