@@ -10,8 +10,8 @@
  * {@link StoreReader} API on the store (current content) or on a {@link StoreSnapshot} (one
  * consistent view across many calls).
  *
- * Cost (100k pod-like objects of ~2 KB, Node 20 x64): ~50 bytes retained per object beyond the
- * object itself with no custom index, ~90 more per index; see `indexed-store.bench.ts`.
+ * Cost (100k pod-like objects of ~2 KB, Node 20 x64): ~55 bytes retained per object beyond the
+ * object itself with no custom index, ~100 more per index; see `indexed-store.bench.ts`.
  *
  * @module
  */
