@@ -1,0 +1,130 @@
+// Faults end to end on the running sample operator: after each, the jobs converge to the right
+// values, jobs whose cluster did not change are not reconciled (no storm), the others at most
+// twice, and no primary is ever reconciled concurrently with itself.
+import { expect } from 'chai';
+import { KubeApiError, type KubeClient } from '@kindex/informer';
+import { requireFault, type TestApiServer } from '@kindex/testing';
+import {
+  ClusterKind,
+  JobKind,
+  cluster,
+  expectNoOverlaps,
+  expectServerJobValues,
+  inBatches,
+  job,
+  keyOf,
+  setClusterValue,
+  settle,
+  startSample,
+  useSampleServer,
+  type RunningSample,
+} from './support/sample-fixture.js';
+
+const CLUSTERS = 5;
+const JOBS_PER_CLUSTER = 4;
+const jobName = (c: number, j: number): string => `j${c}-${j}`;
+
+/**
+ * Runs a write of the test itself until the server takes it: injected failures hit every client,
+ * the test's own included.
+ */
+async function persistently<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const transient = error instanceof KubeApiError ? [429, 500, 503].includes(error.status) : true;
+      if (!transient || attempt >= 50) throw error;
+      await new Promise((r) => setTimeout(r, error instanceof KubeApiError && error.status === 429 ? 1_100 : 200));
+    }
+  }
+}
+
+/** The sample with 5 clusters of 4 jobs each, converged and settled, with its counts reset. */
+async function convergedSample(client: KubeClient, run: RunningSample): Promise<Map<string, string>> {
+  const ns = run.namespace;
+  const clusters = Array.from({ length: CLUSTERS }, (_, c) => c);
+  await inBatches(clusters, (c) => client.create(ClusterKind, cluster(`c${c}`, ns, `c${c}-0`)));
+  const jobs = clusters.flatMap((c) => Array.from({ length: JOBS_PER_CLUSTER }, (_, j) => [c, j] as const));
+  await inBatches(jobs, ([c, j]) => client.create(JobKind, job(jobName(c, j), ns, `c${c}`)));
+  const expected = new Map(jobs.map(([c, j]) => [jobName(c, j), `c${c}-0`]));
+  await expectServerJobValues(client, ns, expected);
+  await settle(run);
+  run.jobLog.reset();
+  return expected;
+}
+
+/**
+ * Changes clusters 0 and 1, runs `inject`, changes cluster 2 (the others stay, unless `inject` changes them too), then checks
+ * convergence, reconcile counts and overlaps.
+ */
+async function changeAcross(fixture: { server: TestApiServer; client: KubeClient }, inject: (run: RunningSample, change: (c: number, value: string) => Promise<void>) => Promise<void>): Promise<RunningSample> {
+  const { client } = fixture;
+  const run = await startSample(fixture);
+  const ns = run.namespace;
+  const expected = await convergedSample(client, run);
+  const changed = new Set<number>();
+  const change = async (c: number, value: string): Promise<void> => {
+    changed.add(c);
+    await persistently(() => setClusterValue(client, ns, `c${c}`, value));
+    for (let j = 0; j < JOBS_PER_CLUSTER; j++) expected.set(jobName(c, j), value);
+  };
+  await change(0, 'c0-1');
+  await change(1, 'c1-1');
+  await inject(run, change);
+  await change(2, 'c2-1');
+  await expectServerJobValues(client, ns, expected, 60_000);
+  await settle(run, 1_000);
+  for (let c = 0; c < CLUSTERS; c++) {
+    for (let j = 0; j < JOBS_PER_CLUSTER; j++) {
+      const count = run.jobLog.count(keyOf(ns, jobName(c, j)));
+      if (changed.has(c)) expect(count, `reconciles of ${jobName(c, j)} (its cluster changed)`).to.be.within(1, 2);
+      else expect(count, `reconciles of ${jobName(c, j)} (its cluster did not change)`).to.equal(0);
+    }
+  }
+  expectNoOverlaps(run);
+  return run;
+}
+
+describe('the sample operator under API server faults', function () {
+  this.timeout(180_000);
+  // Faults reach every client of the server: this suite has one of its own.
+  const fixture = useSampleServer();
+
+  it('relists after expired history and closed watches, and converges', async function () {
+    const expire = requireFault(this, fixture().server, 'expireHistory');
+    const close = requireFault(this, fixture().server, 'closeWatches');
+    await changeAcross(fixture(), async () => {
+      await expire();
+      await close();
+    });
+  });
+
+  it('reconnects after the server restarts, and converges', async function () {
+    const restart = requireFault(this, fixture().server, 'restart');
+    await changeAcross(fixture(), () => restart());
+  });
+
+  it('retries through five failed requests (500), and converges', async function () {
+    const fail = requireFault(this, fixture().server, 'failNextRequests');
+    await changeAcross(fixture(), async () => fail(5, { status: 500 }));
+  });
+
+  it('honours Retry-After through three throttled requests (429), and converges', async function () {
+    const fail = requireFault(this, fixture().server, 'failNextRequests');
+    await changeAcross(fixture(), async () => fail(3, { status: 429, retryAfterSeconds: 1 }));
+  });
+
+  it('catches up with the events held while paused, and converges', async function () {
+    const pause = requireFault(this, fixture().server, 'pauseEvents');
+    const resume = requireFault(this, fixture().server, 'resumeEvents');
+    await changeAcross(fixture(), async (run, change) => {
+      pause();
+      // A change made while events are held reaches the operator only on resume.
+      await change(3, 'c3-1');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(run.jobLog.count(keyOf(run.namespace, jobName(3, 0))), 'reconciles while events are held').to.equal(0);
+      resume();
+    });
+  });
+});
