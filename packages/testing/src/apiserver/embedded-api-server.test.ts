@@ -114,6 +114,22 @@ describe('startEmbeddedApiServer', () => {
       expect(anonymous.status).to.equal(401);
     });
 
+    it('validates and answers dry runs without changing anything', async () => {
+      const dry = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('dry'), dryRun: 'All' });
+      expect(dry.metadata!.name).to.equal('dry');
+      expect(dry.metadata!.resourceVersion).to.equal(undefined);
+      expect((await catchApiStatus(core.readNamespacedConfigMap({ name: 'dry', namespace: 'default' }))).code).to.equal(404);
+      const rv = server.resourceVersion();
+      await core.createNamespacedConfigMap({ namespace: 'default', body: cm('wet') });
+      await core.patchNamespacedConfigMap({ name: 'wet', namespace: 'default', body: { data: { k: 'dry' } }, dryRun: 'All' }, merge);
+      await core.deleteNamespacedConfigMap({ name: 'wet', namespace: 'default', dryRun: 'All' });
+      const wet = await core.readNamespacedConfigMap({ name: 'wet', namespace: 'default' });
+      expect(wet.data).to.deep.equal({ k: 'v' });
+      expect(Number(server.resourceVersion())).to.equal(Number(rv) + 1);
+      const bad = await catchApiStatus(core.createNamespacedConfigMap({ namespace: 'default', body: cm('x'), dryRun: 'Some' }));
+      expect(bad.code).to.equal(400);
+    });
+
     it('applies merge and JSON patches', async () => {
       const nm = name();
       await core.createNamespacedConfigMap({ namespace: 'default', body: cm(nm) });

@@ -7,8 +7,9 @@
 // are served from the moment their CRD is stored until it is deleted.
 //
 // Caveats (where it knowingly differs from kube-apiserver):
-// - Strategic merge patch is applied as a JSON merge patch (lists are replaced, not merged by
-//   key); server-side apply (application/apply-patch+yaml) and dryRun are refused (415 / 400).
+// - Strategic merge patch knows the merge keys of the served built-ins only (containers, env,
+//   volumes, ports, ownerReferences, conditions, finalizers, ...); server-side apply
+//   (application/apply-patch+yaml) is refused with 415.
 // - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
@@ -261,6 +262,9 @@ export class EmbeddedApiServer implements TestApiServer {
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
     const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const dryRunValues = url.searchParams.getAll('dryRun');
+    const unsupported = dryRunValues.find((v) => v !== 'All');
+    if (unsupported !== undefined) throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(unsupported)}: supported values: "All"`);
     const request: ResourceRequest = {
       type,
       version: r.version,
@@ -270,11 +274,8 @@ export class EmbeddedApiServer implements TestApiServer {
       query: url.searchParams,
       body,
       contentType: req.headers['content-type'],
+      dryRun: dryRunValues.length > 0,
     };
-    // Dry runs would need every write path to stop short of the store; refusing is honest.
-    if (url.searchParams.has('dryRun') && req.method !== 'GET') {
-      throw badRequest('dryRun is not supported by the kindex embedded API server');
-    }
     const watch = url.searchParams.get('watch');
     switch (req.method) {
       case 'GET':

@@ -37,6 +37,8 @@ export interface ResourceRequest {
   /** The parsed JSON body, when there is one. */
   readonly body: unknown;
   readonly contentType: string | undefined;
+  /** `dryRun=All`: validate and answer as if written, but change nothing. */
+  readonly dryRun?: boolean;
 }
 
 /** A finished response: HTTP status and JSON text. */
@@ -215,9 +217,7 @@ export class ResourceHandler {
     else delete meta['generation'];
     this.defaultOnCreate(t, draft);
     this.hooks.beforeWrite?.(t, draft, undefined);
-    const stored = this.store.create(t, key, draft);
-    this.hooks.afterWrite?.(t, stored, undefined);
-    return this.objectResponse(201, req, stored);
+    return this.objectResponse(201, req, this.write(t, key, draft, 'create', req.dryRun === true));
   }
 
   /** PUT of an object or of its status. */
@@ -278,9 +278,11 @@ export class ResourceHandler {
     const graceText = req.query.get('gracePeriodSeconds') ?? (options['gracePeriodSeconds'] as number | undefined);
     const grace = graceText === undefined || graceText === null || graceText === '' ? undefined : Number(graceText);
     if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0)) throw badRequest(`invalid gracePeriodSeconds: ${String(graceText)}`);
-    const result = this.deleteObject(t, existing, policy, grace);
+    const dryRun = req.dryRun === true;
+    const result = this.deleteObject(t, existing, policy, grace, dryRun);
     // Held by finalizers: the answer is the object, now carrying its deletionTimestamp.
-    if (result !== undefined && this.store.get(t.id, existing.key) !== undefined) return this.objectResponse(200, req, result);
+    const held = dryRun ? result !== existing || metaOf(existing.obj)['deletionTimestamp'] !== undefined : this.store.get(t.id, existing.key) !== undefined;
+    if (result !== undefined && held) return this.objectResponse(200, req, result);
     if (t.returnDeletedObject) return this.objectResponse(200, req, result ?? existing);
     return {
       status: 200,
@@ -307,7 +309,7 @@ export class ResourceHandler {
       throw badRequest(`unsupported propagationPolicy: ${policy}`);
     }
     for (const o of [...this.store.list(t.id, req.namespace)]) {
-      if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy);
+      if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
     }
     return { status: 200, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }) };
   }
@@ -322,6 +324,7 @@ export class ResourceHandler {
     existing: StoredObject,
     policy: 'Background' | 'Foreground' | 'Orphan' = 'Background',
     gracePeriodSeconds?: number,
+    dryRun = false,
   ): StoredObject | undefined {
     const finalizers = finalizersOf(existing.obj);
     const meta = metaOf(existing.obj);
@@ -330,9 +333,7 @@ export class ResourceHandler {
     const grace = podGracePeriod(t, existing.obj, gracePeriodSeconds);
     // A scheduled pod waits for its kubelet; there is none, so only a 0-second delete removes it.
     if (meta['deletionTimestamp'] !== undefined && grace === 0 && finalizers.length === 0 && extra === undefined && !isNamespace) {
-      const removed = this.store.delete(t, existing.key);
-      this.hooks.afterWrite?.(t, undefined, removed);
-      return removed;
+      return this.remove(t, existing, dryRun);
     }
     // Pods always take the graceful path: their deletion is first written (deletionTimestamp,
     // generation + 1, a MODIFIED event), then carried out at once when the grace period is 0.
@@ -359,15 +360,27 @@ export class ResourceHandler {
         }
       }
       if (!changed) return existing;
-      const stored = this.store.update(t, existing.key, draft);
-      this.hooks.afterWrite?.(t, stored, undefined);
-      if (isPod && grace === 0 && finalizersOf(stored.obj).length === 0) {
-        const removed = this.store.delete(t, existing.key);
-        this.hooks.afterWrite?.(t, undefined, removed);
-        return removed;
-      }
+      const stored = this.write(t, existing.key, draft, 'update', dryRun);
+      if (isPod && grace === 0 && finalizersOf(stored.obj).length === 0) return dryRun ? stored : this.remove(t, existing, false);
       return stored;
     }
+    return this.remove(t, existing, dryRun);
+  }
+
+  // Every write of the verbs goes through here, so that a dry run stops short of the store.
+  private write(t: ResourceType, key: string, draft: Json, mode: 'create' | 'update', dryRun: boolean): StoredObject {
+    if (dryRun) {
+      const { kind: _k, apiVersion: _a, ...rest } = draft;
+      const rv = metaOf(draft)['resourceVersion'];
+      return { obj: draft, body: JSON.stringify(rest), rv: typeof rv === 'string' ? Number(rv) : 0, key };
+    }
+    const stored = mode === 'create' ? this.store.create(t, key, draft) : this.store.update(t, key, draft);
+    this.hooks.afterWrite?.(t, stored, undefined);
+    return stored;
+  }
+
+  private remove(t: ResourceType, existing: StoredObject, dryRun: boolean): StoredObject | undefined {
+    if (dryRun) return existing;
     const removed = this.store.delete(t, existing.key);
     this.hooks.afterWrite?.(t, undefined, removed);
     return removed;
@@ -457,13 +470,9 @@ export class ResourceHandler {
       !(t.id === '/namespaces' && namespaceFinalizers(next).length > 0)
     ) {
       // The last finalizer is gone: the object is deleted now (watchers see DELETED).
-      const removed = this.store.delete(t, existing.key);
-      this.hooks.afterWrite?.(t, undefined, removed);
-      return removed ?? existing;
+      return this.remove(t, existing, req.dryRun === true) ?? existing;
     }
-    const stored = this.store.update(t, existing.key, next);
-    this.hooks.afterWrite?.(t, stored, undefined);
-    return stored;
+    return this.write(t, existing.key, next, 'update', req.dryRun === true);
   }
 
   private mustGet(t: ResourceType, namespace: string | undefined, name: string): StoredObject {
