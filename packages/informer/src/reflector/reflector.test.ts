@@ -2,6 +2,7 @@
 // KINDEX_APISERVER=real): after every fault the consumer's state must equal the server's list,
 // no event may be lost and none duplicated for an unchanged object.
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
@@ -286,6 +287,68 @@ describe('Reflector', function () {
         await eventually(() => expect(run.health.at(-1)!.lastSyncResourceVersion).to.not.equal(listed), { timeoutMs: 10_000 });
         expect(run.consumer.deltas).to.deep.equal([]);
         expect(run.health[0]).to.include({ synced: false, watching: false });
+      });
+
+      it('converges to the server under a random mix of writes and faults, without lost or repeated events (property)', async function () {
+        this.timeout(120_000);
+        const faults = server().faults;
+        if (!faults.closeWatches || !faults.failNextRequests || !faults.pauseEvents || !faults.resumeEvents || !faults.expireHistory) {
+          skipWithReason(this, `the ${server().flavor} API server cannot inject every fault this property mixes`);
+        }
+        const names = ['p0', 'p1', 'p2', 'p3'];
+        const write = fc.record({ kind: fc.constantFrom('create', 'update', 'delete'), name: fc.constantFrom(...names), v: fc.nat(9) });
+        const step = fc.oneof(
+          { weight: 6, arbitrary: write },
+          { weight: 1, arbitrary: fc.constant({ kind: 'close' as const }) },
+          { weight: 1, arbitrary: fc.record({ kind: fc.constant('fail' as const), count: fc.integer({ min: 1, max: 4 }) }) },
+          // Writes the watch misses, then 410: the relist must find creates, updates and deletes.
+          { weight: 2, arbitrary: fc.record({ kind: fc.constant('expire' as const), writes: fc.array(write, { minLength: 2, maxLength: 4 }) }) },
+        );
+        // Writes may meet an injected failure themselves: retry them as any client would.
+        const persist = async (op: () => Promise<unknown>): Promise<void> => {
+          for (;;) {
+            try {
+              await op();
+              return;
+            } catch (error) {
+              const code = (error as { code?: number }).code;
+              if (code === 404 || code === 409) return; // the random op did not apply to the current state
+              if (code !== 500) throw error;
+            }
+          }
+        };
+        const apply = (w: { kind: string; name: string; v: number }) =>
+          persist(() => (w.kind === 'create' ? create(w.name, { v: String(w.v) }) : w.kind === 'update' ? update(w.name, { v: String(w.v) }) : remove(w.name)));
+        await fc.assert(
+          fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 15 }), async (steps) => {
+            namespace = await createNamespace(server().kubeConfig);
+            const run = await start();
+            try {
+              await run.reflector.waitForSync({ timeoutMs: 20_000 });
+              for (const st of steps) {
+                if (st.kind === 'close') await faults.closeWatches!();
+                else if (st.kind === 'fail') {
+                  faults.failNextRequests!(st.count, { status: 500 });
+                  await faults.closeWatches!();
+                } else if (st.kind === 'expire') {
+                  faults.pauseEvents!();
+                  try {
+                    for (const w of st.writes) await apply(w);
+                    await faults.expireHistory!();
+                    await faults.closeWatches!();
+                  } finally {
+                    faults.resumeEvents!();
+                  }
+                } else await apply(st);
+              }
+              faults.failNextRequests!(0, { status: 500 });
+              await converged(run);
+            } finally {
+              await run.reflector.stop();
+            }
+          }),
+          { numRuns: 12 },
+        );
       });
 
       it('resolves a ResourceType through discovery', async () => {
