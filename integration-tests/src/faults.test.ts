@@ -8,6 +8,7 @@ import {
   ClusterKind,
   JobKind,
   cluster,
+  expectCachedJobValues,
   expectNoOverlaps,
   expectServerJobValues,
   inBatches,
@@ -55,10 +56,14 @@ async function convergedSample(client: KubeClient, run: RunningSample): Promise<
 }
 
 /**
- * Changes clusters 0 and 1, runs `inject`, changes cluster 2 (the others stay, unless `inject` changes them too), then checks
- * convergence, reconcile counts and overlaps.
+ * Changes clusters 0 and 1, runs `inject` (which injects its fault and makes its own changes
+ * through `change`), then checks that the operator converges, that jobs of changed clusters were
+ * reconciled once or twice and the others never, and that no job was reconciled concurrently.
  */
-async function changeAcross(fixture: { server: TestApiServer; client: KubeClient }, inject: (run: RunningSample, change: (c: number, value: string) => Promise<void>) => Promise<void>): Promise<RunningSample> {
+async function changeAcross(
+  fixture: { server: TestApiServer; client: KubeClient },
+  inject: (run: RunningSample, change: (c: number, value: string) => Promise<void>) => Promise<void>,
+): Promise<RunningSample> {
   const { client } = fixture;
   const run = await startSample(fixture);
   const ns = run.namespace;
@@ -72,7 +77,9 @@ async function changeAcross(fixture: { server: TestApiServer; client: KubeClient
   await change(0, 'c0-1');
   await change(1, 'c1-1');
   await inject(run, change);
-  await change(2, 'c2-1');
+  // The operator's view first: no request of the test competes with the operator for the
+  // injected failures.
+  await expectCachedJobValues(run, expected, 60_000);
   await expectServerJobValues(client, ns, expected, 60_000);
   await settle(run, 1_000);
   for (let c = 0; c < CLUSTERS; c++) {
@@ -86,6 +93,21 @@ async function changeAcross(fixture: { server: TestApiServer; client: KubeClient
   return run;
 }
 
+/**
+ * Injects `fail` so that the operator's own requests meet it: with events held (when the server
+ * can hold them), the test changes a cluster, arms the failures, and lets the event through, so
+ * the next requests are the operator's status patches.
+ */
+async function failOperatorRequests(server: TestApiServer, change: (c: number, value: string) => Promise<void>, arm: () => void): Promise<void> {
+  server.faults.pauseEvents?.();
+  try {
+    await change(2, 'c2-1');
+    arm();
+  } finally {
+    server.faults.resumeEvents?.();
+  }
+}
+
 describe('the sample operator under API server faults', function () {
   this.timeout(180_000);
   // Faults reach every client of the server: this suite has one of its own.
@@ -94,25 +116,33 @@ describe('the sample operator under API server faults', function () {
   it('relists after expired history and closed watches, and converges', async function () {
     const expire = requireFault(this, fixture().server, 'expireHistory');
     const close = requireFault(this, fixture().server, 'closeWatches');
-    await changeAcross(fixture(), async () => {
+    await changeAcross(fixture(), async (_run, change) => {
       await expire();
       await close();
+      await change(2, 'c2-1');
     });
   });
 
   it('reconnects after the server restarts, and converges', async function () {
     const restart = requireFault(this, fixture().server, 'restart');
-    await changeAcross(fixture(), () => restart());
+    await changeAcross(fixture(), async (_run, change) => {
+      await restart();
+      await change(2, 'c2-1');
+    });
   });
 
   it('retries through five failed requests (500), and converges', async function () {
     const fail = requireFault(this, fixture().server, 'failNextRequests');
-    await changeAcross(fixture(), async () => fail(5, { status: 500 }));
+    const run = await changeAcross(fixture(), (_run, change) => failOperatorRequests(fixture().server, change, () => fail(5, { status: 500 })));
+    expect(run.jobLog.failures.length, 'reconciles that met the injected 500s').to.be.at.least(1);
   });
 
   it('honours Retry-After through three throttled requests (429), and converges', async function () {
     const fail = requireFault(this, fixture().server, 'failNextRequests');
-    await changeAcross(fixture(), async () => fail(3, { status: 429, retryAfterSeconds: 1 }));
+    const run = await changeAcross(fixture(), (_run, change) =>
+      failOperatorRequests(fixture().server, change, () => fail(3, { status: 429, retryAfterSeconds: 1 })),
+    );
+    expect(run.jobLog.failures.length, 'reconciles that met the injected 429s').to.be.at.least(1);
   });
 
   it('catches up with the events held while paused, and converges', async function () {
@@ -125,6 +155,7 @@ describe('the sample operator under API server faults', function () {
       await new Promise((r) => setTimeout(r, 300));
       expect(run.jobLog.count(keyOf(run.namespace, jobName(3, 0))), 'reconciles while events are held').to.equal(0);
       resume();
+      await change(2, 'c2-1');
     });
   });
 });

@@ -1,12 +1,11 @@
 // Issue 5's scale case: 1,000 clusters and 10,000 jobs converge, and one cluster change
 // reconciles only its jobs. Objects are created 50 requests at a time.
 import { expect } from 'chai';
-import { ResourceID } from '@kindex/core';
-import { eventually } from '@kindex/testing';
 import {
   ClusterKind,
   JobKind,
   cluster,
+  expectCachedJobValues,
   expectNoOverlaps,
   expectServerJobValues,
   inBatches,
@@ -16,7 +15,6 @@ import {
   settle,
   startSample,
   useSampleServer,
-  type RunningSample,
 } from './support/sample-fixture.js';
 
 const CLUSTERS = 1_000;
@@ -24,25 +22,6 @@ const JOBS_PER_CLUSTER = 10;
 
 const clusterName = (c: number): string => `cluster-${c}`;
 const jobName = (c: number, j: number): string => `job-${c}-${j}`;
-
-/** Waits until every job the controller sees carries `valueOf(its cluster)`, cheaply (no server list). */
-async function cacheConverged(run: RunningSample, expected: ReadonlyMap<string, string>): Promise<void> {
-  await eventually(
-    () => {
-      let wrong = 0;
-      let example = '';
-      for (const [name, value] of expected) {
-        const actual = run.sample.jobs.getPrimary(ResourceID.of(name, run.namespace))?.status?.valueFromCluster;
-        if (actual !== value) {
-          wrong++;
-          example ||= `${name}: want ${value}, got ${actual}`;
-        }
-      }
-      expect(wrong, `jobs without their value (for example ${example})`).to.equal(0);
-    },
-    { timeoutMs: 240_000, intervalMs: 500, description: 'every job converges' },
-  );
-}
 
 describe('JobReconciler at scale (1,000 clusters, 10,000 jobs)', function () {
   this.timeout(600_000);
@@ -58,7 +37,7 @@ describe('JobReconciler at scale (1,000 clusters, 10,000 jobs)', function () {
     await inBatches(jobs, ([c, j]) => client.create(JobKind, job(jobName(c, j), ns, clusterName(c))));
 
     const expected = new Map(jobs.map(([c, j]) => [jobName(c, j), `v-${c}`]));
-    await cacheConverged(run, expected);
+    await expectCachedJobValues(run, expected, 240_000);
     await expectServerJobValues(client, ns, expected, 120_000);
     await settle(run, 1_000, 240_000);
     expect(run.jobLog.keys()).to.have.length(CLUSTERS * JOBS_PER_CLUSTER);
@@ -68,7 +47,7 @@ describe('JobReconciler at scale (1,000 clusters, 10,000 jobs)', function () {
     const changed = 417;
     await setClusterValue(client, ns, clusterName(changed), 'changed');
     for (let j = 0; j < JOBS_PER_CLUSTER; j++) expected.set(jobName(changed, j), 'changed');
-    await cacheConverged(run, expected);
+    await expectCachedJobValues(run, expected, 240_000);
     await settle(run, 1_000, 120_000);
     const reconciled = run.jobLog.keys().sort();
     const want = Array.from({ length: JOBS_PER_CLUSTER }, (_, j) => keyOf(ns, jobName(changed, j))).sort();

@@ -166,6 +166,29 @@ export async function expectServerJobValues(
 }
 
 /**
+ * Waits until the Job controller sees `expected` (job name to `valueFromCluster`) for the jobs of
+ * its namespace, reading its cache and its own writes only: no request, so injected request
+ * failures are left to the operator.
+ */
+export async function expectCachedJobValues(run: RunningSample, expected: ReadonlyMap<string, string | undefined>, timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    () => {
+      let wrong = 0;
+      let example = '';
+      for (const [name, value] of expected) {
+        const actual = run.sample.jobs.getPrimary(ResourceID.of(name, run.namespace))?.status?.valueFromCluster;
+        if (actual !== value) {
+          wrong++;
+          example ||= `${name}: want ${value}, got ${actual}`;
+        }
+      }
+      expect(wrong, `jobs without their value (for example ${example})`).to.equal(0);
+    },
+    { timeoutMs, intervalMs: 200, description: `the operator sees the jobs of ${run.namespace} converge` },
+  );
+}
+
+/**
  * Waits until the controller has nothing queued or running and no event came for `quietMs`, so
  * the reconcile counts are final: what a status write could still trigger has arrived.
  */
