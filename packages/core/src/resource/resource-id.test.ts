@@ -29,5 +29,6 @@ describe('ResourceID', () => {
       .with.property('field', 'metadata.name');
     expect(() => ResourceID.fromResource({ metadata: { name: 'x', namespace: 3 as never } }))
       .to.throw(/object x: metadata.namespace/);
+    expect(() => ResourceID.keyOfResource({ metadata: { name: 'd', namespace: 5 as never } })).to.throw(InvalidResourceError, /metadata.namespace/);
   });
 });

@@ -60,7 +60,12 @@ export class ResourceID {
   /** The store key of an object without allocating an ID: `namespace/name` or `name`. */
   static keyOfResource(obj: KubernetesObject): string {
     const meta = obj.metadata;
-    if (meta === undefined || typeof meta.name !== 'string' || meta.name === '') {
+    if (
+      meta === undefined ||
+      typeof meta.name !== 'string' ||
+      meta.name === '' ||
+      (meta.namespace !== undefined && typeof meta.namespace !== 'string')
+    ) {
       return ResourceID.fromResource(obj).key; // throws the descriptive error
     }
     return ResourceID.keyOf(meta.name, meta.namespace || undefined);

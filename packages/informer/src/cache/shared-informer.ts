@@ -46,7 +46,10 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.key = key;
     // The reflector freezes every object it emits, so the store need not walk them again.
     this.store = new IndexedStore<R>({ assumeFrozen: true });
-    this.reflector = new Reflector<R>(options);
+    // The reflector diffs relists against this store instead of a map of its own: one entry less
+    // per cached object. #apply below keeps the contract that makes it safe (every delta applied
+    // synchronously, before the next one is emitted).
+    this.reflector = new Reflector<R>({ ...options, knownObjects: this.store });
     this.deltas$ = this.#deltas.asObservable();
     this.errors$ = this.#errors.asObservable();
     this.#subscriptions.push(

@@ -184,7 +184,8 @@ describe('Controller', function () {
         reconcile: async (w) => {
           running++;
           maxRunning = Math.max(maxRunning, running);
-          await new Promise((r) => setTimeout(r, 5));
+          // Slower than the patches arrive, on any server, so events must coalesce.
+          await new Promise((r) => setTimeout(r, 50));
           sizes.push(w.spec?.size ?? -1);
           running--;
           return UpdateControl.noUpdate();
