@@ -48,6 +48,17 @@ describe('EmbeddedApiServer robustness', () => {
   );
   const contentType = fc.constantFrom('application/json', 'application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json', 'text/plain');
 
+  it('refuses a body over 3 MiB with 413', async () => {
+    const r = await rawRequest(server.kubeConfig, {
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'huge' }, data: { x: 'x'.repeat(4 * 1024 * 1024) } }),
+    });
+    expect(r.status).to.equal(413);
+    expect(JSON.parse(r.text)).to.include({ kind: 'Status', reason: 'RequestEntityTooLarge' });
+  });
+
   it('answers any request with a Status or an object, never a 5xx, and keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'), path, body, contentType, async (method, p, b, ct) => {
