@@ -149,6 +149,8 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
         await client.create(JobKind, job('late', ns, 'c'));
         // JOSDK's PrimaryToSecondaryMissingIT: the reconcile fails, it never completes.
         await eventually(() => expect(log.failures.map((f) => String(f.error))).to.include(`Error: cluster ${ns}/c of job ${ns}/late is not a secondary resource`));
+        // Switch only once the failed job is given up, so that no retry of it reads the cache.
+        await eventually(() => expect(log.exhausted).to.include(keyOf(ns, 'late')));
         expect(log.count(keyOf(ns, 'late'))).to.equal(0);
 
         strict.readCacheDirectly = true;

@@ -12,6 +12,8 @@ export class ReconcileLog {
   readonly overlaps: string[] = [];
   /** Errors of failed attempts, in order (retries of injected faults show up here). */
   readonly failures: { readonly key: string; readonly error: unknown }[] = [];
+  /** Keys whose retries ran out, in order. */
+  readonly exhausted: string[] = [];
   /** Problems the controller and its sources reported and moved past. */
   readonly problems: unknown[] = [];
   #total = 0;
@@ -67,6 +69,8 @@ export class ReconcileLog {
         if (e.type === 'started') {
           if (this.#inFlight.has(e.key)) this.overlaps.push(e.key);
           this.#inFlight.add(e.key);
+        } else if (e.type === 'retries-exhausted') {
+          this.exhausted.push(e.key);
         } else if (e.type === 'finished') {
           this.#inFlight.delete(e.key);
           if (e.outcome.type === 'error') this.failures.push({ key: e.key, error: e.outcome.error });
