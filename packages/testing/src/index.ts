@@ -34,6 +34,8 @@ export { eventually } from './helpers/eventually.js';
 export type { EventuallyOptions } from './helpers/eventually.js';
 export { uniqueName } from './helpers/unique-name.js';
 export { createNamespace } from './helpers/create-namespace.js';
+export { createTestCrd } from './helpers/test-crd.js';
+export type { TestCrd, TestCrdOptions } from './helpers/test-crd.js';
 export { WatchEventCollector } from './helpers/watch-event-collector.js';
 export type { CollectedWatchEvent, WatchEventType, WatchQuery } from './helpers/watch-event-collector.js';
 export { apiStatusOf, isStatus, catchApiStatus, NotAnApiStatusError } from './helpers/api-status.js';

@@ -10,7 +10,8 @@ import {
   type KubernetesObject,
   type Reconciler,
 } from '@kindex/core';
-import { createNamespace, eventually, requireFault, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { createNamespace, createTestCrd, eventually, requireFault, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
 
 interface Widget extends KubernetesObject {
@@ -18,18 +19,6 @@ interface Widget extends KubernetesObject {
   status?: { seen?: number; count?: number; error?: string; attempts?: number };
 }
 const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
-const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
-const widgetCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.test.kindex.dev' },
-  spec: {
-    group: 'test.kindex.dev',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-};
 
 const widget = (name: string, namespace: string, size = 1): Widget => ({
   apiVersion: 'test.kindex.dev/v1',
@@ -47,8 +36,7 @@ describe('Controller', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await client.create(CrdKind, widgetCrd);
-    await eventually(async () => expect(await client.get(WidgetKind, ResourceID.of('probe', 'default'))).to.equal(undefined), { timeoutMs: 20_000 });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
   });
   afterEach(async () => {
     server.faults.resumeEvents?.();
@@ -100,7 +88,8 @@ describe('Controller', function () {
     server.faults.pauseEvents?.();
     await eventually(() => expect(seen).to.have.length(3));
     expect(seen).to.deep.equal([undefined, 1, 2]);
-    expect(controller.getPrimary(ResourceID.of('w', ns))?.status?.count).to.equal(3);
+    // The third write lands after the third reconcile returned.
+    await eventually(() => expect(controller.getPrimary(ResourceID.of('w', ns))?.status?.count).to.equal(3));
   });
 
   it('adds its finalizer before the first reconcile and removes it when cleanup says so', async () => {

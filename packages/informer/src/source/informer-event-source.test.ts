@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
 import { enqueueFromMapFunc, kopfFilter, PRESENT, ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
   KubeClient,
@@ -23,18 +23,6 @@ function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
   };
 }
 
-const webPageCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'webpages.sample.kindex.dev' },
-  spec: {
-    group: 'sample.kindex.dev',
-    scope: 'Namespaced',
-    names: { plural: 'webpages', singular: 'webpage', kind: 'WebPage', listKind: 'WebPageList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-};
-const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
 
 function webPage(name: string, namespace: string): WebPage {
   return { apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', metadata: { name, namespace } };
@@ -51,8 +39,7 @@ describe('InformerEventSource', function () {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
     core = server.kubeConfig.makeApiClient(CoreV1Api);
-    await client.create(CrdKind, webPageCrd);
-    await eventually(async () => expect(await client.get(WebPageKind, ResourceID.of('probe', 'default'))).to.equal(undefined), { timeoutMs: 20_000 });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'sample.kindex.dev', kind: 'WebPage' });
   });
   afterEach(async () => {
     await Promise.all(sources.splice(0).map((s) => s.stop()));

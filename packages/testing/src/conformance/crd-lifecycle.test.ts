@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
 import { useConformanceFixture } from './conformance-fixture.js';
-import { createTestCrd, type Widget } from './test-crd.js';
+import { createTestCrd, type Widget } from '../helpers/test-crd.js';
 
 const DISCOVERY_WAIT = { timeoutMs: 30_000, intervalMs: 100 };
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { asPatch, useConformanceFixture } from './conformance-fixture.js';
-import { createTestCrd, type Widget } from './test-crd.js';
+import { createTestCrd, type Widget } from '../helpers/test-crd.js';
 
 describe('conformance: generation', () => {
   const fixture = useConformanceFixture();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { asPatch, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
-import { createTestCrd } from './test-crd.js';
+import { createTestCrd } from '../helpers/test-crd.js';
 
 describe('conformance: patch', () => {
   const fixture = useConformanceFixture();

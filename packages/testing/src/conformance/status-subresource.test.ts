@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { asPatch, useConformanceFixture } from './conformance-fixture.js';
-import { createTestCrd, type TestCrd, type Widget } from './test-crd.js';
+import { createTestCrd, type TestCrd, type Widget } from '../helpers/test-crd.js';
 
 describe('conformance: status subresource', () => {
   const fixture = useConformanceFixture();

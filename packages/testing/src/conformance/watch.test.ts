@@ -6,7 +6,7 @@ import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { asPatch, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
-import { createTestCrd } from './test-crd.js';
+import { createTestCrd } from '../helpers/test-crd.js';
 
 describe('conformance: watch', () => {
   const fixture = useConformanceFixture();

@@ -1,7 +1,6 @@
-// A throw-away CustomResourceDefinition per test, so that CRD tests never share a group.
 import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@kubernetes/client-node';
-import { eventually } from '../helpers/eventually.js';
-import { uniqueName } from '../helpers/unique-name.js';
+import { eventually } from './eventually.js';
+import { uniqueName } from './unique-name.js';
 
 /** Coordinates of a CRD made by {@link createTestCrd}. */
 export interface TestCrd {
@@ -16,6 +15,10 @@ export interface TestCrd {
 
 /** Options of {@link createTestCrd}. */
 export interface TestCrdOptions {
+  /** API group. Defaults to a fresh one per call, so that tests never share a group. */
+  readonly group?: string;
+  /** Kind; the plural is its lower case plus `s`. Defaults to `Widget`. */
+  readonly kind?: string;
   /** Defaults to `Namespaced`. */
   readonly scope?: 'Namespaced' | 'Cluster';
   /** Declares the status subresource. Defaults to true. */
@@ -25,16 +28,18 @@ export interface TestCrdOptions {
 }
 
 /**
- * Creates a CRD (`Widget` in a fresh group, spec and status free-form) and waits until its
- * resource is served, which on a real server happens asynchronously after creation.
+ * Creates a CustomResourceDefinition (by default `Widget` in a fresh group, spec and status
+ * free-form) and waits until its resource is served, which on a real server happens
+ * asynchronously after creation.
  */
 export async function createTestCrd(
   apiextensions: ApiextensionsV1Api,
   custom: CustomObjectsApi,
   options: TestCrdOptions = {},
 ): Promise<TestCrd> {
-  const group = `${uniqueName('g')}.kindex.test`;
-  const plural = 'widgets';
+  const group = options.group ?? `${uniqueName('g')}.kindex.test`;
+  const kind = options.kind ?? 'Widget';
+  const plural = `${kind.toLowerCase()}s`;
   const version = 'v1';
   const scope = options.scope ?? 'Namespaced';
   // client-node's serializer knows this field by its model name (snake case) only; the wire name
@@ -48,7 +53,7 @@ export async function createTestCrd(
       spec: {
         group,
         scope,
-        names: { plural, singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
         versions: [
           {
             name: version,
@@ -71,7 +76,7 @@ export async function createTestCrd(
     group,
     version,
     plural,
-    kind: 'Widget',
+    kind,
     apiVersion: `${group}/${version}`,
     namespaced: scope === 'Namespaced',
   };
