@@ -80,6 +80,29 @@ describe('ConfigBundleReconciler (the owner-reference sample)', function () {
     expect(run.bundleLog.failures, 'failed reconciles (an AlreadyExists would show here)').to.deep.equal([]);
   });
 
+  it('adopts an orphan ConfigMap of a child name (no owner reference) by adding its controller reference', async () => {
+    const run = await startSample(fixture());
+    const { client } = fixture();
+    const ns = run.namespace;
+    const core = fixture().server.kubeConfig.makeApiClient(CoreV1Api);
+    // Left behind, for example, by a delete with propagationPolicy Orphan.
+    const orphan = await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'foster-color', labels: { [BUNDLE_LABEL]: 'foster' } }, data: { value: 'red' } },
+    });
+    const owner = await client.create(ConfigBundleKind, bundle('foster', ns, { color: 'blue' }));
+    await eventually(
+      async () => {
+        const [cm] = await children(fixture(), ns, 'foster');
+        expect(cm?.metadata?.uid, 'the orphan itself, not a new ConfigMap').to.equal(orphan.metadata!.uid);
+        expect(cm?.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller])).to.deep.equal([['ConfigBundle', 'foster', owner.metadata!.uid, true]]);
+        expect(cm?.data?.['value']).to.equal('blue');
+      },
+      { timeoutMs: 20_000, description: 'the orphan is adopted' },
+    );
+    await bundleStatus(run, 'foster', { configMaps: 1, ready: true });
+  });
+
   it('deletes the child of an entry removed from the bundle', async () => {
     const run = await startSample(fixture());
     const { client } = fixture();
