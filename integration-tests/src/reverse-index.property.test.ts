@@ -2,25 +2,28 @@
 // secondaries, including references that move between primaries, once the stream settles the
 // reverse index equals the one recomputed from the server's objects, and every primary whose set
 // of secondaries changed received an event. Real objects on the test server: Secrets are the
-// primaries, ConfigMaps the secondaries, naming their primary in an annotation.
+// primaries, ConfigMaps the secondaries, naming up to two primaries (one in an annotation, one in a
+// label), so a reference can move partly: P_old - P_new must leave, P_new ∩ P_old stay.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
-import { DEFAULT_PRIMARY_NAME_KEY, InformerEventSource, KubeClient, Kinds, fromAnnotations } from '@kindex/informer';
+import { DEFAULT_PRIMARY_NAME_KEY, InformerEventSource, KubeClient, Kinds, fromAnnotations, fromLabels } from '@kindex/informer';
 import { createNamespace, eventually, useTestApiServer } from '@kindex/testing';
 
 const SECONDARIES = ['cm0', 'cm1', 'cm2', 'cm3', 'cm4', 'cm5'];
 const PRIMARIES = ['p0', 'p1', 'p2', 'p3'];
+const byAnnotation = fromAnnotations();
+const byLabel = fromLabels();
 
 type Op =
-  | { readonly type: 'put-secondary'; readonly name: string; readonly primary: string | undefined; readonly data: string }
+  | { readonly type: 'put-secondary'; readonly name: string; readonly annotated: string | undefined; readonly labelled: string | undefined; readonly data: string }
   | { readonly type: 'delete-secondary'; readonly name: string }
   | { readonly type: 'put-primary'; readonly name: string }
   | { readonly type: 'delete-primary'; readonly name: string };
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ type: fc.constant('put-secondary' as const), name: fc.constantFrom(...SECONDARIES), primary: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }), data: fc.constantFrom('a', 'b') }) },
+  { weight: 6, arbitrary: fc.record({ type: fc.constant('put-secondary' as const), name: fc.constantFrom(...SECONDARIES), annotated: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }), labelled: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }), data: fc.constantFrom('a', 'b') }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('delete-secondary' as const), name: fc.constantFrom(...SECONDARIES) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('put-primary' as const), name: fc.constantFrom(...PRIMARIES) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('delete-primary' as const), name: fc.constantFrom(...PRIMARIES) }) },
@@ -41,7 +44,7 @@ describe('InformerEventSource reverse index against the server (property)', func
           const source = new InformerEventSource(
             InformerEventSource.from(Kinds.ConfigMap, Kinds.Secret)
               .withName('configmaps')
-              .withSecondaryToPrimaryMapper(fromAnnotations())
+              .withSecondaryToPrimaryMapper((cm) => [...byAnnotation(cm), ...byLabel(cm)])
               .withNamespaces([ns])
               .configuration(),
             client,
@@ -50,30 +53,29 @@ describe('InformerEventSource reverse index against the server (property)', func
           const subscription = source.triggers$.subscribe((t) => t.primaryIds.forEach((id) => triggered.add(id.key)));
           await source.start();
           try {
-            // The model: which primary each existing secondary names (null: none).
-            const model = new Map<string, string | null>();
+            // The model: which primaries each existing secondary names.
+            const model = new Map<string, ReadonlySet<string>>();
             const mustTrigger = new Set<string>();
             for (const op of ops) {
               switch (op.type) {
                 case 'put-secondary': {
                   const before = model.get(op.name);
-                  const annotations: Record<string, string> = op.primary === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.primary };
+                  const annotations: Record<string, string> = op.annotated === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.annotated };
+                  const labels: Record<string, string> = op.labelled === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.labelled };
                   if (before === undefined) {
-                    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: op.name, annotations }, data: { v: op.data } } });
+                    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: op.name, annotations, labels }, data: { v: op.data } } });
                   } else {
                     // A full replace, so a removed annotation is removed.
                     const current = await core.readNamespacedConfigMap({ name: op.name, namespace: ns });
                     await core.replaceNamespacedConfigMap({
                       name: op.name,
                       namespace: ns,
-                      body: { metadata: { name: op.name, resourceVersion: current.metadata!.resourceVersion!, annotations }, data: { v: op.data } },
+                      body: { metadata: { name: op.name, resourceVersion: current.metadata!.resourceVersion!, annotations, labels }, data: { v: op.data } },
                     });
                   }
-                  const after = op.primary ?? null;
-                  if (before !== after) {
-                    if (before) mustTrigger.add(ResourceID.keyOf(before, ns));
-                    if (after) mustTrigger.add(ResourceID.keyOf(after, ns));
-                  }
+                  const after = new Set([op.annotated, op.labelled].filter((p) => p !== undefined));
+                  for (const p of before ?? []) if (!after.has(p)) mustTrigger.add(ResourceID.keyOf(p, ns));
+                  for (const p of after) if (!before?.has(p)) mustTrigger.add(ResourceID.keyOf(p, ns));
                   model.set(op.name, after);
                   break;
                 }
@@ -81,7 +83,7 @@ describe('InformerEventSource reverse index against the server (property)', func
                   const before = model.get(op.name);
                   if (before === undefined) break;
                   await core.deleteNamespacedConfigMap({ name: op.name, namespace: ns });
-                  if (before) mustTrigger.add(ResourceID.keyOf(before, ns));
+                  for (const p of before) mustTrigger.add(ResourceID.keyOf(p, ns));
                   model.delete(op.name);
                   break;
                 }
@@ -104,10 +106,10 @@ describe('InformerEventSource reverse index against the server (property)', func
             // Recomputed from scratch, from the server's objects alone.
             const expected = new Map<string, string[]>(PRIMARIES.map((p) => [ResourceID.keyOf(p, ns), []]));
             for (const cm of onServer) {
-              const p = cm.metadata?.annotations?.[DEFAULT_PRIMARY_NAME_KEY];
-              if (p !== undefined) expected.get(ResourceID.keyOf(p, ns))!.push(ResourceID.keyOf(cm.metadata!.name!, ns));
-              const keys = [...source.primaryKeysOf(ResourceID.of(cm.metadata!.name!, ns))];
-              expect(keys, `primaries of ${cm.metadata!.name}`).to.deep.equal(p === undefined ? [] : [ResourceID.keyOf(p, ns)]);
+              const named = new Set([cm.metadata?.annotations?.[DEFAULT_PRIMARY_NAME_KEY], cm.metadata?.labels?.[DEFAULT_PRIMARY_NAME_KEY]].filter((p) => p !== undefined));
+              for (const p of named) expected.get(ResourceID.keyOf(p, ns))!.push(ResourceID.keyOf(cm.metadata!.name!, ns));
+              const keys = [...source.primaryKeysOf(ResourceID.of(cm.metadata!.name!, ns))].sort();
+              expect(keys, `primaries of ${cm.metadata!.name}`).to.deep.equal([...named].map((p) => ResourceID.keyOf(p, ns)).sort());
             }
             for (const [primaryKey, secondaryKeys] of expected) {
               const primary = { apiVersion: 'v1', kind: 'Secret', metadata: { name: ResourceID.parse(primaryKey).name, namespace: ns } };
