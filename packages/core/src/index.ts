@@ -5,6 +5,7 @@
 export type { KubernetesObject, ObjectMeta, OwnerReference } from './resource/kubernetes-object.js';
 export { ResourceID, InvalidResourceError } from './resource/resource-id.js';
 export { deepFreeze } from './resource/deep-freeze.js';
+export { jsonEqual } from './resource/json-equal.js';
 
 // --- event: what sources report
 export type {

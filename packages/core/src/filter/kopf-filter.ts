@@ -34,7 +34,7 @@ import type { FilterContext } from './filter-context.js';
 import { makeFilterContext } from './filter-context.js';
 import { InvalidFilterError } from './invalid-filter-error.js';
 import { MISSING, parseFieldPath, resolveField } from './internal/field-path.js';
-import { jsonEqual } from './internal/json-equal.js';
+import { jsonEqual } from '../resource/json-equal.js';
 
 /** A JSON value, as a field of a Kubernetes object holds. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };

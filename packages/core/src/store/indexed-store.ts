@@ -19,7 +19,7 @@ import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from '../resource/deep-freeze.js';
-import { jsonEqual } from './internal/json-equal.js';
+import { jsonEqual } from '../resource/json-equal.js';
 import { nameOf } from './internal/names.js';
 import { StoreDraft } from './internal/store-draft.js';
 import { multimapAdd, type StringMultimap } from './internal/string-multimap.js';

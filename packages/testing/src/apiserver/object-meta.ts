@@ -2,6 +2,7 @@
 
 import type { Json } from './object-store.js';
 
+
 /** The metadata of an object (an empty object when absent). */
 export function metaOf(obj: Readonly<Json>): Json {
   const m = obj['metadata'];
@@ -11,20 +12,6 @@ export function metaOf(obj: Readonly<Json>): Json {
 /** RFC 3339 with seconds precision, as Kubernetes writes metav1.Time. */
 export function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/** Structural equality of JSON values (key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Json)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Json)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => jsonEqual((a as Json)[k], (b as Json)[k]));
 }
 
 /** The finalizers of an object. */

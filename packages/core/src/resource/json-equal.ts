@@ -1,9 +1,12 @@
 /**
- * Deep equality of JSON values (objects, arrays, strings, numbers, booleans, null).
+ * Deep equality of JSON values (objects, arrays, strings, numbers, booleans, null): equal when
+ * they serialize to the same JSON up to key order. Array order matters; an absent key and a key
+ * set to undefined are equal; `1` and `1.0` are one number (Python's `==` on decoded JSON, which
+ * kopf's filters rely on).
  *
- * Used only when an object carries no resourceVersion, so a relist can still tell an unchanged
- * object from a changed one and emit nothing for it. Key order does not matter; an absent key
- * and a key set to undefined are equal, as they serialize the same.
+ * The store uses it to tell an unchanged object from a changed one on a relist when objects carry
+ * no resourceVersion; kopf-style filters, to decide whether a field changed; the embedded API
+ * server, whether an update changes anything.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
