@@ -1,4 +1,4 @@
-import { ResourceID, UpdateControl, type Context, type EventSourceContext, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ResourceID, TerminalError, UpdateControl, type Context, type EventSourceContext, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { InformerEventSource, Kinds, type KubeClient } from '@kindex/informer';
 import { ConfigBundleKind, type ConfigBundle } from './model.js';
 
@@ -13,13 +13,14 @@ export const BUNDLE_LABEL = 'sample.kindex.dev/bundle';
  * deleting the bundle deletes them (Kubernetes garbage collection follows the references).
  */
 export class ConfigBundleReconciler implements Reconciler<ConfigBundle, KubeClient> {
+  #configMaps: InformerEventSource<ConfigMap, ConfigBundle> | undefined;
+
   prepareEventSources(context: EventSourceContext<ConfigBundle, KubeClient>): InformerEventSource<ConfigMap, ConfigBundle>[] {
-    return [
-      InformerEventSource.from<ConfigMap, ConfigBundle>(Kinds.ConfigMap, ConfigBundleKind)
-        .withName('bundle-configmaps')
-        .withLabelSelector(BUNDLE_LABEL)
-        .build(context),
-    ];
+    this.#configMaps = InformerEventSource.from<ConfigMap, ConfigBundle>(Kinds.ConfigMap, ConfigBundleKind)
+      .withName('bundle-configmaps')
+      .withLabelSelector(BUNDLE_LABEL)
+      .build(context);
+    return [this.#configMaps];
   }
 
   async reconcile(bundle: ConfigBundle, context: Context<ConfigBundle, KubeClient>): Promise<UpdateControl<ConfigBundle>> {
@@ -27,20 +28,41 @@ export class ConfigBundleReconciler implements Reconciler<ConfigBundle, KubeClie
     const namespace = bundle.metadata!.namespace!;
     const children = context.getSecondaryResources(Kinds.ConfigMap) as ConfigMap[];
     const wanted = new Map(Object.entries(bundle.spec.entries ?? {}).map(([k, v]) => [`${bundle.metadata!.name}-${k}`, v]));
+    const ownerReference = {
+      apiVersion: 'sample.kindex.dev/v1',
+      kind: 'ConfigBundle',
+      name: bundle.metadata!.name!,
+      uid: bundle.metadata!.uid!,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
     for (const [name, value] of wanted) {
-      const existing = children.find((c) => c.metadata?.name === name);
+      // Not among our children: maybe an orphan of that name sits in the cache (left by a delete
+      // with propagationPolicy Orphan); reading the event source's cache directly finds it.
+      const existing = children.find((c) => c.metadata?.name === name) ?? this.#configMaps?.cache.snapshot().peek(ResourceID.of(name, namespace));
       if (existing === undefined) {
         await client.create(Kinds.ConfigMap, {
           apiVersion: 'v1',
           kind: 'ConfigMap',
-          metadata: {
-            name,
-            namespace,
-            labels: { [BUNDLE_LABEL]: bundle.metadata!.name! },
-            ownerReferences: [{ apiVersion: 'sample.kindex.dev/v1', kind: 'ConfigBundle', name: bundle.metadata!.name!, uid: bundle.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
-          },
+          metadata: { name, namespace, labels: { [BUNDLE_LABEL]: bundle.metadata!.name! }, ownerReferences: [ownerReference] },
           data: { value },
         } as ConfigMap);
+        continue;
+      }
+      const refs = existing.metadata?.ownerReferences ?? [];
+      const controller = refs.find((r) => r.controller === true);
+      if (controller !== undefined && controller.uid !== bundle.metadata!.uid) {
+        throw new TerminalError(`ConfigMap ${namespace}/${name} is controlled by ${controller.kind} ${controller.name}`, {
+          objectKey: `${namespace}/${name}`,
+          field: 'metadata.ownerReferences',
+        });
+      }
+      if (controller === undefined) {
+        // Adopt it, as controller-runtime's controllers adopt orphans that match them.
+        await client.patch(Kinds.ConfigMap, ResourceID.of(name, namespace), {
+          metadata: { ownerReferences: [...refs, ownerReference], labels: { [BUNDLE_LABEL]: bundle.metadata!.name! } },
+          data: { value },
+        });
       } else if (existing.data?.['value'] !== value) {
         await client.patch(Kinds.ConfigMap, ResourceID.of(name, namespace), { data: { value } });
       }
