@@ -1,0 +1,56 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { WorkQueue, type KubernetesObject } from '@kindex/core';
+import { InformerEventSource, KubeClient, Kinds, resourceKind } from '@kindex/informer';
+import { PRIMARY_API_VERSION, PRIMARY_KIND } from '../fixture/config-map-fixture.js';
+import type { Contender, ContenderOptions } from './contender.js';
+
+const ClusterKind = resourceKind<KubernetesObject>({
+  group: PRIMARY_API_VERSION.split('/')[0]!,
+  version: 'v1',
+  kind: PRIMARY_KIND,
+  plural: 'clusters',
+  namespaced: true,
+});
+
+/**
+ * kindex: an InformerEventSource with the owner-reference secondary-to-primary mapper (its default)
+ * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue.
+ */
+export function kindexContender(options: ContenderOptions): Contender {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(options.kubeconfigPath);
+  const client = new KubeClient(kubeConfig);
+  const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(Kinds.ConfigMap, ClusterKind)
+    .withNamespaces([options.namespace])
+    .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
+  const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
+  const queue = new WorkQueue();
+  source.triggers$.subscribe((trigger) => {
+    for (const id of trigger.primaryIds) queue.add(id.key);
+  });
+  source.problems$.subscribe((problem) => console.error('kindex problem:', problem.error));
+  let synced = false;
+  let callback: ((name: string) => void) | undefined;
+  source.cache.deltas$.subscribe(({ delta }) => {
+    if (synced) callback?.(delta.object.metadata?.name ?? '');
+  });
+
+  return {
+    async start() {
+      await source.start();
+      synced = true;
+    },
+    size: () => source.list().length,
+    onEvent(cb) {
+      callback = cb;
+    },
+    lookup(primary) {
+      return source.getSecondaryResources(primary).length;
+    },
+    async stop() {
+      queue.shutDown();
+      await source.stop();
+      await client.registry.stopAll();
+    },
+  };
+}

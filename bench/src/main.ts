@@ -1,0 +1,255 @@
+// The benchmark orchestrator (`pnpm bench`): serves the same bytes to each contender in turn, each
+// in its own child process, repeats, takes medians, prints markdown tables and writes them with
+// SVG charts to bench/results/.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, homedir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expiredLine, listBytes, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
+import { markdownTable } from './report/markdown-table.js';
+import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
+import type { ChildParams, RunResult } from './run-result.js';
+import { StreamServer, type WatchScript } from './server/stream-server.js';
+
+interface Settings {
+  sizes: number[];
+  watchObjects: number;
+  events: number;
+  relistObjects: number;
+  reps: number;
+  lookups: number;
+  contenders: string[];
+  scenarios: string[];
+}
+
+const distDir = fileURLToPath(new URL('.', import.meta.url));
+const benchDir = join(distDir, '..');
+const resultsDir = join(benchDir, 'results');
+const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
+const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go'];
+
+function parseSettings(argv: readonly string[]): Settings {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) continue;
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (inline !== undefined) flags.set(name, inline);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) flags.set(name, argv[++i]!);
+    else flags.set(name, 'true');
+  }
+  const quick = flags.has('quick') || process.env.BENCH_QUICK === '1';
+  const num = (name: string, fallback: number): number => Number(flags.get(name) ?? process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
+  const list = (name: string, fallback: string): string[] => (flags.get(name) ?? fallback).split(',').filter((s) => s !== '');
+  return {
+    sizes: list('sizes', quick ? '1000,10000' : '1000,10000,100000').map(Number),
+    watchObjects: num('watch-objects', quick ? 2000 : 10_000),
+    events: num('events', quick ? 20_000 : 100_000),
+    relistObjects: num('relist-objects', quick ? 10_000 : 100_000),
+    reps: num('reps', quick ? 1 : 3),
+    lookups: num('lookups', 20_000),
+    contenders: list('contenders', ALL_CONTENDERS.join(',')),
+    scenarios: list('scenarios', 'sync,watch,relist'),
+  };
+}
+
+function buildGo(): boolean {
+  try {
+    execFileSync('nice', ['-n', '19', 'go', 'build', '-o', goBinary, '.'], { cwd: join(benchDir, 'client-go'), stdio: 'inherit' });
+    return true;
+  } catch (error) {
+    console.warn(`client-go contender skipped: go build failed (${String(error)})`);
+    return false;
+  }
+}
+
+function runChild(params: ChildParams): Promise<RunResult> {
+  const [command, args, env] =
+    params.contender === 'client-go'
+      ? [
+          goBinary,
+          [`-kubeconfig=${params.kubeconfigPath}`, `-mode=${params.mode}`, `-objects=${params.objects}`, `-events=${params.events}`, `-lookups=${params.lookups}`, `-primaries=${params.primaries}`],
+          // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
+          { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
+        ]
+      : [
+          process.execPath,
+          ['--expose-gc', '--max-old-space-size=6144', '--import', join(distDir, 'register-dist.js'), join(distDir, 'child.js'), JSON.stringify(params)],
+          process.env,
+        ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || line === '') reject(new Error(`${params.contender} ${params.mode} exited with ${code}: ${out}`));
+      else resolve(JSON.parse(line) as RunResult);
+    });
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+type Medians = Map<string, Map<keyof RunResult, number>>;
+
+async function measure(settings: Settings, mode: ChildParams['mode'], objects: number, events: number, watch: WatchScript): Promise<Medians> {
+  const server = await StreamServer.start(listBytes(objects), watch);
+  const runs = new Map<string, RunResult[]>();
+  try {
+    for (let rep = 0; rep < settings.reps; rep++) {
+      for (const contender of settings.contenders) {
+        server.reset();
+        const params: ChildParams = { contender, mode, kubeconfigPath: server.kubeconfigPath, objects, primaries: primaryCount(objects), events, lookups: settings.lookups };
+        const result = await runChild(params);
+        const t = server.timings;
+        if (mode === 'relist' && t.rewatchAt !== undefined) {
+          if (t.relistAt !== undefined) result.relistMs = t.rewatchAt - t.relistAt;
+          if (t.expiredAt !== undefined) result.recoveryMs = t.rewatchAt - t.expiredAt;
+        }
+        if (result.kindexModule !== undefined && !result.kindexModule.includes('/dist/')) throw new Error(`kindex ran from ${result.kindexModule}, not dist/`);
+        process.stderr.write(`  ${mode} n=${objects} rep ${rep + 1}/${settings.reps} ${contender}: ${summary(result)}\n`);
+        runs.set(contender, [...(runs.get(contender) ?? []), result]);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const medians: Medians = new Map();
+  for (const [contender, results] of runs) {
+    const m = new Map<keyof RunResult, number>();
+    for (const key of Object.keys(results[0]!) as (keyof RunResult)[]) {
+      const values = results.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
+      if (values.length > 0) m.set(key, median(values));
+    }
+    medians.set(contender, m);
+  }
+  return medians;
+}
+
+function summary(r: RunResult): string {
+  const parts = [`sync ${r.syncMs.toFixed(0)} ms`];
+  if (r.retainedHeapBytes !== undefined) parts.push(`heap ${(r.retainedHeapBytes / 2 ** 20).toFixed(1)} MiB`);
+  if (r.lookupP99Us !== undefined) parts.push(`lookup p99 ${r.lookupP99Us.toFixed(2)} µs`);
+  if (r.eventsPerS !== undefined) parts.push(`${Math.round(r.eventsPerS)} events/s`);
+  if (r.eventsAfterRelist !== undefined) parts.push(`${r.eventsAfterRelist} events after relist, relist ${r.relistMs?.toFixed(0)} ms`);
+  return parts.join(', ');
+}
+
+const fmt = (v: number | undefined, digits = 0): string => (v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ratio = (v: number | undefined, base: number | undefined): string => (v === undefined || base === undefined || base === 0 ? '—' : `${(v / base).toFixed(2)}x`);
+
+interface Section {
+  readonly name: string;
+  readonly markdown: string;
+  readonly svg?: string;
+}
+
+function write(section: Section): void {
+  writeFileSync(join(resultsDir, `${section.name}.md`), `${section.markdown}\n`);
+  if (section.svg !== undefined) writeFileSync(join(resultsDir, `${section.name}.svg`), section.svg);
+}
+
+function groups(bySize: ReadonlyMap<number, Medians>, key: keyof RunResult, scale = 1): BarGroup[] {
+  return [...bySize].map(([size, medians]) => ({
+    label: `${size.toLocaleString('en-US')} objects`,
+    values: new Map([...medians].flatMap(([c, m]) => (m.get(key) === undefined ? [] : [[c, m.get(key)! * scale] as [string, number]]))),
+  }));
+}
+
+async function main(): Promise<void> {
+  const settings = parseSettings(process.argv.slice(2));
+  if (settings.contenders.includes('client-go') && !buildGo()) settings.contenders = settings.contenders.filter((c) => c !== 'client-go');
+  mkdirSync(resultsDir, { recursive: true });
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${goVersion()}; shared with other work, so compare ratios within one run`;
+  const sections: Section[] = [];
+  console.error(`kindex bench: ${JSON.stringify(settings)}\n${machine}`);
+  const series = settings.contenders;
+
+  if (settings.scenarios.includes('sync')) {
+    const bySize = new Map<number, Medians>();
+    for (const size of settings.sizes) bySize.set(size, await measure(settings, 'sync', size, 0, { type: 'stream', chunks: [] }));
+    const syncRows: string[][] = [];
+    const memRows: string[][] = [];
+    const lookupRows: string[][] = [];
+    for (const [size, medians] of bySize) {
+      const jsonBytes = objectJsonBytes(size);
+      const k = medians.get('kindex');
+      const l = medians.get('limit');
+      for (const [c, m] of medians) {
+        syncRows.push([size.toLocaleString('en-US'), c, fmt(m.get('syncMs')), ratio(m.get('syncMs'), k?.get('syncMs')), ratio(m.get('syncMs'), l?.get('syncMs')), fmt(m.get('syncCpuS'), 2), fmt((m.get('peakRssBytes') ?? 0) / 2 ** 20)]);
+        const perObject = (m.get('retainedHeapBytes') ?? 0) / size;
+        memRows.push([size.toLocaleString('en-US'), c, fmt(perObject), fmt(jsonBytes), `${(perObject / jsonBytes).toFixed(2)}x`, ratio(perObject, (k?.get('retainedHeapBytes') ?? 0) / size), ratio(perObject, (l?.get('retainedHeapBytes') ?? 0) / size)]);
+        if (m.has('lookupP99Us')) lookupRows.push([size.toLocaleString('en-US'), c, fmt(m.get('lookupP50Us'), 2), fmt(m.get('lookupP99Us'), 2), ratio(m.get('lookupP99Us'), k?.get('lookupP99Us')), fmt((m.get('lookupFound') ?? 0) / settings.lookups, 1)]);
+      }
+    }
+    sections.push({
+      name: 'initial-sync',
+      markdown: `### Initial sync: list and index N objects (median of ${settings.reps})\n\n${markdownTable(['objects', 'contender', 'wall ms', 'vs kindex', 'vs limit', 'CPU s', 'peak RSS MiB'], syncRows)}`,
+      svg: svgBarChart('Initial sync: list + index', 'wall time, ms (lower is better)', series, groups(bySize, 'syncMs')),
+    });
+    sections.push({
+      name: 'memory',
+      markdown: `### Memory: retained heap per cached object after GC (median of ${settings.reps})\n\n${markdownTable(['objects', 'contender', 'bytes/object', 'JSON bytes/object', 'vs JSON', 'vs kindex', 'vs limit'], memRows)}\n\nclient-go's figure is Go heap (runtime.MemStats.HeapAlloc) after GC; the others are V8 heapUsed after GC.`,
+      svg: svgBarChart('Retained heap per cached object', 'bytes per object after GC (lower is better)', series, [...bySize].map(([size, medians]) => ({ label: `${size.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, (m.get('retainedHeapBytes') ?? 0) / size])) }))),
+    });
+    sections.push({
+      name: 'lookup',
+      markdown: `### Lookup: secondaries of one primary (${settings.lookups.toLocaleString('en-US')} random primaries, each owning 5; median of ${settings.reps} runs)\n\n${markdownTable(['secondaries', 'contender', 'p50 µs', 'p99 µs', 'p99 vs kindex', 'found per lookup'], lookupRows)}\n\nIncludes the clock read around each call (process.hrtime.bigint in Node, time.Now in Go). The limit has no index.`,
+      svg: svgBarChart('Lookup p99 (getSecondaryResources / ByIndex / hand index)', 'µs (lower is better)', series.filter((c) => c !== 'limit'), groups(bySize, 'lookupP99Us')),
+    });
+  }
+
+  if (settings.scenarios.includes('watch')) {
+    const medians = await measure(settings, 'watch', settings.watchObjects, settings.events, { type: 'stream', chunks: watchChunks(settings.watchObjects, settings.events) });
+    const k = medians.get('kindex');
+    const l = medians.get('limit');
+    const rows = [...medians].map(([c, m]) => [c, fmt(m.get('eventsPerS')), ratio(m.get('eventsPerS'), k?.get('eventsPerS')), ratio(m.get('eventsPerS'), l?.get('eventsPerS')), fmt(m.get('cpuSPer1000'), 4)]);
+    sections.push({
+      name: 'watch-throughput',
+      markdown: `### Watch throughput: ${settings.events.toLocaleString('en-US')} MODIFIED events over ${settings.watchObjects.toLocaleString('en-US')} objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'events/s', 'vs kindex', 'vs limit', 'CPU s per 1,000 events'], rows)}\n\nkindex: store + owner-reference mapper + reverse index + update filter + WorkQueue.add; client-node: ListWatch + hand index + Set queue; client-go: SharedIndexInformer + owner index + workqueue; limit: JSON.parse + Map.`,
+      svg: svgBarChart('Watch throughput', 'events/s (higher is better)', series, [{ label: `${settings.events.toLocaleString('en-US')} events`, values: new Map([...medians].map(([c, m]) => [c, m.get('eventsPerS') ?? 0])) }]),
+    });
+  }
+
+  if (settings.scenarios.includes('relist')) {
+    const n = settings.relistObjects;
+    const medians = await measure(settings, 'relist', n, 0, { type: 'expire', expired: expiredLine(), after: sentinelLine(n) });
+    const k = medians.get('kindex');
+    const l = medians.get('limit');
+    const rows = [...medians].map(([c, m]) => [c, fmt(m.get('relistMs')), ratio(m.get('relistMs'), k?.get('relistMs')), ratio(m.get('relistMs'), l?.get('relistMs')), fmt(m.get('recoveryMs')), fmt(m.get('eventsAfterRelist'))]);
+    sections.push({
+      name: 'relist',
+      markdown: `### Relist after 410 Gone of ${n.toLocaleString('en-US')} unchanged objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'relist ms', 'vs kindex', 'vs limit', '410 → new watch ms', 'events emitted'], rows)}\n\nrelist ms: from the relist request to the next watch request, at the server; 410 → new watch includes the client's backoff. Events emitted: delivered to handlers, before any filter (must be 0).`,
+      svg: svgBarChart('Relist after 410 of unchanged objects', 'ms from list request to the next watch (lower is better)', series, [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }]),
+    });
+  }
+
+  for (const section of sections) {
+    write(section);
+    console.log(`\n${section.markdown}`);
+  }
+  const summaryText = `## kindex benchmarks\n\nMachine: ${machine}.\n\nSettings: ${JSON.stringify(settings)}\n\n${sections.map((s) => `${s.markdown}\n\n${s.svg !== undefined ? `![${s.name}](${s.name}.svg)\n` : ''}`).join('\n')}`;
+  writeFileSync(join(resultsDir, 'summary.md'), summaryText);
+  console.log(`\nwritten to ${resultsDir}`);
+}
+
+function goVersion(): string {
+  try {
+    return execFileSync('go', ['version'], { encoding: 'utf8' }).trim().replace(/^go version /, 'Go ');
+  } catch {
+    return 'no Go';
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

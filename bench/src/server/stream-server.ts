@@ -1,0 +1,137 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** What the stream server answers to watches. */
+export type WatchScript =
+  /** Every watch gets the pre-generated MODIFIED events, then stays open. */
+  | { readonly type: 'stream'; readonly chunks: readonly Buffer[] }
+  /** The first watch gets a 410 Expired and ends; the next ones get `after`, then stay open. */
+  | { readonly type: 'expire'; readonly expired: Buffer; readonly after: Buffer };
+
+/** Server-side times (ms, `performance.now()`) of the last run, for the relist scenario. */
+export interface StreamTimings {
+  expiredAt?: number;
+  relistAt?: number;
+  rewatchAt?: number;
+}
+
+function gate(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A contender requests this path once synced, to start the watch events. */
+export const START_PATH = '/bench/start';
+
+const PATHS = new Set(['/api/v1/configmaps', '/api/v1/namespaces/bench/configmaps']);
+
+/**
+ * A purpose-built API server for ConfigMaps on 127.0.0.1: the same pre-generated list and watch
+ * bytes for every contender, served as fast as the socket takes them. It ignores `limit` (one
+ * page for everyone) and label/field selectors.
+ */
+export class StreamServer {
+  timings: StreamTimings = {};
+  #watches = 0;
+  #startGate = gate();
+  readonly #open = new Set<http.ServerResponse>();
+
+  private constructor(
+    private readonly server: http.Server,
+    readonly url: string,
+    readonly kubeconfigPath: string,
+  ) {}
+
+  /** Starts a server on a free loopback port and writes a kubeconfig for it. */
+  static async start(list: Buffer, watch: WatchScript): Promise<StreamServer> {
+    let self: StreamServer | undefined;
+    const server = http.createServer((req, res) => self!.handle(req, res, list, watch));
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    const url = `http://127.0.0.1:${port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'kindex-bench-'));
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfigPath,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        `clusters: [{name: bench, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]`,
+        'users: [{name: bench, user: {token: bench}}]',
+        'contexts: [{name: bench, context: {cluster: bench, user: bench}}]',
+        'current-context: bench',
+        '',
+      ].join('\n'),
+    );
+    self = new StreamServer(server, url, kubeconfigPath);
+    return self;
+  }
+
+  /** Forgets the previous run (timings, watch count) before the next contender. */
+  reset(): void {
+    this.timings = {};
+    this.#watches = 0;
+    this.#startGate = gate();
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.#open) res.destroy();
+    this.server.closeAllConnections();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse, list: Buffer, watch: WatchScript): void {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === START_PATH) {
+      this.#startGate.resolve();
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    if (!PATHS.has(url.pathname)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }));
+      return;
+    }
+    const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    if (!isWatch) {
+      if (this.timings.expiredAt !== undefined && this.timings.relistAt === undefined) this.timings.relistAt = performance.now();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length });
+      res.end(list);
+      return;
+    }
+    this.#watches++;
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.flushHeaders();
+    this.#open.add(res);
+    res.on('close', () => this.#open.delete(res));
+    if (watch.type === 'expire') {
+      if (this.#watches === 1) {
+        this.timings.expiredAt = performance.now();
+        res.end(watch.expired);
+        return;
+      }
+      if (this.timings.rewatchAt === undefined) this.timings.rewatchAt = performance.now();
+      res.write(watch.after);
+      return;
+    }
+    // Events wait for the contender's start signal, so none is processed before its clock starts.
+    void this.#startGate.promise.then(() => this.writeAll(res, watch.chunks));
+  }
+
+  private async writeAll(res: http.ServerResponse, chunks: readonly Buffer[]): Promise<void> {
+    // A closed response never drains: wake the loop so it can see `destroyed` and stop.
+    res.once('close', () => res.emit('drain'));
+    for (const chunk of chunks) {
+      if (res.destroyed) return;
+      if (!res.write(chunk)) await once(res, 'drain');
+    }
+  }
+}
