@@ -170,6 +170,11 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       return { newPrimaries: previous, oldPrimaries: previous };
     }
     const newKeys = mapped.map((id) => id.key);
+    // The common update (a MODIFIED event that keeps its references) changes nothing here: skip
+    // the persistent writes and the ID allocations, and answer P_old = P_new.
+    if (newKeys.length === oldKeys.length && newKeys.every((k) => oldKeys.includes(k))) {
+      return { newPrimaries: mapped, oldPrimaries: mapped };
+    }
     let reverse = state.reverse;
     for (const primaryKey of oldKeys) if (!newKeys.includes(primaryKey)) reverse = multimapRemove(reverse, primaryKey, key);
     for (const primaryKey of newKeys) reverse = multimapAdd(reverse, primaryKey, key);
