@@ -376,6 +376,9 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
     };
     if (this.#index !== undefined) {
       const update = delta.type === 'delete' ? this.#index.onDelete(delta.object) : this.#index.onAddOrUpdate(delta.object);
+      // The hot path: references unchanged (the index answers with one array for both).
+      if (update.oldPrimaries === update.newPrimaries || update.oldPrimaries.length === 0) return [...update.newPrimaries];
+      if (update.newPrimaries.length === 0) return [...update.oldPrimaries];
       add(update.newPrimaries);
       add(update.oldPrimaries);
       return [...seen.values()];
