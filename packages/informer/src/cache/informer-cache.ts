@@ -149,6 +149,15 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     return this.snapshot().get(id);
   }
 
+  /**
+   * The cached object under a key (`namespace/name` or `name`), or undefined: the lookup path of
+   * `getSecondaryResources`, live and allocation-free (no snapshot, no ID parsing, never throws).
+   */
+  peekKey(key: string): R | undefined {
+    const lease = this.#leases.get(ALL) ?? this.#leases.get(namespaceOfKey(key) ?? ALL);
+    return lease?.lease.informer.store.get(key);
+  }
+
   /** Objects of one namespace, or of all held namespaces, optionally filtered. */
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     return this.snapshot().list(namespace, predicate);
@@ -285,8 +294,8 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   /** Like {@link get} but never throws: undefined for anything not in the cache. */
   peek(idOrKey: ResourceID | string): R | undefined {
-    const id = typeof idOrKey === 'string' ? ResourceID.parse(idOrKey) : idOrKey;
-    return this.#storeFor(id.namespace)?.get(id);
+    if (typeof idOrKey === 'string') return this.#storeFor(namespaceOfKey(idOrKey))?.get(idOrKey);
+    return this.#storeFor(idOrKey.namespace)?.get(idOrKey);
   }
 
   has(idOrKey: ResourceID | string): boolean {
@@ -326,6 +335,12 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
   #storeFor(namespace: string | undefined): StoreSnapshot<R> | undefined {
     return this.#stores.get(ALL) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
   }
+}
+
+/** The namespace part of a store key (`namespace/name`), undefined for `name` alone. */
+function namespaceOfKey(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash < 0 ? undefined : key.slice(0, slash);
 }
 
 function normalize(ns: NamespaceSet): NamespaceSet {

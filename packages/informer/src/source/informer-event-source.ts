@@ -299,9 +299,26 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
     return this.cache.setNamespaces(namespaces);
   }
 
-  /** The secondaries of a primary, from the index (or the primary-to-secondary mapper). */
+  /**
+   * The secondaries of a primary, from the index (or the primary-to-secondary mapper), read live:
+   * the index and the stores cannot change during this synchronous call, so no snapshot is
+   * taken. O(secondaries of the primary). A reconcile reads through its Context's snapshot.
+   */
   getSecondaryResources(primary: P): readonly R[] {
-    return this.snapshot().getSecondaryResources(primary);
+    const out: R[] = [];
+    const toSecondaryIds = this.configuration.toSecondaryIds;
+    if (toSecondaryIds !== undefined) {
+      for (const id of toSecondaryIds(primary)) {
+        const found = this.cache.peekKey(id.key);
+        if (found !== undefined) out.push(found);
+      }
+      return out;
+    }
+    for (const key of this.#index!.secondaryKeys(ResourceID.keyOfResource(primary))) {
+      const found = this.cache.peekKey(key);
+      if (found !== undefined) out.push(found);
+    }
+    return out;
   }
 
   /** The one secondary of a primary, or undefined. */
