@@ -102,16 +102,36 @@ export function readBody(open: OpenRequest): Promise<string> {
     const { response } = open;
     const chunks: Buffer[] = [];
     let length = 0;
-    response.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       open.touch();
       chunks.push(chunk);
       length += chunk.length;
-    });
-    response.once('end', () => resolve(Buffer.concat(chunks, length).toString('utf8')));
-    response.once('error', (error) => reject(open.failure() ?? error));
-    response.once('close', () => {
+    };
+    const onError = (error: Error): void => {
+      detach();
+      reject(open.failure() ?? error);
+    };
+    const onClose = (): void => {
+      detach();
       if (!response.complete) reject(open.failure() ?? new Error(`${open.description}: connection closed mid-response`));
-    });
+    };
+    const onEnd = (): void => {
+      detach();
+      resolve(Buffer.concat(chunks, length).toString('utf8'));
+    };
+    // The listeners close over this promise, and the promise holds the body: left on a response
+    // that outlives the read (a keep-alive socket), they kept every list body alive, about one
+    // JSON copy of every cached object.
+    const detach = (): void => {
+      response.off('data', onData);
+      response.off('end', onEnd);
+      response.off('error', onError);
+      response.off('close', onClose);
+    };
+    response.on('data', onData);
+    response.once('end', onEnd);
+    response.once('error', onError);
+    response.once('close', onClose);
   });
 }
 
