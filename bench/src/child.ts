@@ -1,10 +1,13 @@
 // One contender run, in its own process (started by main.ts with --expose-gc): prints one JSON
 // line of measurements on stdout.
 import { readFileSync } from 'node:fs';
+import { cpuSeconds } from './measure/cpu-seconds.js';
+import { percentile } from './measure/percentile.js';
+import { timedStart } from './measure/timed-start.js';
 import type { Contender, ContenderOptions, PrimaryRef } from './contenders/contender.js';
 import { NAMESPACE, PRIMARY_API_VERSION, PRIMARY_KIND, SENTINEL } from './fixture/config-map-fixture.js';
 import type { ChildParams, RunResult } from './run-result.js';
-import { START_PATH } from './server/stream-server.js';
+import { signalStart } from './server/start-signal.js';
 
 // Loaded on demand: a contender's heap and peak RSS must not include the others' modules.
 const factories: Record<string, () => Promise<(options: ContenderOptions) => Contender>> = {
@@ -24,36 +27,19 @@ function vmHwmBytes(): number {
   return match === null ? 0 : Number(match[1]) * 1024;
 }
 
-function cpuSeconds(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.floor(p * (sorted.length - 1))]!;
-}
-
-/** Asks the stream server to start the watch events, now that this contender's clock runs. */
-async function signalStart(kubeconfigPath: string): Promise<void> {
-  const server = /server: "([^"]+)"/.exec(readFileSync(kubeconfigPath, 'utf8'))?.[1];
-  const response = await fetch(`${server}${START_PATH}`, { method: 'POST' });
-  await response.arrayBuffer();
-}
-
 async function main(): Promise<void> {
   const params = JSON.parse(process.argv[2]!) as ChildParams;
+  if (params.mode === 'e2e') {
+    const result = await (await import('./e2e/run-e2e.js')).runE2e(params);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(0);
+  }
   const factory = factories[params.contender];
   if (factory === undefined) throw new Error(`unknown contender ${params.contender}`);
   const contender = (await factory())({ kubeconfigPath: params.kubeconfigPath, namespace: NAMESPACE });
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
-  const t0 = performance.now();
-  const cpu0 = cpuSeconds();
-  await contender.start();
-  const result: RunResult = { contender: params.contender, syncMs: performance.now() - t0, syncCpuS: cpuSeconds() - cpu0 };
-  if (contender.size() !== params.objects) throw new Error(`synced ${contender.size()} objects, expected ${params.objects}`);
-  // Which code ran: the compiled dist/ of the workspace packages, never their TypeScript sources.
-  if (params.contender === 'kindex') result.kindexModule = import.meta.resolve('@kindex/core');
+  const result = await timedStart(contender, params);
 
   if (params.mode === 'sync') {
     result.peakRssBytes = vmHwmBytes();

@@ -7,6 +7,7 @@ import { cpus, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expiredLine, listBytes, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
+import { E2E_NODE_CONTENDERS } from './e2e/run-e2e.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
@@ -17,6 +18,9 @@ interface Settings {
   watchObjects: number;
   events: number;
   relistObjects: number;
+  e2eRate: number;
+  e2eSeconds: number;
+  e2eObjects: number;
   reps: number;
   lookups: number;
   contenders: string[];
@@ -47,6 +51,9 @@ function parseSettings(argv: readonly string[]): Settings {
     watchObjects: num('watch-objects', quick ? 2000 : 10_000),
     events: num('events', quick ? 20_000 : 100_000),
     relistObjects: num('relist-objects', quick ? 10_000 : 100_000),
+    e2eRate: num('e2e-rate', 1000),
+    e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
+    e2eObjects: num('e2e-objects', 1000),
     reps: num('reps', quick ? 1 : 3),
     lookups: num('lookups', 20_000),
     contenders: list('contenders', ALL_CONTENDERS.join(',')),
@@ -100,19 +107,24 @@ function median(values: readonly number[]): number {
 
 type Medians = Map<string, Map<keyof RunResult, number>>;
 
-async function measure(settings: Settings, mode: ChildParams['mode'], objects: number, events: number, watch: WatchScript): Promise<Medians> {
+async function measure(settings: Settings, mode: ChildParams['mode'], objects: number, events: number, watch: WatchScript, contenders = settings.contenders): Promise<Medians> {
   const server = await StreamServer.start(listBytes(objects), watch);
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
-      for (const contender of settings.contenders) {
+      for (const contender of contenders) {
         server.reset();
-        const params: ChildParams = { contender, mode, kubeconfigPath: server.kubeconfigPath, objects, primaries: primaryCount(objects), events, lookups: settings.lookups };
+        const params: ChildParams = { contender, mode, kubeconfigPath: server.kubeconfigPath, objects, primaries: primaryCount(objects), events, lookups: settings.lookups, ...(watch.type === 'paced' ? { rate: watch.rate } : {}) };
         const result = await runChild(params);
         const t = server.timings;
         if (mode === 'relist' && t.rewatchAt !== undefined) {
           if (t.relistAt !== undefined) result.relistMs = t.rewatchAt - t.relistAt;
           if (t.expiredAt !== undefined) result.recoveryMs = t.rewatchAt - t.expiredAt;
+        }
+        if (mode === 'e2e') {
+          // First event written at 0 ms, the last one at pacedMs: sent - 1 intervals.
+          if (t.pacedSent !== undefined && t.pacedMs !== undefined && t.pacedMs > 0) result.sentPerS = ((t.pacedSent - 1) / t.pacedMs) * 1000;
+          result.writeRequests = t.writeRequests;
         }
         if (result.kindexModule !== undefined && !result.kindexModule.includes('/dist/')) throw new Error(`kindex ran from ${result.kindexModule}, not dist/`);
         process.stderr.write(`  ${mode} n=${objects} rep ${rep + 1}/${settings.reps} ${contender}: ${summary(result)}\n`);
@@ -139,6 +151,7 @@ function summary(r: RunResult): string {
   if (r.retainedHeapBytes !== undefined) parts.push(`heap ${(r.retainedHeapBytes / 2 ** 20).toFixed(1)} MiB`);
   if (r.lookupP99Us !== undefined) parts.push(`lookup p99 ${r.lookupP99Us.toFixed(2)} µs`);
   if (r.eventsPerS !== undefined) parts.push(`${Math.round(r.eventsPerS)} events/s`);
+  if (r.latencyP99Ms !== undefined) parts.push(`latency p50 ${r.latencyP50Ms?.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms, ${r.reconciles} reconciles, ${Math.round(r.sentPerS ?? 0)} events/s sent, ${r.writeRequests} writes`);
   if (r.eventsAfterRelist !== undefined) parts.push(`${r.eventsAfterRelist} events after relist, relist ${r.relistMs?.toFixed(0)} ms`);
   return parts.join(', ');
 }
@@ -229,6 +242,33 @@ async function main(): Promise<void> {
       name: 'relist',
       markdown: `### Relist after 410 Gone of ${n.toLocaleString('en-US')} unchanged objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'relist ms', 'vs kindex', 'vs limit', '410 → new watch ms', 'events emitted'], rows)}\n\nrelist ms: from the relist request to the next watch request, at the server; 410 → new watch includes the client's backoff. Events emitted: delivered to handlers, before any filter (must be 0).`,
       svg: svgBarChart('Relist after 410 of unchanged objects', 'ms from list request to the next watch (lower is better)', series, [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }]),
+    });
+  }
+
+  if (settings.scenarios.includes('e2e')) {
+    const { e2eRate: rate, e2eSeconds: seconds, e2eObjects: n } = settings;
+    const events = Math.round(rate * seconds);
+    const contenders = settings.contenders.filter((c) => E2E_NODE_CONTENDERS.includes(c));
+    const medians = await measure(settings, 'e2e', n, events, { type: 'paced', objects: n, rate, seconds }, contenders);
+    const k = medians.get('kindex');
+    const rows = [...medians].map(([c, m]) => [
+      c,
+      fmt(m.get('latencyP50Ms'), 2),
+      fmt(m.get('latencyP99Ms'), 2),
+      ratio(m.get('latencyP99Ms'), k?.get('latencyP99Ms')),
+      fmt(m.get('latencyMaxMs'), 1),
+      fmt(m.get('sentPerS')),
+      fmt(m.get('reconciles')),
+      fmt(m.get('cpuSPer1000'), 4),
+      fmt(m.get('writeRequests')),
+    ]);
+    sections.push({
+      name: 'e2e-latency',
+      markdown: `### End to end: event to reconcile start at a steady ${rate.toLocaleString('en-US')} events/s for ${seconds} s over ${n.toLocaleString('en-US')} ConfigMaps (median of ${settings.reps})\n\n${markdownTable(['contender', 'p50 ms', 'p99 ms', 'p99 vs kindex', 'max ms', 'events/s sent', 'reconciles', 'CPU s per 1,000 events', 'writes'], rows)}\n\nLatency: from the stream server writing a MODIFIED event (its wall-clock time in µs, \`performance.timeOrigin + performance.now()\`, in the object's \`bench.kindex.dev/sent-at\` annotation) to the start of the reconcile that sees that object, read with the same wall clock in the contender's process (two processes on one machine: a process-local clock could not be compared). Events written to a socket the client does not drain count their wait. A reconcile sees the latest state of its object: events for an object still queued coalesce into one reconcile, measured from the newest (reconciles < events then). kindex: \`Operator\` + \`Controller\` on the ConfigMap itself, concurrency 10, \`generationAware: false\`, \`UpdateControl.noUpdate()\`; client-node: \`ListWatch\` + a Set queue + one async worker loop. Writes: requests other than GET the server received (answered 405; must be 0). client-go: not measured in this scenario yet.`,
+      svg: svgBarChart('End to end: event to reconcile start', 'ms (lower is better)', contenders, [
+        { label: 'p50', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP50Ms') ?? 0])) },
+        { label: 'p99', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP99Ms') ?? 0])) },
+      ]),
     });
   }
 

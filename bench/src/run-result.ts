@@ -1,12 +1,14 @@
 /** What the orchestrator asks of one child run. */
 export interface ChildParams {
   readonly contender: string;
-  readonly mode: 'sync' | 'watch' | 'relist';
+  readonly mode: 'sync' | 'watch' | 'relist' | 'e2e';
   readonly kubeconfigPath: string;
   readonly objects: number;
   readonly primaries: number;
   readonly events: number;
   readonly lookups: number;
+  /** End to end: events per second the server paces. */
+  readonly rate?: number;
 }
 
 /** Measurements of one child run (the Go contender prints the same fields). */
@@ -27,4 +29,13 @@ export interface RunResult {
   eventsAfterRelist?: number;
   relistMs?: number;
   recoveryMs?: number;
+  /** End to end: reconciles of event-stamped primaries (fewer than events when events coalesced). */
+  reconciles?: number;
+  latencyP50Ms?: number;
+  latencyP99Ms?: number;
+  latencyMaxMs?: number;
+  /** End to end: events per second the server achieved (filled in by the orchestrator). */
+  sentPerS?: number;
+  /** Requests other than GET the server received (filled in by the orchestrator). */
+  writeRequests?: number;
 }

@@ -1,6 +1,7 @@
-import { CoreV1Api, KubeConfig, ListWatch, Watch, type V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { PRIMARY_KIND } from '../fixture/config-map-fixture.js';
 import type { Contender, ContenderOptions } from './contender.js';
+import { configMapListWatch } from './config-map-list-watch.js';
 
 function ownerKeys(cm: V1ConfigMap): string[] {
   const keys: string[] = [];
@@ -15,11 +16,7 @@ function ownerKeys(cm: V1ConfigMap): string[] {
  * to the Set of its secondaries' keys maintained in the event callbacks, and a Set as work queue.
  */
 export function clientNodeContender(options: ContenderOptions): Contender {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(options.kubeconfigPath);
-  const api = kubeConfig.makeApiClient(CoreV1Api);
-  const path = `/api/v1/namespaces/${options.namespace}/configmaps`;
-  const informer = new ListWatch<V1ConfigMap>(path, new Watch(kubeConfig), () => api.listNamespacedConfigMap({ namespace: options.namespace }), false);
+  const informer = configMapListWatch(options.kubeconfigPath, options.namespace);
 
   const byPrimary = new Map<string, Set<string>>();
   const primariesOf = new Map<string, string[]>();

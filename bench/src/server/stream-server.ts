@@ -3,19 +3,30 @@ import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pacedEventLine, wallClockMicros } from '../fixture/config-map-fixture.js';
 
 /** What the stream server answers to watches. */
 export type WatchScript =
   /** Every watch gets the pre-generated MODIFIED events, then stays open. */
   | { readonly type: 'stream'; readonly chunks: readonly Buffer[] }
   /** The first watch gets a 410 Expired and ends; the next ones get `after`, then stay open. */
-  | { readonly type: 'expire'; readonly expired: Buffer; readonly after: Buffer };
+  | { readonly type: 'expire'; readonly expired: Buffer; readonly after: Buffer }
+  /**
+   * After the start signal, MODIFIED events over the `objects` listed ones at a steady `rate`
+   * per second for `seconds`, each stamped with its send time; requests other than GET get 405.
+   */
+  | { readonly type: 'paced'; readonly objects: number; readonly rate: number; readonly seconds: number };
 
 /** Server-side times (ms, `performance.now()`) of the last run, for the relist scenario. */
 export interface StreamTimings {
   expiredAt?: number;
   relistAt?: number;
   rewatchAt?: number;
+  /** Paced scenario: events written, and ms from the first to the last. */
+  pacedSent?: number;
+  pacedMs?: number;
+  /** Requests other than GET (the start signal aside): a read-only client makes none. */
+  writeRequests: number;
 }
 
 function gate(): { promise: Promise<void>; resolve: () => void } {
@@ -35,10 +46,15 @@ const PATHS = new Set(['/api/v1/configmaps', '/api/v1/namespaces/bench/configmap
  * page for everyone) and label/field selectors.
  */
 export class StreamServer {
-  timings: StreamTimings = {};
+  timings: StreamTimings = { writeRequests: 0 };
   #watches = 0;
   #startGate = gate();
   readonly #open = new Set<http.ServerResponse>();
+  /** Open watches of a paced script: the one pacer writes each event to all of them. */
+  readonly #pacedWatches = new Set<http.ServerResponse>();
+  /** Bumped by `reset()`, so a previous run's pacer stops. */
+  #run = 0;
+  #pacing = false;
 
   private constructor(
     private readonly server: http.Server,
@@ -75,9 +91,11 @@ export class StreamServer {
 
   /** Forgets the previous run (timings, watch count) before the next contender. */
   reset(): void {
-    this.timings = {};
+    this.timings = { writeRequests: 0 };
     this.#watches = 0;
     this.#startGate = gate();
+    this.#run++;
+    this.#pacing = false;
   }
 
   async close(): Promise<void> {
@@ -94,6 +112,15 @@ export class StreamServer {
       res.writeHead(204);
       res.end();
       return;
+    }
+    if (req.method !== 'GET') {
+      this.timings.writeRequests++;
+      if (watch.type === 'paced') {
+        // The paced scenario measures a read-only controller: a write must show, not succeed.
+        res.writeHead(405, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'MethodNotAllowed', code: 405 }));
+        return;
+      }
     }
     if (!PATHS.has(url.pathname)) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -122,6 +149,17 @@ export class StreamServer {
       res.write(watch.after);
       return;
     }
+    if (watch.type === 'paced') {
+      this.#pacedWatches.add(res);
+      res.on('close', () => this.#pacedWatches.delete(res));
+      const run = this.#run;
+      void this.#startGate.promise.then(() => {
+        if (this.#pacing || run !== this.#run) return;
+        this.#pacing = true;
+        this.pace(watch, run);
+      });
+      return;
+    }
     // Events wait for the contender's start signal, so none is processed before its clock starts.
     void this.#startGate.promise.then(() => this.writeAll(res, watch.chunks));
   }
@@ -133,5 +171,25 @@ export class StreamServer {
       if (res.destroyed) return;
       if (!res.write(chunk)) await once(res, 'drain');
     }
+  }
+
+  private pace(script: Extract<WatchScript, { type: 'paced' }>, run: number): void {
+    const total = Math.round(script.rate * script.seconds);
+    const start = performance.now();
+    let sent = 0;
+    const tick = (): void => {
+      if (run !== this.#run) return;
+      // setTimeout has ms resolution and fires late under load: catch up with the events due
+      // by now, each stamped when written (a backlog in the socket then counts as latency).
+      const due = Math.min(total, Math.floor(((performance.now() - start) * script.rate) / 1000) + 1);
+      for (; sent < due; sent++) {
+        const line = pacedEventLine(script.objects, sent, wallClockMicros());
+        for (const res of this.#pacedWatches) if (!res.destroyed) res.write(line);
+      }
+      this.timings.pacedSent = sent;
+      this.timings.pacedMs = performance.now() - start;
+      if (sent < total) setTimeout(tick, 1);
+    };
+    tick();
   }
 }

@@ -1,0 +1,37 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { UpdateControl } from '@kindex/core';
+import { Kinds, Operator } from '@kindex/informer';
+import type { E2eContender, E2eContenderOptions } from './e2e-contender.js';
+
+/**
+ * kindex as an operator author uses it: an `Operator` with one `Controller` whose primary is the
+ * ConfigMap, default concurrency (10), no generation awareness (ConfigMaps have no generation) and
+ * a read-only reconciler: `noUpdate` and no `cleanup`, so no finalizer and no write.
+ */
+export function kindexOperatorContender(options: E2eContenderOptions): E2eContender {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(options.kubeconfigPath);
+  const operator = new Operator({ kubeConfig });
+  const controller = operator.register(
+    {
+      reconcile(primary) {
+        options.reconcile(primary);
+        return UpdateControl.noUpdate();
+      },
+    },
+    { kind: Kinds.ConfigMap, namespaces: [options.namespace], generationAware: false },
+  );
+  let stopped = false;
+  controller.events$.subscribe((event) => {
+    if (event.type === 'problem' && !stopped) console.error(`kindex problem in ${event.source}:`, event.error);
+    if (event.type === 'reconciled' && event.wrote.length > 0) console.error(`kindex wrote ${event.wrote.join(', ')} of ${event.key}`);
+  });
+  return {
+    start: () => operator.start(),
+    size: () => controller.primaryCache.size,
+    async stop() {
+      stopped = true;
+      await operator.stop({ drainTimeoutMs: 5_000 });
+    },
+  };
+}

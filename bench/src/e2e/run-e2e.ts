@@ -1,0 +1,46 @@
+import type { ChildParams, RunResult } from '../run-result.js';
+import { cpuSeconds } from '../measure/cpu-seconds.js';
+import { percentile } from '../measure/percentile.js';
+import { timedStart } from '../measure/timed-start.js';
+import { NAMESPACE } from '../fixture/config-map-fixture.js';
+import { signalStart } from '../server/start-signal.js';
+import type { E2eContender, E2eContenderOptions } from './e2e-contender.js';
+import { LatencyRecorder } from './latency-recorder.js';
+
+// Loaded on demand: a contender's process must not load the others' modules.
+const factories: Record<string, () => Promise<(options: E2eContenderOptions) => E2eContender>> = {
+  kindex: async () => (await import('./kindex-operator-contender.js')).kindexOperatorContender,
+  'client-node': async () => (await import('./client-node-queue-contender.js')).clientNodeQueueContender,
+};
+
+/** Contenders that have an end-to-end implementation in Node. */
+export const E2E_NODE_CONTENDERS: readonly string[] = Object.keys(factories);
+
+/**
+ * One end-to-end run in this child process: sync, wait for the initial reconciles of the list,
+ * start the paced events, and record event-to-reconcile-start latency until the reconcile of the
+ * last event started.
+ */
+export async function runE2e(params: ChildParams): Promise<RunResult> {
+  const factory = factories[params.contender];
+  if (factory === undefined) throw new Error(`no end-to-end contender ${params.contender}`);
+  const recorder = new LatencyRecorder(params.events - 1);
+  const contender = (await factory())({ kubeconfigPath: params.kubeconfigPath, namespace: NAMESPACE, reconcile: recorder.record });
+  const result = await timedStart(contender, params);
+  // The list's own reconciles must be over before the clock starts, or they queue ahead of events.
+  await recorder.when(() => recorder.initial >= params.objects, 120_000, `${params.objects} initial reconciles`);
+  const rate = params.rate ?? 1000;
+  const cpu1 = cpuSeconds();
+  await signalStart(params.kubeconfigPath);
+  await recorder.when(() => recorder.lastSeen, 60_000 + (params.events / rate) * 3000, 'the reconcile of the last event');
+  const cpu = cpuSeconds() - cpu1;
+  await contender.stop();
+  const sorted = [...recorder.latenciesUs].sort((a, b) => a - b);
+  result.events = params.events;
+  result.reconciles = sorted.length;
+  result.latencyP50Ms = percentile(sorted, 0.5) / 1000;
+  result.latencyP99Ms = percentile(sorted, 0.99) / 1000;
+  result.latencyMaxMs = (sorted[sorted.length - 1] ?? 0) / 1000;
+  result.cpuSPer1000 = (cpu / params.events) * 1000;
+  return result;
+}
