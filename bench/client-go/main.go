@@ -77,7 +77,7 @@ func percentile(sorted []float64, p float64) float64 {
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the stream server")
-	mode := flag.String("mode", "sync", "sync | watch | relist")
+	mode := flag.String("mode", "sync", "sync | watch | relist | e2e")
 	objects := flag.Int("objects", 0, "objects in the list")
 	events := flag.Int("events", 0, "MODIFIED events to wait for (watch)")
 	lookups := flag.Int("lookups", 20000, "lookups after sync (sync)")
@@ -92,6 +92,11 @@ func main() {
 	cfg.QPS = 1e6
 	cfg.Burst = 1e6
 	client := kubernetes.NewForConfigOrDie(cfg)
+	if *mode == "e2e" {
+		out, _ := json.Marshal(runE2E(client, cfg, *objects, *events))
+		fmt.Println(string(out))
+		return
+	}
 
 	heapBefore := heapAfterGC()
 	factory := informers.NewSharedInformerFactory(client, 0)
