@@ -110,16 +110,7 @@ func runE2E(client kubernetes.Interface, cfg *rest.Config, objects, events int) 
 	}
 
 	stop := make(chan struct{})
-	start := time.Now()
-	cpu0 := cpuSeconds()
-	factory.Start(stop)
-	for !registration.HasSynced() {
-		time.Sleep(time.Millisecond)
-	}
-	result := map[string]interface{}{"contender": "client-go", "mode": "e2e", "syncMs": float64(time.Since(start).Microseconds()) / 1000, "syncCpuS": cpuSeconds() - cpu0}
-	if got := len(informer.GetStore().ListKeys()); got != objects {
-		panic(fmt.Sprintf("synced %d objects, expected %d", got, objects))
-	}
+	result := startAndSync(factory, registration, informer, stop, "e2e", objects)
 	// The list's own reconciles must be over before the events start, or they queue ahead.
 	rec.waitFor(func() bool { return rec.initial >= objects }, 2*time.Minute, "the initial reconciles")
 	c0 := cpuSeconds()

@@ -75,6 +75,24 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[i]
 }
 
+// startAndSync starts the informers and times the initial sync, wall and CPU. The handler's
+// registration is synced once the list's Add notifications reached the handler (they are
+// delivered asynchronously). Polled every millisecond: WaitForCacheSync polls every 100 ms, which
+// would round every sync time up.
+func startAndSync(factory informers.SharedInformerFactory, registration cache.ResourceEventHandlerRegistration, informer cache.SharedIndexInformer, stop chan struct{}, mode string, objects int) map[string]interface{} {
+	start := time.Now()
+	cpu0 := cpuSeconds()
+	factory.Start(stop)
+	for !registration.HasSynced() {
+		time.Sleep(time.Millisecond)
+	}
+	result := map[string]interface{}{"contender": "client-go", "mode": mode, "syncMs": float64(time.Since(start).Microseconds()) / 1000, "syncCpuS": cpuSeconds() - cpu0}
+	if got := len(informer.GetStore().ListKeys()); got != objects {
+		panic(fmt.Sprintf("synced %d objects, expected %d", got, objects))
+	}
+	return result
+}
+
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the stream server")
 	mode := flag.String("mode", "sync", "sync | watch | relist | e2e")
@@ -157,22 +175,8 @@ func main() {
 	}
 
 	stop := make(chan struct{})
-	start := time.Now()
-	cpu0 := cpuSeconds()
-	factory.Start(stop)
-	// The handler's registration is synced once the list's Add notifications reached the handler
-	// (they are delivered asynchronously). Polled every millisecond: WaitForCacheSync polls every
-	// 100 ms, which would round every sync time up.
-	for !registration.HasSynced() {
-		time.Sleep(time.Millisecond)
-	}
-	syncMs := float64(time.Since(start).Microseconds()) / 1000
-	syncCPU := cpuSeconds() - cpu0
+	result := startAndSync(factory, registration, informer, stop, *mode, *objects)
 	synced.Store(true)
-	result := map[string]interface{}{"contender": "client-go", "mode": *mode, "syncMs": syncMs, "syncCpuS": syncCPU}
-	if got := len(informer.GetStore().ListKeys()); got != *objects {
-		panic(fmt.Sprintf("synced %d objects, expected %d", got, *objects))
-	}
 
 	switch *mode {
 	case "sync":
