@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
-import { enqueueFromMapFunc, kopfFilter, PRESENT, ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
+import { enqueueFromMapFunc, kopfFilter, MultipleSecondaryResourcesError, PRESENT, ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
@@ -82,6 +82,9 @@ describe('InformerEventSource', function () {
     expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']);
     expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['b1']);
     expect(secondaryNames(source, 'page-c', ns)).to.deep.equal([]);
+    expect(source.getSecondaryResource(webPage('page-b', ns))?.metadata?.name).to.equal('b1');
+    expect(source.getSecondaryResource(webPage('page-c', ns))).to.equal(undefined);
+    expect(() => source.getSecondaryResource(webPage('page-a', ns))).to.throw(MultipleSecondaryResourcesError, new RegExp(`${ns}/page-a`));
   });
 
   it('triggers both primaries when a reference moves, and cleans the index on delete', async () => {

@@ -16,6 +16,7 @@ import {
   evaluate,
   mapEvent,
   MapperError,
+  MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
   ResourceID,
   type EventSource,
@@ -321,12 +322,13 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
     return out;
   }
 
-  /** The one secondary of a primary, or undefined. */
+  /**
+   * The one secondary of a primary, or undefined.
+   * @throws {MultipleSecondaryResourcesError} when the primary has several.
+   */
   getSecondaryResource(primary: P): R | undefined {
     const all = this.getSecondaryResources(primary);
-    if (all.length > 1) {
-      throw new Error(`event source ${this.name}: ${all.length} secondary resources for ${ResourceID.keyOfResource(primary)}, expected at most one`);
-    }
+    if (all.length > 1) throw new MultipleSecondaryResourcesError(ResourceID.keyOfResource(primary), this.resourceType.name, all.length);
     return all[0];
   }
 
