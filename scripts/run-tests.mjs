@@ -43,5 +43,12 @@ if (existsSync(tally)) {
   }
 }
 if (failedSuites.length) console.log(`\nfailed suites: ${failedSuites.join(', ')}`);
+// The real kube-apiserver tier is separate (pnpm test:real); say so in one line, and why.
+const hasGo = spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
+console.log(
+  hasGo
+    ? '\nnote: these suites ran on the embedded API server; `pnpm test:real` runs them on a real kube-apiserver'
+    : '\nnote: Go is not installed, so the real kube-apiserver tier (`pnpm test:real`) was not run',
+);
 console.log(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(failedSuites.length || total.failed || total.passed === 0 ? 1 : 0);
