@@ -1,6 +1,7 @@
 import type { RetryInfo } from '../queue/retry.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
+import { isNewerVersion } from '../resource/resource-version.js';
 import type { EventSource, SecondaryResourceReader } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
@@ -134,7 +135,7 @@ function deduplicate<R>(resources: readonly R[]): R[] {
     if (at === undefined) {
       index.set(identity, out.length);
       out.push(r);
-    } else if (newer(r, out[at] as R)) {
+    } else if (isNewerVersion(r as KubernetesObject, out[at] as KubernetesObject)) {
       out[at] = r;
     }
   }
@@ -149,13 +150,3 @@ function identityOf(r: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * resourceVersions are opaque to clients in general, but the API server issues etcd revisions
- * (decimal integers); compare those numerically, and otherwise keep the first seen.
- */
-function newer(candidate: unknown, current: unknown): boolean {
-  const a = (candidate as KubernetesObject).metadata?.resourceVersion;
-  const b = (current as KubernetesObject).metadata?.resourceVersion;
-  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return a.length !== b.length ? a.length > b.length : a > b;
-}

@@ -1,13 +1,12 @@
-import type { KubernetesObject } from '@kindex/core';
+import { isNewerVersion, type KubernetesObject } from '@kindex/core';
 
 /**
  * Read-after-write for a controller's own writes (JOSDK's TemporaryResourceCache): the object a
  * write returned stands in for the cached one until the informer has caught up with it, so the
  * next reconcile never sees the state from before its own patch.
  *
- * resourceVersions are opaque to clients in general, but both kube-apiserver and etcd issue
- * them as increasing integers; when both sides parse as integers they are compared, otherwise
- * any informer event for the object ends the stand-in (the informer then knows at least as much).
+ * Versions are ordered by {@link isNewerVersion}; when their order is unknown, any informer
+ * event for the object ends the stand-in (the informer then knows at least as much).
  */
 export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObject> {
   readonly #written = new Map<string, R>();
@@ -15,7 +14,7 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
   /** Records what a write returned. */
   put(key: string, written: R): void {
     const current = this.#written.get(key);
-    if (current !== undefined && newer(current, written)) return;
+    if (current !== undefined && isNewerVersion(current, written)) return;
     this.#written.set(key, written);
   }
 
@@ -24,13 +23,13 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
     const written = this.#written.get(key);
     if (written === undefined) return cached;
     if (cached === undefined) return written;
-    return newer(written, cached) ? written : cached;
+    return isNewerVersion(written, cached) ? written : cached;
   }
 
   /** The informer saw a version of the object: drop the stand-in once it is not newer. */
   onInformerEvent(key: string, seen: R): void {
     const written = this.#written.get(key);
-    if (written !== undefined && !newer(written, seen)) this.#written.delete(key);
+    if (written !== undefined && !isNewerVersion(written, seen)) this.#written.delete(key);
   }
 
   /** The object is gone: forget it. */
@@ -41,12 +40,4 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
   get size(): number {
     return this.#written.size;
   }
-}
-
-/** Whether `a` is strictly newer than `b`; unknown order counts as not newer. */
-function newer(a: KubernetesObject, b: KubernetesObject): boolean {
-  const ra = a.metadata?.resourceVersion;
-  const rb = b.metadata?.resourceVersion;
-  if (ra === undefined || rb === undefined || !/^\d+$/.test(ra) || !/^\d+$/.test(rb)) return false;
-  return ra.length !== rb.length ? ra.length > rb.length : ra > rb;
 }
