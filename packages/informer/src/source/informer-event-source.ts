@@ -306,21 +306,9 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
    * taken. O(secondaries of the primary). A reconcile reads through its Context's snapshot.
    */
   getSecondaryResources(primary: P): readonly R[] {
-    const out: R[] = [];
-    const toSecondaryIds = this.configuration.toSecondaryIds;
-    if (toSecondaryIds !== undefined) {
-      for (const id of toSecondaryIds(primary)) {
-        const found = this.cache.peekKey(id.key);
-        if (found !== undefined) out.push(found);
-      }
-      return out;
-    }
-    for (const key of this.#index!.secondaryKeys(ResourceID.keyOfResource(primary))) {
-      const found = this.cache.peekKey(key);
-      if (found !== undefined) out.push(found);
-    }
-    return out;
+    return secondariesOf(primary, this.configuration.toSecondaryIds, this.#index, (key) => this.cache.peekKey(key));
   }
+
 
   /**
    * The one secondary of a primary, or undefined.
@@ -431,18 +419,31 @@ class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObj
   ) {}
 
   getSecondaryResources(primary: P): readonly R[] {
-    const out: R[] = [];
-    if (this.toSecondaryIds !== undefined) {
-      for (const id of this.toSecondaryIds(primary)) {
-        const found = this.cache.peek(id);
-        if (found !== undefined) out.push(found);
-      }
-      return out;
-    }
-    for (const key of this.index!.secondaryKeys(ResourceID.keyOfResource(primary))) {
-      const found = this.cache.peek(key);
-      if (found !== undefined) out.push(found);
-    }
-    return out;
+    return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
   }
+
+}
+
+/**
+ * The secondaries of a primary: the keys from the primary-to-secondary mapper when there is one,
+ * else from the reverse index, each resolved by `lookup`; keys missing from the cache are skipped.
+ * One piece of code for the live read and the snapshot read.
+ */
+function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
+  primary: P,
+  toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
+  index: { secondaryKeys(primary: string): Iterable<string> } | undefined,
+  lookup: (key: string) => R | undefined,
+): R[] {
+  const out: R[] = [];
+  const add = (key: string): void => {
+    const found = lookup(key);
+    if (found !== undefined) out.push(found);
+  };
+  if (toSecondaryIds !== undefined) {
+    for (const id of toSecondaryIds(primary)) add(id.key);
+  } else if (index !== undefined) {
+    for (const key of index.secondaryKeys(ResourceID.keyOfResource(primary))) add(key);
+  }
+  return out;
 }
