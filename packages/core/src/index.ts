@@ -97,6 +97,7 @@ export { systemClock } from './queue/clock.js';
 export { FakeClock } from './queue/fake-clock.js';
 export { WorkQueue } from './queue/work-queue.js';
 export type { WorkQueueOptions } from './queue/work-queue.js';
+export type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueProbe } from './queue/work-queue-metrics.js';
 export type { RateLimiter } from './queue/rate-limiter.js';
 export { ItemExponentialFailureRateLimiter } from './queue/item-exponential-failure-rate-limiter.js';
 export type { ItemExponentialFailureRateLimiterOptions } from './queue/item-exponential-failure-rate-limiter.js';

@@ -11,6 +11,7 @@
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { WorkQueueMetrics, WorkQueueMetricsProvider } from './work-queue-metrics.js';
 
 /** Options of {@link WorkQueue}. */
 export interface WorkQueueOptions<K extends string = string> {
@@ -18,6 +19,10 @@ export interface WorkQueueOptions<K extends string = string> {
   readonly rateLimiter?: RateLimiter<K>;
   /** Time source for delays. Defaults to {@link systemClock}. */
   readonly clock?: Clock;
+  /** Name the metrics carry (controller-runtime uses the controller's name). Defaults to `''`. */
+  readonly name?: string;
+  /** Receives the queue's measurements. Defaults to none (nothing is timed or counted). */
+  readonly metrics?: WorkQueueMetricsProvider;
 }
 
 interface Delayed {
@@ -70,15 +75,39 @@ export class WorkQueue<K extends string = string> {
   readonly #waiters: ((item: K | undefined) => void)[] = [];
   readonly #drainWaiters: (() => void)[] = [];
   #shuttingDown = false;
+  // Only with a metrics provider: when each waiting item was added, and when each item being
+  // processed was handed out (clock ms), for the queue and work durations.
+  readonly #metrics: WorkQueueMetrics | undefined;
+  readonly #addedAt = new Map<K, number>();
+  readonly #startedAt = new Map<K, number>();
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
+    this.#metrics = options.metrics?.forQueue(options.name ?? '', {
+      depth: () => this.#queued.size + this.#followUp.size,
+      unfinishedWorkSeconds: () => {
+        const now = this.#clock.now();
+        let total = 0;
+        for (const at of this.#startedAt.values()) total += now - at;
+        return total / 1000;
+      },
+      longestRunningProcessorSeconds: () => {
+        const now = this.#clock.now();
+        let longest = 0;
+        for (const at of this.#startedAt.values()) longest = Math.max(longest, now - at);
+        return longest / 1000;
+      },
+    });
   }
 
   /** Queues `item` unless it is already queued; if it is being processed, queues it after `done`. */
   add(item: K): void {
     if (this.#shuttingDown || this.#queued.has(item) || this.#followUp.has(item)) return;
+    if (this.#metrics !== undefined) {
+      this.#metrics.added();
+      this.#addedAt.set(item, this.#clock.now());
+    }
     if (this.#processing.has(item)) this.#followUp.add(item);
     else this.#push(item);
   }
@@ -113,6 +142,7 @@ export class WorkQueue<K extends string = string> {
    * `minDelayMs` if that is longer.
    */
   addRateLimited(item: K, minDelayMs = 0): void {
+    if (!this.#shuttingDown) this.#metrics?.retried();
     this.addAfter(item, Math.max(this.#rateLimiter.when(item), minDelayMs));
   }
 
@@ -135,6 +165,7 @@ export class WorkQueue<K extends string = string> {
     const delayed = this.cancelDelayed(item);
     const queued = this.#queued.delete(item);
     const followUp = this.#followUp.delete(item);
+    if (queued || followUp) this.#addedAt.delete(item);
     if (queued) this.#compactIfStale();
     return delayed || queued || followUp;
   }
@@ -168,6 +199,11 @@ export class WorkQueue<K extends string = string> {
   /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
   done(item: K): void {
     if (!this.#processing.delete(item)) return;
+    if (this.#metrics !== undefined) {
+      const startedAt = this.#startedAt.get(item);
+      this.#startedAt.delete(item);
+      if (startedAt !== undefined) this.#metrics.finished((this.#clock.now() - startedAt) / 1000);
+    }
     if (this.#followUp.delete(item) && !this.#shuttingDown) this.#push(item);
     if (this.#processing.size === 0 && this.#shuttingDown) {
       for (const w of this.#drainWaiters.splice(0)) w();
@@ -210,6 +246,7 @@ export class WorkQueue<K extends string = string> {
     this.#fifoStart = 0;
     this.#queued.clear();
     this.#followUp.clear();
+    this.#addedAt.clear();
     for (const w of this.#waiters.splice(0)) w(undefined);
   }
 
@@ -224,6 +261,7 @@ export class WorkQueue<K extends string = string> {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
       this.#processing.add(item);
+      this.#handedOut(item);
       waiter(item);
       return;
     }
@@ -243,10 +281,21 @@ export class WorkQueue<K extends string = string> {
       if (this.#queued.get(item) === position) {
         this.#queued.delete(item);
         this.#processing.add(item);
+        this.#handedOut(item);
         return item;
       }
     }
     return undefined;
+  }
+
+  /** Records the wait of an item handed to a worker and starts timing its work. */
+  #handedOut(item: K): void {
+    if (this.#metrics === undefined) return;
+    const now = this.#clock.now();
+    const addedAt = this.#addedAt.get(item);
+    this.#addedAt.delete(item);
+    this.#startedAt.set(item, now);
+    this.#metrics.started(addedAt === undefined ? 0 : (now - addedAt) / 1000);
   }
 
   /** Rebuilds the FIFO when removed items make up most of it, so add/remove churn stays bounded. */
