@@ -133,6 +133,8 @@ export { DeleteControl } from './reconcile/delete-control.js';
 export { ErrorStatusUpdateControl } from './reconcile/error-status-update-control.js';
 export type { Context, SecondaryResourcesOptions, SecondaryResourceOptions } from './reconcile/context.js';
 export { DefaultContext } from './reconcile/default-context.js';
+export { noopLogger } from './reconcile/logger.js';
+export type { Logger, LogFn } from './reconcile/logger.js';
 export type { DefaultContextOptions } from './reconcile/default-context.js';
 export type { EventSourceContext } from './reconcile/event-source-context.js';
 export type { PrimaryCache, PrimaryCacheReader } from './reconcile/primary-cache.js';
@@ -152,6 +154,7 @@ export type {
   StopOptions,
 } from './reconcile/event-processor.js';
 export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
+export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';
 export { TerminalError } from './reconcile/terminal-error.js';
 export { ReconcileTimeoutError } from './reconcile/reconcile-timeout-error.js';
 export {

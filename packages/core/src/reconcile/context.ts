@@ -2,6 +2,7 @@ import type { RetryInfo } from '../queue/retry.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { EventSource } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
+import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
 /** Options of `Context.getSecondaryResources`. */
@@ -65,4 +66,9 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * (a missed delete across a relist): the primary given is its last known state.
    */
   isPrimaryFinalStateUnknown(): boolean;
+  /**
+   * A logger for this reconcile: its lines carry the controller, the primary's kind, namespace
+   * and name, and the reconcile's id, so they join the engine's own lines about the same run.
+   */
+  getLogger(): Logger;
 }

@@ -6,6 +6,7 @@ import type { EventSource, SecondaryResourceReader } from '../source/event-sourc
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
 import { MultipleEventSourcesForTypeError, MultipleSecondaryResourcesError, NoEventSourceForTypeError } from './context-errors.js';
+import { noopLogger, type Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
 /** Options of {@link DefaultContext}. */
@@ -27,6 +28,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
    * source has it, else the source itself (read live).
    */
   readonly snapshot?: (source: EventSource<unknown, P>) => SecondaryResourceReader<unknown, P>;
+  /** The reconcile's logger. Defaults to {@link noopLogger}. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -43,6 +46,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #client: C;
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
+  readonly #logger: Logger;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
@@ -51,6 +55,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#client = options.client;
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
+    this.#logger = options.logger ?? noopLogger;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
       const type = source.resourceType?.name;
@@ -97,6 +102,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   isPrimaryFinalStateUnknown(): boolean {
     return this.#finalStateUnknown;
+  }
+
+  getLogger(): Logger {
+    return this.#logger;
   }
 
   #entries(type: SecondaryType<unknown>, name: string | undefined) {

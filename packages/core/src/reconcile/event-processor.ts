@@ -2,11 +2,14 @@ import { catchError, EMPTY, mergeMap, share, Subject, type Observable, type Subs
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
 import type { RetryExecution, RetryInfo } from '../queue/retry.js';
 import { WorkQueue } from '../queue/work-queue.js';
+import type { WorkQueueMetricsProvider } from '../queue/work-queue-metrics.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
+import type { ReconcileCauses } from './reconcile-cause.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import { TerminalError } from './terminal-error.js';
 
@@ -16,6 +19,8 @@ export interface DispatchRequest {
   readonly retryInfo: RetryInfo | undefined;
   /** Aborted (reason: `ReconcileTimeoutError`) when the attempt times out or the processor stops. */
   readonly signal: AbortSignal;
+  /** Why this attempt runs: the triggers that coalesced into it since the previous dispatch. */
+  readonly causes: ReconcileCauses;
 }
 
 /** What a successful dispatch may ask for. */
@@ -55,6 +60,15 @@ export interface EventProcessorOptions extends Partial<ProcessingConfiguration> 
   readonly sources?: readonly (EventSource<unknown, never> | Observable<Trigger>)[];
   /** Time source for timeouts, delays and durations. Defaults to {@link systemClock}. */
   readonly clock?: Clock;
+  /** Name of the work queue in its metrics (the controller's name). Defaults to `''`. */
+  readonly name?: string;
+  /** Receives the work queue's measurements. Defaults to none. */
+  readonly queueMetrics?: WorkQueueMetricsProvider;
+  /**
+   * Distinct causes kept per primary between two dispatches; further triggers are only counted
+   * (see `ReconcileCauses.omitted`). Defaults to 16.
+   */
+  readonly maxCausesPerReconcile?: number;
 }
 
 /** Options of {@link EventProcessor.stop}. */
@@ -118,6 +132,9 @@ export class EventProcessor {
   readonly #retries = new Map<string, RetryExecution>();
   readonly #droppedInFlight = new Set<string>();
   readonly #inFlight = new Map<string, AbortController>();
+  readonly #causes: PendingCauses;
+  /** Primaries with a retry or reschedule pending, and which: listed as a cause once it fires. */
+  readonly #scheduled = new Map<string, 'retry' | 'reschedule'>();
   #workers: Promise<void>[] = [];
   #started = false;
   #stopped = false;
@@ -127,7 +144,17 @@ export class EventProcessor {
     this.#dispatch = options.dispatch;
     this.#onRetriesExhausted = options.onRetriesExhausted;
     this.#clock = options.clock ?? systemClock;
-    this.queue = new WorkQueue({ clock: this.#clock, rateLimiter: this.#config.rateLimiter });
+    this.queue = new WorkQueue({
+      clock: this.#clock,
+      rateLimiter: this.#config.rateLimiter,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.queueMetrics !== undefined ? { metrics: options.queueMetrics } : {}),
+    });
+    const maxCauses = options.maxCausesPerReconcile ?? 16;
+    if (!Number.isInteger(maxCauses) || maxCauses < 1) {
+      throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
+    }
+    this.#causes = new PendingCauses(maxCauses);
     this.events$ = this.#events.asObservable();
     this.triggers$ = this.#sources.pipe(
       mergeMap((triggers) =>
@@ -162,6 +189,8 @@ export class EventProcessor {
     this.queue.remove(key);
     this.queue.forget(key);
     this.#retries.delete(key);
+    this.#causes.delete(key);
+    this.#scheduled.delete(key);
     if (this.queue.isProcessing(key)) this.#droppedInFlight.add(key);
     this.#events.next({ type: 'dropped', key });
   }
@@ -172,6 +201,14 @@ export class EventProcessor {
    */
   stats(): { readonly queued: number; readonly processing: number; readonly delayed: number } {
     return { queued: this.queue.len(), processing: this.queue.processingCount(), delayed: this.queue.delayedCount() };
+  }
+
+  /**
+   * The causes gathered for a primary since its last dispatch (what its next reconcile will be
+   * told), or undefined when none are pending. For debugging; it takes nothing.
+   */
+  pendingCauses(primary: ResourceID | string): ReconcileCauses | undefined {
+    return this.#causes.peek(typeof primary === 'string' ? primary : primary.key);
   }
 
   /** Starts the workers. Idempotent; a stopped processor cannot start again. */
@@ -188,6 +225,8 @@ export class EventProcessor {
     this.#subscription.unsubscribe();
     this.#sources.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
+    this.#causes.clear();
+    this.#scheduled.clear();
     let timer: TimerHandle | undefined;
     const timeoutMs = options.drainTimeoutMs;
     const gaveUp =
@@ -224,6 +263,8 @@ export class EventProcessor {
     if (this.#stopped) return;
     // A trigger after the delete (a re-created primary) revives the work of an in-flight attempt.
     this.#droppedInFlight.delete(key);
+    if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
+    else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key);
     this.#events.next({ type: 'enqueued', key, trigger });
   }
@@ -242,8 +283,15 @@ export class EventProcessor {
     const controller = new AbortController();
     const state = { timedOut: false };
     this.#inFlight.set(key, controller);
-    this.#events.next({ type: 'started', key, retryInfo });
-    const attempt = this.#attempt(key, retryInfo, controller.signal, state);
+    const scheduled = this.#scheduled.get(key);
+    // A retry or reschedule whose delay is no longer pending has fired: it is (one of) the causes.
+    if (scheduled !== undefined && this.queue.delayOf(key) === undefined) {
+      this.#scheduled.delete(key);
+      this.#causes.add(key, { type: scheduled, source: scheduled }, this.#clock.now());
+    }
+    const causes = this.#causes.take(key);
+    this.#events.next({ type: 'started', key, retryInfo, causes });
+    const attempt = this.#attempt(key, retryInfo, controller.signal, state, causes);
     const timeoutMs = this.#config.reconcileTimeoutMs;
     if (timeoutMs === undefined) return attempt;
 
@@ -258,11 +306,17 @@ export class EventProcessor {
     }
   }
 
-  async #attempt(key: string, retryInfo: RetryInfo | undefined, signal: AbortSignal, state: { timedOut: boolean }): Promise<void> {
+  async #attempt(
+    key: string,
+    retryInfo: RetryInfo | undefined,
+    signal: AbortSignal,
+    state: { timedOut: boolean },
+    causes: ReconcileCauses,
+  ): Promise<void> {
     const startedAt = this.#clock.now();
     let outcome: ReconcileOutcome;
     try {
-      const result = await this.#dispatch(key, { retryInfo, signal });
+      const result = await this.#dispatch(key, { retryInfo, signal, causes });
       outcome = state.timedOut ? this.#timeoutOutcome(key, undefined) : { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs };
     } catch (error) {
       outcome = state.timedOut
@@ -294,6 +348,7 @@ export class EventProcessor {
       this.queue.forget(key);
       return;
     }
+    this.#scheduled.delete(key);
     if (outcome.type === 'success') {
       this.#retries.delete(key);
       this.queue.forget(key);
@@ -302,6 +357,7 @@ export class EventProcessor {
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
       if (delay !== undefined) {
         this.queue.addAfter(key, delay);
+        this.#scheduled.set(key, 'reschedule');
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
       }
@@ -317,6 +373,7 @@ export class EventProcessor {
       const retryDelay = exec.nextDelay();
       if (retryDelay !== undefined) {
         this.queue.addRateLimited(key, retryDelay);
+        this.#scheduled.set(key, 'retry');
         const delayMs = this.queue.delayOf(key) ?? 0;
         this.#events.next({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
         return;
@@ -328,6 +385,7 @@ export class EventProcessor {
     this.#events.next({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
       this.queue.addAfter(key, maxInterval);
+      this.#scheduled.set(key, 'reschedule');
       this.#events.next({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
     await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });

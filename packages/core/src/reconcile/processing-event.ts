@@ -1,5 +1,6 @@
 import type { RetryInfo } from '../queue/retry.js';
 import type { Trigger } from '../source/trigger.js';
+import type { ReconcileCauses } from './reconcile-cause.js';
 
 /** How one reconcile attempt ended. */
 export type ReconcileOutcome =
@@ -18,7 +19,8 @@ export type ReconcileOutcome =
  *
  * - `enqueued`: a trigger asked for the primary (adds of a primary already queued coalesce in
  *   the queue; each trigger is still reported).
- * - `started` / `finished`: one attempt, with its outcome and duration on the processor's clock.
+ * - `started` / `finished`: one attempt, with its causes (the triggers coalesced into it), its
+ *   outcome and its duration on the processor's clock.
  * - `timed-out`: an attempt passed `reconcileTimeoutMs`; its worker moved on (`finished`
  *   follows when the call settles).
  * - `retry-scheduled`: a failed attempt will run again after `delayMs`.
@@ -32,7 +34,7 @@ export type ReconcileOutcome =
  */
 export type ProcessingEvent =
   | { readonly type: 'enqueued'; readonly key: string; readonly trigger: Trigger | undefined }
-  | { readonly type: 'started'; readonly key: string; readonly retryInfo: RetryInfo | undefined }
+  | { readonly type: 'started'; readonly key: string; readonly retryInfo: RetryInfo | undefined; readonly causes: ReconcileCauses }
   | { readonly type: 'finished'; readonly key: string; readonly outcome: ReconcileOutcome; readonly durationMs: number }
   | { readonly type: 'timed-out'; readonly key: string; readonly timeoutMs: number }
   | { readonly type: 'retry-scheduled'; readonly key: string; readonly attempt: number; readonly delayMs: number; readonly error: unknown }

@@ -1,0 +1,48 @@
+/**
+ * The logger a reconcile writes to, as `Context.getLogger()` hands it out.
+ *
+ * Core defines only the shape it needs so that it never depends on a logging library; a pino
+ * `Logger` fits it as is (`@kindex/informer` passes pino child loggers), and so does anything
+ * with pino's call forms: `log.info('message')` and `log.info({ field: 1 }, 'message')`.
+ */
+
+/** One log level's method: a message, or structured fields and an optional message. */
+export interface LogFn {
+  (message: string): void;
+  (fields: object, message?: string): void;
+}
+
+/**
+ * A structured logger with levels and child loggers (the subset of pino kindex uses).
+ *
+ * @example
+ * ```ts
+ * reconcile(job, context) {
+ *   const log = context.getLogger(); // carries controller, kind, namespace, name, reconcileID
+ *   log.info({ cluster: job.spec.clusterName }, 'resolving cluster');
+ * }
+ * ```
+ */
+export interface Logger {
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  fatal: LogFn;
+  /** A logger that adds `bindings` to every line it writes. */
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+const ignore: LogFn = () => {};
+
+/** A logger that writes nothing: the default where no logger is configured. */
+export const noopLogger: Logger = Object.freeze({
+  trace: ignore,
+  debug: ignore,
+  info: ignore,
+  warn: ignore,
+  error: ignore,
+  fatal: ignore,
+  child: () => noopLogger,
+});
