@@ -22,6 +22,7 @@ export type { ResourceKind } from './kind/resource-kind.js';
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';
 export { InformerRegistry } from './cache/informer-registry.js';
 export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
+export type { SharedInformerStats } from './cache/shared-informer.js';
 export { InformerCache, CacheSnapshot } from './cache/informer-cache.js';
 export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions } from './cache/informer-cache.js';
 export { NotCachedError } from './cache/cache-errors.js';
@@ -57,3 +58,28 @@ export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
+export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';
+export type { OperatorObservabilityOptions } from './controller/operator-observability.js';
+
+// --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
+export { OperatorMetrics } from './metrics/operator-metrics.js';
+export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
+export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
+export { ControllerMetrics } from './metrics/controller-metrics.js';
+export { InformerMetrics } from './metrics/informer-metrics.js';
+
+// --- server: /metrics, /healthz, /readyz and /debug/controllers (src/server/)
+export { OperatorServer, OperatorServerError } from './server/operator-server.js';
+export type { OperatorServerOptions, OperatorServerSources } from './server/operator-server.js';
+export { HealthChecks, DuplicateHealthCheckError } from './server/health-checks.js';
+export type { HealthCheck, HealthCheckKind, HealthReport } from './server/health-checks.js';
+export { SourceHealthMonitor } from './server/source-health-monitor.js';
+export type { SourceHealthMonitorOptions } from './server/source-health-monitor.js';
+export { controllerDebugView } from './server/debug-controllers.js';
+export type { ControllerDebugView } from './server/debug-controllers.js';
+
+// --- logging: structured JSON logs through pino (src/logging/)
+export { createOperatorLogger } from './logging/operator-logger.js';
+export type { OperatorLoggerOption } from './logging/operator-logger.js';
+export { causesForLog } from './logging/reconcile-log.js';
+export type { LoggedCause } from './logging/reconcile-log.js';

@@ -42,3 +42,4 @@ export { apiStatusOf, isStatus, catchApiStatus, NotAnApiStatusError } from './he
 export type { ApiStatus, ApiStatusCause } from './helpers/api-status.js';
 export { rawRequest } from './helpers/raw-request.js';
 export type { RawRequest, RawResponse } from './helpers/raw-request.js';
+export { metricValue } from './helpers/metric-value.js';

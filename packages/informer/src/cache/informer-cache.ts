@@ -180,6 +180,20 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     return n;
   }
 
+  /**
+   * Distinct values of each named index, summed over the namespaces. O(values): for
+   * diagnostics, not for hot paths.
+   */
+  indexSizes(): Record<string, number> {
+    const sizes: Record<string, number> = {};
+    for (const name of this.#indexers.keys()) {
+      let n = 0;
+      for (const { lease } of this.#leases.values()) n += lease.informer.store.indexValues(name).length;
+      sizes[name] = n;
+    }
+    return sizes;
+  }
+
   /** All namespaces frozen now, as one reader. O(namespaces). */
   snapshot(): CacheSnapshot<R> {
     const stores = new Map<string, StoreSnapshot<R>>();

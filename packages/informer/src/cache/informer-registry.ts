@@ -25,6 +25,11 @@ export class InformerRegistry {
     return this.#informers.size;
   }
 
+  /** The live shared informers (for metrics and diagnostics). */
+  informers(): SharedInformer<KubernetesObject>[] {
+    return [...this.#informers.values()].map((e) => e.informer);
+  }
+
   /** The informer for this spec, created on first use. Start it with `informer.start()`. */
   acquire<R extends KubernetesObject>(spec: InformerSpec<R>): InformerLease<R> {
     const key = this.keyOf(spec);

@@ -26,10 +26,22 @@ export class ConflictingIndexerError extends Error {
   }
 }
 
+/** What a shared informer has applied so far, for metrics and debugging. */
+export interface SharedInformerStats {
+  /** Store changes applied, by type (the initial list's objects count as added). */
+  readonly added: number;
+  readonly updated: number;
+  readonly deleted: number;
+  /** When the informer last heard from the server: a list, a watch event or a bookmark (epoch ms; 0: never). */
+  readonly lastHeardAt: number;
+}
+
 /** One list/watch and one indexed store, shared by reference count. */
 export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   /** The registry key: which cluster, kind, namespace, selectors and transform it holds. */
   readonly key: string;
+  /** What it lists and watches: kind, namespace and selectors (for metric labels and debugging). */
+  readonly spec: ReflectorOptions<R>;
   readonly store: IndexedStore<R>;
   readonly reflector: Reflector<R>;
   /** Every change, after the store applied it. Hot and synchronous. */
@@ -41,9 +53,12 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   readonly #indexers = new Map<string, Indexer<R>>();
   readonly #subscriptions: Subscription[] = [];
   #started: Promise<void> | undefined;
+  #stats = { added: 0, updated: 0, deleted: 0, lastHeardAt: 0 };
+  #lastSyncResourceVersion: string | undefined;
 
   constructor(key: string, options: ReflectorOptions<R>) {
     this.key = key;
+    this.spec = options;
     // The reflector freezes every object it emits, so the store need not walk them again.
     this.store = new IndexedStore<R>({ assumeFrozen: true });
     // The reflector diffs relists against this store instead of a map of its own: one entry less
@@ -56,7 +71,19 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
       this.reflector.deltas$.subscribe((delta) => this.#apply(delta)),
       this.reflector.errors$.subscribe((error) => this.#errors.next(error)),
       this.store.errors$.subscribe((error) => this.#errors.next(error)),
+      // A list or a bookmark moves lastSyncResourceVersion: the server was heard from.
+      this.reflector.health$.subscribe((health) => {
+        if (health.lastSyncResourceVersion !== this.#lastSyncResourceVersion) {
+          this.#lastSyncResourceVersion = health.lastSyncResourceVersion;
+          this.#stats.lastHeardAt = Date.now();
+        }
+      }),
     );
+  }
+
+  /** Counts of what the informer applied, and when it last heard from the server. */
+  get stats(): SharedInformerStats {
+    return { ...this.#stats };
   }
 
   /** Reflector health: synced, last resourceVersion, last error, restarts. */
@@ -99,17 +126,21 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   }
 
   #apply(delta: ReflectorDelta<R>): void {
+    this.#stats.lastHeardAt = Date.now();
     switch (delta.type) {
       case 'added':
         this.store.upsert(delta.object);
+        this.#stats.added++;
         this.#deltas.next({ type: 'create', object: delta.object });
         return;
       case 'updated':
         this.store.upsert(delta.object);
+        this.#stats.updated++;
         this.#deltas.next({ type: 'update', object: delta.object, oldObject: delta.oldObject });
         return;
       case 'deleted':
         this.store.delete(delta.key);
+        this.#stats.deleted++;
         this.#deltas.next({ type: 'delete', object: delta.object, deleteStateUnknown: delta.deleteStateUnknown });
         return;
     }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
 import {
   and,
@@ -17,12 +18,15 @@ import {
   DefaultContext,
   evaluate,
   EventProcessor,
+  noopLogger,
   ResourceID,
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
+  type DispatchRequest,
   type EventSource,
   type EventSourceHealth,
   type KubernetesObject,
+  type Logger,
   type Predicate,
   type ProcessingEvent,
   type Reconciler,
@@ -34,6 +38,8 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
+import { causesForLog } from '../logging/reconcile-log.js';
+import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
@@ -96,8 +102,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #sources: EventSource<unknown, P>[] = [];
   #processor: EventProcessor | undefined;
   #subscriptions: Subscription[] = [];
+  readonly #logger: Logger;
+  readonly #queueMetrics: ControllerObservability['queueMetrics'];
+  /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
+  readonly #lastReconciles = new Map<string, ReconcileRecord>();
 
-  constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient) {
+  constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
     const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
     this.kind = kind;
     this.configuration = controllerConfiguration({
@@ -106,6 +116,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...rest,
     });
     this.name = this.configuration.name;
+    this.#logger = (observability.logger ?? noopLogger).child({ controller: this.name, kind: kind.kind });
+    this.#queueMetrics = observability.queueMetrics;
     this.#reconciler = reconciler;
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true);
@@ -160,7 +172,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     const processor = new EventProcessor({
       ...this.configuration,
-      dispatch: (key, request) => this.#dispatch(key, request.retryInfo, request.signal),
+      name: this.name,
+      ...(this.#queueMetrics !== undefined ? { queueMetrics: this.#queueMetrics } : {}),
+      dispatch: (key, request) => this.#observedDispatch(key, request),
       onRetriesExhausted: (key, error, info) => this.#onRetriesExhausted(key, error, info.retryInfo),
     });
     this.#processor = processor;
@@ -176,10 +190,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       }
       processor.addSource(s);
     }
+    this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#lastReconciles.delete(e.key)));
     processor.addSource(this.#primaryTriggers);
+    this.#logger.info({ sources: this.#sources.map((s) => s.name), namespaces: this.configuration.namespaces }, 'starting controller, waiting for caches to sync');
     await Promise.all([this.primaryCache.start(), ...this.#sources.map((s) => s.start())]);
     this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
     processor.start();
+    this.#logger.info({ workers: this.configuration.concurrency }, 'caches synced, reconciling');
   }
 
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. */
@@ -190,6 +207,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#subscriptions = [];
     this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'stopped' });
     this.#events.complete();
+    this.#logger.info('controller stopped');
+  }
+
+  /**
+   * What the controller knows about one primary now: whether it is cached, the causes waiting
+   * for its next reconcile, and its last reconcile (why it ran, how it ended).
+   */
+  describePrimary(id: ResourceID | string): PrimaryDescription {
+    const key = typeof id === 'string' ? id : id.key;
+    return { key, cached: this.getPrimary(key) !== undefined, pending: this.#processor?.pendingCauses(key), lastReconcile: this.#lastReconciles.get(key) };
   }
 
   /**
@@ -237,7 +264,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
   }
 
-  #context(primary: P, retryInfo: RetryInfo | undefined, primaryFinalStateUnknown = false): DefaultContext<P, KubeClient> {
+  #context(primary: P, retryInfo: RetryInfo | undefined, primaryFinalStateUnknown = false, logger?: Logger): DefaultContext<P, KubeClient> {
     return new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
@@ -245,7 +272,39 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       client: this.#client,
       retryInfo,
       primaryFinalStateUnknown,
+      logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
     });
+  }
+
+  /**
+   * One reconcile with its id, its log line (naming its causes) and its record for
+   * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
+   */
+  async #observedDispatch(key: string, request: DispatchRequest): Promise<{ rescheduleAfterMs?: number } | void> {
+    const reconcileID = randomUUID();
+    const log = this.#logger.child({ ...namespaceAndName(key), reconcileID });
+    const started = Date.now();
+    const base = { reconcileID, startedAt: new Date(started).toISOString(), causes: request.causes };
+    this.#lastReconciles.set(key, base);
+    const fields = {
+      triggers: request.causes.triggers,
+      causes: causesForLog(request.causes),
+      ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
+      ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
+    };
+    try {
+      const result = await this.#dispatch(key, request.retryInfo, request.signal, log);
+      const durationMs = Date.now() - started;
+      this.#lastReconciles.set(key, { ...base, result: 'success', durationMs });
+      log.debug({ ...fields, durationMs, ...(result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {}) }, 'reconciled');
+      return result;
+    } catch (error) {
+      const durationMs = Date.now() - started;
+      const message = error instanceof Error ? error.message : String(error);
+      this.#lastReconciles.set(key, { ...base, result: 'error', durationMs, error: message });
+      log.error({ ...fields, durationMs, err: error }, 'reconcile failed');
+      throw error;
+    }
   }
 
   #remember(written: P | undefined): P | undefined {
@@ -253,14 +312,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
     let primary = this.getPrimary(key);
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
       if (tombstone === undefined) return;
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, tombstone.stateUnknown));
+      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, tombstone.stateUnknown, log));
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
@@ -268,7 +327,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const finalizer = this.#finalizer;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
-      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo));
+      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, false, log));
       if (control.removeFinalizer) {
         this.#remember(await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
@@ -280,7 +339,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo));
+    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo, false, log));
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
@@ -304,4 +363,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       }
     }
   }
+}
+
+/** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
+function namespaceAndName(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

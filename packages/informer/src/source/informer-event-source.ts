@@ -346,6 +346,15 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
     return this.#index?.primaryKeys(secondary) ?? new Set();
   }
 
+  /**
+   * Sizes of the reverse index (primaries with secondaries, secondaries with primaries), or
+   * undefined when a primary-to-secondary mapper replaces it. For diagnostics.
+   */
+  reverseIndexSize(): { readonly primaries: number; readonly secondaries: number } | undefined {
+    const snapshot = this.#index?.snapshot();
+    return snapshot === undefined ? undefined : { primaries: snapshot.primaryCount, secondaries: snapshot.secondaryCount };
+  }
+
   /** The cache and the reverse index frozen together. */
   snapshot(): SecondaryResourceReader<R, P> {
     return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), this.#index?.snapshot(), this.configuration.toSecondaryIds);

@@ -1,0 +1,99 @@
+import type { KubernetesObject, Logger } from '@kindex/core';
+import type { InformerRegistry } from '../cache/informer-registry.js';
+import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
+import { OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
+import { HealthChecks } from '../server/health-checks.js';
+import { OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
+import { SourceHealthMonitor } from '../server/source-health-monitor.js';
+import { InformerEventSource } from '../source/informer-event-source.js';
+import type { Controller } from './controller.js';
+import type { ControllerObservability } from './controller-observability.js';
+
+/** The Operator's options for logs, metrics, health and its HTTP server. */
+export interface OperatorObservabilityOptions {
+  /**
+   * Where logs go: a pino logger (or any logger of core's `Logger` shape), or a level name for
+   * JSON lines to stdout. Defaults to no logging.
+   */
+  readonly logger?: OperatorLoggerOption;
+  /** The metrics registry and whether to add process metrics. Defaults to a registry of its own. */
+  readonly metrics?: OperatorMetricsOptions;
+  /** Serve `/metrics`, `/healthz`, `/readyz` (and `/debug/controllers`). Defaults to no server. */
+  readonly server?: OperatorServerOptions;
+}
+
+type Phase = 'new' | 'starting' | 'running' | 'stopped';
+
+/**
+ * The observability parts of one Operator, wired together: the logger, the metrics registry,
+ * the health checks (`ping`, `informers` for liveness; `controllers` for readiness), the source
+ * health monitor and the HTTP server. The Operator calls its hooks around start and stop.
+ */
+export class OperatorObservability {
+  readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
+  readonly health = new HealthChecks();
+  readonly server: OperatorServer | undefined;
+  readonly #monitor: SourceHealthMonitor;
+  readonly #controllers: () => readonly Controller<KubernetesObject>[];
+  #phase: Phase = 'new';
+
+  constructor(options: OperatorObservabilityOptions, registry: InformerRegistry, controllers: () => readonly Controller<KubernetesObject>[]) {
+    this.logger = createOperatorLogger(options.logger);
+    this.metrics = new OperatorMetrics(options.metrics);
+    this.metrics.observeInformers(registry);
+    this.#controllers = controllers;
+    this.#monitor = new SourceHealthMonitor({ registry, controllers, unhealthyAfterMs: options.server?.unhealthyAfterMs ?? 60_000 });
+    this.health.addHealthzCheck('ping', () => {});
+    this.health.addHealthzCheck('informers', () => this.#monitor.check());
+    this.health.addReadyzCheck('controllers', () => this.#checkReady());
+    this.server = options.server === undefined ? undefined : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
+  }
+
+  /** What each controller gets at registration. */
+  forController(): ControllerObservability {
+    return { logger: this.logger, queueMetrics: this.metrics.workQueues };
+  }
+
+  /** A controller was registered: record its reconciles. */
+  registered(controller: Controller<KubernetesObject>): void {
+    this.metrics.observeController(controller);
+  }
+
+  /** Before the controllers start: serve probes at once, so they answer "not ready" while caches sync. */
+  async starting(): Promise<void> {
+    this.#phase = 'starting';
+    await this.server?.listen();
+    if (this.server !== undefined) this.#monitor.start();
+    this.logger.info({ controllers: this.#controllers().map((c) => c.name), server: this.server?.address }, 'operator starting');
+  }
+
+  /** Every controller started and synced. */
+  started(): void {
+    this.#phase = 'running';
+    this.logger.info('operator running');
+  }
+
+  /** Every controller and informer stopped. */
+  async stopped(): Promise<void> {
+    this.#phase = 'stopped';
+    this.#monitor.stop();
+    for (const c of this.#controllers()) this.metrics.workQueues.forget(c.name);
+    await this.server?.close();
+    this.logger.info('operator stopped');
+  }
+
+  #checkReady(): void {
+    if (this.#phase === 'new') throw new Error('the operator has not been started');
+    if (this.#phase === 'stopped') throw new Error('the operator has stopped');
+    const waiting: string[] = [];
+    for (const c of this.#controllers()) {
+      if (!c.primaryCache.hasSynced()) waiting.push(`controller ${c.name}: primary cache`);
+      for (const s of c.eventSources) {
+        if (s instanceof InformerEventSource && !s.cache.hasSynced()) waiting.push(`controller ${c.name}: event source ${s.name}`);
+      }
+    }
+    if (this.#phase === 'starting') throw new Error(`caches syncing${waiting.length ? `: ${waiting.join(', ')} not synced` : ''}`);
+    if (waiting.length > 0) throw new Error(`caches not synced: ${waiting.join(', ')}`);
+  }
+}

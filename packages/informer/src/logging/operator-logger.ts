@@ -1,0 +1,41 @@
+/**
+ * Logging: structured JSON lines through pino, the Node standard.
+ *
+ * The Operator takes a pino logger (or any logger of core's `Logger` shape) or a level name
+ * ({@link createOperatorLogger}); each controller logs through a child carrying `controller` and
+ * `kind`, and each reconcile through a further child carrying `namespace`, `name` and
+ * `reconcileID`, which the reconciler also gets from `context.getLogger()`. One line per
+ * reconcile names its causes ({@link causesForLog}): which sources, which objects, which event
+ * types, how many triggers coalesced. Levels: `debug` for each finished reconcile, `error` for
+ * a failed one, `warn` for problems a controller moves past, `info` for start and stop.
+ *
+ * @module
+ */
+import { pino, type LevelWithSilent } from 'pino';
+import { noopLogger, type Logger } from '@kindex/core';
+
+/** What the Operator accepts as `logger`: a logger, or a level for a pino logger to stdout. */
+export type OperatorLoggerOption = Logger | LevelWithSilent;
+
+const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * The operator's logger: `option` itself when it is a logger, a pino logger writing JSON lines
+ * to stdout at that level when it is a level name, and a logger writing nothing when it is
+ * undefined (an operator embedded in another program stays quiet unless told).
+ *
+ * @throws {TypeError} for anything else, naming the accepted values.
+ */
+export function createOperatorLogger(option: OperatorLoggerOption | undefined): Logger {
+  if (option === undefined) return noopLogger;
+  if (typeof option === 'string') {
+    if (!LEVELS.includes(option)) {
+      throw new TypeError(`Operator option logger: unknown level ${JSON.stringify(option)}; use one of ${LEVELS.join(', ')}, or pass a pino logger`);
+    }
+    return pino({ level: option, base: { pid: process.pid } });
+  }
+  if (typeof option !== 'object' || option === null || typeof option.child !== 'function' || typeof option.info !== 'function') {
+    throw new TypeError('Operator option logger: expected a pino logger (with child, info, ...) or a level name such as "info"');
+  }
+  return option;
+}

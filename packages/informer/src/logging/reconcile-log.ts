@@ -1,0 +1,31 @@
+import type { ReconcileCauses } from '@kindex/core';
+
+/** One cause as it appears on a reconcile's log line. */
+export interface LoggedCause {
+  readonly source: string;
+  readonly type: string;
+  readonly event?: string;
+  readonly object?: string;
+  readonly detail?: string;
+  readonly count: number;
+}
+
+/**
+ * The causes of a reconcile in the shape of its log line's `causes` field: short keys, no
+ * timestamps (the line has its own), and the coalescing counts.
+ *
+ * @example
+ * ```json
+ * {"msg":"reconciled","triggers":3,"causes":[{"source":"clusters","type":"resource","event":"update","object":"sample/alpha","count":2},{"source":"primary","type":"resource","event":"create","object":"sample/build","count":1}]}
+ * ```
+ */
+export function causesForLog(causes: ReconcileCauses): LoggedCause[] {
+  return causes.causes.map((c) => ({
+    source: c.source,
+    type: c.type,
+    ...(c.event !== undefined ? { event: c.event } : {}),
+    ...(c.objectKey !== undefined ? { object: c.objectKey } : {}),
+    ...(c.detail !== undefined ? { detail: c.detail } : {}),
+    count: c.count,
+  }));
+}

@@ -1,0 +1,50 @@
+import type { EventSourceHealth, KubernetesObject } from '@kindex/core';
+import type { Observable } from 'rxjs';
+import type { Controller } from '../controller/controller.js';
+import { InformerEventSource } from '../source/informer-event-source.js';
+
+/** One controller as the debug endpoint shows it. */
+export interface ControllerDebugView {
+  readonly name: string;
+  readonly kind: string;
+  readonly workers: number;
+  /** Primaries waiting, being reconciled, and waiting for a delay; undefined before start. */
+  readonly queue: { readonly queued: number; readonly processing: number; readonly delayed: number } | undefined;
+  readonly primaryCache: { readonly objects: number; readonly synced: boolean; readonly indexes: Record<string, number> };
+  readonly eventSources: readonly {
+    readonly name: string;
+    readonly type: string | undefined;
+    readonly status: EventSourceHealth['status'] | undefined;
+    /** For informer sources: cached objects, synced, distinct values per index, reverse-index sizes. */
+    readonly cache?: { readonly objects: number; readonly synced: boolean; readonly indexes: Record<string, number> };
+    readonly reverseIndex?: { readonly primaries: number; readonly secondaries: number } | undefined;
+  }[];
+}
+
+/**
+ * What a controller holds and does now: cache and index sizes, queue depth, event sources and
+ * their health. O(index values) per call: for a human or a debugging script, not a scraper.
+ */
+export function controllerDebugView(controller: Controller<KubernetesObject>): ControllerDebugView {
+  return {
+    name: controller.name,
+    kind: controller.kind.name,
+    workers: controller.configuration.concurrency,
+    queue: controller.processor?.stats(),
+    primaryCache: { objects: controller.primaryCache.size, synced: controller.primaryCache.hasSynced(), indexes: controller.primaryCache.indexSizes() },
+    eventSources: controller.eventSources.map((s) => ({
+      name: s.name,
+      type: s.resourceType?.name,
+      status: current(s.health$)?.status,
+      ...(s instanceof InformerEventSource
+        ? { cache: { objects: s.cache.size, synced: s.cache.hasSynced(), indexes: s.cache.indexSizes() }, reverseIndex: s.reverseIndexSize() }
+        : {}),
+    })),
+  };
+}
+
+function current(health$: Observable<EventSourceHealth>): EventSourceHealth | undefined {
+  let value: EventSourceHealth | undefined;
+  health$.subscribe((h) => (value = h)).unsubscribe();
+  return value;
+}
