@@ -1,0 +1,261 @@
+import { expect } from 'chai';
+import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { createNamespace, createTestCrd, eventually, metricValue, requireFault, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { InformerEventSource, Kinds, KubeClient, Operator, resourceKind, type Controller, type ControllerDebugView, type KubeEventSourceContext, type PrimaryDescription } from '../index.js';
+
+interface Widget extends KubernetesObject {
+  spec?: { size?: number; config?: string };
+  status?: { seen?: number; value?: string };
+}
+interface ConfigMap extends KubernetesObject {
+  data?: Record<string, string>;
+}
+const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+const ConfigMapKind = Kinds.ConfigMap as unknown as import('../index.js').ResourceKind<ConfigMap>;
+
+const widget = (name: string, namespace: string, config?: string): Widget => ({
+  apiVersion: 'test.kindex.dev/v1',
+  kind: 'Widget',
+  metadata: { name, namespace },
+  spec: { size: 1, ...(config ? { config } : {}) },
+});
+
+/** Widgets that copy `data.value` of the ConfigMap their `spec.config` names into their status. */
+class WidgetReconciler implements Reconciler<Widget, KubeClient> {
+  fail = false;
+  prepareEventSources(context: KubeEventSourceContext<Widget>) {
+    return [
+      InformerEventSource.from(ConfigMapKind, WidgetKind)
+        .withName('configs')
+        .withNamespacesInheritedFromController()
+        .withSecondaryToPrimaryMapper((cm) => (cm.metadata?.labels?.['widget'] ? [ResourceID.of(cm.metadata.labels['widget'], cm.metadata.namespace)] : []))
+        .build(context),
+    ];
+  }
+  reconcile(w: Widget, context: import('@kindex/core').Context<Widget, KubeClient>) {
+    if (this.fail) throw new Error('reconcile refused');
+    const cm = context.getSecondaryResource(ConfigMapKind);
+    return UpdateControl.patchStatus<Widget>({ ...w, status: { seen: 1, value: cm?.data?.['value'] ?? '' } });
+  }
+}
+
+describe('OperatorServer', function () {
+  this.timeout(60_000);
+  let server: TestApiServer;
+  let client: KubeClient;
+  let operator: Operator | undefined;
+
+  before(async () => {
+    server = await startTestApiServer();
+    client = new KubeClient(server.kubeConfig);
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+  });
+  afterEach(async () => {
+    server.faults.failNextRequests?.(0, { status: 500 });
+    server.faults.setLatency?.(0);
+    await operator?.stop({ drainTimeoutMs: 5_000 });
+    operator = undefined;
+  });
+  after(async () => {
+    await client.registry.stopAll();
+    await server.stop();
+  });
+
+  function newOperator(namespace: string, serverOptions: Record<string, unknown> = {}, reconciler = new WidgetReconciler()) {
+    operator = new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, host: '127.0.0.1', debug: true, ...serverOptions } });
+    const controller = operator.register<Widget>(reconciler, {
+      kind: WidgetKind,
+      name: 'widgets',
+      namespaces: [namespace],
+      reflector: { backoff: { initialMs: 20, maxMs: 100 } },
+    }) as unknown as Controller;
+    return { operator, controller, reconciler };
+  }
+
+  async function get(path: string): Promise<{ status: number; body: string }> {
+    const address = operator!.server!.address!;
+    const response = await fetch(`http://127.0.0.1:${address.port}${path}`);
+    return { status: response.status, body: await response.text() };
+  }
+
+  const scrape = async (): Promise<string> => (await get('/metrics')).body;
+
+  it('serves controller-runtime reconcile and workqueue series that move as reconciles happen', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { reconciler } = newOperator(ns);
+    await operator!.start();
+    const before = await scrape();
+    expect(metricValue(before, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(0);
+    expect(metricValue(before, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'error' })).to.equal(0);
+    expect(metricValue(before, 'controller_runtime_max_concurrent_reconciles', { controller: 'widgets' })).to.equal(10);
+    expect(metricValue(before, 'workqueue_adds_total', { name: 'widgets', controller: 'widgets' })).to.equal(0);
+
+    await client.create(WidgetKind, widget('a', ns));
+    await client.create(WidgetKind, widget('b', ns));
+    await eventually(async () => expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.be.at.least(2));
+    const after = await scrape();
+    expect(metricValue(after, 'workqueue_adds_total', { name: 'widgets' })).to.be.at.least(2);
+    expect(metricValue(after, 'workqueue_work_duration_seconds_count', { name: 'widgets' })).to.be.at.least(2);
+    expect(metricValue(after, 'workqueue_queue_duration_seconds_count', { name: 'widgets' })).to.be.at.least(2);
+    expect(metricValue(after, 'controller_runtime_reconcile_time_seconds_count', { controller: 'widgets' })).to.be.at.least(2);
+    expect(metricValue(after, 'workqueue_depth', { name: 'widgets' })).to.be.a('number');
+    expect(metricValue(after, 'workqueue_longest_running_processor_seconds', { name: 'widgets' })).to.be.a('number');
+    expect(metricValue(after, 'workqueue_unfinished_work_seconds', { name: 'widgets' })).to.be.a('number');
+    expect(metricValue(after, 'controller_runtime_active_workers', { controller: 'widgets' })).to.be.a('number');
+    expect(metricValue(after, 'kindex_informer_objects', { resource: 'widgets.test.kindex.dev', namespace: ns })).to.equal(2);
+    expect(metricValue(after, 'kindex_informer_events_total', { resource: 'widgets.test.kindex.dev', namespace: ns, type: 'added' })).to.equal(2);
+    expect(metricValue(after, 'kindex_informer_lists_total', { resource: 'widgets.test.kindex.dev', namespace: ns })).to.equal(1);
+    expect(metricValue(after, 'kindex_informer_synced', { resource: 'configmaps', namespace: ns })).to.equal(1);
+
+    // A failing reconcile counts as an error and schedules a retry.
+    reconciler.fail = true;
+    await client.create(WidgetKind, widget('c', ns));
+    await eventually(async () => {
+      const text = await scrape();
+      expect(metricValue(text, 'controller_runtime_reconcile_errors_total', { controller: 'widgets' })).to.be.at.least(1);
+      expect(metricValue(text, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'error' })).to.be.at.least(1);
+      expect(metricValue(text, 'workqueue_retries_total', { name: 'widgets' })).to.be.at.least(1);
+    });
+  });
+
+  it('exports the leader election status the elector sets', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    await operator!.start();
+    expect(metricValue(await scrape(), 'leader_election_master_status')).to.equal(undefined);
+    operator!.metrics.setLeaderElectionStatus('widgets-lock', true);
+    expect(metricValue(await scrape(), 'leader_election_master_status', { name: 'widgets-lock' })).to.equal(1);
+    operator!.metrics.setLeaderElectionStatus('widgets-lock', false);
+    expect(metricValue(await scrape(), 'leader_election_master_status', { name: 'widgets-lock' })).to.equal(0);
+  });
+
+  it('keeps the series of two operators in one process apart', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    const other = new Operator({ kubeConfig: server.kubeConfig });
+    other.register<Widget>(new WidgetReconciler(), { kind: WidgetKind, name: 'widgets', namespaces: [ns] });
+    expect(other.metrics.registry).to.not.equal(operator!.metrics.registry);
+    expect(metricValue(await other.metrics.scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(0);
+  });
+
+  it('answers /readyz 500 while caches sync and 200 once they have, /healthz 200 throughout', async function () {
+    const setLatency = requireFault(this, server, 'setLatency');
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    setLatency(400);
+    const started = operator!.start();
+    await eventually(() => expect(operator!.server!.address).to.not.equal(undefined));
+    const syncing = await get('/readyz');
+    expect(syncing.status).to.equal(500);
+    expect(syncing.body).to.contain('[-]controllers failed: caches syncing');
+    expect((await get('/healthz')).status).to.equal(200);
+    setLatency(0);
+    await started;
+    expect(await get('/readyz')).to.deep.equal({ status: 200, body: 'ok' });
+    const verbose = await get('/readyz?verbose');
+    expect(verbose.body).to.equal('[+]controllers ok\nreadyz check passed\n');
+    expect(await get('/healthz/ping')).to.deep.equal({ status: 200, body: 'ok' });
+  });
+
+  it('runs readiness checks added by others, and skips excluded ones', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    let leading = false;
+    operator!.health.addReadyzCheck('leader-election', () => {
+      if (!leading) throw new Error('neither holding the lease nor a synced follower');
+    });
+    await operator!.start();
+    const notLeading = await get('/readyz');
+    expect(notLeading.status).to.equal(500);
+    expect(notLeading.body).to.equal('[+]controllers ok\n[-]leader-election failed: neither holding the lease nor a synced follower\nreadyz check failed\n');
+    expect((await get('/readyz?exclude=leader-election')).status).to.equal(200);
+    leading = true;
+    expect((await get('/readyz')).status).to.equal(200);
+    expect(() => operator!.health.addReadyzCheck('leader-election', () => {})).to.throw(/registered already/);
+  });
+
+  it('fails /healthz once a source stays broken past the threshold, and recovers with it', async function () {
+    const failNextRequests = requireFault(this, server, 'failNextRequests');
+    const closeWatches = requireFault(this, server, 'closeWatches');
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns, { unhealthyAfterMs: 300 });
+    await operator!.start();
+    expect((await get('/healthz')).status).to.equal(200);
+    // Every request fails from now on: the reflectors lose their watches and cannot reopen them.
+    // (The probes below go to the operator's own server, not the API server.)
+    failNextRequests(1_000_000, { status: 503 });
+    await closeWatches();
+    await eventually(
+      async () => {
+        const health = await get('/healthz');
+        expect(health.status).to.equal(500);
+        expect(health.body).to.match(/\[-\]informers failed: informer (widgets\.test\.kindex\.dev|configmaps) in namespace .* broken for \d+s \(limit 0\.3s\)/);
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect((await get('/readyz')).status, 'still synced: readiness is about caches, not liveness').to.equal(200);
+    failNextRequests(0, { status: 503 });
+    await eventually(async () => expect(await get('/healthz')).to.deep.equal({ status: 200, body: 'ok' }), { timeoutMs: 10_000 });
+  });
+
+  it('shows per controller the cache and index sizes, the queue and why a primary was last reconciled', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    await operator!.start();
+    await client.create(WidgetKind, widget('w', ns, 'settings'));
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.seen).to.equal(1));
+    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings', namespace: ns, labels: { widget: 'w' } }, data: { value: 'v1' } } });
+    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v1'));
+
+    const all = JSON.parse((await get('/debug/controllers')).body) as { controllers: ControllerDebugView[] };
+    expect(all.controllers.map((c) => c.name)).to.deep.equal(['widgets']);
+    const view = JSON.parse((await get('/debug/controllers/widgets')).body) as ControllerDebugView;
+    expect(view.kind).to.equal('test.kindex.dev/v1/Widget');
+    expect(view.primaryCache).to.deep.equal({ objects: 1, synced: true, indexes: {} });
+    expect(view.queue).to.have.keys('queued', 'processing', 'delayed');
+    expect(view.eventSources).to.deep.equal([
+      { name: 'configs', type: 'v1/ConfigMap', status: 'healthy', cache: { objects: 1, synced: true, indexes: {} }, reverseIndex: { primaries: 1, secondaries: 1 } },
+    ]);
+
+    const primary = JSON.parse((await get(`/debug/controllers/widgets/primaries/${ns}/w`)).body) as PrimaryDescription;
+    expect(primary.key).to.equal(`${ns}/w`);
+    expect(primary.cached).to.equal(true);
+    await eventually(async () => {
+      const last = (JSON.parse((await get(`/debug/controllers/widgets/primaries/${ns}/w`)).body) as PrimaryDescription).lastReconcile;
+      expect(last?.result).to.equal('success');
+      const fromConfig = last?.causes.causes.find((c) => c.source === 'configs');
+      expect(fromConfig).to.include({ type: 'resource', event: 'create', objectKey: `${ns}/settings` });
+    });
+
+    expect((await get('/debug/controllers/nope')).status).to.equal(404);
+    expect((await get('/nope')).status).to.equal(404);
+  });
+
+  it('keeps the debug endpoint off unless enabled', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns, { debug: false });
+    await operator!.start();
+    const off = await get('/debug/controllers');
+    expect(off.status).to.equal(404);
+    expect(off.body).to.contain('server.debug');
+  });
+
+  it('rejects a bad port with the option named, and reports a port in use', async () => {
+    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: -1 } })).to.throw(TypeError, /server\.port/);
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    await operator!.start();
+    const taken = new Operator({ kubeConfig: server.kubeConfig, server: { port: operator!.server!.address!.port, host: '127.0.0.1' } });
+    try {
+      await taken.start();
+      expect.fail('start should fail');
+    } catch (error) {
+      expect((error as Error).name).to.equal('OperatorServerError');
+      expect((error as Error).message).to.match(/cannot listen on 127\.0\.0\.1:\d+ .*choose another server\.port/);
+    } finally {
+      await taken.stop();
+    }
+  });
+});
