@@ -285,6 +285,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const log = this.#logger.child({ ...namespaceAndName(key), reconcileID });
     const started = Date.now();
     const base = { reconcileID, startedAt: new Date(started).toISOString(), causes: request.causes };
+    // A trigger for a primary the cache does not hold (created and deleted quickly, or a
+    // secondary naming a primary that does not exist) runs no reconciler: say so.
+    const present = this.getPrimary(key) !== undefined || this.#tombstones.has(key);
     this.#lastReconciles.set(key, base);
     const fields = {
       triggers: request.causes.triggers,
@@ -296,7 +299,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const result = await this.#dispatch(key, request.retryInfo, request.signal, log);
       const durationMs = Date.now() - started;
       this.#lastReconciles.set(key, { ...base, result: 'success', durationMs });
-      log.debug({ ...fields, durationMs, ...(result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {}) }, 'reconciled');
+      const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
+      log.debug({ ...fields, durationMs, ...rescheduled }, present ? 'reconciled' : 'primary not in cache, nothing to reconcile');
       return result;
     } catch (error) {
       const durationMs = Date.now() - started;

@@ -43,11 +43,12 @@ export class OperatorObservability {
     this.metrics = new OperatorMetrics(options.metrics);
     this.metrics.observeInformers(registry);
     this.#controllers = controllers;
+    // The server first: it validates the server options with messages naming them.
+    this.server = options.server === undefined ? undefined : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
     this.#monitor = new SourceHealthMonitor({ registry, controllers, unhealthyAfterMs: options.server?.unhealthyAfterMs ?? 60_000 });
     this.health.addHealthzCheck('ping', () => {});
     this.health.addHealthzCheck('informers', () => this.#monitor.check());
     this.health.addReadyzCheck('controllers', () => this.#checkReady());
-    this.server = options.server === undefined ? undefined : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
   }
 
   /** What each controller gets at registration. */
@@ -55,9 +56,19 @@ export class OperatorObservability {
     return { logger: this.logger, queueMetrics: this.metrics.workQueues };
   }
 
-  /** A controller was registered: record its reconciles. */
+  /** A controller was registered: record its reconciles, log the problems it moves past. */
   registered(controller: Controller<KubernetesObject>): void {
     this.metrics.observeController(controller);
+    const log = this.logger.child({ controller: controller.name, kind: controller.kind.kind });
+    controller.events$.subscribe((event) => {
+      if (event.type === 'problem') log.warn({ source: event.source, err: event.error }, 'event source problem (skipped, going on)');
+      else if (event.type === 'processing' && event.event.type === 'retries-exhausted') {
+        const { key, retryInfo, terminal } = event.event;
+        log.error({ primary: key, attempts: retryInfo.attemptCount, terminal }, terminal ? 'terminal error, not retrying' : 'retries exhausted');
+      } else if (event.type === 'processing' && event.event.type === 'timed-out') {
+        log.warn({ primary: event.event.key, timeoutMs: event.event.timeoutMs }, 'reconcile timed out; its worker moved on');
+      }
+    });
   }
 
   /** Before the controllers start: serve probes at once, so they answer "not ready" while caches sync. */

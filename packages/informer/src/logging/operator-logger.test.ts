@@ -45,7 +45,10 @@ class WidgetReconciler implements Reconciler<Widget, KubeClient> {
       InformerEventSource.from(ConfigMapKind, WidgetKind)
         .withName('configs')
         .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper((cm) => (cm.metadata?.labels?.['widget'] ? [ResourceID.of(cm.metadata.labels['widget'], cm.metadata.namespace)] : []))
+        .withSecondaryToPrimaryMapper((cm) => {
+          if (cm.metadata?.labels?.['explode']) throw new Error('mapper cannot read this ConfigMap');
+          return cm.metadata?.labels?.['widget'] ? [ResourceID.of(cm.metadata.labels['widget'], cm.metadata.namespace)] : [];
+        })
         .build(context),
     ];
   }
@@ -155,6 +158,17 @@ describe('Operator logs', function () {
     // The status writes of the reconciles come back as primary events; the configs cause is what matters.
     expect(fromConfigs(second)).to.deep.equal([{ source: 'configs', type: 'resource', event: 'update', object: `${ns}/cfg`, count: 2 }]);
     expect(second!.triggers).to.be.at.least(2);
+  });
+
+  it('logs a problem the controller moves past at warn level, naming the source and the error', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const lines = await run(ns, new WidgetReconciler());
+    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'bad', namespace: ns, labels: { explode: 'yes' } } } });
+    await eventually(() => expect(lines.filter((l) => l.msg.startsWith('event source problem'))).to.have.length.at.least(1));
+    const problem = lines.find((l) => l.msg.startsWith('event source problem'))!;
+    expect(problem).to.include({ level: 40, controller: 'widgets', kind: 'Widget', source: 'configs' });
+    expect(problem.err).to.include({ type: 'MapperError', message: `object ${ns}/bad: mapper threw: mapper cannot read this ConfigMap` });
   });
 
   it('logs a failed reconcile at error level with the error and its causes', async () => {

@@ -244,6 +244,7 @@ describe('OperatorServer', function () {
 
   it('rejects a bad port with the option named, and reports a port in use', async () => {
     expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: -1 } })).to.throw(TypeError, /server\.port/);
+    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, unhealthyAfterMs: -5 } })).to.throw(TypeError, /server\.unhealthyAfterMs must be a number of milliseconds >= 0, got -5/);
     const ns = await createNamespace(server.kubeConfig);
     newOperator(ns);
     await operator!.start();

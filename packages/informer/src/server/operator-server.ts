@@ -72,6 +72,10 @@ export class OperatorServer {
     if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
       throw new TypeError(`Operator option server.port must be an integer from 0 to 65535, got ${JSON.stringify(options.port)}`);
     }
+    const after = options.unhealthyAfterMs;
+    if (after !== undefined && !(Number.isFinite(after) && after >= 0)) {
+      throw new TypeError(`Operator option server.unhealthyAfterMs must be a number of milliseconds >= 0, got ${JSON.stringify(after)}`);
+    }
     this.#options = options;
     this.#sources = sources;
   }
