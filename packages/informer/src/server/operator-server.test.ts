@@ -119,6 +119,34 @@ describe('OperatorServer', function () {
     });
   });
 
+  it('counts the relist after a 410 Gone and the watch restarts in the informer series', async function () {
+    const expireHistory = requireFault(this, server, 'expireHistory');
+    const breakWatches = server.faults.closeWatches?.bind(server.faults) ?? requireFault(this, server, 'restart');
+    const ns = await createNamespace(server.kubeConfig);
+    newOperator(ns);
+    await operator!.start();
+    await client.create(WidgetKind, widget('a', ns));
+    const labels = { resource: 'widgets.test.kindex.dev', namespace: ns };
+    await eventually(async () => expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(1));
+    expect(metricValue(await scrape(), 'kindex_informer_relists_total', labels)).to.equal(0);
+    // A write elsewhere moves the server past the informer's resourceVersion; forgetting the
+    // history then makes its next watch answer 410 Gone.
+    const other = await createNamespace(server.kubeConfig);
+    await client.create(WidgetKind, widget('elsewhere', other));
+    await expireHistory();
+    await breakWatches();
+    await eventually(
+      async () => {
+        const text = await scrape();
+        expect(metricValue(text, 'kindex_informer_relists_total', labels)).to.be.at.least(1);
+        expect(metricValue(text, 'kindex_informer_lists_total', labels)).to.be.at.least(2);
+        expect(metricValue(text, 'kindex_informer_watch_restarts_total', labels)).to.be.at.least(1);
+        expect(metricValue(text, 'kindex_informer_objects', labels)).to.equal(1);
+      },
+      { timeoutMs: 60_000 },
+    );
+  });
+
   it('exports the leader election status the elector sets', async () => {
     const ns = await createNamespace(server.kubeConfig);
     newOperator(ns);
