@@ -80,20 +80,26 @@ export class WorkQueue<K extends string = string> {
   readonly #metrics: WorkQueueMetrics | undefined;
   readonly #addedAt = new Map<K, number>();
   readonly #startedAt = new Map<K, number>();
+  readonly #metricsNow: () => number;
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
+    // Date.now() counts whole milliseconds and most queue waits are shorter: with the system
+    // clock the durations come from the high-resolution timer (same epoch), else they would
+    // mostly read 0. A test's FakeClock is used as given.
+    const clock = this.#clock;
+    this.#metricsNow = clock === systemClock ? () => performance.timeOrigin + performance.now() : () => clock.now();
     this.#metrics = options.metrics?.forQueue(options.name ?? '', {
       depth: () => this.#queued.size + this.#followUp.size,
       unfinishedWorkSeconds: () => {
-        const now = this.#clock.now();
+        const now = this.#metricsNow();
         let total = 0;
         for (const at of this.#startedAt.values()) total += now - at;
         return total / 1000;
       },
       longestRunningProcessorSeconds: () => {
-        const now = this.#clock.now();
+        const now = this.#metricsNow();
         let longest = 0;
         for (const at of this.#startedAt.values()) longest = Math.max(longest, now - at);
         return longest / 1000;
@@ -106,7 +112,7 @@ export class WorkQueue<K extends string = string> {
     if (this.#shuttingDown || this.#queued.has(item) || this.#followUp.has(item)) return;
     if (this.#metrics !== undefined) {
       this.#metrics.added();
-      this.#addedAt.set(item, this.#clock.now());
+      this.#addedAt.set(item, this.#metricsNow());
     }
     if (this.#processing.has(item)) this.#followUp.add(item);
     else this.#push(item);
@@ -202,7 +208,7 @@ export class WorkQueue<K extends string = string> {
     if (this.#metrics !== undefined) {
       const startedAt = this.#startedAt.get(item);
       this.#startedAt.delete(item);
-      if (startedAt !== undefined) this.#metrics.finished((this.#clock.now() - startedAt) / 1000);
+      if (startedAt !== undefined) this.#metrics.finished((this.#metricsNow() - startedAt) / 1000);
     }
     if (this.#followUp.delete(item) && !this.#shuttingDown) this.#push(item);
     if (this.#processing.size === 0 && this.#shuttingDown) {
@@ -291,7 +297,7 @@ export class WorkQueue<K extends string = string> {
   /** Records the wait of an item handed to a worker and starts timing its work. */
   #handedOut(item: K): void {
     if (this.#metrics === undefined) return;
-    const now = this.#clock.now();
+    const now = this.#metricsNow();
     const addedAt = this.#addedAt.get(item);
     this.#addedAt.delete(item);
     this.#startedAt.set(item, now);
