@@ -288,7 +288,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so.
     const present = this.getPrimary(key) !== undefined || this.#tombstones.has(key);
-    this.#lastReconciles.set(key, base);
+    // Records only of primaries that exist, so triggers naming missing ones leave nothing behind.
+    const record = (r: ReconcileRecord): void => void (present ? this.#lastReconciles.set(key, r) : this.#lastReconciles.delete(key));
+    record(base);
     const fields = {
       triggers: request.causes.triggers,
       causes: causesForLog(request.causes),
@@ -298,14 +300,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     try {
       const result = await this.#dispatch(key, request.retryInfo, request.signal, log);
       const durationMs = Date.now() - started;
-      this.#lastReconciles.set(key, { ...base, result: 'success', durationMs });
+      record({ ...base, result: 'success', durationMs });
       const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
       log.debug({ ...fields, durationMs, ...rescheduled }, present ? 'reconciled' : 'primary not in cache, nothing to reconcile');
       return result;
     } catch (error) {
       const durationMs = Date.now() - started;
       const message = error instanceof Error ? error.message : String(error);
-      this.#lastReconciles.set(key, { ...base, result: 'error', durationMs, error: message });
+      record({ ...base, result: 'error', durationMs, error: message });
       log.error({ ...fields, durationMs, err: error }, 'reconcile failed');
       throw error;
     }
