@@ -2,6 +2,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, Reconciler } from '@kindex/core';
 import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import { Controller, type ControllerOptions } from './controller.js';
+import type { StartOptions } from '../startup/start-options.js';
+import { validateCacheSyncTimeout } from '../startup/start-options.js';
+import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 
 /**
  * The process-level entry point: one KubeConfig, one registry of shared informers, any number
@@ -19,9 +23,13 @@ export class Operator {
   readonly client: KubeClient;
   readonly #controllers: Controller<KubernetesObject>[] = [];
   #started = false;
+  readonly #cacheSyncTimeoutMs: number | undefined;
+  #stopping: AbortController | undefined;
 
-  constructor(options: { kubeConfig: KubeConfig } & KubeClientOptions) {
-    this.client = new KubeClient(options.kubeConfig, options);
+  constructor(options: { kubeConfig: KubeConfig; cacheSyncTimeoutMs?: number } & KubeClientOptions) {
+    const { cacheSyncTimeoutMs, ...clientOptions } = options;
+    this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
+    this.client = new KubeClient(options.kubeConfig, clientOptions);
   }
 
   /** The registered controllers. */
@@ -40,14 +48,44 @@ export class Operator {
     return controller;
   }
 
-  /** Starts every controller; resolves when all caches have synced and reconciling began. */
-  async start(): Promise<void> {
+  /**
+   * Starts every controller; resolves when all caches have synced and reconciling began.
+   *
+   * Rejects with ONE error, the first controller's failure (`CacheSyncError` for 400/401/403/404,
+   * `CacheSyncTimeoutError` after `cacheSyncTimeoutMs`, `StartAbortedError` on `stop()` or
+   * `signal`), after stopping every controller: a process that cannot work exits loudly instead
+   * of hanging. A controller registered with `whenCrdMissing: 'wait'` does not hold the start.
+   */
+  async start(options: StartOptions = {}): Promise<void> {
     this.#started = true;
-    await Promise.all(this.#controllers.map((c) => c.start()));
+    const stopping = new AbortController();
+    this.#stopping = stopping;
+    const signal = options.signal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, options.signal]);
+    const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
+    const starts = this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) }));
+    try {
+      await Promise.all(starts);
+    } catch (error) {
+      // The first failure is the one to report; the others are its consequences (aborted).
+      stopping.abort();
+      await Promise.allSettled(starts);
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /**
+   * The RBAC rules the registered controllers need, as Role/ClusterRole manifests (YAML and
+   * objects). It prepares each controller's event sources (once: `start()` reuses them) to learn
+   * their kinds and namespaces, and talks to no server.
+   */
+  async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
+    return rbacManifest(await requiredPermissions(this.#controllers, options), options);
   }
 
   /** Stops every controller (draining in-flight reconciles) and every shared informer. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    this.#stopping?.abort();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
     await this.client.registry.stopAll();
   }
