@@ -142,8 +142,8 @@ describe('Operator startup failures', function () {
 
     const wide = new Operator({ kubeConfig });
     operator = wide;
-    const ns2 = await createNamespace(server.kubeConfig);
-    wide.register(withConfigMaps((b) => b.withAllNamespaces()), { kind: WidgetKind, name: 'widgets-wide', namespaces: [ns2], reflector: fast });
+    // The primary stays in the namespace the real server's Role grants; only the source goes wide.
+    wide.register(withConfigMaps((b) => b.withAllNamespaces()), { kind: WidgetKind, name: 'widgets-wide', namespaces: [ns], reflector: fast });
     if (server.faults.forbid !== undefined) forbid({ resource: 'configmaps' });
     const all = (await startFails(wide, '403 (all namespaces)')) as CacheSyncError;
     expect(all).to.include({ eventSource: 'config-maps', namespace: undefined, status: 403 });
