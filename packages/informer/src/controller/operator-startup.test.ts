@@ -270,20 +270,64 @@ describe('Operator startup failures', function () {
     await client.registry.stopAll();
   });
 
-  it('losing RBAC after startup: health turns unhealthy with the fix, the cache is kept, and it heals when access returns', async function () {
-    requireFault(this, server, 'forbid');
-    const closeWatches = requireFault(this, server, 'closeWatches');
+  /**
+   * Access to widgets and configmaps in `namespace` that can be revoked and granted back: the
+   * embedded server's forbid fault (open watches closed so clients reconnect into it), or on a
+   * real server a ServiceAccount whose RoleBinding is deleted and created again; its watches
+   * time out every second, so they reconnect into the new rules.
+   */
+  async function revocableAccess(namespace: string): Promise<{ kubeConfig: KubeConfig; watchTimeoutSeconds: number | undefined; revoke(): Promise<void>; grant(): Promise<void> }> {
+    if (server.faults.forbid !== undefined && server.faults.closeWatches !== undefined) {
+      let revoked: (() => void)[] = [];
+      return {
+        kubeConfig: server.kubeConfig,
+        watchTimeoutSeconds: undefined,
+        revoke: async () => {
+          revoked = [forbid({ resource: 'configmaps', namespace }), forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace })];
+          await server.faults.closeWatches!();
+        },
+        grant: async () => revoked.forEach((lift) => lift()),
+      };
+    }
+    const { kubeConfig, user } = await refusedConfig(namespace, false);
+    const rbac = server.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const rules = [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
+      { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['get', 'patch', 'update'] },
+    ];
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'access' }, rules } });
+    const binding = {
+      metadata: { name: 'access' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'access' },
+      subjects: [{ kind: 'ServiceAccount', name: user.split(':').at(-1)!, namespace }],
+    };
+    const grant = async (): Promise<void> => void (await rbac.createNamespacedRoleBinding({ namespace, body: binding }));
+    await grant();
+    // The authorizer sees a new binding shortly after it is written.
+    await eventually(() => kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }));
+    return {
+      kubeConfig,
+      watchTimeoutSeconds: 1,
+      revoke: async () => void (await rbac.deleteNamespacedRoleBinding({ name: 'access', namespace })),
+      grant,
+    };
+  }
+
+  it('losing RBAC after startup: health turns unhealthy with the fix, the cache is kept, and it heals when access returns', async () => {
     const ns = await createNamespace(server.kubeConfig);
-    const client = new KubeClient(server.kubeConfig);
-    await client.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: ns } });
-    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const admin = new KubeClient(server.kubeConfig);
+    await admin.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: ns } });
+    const access = await revocableAccess(ns);
+    const reflector = { ...fast, ...(access.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: access.watchTimeoutSeconds } : {}) };
+    operator = new Operator({ kubeConfig: access.kubeConfig });
     let source: InformerEventSource<KubernetesObject, Widget> | undefined;
     const controller = operator.register<Widget>(
       {
         ...seenStatus,
-        prepareEventSources: (context) => [(source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('config-maps').withReflectorOptions(fast).build(context))],
+        prepareEventSources: (context) => [(source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('config-maps').withReflectorOptions(reflector).build(context))],
       },
-      { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast },
+      { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector },
     );
     await operator.start();
     const sourceHealth: EventSourceHealth[] = [];
@@ -291,24 +335,22 @@ describe('Operator startup failures', function () {
     source!.health$.subscribe((h) => sourceHealth.push(h));
     controller.health$.subscribe((h) => primaryHealth.push(h));
 
-    const lift = forbid({ resource: 'configmaps', namespace: ns });
-    const liftPrimary = forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace: ns });
-    await closeWatches();
-    await eventually(() => expect(sourceHealth.at(-1)).to.include({ status: 'unhealthy' }));
-    await eventually(() => expect(primaryHealth.at(-1)).to.include({ status: 'unhealthy' }));
-    const e = sourceHealth.at(-1)!.error as CacheSyncError;
-    expect(e).to.be.instanceOf(CacheSyncError).and.include({ phase: 'running', status: 403, eventSource: 'config-maps', verb: 'watch' });
+    await access.revoke();
+    const lost = (health: EventSourceHealth[]): CacheSyncError | undefined => health.map((h) => h.error).find((e): e is CacheSyncError => e instanceof CacheSyncError);
+    await eventually(() => expect(lost(sourceHealth)).to.not.equal(undefined), { timeoutMs: 20_000 });
+    await eventually(() => expect(lost(primaryHealth)).to.not.equal(undefined), { timeoutMs: 20_000 });
+    const e = lost(sourceHealth)!;
+    expect(e).to.include({ phase: 'running', status: 403, eventSource: 'config-maps', namespace: ns });
+    expect(e.verb).to.be.oneOf(['watch', 'list']);
     expect(e.message).to.contain('lost access').and.contain('kind: Role');
-    expect((primaryHealth.at(-1)!.error as CacheSyncError).controller).to.equal('widgets');
+    expect(lost(primaryHealth)!.controller).to.equal('widgets');
     expect(source!.get(`${ns}/kept`), 'the last good cache is kept').to.not.equal(undefined);
 
-    lift();
-    liftPrimary();
-    await eventually(() => expect(sourceHealth.at(-1)).to.include({ status: 'healthy' }), { timeoutMs: 10_000 });
-    await eventually(() => expect(primaryHealth.at(-1)).to.include({ status: 'healthy' }), { timeoutMs: 10_000 });
-    await client.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: ns } });
-    await eventually(() => expect(source!.get(`${ns}/after`)).to.not.equal(undefined));
-    await client.registry.stopAll();
+    await access.grant();
+    await eventually(() => expect(sourceHealth.at(-1)).to.include({ status: 'healthy' }), { timeoutMs: 20_000 });
+    await eventually(() => expect(primaryHealth.at(-1)).to.include({ status: 'healthy' }), { timeoutMs: 20_000 });
+    await admin.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after', namespace: ns } });
+    await eventually(() => expect(source!.get(`${ns}/after`)).to.not.equal(undefined), { timeoutMs: 20_000 });
   });
 
   it('rbacManifest() lists what the controllers need; on a real server its rules are enough to start', async () => {
