@@ -114,6 +114,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** Ends the start in progress (reason: 'stopped', 'aborted', 'timeout' or 'failed'). */
   #startAbort: AbortController | undefined;
   #stopRequested = false;
+  /** Per primary namespace: the last error its informer reported, and the ones failing now. */
+  readonly #lastPrimaryErrors = new Map<string, Error | undefined>();
+  readonly #failingNamespaces = new Map<string, Error>();
   #processor: EventProcessor | undefined;
   #subscriptions: Subscription[] = [];
 
@@ -343,19 +346,30 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     await Promise.all([this.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
   }
 
-  /** Primary informer health after startup: lost access shows as unhealthy with the fix, and heals. */
+  /**
+   * Primary informer health after startup: a namespace whose informer met a new error and is not
+   * watching is failing (lost access shows with the fix) until it watches again. An old error
+   * seen again between two watches (a normal watch timeout) does not count, so health does not
+   * flap every few minutes.
+   */
   #onPrimaryHealth(namespace: string, health: import('../reflector/reflector-health.js').ReflectorHealth): void {
+    const seen = this.#lastPrimaryErrors.get(namespace);
+    this.#lastPrimaryErrors.set(namespace, health.lastError?.error);
+    if (health.watching) this.#failingNamespaces.delete(namespace);
+    else if (health.lastError !== undefined && health.lastError.error !== seen) this.#failingNamespaces.set(namespace, health.lastError.error);
     const current = this.#health.value.status;
     if (current === 'starting' || current === 'stopped') return;
-    const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
-    if (status === current) return;
-    if (status === 'healthy') {
-      this.#health.next({ source: PRIMARY_SOURCE_NAME, status });
+    const failing = this.#failingNamespaces.entries().next().value;
+    if (failing === undefined) {
+      if (current !== 'healthy') this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
       return;
     }
-    const explained = this.primaryCache.explain(namespace, health.lastError!.error, 'running');
+    const [ns, cause] = failing;
+    const explained = this.primaryCache.explain(ns, cause, 'running');
     const error = explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : explained;
-    this.#health.next({ source: PRIMARY_SOURCE_NAME, status, error });
+    const previous = this.#health.value.error;
+    if (current === 'unhealthy' && previous instanceof Error && previous.message === error.message) return;
+    this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error });
   }
 
   #pendingSync(settled: ReadonlySet<EventSource<unknown, P>>): PendingSync[] {
