@@ -353,6 +353,26 @@ describe('Operator startup failures', function () {
     await eventually(() => expect(source!.get(`${ns}/after`)).to.not.equal(undefined), { timeoutMs: 20_000 });
   });
 
+  it('the controller stays unhealthy while any of its namespaces is refused, and names that namespace', async function () {
+    requireFault(this, server, 'forbid');
+    const closeWatches = requireFault(this, server, 'closeWatches');
+    const [a, b] = [await createNamespace(server.kubeConfig), await createNamespace(server.kubeConfig)];
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const controller = operator.register(seenStatus, { kind: WidgetKind, name: 'widgets', namespaces: [a, b], reflector: fast });
+    await operator.start();
+    const health: EventSourceHealth[] = [];
+    controller.health$.subscribe((h) => health.push(h));
+    const liftB = forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace: b });
+    await closeWatches();
+    await eventually(() => expect(health.at(-1)).to.include({ status: 'unhealthy' }));
+    // Namespace a reconnects fine meanwhile; that must not make the controller healthy.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(health.at(-1)).to.include({ status: 'unhealthy' });
+    expect(health.at(-1)!.error).to.be.instanceOf(CacheSyncError).and.include({ namespace: b, controller: 'widgets' });
+    liftB();
+    await eventually(() => expect(health.at(-1)).to.include({ status: 'healthy' }));
+  });
+
   it('rbacManifest() lists what the controllers need; on a real server its rules are enough to start', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const probe = new Operator({ kubeConfig: server.kubeConfig });
