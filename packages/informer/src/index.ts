@@ -83,3 +83,17 @@ export { createOperatorLogger } from './logging/operator-logger.js';
 export type { OperatorLoggerOption } from './logging/operator-logger.js';
 export { causesForLog } from './logging/reconcile-log.js';
 export type { LoggedCause } from './logging/reconcile-log.js';
+
+// --- startup: why start() rejected, and how long it may take (src/startup/)
+export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './startup/startup-errors.js';
+export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
+export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
+export type { StartOptions } from './startup/start-options.js';
+export { isNonTransient } from './reflector/reflector-error.js';
+export type { CacheStartOptions } from './cache/informer-cache.js';
+
+// --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
+export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
+export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
+export { requiredPermissions } from './rbac/required-permissions.js';
+export type { RbacListingOptions } from './rbac/required-permissions.js';

@@ -2,7 +2,7 @@
 // Named exports only, grouped; add exports to your own group.
 
 // --- the common interface
-export type { TestApiServer, ApiServerFaults } from './test-api-server.js';
+export type { TestApiServer, ApiServerFaults, ForbidRule } from './test-api-server.js';
 
 // --- embedded API server (src/apiserver/)
 export { startEmbeddedApiServer, EmbeddedApiServer } from './apiserver/embedded-api-server.js';

@@ -39,4 +39,22 @@ export interface ApiServerFaults {
   resumeEvents?(): void;
   /** Stops and restarts the server on the same port, keeping its data. Open watches break. */
   restart?(): Promise<void>;
+  /**
+   * Refuses requests matching `rule` with 403 Forbidden, worded as kube-apiserver's RBAC
+   * (open watches are not cut: close them to make clients reconnect into the refusal). Returns a
+   * function that lifts the refusal, as granting the permission back would.
+   */
+  forbid?(rule: ForbidRule): () => void;
+}
+
+/** Which requests {@link ApiServerFaults.forbid} refuses; omitted fields match anything. */
+export interface ForbidRule {
+  /** Plural resource name, for example `configmaps`. */
+  readonly resource: string;
+  /** API group; `''` for core. Defaults to any group. */
+  readonly group?: string;
+  /** Only in this namespace (requests across all namespaces are refused too). Defaults to any. */
+  readonly namespace?: string;
+  /** Kubernetes verbs: get, list, watch, create, update, patch, delete. Defaults to all. */
+  readonly verbs?: readonly string[];
 }

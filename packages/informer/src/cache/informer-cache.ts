@@ -15,6 +15,20 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
+import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
+import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
+
+/** Options of {@link InformerCache.start}. */
+export interface CacheStartOptions {
+  /** Ends the wait: `start()` then rejects with {@link StartAbortedError}. Defaults to none. */
+  readonly signal?: AbortSignal;
+  /**
+   * Whether a 400/401/403/404 before the first list rejects `start()` with a
+   * {@link CacheSyncError} (true), or the informers keep retrying with backoff (false: how an
+   * optional CRD is waited for). Defaults to true.
+   */
+  readonly failFast?: boolean;
+}
 
 /** Which namespaces a cache holds: every one, or a set (changeable at run time). */
 export type NamespaceSet = 'all' | readonly string[];
@@ -99,10 +113,60 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     return this.#namespaces;
   }
 
-  /** Starts (or joins) the informers and resolves when all have synced. */
-  async start(): Promise<void> {
+  /**
+   * Starts (or joins) the informers and resolves when all have synced.
+   * @throws {CacheSyncError} when the server refuses a list for good (400/401/403/404) and
+   *   `failFast` is on; the cache is stopped again.
+   * @throws {StartAbortedError} when `signal` aborts or the cache is stopped first.
+   */
+  async start(options: CacheStartOptions = {}): Promise<void> {
     this.#running = true;
-    await Promise.all(this.#wanted().map((ns) => this.#attach(ns)));
+    // One controller for every pending wait, so the first failure ends the others' waits too.
+    const waits = new AbortController();
+    const signal = options.signal === undefined ? waits.signal : AbortSignal.any([waits.signal, options.signal]);
+    const rejectOn = options.failFast === false ? undefined : isNonTransient;
+    try {
+      await Promise.all(this.#wanted().map((ns) => this.#attach(ns, { signal, ...(rejectOn ? { rejectOn } : {}) })));
+    } catch (error) {
+      waits.abort();
+      await this.stop();
+      throw error;
+    } finally {
+      waits.abort();
+    }
+  }
+
+  /**
+   * What has not synced yet: the namespaces (`''` for all) and the last error seen, for a cache
+   * sync timeout's message.
+   */
+  pendingSync(): { readonly namespaces: readonly string[]; readonly lastError: string | undefined } {
+    const namespaces: string[] = [];
+    let lastError: { message: string; at: number } | undefined;
+    for (const [ns, { lease }] of this.#leases) {
+      const health = lease.informer.reflector.health;
+      if (health.synced) continue;
+      namespaces.push(ns);
+      if (health.lastError !== undefined && (lastError === undefined || health.lastError.at > lastError.at)) lastError = health.lastError;
+    }
+    return { namespaces, lastError: lastError?.message };
+  }
+
+  /**
+   * The error to show for an informer's failure: a {@link CacheSyncError} with the fix for a
+   * 400/401/403/404, the error itself otherwise.
+   */
+  explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
+    if (!(error instanceof ApiRequestError) || !error.nonTransient) return error;
+    return CacheSyncError.from(error, {
+      controller: undefined,
+      eventSource: undefined,
+      type: this.kind,
+      namespace: namespace === ALL || !this.kind.namespaced ? undefined : namespace,
+      labelSelector: this.#options.labelSelector || undefined,
+      fieldSelector: this.#options.fieldSelector || undefined,
+      phase,
+    });
   }
 
   /** Releases every informer; the cache reads empty afterwards. */
@@ -229,7 +293,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     return [...this.#namespaces];
   }
 
-  async #attach(ns: string): Promise<void> {
+  async #attach(ns: string, wait: { signal?: AbortSignal; rejectOn?: (error: Error) => boolean } = {}): Promise<void> {
     if (this.#leases.has(ns)) return;
     const o = this.#options;
     const lease = o.registry.acquire<R>({
@@ -253,7 +317,14 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     ];
     this.#leases.set(ns, { lease, subscriptions });
     await informer.start();
-    await informer.waitForSync();
+    let synced: boolean;
+    try {
+      synced = await informer.waitForSync(wait);
+    } catch (error) {
+      throw this.explain(ns, error as Error, 'startup');
+    }
+    // Unsynced without an error: aborted, or stopped under us (the informer completed its health).
+    if (!synced && wait.signal !== undefined) throw new StartAbortedError(`cache of ${this.name}`, 'aborted');
   }
 
   async #detach(ns: string, announce: boolean): Promise<void> {

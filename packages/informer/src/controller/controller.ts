@@ -43,6 +43,11 @@ import type { ControllerObservability, PrimaryDescription, ReconcileRecord } fro
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
+import { openGet, readBody } from '../reflector/internal/kube-request.js';
+import { ApiRequestError } from '../reflector/reflector-error.js';
+import { collectionPath } from '../reflector/resource-type.js';
+import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 
 /** How to register a reconciler: the primary kind plus controller configuration. */
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
@@ -59,6 +64,15 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly statusSubresource?: boolean;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+  /**
+   * What `start()` does when the primary kind is not served (its CRD is not installed):
+   * `'fail'` rejects with a `CacheSyncError` naming the CRD; `'wait'` resolves at once, keeps the
+   * controller `starting` (health carries the error) and starts it when the CRD appears, while
+   * the other controllers run. Defaults to `'fail'`.
+   */
+  readonly whenCrdMissing?: 'fail' | 'wait';
+  /** How often a controller waiting for its CRD checks for it, in milliseconds. Defaults to 10 000. */
+  readonly crdPollIntervalMs?: number;
 };
 
 /** What happened in a controller, for timelines, logs and tests. */
@@ -100,6 +114,15 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
   #sources: EventSource<unknown, P>[] = [];
+  #prepared: Promise<EventSource<unknown, P>[]> | undefined;
+  readonly #crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
+  readonly #statusSubresource: boolean;
+  /** Ends the start in progress (reason: 'stopped', 'aborted', 'timeout' or 'failed'). */
+  #startAbort: AbortController | undefined;
+  #stopRequested = false;
+  /** Per primary namespace: the last error its informer reported, and the ones failing now. */
+  readonly #lastPrimaryErrors = new Map<string, Error | undefined>();
+  readonly #failingNamespaces = new Map<string, Error>();
   #processor: EventProcessor | undefined;
   #subscriptions: Subscription[] = [];
   readonly #logger: Logger;
@@ -108,7 +131,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #lastReconciles = new Map<string, ReconcileRecord>();
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, ...rest } = options;
+    this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
+    this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
     this.configuration = controllerConfiguration({
       name: rest.name ?? `${kind.plural}.${kind.group || 'core'}`,
@@ -153,23 +178,153 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return this.#processor;
   }
 
+  /** What the controller writes to its primaries (status subresource, finalizer), for the RBAC listing. */
+  get primaryWrites(): { readonly statusSubresource: boolean; readonly finalizer: string | undefined } {
+    return { statusSubresource: this.#statusSubresource, finalizer: this.#finalizer };
+  }
+
+  /**
+   * The event sources the reconciler prepares, prepared once: `start()` and the RBAC listing
+   * share them, so preparing never runs twice.
+   */
+  prepareEventSources(): Promise<readonly EventSource<unknown, P>[]> {
+    this.#prepared ??= (async () => {
+      const context: KubeEventSourceContext<P> = {
+        primaryCache: this.primaryCache,
+        client: this.#client,
+        configuration: this.configuration,
+        eventFilters: this.#eventFilters,
+      };
+      const sources = [...((await this.#reconciler.prepareEventSources?.(context)) ?? [])];
+      const names = new Set<string>([PRIMARY_SOURCE_NAME]);
+      for (const s of sources) {
+        if (names.has(s.name)) throw new Error(`controller ${this.name}: two event sources are named ${JSON.stringify(s.name)}`);
+        names.add(s.name);
+      }
+      return sources;
+    })();
+    return this.#prepared;
+  }
+
   /**
    * Prepares the event sources, starts and syncs every cache, then starts reconciling: the first
    * reconcile of any primary sees complete secondary caches and reverse indexes.
+   *
+   * @throws {CacheSyncError} at once when a cache's list is refused for good (400/401/403/404),
+   *   naming the controller, the event source, the kind, the namespace, the verb and the fix.
+   * @throws {CacheSyncTimeoutError} when caches have not synced within `cacheSyncTimeoutMs`.
+   * @throws {StartAbortedError} when `stop()` is called or `signal` aborts before the start ends.
+   * After any of these the controller's caches are stopped again.
    */
-  async start(): Promise<void> {
-    const context: KubeEventSourceContext<P> = {
-      primaryCache: this.primaryCache,
-      client: this.#client,
-      configuration: this.configuration,
-      eventFilters: this.#eventFilters,
-    };
-    this.#sources = [...((await this.#reconciler.prepareEventSources?.(context)) ?? [])];
-    const names = new Set<string>([PRIMARY_SOURCE_NAME]);
-    for (const s of this.#sources) {
-      if (names.has(s.name)) throw new Error(`controller ${this.name}: two event sources are named ${JSON.stringify(s.name)}`);
-      names.add(s.name);
+  async start(options: StartOptions = {}): Promise<void> {
+    const timeoutMs = validateCacheSyncTimeout(options.cacheSyncTimeoutMs, `controller ${this.name}`) ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    const target = `controller ${JSON.stringify(this.name)}`;
+    if (this.#stopRequested) throw new StartAbortedError(target, 'stopped');
+    if (options.signal?.aborted) throw new StartAbortedError(target, 'aborted', { cause: options.signal.reason });
+    if (this.#crdPolicy.wait) {
+      const missing = await this.#probeKind(options.signal);
+      if (missing !== undefined) {
+        this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'starting', error: missing });
+        this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error: missing });
+        void this.#startWhenServed(timeoutMs);
+        return;
+      }
     }
+    await this.#startNow(timeoutMs, options.signal);
+  }
+
+  /** Undefined when the primary kind is served, else the 404 as a CacheSyncError. */
+  async #probeKind(signal: AbortSignal | undefined): Promise<CacheSyncError | undefined> {
+    const namespaces = this.primaryCache.namespaces;
+    const namespace = this.kind.namespaced && namespaces !== 'all' ? namespaces[0] : undefined;
+    try {
+      const open = await openGet(this.#client.kubeConfig, collectionPath(this.kind, namespace), { limit: '1' }, 30_000, signal ?? new AbortController().signal);
+      try {
+        await readBody(open);
+      } finally {
+        open.close();
+      }
+      return undefined;
+    } catch (error) {
+      // Only "not served" waits; anything else goes to the normal start, which fails fast or retries.
+      if (error instanceof ApiRequestError && error.status === 404) {
+        const explained = this.primaryCache.explain(namespace ?? '', error, 'startup');
+        return explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : undefined;
+      }
+      return undefined;
+    }
+  }
+
+  /** Polls until the primary kind is served, then starts; failures land in health and events$. */
+  async #startWhenServed(timeoutMs: number): Promise<void> {
+    const waiting = new AbortController();
+    this.#startAbort = waiting;
+    while (!waiting.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.#crdPolicy.pollIntervalMs);
+        function done(): void {
+          clearTimeout(timer);
+          waiting.signal.removeEventListener('abort', done);
+          resolve();
+        }
+        waiting.signal.addEventListener('abort', done, { once: true });
+      });
+      if (waiting.signal.aborted) return;
+      const missing = await this.#probeKind(waiting.signal);
+      if (waiting.signal.aborted) return;
+      if (missing !== undefined) continue;
+      try {
+        await this.#startNow(timeoutMs, undefined);
+      } catch (error) {
+        if (!this.#stopRequested) this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+      }
+      return;
+    }
+  }
+
+  async #startNow(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const target = `controller ${JSON.stringify(this.name)}`;
+    const ends = new AbortController();
+    this.#startAbort = ends;
+    let pendingAtTimeout: PendingSync[] = [];
+    const settled = new Set<EventSource<unknown, P>>();
+    const timer = setTimeout(() => {
+      // Read what is pending before aborting: aborted caches stop and forget it.
+      pendingAtTimeout = this.#pendingSync(settled);
+      ends.abort('timeout');
+    }, timeoutMs);
+    const onAbort = (): void => ends.abort('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#startCaches(ends.signal, settled);
+    } catch (error) {
+      const reason: unknown = ends.signal.reason;
+      if (!ends.signal.aborted) ends.abort('failed');
+      let failure: unknown = error;
+      if (error instanceof CacheSyncError) failure = error.withContext({ controller: this.name, eventSource: error.eventSource ?? PRIMARY_SOURCE_NAME });
+      else if (reason === 'timeout') failure = new CacheSyncTimeoutError(this.name, timeoutMs, pendingAtTimeout);
+      else if (reason === 'stopped' || this.#stopRequested) failure = new StartAbortedError(target, 'stopped');
+      else if (reason === 'aborted') failure = new StartAbortedError(target, 'aborted', { cause: signal?.reason });
+      await this.#abandonStart(failure);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (this.#stopRequested) {
+      // stop() came while the last cache was syncing: never report healthy, never reconcile.
+      const failure = new StartAbortedError(target, 'stopped');
+      await this.#abandonStart(failure);
+      throw failure;
+    }
+    this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
+    this.#processor!.start();
+    this.#logger.info({ workers: this.configuration.concurrency }, 'caches synced, reconciling');
+  }
+
+  async #startCaches(signal: AbortSignal, settled: Set<EventSource<unknown, P>>): Promise<void> {
+    this.#sources = [...(await this.prepareEventSources())];
+    if (signal.aborted) throw new StartAbortedError(`controller ${JSON.stringify(this.name)}`, 'aborted');
     const processor = new EventProcessor({
       ...this.configuration,
       name: this.name,
@@ -183,6 +338,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
       this.primaryCache.deltas$.subscribe(({ delta, origin }) => this.#onPrimaryDelta(delta, origin)),
       this.primaryCache.errors$.subscribe((error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
+      this.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {
       if (s instanceof InformerEventSource) {
@@ -193,14 +349,76 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#lastReconciles.delete(e.key)));
     processor.addSource(this.#primaryTriggers);
     this.#logger.info({ sources: this.#sources.map((s) => s.name), namespaces: this.configuration.namespaces }, 'starting controller, waiting for caches to sync');
-    await Promise.all([this.primaryCache.start(), ...this.#sources.map((s) => s.start())]);
-    this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
-    processor.start();
-    this.#logger.info({ workers: this.configuration.concurrency }, 'caches synced, reconciling');
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = (): void => reject(new StartAbortedError(`controller ${JSON.stringify(this.name)}`, 'aborted'));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
+      // Sources of other kinds take no signal: the race below ends the wait for them.
+      await Promise.race([s instanceof InformerEventSource ? s.start({ signal }) : s.start(), aborted]);
+      settled.add(s);
+    };
+    await Promise.all([this.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
   }
 
-  /** Stops listening, drains in-flight reconciles, stops the sources and caches. */
+  /**
+   * Primary informer health after startup: a namespace whose informer met a new error and is not
+   * watching is failing (lost access shows with the fix) until it watches again. An old error
+   * seen again between two watches (a normal watch timeout) does not count, so health does not
+   * flap every few minutes.
+   */
+  #onPrimaryHealth(namespace: string, health: import('../reflector/reflector-health.js').ReflectorHealth): void {
+    const seen = this.#lastPrimaryErrors.get(namespace);
+    this.#lastPrimaryErrors.set(namespace, health.lastError?.error);
+    if (health.watching) this.#failingNamespaces.delete(namespace);
+    else if (health.lastError !== undefined && health.lastError.error !== seen) this.#failingNamespaces.set(namespace, health.lastError.error);
+    const current = this.#health.value.status;
+    if (current === 'starting' || current === 'stopped') return;
+    const failing = this.#failingNamespaces.entries().next().value;
+    if (failing === undefined) {
+      if (current !== 'healthy') this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
+      return;
+    }
+    const [ns, cause] = failing;
+    const explained = this.primaryCache.explain(ns, cause, 'running');
+    const error = explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : explained;
+    const previous = this.#health.value.error;
+    if (current === 'unhealthy' && previous instanceof Error && previous.message === error.message) return;
+    this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error });
+  }
+
+  #pendingSync(settled: ReadonlySet<EventSource<unknown, P>>): PendingSync[] {
+    const pending: PendingSync[] = [];
+    const kindOf = (k: { plural: string; group: string; version: string }): string => `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
+    const primary = this.primaryCache.pendingSync();
+    if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.kind), ...primary });
+    for (const s of this.#sources) {
+      if (settled.has(s)) continue;
+      if (s instanceof InformerEventSource) {
+        const p = s.cache.pendingSync();
+        if (p.namespaces.length > 0) pending.push({ eventSource: s.name, kind: kindOf(s.cache.kind), ...p });
+      } else {
+        pending.push({ eventSource: s.name, kind: String(s.resourceType?.name ?? 'unknown'), namespaces: [], lastError: undefined });
+      }
+    }
+    return pending;
+  }
+
+  /** Undoes a failed start: stops sources and caches; health turns unhealthy with the failure. */
+  async #abandonStart(failure: unknown): Promise<void> {
+    await this.#processor?.stop();
+    await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#subscriptions = [];
+    if (!this.#stopRequested) this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error: failure });
+  }
+
+  /** Stops listening, drains in-flight reconciles, stops the sources and caches. A start in progress rejects. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    this.#stopRequested = true;
+    this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
     await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
     for (const s of this.#subscriptions) s.unsubscribe();
@@ -375,4 +593,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 function namespaceAndName(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+function validateCrdPolicy(whenCrdMissing: unknown, pollIntervalMs: unknown, kind: ResourceKind<KubernetesObject>): { wait: boolean; pollIntervalMs: number } {
+  if (whenCrdMissing !== undefined && whenCrdMissing !== 'fail' && whenCrdMissing !== 'wait') {
+    throw new TypeError(`controller of ${kind.name}: whenCrdMissing must be 'fail' or 'wait', got ${JSON.stringify(whenCrdMissing)}`);
+  }
+  if (pollIntervalMs !== undefined && (typeof pollIntervalMs !== 'number' || !(pollIntervalMs > 0))) {
+    throw new RangeError(`controller of ${kind.name}: crdPollIntervalMs must be a positive number of milliseconds, got ${JSON.stringify(pollIntervalMs)}`);
+  }
+  return { wait: whenCrdMissing === 'wait', pollIntervalMs: (pollIntervalMs as number | undefined) ?? 10_000 };
 }

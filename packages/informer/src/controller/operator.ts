@@ -6,6 +6,10 @@ import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
+import type { StartOptions } from '../startup/start-options.js';
+import { validateCacheSyncTimeout } from '../startup/start-options.js';
+import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 
 /**
  * The process-level entry point: one KubeConfig, one registry of shared informers, any number
@@ -26,6 +30,8 @@ export class Operator {
   readonly client: KubeClient;
   readonly #controllers: Controller<KubernetesObject>[] = [];
   #started = false;
+  readonly #cacheSyncTimeoutMs: number | undefined;
+  #stopping: AbortController | undefined;
   /** The operator's logger (pino; writes nothing unless the `logger` option is given). */
   readonly logger: Logger;
   /** The operator's Prometheus metrics, in a registry of its own. */
@@ -36,8 +42,10 @@ export class Operator {
   readonly server: OperatorServer | undefined;
   readonly #observability: OperatorObservability;
 
-  constructor(options: { kubeConfig: KubeConfig } & KubeClientOptions & OperatorObservabilityOptions) {
-    this.client = new KubeClient(options.kubeConfig, options);
+  constructor(options: { kubeConfig: KubeConfig; cacheSyncTimeoutMs?: number } & KubeClientOptions & OperatorObservabilityOptions) {
+    const { cacheSyncTimeoutMs, ...clientOptions } = options;
+    this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
+    this.client = new KubeClient(options.kubeConfig, clientOptions);
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
   }
@@ -59,16 +67,46 @@ export class Operator {
     return controller;
   }
 
-  /** Starts every controller; resolves when all caches have synced and reconciling began. */
-  async start(): Promise<void> {
+  /**
+   * Starts every controller; resolves when all caches have synced and reconciling began.
+   *
+   * Rejects with ONE error, the first controller's failure (`CacheSyncError` for 400/401/403/404,
+   * `CacheSyncTimeoutError` after `cacheSyncTimeoutMs`, `StartAbortedError` on `stop()` or
+   * `signal`), after stopping every controller: a process that cannot work exits loudly instead
+   * of hanging. A controller registered with `whenCrdMissing: 'wait'` does not hold the start.
+   */
+  async start(options: StartOptions = {}): Promise<void> {
     this.#started = true;
     await this.#observability.starting();
-    await Promise.all(this.#controllers.map((c) => c.start()));
-    this.#observability.started();
+    const stopping = new AbortController();
+    this.#stopping = stopping;
+    const signal = options.signal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, options.signal]);
+    const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
+    const starts = this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) }));
+    try {
+      await Promise.all(starts);
+      this.#observability.started();
+    } catch (error) {
+      // The first failure is the one to report; the others are its consequences (aborted).
+      stopping.abort();
+      await Promise.allSettled(starts);
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /**
+   * The RBAC rules the registered controllers need, as Role/ClusterRole manifests (YAML and
+   * objects). It prepares each controller's event sources (once: `start()` reuses them) to learn
+   * their kinds and namespaces, and talks to no server.
+   */
+  async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
+    return rbacManifest(await requiredPermissions(this.#controllers, options), options);
   }
 
   /** Stops every controller (draining in-flight reconciles) and every shared informer. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    this.#stopping?.abort();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
     await this.client.registry.stopAll();
     await this.#observability.stopped();

@@ -23,6 +23,34 @@ export class ApiRequestError extends Error {
   get expired(): boolean {
     return this.status === 410 || this.reason === 'Expired' || this.reason === 'Gone';
   }
+
+  /**
+   * True for 400, 401, 403 and 404: the request is wrong or not allowed, and asking again will
+   * not change the answer until someone fixes the configuration, the credentials, the RBAC rules
+   * or installs the CRD. Everything else (5xx, 429, timeouts) is worth retrying.
+   */
+  get nonTransient(): boolean {
+    return NON_TRANSIENT_STATUSES.has(this.status);
+  }
+
+  /** The Kubernetes verb of the failed request: `watch` for a watch, `list` for a collection read, else `get`. */
+  get verb(): 'list' | 'watch' | 'get' {
+    const [path = '', query = ''] = this.request.replace(/^GET /, '').split('?');
+    if (/(^|&)watch=(true|1)(&|$)/.test(query)) return 'watch';
+    // A collection path ends with the plural (odd segment count after the group/version root).
+    const segments = path.split('/').filter((s) => s !== '');
+    const rest = segments[0] === 'api' ? segments.slice(2) : segments.slice(3);
+    const inNamespace = rest[0] === 'namespaces' && rest.length >= 3;
+    const tail = inNamespace ? rest.slice(2) : rest;
+    return tail.length === 1 ? 'list' : 'get';
+  }
+}
+
+const NON_TRANSIENT_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404]);
+
+/** True when `error` is an API answer that retrying will not change (see {@link ApiRequestError.nonTransient}). */
+export function isNonTransient(error: unknown): error is ApiRequestError {
+  return error instanceof ApiRequestError && error.nonTransient;
 }
 
 /** A watch line that could not be used (not JSON, or not a `{type, object}` event). */

@@ -80,6 +80,13 @@ export interface WaitForSyncOptions {
   readonly timeoutMs?: number;
   /** Gives up (resolving `false`) when aborted. Defaults to none. */
   readonly signal?: AbortSignal;
+  /**
+   * Rejects with the reflector's error when it meets one this returns true for before the first
+   * list completes (for example {@link isNonTransient}: fail fast on RBAC or a missing CRD).
+   * The reflector itself goes on retrying; stopping it is the caller's decision. Defaults to
+   * never rejecting.
+   */
+  readonly rejectOn?: (error: Error) => boolean;
 }
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
@@ -190,28 +197,38 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     return this.healthSubject.value.synced;
   }
 
-  /** Resolves `true` once synced, or `false` on timeout, abort or stop. */
+  /**
+   * Resolves `true` once synced, or `false` on timeout, abort or stop; rejects with the error
+   * met before syncing when `rejectOn` accepts it.
+   */
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
     if (this.hasSynced()) return true;
-    const { signal, timeoutMs } = options;
+    const { signal, timeoutMs, rejectOn } = options;
     if (signal?.aborted) return false;
-    return new Promise<boolean>((resolve) => {
+    return new Promise<boolean>((resolve, reject) => {
       let done = false;
       let subscription: Subscription | undefined;
       let timeout: NodeJS.Timeout | undefined;
-      const finish = (synced: boolean): void => {
+      const finish = (synced: boolean | Error): void => {
         if (done) return;
         done = true;
         if (timeout !== undefined) clearTimeout(timeout);
         signal?.removeEventListener('abort', onAbort);
         subscription?.unsubscribe();
-        resolve(synced);
+        if (synced instanceof Error) reject(synced);
+        else resolve(synced);
       };
       const onAbort = (): void => finish(false);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs !== undefined) timeout = setTimeout(() => finish(false), timeoutMs);
       // health$ replays synchronously (and completes at once if stopped), hence the `done` flag.
-      subscription = this.health$.subscribe({ next: (h) => h.synced && finish(true), complete: () => finish(false) });
+      subscription = this.health$.subscribe({
+        next: (h) => {
+          if (h.synced) finish(true);
+          else if (rejectOn !== undefined && h.lastError !== undefined && rejectOn(h.lastError.error)) finish(h.lastError.error);
+        },
+        complete: () => finish(false),
+      });
       if (done) subscription.unsubscribe();
     });
   }

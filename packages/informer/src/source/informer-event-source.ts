@@ -33,7 +33,8 @@ import {
   type Trigger,
   type StoreDelta,
 } from '@kindex/core';
-import { InformerCache, type CacheDelta, type CacheSnapshot, type NamespaceSet } from '../cache/informer-cache.js';
+import { InformerCache, type CacheDelta, type CacheSnapshot, type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache.js';
+import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { KubeClient } from '../client/kube-client.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
@@ -264,15 +265,22 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
     return this.#inherit;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the cache and resolves once it has synced.
+   * @throws {CacheSyncError} when the server refuses the list for good (400/401/403/404): the
+   *   message names this source, the kind, the namespace and the fix. The cache is stopped.
+   * @throws {StartAbortedError} when `signal` aborts first (the cache is stopped).
+   */
+  async start(options: CacheStartOptions = {}): Promise<void> {
     if (this.#subscriptions.length === 0) {
       this.#subscriptions = [
         this.cache.deltas$.subscribe((d) => this.#onDelta(d)),
         this.cache.errors$.subscribe((error) => this.#report(error)),
-        this.cache.health$.subscribe(({ health }) => {
+        this.cache.health$.subscribe(({ namespace, health }) => {
           const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
-          if (this.#health.value.status !== 'starting' && this.#health.value.status !== status) {
-            this.#health.next({ source: this.name, status, ...(status === 'unhealthy' ? { error: health.lastError?.error } : {}) });
+          if (this.#health.value.status !== 'starting' && this.#health.value.status !== 'stopped' && this.#health.value.status !== status) {
+            const error = status === 'unhealthy' ? this.#explain(namespace, health.lastError!.error, 'running') : undefined;
+            this.#health.next({ source: this.name, status, ...(error !== undefined ? { error } : {}) });
           }
         }),
       ];
@@ -280,8 +288,20 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
         this.#subscriptions.push(this.#index.errors$.subscribe((error) => this.#report(error)));
       }
     }
-    await this.cache.start();
+    try {
+      await this.cache.start(options);
+    } catch (error) {
+      const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.name }) : error;
+      await this.cache.stop();
+      if (this.#health.value.status !== 'stopped') this.#health.next({ source: this.name, status: 'unhealthy', error: explained });
+      throw explained;
+    }
     this.#health.next({ source: this.name, status: 'healthy' });
+  }
+
+  #explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
+    const explained = this.cache.explain(namespace, error, phase);
+    return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.name }) : explained;
   }
 
   async stop(): Promise<void> {

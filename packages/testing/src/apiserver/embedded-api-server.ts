@@ -150,6 +150,7 @@ export class EmbeddedApiServer implements TestApiServer {
       pauseEvents: () => this.hub.pause(),
       resumeEvents: () => this.hub.resume(),
       restart: () => this.restart(),
+      forbid: (rule) => this.requestFaults.forbid(rule),
     };
     server.on('request', (req, res) => void this.serve(req, res));
     this.seedNamespaces();
@@ -221,6 +222,7 @@ export class EmbeddedApiServer implements TestApiServer {
         throw new ApiStatusError(500, 'InternalError', 'Internal error occurred: injected fault');
       }
       if (r === undefined) throw pathNotFound();
+      if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
       const body = await this.readBody(req);
       if (r.kind === 'resource') {
         this.serveResource(r, url, req, res, body);
@@ -231,6 +233,27 @@ export class EmbeddedApiServer implements TestApiServer {
     } catch (e) {
       this.sendError(res, e);
     }
+  }
+
+  /** Answers 403 as kube-apiserver's RBAC does for a request a `forbid` fault covers. */
+  private checkForbidden(r: Extract<Route, { kind: 'resource' }>, url: URL, method: string): void {
+    const resource = r.subresource === undefined ? r.resource : `${r.resource}/${r.subresource}`;
+    const watch = url.searchParams.get('watch');
+    const verb =
+      method === 'GET' ? (watch === 'true' || watch === '1' ? 'watch' : r.name === undefined ? 'list' : 'get')
+      : method === 'POST' ? 'create'
+      : method === 'PUT' ? 'update'
+      : method === 'PATCH' ? 'patch'
+      : method === 'DELETE' ? (r.name === undefined ? 'deletecollection' : 'delete')
+      : method.toLowerCase();
+    if (this.requestFaults.refusal({ group: r.group, resource: r.resource, namespace: r.namespace, verb }) === undefined) return;
+    const scope = r.namespace === undefined ? 'at the cluster scope' : `in the namespace "${r.namespace}"`;
+    const named = r.name === undefined ? '' : ` "${r.name}"`;
+    throw new ApiStatusError(
+      403,
+      'Forbidden',
+      `${resource}${named} is forbidden: User "system:serviceaccount:default:kindex-test" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`,
+    );
   }
 
   private discovery(r: Route): JsonResponse {

@@ -1,0 +1,157 @@
+/**
+ * The RBAC stage: turns the permissions an operator needs into Role and ClusterRole manifests
+ * (and, given a subject, their bindings), as structured objects and as YAML a user can apply.
+ *
+ * Use it to ship the exact rules your controllers need instead of guessing them, and let a
+ * failing start print the one rule that is missing (see `CacheSyncError`). `Operator.rbacManifest()`
+ * collects the permissions of every registered controller; {@link rbacManifest} works on any list.
+ *
+ * Scope: a permission in every namespace, or on a cluster-scoped kind, lands in the ClusterRole;
+ * a permission in named namespaces lands in one Role per namespace (least privilege).
+ *
+ * @module
+ */
+import { dumpYaml } from '@kubernetes/client-node';
+
+/** One permission an operator needs: verbs on a resource (optionally a subresource) in some namespaces. */
+export interface RequiredPermission {
+  /** API group; `''` for the core group. */
+  readonly group: string;
+  /** Plural resource name, with `/subresource` when it is one, for example `jobs/status`. */
+  readonly resource: string;
+  readonly verbs: readonly string[];
+  /** `'all'` for every namespace; ignored (cluster-wide) when `clusterScoped`. */
+  readonly namespaces: 'all' | readonly string[];
+  /** Whether the resource is cluster-scoped (a Role cannot grant it). */
+  readonly clusterScoped: boolean;
+  /** Who needs it, for the manifest's comments and for tests, for example `controller jobs: primary`. */
+  readonly neededBy?: string;
+}
+
+/** An RBAC PolicyRule (`rbac.authorization.k8s.io/v1`). */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** Who the roles are bound to. */
+export type RbacSubject =
+  | { readonly kind: 'ServiceAccount'; readonly name: string; readonly namespace: string }
+  | { readonly kind: 'User' | 'Group'; readonly name: string };
+
+/** Options of {@link rbacManifest}. */
+export interface RbacManifestOptions {
+  /** Name of the ClusterRole and of each Role. Defaults to `kindex-operator`. */
+  readonly name?: string;
+  /** When set, a RoleBinding per Role and a ClusterRoleBinding are added for this subject. */
+  readonly subject?: RbacSubject;
+}
+
+/** A Role, ClusterRole or binding, as plain JSON ready to create or print. */
+export interface RbacObject {
+  readonly apiVersion: 'rbac.authorization.k8s.io/v1';
+  readonly kind: 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly rules?: readonly PolicyRule[];
+  readonly roleRef?: { readonly apiGroup: 'rbac.authorization.k8s.io'; readonly kind: 'Role' | 'ClusterRole'; readonly name: string };
+  readonly subjects?: readonly Record<string, string>[];
+}
+
+/** The manifest: rules by scope, the objects, and the objects as a multi-document YAML text. */
+export interface RbacManifest {
+  /** Rules of the ClusterRole (empty when none is needed). */
+  readonly clusterRules: readonly PolicyRule[];
+  /** Rules of each namespace's Role. */
+  readonly namespacedRules: ReadonlyMap<string, readonly PolicyRule[]>;
+  /** ClusterRole, Roles, then bindings (when a subject was given). */
+  readonly objects: readonly RbacObject[];
+  /** `objects` as YAML documents separated by `---`, for `kubectl apply -f -`. */
+  readonly yaml: string;
+}
+
+const RBAC = 'rbac.authorization.k8s.io';
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/** Merges permissions into the smallest set of Roles and ClusterRole rules that grant them all. */
+export function rbacManifest(permissions: readonly RequiredPermission[], options: RbacManifestOptions = {}): RbacManifest {
+  const name = options.name ?? 'kindex-operator';
+  const cluster = new RuleSet();
+  const byNamespace = new Map<string, RuleSet>();
+  for (const p of permissions) {
+    if (p.clusterScoped || p.namespaces === 'all') {
+      cluster.add(p);
+      continue;
+    }
+    for (const ns of p.namespaces) {
+      let set = byNamespace.get(ns);
+      if (set === undefined) byNamespace.set(ns, (set = new RuleSet()));
+      set.add(p);
+    }
+  }
+  const clusterRules = cluster.rules();
+  const namespacedRules = new Map<string, readonly PolicyRule[]>();
+  for (const ns of [...byNamespace.keys()].sort()) {
+    // A rule the ClusterRole already grants everywhere needs no Role.
+    const rules = byNamespace.get(ns)!.rules(cluster);
+    if (rules.length > 0) namespacedRules.set(ns, rules);
+  }
+  const objects: RbacObject[] = [];
+  if (clusterRules.length > 0) objects.push({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name }, rules: clusterRules });
+  for (const [ns, rules] of namespacedRules) objects.push({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules });
+  const subject = options.subject;
+  if (subject !== undefined) {
+    const subjects: Record<string, string>[] = [subject.kind === 'ServiceAccount' ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace } : { kind: subject.kind, apiGroup: RBAC, name: subject.name }];
+    if (clusterRules.length > 0) {
+      objects.push({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name }, subjects });
+    }
+    for (const ns of namespacedRules.keys()) {
+      objects.push({ apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: RBAC, kind: 'Role', name }, subjects });
+    }
+  }
+  return { clusterRules, namespacedRules, objects, yaml: toYamlDocuments(objects) };
+}
+
+/** Objects as YAML documents separated by `---`. */
+export function toYamlDocuments(objects: readonly object[]): string {
+  return objects.map((o) => dumpYaml(o, { noRefs: true, lineWidth: -1 }).trimEnd()).join('\n---\n') + (objects.length > 0 ? '\n' : '');
+}
+
+/** Verbs per (group, resource), merged, then resources with the same verbs grouped into one rule. */
+class RuleSet {
+  readonly #verbs = new Map<string, { group: string; resource: string; verbs: Set<string> }>();
+
+  add(p: RequiredPermission): void {
+    const key = `${p.group}\u0000${p.resource}`;
+    let entry = this.#verbs.get(key);
+    if (entry === undefined) this.#verbs.set(key, (entry = { group: p.group, resource: p.resource, verbs: new Set() }));
+    for (const v of p.verbs) entry.verbs.add(v);
+  }
+
+  verbsOf(key: string): ReadonlySet<string> | undefined {
+    return this.#verbs.get(key)?.verbs;
+  }
+
+  /** Rules, minus the verbs `granted` already holds for the same resource. */
+  rules(granted?: RuleSet): PolicyRule[] {
+    const grouped = new Map<string, { group: string; resources: string[]; verbs: string[] }>();
+    for (const [key, { group, resource, verbs }] of [...this.#verbs].sort(([a], [b]) => a.localeCompare(b))) {
+      const already = granted?.verbsOf(key);
+      const needed = sortVerbs([...verbs].filter((v) => already === undefined || !already.has(v)));
+      if (needed.length === 0) continue;
+      const groupKey = `${group}\u0000${needed.join(',')}`;
+      const rule = grouped.get(groupKey);
+      if (rule === undefined) grouped.set(groupKey, { group, resources: [resource], verbs: needed });
+      else rule.resources.push(resource);
+    }
+    return [...grouped.values()].map((r) => ({ apiGroups: [r.group], resources: r.resources, verbs: r.verbs }));
+  }
+}
+
+function sortVerbs(verbs: string[]): string[] {
+  const rank = (v: string): number => {
+    const i = VERB_ORDER.indexOf(v);
+    return i < 0 ? VERB_ORDER.length : i;
+  };
+  return verbs.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}

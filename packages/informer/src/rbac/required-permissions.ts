@@ -1,0 +1,67 @@
+import type { EventSource, KubernetesObject } from '@kindex/core';
+import type { Controller } from '../controller/controller.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import { InformerEventSource } from '../source/informer-event-source.js';
+import type { NamespaceSet } from '../cache/informer-cache.js';
+import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
+
+/** Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations. */
+export interface RbacListingOptions extends RbacManifestOptions {
+  /**
+   * Verbs on each event source's kind. A source only needs `list` and `watch` to cache; most
+   * reconcilers also create, update and delete what they watch, which kindex cannot see.
+   * Defaults to `['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']`.
+   */
+  readonly secondaryVerbs?: readonly string[];
+  /** Extra permissions, for what reconcilers do outside the event sources (Leases, Events, reads). */
+  readonly extraPermissions?: readonly RequiredPermission[];
+}
+
+const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/**
+ * The permissions a set of controllers needs: per controller, its primary kind (read, watch,
+ * patch), `/status` when it writes status through the subresource, `/finalizers` when it has
+ * cleanup (needed where OwnerReferencesPermissionEnforcement is on), and every event source's
+ * kind with `secondaryVerbs`, each in the namespaces it watches.
+ *
+ * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
+ * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
+ * InformerEventSource are listed when they declare a ResourceKind as `resourceType`.
+ */
+export async function requiredPermissions(
+  controllers: readonly Controller<KubernetesObject>[],
+  options: RbacListingOptions = {},
+): Promise<RequiredPermission[]> {
+  const secondaryVerbs = options.secondaryVerbs ?? DEFAULT_SECONDARY_VERBS;
+  const out: RequiredPermission[] = [];
+  for (const c of controllers) {
+    const namespaces = c.primaryCache.namespaces;
+    const primary = (resource: string, verbs: readonly string[]): RequiredPermission =>
+      permission(c.kind, resource, verbs, namespaces, `controller ${c.name}: primary`);
+    out.push(primary(c.kind.plural, ['get', 'list', 'watch', 'patch', 'update']));
+    const writes = c.primaryWrites;
+    if (writes.statusSubresource) out.push(primary(`${c.kind.plural}/status`, ['get', 'patch', 'update']));
+    if (writes.finalizer !== undefined) out.push(primary(`${c.kind.plural}/finalizers`, ['update']));
+    for (const source of await c.prepareEventSources()) {
+      const kind = kindOf(source);
+      if (kind === undefined) continue;
+      const sourceNamespaces = source instanceof InformerEventSource ? source.cache.namespaces : namespaces;
+      out.push(permission(kind, kind.plural, secondaryVerbs, sourceNamespaces, `controller ${c.name}: event source ${source.name}`));
+    }
+  }
+  out.push(...(options.extraPermissions ?? []));
+  return out;
+}
+
+function permission(kind: ResourceKind<KubernetesObject>, resource: string, verbs: readonly string[], namespaces: NamespaceSet, neededBy: string): RequiredPermission {
+  return { group: kind.group, resource, verbs, namespaces, clusterScoped: !kind.namespaced, neededBy };
+}
+
+function kindOf(source: EventSource<unknown, KubernetesObject>): ResourceKind<KubernetesObject> | undefined {
+  if (source instanceof InformerEventSource) return source.resourceType as ResourceKind<KubernetesObject>;
+  const t = source.resourceType as Partial<ResourceKind<KubernetesObject>> | undefined;
+  return t !== undefined && typeof t.plural === 'string' && typeof t.group === 'string' && typeof t.namespaced === 'boolean'
+    ? (t as ResourceKind<KubernetesObject>)
+    : undefined;
+}

@@ -1,0 +1,33 @@
+/**
+ * How long `start()` of an Operator or Controller may take, and how a caller ends it early.
+ *
+ * @module
+ */
+
+/** Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's. */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
+
+/** Options of `Operator.start` and `Controller.start`. */
+export interface StartOptions {
+  /**
+   * Aborting it makes `start()` reject with `StartAbortedError` and undoes the start (caches
+   * stopped). Defaults to none.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * How long caches may keep failing transiently (5xx, 429, timeouts) or stay silent before
+   * `start()` rejects with `CacheSyncTimeoutError` naming what has not synced. Non-transient
+   * failures (400/401/403/404) reject at once with `CacheSyncError` whatever this says.
+   * Defaults to {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}.
+   */
+  readonly cacheSyncTimeoutMs?: number;
+}
+
+/** Checks a timeout option where it is written, naming the option. */
+export function validateCacheSyncTimeout(value: unknown, where: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${where}: cacheSyncTimeoutMs must be a positive number of milliseconds, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
