@@ -57,3 +57,11 @@ export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
+
+// --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
+export { LeaderElector } from './leader-election/leader-elector.js';
+export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
+export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
+export { LeaseConflictError } from './leader-election/lease-store.js';
+export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
