@@ -53,6 +53,7 @@ export type {
 
 // --- controller: reconcilers running against the API server
 export { Operator } from './controller/operator.js';
+export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
 export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
@@ -64,4 +65,5 @@ export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus }
 export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
 export { LeaseConflictError } from './leader-election/lease-store.js';
 export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';

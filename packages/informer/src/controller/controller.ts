@@ -51,6 +51,12 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly primaryEventFilters?: readonly Predicate<P>[];
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
+  /**
+   * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
+   * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
+   * election so a deposed leader's late writes are refused. Defaults to false.
+   */
+  readonly optimisticLocking?: boolean;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
 };
@@ -96,9 +102,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #sources: EventSource<unknown, P>[] = [];
   #processor: EventProcessor | undefined;
   #subscriptions: Subscription[] = [];
+  #dispatchPaused = false;
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, optimisticLocking, ...rest } = options;
     this.kind = kind;
     this.configuration = controllerConfiguration({
       name: rest.name ?? `${kind.plural}.${kind.group || 'core'}`,
@@ -108,7 +115,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.name = this.configuration.name;
     this.#reconciler = reconciler;
     this.#client = client;
-    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true);
+    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false);
     this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
@@ -164,6 +171,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       onRetriesExhausted: (key, error, info) => this.#onRetriesExhausted(key, error, info.retryInfo),
     });
     this.#processor = processor;
+    if (this.#dispatchPaused) processor.pause();
     this.#subscriptions.push(
       processor.events$.subscribe((event) => this.#events.next({ type: 'processing', event })),
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
@@ -180,6 +188,27 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     await Promise.all([this.primaryCache.start(), ...this.#sources.map((s) => s.start())]);
     this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
     processor.start();
+  }
+
+  /** Whether reconciles are held back (see {@link Controller.pauseDispatch}). */
+  get dispatchPaused(): boolean {
+    return this.#dispatchPaused;
+  }
+
+  /**
+   * Holds reconciles back while caches and queues stay current: a follower under leader election
+   * (warm standby), or a leader that lost its lease (fencing: `abortReason` aborts in-flight
+   * reconciles' signals). May be called before `start()`. Idempotent.
+   */
+  pauseDispatch(abortReason?: unknown): void {
+    this.#dispatchPaused = true;
+    this.#processor?.pause(abortReason);
+  }
+
+  /** Reconciles again after {@link Controller.pauseDispatch}, starting with what queued meanwhile. */
+  resumeDispatch(): void {
+    this.#dispatchPaused = false;
+    this.#processor?.resume();
   }
 
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. */
@@ -254,6 +283,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal): Promise<{ rescheduleAfterMs?: number } | void> {
+    // Fencing: a replica that may not write (lost its lease) must not reconcile either.
+    this.#client.checkFence();
     let primary = this.getPrimary(key);
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {

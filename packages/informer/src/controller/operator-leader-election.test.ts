@@ -1,0 +1,168 @@
+// Operator with leaderElection, several replicas in one process against the test server of the
+// run (embedded, or real with KINDEX_APISERVER=real). The multi-process scenarios (SIGKILL,
+// SIGSTOP) live in integration-tests/src/leader-election.test.ts.
+import { expect } from 'chai';
+import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  KubeApiError,
+  KubeClient,
+  Kinds,
+  LeaderElectionStartError,
+  NotLeaderError,
+  Operator,
+  resourceKind,
+  type ControllerEvent,
+  type Lease,
+  type OperatorLeaderElectionOptions,
+} from '../index.js';
+
+interface Gadget extends KubernetesObject {
+  spec?: { size?: number };
+  status?: { seen?: number; by?: string };
+}
+const GadgetKind = resourceKind<Gadget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: true });
+const gadget = (name: string, namespace: string, size = 1): Gadget => ({
+  apiVersion: 'test.kindex.dev/v1',
+  kind: 'Gadget',
+  metadata: { name, namespace },
+  spec: { size },
+});
+
+/** Short timings so failovers take seconds; the ratios are client-go's. */
+const fast = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 } as const;
+
+describe('Operator with leaderElection', function () {
+  this.timeout(60_000);
+  let server: TestApiServer;
+  let client: KubeClient;
+  const operators: Operator[] = [];
+
+  before(async () => {
+    server = await startTestApiServer();
+    client = new KubeClient(server.kubeConfig);
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Gadget' });
+  });
+  afterEach(async () => {
+    await Promise.all(operators.splice(0).map((o) => o.stop({ drainTimeoutMs: 5_000 })));
+  });
+  after(async () => {
+    await client.registry.stopAll();
+    await server.stop();
+  });
+
+  /** One replica: an operator whose reconciler stamps its identity into the status. */
+  function replica(namespace: string, identity: string, election: Partial<OperatorLeaderElectionOptions> = {}, reconciler?: Reconciler<Gadget, KubeClient>) {
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      leaderElection: { leaseName: 'gadgets', leaseNamespace: namespace, identity, onLost: 'standby', ...fast, ...election },
+    });
+    operators.push(operator);
+    const reconciled: string[] = [];
+    const controller = operator.register<Gadget>(
+      reconciler ?? {
+        reconcile: (g) => {
+          reconciled.push(g.metadata!.name!);
+          return UpdateControl.patchStatus({ ...g, status: { seen: g.spec?.size ?? 0, by: identity } });
+        },
+      },
+      { kind: GadgetKind, namespaces: [namespace] },
+    );
+    return { operator, controller, reconciled };
+  }
+
+  const statusOf = async (ns: string, name: string) => (await client.get<Gadget>(GadgetKind, ResourceID.of(name, ns)))?.status;
+
+  it('lets only the lease holder reconcile while the follower keeps a synced cache, and hands over on stop', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await client.create(GadgetKind, gadget('g1', ns, 1));
+    const a = replica(ns, 'replica-a');
+    await a.operator.start();
+    expect(a.operator.isLeader).to.equal(true);
+    const b = replica(ns, 'replica-b');
+    await b.operator.start();
+    expect(b.operator.isLeader).to.equal(false);
+    expect(b.operator.leaderElector?.status).to.include({ role: 'candidate', holderIdentity: 'replica-a' });
+    await eventually(async () => expect(await statusOf(ns, 'g1')).to.deep.equal({ seen: 1, by: 'replica-a' }));
+
+    // Warm standby: the follower's cache follows the server without reconciling.
+    await client.create(GadgetKind, gadget('g2', ns, 2));
+    await eventually(() => expect(b.controller.primaryCache.snapshot().peek(`${ns}/g2`)).to.not.equal(undefined));
+    await eventually(async () => expect(await statusOf(ns, 'g2')).to.deep.equal({ seen: 2, by: 'replica-a' }));
+    expect(b.reconciled).to.deep.equal([]);
+
+    // The lease on the server is client-go's record.
+    const lease = await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns));
+    expect(lease?.spec).to.include({ holderIdentity: 'replica-a', leaseDurationSeconds: 3, leaseTransitions: 0 });
+
+    // Graceful stop releases the lease: b leads at its next attempt, long before the lease would expire.
+    const stoppedAt = Date.now();
+    await a.operator.stop();
+    operators.splice(operators.indexOf(a.operator), 1);
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+    await eventually(() => expect(b.operator.isLeader).to.equal(true), { timeoutMs: 10_000 });
+    expect(Date.now() - stoppedAt).to.be.lessThan(fast.leaseDurationMs);
+    // The new leader works through everything it queued while following.
+    await eventually(async () => expect((await statusOf(ns, 'g1'))?.by).to.equal('replica-b'));
+    await client.patch(GadgetKind, ResourceID.of('g2', ns), { spec: { size: 5 } });
+    await eventually(async () => expect(await statusOf(ns, 'g2')).to.deep.equal({ seen: 5, by: 'replica-b' }));
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec).to.include({ holderIdentity: 'replica-b', leaseTransitions: 1 });
+  });
+
+  it('refuses writes through the client of a replica that does not lead (fencing)', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const a = replica(ns, 'leader');
+    await a.operator.start();
+    const b = replica(ns, 'follower');
+    await b.operator.start();
+    const error = await b.operator.client.create(GadgetKind, gadget('nope', ns)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(NotLeaderError);
+    expect((error as Error).message).to.include('follower').and.include(`${ns}/gadgets`);
+    expect(await client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
+    // Reads are not fenced: followers serve caches and uncached reads.
+    expect(await b.operator.client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
+  });
+
+  it("refuses a leader's write based on a resourceVersion that moved on (optimistic locking)", async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await client.create(GadgetKind, gadget('g', ns, 1));
+    let attempts = 0;
+    const a = replica(ns, 'a', {}, {
+      reconcile: async (g) => {
+        attempts++;
+        // Someone else changes the primary after this reconcile read it (as a new leader would).
+        if (attempts === 1) await client.patch(GadgetKind, ResourceID.of('g', ns), { metadata: { labels: { touched: 'yes' } } });
+        return UpdateControl.patchStatus({ ...g, status: { seen: g.spec?.size ?? 0, by: `attempt-${attempts}` } });
+      },
+    });
+    const events: ControllerEvent[] = [];
+    a.controller.events$.subscribe((e) => events.push(e));
+    await a.operator.start();
+    await eventually(async () => expect((await statusOf(ns, 'g'))?.by).to.match(/^attempt-[2-9]/));
+    const failures = events.flatMap((e) => (e.type === 'processing' && e.event.type === 'finished' && e.event.outcome.type === 'error' ? [e.event.outcome.error] : []));
+    expect(failures[0]).to.be.instanceOf(KubeApiError);
+    expect((failures[0] as KubeApiError).status).to.equal(409);
+    expect((await client.get<Gadget>(GadgetKind, ResourceID.of('g', ns)))?.metadata?.labels).to.deep.equal({ touched: 'yes' });
+  });
+
+  it('fails start fast with the fix when the lease namespace does not exist', async () => {
+    const missing = uniqueName('missing');
+    const operator = new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: 'x', leaseNamespace: missing, ...fast } });
+    operators.push(operator);
+    const error = await operator.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(LeaderElectionStartError);
+    expect((error as LeaderElectionStartError).status).to.equal(404);
+    expect((error as Error).message).to.include(`namespace "${missing}" does not exist`);
+  });
+
+  it('names the option when the lease name is missing', () => {
+    expect(() => new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw('leaderElection.leaseName');
+  });
+});
