@@ -22,6 +22,8 @@ export interface OperatorRunOptions {
   readonly gracefulShutdownTimeoutMs?: number;
   /** Exit the process with code 0 once shut down. Defaults to true. */
   readonly exit?: boolean;
+  /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
+  readonly onStarted?: () => void;
 }
 
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
@@ -154,6 +156,7 @@ export class Operator {
     for (const s of signals) process.on(s, onSignal);
     try {
       await this.start();
+      options.onStarted?.();
       await signalled;
       await this.stop({ drainTimeoutMs: options.gracefulShutdownTimeoutMs ?? 30_000 });
     } finally {
