@@ -65,4 +65,11 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * (a missed delete across a relist): the primary given is its last known state.
    */
   isPrimaryFinalStateUnknown(): boolean;
+  /**
+   * Aborted when this attempt should give up: its reconcile timeout passed, the controller
+   * stopped past its drain timeout, or (under leader election) the replica lost its lease. Pass
+   * it to long waits and API calls; work after it aborted is abandoned, and writes through a
+   * fenced client are refused anyway.
+   */
+  getSignal(): AbortSignal;
 }

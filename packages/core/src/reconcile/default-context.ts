@@ -22,6 +22,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly retryInfo?: RetryInfo | undefined;
   /** Whether the primary's final state is unknown. Defaults to false. */
   readonly primaryFinalStateUnknown?: boolean;
+  /** Aborted when the attempt should give up (see `Context.getSignal`). Defaults to a signal never aborted. */
+  readonly signal?: AbortSignal;
   /**
    * How to freeze one source for this reconcile. Defaults to `source.snapshot()` when the
    * source has it, else the source itself (read live).
@@ -43,6 +45,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #client: C;
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
+  readonly #signal: AbortSignal;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
@@ -51,6 +54,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#client = options.client;
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
+    this.#signal = options.signal ?? new AbortController().signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
       const type = source.resourceType?.name;
@@ -97,6 +101,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   isPrimaryFinalStateUnknown(): boolean {
     return this.#finalStateUnknown;
+  }
+
+  getSignal(): AbortSignal {
+    return this.#signal;
   }
 
   #entries(type: SecondaryType<unknown>, name: string | undefined) {

@@ -266,7 +266,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
   }
 
-  #context(primary: P, retryInfo: RetryInfo | undefined, primaryFinalStateUnknown = false): DefaultContext<P, KubeClient> {
+  #context(primary: P, retryInfo: RetryInfo | undefined, signal: AbortSignal | undefined, primaryFinalStateUnknown = false): DefaultContext<P, KubeClient> {
     return new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
@@ -274,6 +274,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       client: this.#client,
       retryInfo,
       primaryFinalStateUnknown,
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -282,7 +283,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, retryInfo: RetryInfo | undefined, signal: AbortSignal): Promise<{ rescheduleAfterMs?: number } | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     let primary = this.getPrimary(key);
@@ -291,7 +292,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const tombstone = this.#tombstones.get(key);
       if (tombstone === undefined) return;
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, tombstone.stateUnknown));
+      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, signal, tombstone.stateUnknown));
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
@@ -299,7 +300,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const finalizer = this.#finalizer;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
-      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo));
+      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, signal));
       if (control.removeFinalizer) {
         this.#remember(await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
@@ -311,7 +312,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo));
+    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo, signal));
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
@@ -328,7 +329,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (this.#reconciler.updateErrorStatus === undefined) return;
     const primary = this.getPrimary(key);
     if (primary === undefined) return;
-    const control = await this.#reconciler.updateErrorStatus(primary, this.#context(primary, retryInfo), error);
+    const control = await this.#reconciler.updateErrorStatus(primary, this.#context(primary, retryInfo, undefined), error);
     if (control.resource !== undefined) {
       if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) {
         this.#events.next({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });

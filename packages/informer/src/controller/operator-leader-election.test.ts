@@ -149,6 +149,122 @@ describe('Operator with leaderElection', function () {
     expect((await client.get<Gadget>(GadgetKind, ResourceID.of('g', ns)))?.metadata?.labels).to.deep.equal({ touched: 'yes' });
   });
 
+  it('stops reconciling when another holder takes the lease, and with onLost "standby" leads again once it is free', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const lost: string[] = [];
+    const a = replica(ns, 'standby-a', { onLost: 'standby' });
+    a.operator.leaderElector!.status$.subscribe((s) => lost.push(`${s.role}:${s.reason}`));
+    await a.operator.start();
+    expect(a.operator.isLeader).to.equal(true);
+    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z') } });
+    await eventually(() => expect(a.operator.isLeader).to.equal(false), { timeoutMs: 5_000 });
+    expect(lost).to.include('candidate:lease taken by intruder');
+    expect(a.controller.dispatchPaused).to.equal(true);
+    await client.create(GadgetKind, gadget('while-deposed', ns, 7));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(a.reconciled, 'no reconcile while another replica holds the lease').to.deep.equal([]);
+    // The intruder never renews: after the lease duration the replica takes over again and catches up.
+    await eventually(() => expect(a.operator.isLeader).to.equal(true), { timeoutMs: 15_000 });
+    await eventually(async () => expect(await statusOf(ns, 'while-deposed')).to.deep.equal({ seen: 7, by: 'standby-a' }));
+  });
+
+  it('aborts the signal of an in-flight reconcile with NotLeaderError the moment the lease is lost', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await client.create(GadgetKind, gadget('busy', ns));
+    let signal: AbortSignal | undefined;
+    const a = replica(ns, 'busy-a', { onLost: () => {} }, {
+      reconcile: async (g, context) => {
+        signal = context.getSignal();
+        await new Promise((resolve) => signal!.addEventListener('abort', resolve));
+        return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'busy-a' } });
+      },
+    });
+    await a.operator.start();
+    await eventually(() => expect(signal).to.not.equal(undefined));
+    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await eventually(() => expect(signal!.aborted).to.equal(true), { timeoutMs: 5_000 });
+    expect(signal!.reason).to.be.instanceOf(NotLeaderError);
+    // The reconcile returned after the abort: its status write was fenced, not sent.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await statusOf(ns, 'busy')).to.equal(undefined);
+  });
+
+  it('calls an onLost callback instead of exiting', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const calls: string[] = [];
+    const a = replica(ns, 'callback-a', { onLost: (s) => calls.push(s.reason) });
+    await a.operator.start();
+    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await eventually(() => expect(calls).to.deep.equal(['lease taken by intruder']), { timeoutMs: 5_000 });
+    expect(a.operator.leaderElector?.status.role).to.equal('stopped');
+    expect(a.controller.dispatchPaused).to.equal(true);
+  });
+
+  it('releases the lease on stop only after in-flight reconciles finished', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await client.create(GadgetKind, gadget('slow', ns));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    let finish!: () => void;
+    const gate = new Promise<void>((r) => (finish = r));
+    const a = replica(ns, 'draining', {}, {
+      reconcile: async (g) => {
+        started();
+        await gate;
+        return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'draining' } });
+      },
+    });
+    await a.operator.start();
+    await running;
+    let stopped = false;
+    const stopping = a.operator.stop({ drainTimeoutMs: 30_000 }).then(() => (stopped = true));
+    operators.splice(operators.indexOf(a.operator), 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(stopped).to.equal(false);
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity, 'held while reconciling').to.equal('draining');
+    finish();
+    await stopping;
+    expect(await statusOf(ns, 'slow'), 'the in-flight reconcile finished and wrote').to.deep.equal({ seen: 1, by: 'draining' });
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+  });
+
+  it('abandons a reconcile that outlives the drain timeout and fences its late write', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await client.create(GadgetKind, gadget('stuck', ns));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    let finish!: () => void;
+    const gate = new Promise<void>((r) => (finish = r));
+    let lateWrite: unknown;
+    let signal: AbortSignal | undefined;
+    const a = replica(ns, 'abandoning', {}, {
+      reconcile: async (g, context) => {
+        signal = context.getSignal();
+        started();
+        await gate;
+        // The reconciler's own write after the operator stopped and released the lease.
+        lateWrite = await context
+          .getClient()
+          .patch(GadgetKind, ResourceID.of('stuck', ns), { metadata: { labels: { late: 'yes' } } })
+          .then(() => 'written', (e: unknown) => e);
+        return UpdateControl.noUpdate();
+      },
+    });
+    await a.operator.start();
+    await running;
+    expect(signal?.aborted).to.equal(false);
+    await a.operator.stop({ drainTimeoutMs: 200 });
+    operators.splice(operators.indexOf(a.operator), 1);
+    expect(signal?.aborted, 'the abandoned reconcile was told to give up').to.equal(true);
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+    finish();
+    await eventually(() => expect(lateWrite).to.be.instanceOf(NotLeaderError));
+    expect((await client.get<Gadget>(GadgetKind, ResourceID.of('stuck', ns)))?.metadata?.labels).to.equal(undefined);
+  });
+
   it('fails start fast with the fix when the lease namespace does not exist', async () => {
     const missing = uniqueName('missing');
     const operator = new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: 'x', leaseNamespace: missing, ...fast } });
