@@ -278,6 +278,20 @@ describe('Operator with leaderElection', function () {
     expect((error as Error).message).to.include(`namespace "${missing}" does not exist`);
   });
 
+  it('run() stops what started and rejects when start fails', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const operator = new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: 'x', leaseNamespace: uniqueName('missing'), ...fast } });
+    operator.register<Gadget>({ reconcile: () => UpdateControl.noUpdate() }, { kind: GadgetKind, namespaces: [ns] });
+    const error = await operator.run({ exit: false, signals: [] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(LeaderElectionStartError);
+    expect(operator.client.registry.size, 'shared informers left running').to.equal(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(operator.client.registry.size, 'shared informers started late').to.equal(0);
+  });
+
   it('names the option when the lease name is missing', () => {
     expect(() => new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw('leaderElection.leaseName');
   });

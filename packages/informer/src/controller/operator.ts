@@ -123,7 +123,10 @@ export class Operator {
       if (leading && !this.#stopping) this.#lost(status);
       leading = false;
     });
-    await Promise.all([...this.#controllers.map((c) => c.start()), elector.start()]);
+    // Settled, not raced: a failed lease must not leave caches starting behind a later stop().
+    const results = await Promise.allSettled([elector.start(), ...this.#controllers.map((c) => c.start())]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   }
 
   /**
@@ -142,7 +145,8 @@ export class Operator {
   /**
    * Runs the operator as a process: starts, waits for SIGTERM (or SIGINT), then stops taking
    * work, lets in-flight reconciles finish within `gracefulShutdownTimeoutMs`, releases the
-   * lease and exits 0. A second signal exits at once with code 1.
+   * lease and exits 0. A second signal exits at once with code 1. When `start()` fails (e.g.
+   * `LeaderElectionStartError`), stops what did start and rejects with the error.
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
     const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
@@ -155,7 +159,13 @@ export class Operator {
     };
     for (const s of signals) process.on(s, onSignal);
     try {
-      await this.start();
+      try {
+        await this.start();
+      } catch (error) {
+        // Leave nothing running (informers, timers) that would keep a failed process alive.
+        await this.stop({ drainTimeoutMs: 0 }).catch(() => {});
+        throw error;
+      }
       options.onStarted?.();
       await signalled;
       await this.stop({ drainTimeoutMs: options.gracefulShutdownTimeoutMs ?? 30_000 });
