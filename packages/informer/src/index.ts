@@ -54,6 +54,7 @@ export type {
 
 // --- controller: reconcilers running against the API server
 export { Operator } from './controller/operator.js';
+export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
 export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
@@ -97,3 +98,12 @@ export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './rbac/required-permissions.js';
 export type { RbacListingOptions } from './rbac/required-permissions.js';
+
+// --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
+export { LeaderElector } from './leader-election/leader-elector.js';
+export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
+export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
+export { LeaseConflictError } from './leader-election/lease-store.js';
+export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
+export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';

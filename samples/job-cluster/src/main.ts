@@ -4,13 +4,18 @@
  * Without arguments: starts the embedded API server, installs the CRDs, runs the operator,
  * plays a short scenario while printing a timeline, prints the final table of jobs, exits 0.
  * With `--kubeconfig FILE` (or KUBECONFIG set): installs the CRDs on that cluster and runs the
- * operator until interrupted.
+ * operator until SIGTERM or SIGINT. With `--in-cluster` (the Deployment in `deploy/`): the same
+ * with the pod's service account, under leader election on Lease `job-cluster-operator` in
+ * `$POD_NAMESPACE`.
+ * With `--replicas N`: N replica processes under leader election on the embedded server, with a
+ * failover halfway (see replicas.ts).
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
 import { KubeClient, Kinds } from '@kindex/informer';
 import { installCrds } from './install-crds.js';
 import { createSampleOperator } from './sample-operator.js';
+import { runReplica, runReplicas } from './replicas.js';
 import { jobTable, playScenario } from './scenario.js';
 import { Timeline } from './timeline.js';
 
@@ -25,19 +30,21 @@ function kubeconfigArgument(argv: readonly string[]): string | undefined {
   return inline?.slice('--kubeconfig='.length) ?? (process.env['KUBECONFIG'] || undefined);
 }
 
-async function runAgainstCluster(file: string): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(file);
+async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Promise<void> {
   await installCrds(new KubeClient(kubeConfig));
   const timeline = new Timeline();
-  const sample = createSampleOperator({ kubeConfig, timeline });
-  await sample.operator.start();
-  timeline.note(`operator running against ${kubeConfig.getCurrentCluster()?.server}; Ctrl-C to stop`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const leaseNamespace = process.env['POD_NAMESPACE'];
+  if (inCluster && !leaseNamespace) throw new Error('--in-cluster needs POD_NAMESPACE (the Deployment sets it from the Downward API)');
+  const sample = createSampleOperator({
+    kubeConfig,
+    timeline,
+    ...(inCluster ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! } } : {}),
   });
-  await sample.operator.stop({ drainTimeoutMs: 10_000 });
+  sample.operator.leaderElector?.status$.subscribe((s) => timeline.note(`leader election: ${s.role}, lease held by ${s.holderIdentity ?? '(nobody)'}`));
+  await sample.operator.run({
+    gracefulShutdownTimeoutMs: 30_000,
+    onStarted: () => timeline.note(`operator running against ${kubeConfig.getCurrentCluster()?.server}; SIGTERM or Ctrl-C to stop`),
+  });
 }
 
 async function runEmbedded(): Promise<void> {
@@ -59,10 +66,30 @@ async function runEmbedded(): Promise<void> {
   }
 }
 
-const file = kubeconfigArgument(process.argv.slice(2));
+function replicasArgument(argv: readonly string[]): number | undefined {
+  const i = argv.indexOf('--replicas');
+  if (i >= 0) return Number(argv[i + 1]);
+  const inline = argv.find((a) => a.startsWith('--replicas='));
+  return inline === undefined ? undefined : Number(inline.slice('--replicas='.length));
+}
+
+const argv = process.argv.slice(2);
+const replicas = replicasArgument(argv);
 try {
-  if (file !== undefined) await runAgainstCluster(file);
-  else await runEmbedded();
+  if (argv.includes('--replica')) await runReplica(argv);
+  else if (replicas !== undefined) await runReplicas(replicas);
+  else if (argv.includes('--in-cluster')) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromCluster();
+    await runAgainstCluster(kubeConfig, true);
+  } else {
+    const file = kubeconfigArgument(argv);
+    if (file !== undefined) {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(file);
+      await runAgainstCluster(kubeConfig, false);
+    } else await runEmbedded();
+  }
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

@@ -27,9 +27,26 @@ const job = (name: string, namespace: string, clusterName: string): Job => ({
   spec: { clusterName },
 });
 
-/** A job's status as the operator last wrote it (its own write counts before the watch shows it). */
-function valueOf(op: SampleOperator, namespace: string, name: string): string | undefined {
-  return op.jobs.getPrimary(ResourceID.of(name, namespace))?.status?.valueFromCluster;
+/** Where the scenario reads what the operator did: an in-process operator's caches, or the server. */
+export interface ScenarioView {
+  jobValue(namespace: string, name: string): string | undefined | Promise<string | undefined>;
+  bundleStatus(namespace: string, name: string): ConfigBundle['status'] | Promise<ConfigBundle['status']>;
+}
+
+/** Reads an in-process operator: a job's status as it last wrote it (its own write counts before the watch shows it). */
+export function operatorView(op: SampleOperator): ScenarioView {
+  return {
+    jobValue: (namespace, name) => op.jobs.getPrimary(ResourceID.of(name, namespace))?.status?.valueFromCluster,
+    bundleStatus: (namespace, name) => op.bundles.getPrimary(ResourceID.of(name, namespace))?.status,
+  };
+}
+
+/** Reads the server: for operators running in other processes. */
+export function serverView(client: KubeClient): ScenarioView {
+  return {
+    jobValue: async (namespace, name) => (await client.get<Job>(JobKind, ResourceID.of(name, namespace)))?.status?.valueFromCluster,
+    bundleStatus: async (namespace, name) => (await client.get<ConfigBundle>(ConfigBundleKind, ResourceID.of(name, namespace)))?.status,
+  };
 }
 
 /**
@@ -37,9 +54,17 @@ function valueOf(op: SampleOperator, namespace: string, name: string): string | 
  * another cluster, a cluster deleted; then a ConfigBundle with owned ConfigMaps. Returns the
  * final jobs for the table.
  */
-export async function playScenario(client: KubeClient, op: SampleOperator, namespace: string, timeline: Timeline): Promise<Job[]> {
+export async function playScenario(
+  client: KubeClient,
+  op: SampleOperator | ScenarioView,
+  namespace: string,
+  timeline: Timeline,
+  /** Runs between steps, e.g. to kill the leader mid-scenario. */
+  between: (step: string) => void | Promise<void> = () => {},
+): Promise<Job[]> {
+  const view = 'jobValue' in op ? op : operatorView(op);
   const expectValue = (name: string, value: string | undefined) =>
-    until(`job ${name} has valueFromCluster=${value}`, () => valueOf(op, namespace, name) === value);
+    until(`job ${name} has valueFromCluster=${value}`, async () => (await view.jobValue(namespace, name)) === value);
 
   timeline.note('create clusters alpha (value a-1) and beta (value b-1)');
   await client.create(ClusterKind, cluster('alpha', namespace, 'a-1'));
@@ -57,6 +82,7 @@ export async function playScenario(client: KubeClient, op: SampleOperator, names
   await client.patch(ClusterKind, ResourceID.of('alpha', namespace), { spec: { clusterValue: 'a-2' } });
   await expectValue('build', 'a-2');
   await expectValue('test', 'a-2');
+  await between('alpha changed');
 
   timeline.note('move job test from alpha to beta');
   await client.patch(JobKind, ResourceID.of('test', namespace), { spec: { clusterName: 'beta' } });
@@ -74,8 +100,8 @@ export async function playScenario(client: KubeClient, op: SampleOperator, names
     metadata: { name: 'settings', namespace },
     spec: { entries: { color: 'blue', size: 'large' } },
   });
-  await until('bundle settings is ready with 2 ConfigMaps', () => {
-    const s = op.bundles.getPrimary(ResourceID.of('settings', namespace))?.status;
+  await until('bundle settings is ready with 2 ConfigMaps', async () => {
+    const s = await view.bundleStatus(namespace, 'settings');
     return s?.ready === true && s.configMaps === 2;
   });
 
@@ -86,13 +112,17 @@ export async function playScenario(client: KubeClient, op: SampleOperator, names
     return cms.items.length === 0;
   });
 
-  return op.jobs.primaryCache.list(namespace).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+  const jobs =
+    'jobValue' in op
+      ? (await Promise.all(['build', 'test', 'deploy'].map((name) => client.get<Job>(JobKind, ResourceID.of(name, namespace))))).filter((j) => j !== undefined)
+      : op.jobs.primaryCache.list(namespace);
+  return [...jobs].sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
 }
 
 /** The final table of jobs and their status. */
-export function jobTable(jobs: readonly Job[], op: SampleOperator): string {
+export function jobTable(jobs: readonly Job[], op?: SampleOperator): string {
   const rows = jobs.map((j) => {
-    const latest = op.jobs.getPrimary(ResourceID.fromResource(j)) ?? j;
+    const latest = op?.jobs.getPrimary(ResourceID.fromResource(j)) ?? j;
     return [latest.metadata!.name!, latest.spec.clusterName, latest.status?.valueFromCluster ?? '(none)'];
   });
   const header = ['JOB', 'CLUSTER', 'VALUE FROM CLUSTER'];

@@ -71,4 +71,12 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * and name, and the reconcile's id, so they join the engine's own lines about the same run.
    */
   getLogger(): Logger;
+
+  /**
+   * Aborted when this attempt should give up: its reconcile timeout passed, the controller
+   * stopped past its drain timeout, or (under leader election) the replica lost its lease. Pass
+   * it to long waits and API calls; work after it aborted is abandoned, and writes through a
+   * fenced client are refused anyway.
+   */
+  getSignal(): AbortSignal;
 }

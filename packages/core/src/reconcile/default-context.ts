@@ -23,6 +23,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly retryInfo?: RetryInfo | undefined;
   /** Whether the primary's final state is unknown. Defaults to false. */
   readonly primaryFinalStateUnknown?: boolean;
+  /** Aborted when the attempt should give up (see `Context.getSignal`). Defaults to a signal never aborted. */
+  readonly signal?: AbortSignal;
   /**
    * How to freeze one source for this reconcile. Defaults to `source.snapshot()` when the
    * source has it, else the source itself (read live).
@@ -47,6 +49,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
+  readonly #signal: AbortSignal;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
@@ -56,6 +59,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
     this.#logger = options.logger ?? noopLogger;
+    this.#signal = options.signal ?? new AbortController().signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
       const type = source.resourceType?.name;
@@ -106,6 +110,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   getLogger(): Logger {
     return this.#logger;
+  }
+
+  getSignal(): AbortSignal {
+    return this.#signal;
   }
 
   #entries(type: SecondaryType<unknown>, name: string | undefined) {

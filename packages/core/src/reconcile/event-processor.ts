@@ -136,6 +136,9 @@ export class EventProcessor {
   /** Primaries with a retry or reschedule pending, and which: listed as a cause once it fires. */
   readonly #scheduled = new Map<string, 'retry' | 'reschedule'>();
   #workers: Promise<void>[] = [];
+  /** Resolves when dispatching may go on; replaced on each pause. */
+  #gate: Promise<void> | undefined;
+  #openGate: (() => void) | undefined;
   #started = false;
   #stopped = false;
 
@@ -218,10 +221,36 @@ export class EventProcessor {
     for (let i = 0; i < this.#config.concurrency; i++) this.#workers.push(this.#work());
   }
 
+  /** Whether dispatching is paused. */
+  get paused(): boolean {
+    return this.#gate !== undefined;
+  }
+
+  /**
+   * Stops dispatching without stopping listening: triggers still queue and coalesce, and run
+   * after `resume()`. Leader election uses it for warm standby (followers keep their queues
+   * current) and fencing (a deposed leader stops at once). With `abortReason`, the signals of
+   * in-flight attempts are aborted with it; they still settle as usual. Idempotent.
+   */
+  pause(abortReason?: unknown): void {
+    if (this.#gate === undefined) this.#gate = new Promise((resolve) => (this.#openGate = resolve));
+    if (abortReason !== undefined) for (const controller of this.#inFlight.values()) controller.abort(abortReason);
+  }
+
+  /** Dispatches again after `pause()`. Idempotent. */
+  resume(): void {
+    const open = this.#openGate;
+    this.#gate = undefined;
+    this.#openGate = undefined;
+    open?.();
+  }
+
   /** Stops listening and drains: resolves when in-flight attempts have settled. */
   async stop(options: StopOptions = {}): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    // Workers waiting behind a paused gate go on to the (shut down) queue and end.
+    this.#openGate?.();
     this.#subscription.unsubscribe();
     this.#sources.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
@@ -270,7 +299,17 @@ export class EventProcessor {
   }
 
   async #work(): Promise<void> {
-    for (let key = await this.queue.get(); key !== undefined; key = await this.queue.get()) {
+    for (;;) {
+      while (this.#gate !== undefined && !this.#stopped) await this.#gate;
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      if (this.#gate !== undefined) {
+        // Paused while this worker waited: give the key back to the queue (where later triggers
+        // coalesce with it) rather than hold it, which would turn them into a second reconcile.
+        this.queue.add(key);
+        this.queue.done(key);
+        continue;
+      }
       await this.#process(key);
     }
   }

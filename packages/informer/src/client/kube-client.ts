@@ -43,6 +43,12 @@ export interface KubeClientOptions {
   readonly fieldManager?: string;
   /** Registry of shared informers. Defaults to a new one. */
   readonly registry?: InformerRegistry;
+  /**
+   * Called before every write (and by controllers before every reconcile); throws to refuse it.
+   * Leader election sets it so a replica that lost its lease cannot write (fencing). Writes
+   * through `objectApi()` bypass it. Defaults to none.
+   */
+  readonly fence?: () => void;
 }
 
 /**
@@ -53,12 +59,19 @@ export class KubeClient {
   readonly kubeConfig: KubeConfig;
   readonly registry: InformerRegistry;
   readonly fieldManager: string;
+  readonly #fence: (() => void) | undefined;
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.kubeConfig = kubeConfig;
     this.registry = options.registry ?? new InformerRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
+    this.#fence = options.fence;
+  }
+
+  /** Throws what the `fence` option throws (e.g. `NotLeaderError`) when this client may not write now. */
+  checkFence(): void {
+    this.#fence?.();
   }
 
   /** client-node's generic object API on the same KubeConfig. */
@@ -115,6 +128,7 @@ export class KubeClient {
   }
 
   async #send<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    if (method !== 'GET') this.checkFence();
     const cluster = this.kubeConfig.getCurrentCluster();
     if (cluster === null) throw new Error('the KubeConfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/+$/, '') + path);

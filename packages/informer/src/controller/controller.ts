@@ -62,6 +62,12 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly primaryEventFilters?: readonly Predicate<P>[];
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
+  /**
+   * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
+   * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
+   * election so a deposed leader's late writes are refused. Defaults to false.
+   */
+  readonly optimisticLocking?: boolean;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
   /**
@@ -129,9 +135,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #queueMetrics: ControllerObservability['queueMetrics'];
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileRecord>();
+  #dispatchPaused = false;
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, ...rest } = options;
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -145,7 +152,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#queueMetrics = observability.queueMetrics;
     this.#reconciler = reconciler;
     this.#client = client;
-    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true);
+    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false);
     this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
@@ -333,6 +340,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       onRetriesExhausted: (key, error, info) => this.#onRetriesExhausted(key, error, info.retryInfo),
     });
     this.#processor = processor;
+    if (this.#dispatchPaused) processor.pause();
     this.#subscriptions.push(
       processor.events$.subscribe((event) => this.#events.next({ type: 'processing', event })),
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
@@ -415,6 +423,27 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (!this.#stopRequested) this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error: failure });
   }
 
+  /** Whether reconciles are held back (see {@link Controller.pauseDispatch}). */
+  get dispatchPaused(): boolean {
+    return this.#dispatchPaused;
+  }
+
+  /**
+   * Holds reconciles back while caches and queues stay current: a follower under leader election
+   * (warm standby), or a leader that lost its lease (fencing: `abortReason` aborts in-flight
+   * reconciles' signals). May be called before `start()`. Idempotent.
+   */
+  pauseDispatch(abortReason?: unknown): void {
+    this.#dispatchPaused = true;
+    this.#processor?.pause(abortReason);
+  }
+
+  /** Reconciles again after {@link Controller.pauseDispatch}, starting with what queued meanwhile. */
+  resumeDispatch(): void {
+    this.#dispatchPaused = false;
+    this.#processor?.resume();
+  }
+
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. A start in progress rejects. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
     this.#stopRequested = true;
@@ -482,7 +511,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
   }
 
-  #context(primary: P, retryInfo: RetryInfo | undefined, primaryFinalStateUnknown = false, logger?: Logger): DefaultContext<P, KubeClient> {
+  #context(primary: P, retryInfo: RetryInfo | undefined, signal: AbortSignal | undefined, primaryFinalStateUnknown = false, logger?: Logger): DefaultContext<P, KubeClient> {
     return new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
@@ -491,6 +520,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
+      ...(signal ? { signal } : {}),
     });
   }
 
@@ -536,14 +566,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, retryInfo: RetryInfo | undefined, _signal: AbortSignal, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, retryInfo: RetryInfo | undefined, signal: AbortSignal, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+    // Fencing: a replica that may not write (lost its lease) must not reconcile either.
+    this.#client.checkFence();
     let primary = this.getPrimary(key);
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
       if (tombstone === undefined) return;
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, tombstone.stateUnknown, log));
+      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
@@ -551,7 +583,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const finalizer = this.#finalizer;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
-      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, false, log));
+      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         this.#remember(await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
@@ -563,7 +595,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo, false, log));
+    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo, signal, false, log));
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
@@ -580,7 +612,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (this.#reconciler.updateErrorStatus === undefined) return;
     const primary = this.getPrimary(key);
     if (primary === undefined) return;
-    const control = await this.#reconciler.updateErrorStatus(primary, this.#context(primary, retryInfo), error);
+    const control = await this.#reconciler.updateErrorStatus(primary, this.#context(primary, retryInfo, undefined), error);
     if (control.resource !== undefined) {
       if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) {
         this.#events.next({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });

@@ -4,6 +4,10 @@ import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
+import { KubeLeaseStore } from '../leader-election/kube-lease-store.js';
+import { LeaderElectionConfigError, NotLeaderError } from '../leader-election/leader-election-errors.js';
+import { LeaderElector, type LeaderElectionStatus } from '../leader-election/leader-elector.js';
+import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
@@ -11,16 +15,43 @@ import { validateCacheSyncTimeout } from '../startup/start-options.js';
 import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 
+/** Options of {@link Operator}. */
+export type OperatorOptions = {
+  readonly kubeConfig: KubeConfig;
+  readonly leaderElection?: OperatorLeaderElectionOptions;
+  /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
+  readonly cacheSyncTimeoutMs?: number;
+} & KubeClientOptions &
+  OperatorObservabilityOptions;
+
+/** Options of {@link Operator.run}. */
+export interface OperatorRunOptions {
+  /** Signals that start a graceful shutdown; a second one exits at once with code 1. Defaults to SIGTERM and SIGINT. */
+  readonly signals?: readonly NodeJS.Signals[];
+  /**
+   * How long in-flight reconciles may take to finish after the signal before they are abandoned
+   * (JOSDK `reconciliationTerminationTimeout`, controller-runtime `GracefulShutdownTimeout`).
+   * Defaults to 30000.
+   */
+  readonly gracefulShutdownTimeoutMs?: number;
+  /** Exit the process with code 0 once shut down. Defaults to true. */
+  readonly exit?: boolean;
+  /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
+  readonly onStarted?: () => void;
+}
+
+/** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
+const LOST_LEASE_DRAIN_MS = 5_000;
+
 /**
  * The process-level entry point: one KubeConfig, one registry of shared informers, any number
- * of controllers.
+ * of controllers, and optionally leader election among replicas.
  *
  * @example
  * ```ts
- * const operator = new Operator({ kubeConfig });
+ * const operator = new Operator({ kubeConfig, leaderElection: { leaseName: 'job-operator', leaseNamespace: 'ops' } });
  * operator.register(new JobReconciler(), { kind: JobKind, namespaces: ['team-a'] });
- * await operator.start();
- * process.once('SIGTERM', () => operator.stop());
+ * await operator.run(); // until SIGTERM: drains, releases the lease, exits 0
  * ```
  *
  * With `logger: 'info'` it logs JSON lines through pino; with `server: { port: 8080 }` it serves
@@ -28,10 +59,15 @@ import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
  */
 export class Operator {
   readonly client: KubeClient;
+  /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
+  readonly leaderElector: LeaderElector | undefined;
   readonly #controllers: Controller<KubernetesObject>[] = [];
+  readonly #onLost: OperatorLeaderElectionOptions['onLost'];
   #started = false;
   readonly #cacheSyncTimeoutMs: number | undefined;
+  /** Aborts a start in progress when `stop()` comes. */
   #stopping: AbortController | undefined;
+  #shuttingDown = false;
   /** The operator's logger (pino; writes nothing unless the `logger` option is given). */
   readonly logger: Logger;
   /** The operator's Prometheus metrics, in a registry of its own. */
@@ -42,12 +78,35 @@ export class Operator {
   readonly server: OperatorServer | undefined;
   readonly #observability: OperatorObservability;
 
-  constructor(options: { kubeConfig: KubeConfig; cacheSyncTimeoutMs?: number } & KubeClientOptions & OperatorObservabilityOptions) {
+  constructor(options: OperatorOptions) {
     const { cacheSyncTimeoutMs, ...clientOptions } = options;
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
-    this.client = new KubeClient(options.kubeConfig, clientOptions);
+    const election = options.leaderElection;
+    this.#onLost = election?.onLost ?? 'exit';
+    if (election !== undefined) {
+      for (const field of ['leaseName', 'leaseNamespace'] as const) {
+        if (typeof election[field] !== 'string' || election[field] === '') {
+          throw new LeaderElectionConfigError(field, election[field], 'give the name of the Lease shared by all replicas (and its namespace)');
+        }
+      }
+      const { onLost, leaseName, leaseNamespace, ...timing } = election;
+      // The elector's own client: its lease writes must not go through the fence they define.
+      const store = new KubeLeaseStore(new KubeClient(options.kubeConfig), { name: leaseName, namespace: leaseNamespace });
+      this.leaderElector = new LeaderElector({ store, ...timing, afterLoss: onLost === 'standby' ? 'rejoin' : 'stop' });
+    }
+    const elector = this.leaderElector;
+    const userFence = options.fence;
+    const fence =
+      elector === undefined
+        ? userFence
+        : (): void => {
+            userFence?.();
+            if (!elector.isLeader) throw new NotLeaderError(elector.identity, elector.lease);
+          };
+    this.client = new KubeClient(options.kubeConfig, { ...clientOptions, ...(fence ? { fence } : {}) });
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
+    if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
   }
 
   /** The registered controllers. */
@@ -55,20 +114,29 @@ export class Operator {
     return this.#controllers;
   }
 
+  /** Whether this replica reconciles now: always without leader election, else while it holds the lease. */
+  get isLeader(): boolean {
+    return this.leaderElector?.isLeader ?? true;
+  }
+
   /** Registers a reconciler for a primary kind. Register before `start()`. */
   register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>): Controller<P> {
     if (this.#started) throw new Error('register controllers before Operator.start()');
-    const controller = new Controller<P>(reconciler, options, this.client, this.#observability.forController());
+    const controller = new Controller<P>(reconciler, this.leaderElector ? { optimisticLocking: true, ...options } : options, this.client, this.#observability.forController());
     if (this.#controllers.some((c) => c.name === controller.name)) {
       throw new Error(`a controller named ${JSON.stringify(controller.name)} is registered already`);
     }
+    // Warm standby: caches start and sync, reconciles wait for the lease.
+    if (this.leaderElector) controller.pauseDispatch();
     this.#controllers.push(controller as unknown as Controller<KubernetesObject>);
     this.#observability.registered(controller as unknown as Controller<KubernetesObject>);
     return controller;
   }
 
   /**
-   * Starts every controller; resolves when all caches have synced and reconciling began.
+   * Starts every controller; resolves when all caches have synced. Without leader election,
+   * reconciling has begun; with it, the replica has made its first attempt on the lease and
+   * reconciles only while it holds it.
    *
    * Rejects with ONE error, the first controller's failure (`CacheSyncError` for 400/401/403/404,
    * `CacheSyncTimeoutError` after `cacheSyncTimeoutMs`, `StartAbortedError` on `stop()` or
@@ -82,7 +150,12 @@ export class Operator {
     this.#stopping = stopping;
     const signal = options.signal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, options.signal]);
     const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
-    const starts = this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) }));
+    const elector = this.leaderElector;
+    if (elector !== undefined) this.#followLease(elector);
+    const starts = [
+      ...(elector !== undefined ? [elector.start()] : []),
+      ...this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) })),
+    ];
     try {
       await Promise.all(starts);
       this.#observability.started();
@@ -104,11 +177,94 @@ export class Operator {
     return rbacManifest(await requiredPermissions(this.#controllers, options), options);
   }
 
-  /** Stops every controller (draining in-flight reconciles) and every shared informer. */
+  /**
+   * Stops taking new work, drains in-flight reconciles (abandoning them after `drainTimeoutMs`),
+   * releases the lease, and stops every shared informer.
+   */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    this.#shuttingDown = true;
     this.#stopping?.abort();
+    for (const c of this.#controllers) c.pauseDispatch();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
+    // Only now: the next leader must not start while our reconciles still run.
+    await this.leaderElector?.stop();
     await this.client.registry.stopAll();
     await this.#observability.stopped();
+  }
+
+  /**
+   * Runs the operator as a process: starts, waits for SIGTERM (or SIGINT), then stops taking
+   * work, lets in-flight reconciles finish within `gracefulShutdownTimeoutMs`, releases the
+   * lease and exits 0. A second signal exits at once with code 1. When `start()` fails (e.g.
+   * `LeaderElectionStartError`), stops what did start and rejects with the error.
+   */
+  async run(options: OperatorRunOptions = {}): Promise<void> {
+    const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+    let received: (signal: NodeJS.Signals) => void = () => {};
+    const signalled = new Promise<NodeJS.Signals>((resolve) => (received = resolve));
+    let count = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (++count > 1) process.exit(1);
+      received(signal);
+    };
+    for (const s of signals) process.on(s, onSignal);
+    try {
+      try {
+        await this.start();
+      } catch (error) {
+        // Leave nothing running (informers, timers) that would keep a failed process alive.
+        await this.stop({ drainTimeoutMs: 0 }).catch(() => {});
+        throw error;
+      }
+      options.onStarted?.();
+      await signalled;
+      await this.stop({ drainTimeoutMs: options.gracefulShutdownTimeoutMs ?? 30_000 });
+    } finally {
+      for (const s of signals) process.off(s, onSignal);
+    }
+    if (options.exit ?? true) process.exit(0);
+  }
+
+  /** Dispatch follows the lease: resumed while leading, paused (and in-flight work aborted) the moment it is lost. */
+  #followLease(elector: LeaderElector): void {
+    let leading = false;
+    elector.status$.subscribe((status) => {
+      if (status.role === 'leader') {
+        leading = true;
+        if (!this.#shuttingDown) for (const c of this.#controllers) c.resumeDispatch();
+        return;
+      }
+      // Synchronous with the elector's decision: nothing is dispatched after it.
+      const abort = leading ? new NotLeaderError(elector.identity, elector.lease) : undefined;
+      for (const c of this.#controllers) c.pauseDispatch(abort);
+      if (leading && !this.#shuttingDown) this.#lost(status);
+      leading = false;
+    });
+  }
+
+  /** Leader state in metrics, readiness and logs. */
+  #observeElection(elector: LeaderElector, leaseName: string): void {
+    this.metrics.setLeaderElectionStatus(leaseName, false);
+    elector.status$.subscribe((status) => {
+      this.metrics.setLeaderElectionStatus(leaseName, status.role === 'leader');
+      this.logger.info({ lease: elector.lease, identity: elector.identity, role: status.role, holder: status.holderIdentity, reason: status.reason }, 'leader election');
+    });
+    elector.problems$.subscribe((error) => this.logger.warn({ lease: elector.lease, err: error }, 'leader election: lease request failed'));
+    // A follower with synced caches is ready (warm standby); one that gave up the election is not.
+    this.health.addReadyzCheck('leader-election', () => {
+      if (elector.status.role === 'stopped' && !this.#shuttingDown) throw new Error(`no longer a candidate for lease ${elector.lease}: ${elector.status.reason}`);
+    });
+  }
+
+  #lost(status: LeaderElectionStatus): void {
+    const onLost = this.#onLost;
+    if (onLost === 'standby') return;
+    if (typeof onLost === 'function') {
+      onLost(status);
+      return;
+    }
+    process.stderr.write(`kindex: ${this.leaderElector?.identity} lost lease ${this.leaderElector?.lease} (${status.reason}); exiting\n`);
+    process.exitCode = 1;
+    void this.stop({ drainTimeoutMs: LOST_LEASE_DRAIN_MS }).finally(() => process.exit(1));
   }
 }

@@ -18,16 +18,21 @@ export class PrimaryWriter<P extends KubernetesObject> {
     private readonly client: KubeClient,
     private readonly kind: ResourceKind<P>,
     private readonly hasStatusSubresource: () => boolean,
+    /**
+     * Make every write conditional on the resourceVersion the reconcile read (controller-runtime's
+     * MergeFromWithOptimisticLock): the server answers 409 when the object changed meanwhile, so a
+     * late write from a replica that lost its lease cannot clobber the new leader's.
+     */
+    private readonly optimisticLock = false,
   ) {}
 
   /** Patches `status` from `before` to `after`; undefined when nothing changed. */
   async patchStatus(before: P, after: P): Promise<P | undefined> {
     const ops = jsonPatch.compare({ status: statusOf(before) ?? {} }, { status: statusOf(after) ?? {} });
     if (ops.length === 0) return undefined;
-    const id = ResourceID.fromResource(before);
     // A status that did not exist yet needs its parent created first.
     const patch: Operation[] = statusOf(before) === undefined ? [{ op: 'add', path: '/status', value: {} }, ...ops] : ops;
-    return this.#write(id, patch, this.hasStatusSubresource() ? 'status' : undefined);
+    return this.#write(before, patch, this.hasStatusSubresource() ? 'status' : undefined);
   }
 
   /** Patches everything but status (spec, labels, annotations...) from `before` to `after`. */
@@ -36,7 +41,7 @@ export class PrimaryWriter<P extends KubernetesObject> {
       .compare(withoutStatus(before), withoutStatus(after))
       .filter((op) => !op.path.startsWith('/metadata/resourceVersion') && !op.path.startsWith('/metadata/managedFields'));
     if (ops.length === 0) return undefined;
-    return this.#write(ResourceID.fromResource(before), ops);
+    return this.#write(before, ops);
   }
 
   /** Adds the finalizer unless present. */
@@ -47,20 +52,24 @@ export class PrimaryWriter<P extends KubernetesObject> {
       finalizers === undefined
         ? [{ op: 'test', path: '/metadata/resourceVersion', value: primary.metadata?.resourceVersion }, { op: 'add', path: '/metadata/finalizers', value: [finalizer] }]
         : [{ op: 'add', path: '/metadata/finalizers/-', value: finalizer }];
-    return this.#write(ResourceID.fromResource(primary), ops);
+    return this.#write(primary, ops);
   }
 
   /** Removes the finalizer if present (the `test` guards against a concurrent reorder). */
   async removeFinalizer(primary: P, finalizer: string): Promise<P | undefined> {
     const i = primary.metadata?.finalizers?.indexOf(finalizer) ?? -1;
     if (i < 0) return undefined;
-    return this.#write(ResourceID.fromResource(primary), [
+    return this.#write(primary, [
       { op: 'test', path: `/metadata/finalizers/${i}`, value: finalizer },
       { op: 'remove', path: `/metadata/finalizers/${i}` },
     ]);
   }
 
-  async #write(id: ResourceID, ops: Operation[], subresource?: 'status'): Promise<P> {
+  async #write(base: P, ops: Operation[], subresource?: 'status'): Promise<P> {
+    const id = ResourceID.fromResource(base);
+    const rv = base.metadata?.resourceVersion;
+    // A resourceVersion in the patched object is a precondition on the server: 409 if stale.
+    if (this.optimisticLock && rv !== undefined) ops = [{ op: 'replace', path: '/metadata/resourceVersion', value: rv }, ...ops];
     const written = await this.client.patch<P>(this.kind, id, ops, { patchType: 'json', ...(subresource ? { subresource } : {}) });
     return deepFreeze(dropManagedFields(written));
   }

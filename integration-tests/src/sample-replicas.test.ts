@@ -1,0 +1,29 @@
+// `pnpm sample -- --replicas 3` (issue 11 §3): three sample replica processes under leader
+// election on the embedded server, a SIGKILLed leader and a failover, then a clean SIGTERM exit.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { skipWithReason } from '@kindex/testing';
+
+const SAMPLE = fileURLToPath(new URL('../../samples/job-cluster/', import.meta.url));
+
+describe('the Job/Cluster sample with --replicas 3', function () {
+  this.timeout(180_000);
+
+  it('prints who leads, fails over when the leader is killed, and exits 0', async function () {
+    if (process.env['KINDEX_APISERVER'] === 'real') {
+      skipWithReason(this, 'the sample starts its own embedded API server; the real tier would run the same thing again');
+    }
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', '--replicas', '3'], { cwd: SAMPLE, timeout: 170_000 });
+    const leads = [...stdout.matchAll(/── (replica-\d) leads/g)].map((m) => m[1]);
+    expect(leads, stdout).to.have.length(2);
+    const killed = /SIGKILL (replica-\d) \(the leader\)/.exec(stdout)?.[1];
+    expect(killed, stdout).to.equal(leads[0]);
+    expect(stdout).to.match(new RegExp(`failover: ${leads[1]} led \\d+ ms after the kill`));
+    expect(leads[1]).to.not.equal(killed);
+    expect(stdout).to.include('all replicas exited 0; lease holder now: (none, released)');
+    expect(stdout).to.match(/build\s+alpha\s+a-2/);
+    expect(stdout).to.match(/test\s+beta\s+\(none\)/);
+  });
+});

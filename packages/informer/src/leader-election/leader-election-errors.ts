@@ -1,0 +1,57 @@
+/**
+ * A leader election option is out of range. Names the option, the value and the fix; thrown by
+ * the `LeaderElector` constructor (and so by `new Operator(...)`), before anything runs.
+ */
+export class LeaderElectionConfigError extends Error {
+  override readonly name = 'LeaderElectionConfigError';
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    fix: string,
+  ) {
+    super(`leaderElection.${field} = ${JSON.stringify(value)}: ${fix}`);
+  }
+}
+
+/**
+ * The first attempt on the lease failed for a reason retrying will not fix (401, 403, 404 on a
+ * missing namespace, 400): `start()` rejects with this instead of retrying forever.
+ */
+export class LeaderElectionStartError extends Error {
+  override readonly name = 'LeaderElectionStartError';
+  constructor(
+    readonly lease: string,
+    readonly status: number,
+    options: { cause: unknown },
+  ) {
+    super(`leader election on lease ${lease} failed (HTTP ${status}): ${hint(status, lease)}`, options);
+  }
+}
+
+function hint(status: number, lease: string): string {
+  const namespace = lease.split('/')[0] ?? '';
+  switch (status) {
+    case 401:
+      return 'the credentials were refused; check the kubeconfig or service account token';
+    case 403:
+      return `grant get, create and update on leases.coordination.k8s.io in namespace ${JSON.stringify(namespace)} to the operator's service account`;
+    case 404:
+      return `namespace ${JSON.stringify(namespace)} does not exist; create it or set leaderElection.leaseNamespace`;
+    default:
+      return 'the server rejected the lease; check leaderElection.leaseName and leaseNamespace';
+  }
+}
+
+/**
+ * A write or reconcile was refused because this replica does not hold the lease (fencing): it
+ * never was leader, or it could not renew before the renew deadline.
+ */
+export class NotLeaderError extends Error {
+  override readonly name = 'NotLeaderError';
+  constructor(
+    readonly identity: string,
+    readonly lease: string,
+  ) {
+    super(`${identity} does not hold lease ${lease}: refusing to reconcile or write (fenced)`);
+  }
+}

@@ -1,0 +1,433 @@
+/**
+ * The leader election stage: which of several replicas of an operator reconciles, decided on a
+ * `coordination.k8s.io/v1` Lease with client-go's semantics (tools/leaderelection).
+ *
+ * - A candidate acquires the lease when nobody holds it, or when its holder has not renewed for
+ *   `leaseDurationSeconds` as measured by the candidate's OWN clock from the moment it saw the
+ *   record change (clocks of different machines are never compared).
+ * - The leader renews every `retryPeriodMs`. It stays leader only until `renewDeadlineMs` after
+ *   its last successful renewal was sent; past that it stands down at once (fencing), before any
+ *   other candidate may take over (`leaseDurationMs` > `renewDeadlineMs`).
+ * - Every write is an optimistic-concurrency update carrying the resourceVersion read, so two
+ *   candidates racing for a free lease never both win.
+ * - On `stop()` the leader empties `holderIdentity` (client-go `ReleaseOnCancel`), so the next
+ *   leader starts at once instead of waiting out the lease.
+ *
+ * Use it through `Operator`'s `leaderElection` option, which also keeps followers' caches warm
+ * and pauses dispatching when leadership is lost. Use `LeaderElector` directly for anything else
+ * that must run on one replica only.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
+import type { Clock, TimerHandle } from '@kindex/core';
+import { KubeApiError } from '../client/kube-client.js';
+import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
+import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
+
+/** Timing and identity of a candidate (the `Operator` option adds the lease's name). */
+export interface LeaderElectionTiming {
+  /** This candidate's name in `holderIdentity`. Defaults to `$POD_NAME` (or the hostname) plus `_` and a random suffix. */
+  readonly identity?: string;
+  /** How long followers wait after the last renewal they saw before taking over; whole seconds on the lease. Defaults to 15000. */
+  readonly leaseDurationMs?: number;
+  /** How long the leader keeps leading without a successful renewal. Defaults to 10000. */
+  readonly renewDeadlineMs?: number;
+  /** Time between attempts to acquire or renew. Defaults to 2000. */
+  readonly retryPeriodMs?: number;
+  /**
+   * Empty `holderIdentity` on `stop()` so the next leader need not wait out the lease. Differs
+   * from client-go's default (false) because `Operator.stop()` only releases after in-flight
+   * reconciles have drained. Defaults to true.
+   */
+  readonly releaseOnCancel?: boolean;
+}
+
+/** Options of {@link LeaderElector}. */
+export interface LeaderElectorOptions extends LeaderElectionTiming {
+  /** Where the lease lives (a `KubeLeaseStore` on the API server). */
+  readonly store: LeaseStore;
+  /**
+   * What to do after losing the lease: `'stop'` ends the election (status `stopped`),
+   * `'rejoin'` goes back to being a candidate. Defaults to `'stop'`.
+   */
+  readonly afterLoss?: 'stop' | 'rejoin';
+  /** Time source. Defaults to a monotonic clock (wall-clock jumps must not extend a lease). */
+  readonly clock?: Clock;
+  /** Random numbers in [0, 1) for the acquire jitter. Defaults to `Math.random`. */
+  readonly random?: () => number;
+}
+
+/** Where a candidate stands. */
+export interface LeaderElectionStatus {
+  /** `leader` while holding a lease renewed within the deadline; `stopped` after `stop()` or a loss with `afterLoss: 'stop'`. */
+  readonly role: 'candidate' | 'leader' | 'stopped';
+  /** The holder this candidate last saw on the lease (itself when leading); undefined when unheld or not read yet. */
+  readonly holderIdentity: string | undefined;
+  /** Why the role last changed (`acquired`, `renew deadline passed`, `lease taken by x`, `stopped`...). */
+  readonly reason: string;
+}
+
+/** client-go's JitterFactor: acquire attempts wait between 1 and 2.2 retry periods. */
+const JITTER_FACTOR = 1.2;
+
+/** Statuses that retrying will not fix; the first attempt fails fast on them. */
+const NON_TRANSIENT = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * `Date.now()` can jump (NTP, a suspended VM); lease expiry is measured on this monotonic clock,
+ * which is also what the lease timestamps are written from.
+ */
+const monotonicClock: Clock = Object.freeze({
+  now: () => performance.timeOrigin + performance.now(),
+  setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
+    const timer = setTimeout(callback, Math.max(0, delayMs));
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle: TimerHandle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+});
+
+/**
+ * One candidate in a leader election on one Lease.
+ *
+ * @example
+ * ```ts
+ * const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name: 'my-operator', namespace: 'ops' }) });
+ * elector.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));
+ * await elector.start();
+ * // ... on shutdown:
+ * await elector.stop(); // releases the lease if held
+ * ```
+ */
+export class LeaderElector {
+  readonly identity: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  /** The role and observed holder, replayed to new subscribers. */
+  readonly status$: Observable<LeaderElectionStatus>;
+  /** Whether this candidate leads, replayed to new subscribers; emits only changes. */
+  readonly isLeader$: Observable<boolean>;
+  /** Failed calls on the lease (the elector retries them). */
+  readonly problems$: Observable<unknown>;
+
+  readonly #store: LeaseStore;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  readonly #releaseOnCancel: boolean;
+  readonly #afterLoss: 'stop' | 'rejoin';
+  readonly #status: BehaviorSubject<LeaderElectionStatus>;
+  readonly #problems = new Subject<unknown>();
+  #observed: Lease | undefined;
+  #observedSpec = '';
+  #observedAt = 0;
+  #validUntil = 0;
+  #deadline: TimerHandle | undefined;
+  #sleepers = new Set<() => void>();
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+
+  constructor(options: LeaderElectorOptions) {
+    this.#store = options.store;
+    this.#clock = options.clock ?? monotonicClock;
+    this.#random = options.random ?? Math.random;
+    this.#releaseOnCancel = options.releaseOnCancel ?? true;
+    this.#afterLoss = options.afterLoss ?? 'stop';
+    this.identity = options.identity ?? defaultIdentity();
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    validate(this);
+    this.#status = new BehaviorSubject<LeaderElectionStatus>({ role: 'candidate', holderIdentity: undefined, reason: 'created' });
+    this.status$ = this.#status.asObservable();
+    this.isLeader$ = this.#status.pipe(
+      map((s) => s.role === 'leader'),
+      distinctUntilChanged(),
+    );
+    this.problems$ = this.#problems.asObservable();
+  }
+
+  /** `namespace/name` of the lease. */
+  get lease(): string {
+    return this.#store.description;
+  }
+
+  /**
+   * Whether this candidate leads right now: it holds the lease and its last renewal was sent
+   * less than `renewDeadlineMs` ago by its own clock. Checked synchronously before every
+   * fenced action, so a process resumed after a long pause (SIGSTOP, a GC stall) sees false at
+   * once, before its deadline timer has had a chance to run.
+   */
+  get isLeader(): boolean {
+    return this.#status.value.role === 'leader' && this.#clock.now() < this.#validUntil;
+  }
+
+  /** The current status. */
+  get status(): LeaderElectionStatus {
+    return this.#status.value;
+  }
+
+  /**
+   * Starts campaigning. Resolves after the first attempt (acquired, or saw another holder);
+   * rejects with {@link LeaderElectionStartError} when that attempt failed for a reason retrying
+   * will not fix. Transient failures are retried every retry period and reported on `problems$`.
+   */
+  async start(): Promise<void> {
+    if (this.#loop !== undefined) throw new Error(`leader elector ${this.identity} on ${this.lease} started already`);
+    let first: { acquired: boolean; sentAt: number };
+    try {
+      first = await this.#attempt();
+    } catch (error) {
+      const status = error instanceof KubeApiError ? error.status : undefined;
+      if (status !== undefined && NON_TRANSIENT.has(status)) {
+        this.#stopping = true;
+        this.#loop = Promise.resolve();
+        this.#setRole('stopped', 'failed to start');
+        throw new LeaderElectionStartError(this.lease, status, { cause: error });
+      }
+      this.#problems.next(error);
+      first = { acquired: false, sentAt: 0 };
+    }
+    this.#loop = this.#run(first);
+  }
+
+  /**
+   * Stops campaigning. A leader stands down first (`isLeader` false), then, with
+   * `releaseOnCancel`, empties `holderIdentity` so the next leader starts at once. Call it only
+   * after the work the lease protects has stopped.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopping && this.#status.value.role === 'stopped') return this.#loop;
+    this.#stopping = true;
+    this.#setRole('stopped', 'stopped');
+    this.#wake();
+    await this.#loop;
+    // Also releases a lease acquired by an attempt that was in flight when stop() was called.
+    if (this.#releaseOnCancel) await this.#release();
+  }
+
+  async #run(first: { acquired: boolean; sentAt: number }): Promise<void> {
+    let pending: { acquired: boolean; sentAt: number } | undefined = first;
+    while (!this.#stopping) {
+      let acquired = pending;
+      pending = undefined;
+      while (!this.#stopping && !acquired?.acquired) {
+        if (acquired !== undefined) await this.#sleep(this.retryPeriodMs * (1 + this.#random() * JITTER_FACTOR));
+        if (this.#stopping) break;
+        acquired = await this.#attemptReporting();
+      }
+      if (this.#stopping || acquired === undefined) break;
+      this.#extend(acquired.sentAt);
+      this.#setRole('leader', 'acquired');
+      while (!this.#stopping && this.#status.value.role === 'leader') {
+        await this.#sleep(this.retryPeriodMs);
+        if (this.#stopping || this.#status.value.role !== 'leader') break;
+        const renewed = await this.#attemptReporting();
+        if (this.#stopping || this.#status.value.role !== 'leader') break;
+        if (renewed.acquired) this.#extend(renewed.sentAt);
+        else if (this.#observedHolder() !== undefined && this.#observedHolder() !== this.identity) {
+          this.#lose(`lease taken by ${this.#observedHolder()}`);
+        }
+      }
+      if (this.#stopping) break;
+      if (this.#afterLoss === 'stop') {
+        this.#stopping = true;
+        this.#setRole('stopped', this.#status.value.reason);
+      }
+    }
+  }
+
+  /** One acquire-or-renew; failures are reported and count as "not acquired". */
+  async #attemptReporting(): Promise<{ acquired: boolean; sentAt: number }> {
+    try {
+      return await this.#attempt();
+    } catch (error) {
+      this.#problems.next(error);
+      return { acquired: false, sentAt: 0 };
+    }
+  }
+
+  /** client-go's tryAcquireOrRenew, bounded by the renew deadline so a hung call cannot stall the loop. */
+  async #attempt(): Promise<{ acquired: boolean; sentAt: number }> {
+    let timer: TimerHandle | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = this.#clock.setTimeout(
+        () => reject(new Error(`lease ${this.lease}: no answer within ${this.renewDeadlineMs} ms`)),
+        this.renewDeadlineMs,
+      );
+    });
+    try {
+      return await Promise.race([this.#tryAcquireOrRenew(), timeout]);
+    } finally {
+      this.#clock.clearTimeout(timer);
+    }
+  }
+
+  async #tryAcquireOrRenew(): Promise<{ acquired: boolean; sentAt: number }> {
+    const lease = await this.#store.get();
+    // Taken after the read: a follower waits from when it saw the record at the latest.
+    const seenAt = this.#clock.now();
+    if (lease === undefined) {
+      const sentAt = this.#clock.now();
+      try {
+        const created = await this.#store.create(this.#claim(undefined, sentAt));
+        this.#observe(created, sentAt);
+        return { acquired: true, sentAt };
+      } catch (error) {
+        if (error instanceof LeaseConflictError) return { acquired: false, sentAt };
+        throw error;
+      }
+    }
+    this.#observe(lease, seenAt);
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    const durationMs = (spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
+    if (holder !== '' && holder !== this.identity && this.#observedAt + durationMs > this.#clock.now()) {
+      return { acquired: false, sentAt: seenAt };
+    }
+    // Taken before the write: the leader's deadline runs from before followers can see the renewal.
+    const sentAt = this.#clock.now();
+    try {
+      const written = await this.#store.update(lease, this.#claim(spec, sentAt));
+      this.#observe(written, sentAt);
+      return { acquired: true, sentAt };
+    } catch (error) {
+      if (error instanceof LeaseConflictError) return { acquired: false, sentAt };
+      throw error;
+    }
+  }
+
+  /** The spec that claims (or renews) the lease for this candidate. */
+  #claim(current: LeaseSpec | undefined, at: number): LeaseSpec {
+    const time = microTime(at);
+    const base = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      renewTime: time,
+    };
+    if (current !== undefined && current.holderIdentity === this.identity) {
+      return { ...base, acquireTime: current.acquireTime ?? time, leaseTransitions: current.leaseTransitions ?? 0 };
+    }
+    const transitions = current === undefined ? 0 : (current.leaseTransitions ?? 0) + 1;
+    return { ...base, acquireTime: time, leaseTransitions: transitions };
+  }
+
+  #observe(lease: Lease, at: number): void {
+    const spec = JSON.stringify(lease.spec ?? {});
+    this.#observed = lease;
+    if (spec !== this.#observedSpec) {
+      this.#observedSpec = spec;
+      this.#observedAt = at;
+      const s = this.#status.value;
+      if (s.holderIdentity !== this.#observedHolder()) this.#status.next({ ...s, holderIdentity: this.#observedHolder() });
+    }
+  }
+
+  #observedHolder(): string | undefined {
+    const holder = this.#observed?.spec?.holderIdentity;
+    return holder === undefined || holder === '' ? undefined : holder;
+  }
+
+  /** Leadership lasts until renewDeadline after `sentAt`; a timer stands down then unless renewed. */
+  #extend(sentAt: number): void {
+    this.#validUntil = sentAt + this.renewDeadlineMs;
+    if (this.#deadline !== undefined) this.#clock.clearTimeout(this.#deadline);
+    this.#deadline = this.#clock.setTimeout(() => {
+      this.#deadline = undefined;
+      if (this.#status.value.role === 'leader') this.#lose('renew deadline passed');
+    }, this.#validUntil - this.#clock.now());
+  }
+
+  #lose(reason: string): void {
+    this.#validUntil = 0;
+    this.#setRole('candidate', reason);
+    this.#wake();
+  }
+
+  #setRole(role: LeaderElectionStatus['role'], reason: string): void {
+    if (role !== 'leader') {
+      this.#validUntil = 0;
+      if (this.#deadline !== undefined) this.#clock.clearTimeout(this.#deadline);
+      this.#deadline = undefined;
+    }
+    const holderIdentity = role === 'leader' ? this.identity : this.#observedHolder();
+    const s = this.#status.value;
+    if (s.role === role && s.holderIdentity === holderIdentity) return;
+    this.#status.next({ role, holderIdentity, reason });
+  }
+
+  /** client-go's release: an empty holder, a one-second duration, the transitions kept. */
+  async #release(): Promise<void> {
+    const lease = this.#observed;
+    if (lease === undefined || lease.spec?.holderIdentity !== this.identity) return;
+    const now = microTime(this.#clock.now());
+    try {
+      const written = await this.#store.update(lease, {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: lease.spec.leaseTransitions ?? 0,
+      });
+      this.#observe(written, this.#clock.now());
+    } catch (error) {
+      // Someone else moved the lease on (409), or the server is gone: the lease expires on its own.
+      this.#problems.next(error);
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#clock.clearTimeout(timer);
+        this.#sleepers.delete(wake);
+        resolve();
+      };
+      const timer = this.#clock.setTimeout(wake, ms);
+      this.#sleepers.add(wake);
+    });
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#sleepers]) wake();
+  }
+}
+
+function validate(e: LeaderElector): void {
+  if (typeof e.identity !== 'string' || e.identity === '') {
+    throw new LeaderElectionConfigError('identity', e.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
+  }
+  for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
+    if (!Number.isFinite(e[field]) || e[field] <= 0) throw new LeaderElectionConfigError(field, e[field], 'must be a positive number of milliseconds');
+  }
+  if (e.leaseDurationMs < 1000) {
+    throw new LeaderElectionConfigError('leaseDurationMs', e.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');
+  }
+  if (e.leaseDurationMs <= e.renewDeadlineMs) {
+    throw new LeaderElectionConfigError(
+      'leaseDurationMs',
+      e.leaseDurationMs,
+      `must exceed renewDeadlineMs (${e.renewDeadlineMs}) so a leader stands down before anyone may take over`,
+    );
+  }
+  if (e.renewDeadlineMs <= JITTER_FACTOR * e.retryPeriodMs) {
+    throw new LeaderElectionConfigError(
+      'renewDeadlineMs',
+      e.renewDeadlineMs,
+      `must exceed ${JITTER_FACTOR} × retryPeriodMs (${e.retryPeriodMs}) so a leader gets more than one try to renew`,
+    );
+  }
+}
+
+function defaultIdentity(): string {
+  const base = process.env['POD_NAME'] || hostname();
+  return `${base}_${randomUUID().slice(0, 8)}`;
+}
+
+/** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}

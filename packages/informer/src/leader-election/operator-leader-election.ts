@@ -1,0 +1,26 @@
+import type { LeaderElectionStatus, LeaderElectionTiming } from './leader-elector.js';
+
+/**
+ * The `leaderElection` option of `Operator`: run several replicas, one reconciling at a time.
+ *
+ * Every replica starts its controllers and syncs its caches (warm standby: a failover costs the
+ * lease wait, not a relist); only the lease holder dispatches reconciles, with optimistic
+ * locking on its writes to primaries and every write fenced by its leadership.
+ */
+export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
+  /** Name of the Lease (one per operator, shared by its replicas). */
+  readonly leaseName: string;
+  /** Namespace of the Lease, usually the operator's own (the Downward API's `metadata.namespace`). */
+  readonly leaseNamespace: string;
+  /**
+   * What a replica does when it loses the lease it held (could not renew before the renew
+   * deadline, or found another holder). It has stopped dispatching already either way.
+   * - `'exit'`: stop the operator (bounded by 5 s) and exit the process with code 1, as JOSDK
+   *   does; the Deployment restarts it as a fresh candidate with fresh caches.
+   * - `'standby'`: stay a warm candidate and lead again when the lease is free.
+   * - a function: called with the status; the operator stays a stopped candidate.
+   *
+   * Defaults to `'exit'`.
+   */
+  readonly onLost?: 'exit' | 'standby' | ((status: LeaderElectionStatus) => void);
+}

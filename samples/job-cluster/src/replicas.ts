@@ -1,0 +1,159 @@
+/**
+ * `pnpm sample -- --replicas 3`: the sample as a Deployment runs it, on the embedded API server.
+ *
+ * The parent starts the server, installs the CRDs and spawns N replica processes (this program
+ * with `--replica`), each its own operator under leader election on one Lease. It prints who
+ * leads as the scenario plays, SIGKILLs the leader halfway, prints the failover (a follower with
+ * warm caches takes over after the lease duration), finishes the scenario, then SIGTERMs the
+ * replicas: each drains, releases the lease and exits 0.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ResourceID } from '@kindex/core';
+import { KubeClient, Kinds, type Lease } from '@kindex/informer';
+import { startEmbeddedApiServer } from '@kindex/testing';
+import { installCrds } from './install-crds.js';
+import { createSampleOperator } from './sample-operator.js';
+import { jobTable, playScenario, serverView } from './scenario.js';
+import { Timeline } from './timeline.js';
+
+const LEASE = 'job-cluster-operator';
+/** Short timings so the failover shows in seconds; client-go's ratios (defaults 15 s / 10 s / 2 s). */
+const TIMING = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 400 } as const;
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+interface ReplicaLine {
+  readonly identity: string;
+  readonly event: 'started' | 'leading' | 'following';
+  readonly at: number;
+}
+
+/** A replica process and what it printed. */
+class Replica {
+  readonly lines: ReplicaLine[] = [];
+  readonly exited: Promise<number | null>;
+  readonly #child: ChildProcess;
+  #stderr = '';
+
+  constructor(
+    readonly identity: string,
+    args: readonly string[],
+    onLine: (line: ReplicaLine) => void,
+  ) {
+    this.#child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--replica', '--identity', identity, ...args], {
+      cwd: path.resolve(path.dirname(MAIN), '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let buffered = '';
+    this.#child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+        const line = JSON.parse(buffered.slice(0, i)) as ReplicaLine;
+        buffered = buffered.slice(i + 1);
+        this.lines.push(line);
+        onLine(line);
+      }
+    });
+    this.#child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.#stderr += chunk));
+    this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
+  }
+
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.#child.kill(signal);
+  }
+
+  async started(): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while (!this.lines.some((l) => l.event === 'started')) {
+      if (this.#child.exitCode !== null || Date.now() > deadline) throw new Error(`replica ${this.identity} did not start:\n${this.#stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** The parent: server, replicas, scenario, failover, shutdown. */
+export async function runReplicas(count: number): Promise<void> {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--replicas must be a positive integer, got ${count}`);
+  const server = await startEmbeddedApiServer();
+  const replicas: Replica[] = [];
+  try {
+    const client = new KubeClient(server.kubeConfig);
+    await installCrds(client);
+    const namespace = 'sample';
+    await client.create(Kinds.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'kindex-sample-')), 'kubeconfig');
+    writeFileSync(kubeconfig, server.kubeConfig.exportConfig());
+    console.log(`kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, leader election on Lease ${namespace}/${LEASE}\n`);
+    const timeline = new Timeline();
+    const onLine = (line: ReplicaLine): void => {
+      if (line.event === 'leading') timeline.note(`${line.identity} leads`);
+      else if (line.event === 'started') timeline.note(`${line.identity} started, caches synced (${replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading') ? 'leading' : 'warm follower'})`);
+    };
+    for (let i = 1; i <= count; i++) {
+      replicas.push(new Replica(`replica-${i}`, ['--kubeconfig', kubeconfig, '--namespace', namespace], onLine));
+    }
+    await Promise.all(replicas.map((r) => r.started()));
+
+    const holder = async (): Promise<string | undefined> =>
+      (await client.get<Lease>(Kinds.Lease, ResourceID.of(LEASE, namespace)))?.spec?.holderIdentity || undefined;
+    let killedAt = 0;
+    const jobs = await playScenario(client, serverView(client), namespace, timeline, async () => {
+      const leaderIdentity = await holder();
+      const leader = replicas.find((r) => r.identity === leaderIdentity);
+      if (leader === undefined || count < 2) return;
+      timeline.note(`SIGKILL ${leader.identity} (the leader): the others wait out its lease (${TIMING.leaseDurationMs} ms) and one takes over`);
+      killedAt = Date.now();
+      leader.signal('SIGKILL');
+      await leader.exited;
+      replicas.splice(replicas.indexOf(leader), 1);
+    });
+    if (killedAt > 0) {
+      const next = replicas.flatMap((r) => r.lines.filter((l) => l.event === 'leading' && l.at > killedAt)).sort((a, b) => a.at - b.at)[0];
+      if (next !== undefined) timeline.note(`failover: ${next.identity} led ${next.at - killedAt} ms after the kill`);
+    }
+    timeline.note(`SIGTERM the ${replicas.length} remaining replicas: each drains, releases the lease, exits 0`);
+    for (const r of replicas) r.signal('SIGTERM');
+    const codes = await Promise.all(replicas.map((r) => r.exited));
+    for (const [i, r] of replicas.entries()) {
+      if (codes[i] !== 0) throw new Error(`replica ${r.identity} exited with ${codes[i]}:\n${r.stderr}`);
+    }
+    timeline.note(`all replicas exited 0; lease holder now: ${(await holder()) ?? '(none, released)'}`);
+    console.log(`\n${jobTable(jobs)}`);
+  } finally {
+    for (const r of replicas) r.signal('SIGKILL');
+    await server.stop();
+  }
+}
+
+/** A child: one operator replica under leader election, reporting its leadership on stdout. */
+export async function runReplica(argv: readonly string[]): Promise<void> {
+  const option = (name: string): string => {
+    const value = argv[argv.indexOf(name) + 1];
+    if (!argv.includes(name) || value === undefined) throw new Error(`--replica needs ${name}`);
+    return value;
+  };
+  const identity = option('--identity');
+  const namespace = option('--namespace');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(option('--kubeconfig'));
+  const say = (event: ReplicaLine['event']): void => void process.stdout.write(`${JSON.stringify({ identity, event, at: Date.now() })}\n`);
+  const sample = createSampleOperator({
+    kubeConfig,
+    namespaces: [namespace],
+    leaderElection: { leaseName: LEASE, leaseNamespace: namespace, identity, ...TIMING },
+  });
+  sample.operator.leaderElector?.isLeader$.subscribe((leading) => {
+    if (leading) say('leading');
+  });
+  await sample.operator.run({ gracefulShutdownTimeoutMs: 10_000, onStarted: () => say('started') });
+}
