@@ -7,14 +7,15 @@
 // are served from the moment their CRD is stored until it is deleted.
 //
 // Caveats (where it knowingly differs from kube-apiserver):
-// - Strategic merge patch knows the merge keys of the served built-ins only (containers, env,
-//   volumes, ports, ownerReferences, conditions, finalizers, ...); server-side apply
-//   (application/apply-patch+yaml) is refused with 415.
+// - Strategic merge patch and server-side apply know the merge keys and list types of the served
+//   built-ins only (containers, env, volumes, ports, ownerReferences, conditions, finalizers, ...);
+//   custom resources follow their CRD schema's x-kubernetes-list-type/-list-map-keys/-map-type.
+//   Field ownership (managedFields) ignores API versions: each kind is served in one version.
 // - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
 //   Terminating meanwhile).
-// - No managedFields, no admission (no service accounts, no ClusterIP allocation), no Table
+// - No admission (no service accounts, no ClusterIP allocation), no Table
 //   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR bodies (415; the
 //   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
 //   `kubectl apply -f` send JSON and work).
@@ -197,6 +198,7 @@ export class EmbeddedApiServer implements TestApiServer {
         query: new URLSearchParams(),
         body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } },
         contentType: 'application/json',
+        userAgent: 'kube-apiserver',
       });
     }
   }
@@ -275,6 +277,7 @@ export class EmbeddedApiServer implements TestApiServer {
       body,
       contentType: req.headers['content-type'],
       dryRun: dryRunValues.length > 0,
+      userAgent: req.headers['user-agent'],
     };
     const watch = url.searchParams.get('watch');
     switch (req.method) {
