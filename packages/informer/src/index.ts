@@ -29,6 +29,12 @@ export { NotCachedError } from './cache/cache-errors.js';
 // --- client: writes through the KubeConfig
 export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
+// --- client: server-side apply and matching what was applied
+export { InvalidApplyConfigurationError } from './client/kube-client.js';
+export type { ApplyOptions } from './client/kube-client.js';
+export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
+export type { PrimaryWriteMode } from './controller/primary-writer.js';
+export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
 
 // --- mapper: owner-reference, annotation and label mappers
 export { fromOwnerReferences } from './mapper/owner-reference-mapper.js';

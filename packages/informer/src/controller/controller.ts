@@ -35,7 +35,8 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
-import { PrimaryWriter } from './primary-writer.js';
+import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
+import { keepAppliedFieldsOf } from '../client/ssa-matcher.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
 
 /** How to register a reconciler: the primary kind plus controller configuration. */
@@ -51,6 +52,8 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly primaryEventFilters?: readonly Predicate<P>[];
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
+  /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
+  readonly primaryWrites?: PrimaryWriteMode;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
 };
@@ -98,7 +101,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #subscriptions: Subscription[] = [];
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, primaryWrites, ...rest } = options;
     this.kind = kind;
     this.configuration = controllerConfiguration({
       name: rest.name ?? `${kind.plural}.${kind.group || 'core'}`,
@@ -108,7 +111,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.name = this.configuration.name;
     this.#reconciler = reconciler;
     this.#client = client;
-    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true);
+    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, primaryWrites);
     this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
@@ -125,6 +128,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       namespaces: this.configuration.namespaces,
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(reflector ? { reflector } : {}),
+      // Server-side apply matches against the fields this manager owns, so its entries stay cached.
+      ...(primaryWrites === 'apply' ? { transform: keepAppliedFieldsOf<P>(client.fieldManager) } : {}),
     });
     this.events$ = this.#events.asObservable();
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: PRIMARY_SOURCE_NAME, status: 'starting' });

@@ -92,6 +92,15 @@ export function defaultPod(obj: Json): void {
   spec['schedulerName'] ??= 'default-scheduler';
   spec['dnsPolicy'] ??= 'ClusterFirst';
   spec['terminationGracePeriodSeconds'] ??= 30;
+  // Ports are keyed by containerPort+protocol for field ownership, so the default matters there.
+  for (const list of ['initContainers', 'containers']) {
+    const containers = spec[list];
+    if (!Array.isArray(containers)) continue;
+    for (const c of containers as Json[]) {
+      if (c === null || typeof c !== 'object' || !Array.isArray(c['ports'])) continue;
+      for (const p of c['ports'] as Json[]) if (p !== null && typeof p === 'object') p['protocol'] ??= 'TCP';
+    }
+  }
 }
 
 /** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */
