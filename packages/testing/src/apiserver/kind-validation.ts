@@ -103,6 +103,26 @@ export function defaultPod(obj: Json): void {
   }
 }
 
+/**
+ * Service defaults of the real server's decoding, applied on every write: type ClusterIP,
+ * sessionAffinity None, and per port protocol TCP and targetPort = port (ports are keyed by
+ * port+protocol for field ownership). No ClusterIP is allocated.
+ */
+export function defaultService(typeId: string, obj: Json): void {
+  if (typeId !== '/services') return;
+  const spec = obj['spec'];
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
+  const s = spec as Json;
+  s['type'] ??= 'ClusterIP';
+  s['sessionAffinity'] ??= 'None';
+  if (!Array.isArray(s['ports'])) return;
+  for (const p of s['ports'] as Json[]) {
+    if (p === null || typeof p !== 'object') continue;
+    p['protocol'] ??= 'TCP';
+    p['targetPort'] ??= p['port'];
+  }
+}
+
 /** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */
 export function foldStringData(typeId: string, obj: Json): void {
   if (typeId !== '/secrets' || obj['stringData'] === undefined || obj['stringData'] === null) return;
