@@ -5,6 +5,7 @@
  * plays a short scenario while printing a timeline, prints the final table of jobs, exits 0.
  * With `--kubeconfig FILE` (or KUBECONFIG set): installs the CRDs on that cluster and runs the
  * operator until interrupted.
+ * With `--webpage`: the WebPage sample (dependent resources) instead, see webpage/run-webpage.ts.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
@@ -13,6 +14,7 @@ import { installCrds } from './install-crds.js';
 import { createSampleOperator } from './sample-operator.js';
 import { jobTable, playScenario } from './scenario.js';
 import { Timeline } from './timeline.js';
+import { runWebPage } from './webpage/run-webpage.js';
 
 function kubeconfigArgument(argv: readonly string[]): string | undefined {
   const i = argv.indexOf('--kubeconfig');
@@ -61,7 +63,8 @@ async function runEmbedded(): Promise<void> {
 
 const file = kubeconfigArgument(process.argv.slice(2));
 try {
-  if (file !== undefined) await runAgainstCluster(file);
+  if (process.argv.includes('--webpage')) await runWebPage(file);
+  else if (file !== undefined) await runAgainstCluster(file);
   else await runEmbedded();
 } catch (error) {
   console.error(error);

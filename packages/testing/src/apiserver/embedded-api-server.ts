@@ -2,8 +2,9 @@
 // subset operators use. Lifecycle, authentication, request faults, body parsing and dispatch live
 // here; semantics live in ResourceHandler, WatchHub, ObjectStore, GarbageCollector and CrdController.
 //
-// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), leases
-// (coordination.k8s.io/v1), customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
+// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), deployments
+// (apps/v1, stored only: no deployment controller), leases (coordination.k8s.io/v1),
+// customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
 // are served from the moment their CRD is stored until it is deleted.
 //
 // Caveats (where it knowingly differs from kube-apiserver):

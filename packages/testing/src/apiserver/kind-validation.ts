@@ -123,6 +123,28 @@ export function defaultService(typeId: string, obj: Json): void {
   }
 }
 
+/**
+ * Deployment defaults the field-ownership keys and a no-change apply depend on: replicas 1 and
+ * TCP for the template's container ports. There is no deployment controller: status stays empty.
+ */
+export function defaultDeployment(typeId: string, obj: Json): void {
+  if (typeId !== 'apps/deployments') return;
+  const spec = obj['spec'];
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
+  (spec as Json)['replicas'] ??= 1;
+  const template = (spec as Json)['template'] as Json | undefined;
+  const podSpec = template?.['spec'] as Json | undefined;
+  if (podSpec === undefined || podSpec === null || typeof podSpec !== 'object') return;
+  for (const list of ['initContainers', 'containers']) {
+    const containers = podSpec[list];
+    if (!Array.isArray(containers)) continue;
+    for (const c of containers as Json[]) {
+      if (c === null || typeof c !== 'object' || !Array.isArray(c['ports'])) continue;
+      for (const p of c['ports'] as Json[]) if (p !== null && typeof p === 'object') p['protocol'] ??= 'TCP';
+    }
+  }
+}
+
 /** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */
 export function foldStringData(typeId: string, obj: Json): void {
   if (typeId !== '/secrets' || obj['stringData'] === undefined || obj['stringData'] === null) return;

@@ -7,7 +7,7 @@ import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameError
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
-import { defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultDeployment, defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
@@ -720,6 +720,7 @@ export class ResourceHandler {
     if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
     foldStringData(t.id, obj);
     defaultService(t.id, obj);
+    defaultDeployment(t.id, obj);
   }
 
   private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {
