@@ -83,8 +83,8 @@ describe('conformance: server-side apply', () => {
     expect(status.message).to.equal(
       'Apply failed with 3 conflicts: conflicts with "creator" using v1:\n- .data.x\n- .metadata.labels.a\nconflicts with "first":\n- .data.y',
     );
-    // Causes follow the order of managedFields (Apply entries before Update ones).
-    expect(status.details?.causes).to.deep.equal([
+    // The real server's order of causes varies from call to call (Go map iteration); the message's does not.
+    expect(status.details?.causes).to.have.deep.members([
       { reason: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.y' },
       { reason: 'FieldManagerConflict', message: 'conflict with "creator" using v1', field: '.data.x' },
       { reason: 'FieldManagerConflict', message: 'conflict with "creator" using v1', field: '.metadata.labels.a' },
