@@ -30,6 +30,17 @@ export { NotCachedError } from './cache/cache-errors.js';
 // --- client: writes through the KubeConfig
 export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
+// --- client: server-side apply and matching what was applied
+export { InvalidApplyConfigurationError } from './client/kube-client.js';
+export type { ApplyOptions } from './client/kube-client.js';
+export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
+export type { PrimaryWriteMode } from './controller/primary-writer.js';
+// --- dependent resources and workflows
+export { KubernetesDependentResource, InvalidDesiredResourceError, DependentNotPreparedError } from './dependent/kubernetes-dependent-resource.js';
+export type { KubernetesDependentResourceOptions, DependentAction } from './dependent/kubernetes-dependent-resource.js';
+export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
+export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';
+export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
 
 // --- mapper: owner-reference, annotation and label mappers
 export { fromOwnerReferences } from './mapper/owner-reference-mapper.js';

@@ -9,6 +9,7 @@
  * `$POD_NAMESPACE`.
  * With `--replicas N`: N replica processes under leader election on the embedded server, with a
  * failover halfway (see replicas.ts).
+ * With `--webpage`: the WebPage sample (dependent resources) instead, see webpage/run-webpage.ts.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
@@ -18,6 +19,7 @@ import { createSampleOperator } from './sample-operator.js';
 import { runReplica, runReplicas } from './replicas.js';
 import { jobTable, playScenario } from './scenario.js';
 import { Timeline } from './timeline.js';
+import { runWebPage } from './webpage/run-webpage.js';
 
 function kubeconfigArgument(argv: readonly string[]): string | undefined {
   const i = argv.indexOf('--kubeconfig');
@@ -76,7 +78,8 @@ function replicasArgument(argv: readonly string[]): number | undefined {
 const argv = process.argv.slice(2);
 const replicas = replicasArgument(argv);
 try {
-  if (argv.includes('--replica')) await runReplica(argv);
+  if (argv.includes('--webpage')) await runWebPage(kubeconfigArgument(argv));
+  else if (argv.includes('--replica')) await runReplica(argv);
   else if (replicas !== undefined) await runReplicas(replicas);
   else if (argv.includes('--in-cluster')) {
     const kubeConfig = new KubeConfig();

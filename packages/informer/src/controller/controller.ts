@@ -41,7 +41,8 @@ import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
-import { PrimaryWriter } from './primary-writer.js';
+import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
+import { keepAppliedFieldsOf } from '../client/ssa-matcher.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
 import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
@@ -68,6 +69,8 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * election so a deposed leader's late writes are refused. Defaults to false.
    */
   readonly optimisticLocking?: boolean;
+  /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
+  readonly primaryWrites?: PrimaryWriteMode;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
   /**
@@ -138,7 +141,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #dispatchPaused = false;
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, ...rest } = options;
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, primaryWrites, ...rest } = options;
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -152,7 +155,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#queueMetrics = observability.queueMetrics;
     this.#reconciler = reconciler;
     this.#client = client;
-    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false);
+    this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
     this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
@@ -169,6 +172,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       namespaces: this.configuration.namespaces,
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(reflector ? { reflector } : {}),
+      // Server-side apply matches against the fields this manager owns, so its entries stay cached.
+      ...(primaryWrites === 'apply' ? { transform: keepAppliedFieldsOf<P>(client.fieldManager) } : {}),
     });
     this.events$ = this.#events.asObservable();
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: PRIMARY_SOURCE_NAME, status: 'starting' });

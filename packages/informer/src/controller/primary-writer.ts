@@ -1,10 +1,22 @@
 import jsonPatch from 'fast-json-patch';
-import { deepFreeze, ResourceID, type KubernetesObject } from '@kindex/core';
+import { deepFreeze, jsonEqual, ResourceID, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { dropManagedFields } from '../reflector/object-transform.js';
+import { keepAppliedFieldsOf, matchesAppliedFields } from '../client/ssa-matcher.js';
 
 type Operation = jsonPatch.Operation;
+
+/**
+ * How a controller writes the status and the resource its reconciler returns:
+ * - `patch`: JSON patch diffs of what the reconciler changed (the default);
+ * - `apply`: server-side apply with `force`, JOSDK 5's default: the controller's field manager
+ *   owns the status (and, for `patchResource`, the fields) it applies, so fields it stops
+ *   setting are removed and fields other writers own are left alone. Without a status
+ *   subresource status is still JSON-patched, since an apply of status alone to the main
+ *   resource would drop the resource fields the same manager applied.
+ */
+export type PrimaryWriteMode = 'patch' | 'apply';
 
 /**
  * Writes a controller makes to its primaries: status and resource patches computed as JSON
@@ -24,10 +36,22 @@ export class PrimaryWriter<P extends KubernetesObject> {
      * late write from a replica that lost its lease cannot clobber the new leader's.
      */
     private readonly optimisticLock = false,
+    private readonly mode: PrimaryWriteMode = 'patch',
   ) {}
 
   /** Patches `status` from `before` to `after`; undefined when nothing changed. */
   async patchStatus(before: P, after: P): Promise<P | undefined> {
+    if (this.mode === 'apply' && this.hasStatusSubresource()) {
+      const { apiVersion, kind } = before;
+      const { name, namespace, resourceVersion } = before.metadata ?? {};
+      // An applied resourceVersion is a precondition too: a deposed leader's late apply gets 409.
+      const locked = this.optimisticLock && resourceVersion !== undefined ? { resourceVersion } : {};
+      const body = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}), ...locked }, status: statusOf(after) ?? {} } as unknown as P;
+      // Unchanged, or already what this manager applied (other writers' status fields aside): no write.
+      if (jsonEqual(statusOf(before), statusOf(after))) return undefined;
+      if (matchesAppliedFields(before, body, this.client.fieldManager, { subresource: 'status' })) return undefined;
+      return this.#applied(await this.client.apply<P>(this.kind, body, { force: true, subresource: 'status' }));
+    }
     const ops = jsonPatch.compare({ status: statusOf(before) ?? {} }, { status: statusOf(after) ?? {} });
     if (ops.length === 0) return undefined;
     // A status that did not exist yet needs its parent created first.
@@ -41,6 +65,10 @@ export class PrimaryWriter<P extends KubernetesObject> {
       .compare(withoutStatus(before), withoutStatus(after))
       .filter((op) => !op.path.startsWith('/metadata/resourceVersion') && !op.path.startsWith('/metadata/managedFields'));
     if (ops.length === 0) return undefined;
+    if (this.mode === 'apply') {
+      if (matchesAppliedFields(before, after, this.client.fieldManager)) return undefined;
+      return this.#applied(await this.client.apply<P>(this.kind, withoutStatus(after) as P, { force: true }));
+    }
     return this.#write(before, ops);
   }
 
@@ -65,13 +93,18 @@ export class PrimaryWriter<P extends KubernetesObject> {
     ]);
   }
 
+  // Applied objects keep this manager's entries: the next match against them needs them.
+  #applied(written: P): P {
+    return deepFreeze(keepAppliedFieldsOf<P>(this.client.fieldManager)(written));
+  }
+
   async #write(base: P, ops: Operation[], subresource?: 'status'): Promise<P> {
     const id = ResourceID.fromResource(base);
     const rv = base.metadata?.resourceVersion;
     // A resourceVersion in the patched object is a precondition on the server: 409 if stale.
     if (this.optimisticLock && rv !== undefined) ops = [{ op: 'replace', path: '/metadata/resourceVersion', value: rv }, ...ops];
     const written = await this.client.patch<P>(this.kind, id, ops, { patchType: 'json', ...(subresource ? { subresource } : {}) });
-    return deepFreeze(dropManagedFields(written));
+    return this.mode === 'apply' ? this.#applied(written) : deepFreeze(dropManagedFields(written));
   }
 }
 

@@ -2,20 +2,23 @@
 // subset operators use. Lifecycle, authentication, request faults, body parsing and dispatch live
 // here; semantics live in ResourceHandler, WatchHub, ObjectStore, GarbageCollector and CrdController.
 //
-// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), leases
-// (coordination.k8s.io/v1), customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
+// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), deployments
+// (apps/v1, stored only: no deployment controller), leases (coordination.k8s.io/v1),
+// customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
 // are served from the moment their CRD is stored until it is deleted.
 //
 // Caveats (where it knowingly differs from kube-apiserver):
-// - Strategic merge patch knows the merge keys of the served built-ins only (containers, env,
-//   volumes, ports, ownerReferences, conditions, finalizers, ...); server-side apply
-//   (application/apply-patch+yaml) is refused with 415.
+// - Strategic merge patch and server-side apply know the merge keys and list types of the served
+//   built-ins only (containers, env, volumes, ports, ownerReferences, conditions, finalizers, ...);
+//   custom resources follow their CRD schema's x-kubernetes-list-type/-list-map-keys/-map-type.
+//   Field ownership (managedFields) ignores API versions: each kind is served in one version.
 // - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
 //   Terminating meanwhile).
-// - No managedFields, no admission (no service accounts, no ClusterIP allocation), no Table
-//   output (kubectl prints its generic NAME/AGE columns), no protobuf or CBOR bodies (415; the
+// - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
+//   covers list and get, not watches, with the printer columns of a few built-ins and of CRDs
+//   (see table-output.ts). No protobuf or CBOR bodies (415; the
 //   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
 //   `kubectl apply -f` send JSON and work).
 // - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
@@ -37,6 +40,7 @@ import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
+import { tableVersionOf, toTable } from './table-output.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
@@ -198,6 +202,7 @@ export class EmbeddedApiServer implements TestApiServer {
         query: new URLSearchParams(),
         body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } },
         contentType: 'application/json',
+        userAgent: 'kube-apiserver',
       });
     }
   }
@@ -298,12 +303,13 @@ export class EmbeddedApiServer implements TestApiServer {
       body,
       contentType: req.headers['content-type'],
       dryRun: dryRunValues.length > 0,
+      userAgent: req.headers['user-agent'],
     };
     const watch = url.searchParams.get('watch');
     switch (req.method) {
       case 'GET':
         if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
-        return this.send(res, r.name === undefined ? this.handler.list(request) : this.handler.get(request));
+        return this.send(res, this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)));
       case 'POST':
         if (r.name !== undefined) throw methodNotAllowed();
         return this.send(res, this.handler.create(request));
@@ -319,6 +325,15 @@ export class EmbeddedApiServer implements TestApiServer {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  // `kubectl get` asks for a Table; anything else gets the objects.
+  private asTableIfAsked(request: ResourceRequest, accept: string | undefined, answer: JsonResponse): JsonResponse {
+    const tableVersion = tableVersionOf(accept);
+    if (tableVersion === undefined) return answer;
+    const t = request.type;
+    const crd = t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
+    return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd as Json | undefined)) };
   }
 
   private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {

@@ -1,5 +1,6 @@
 // PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via fast-json-patch) and
-// strategic merge patch for built-ins (see strategic-merge-patch.ts).
+// strategic merge patch for built-ins (see strategic-merge-patch.ts). Server-side apply bodies are
+// recognised here and applied by the resource handler (see managed-fields.ts).
 
 import jsonpatch from 'fast-json-patch';
 import { ApiStatusError, badRequest } from './status-error.js';
@@ -7,17 +8,18 @@ import type { Json } from './object-store.js';
 import { strategicMergePatch } from './strategic-merge-patch.js';
 
 /** The patch content types the server understands. */
-export type PatchType = 'merge' | 'json' | 'strategic';
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
 const CONTENT_TYPES: Record<string, PatchType> = {
   'application/merge-patch+json': 'merge',
   'application/json-patch+json': 'json',
   'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
 };
 
 /**
  * The patch type of a Content-Type header.
- * @throws {ApiStatusError} 415 for any other media type (including server-side apply).
+ * @throws {ApiStatusError} 415 for any other media type.
  */
 export function patchTypeOf(contentType: string | undefined, custom: boolean): PatchType {
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -25,8 +27,8 @@ export function patchTypeOf(contentType: string | undefined, custom: boolean): P
   // Custom resources have no merge keys, so the real server refuses strategic merge for them.
   if (type === undefined || (type === 'strategic' && custom)) {
     const accepted = custom
-      ? 'application/json-patch+json, application/merge-patch+json'
-      : 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json';
+      ? 'application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml'
+      : 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml';
     throw new ApiStatusError(
       415,
       'UnsupportedMediaType',
@@ -51,7 +53,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * Applies a patch body to a copy of `current`.
  * @throws {ApiStatusError} 400 for a body that is not a patch, 422 when a JSON patch does not apply.
  */
-export function applyPatch(current: Readonly<Json>, type: PatchType, body: unknown): Json {
+export function applyPatch(current: Readonly<Json>, type: Exclude<PatchType, 'apply'>, body: unknown): Json {
   if (type === 'json') {
     if (!Array.isArray(body)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
     const doc = structuredClone(current) as Json;

@@ -7,11 +7,23 @@ import { LabelSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameError
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
-import { defaultPod, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultDeployment, defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
+import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
+import {
+  applyConfiguration,
+  fieldsOfConfig,
+  pruneMissing,
+  readManagedFields,
+  sameManagedFields,
+  stripSet,
+  updateEntries,
+  writeManagedFields,
+  type ManagedEntry,
+} from './managed-fields.js';
 import type { ResourceRegistry, ResourceType } from './resource-registry.js';
 import {
   ApiStatusError,
@@ -40,6 +52,8 @@ export interface ResourceRequest {
   readonly contentType: string | undefined;
   /** `dryRun=All`: validate and answer as if written, but change nothing. */
   readonly dryRun?: boolean;
+  /** The User-Agent header: writes without `?fieldManager=` are recorded under its product name. */
+  readonly userAgent?: string;
 }
 
 /** A finished response: HTTP status and JSON text. */
@@ -186,9 +200,13 @@ export class ResourceHandler {
 
   /** POST: creates an object (name or generateName). */
   create(req: ResourceRequest): JsonResponse {
+    if (req.type.namespaced && req.namespace === undefined) throw methodNotAllowed();
+    return this.createObject(req, this.checkBody(req));
+  }
+
+  // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
+  private createObject(req: ResourceRequest, draft: Json, applied?: ManagedEntry): JsonResponse {
     const t = req.type;
-    if (t.namespaced && req.namespace === undefined) throw methodNotAllowed();
-    const draft = this.checkBody(req);
     const meta = metaOf(draft);
     draft['metadata'] = meta;
     if (t.namespaced) meta['namespace'] = req.namespace;
@@ -218,6 +236,8 @@ export class ResourceHandler {
     else delete meta['generation'];
     this.defaultOnCreate(t, draft);
     this.hooks.beforeWrite?.(t, draft, undefined);
+    const entries = applied !== undefined ? [applied] : updateEntries([], undefined, draft, this.fieldSchema(t, req.version), this.updater(req));
+    writeManagedFields(draft, entries);
     return this.objectResponse(201, req, this.write(t, key, draft, 'create', req.dryRun === true));
   }
 
@@ -232,6 +252,12 @@ export class ResourceHandler {
   patch(req: ResourceRequest): JsonResponse {
     const t = req.type;
     const patchType = patchTypeOf(req.contentType, t.custom);
+    if (patchType === 'apply') return this.apply(req);
+    if (req.query.has('force')) {
+      throw invalid('PatchOptions', 'meta.k8s.io', '', [
+        { reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' },
+      ]);
+    }
     const existing = this.mustGet(t, req.namespace, req.name!);
     const patched = applyPatch(existing.obj, patchType, req.body);
     // A patch may not change what it addresses; kind/apiVersion come from the path.
@@ -242,6 +268,69 @@ export class ResourceHandler {
     if (meta['name'] === undefined) meta['name'] = req.name;
     if (t.namespaced && meta['namespace'] === undefined) meta['namespace'] = req.namespace;
     return this.objectResponse(200, req, this.applyUpdate(req, patched, existing));
+  }
+
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): merges the configuration into the object
+   * by field ownership, or creates it (201) when missing.
+   */
+  apply(req: ResourceRequest): JsonResponse {
+    const t = req.type;
+    const manager = req.query.get('fieldManager') ?? '';
+    if (manager === '') {
+      throw invalid('PatchOptions', 'meta.k8s.io', '', [
+        { reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' },
+      ]);
+    }
+    this.checkFieldManager(manager);
+    const forceText = req.query.get('force');
+    if (forceText !== null && forceText !== 'true' && forceText !== 'false') throw badRequest(`invalid force: ${forceText}`);
+    const body = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('error decoding patch: the apply configuration must be an object');
+    const kind = (body as Json)['kind'];
+    const apiVersion = (body as Json)['apiVersion'];
+    if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string' || apiVersion === '') {
+      const [g, v] = typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', typeof apiVersion === 'string' ? apiVersion : ''];
+      throw badRequest(`invalid object type: ${g}/${v}, Kind=${typeof kind === 'string' ? kind : ''}`);
+    }
+    const config = this.checkBody(req);
+    const meta = metaOf(config);
+    if (meta['name'] !== req.name) {
+      const bodyName = meta['name'];
+      throw badRequest(`the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`);
+    }
+    const schema = t.schemas?.[req.version];
+    // Fields the schema prunes are neither stored nor owned.
+    if (schema !== undefined) pruneObject(config, schema);
+    const fieldSchema = this.fieldSchema(t, req.version);
+    const apiVersionOut = apiVersionOf(t, req.version);
+    const existing = this.store.get(t.id, ResourceHandler.keyOf(t, req.namespace, req.name!));
+    if (existing === undefined) {
+      if (req.subresource !== undefined || (t.namespaced && req.namespace === undefined)) throw notFound(t.resource, t.group, req.name!);
+      const fields = fieldsOfConfig(config, fieldSchema);
+      stripSet(fields, undefined, t.statusSubresource);
+      const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion: apiVersionOut, subresource: undefined, time: nowTimestamp(), fields };
+      return this.createObject(req, config, entry);
+    }
+    // Only the part of the configuration the addressed (sub)resource can write takes part.
+    if (req.subresource === 'status') {
+      for (const k of Object.keys(config)) if (!['apiVersion', 'kind', 'metadata', 'status'].includes(k)) delete config[k];
+    } else if (t.statusSubresource) {
+      delete config['status'];
+    }
+    const { object, entries } = applyConfiguration(existing.obj, config, fieldSchema, {
+      manager,
+      apiVersion: apiVersionOut,
+      subresource: req.subresource,
+      force: forceText === 'true',
+      statusIsSubresource: t.statusSubresource,
+    });
+    object['kind'] = t.kind;
+    object['apiVersion'] = apiVersionOf(t, req.version);
+    const m = metaOf(object);
+    object['metadata'] = m;
+    writeManagedFields(object, entries);
+    return this.objectResponse(200, req, this.applyUpdate(req, object, existing, false, entries));
   }
 
   /** DELETE with preconditions, propagation policy and finalizers. */
@@ -402,7 +491,7 @@ export class ResourceHandler {
     return this.applyUpdate(req, draft, existing, true);
   }
 
-  private applyUpdate(req: ResourceRequest, draft: Json, current?: StoredObject, internal = false): StoredObject {
+  private applyUpdate(req: ResourceRequest, draft: Json, current?: StoredObject, internal = false, applied?: ManagedEntry[]): StoredObject {
     const t = req.type;
     const meta = metaOf(draft);
     draft['metadata'] = meta;
@@ -462,8 +551,18 @@ export class ResourceHandler {
     const nm = metaOf(next);
     nm['resourceVersion'] = oldMeta['resourceVersion'];
     this.hooks.beforeWrite?.(t, next, existing);
+    const writer = this.recordManagedFields(req, old, next, internal, applied);
     // An update that changes nothing writes nothing, like the real server: no new resourceVersion, no event.
     if (jsonEqual(next, old)) return existing;
+    // A write that changed the object (not only its owners) stamps its manager's entry with the time.
+    if (writer !== undefined && !jsonEqual(withoutManagedFields(next), withoutManagedFields(old))) {
+      const entries = readManagedFields(next);
+      const own = entries.find((e) => e.manager === writer.manager && e.operation === writer.operation && e.subresource === writer.subresource);
+      if (own !== undefined) {
+        own.time = nowTimestamp();
+        writeManagedFields(next, entries);
+      }
+    }
     if (
       oldMeta['deletionTimestamp'] !== undefined &&
       !(Number(oldMeta['deletionGracePeriodSeconds'] ?? 0) > 0) &&
@@ -474,6 +573,56 @@ export class ResourceHandler {
       return this.remove(t, existing, req.dryRun === true) ?? existing;
     }
     return this.write(t, existing.key, next, 'update', req.dryRun === true);
+  }
+
+  // Sets next's managedFields: the applier's entries, or the writer's Update entry; returns who wrote.
+  private recordManagedFields(
+    req: ResourceRequest,
+    old: Readonly<Json>,
+    next: Json,
+    internal: boolean,
+    applied: ManagedEntry[] | undefined,
+  ): Pick<ManagedEntry, 'manager' | 'operation' | 'subresource'> | undefined {
+    const schema = this.fieldSchema(req.type, req.version);
+    if (applied !== undefined) {
+      // Fields the write could not keep (status isolation, pruning) are owned by nobody.
+      const entries = applied.map((e) => ({ ...e, fields: e.fields.clone() }));
+      pruneMissing(entries, next, schema);
+      writeManagedFields(next, entries);
+      return { manager: req.query.get('fieldManager') ?? '', operation: 'Apply', subresource: req.subresource };
+    }
+    const before = readManagedFields(old);
+    const sent = metaOf(next)['managedFields'];
+    // An update carrying other managedFields replaces them (an empty list means "unchanged", and a
+    // list of empty entries clears them), as on the real server; the write itself is then not recorded.
+    if (Array.isArray(sent) && sent.length > 0 && !sameManagedFields(sent, metaOf(old)['managedFields'])) {
+      writeManagedFields(next, readManagedFields(next));
+      return undefined;
+    }
+    const updater = internal ? { ...this.updater(req), manager: 'kube-controller-manager' } : this.updater(req);
+    const entries = updateEntries(before, old, next, schema, updater);
+    writeManagedFields(next, entries);
+    return { manager: updater.manager, operation: 'Update', subresource: updater.subresource };
+  }
+
+  // Who an ordinary write is recorded for: `?fieldManager=`, else the User-Agent's product name.
+  private updater(req: ResourceRequest): { manager: string; apiVersion: string; subresource: string | undefined; statusIsSubresource: boolean } {
+    const given = req.query.get('fieldManager');
+    if (given !== null && given !== '') this.checkFieldManager(given);
+    const manager = given !== null && given !== '' ? given : (req.userAgent ?? '').split('/')[0]!.slice(0, 128);
+    return { manager, apiVersion: apiVersionOf(req.type, req.version), subresource: req.subresource, statusIsSubresource: req.type.statusSubresource };
+  }
+
+  private checkFieldManager(manager: string): void {
+    if (manager.length > 128) {
+      throw invalid('PatchOptions', 'meta.k8s.io', '', [
+        { reason: 'FieldValueTooLong', field: 'fieldManager', message: 'Too long: may not be more than 128 bytes' },
+      ]);
+    }
+  }
+
+  private fieldSchema(t: ResourceType, version: string): FieldSchema {
+    return fieldSchemaOf(t.id, t.custom, t.schemas?.[version] as Json | undefined);
   }
 
   private mustGet(t: ResourceType, namespace: string | undefined, name: string): StoredObject {
@@ -570,6 +719,8 @@ export class ResourceHandler {
     causes.push(...kindCauses(t.id, obj));
     if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
     foldStringData(t.id, obj);
+    defaultService(t.id, obj);
+    defaultDeployment(t.id, obj);
   }
 
   private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {
@@ -604,6 +755,11 @@ export class ResourceHandler {
   get types(): ResourceRegistry {
     return this.registry;
   }
+}
+
+function withoutManagedFields(obj: Readonly<Json>): Json {
+  const { managedFields: _m, ...meta } = metaOf(obj);
+  return { ...obj, metadata: meta };
 }
 
 // Pods bound to a node are deleted gracefully (their kubelet confirms); unbound ones at once.

@@ -84,6 +84,12 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     returnDeletedObject: true,
   }),
   builtin('', 'v1', 'events', 'Event', { shortNames: ['ev'] }),
+  builtin('apps', 'v1', 'deployments', 'Deployment', {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    statusSubresource: true,
+    generation: 'spec',
+  }),
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', {}),
   builtin('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', {
     namespaced: false,

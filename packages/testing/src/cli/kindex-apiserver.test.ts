@@ -104,4 +104,37 @@ describe('kindex-apiserver (CLI)', function () {
     child.kill('SIGTERM');
     expect(await exited).to.equal(0);
   });
+
+  it('serves kubectl apply --server-side (conflicts included) and prints kubectl get as a server-side Table', async () => {
+    child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await waitForStartup(child);
+    const manifest = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: default\ndata:\n  hello: ${value}\n  other: x\n`;
+    writeFileSync(join(dir, 'a.yaml'), manifest('world'));
+    writeFileSync(join(dir, 'b.yaml'), manifest('moon'));
+
+    const applied = run('apply', '--server-side', '--validate=false', '-f', join(dir, 'a.yaml'));
+    expect(applied.status, applied.stderr).to.equal(0);
+    expect(applied.stdout).to.contain('configmap/ssa serverside-applied');
+    const conflict = run('apply', '--server-side', '--field-manager', 'someone-else', '--validate=false', '-f', join(dir, 'b.yaml'));
+    expect(conflict.status).to.not.equal(0);
+    expect(conflict.stderr).to.contain('conflict with "kubectl"').and.contain('.data.hello');
+    const forced = run('apply', '--server-side', '--force-conflicts', '--field-manager', 'someone-else', '--validate=false', '-f', join(dir, 'b.yaml'));
+    expect(forced.status, forced.stderr).to.equal(0);
+
+    const json = JSON.parse(run('get', 'configmap', 'ssa', '-n', 'default', '-o', 'json', '--show-managed-fields').stdout) as {
+      data: Record<string, string>;
+      metadata: { managedFields: { manager: string; operation: string }[] };
+    };
+    expect(json.data).to.deep.equal({ hello: 'moon', other: 'x' });
+    expect(json.metadata.managedFields.map((e) => [e.manager, e.operation])).to.have.deep.members([
+      ['kubectl', 'Apply'],
+      ['someone-else', 'Apply'],
+    ]);
+
+    // kubectl's own printing would show NAME and AGE only; DATA comes from the server's Table.
+    const table = run('get', 'configmaps', '-n', 'default');
+    expect(table.status, table.stderr).to.equal(0);
+    expect(table.stdout.split('\n')[0]).to.match(/^NAME\s+DATA\s+AGE$/);
+    expect(table.stdout).to.match(/\nssa\s+2\s+\d+s/);
+  });
 });

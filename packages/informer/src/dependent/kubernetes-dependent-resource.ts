@@ -1,0 +1,168 @@
+/**
+ * The dependent-resource stage (JOSDK's KubernetesDependentResource): a reconciler declares the
+ * Kubernetes objects a primary should produce — a ConfigMap, a Service, a Deployment — as
+ * `desired(primary, context)`, and the framework keeps them so. Use it when the secondaries of a
+ * primary are fully derived from it; use a plain InformerEventSource when the reconciler only
+ * reads secondaries others own.
+ *
+ * What one dependent does:
+ * - its informer event source (`eventSource(context)`, returned from `prepareEventSources`) maps
+ *   each object back to its owner, and is shared with any other source of the same kind and
+ *   selectors through the informer registry;
+ * - `reconcile` server-side applies the desired object with `force` under the dependent's field
+ *   manager, with an owner reference to the primary (so the garbage collector deletes it with
+ *   the primary), unless the live object already holds what would be applied
+ *   ({@link matchesAppliedFields}: server defaults and other managers' fields are no diff), so a
+ *   no-change reconcile writes nothing;
+ * - `delete` removes it (for a reconcile precondition that turned false, or for objects an owner
+ *   reference cannot cover: cluster-scoped ones of a namespaced primary);
+ * - reads come from the cache, with the object its own last write returned standing in until the
+ *   informer has caught up (read-after-write).
+ *
+ * Workflows (ordering, readiness, conditions) are in workflow.ts.
+ *
+ * @module
+ */
+import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import type { KubeClient } from '../client/kube-client.js';
+import { keepAppliedFieldsOf, matchesAppliedFields } from '../client/ssa-matcher.js';
+import { TemporaryResourceCache } from '../controller/temporary-resource-cache.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import { apiVersionOf } from '../reflector/resource-type.js';
+import { InformerEventSource } from '../source/informer-event-source.js';
+
+/** Thrown when `desired()` returns an object the dependent cannot apply; names the dependent and the fix. */
+export class InvalidDesiredResourceError extends Error {
+  override readonly name = 'InvalidDesiredResourceError';
+}
+
+/** Thrown when the dependent is used before its event source was built in `prepareEventSources`. */
+export class DependentNotPreparedError extends Error {
+  override readonly name = 'DependentNotPreparedError';
+}
+
+/** How a dependent is declared. */
+export interface KubernetesDependentResourceOptions<R extends KubernetesObject, P extends KubernetesObject> {
+  /** The kind of the dependent objects. */
+  readonly kind: ResourceKind<R>;
+  /** The primary kind (for owner references and the secondary-to-primary mapping). */
+  readonly primaryKind: ResourceKind<P>;
+  /** Unique within the workflow; names the event source too. Defaults to the kind's name. */
+  readonly name?: string;
+  /**
+   * The object the primary should have. Its name, namespace (defaults to the primary's),
+   * labels, annotations and content are applied; the owner reference is added.
+   */
+  desired(primary: P, context: Context<P, KubeClient>): R;
+  /** The field manager of the applies. Defaults to the client's with `/` and the dependent's name appended. */
+  readonly fieldManager?: string;
+}
+
+/** What `reconcile` did. */
+export type DependentAction = 'created' | 'updated' | 'unchanged';
+
+/** A dependent resource of kind `R` for primaries `P`. */
+export class KubernetesDependentResource<R extends KubernetesObject = KubernetesObject, P extends KubernetesObject = KubernetesObject> {
+  readonly name: string;
+  readonly kind: ResourceKind<R>;
+  readonly #options: KubernetesDependentResourceOptions<R, P>;
+  readonly #written = new TemporaryResourceCache<R>();
+  #source: InformerEventSource<R, P> | undefined;
+  #fieldManager: string | undefined;
+
+  constructor(options: KubernetesDependentResourceOptions<R, P>) {
+    this.#options = options;
+    this.kind = options.kind;
+    this.name = options.name ?? options.kind.name;
+  }
+
+  /** The field manager of this dependent's applies (known once the event source is built). */
+  get fieldManager(): string {
+    if (this.#fieldManager === undefined) throw this.#notPrepared();
+    return this.#fieldManager;
+  }
+
+  /**
+   * Builds the dependent's event source; return it from `prepareEventSources`. Its cache keeps
+   * the dependent's own managedFields entries, which the no-diff check reads.
+   */
+  eventSource(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
+    this.#fieldManager = this.#options.fieldManager ?? `${context.client.fieldManager}/${this.name}`;
+    this.#source = InformerEventSource.from(this.#options.kind, this.#options.primaryKind)
+      .withName(this.name)
+      .withTransform(keepAppliedFieldsOf<R>(this.#fieldManager))
+      .build(context);
+    return this.#source;
+  }
+
+  /** The primary's dependent object as last known: the cache, or this dependent's newer write. */
+  getSecondaryResource(primary: P, context: Context<P, KubeClient>): R | undefined {
+    const cached = context.getSecondaryResource(this.kind, { eventSourceName: this.name });
+    const id = this.#idOf(primary, context);
+    const resolved = this.#written.resolve(id.key, cached);
+    if (cached !== undefined && resolved === cached) this.#written.onInformerEvent(id.key, cached);
+    return resolved;
+  }
+
+  /** Creates or updates the dependent object by server-side apply, unless it already matches. */
+  async reconcile(primary: P, context: Context<P, KubeClient>): Promise<{ action: DependentAction; resource: R }> {
+    const desired = this.#desiredWithOwner(primary, context);
+    const actual = this.getSecondaryResource(primary, context);
+    if (actual !== undefined && matchesAppliedFields(actual, desired, this.fieldManager)) return { action: 'unchanged', resource: actual };
+    const written = await context.getClient().apply<R>(this.kind, desired, { fieldManager: this.fieldManager, force: true });
+    this.#written.put(ResourceID.fromResource(written).key, written);
+    return { action: actual === undefined ? 'created' : 'updated', resource: written };
+  }
+
+  /** Deletes the dependent object; resolves false when there was none. */
+  async delete(primary: P, context: Context<P, KubeClient>): Promise<boolean> {
+    const id = this.#idOf(primary, context);
+    this.#written.evict(id.key);
+    if (this.getSecondaryResource(primary, context) === undefined) return false;
+    return context.getClient().delete(this.kind, id);
+  }
+
+  #idOf(primary: P, context: Context<P, KubeClient>): ResourceID {
+    const desired = this.#options.desired(primary, context);
+    return ResourceID.of(desired.metadata?.name ?? '', this.kind.namespaced ? (desired.metadata?.namespace ?? primary.metadata?.namespace) : undefined);
+  }
+
+  #desiredWithOwner(primary: P, context: Context<P, KubeClient>): R {
+    if (this.#source === undefined) throw this.#notPrepared();
+    const desired = this.#options.desired(primary, context);
+    const where = `dependent "${this.name}" of ${this.#options.primaryKind.kind} ${ResourceID.fromResource(primary).key}`;
+    const name = desired.metadata?.name;
+    if (!name) throw new InvalidDesiredResourceError(`${where}: desired() returned a ${this.kind.kind} without metadata.name; name it, for example after the primary`);
+    const apiVersion = apiVersionOf(this.kind);
+    if ((desired.kind !== undefined && desired.kind !== this.kind.kind) || (desired.apiVersion !== undefined && desired.apiVersion !== apiVersion)) {
+      throw new InvalidDesiredResourceError(`${where}: desired() returned a ${desired.apiVersion} ${desired.kind}, but the dependent's kind is ${apiVersion} ${this.kind.kind}`);
+    }
+    const primaryNamespace = primary.metadata?.namespace;
+    const namespace = this.kind.namespaced ? (desired.metadata?.namespace ?? primaryNamespace) : undefined;
+    if (this.kind.namespaced && primaryNamespace !== undefined && namespace !== primaryNamespace) {
+      throw new InvalidDesiredResourceError(`${where}: desired() put ${name} in namespace ${namespace}; an owner reference only works within the primary's namespace ${primaryNamespace}`);
+    }
+    const metadata = { ...desired.metadata, name, ...(namespace ? { namespace } : {}) };
+    // A namespaced owner cannot own a cluster-scoped object: those are deleted explicitly.
+    const canOwn = this.kind.namespaced || !this.#options.primaryKind.namespaced;
+    if (canOwn) {
+      const owner = {
+        apiVersion: primary.apiVersion ?? apiVersionOf(this.#options.primaryKind),
+        kind: primary.kind ?? this.#options.primaryKind.kind,
+        name: primary.metadata?.name ?? '',
+        uid: primary.metadata?.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      };
+      const others = (desired.metadata?.ownerReferences ?? []).filter((r) => r.uid !== owner.uid);
+      metadata.ownerReferences = [...others, owner];
+    }
+    return { ...desired, apiVersion, kind: this.kind.kind, metadata };
+  }
+
+  #notPrepared(): DependentNotPreparedError {
+    return new DependentNotPreparedError(
+      `dependent "${this.name}" (${this.kind.kind}) has no event source yet: return dependent.eventSource(context) from the reconciler's prepareEventSources`,
+    );
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * `pnpm sample -- --webpage`: the WebPage operator (dependent resources) on a short scenario —
+ * a WebPage is created and reconciled to ready, another writer labels its ConfigMap (a
+ * reconcile that must write nothing), its HTML changes (the ConfigMap is re-applied). Returns
+ * the figures the scenario measured.
+ */
+import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { Kinds, KubeClient, Operator, resourceKind, type WorkflowResult } from '@kindex/informer';
+import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { createWebPageReconciler } from './webpage-reconciler.js';
+import { WEBPAGE_CRD, WebPageKind, type WebPage } from './webpage-model.js';
+
+const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+
+/** What the scenario measured. */
+export interface WebPageFigures {
+  /** Reconciles from the WebPage's creation to the first one that found every dependent ready. */
+  readonly reconcilesToReady: number;
+  /** Dependent writes of the reconciles triggered by a change that altered nothing desired. */
+  readonly noChangeWrites: number;
+  /** Reconciles that change triggered. */
+  readonly noChangeReconciles: number;
+  /** The dependents' results as the WebPage's status reports them at the end. */
+  readonly dependents: Record<string, string>;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Installs the WebPage CRD by server-side apply and waits until it is served. */
+export async function installWebPageCrd(client: KubeClient): Promise<void> {
+  await client.apply(CrdKind, WEBPAGE_CRD, { fieldManager: 'kindex-webpage-sample', force: true });
+  await until('WebPages are served', async () => {
+    try {
+      await client.get(WebPageKind, ResourceID.of('probe', 'default'));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether the cluster serves networking.k8s.io/v1 Ingresses (asked through discovery). */
+export async function servesIngresses(kubeConfig: KubeConfig): Promise<boolean> {
+  try {
+    const resources = await kubeConfig.makeApiClient(NetworkingV1Api).getAPIResources();
+    return resources.resources.some((r) => r.name === 'ingresses');
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the WebPage operator in `namespace` through the scenario; `log` gets one line per step. */
+export async function playWebPage(kubeConfig: KubeConfig, namespace: string, log: (line: string) => void = () => {}): Promise<WebPageFigures> {
+  const client = new KubeClient(kubeConfig, { fieldManager: 'webpage-scenario' });
+  await installWebPageCrd(client);
+  const ingressServed = await servesIngresses(kubeConfig);
+  const results: WorkflowResult[] = [];
+  const operator = new Operator({ kubeConfig });
+  operator.register<WebPage>(
+    createWebPageReconciler({
+      ingressServed,
+      onResult: (page, result) => {
+        results.push(result);
+        const line = [...result.results].map(([name, r]) => `${name}=${r.status}${'action' in r ? `/${r.action}` : ''}`).join(' ');
+        log(`reconcile #${results.length} of ${page.metadata?.name}: ${line}`);
+      },
+    }),
+    { kind: WebPageKind, namespaces: [namespace], primaryWrites: 'apply' },
+  );
+  await operator.start();
+  try {
+    const id = ResourceID.of('hello', namespace);
+    log(`create WebPage ${namespace}/hello${ingressServed ? '' : ' (no Ingress: networking.k8s.io/v1 not served)'}`);
+    await client.create(WebPageKind, { apiVersion: 'sample.javaoperatorsdk/v1', kind: 'WebPage', metadata: { name: 'hello', namespace }, spec: { html: '<h1>Hello</h1>', exposed: true } });
+    await until('the WebPage reports ready', async () => (await client.get<WebPage>(WebPageKind, id))?.status?.ready === true);
+    const reconcilesToReady = results.findIndex((r) => r.allReady) + 1;
+
+    const before = results.length;
+    log('another writer labels the ConfigMap (nothing the WebPage wants changes)');
+    await client.patch(Kinds.ConfigMap, ResourceID.of('hello-html', namespace), { metadata: { labels: { 'touched-by': 'someone-else' } } });
+    await until('the label change was reconciled', () => results.length > before);
+    await new Promise((r) => setTimeout(r, 300));
+    const quiet = results.slice(before);
+
+    log('change the HTML');
+    await client.patch(WebPageKind, id, { spec: { html: '<h1>Hello again</h1>' } });
+    await until('the ConfigMap holds the new HTML', async () => {
+      const cm = await client.get<KubernetesObject & { data?: Record<string, string> }>(Kinds.ConfigMap, ResourceID.of('hello-html', namespace));
+      return cm?.data?.['index.html'] === '<h1>Hello again</h1>';
+    });
+    const final = await client.get<WebPage>(WebPageKind, id);
+    return {
+      reconcilesToReady,
+      noChangeWrites: quiet.reduce((n, r) => n + r.writes, 0),
+      noChangeReconciles: quiet.length,
+      dependents: final?.status?.dependents ?? {},
+    };
+  } finally {
+    await operator.stop({ drainTimeoutMs: 5_000 });
+    await client.registry.stopAll();
+  }
+}
