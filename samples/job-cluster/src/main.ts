@@ -40,7 +40,8 @@ async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Pr
   const sample = createSampleOperator({
     kubeConfig,
     timeline,
-    ...(inCluster ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! } } : {}),
+    // In the Deployment: probes and Prometheus on 8080 (deploy/40-deployment.yaml).
+    ...(inCluster ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! }, server: { port: 8080 } } : {}),
   });
   sample.operator.leaderElector?.status$.subscribe((s) => timeline.note(`leader election: ${s.role}, lease held by ${s.holderIdentity ?? '(nobody)'}`));
   await sample.operator.run({

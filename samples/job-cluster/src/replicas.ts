@@ -32,6 +32,8 @@ interface ReplicaLine {
   readonly identity: string;
   readonly event: 'started' | 'leading' | 'following';
   readonly at: number;
+  /** The replica's /metrics, /healthz and /readyz server (on `started`). */
+  readonly url?: string;
 }
 
 /** A replica process and what it printed. */
@@ -121,6 +123,7 @@ export async function runReplicas(count: number): Promise<void> {
       const next = replicas.flatMap((r) => r.lines.filter((l) => l.event === 'leading' && l.at > killedAt)).sort((a, b) => a.at - b.at)[0];
       if (next !== undefined) timeline.note(`failover: ${next.identity} led ${next.at - killedAt} ms after the kill`);
     }
+    await printScrape(replicas, await holder(), timeline);
     timeline.note(`SIGTERM the ${replicas.length} remaining replicas: each drains, releases the lease, exits 0`);
     for (const r of replicas) r.signal('SIGTERM');
     const codes = await Promise.all(replicas.map((r) => r.exited));
@@ -132,6 +135,20 @@ export async function runReplicas(count: number): Promise<void> {
   } finally {
     for (const r of replicas) r.signal('SIGKILL');
     await server.stop();
+  }
+}
+
+/** The series a dashboard shows first, as scraped from each replica: who leads, what it reconciled, what it caches. */
+const SHOWN_SERIES = /^(leader_election_master_status|controller_runtime_reconcile_total|controller_runtime_active_workers|workqueue_depth|kindex_informer_objects)\{/;
+
+async function printScrape(replicas: readonly Replica[], leader: string | undefined, timeline: Timeline): Promise<void> {
+  for (const r of replicas) {
+    const url = r.lines.find((l) => l.event === 'started')?.url;
+    if (url === undefined) continue;
+    const [metrics, ready] = await Promise.all([fetch(`${url}/metrics`).then((res) => res.text()), fetch(`${url}/readyz`).then((res) => res.status)]);
+    const shown = metrics.split('\n').filter((line) => SHOWN_SERIES.test(line) && !line.endsWith(' 0'));
+    timeline.note(`scrape of ${r.identity}${r.identity === leader ? ' (leader)' : ' (warm follower)'}: GET /readyz ${ready}, ${shown.length} non-zero series of interest`);
+    for (const line of shown) console.log(`      ${line}`);
   }
 }
 
@@ -151,9 +168,17 @@ export async function runReplica(argv: readonly string[]): Promise<void> {
     kubeConfig,
     namespaces: [namespace],
     leaderElection: { leaseName: LEASE, leaseNamespace: namespace, identity, ...TIMING },
+    server: { port: 0, host: '127.0.0.1' },
   });
   sample.operator.leaderElector?.isLeader$.subscribe((leading) => {
     if (leading) say('leading');
   });
-  await sample.operator.run({ gracefulShutdownTimeoutMs: 10_000, onStarted: () => say('started') });
+  const url = (): string | undefined => {
+    const address = sample.operator.server?.address;
+    return address ? `http://127.0.0.1:${address.port}` : undefined;
+  };
+  await sample.operator.run({
+    gracefulShutdownTimeoutMs: 10_000,
+    onStarted: () => void process.stdout.write(`${JSON.stringify({ identity, event: 'started', at: Date.now(), url: url() })}\n`),
+  });
 }

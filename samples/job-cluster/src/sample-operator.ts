@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Operator, type Controller, type OperatorLeaderElectionOptions } from '@kindex/informer';
+import { Operator, type Controller, type OperatorLeaderElectionOptions, type OperatorServerOptions } from '@kindex/informer';
 import { ConfigBundleReconciler } from './config-bundle-reconciler.js';
 import { JobReconciler, type JobReconcilerOptions } from './job-reconciler.js';
 import { ConfigBundleKind, JobKind, type ConfigBundle, type Job } from './model.js';
@@ -22,11 +22,17 @@ export interface SampleOperatorOptions extends JobReconcilerOptions {
   readonly timeline?: Timeline;
   /** Run as one of several replicas. Defaults to none (one replica). */
   readonly leaderElection?: OperatorLeaderElectionOptions;
+  /** Serve /metrics, /healthz and /readyz. Defaults to no server. */
+  readonly server?: OperatorServerOptions;
 }
 
 /** Registers the sample's controllers on a new operator (not started). */
 export function createSampleOperator(options: SampleOperatorOptions): SampleOperator {
-  const operator = new Operator({ kubeConfig: options.kubeConfig, ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}) });
+  const operator = new Operator({
+    kubeConfig: options.kubeConfig,
+    ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
+    ...(options.server ? { server: options.server } : {}),
+  });
   const jobReconciler = new JobReconciler(options);
   const namespaces = options.namespaces ?? 'all';
   const jobs = operator.register(jobReconciler, { kind: JobKind, name: 'jobs', namespaces });
