@@ -86,6 +86,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * we were not looking): their last known state, for one `cleanup` with the final state unknown.
    */
   readonly #tombstones = new Map<string, { primary: P; stateUnknown: boolean }>();
+  /**
+   * Primaries whose finalizer we removed after a completed `cleanup` (key to uid). The DELETED
+   * event that follows carries the object as stored before the delete, finalizer included, and
+   * must not read as "cleanup never finished": whichever of that event and the removal write's
+   * response comes first, cleanup has run once and must not run again.
+   */
+  readonly #cleanedUp = new Map<string, string | undefined>();
   readonly #writer: PrimaryWriter<P>;
   readonly #events = new Subject<ControllerEvent>();
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -215,7 +222,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (delta.type === 'delete') {
       this.#written.evict(key);
       const finalizer = this.#finalizer;
-      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed') {
+      const cleanedUp = this.#cleanedUp.has(key) && this.#cleanedUp.get(key) === delta.object.metadata?.uid;
+      this.#cleanedUp.delete(key);
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed' && !cleanedUp) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
@@ -226,6 +235,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     this.#tombstones.delete(key);
+    if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
     if (origin === 'namespace-removed') return;
     if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
@@ -270,7 +280,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo));
       if (control.removeFinalizer) {
-        this.#remember(await this.#writer.removeFinalizer(primary, finalizer));
+        this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
       this.#events.next({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
@@ -291,6 +301,25 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
     return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
+  }
+
+  /**
+   * Cleanup ran to completion and our finalizer is off. If the DELETED event already came (it
+   * left a tombstone and a trigger), the tombstone goes, so the trigger finds nothing to do;
+   * otherwise the event, when it comes, finds the primary in `#cleanedUp`. The written object
+   * only stands in the read-after-write cache while the primary still exists (other finalizers).
+   */
+  #onFinalizerRemoved(key: string, primary: P, written: P | undefined): void {
+    const uid = primary.metadata?.uid;
+    const tombstone = this.#tombstones.get(key);
+    if (tombstone !== undefined && tombstone.primary.metadata?.uid === uid) {
+      this.#tombstones.delete(key);
+      this.#written.evict(key);
+      return;
+    }
+    this.#cleanedUp.set(key, uid);
+    if (written !== undefined && (written.metadata?.finalizers?.length ?? 0) > 0 && this.primaryCache.peekKey(key) !== undefined) this.#remember(written);
+    else this.#written.evict(key);
   }
 
   async #onRetriesExhausted(key: string, error: unknown, retryInfo: RetryInfo): Promise<void> {
