@@ -57,3 +57,6 @@ export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
+
+// --- config: checks of configuration where it is written
+export { UnknownOptionError } from './config/option-validation.js';

@@ -15,6 +15,7 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
+import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
 
 /** Which namespaces a cache holds: every one, or a set (changeable at run time). */
 export type NamespaceSet = 'all' | readonly string[];
@@ -91,7 +92,9 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.deltas$ = this.#deltas.asObservable();
     this.errors$ = this.#errors.asObservable();
     this.health$ = this.#health.asObservable();
-    this.#nameSelector = options.fieldSelector ? FieldSelector.parse(options.fieldSelector) : undefined;
+    // Both selectors are checked here, where they are configured: the server would answer 400.
+    if (options.labelSelector) checkLabelSelector(options.name, options.labelSelector);
+    this.#nameSelector = options.fieldSelector ? checkFieldSelector(options.name, options.fieldSelector) : undefined;
   }
 
   /** The namespaces held now. */

@@ -37,6 +37,7 @@ import type { ReflectorOptions } from '../reflector/reflector.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
+import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 
 /** How to register a reconciler: the primary kind plus controller configuration. */
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
@@ -53,7 +54,36 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly statusSubresource?: boolean;
   /** Connection tuning of the primary informers. */
   readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+  /**
+   * Server-side field selector of the primaries (for example `metadata.name=main`): only the
+   * matching primaries are listed, watched, cached and reconciled. Reading a primary the selector
+   * excludes from the primary cache throws `NotCachedError`, as for event sources.
+   */
+  readonly fieldSelector?: string;
 };
+
+/**
+ * Every key of {@link ControllerOptions}: unknown keys passed from JavaScript are rejected, not
+ * ignored. `satisfies` makes adding an option without listing it here a compile error.
+ */
+const CONTROLLER_OPTION_KEYS = {
+  kind: true,
+  eventFilters: true,
+  primaryEventFilters: true,
+  statusSubresource: true,
+  reflector: true,
+  fieldSelector: true,
+  name: true,
+  namespaces: true,
+  labelSelector: true,
+  finalizerName: true,
+  generationAware: true,
+  concurrency: true,
+  retry: true,
+  rateLimiter: true,
+  maxReconciliationIntervalMs: true,
+  reconcileTimeoutMs: true,
+} as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
 /** What happened in a controller, for timelines, logs and tests. */
 export type ControllerEvent =
@@ -105,7 +135,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #subscriptions: Subscription[] = [];
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, ...rest } = options;
+    if (options === null || typeof options !== 'object' || options.kind === undefined) {
+      throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
+    }
+    rejectUnknownOptions(`controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`, options, CONTROLLER_OPTION_KEYS);
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, fieldSelector, ...rest } = options;
+    if (reflector !== undefined) rejectUnknownOptions(`controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`, reflector, REFLECTOR_TUNING_KEYS);
     this.kind = kind;
     this.configuration = controllerConfiguration({
       name: rest.name ?? `${kind.plural}.${kind.group || 'core'}`,
@@ -131,6 +166,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       kind,
       namespaces: this.configuration.namespaces,
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
     });
     this.events$ = this.#events.asObservable();
