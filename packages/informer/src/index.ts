@@ -118,3 +118,6 @@ export { LeaseConflictError } from './leader-election/lease-store.js';
 export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
+
+// --- config: checks of configuration where it is written
+export { UnknownOptionError } from './config/option-validation.js';

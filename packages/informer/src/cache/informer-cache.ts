@@ -15,6 +15,7 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
+import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
 import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
@@ -105,7 +106,9 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.deltas$ = this.#deltas.asObservable();
     this.errors$ = this.#errors.asObservable();
     this.health$ = this.#health.asObservable();
-    this.#nameSelector = options.fieldSelector ? FieldSelector.parse(options.fieldSelector) : undefined;
+    // Both selectors are checked here, where they are configured: the server would answer 400.
+    if (options.labelSelector) checkLabelSelector(options.name, options.labelSelector);
+    this.#nameSelector = options.fieldSelector ? checkFieldSelector(options.name, options.fieldSelector) : undefined;
   }
 
   /** The namespaces held now. */

@@ -49,6 +49,7 @@ import { ApiRequestError } from '../reflector/reflector-error.js';
 import { collectionPath } from '../reflector/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
+import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 
 /** How to register a reconciler: the primary kind plus controller configuration. */
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
@@ -82,7 +83,40 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly whenCrdMissing?: 'fail' | 'wait';
   /** How often a controller waiting for its CRD checks for it, in milliseconds. Defaults to 10 000. */
   readonly crdPollIntervalMs?: number;
+  /**
+   * Server-side field selector of the primaries (for example `metadata.name=main`): only the
+   * matching primaries are listed, watched, cached and reconciled. Reading a primary the selector
+   * excludes from the primary cache throws `NotCachedError`, as for event sources.
+   */
+  readonly fieldSelector?: string;
 };
+
+/**
+ * Every key of {@link ControllerOptions}: unknown keys passed from JavaScript are rejected, not
+ * ignored. `satisfies` makes adding an option without listing it here a compile error.
+ */
+const CONTROLLER_OPTION_KEYS = {
+  kind: true,
+  eventFilters: true,
+  primaryEventFilters: true,
+  statusSubresource: true,
+  reflector: true,
+  fieldSelector: true,
+  name: true,
+  namespaces: true,
+  labelSelector: true,
+  finalizerName: true,
+  generationAware: true,
+  concurrency: true,
+  retry: true,
+  rateLimiter: true,
+  maxReconciliationIntervalMs: true,
+  reconcileTimeoutMs: true,
+  whenCrdMissing: true,
+  crdPollIntervalMs: true,
+  optimisticLocking: true,
+  primaryWrites: true,
+} as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
 /** What happened in a controller, for timelines, logs and tests. */
 export type ControllerEvent =
@@ -115,6 +149,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * we were not looking): their last known state, for one `cleanup` with the final state unknown.
    */
   readonly #tombstones = new Map<string, { primary: P; stateUnknown: boolean }>();
+  /**
+   * Primaries whose finalizer we removed after a completed `cleanup` (key to uid). The DELETED
+   * event that follows carries the object as stored before the delete, finalizer included, and
+   * must not read as "cleanup never finished": whichever of that event and the removal write's
+   * response comes first, cleanup has run once and must not run again.
+   */
+  readonly #cleanedUp = new Map<string, string | undefined>();
   readonly #writer: PrimaryWriter<P>;
   readonly #events = new Subject<ControllerEvent>();
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -141,7 +182,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #dispatchPaused = false;
 
   constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, primaryWrites, ...rest } = options;
+    if (options === null || typeof options !== 'object' || options.kind === undefined) {
+      throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
+    }
+    rejectUnknownOptions(`controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`, options, CONTROLLER_OPTION_KEYS);
+    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, fieldSelector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, primaryWrites, ...rest } = options;
+    if (reflector !== undefined) rejectUnknownOptions(`controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`, reflector, REFLECTOR_TUNING_KEYS);
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -171,6 +217,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       kind,
       namespaces: this.configuration.namespaces,
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
+      ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
       // Server-side apply matches against the fields this manager owns, so its entries stay cached.
       ...(primaryWrites === 'apply' ? { transform: keepAppliedFieldsOf<P>(client.fieldManager) } : {}),
@@ -494,7 +541,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (delta.type === 'delete') {
       this.#written.evict(key);
       const finalizer = this.#finalizer;
-      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed') {
+      const cleanedUp = this.#cleanedUp.has(key) && this.#cleanedUp.get(key) === delta.object.metadata?.uid;
+      this.#cleanedUp.delete(key);
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed' && !cleanedUp) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
@@ -505,6 +554,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     this.#tombstones.delete(key);
+    if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
     if (origin === 'namespace-removed') return;
     if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
@@ -590,7 +640,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
-        this.#remember(await this.#writer.removeFinalizer(primary, finalizer));
+        this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
       this.#events.next({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
@@ -611,6 +661,25 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
     return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
+  }
+
+  /**
+   * Cleanup ran to completion and our finalizer is off. If the DELETED event already came (it
+   * left a tombstone and a trigger), the tombstone goes, so the trigger finds nothing to do;
+   * otherwise the event, when it comes, finds the primary in `#cleanedUp`. The written object
+   * only stands in the read-after-write cache while the primary still exists (other finalizers).
+   */
+  #onFinalizerRemoved(key: string, primary: P, written: P | undefined): void {
+    const uid = primary.metadata?.uid;
+    const tombstone = this.#tombstones.get(key);
+    if (tombstone !== undefined && tombstone.primary.metadata?.uid === uid) {
+      this.#tombstones.delete(key);
+      this.#written.evict(key);
+      return;
+    }
+    this.#cleanedUp.set(key, uid);
+    if (written !== undefined && (written.metadata?.finalizers?.length ?? 0) > 0 && this.primaryCache.peekKey(key) !== undefined) this.#remember(written);
+    else this.#written.evict(key);
   }
 
   async #onRetriesExhausted(key: string, error: unknown, retryInfo: RetryInfo): Promise<void> {

@@ -40,6 +40,7 @@ import type { KubeClient } from '../client/kube-client.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
+import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 
 /** Which namespaces an event source watches. */
 export type NamespaceChoice = NamespaceSet | 'inherit';
@@ -118,10 +119,12 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   }
   /** Server-side label selector of the cache. */
   withLabelSelector(labelSelector: string): this {
+    checkLabelSelector(`event source ${this.#config.name}`, labelSelector);
     return this.#with({ labelSelector });
   }
   /** Server-side field selector of the cache. */
   withFieldSelector(fieldSelector: string): this {
+    checkFieldSelector(`event source ${this.#config.name}`, fieldSelector);
     return this.#with({ fieldSelector });
   }
   /** Watch these namespaces (changeable later with `changeNamespaces`). */
@@ -175,6 +178,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   }
   /** Connection tuning of the reflectors (page size, timeouts, backoff). */
   withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
+    if (reflector !== undefined) rejectUnknownOptions(`event source ${this.#config.name} reflector`, reflector, REFLECTOR_TUNING_KEYS);
     return this.#with({ reflector });
   }
 

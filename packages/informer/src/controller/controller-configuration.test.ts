@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { InvalidSelectorError, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError, resourceKind, UnknownOptionError } from '../index.js';
+
+// Configuration is checked where it is written, and the primaries' field selector works end to end.
+
+interface Widget extends KubernetesObject {
+  spec?: { size?: number };
+}
+const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+const noop: Reconciler<Widget, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
+
+describe('Controller configuration', function () {
+  this.timeout(60_000);
+  let server: TestApiServer;
+  let client: KubeClient;
+  let controller: Controller<Widget> | undefined;
+
+  before(async () => {
+    server = await startTestApiServer();
+    client = new KubeClient(server.kubeConfig);
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+  });
+  afterEach(async () => {
+    await controller?.stop({ drainTimeoutMs: 5_000 });
+    controller = undefined;
+  });
+  after(async () => {
+    await client.registry.stopAll();
+    await server.stop();
+  });
+
+  it('rejects an unknown option passed from JavaScript, naming it and the accepted ones', () => {
+    const options = { kind: WidgetKind, namespace: ['a'] } as never;
+    const attempt = () => new Controller<Widget>(noop, options, client);
+    expect(attempt).to.throw(UnknownOptionError, /controller widgets\.test\.kindex\.dev: unknown option "namespace"; accepted options: .*namespaces/);
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, client)).to.throw(UnknownOptionError, /did you mean "labelSelector"/);
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, client)).to.throw(UnknownOptionError, /reflector: unknown option "pagesize"/);
+  });
+
+  it('rejects a label selector that does not parse when the controller is configured', () => {
+    const attempt = () => new Controller<Widget>(noop, { kind: WidgetKind, labelSelector: 'team in (a' }, client);
+    expect(attempt).to.throw(InvalidSelectorError, /controller widgets\.test\.kindex\.dev: labelSelector "team in \(a" is invalid/);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as InvalidSelectorError).selector).to.equal('team in (a');
+    }
+  });
+
+  it('rejects bad selectors when an event source is configured, before it is built', () => {
+    expect(() => InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('maps').withLabelSelector('a=b,,c')).to.throw(
+      InvalidSelectorError,
+      /event source maps: labelSelector "a=b,,c" is invalid/,
+    );
+    expect(() => InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('maps').withFieldSelector('metadata.name')).to.throw(
+      InvalidSelectorError,
+      /event source maps: fieldSelector "metadata.name" is invalid/,
+    );
+    expect(() => InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withReflectorOptions({ pageSize: 5, watchTimeout: 3 } as never)).to.throw(
+      UnknownOptionError,
+      /unknown option "watchTimeout"/,
+    );
+  });
+
+  it('lists, watches and reconciles only the primaries its field selector matches', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const reconciled: string[] = [];
+    controller = new Controller<Widget>(
+      { reconcile: (w) => { reconciled.push(w.metadata!.name!); return UpdateControl.noUpdate(); } },
+      { kind: WidgetKind, namespaces: [ns], fieldSelector: 'metadata.name=chosen' },
+      client,
+    );
+    const widget = (name: string): Widget => ({ apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name, namespace: ns }, spec: { size: 1 } });
+    await client.create(WidgetKind, widget('other'));
+    await controller.start();
+    await client.create(WidgetKind, widget('chosen'));
+    await client.create(WidgetKind, widget('another'));
+    await eventually(() => expect(reconciled).to.include('chosen'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reconciled).to.deep.equal(['chosen']);
+    expect(controller.primaryCache.list().map((w) => w.metadata?.name)).to.deep.equal(['chosen']);
+    expect(() => controller!.primaryCache.get(ResourceID.of('other', ns))).to.throw(NotCachedError);
+  });
+});
