@@ -158,3 +158,6 @@ export {
   MultipleEventSourcesForTypeError,
   MultipleSecondaryResourcesError,
 } from './reconcile/context-errors.js';
+
+// --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)
+export { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from './runtime/supported-runtime.js';

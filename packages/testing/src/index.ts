@@ -1,6 +1,9 @@
 // Public API of @kindex/testing: API servers to test against (embedded and real), and helpers.
 // Named exports only, grouped; add exports to your own group.
 
+// Checks the Node.js x client-node pair before anything loads client-node; keep it first.
+import './internal/check-runtime.js';
+
 // --- the common interface
 export type { TestApiServer, ApiServerFaults } from './test-api-server.js';
 
