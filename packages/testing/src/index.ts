@@ -10,6 +10,8 @@ export type { TestApiServer, ApiServerFaults } from './test-api-server.js';
 // --- embedded API server (src/apiserver/)
 export { startEmbeddedApiServer, EmbeddedApiServer } from './apiserver/embedded-api-server.js';
 export type { EmbeddedApiServerOptions, EmbeddedApiServerFaults } from './apiserver/embedded-api-server.js';
+export { selfSignedCertificate } from './apiserver/self-signed-certificate.js';
+export type { SelfSignedCertificate } from './apiserver/self-signed-certificate.js';
 
 // --- real kube-apiserver launcher (src/real-apiserver/)
 export { startRealApiServer } from './real-apiserver/real-api-server.js';
