@@ -30,7 +30,8 @@ export {
   apiServerFlavorFromEnvironment,
   UnknownApiServerFlavorError,
 } from './start-test-api-server.js';
-export type { TestApiServerOptions, ApiServerFlavor } from './start-test-api-server.js';
+export type { ApiServerFlavor } from './start-test-api-server.js';
+export type { TestApiServerOptions } from './test-api-server.js';
 export { useTestApiServer } from './helpers/use-test-api-server.js';
 export type { UseTestApiServerOptions } from './helpers/use-test-api-server.js';
 export { requireFault, skipWithReason } from './helpers/require-fault.js';
