@@ -11,8 +11,9 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Thrown at import when the installed client-node cannot run on this Node.js version. */
 export class UnsupportedRuntimeError extends Error {
@@ -89,14 +90,23 @@ export function unsupportedRuntime(nodeVersion: string, clientNodeVersion: strin
  * ```
  */
 export function assertSupportedRuntime(importer: string | URL, nodeVersion: string = process.versions.node): void {
-  let manifest: string;
-  try {
-    manifest = createRequire(importer).resolve('@kubernetes/client-node/package.json');
-  } catch {
-    return;
-  }
+  const manifest = findPackageManifest(importer, '@kubernetes/client-node');
+  if (manifest === undefined) return;
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown };
   if (typeof version !== 'string') return;
   const error = unsupportedRuntime(nodeVersion, version);
   if (error !== undefined) throw error;
+}
+
+// Walks up node_modules folders from the importer the way ESM resolution does (no NODE_PATH,
+// which `require.resolve` would honour and `import` does not: pnpm sets it for scripts).
+function findPackageManifest(importer: string | URL, name: string): string | undefined {
+  let dir = dirname(fileURLToPath(importer));
+  for (;;) {
+    const manifest = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) return manifest;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }

@@ -37,12 +37,14 @@ function execUser(script: string): User {
   } as unknown as User; // client-node's User type lists exec as `any`-typed; the shape is the kubeconfig's
 }
 
-// An exec plugin printing an ExecCredential with no expiry, so client-node runs it for every request.
+// An exec plugin printing an ExecCredential that expires as it is issued, so client-node runs it
+// again for the next request. (Without an expiry, client-node 2.x keeps a credential until the
+// process ends; 1.4 ran the plugin for every request.)
 function execCredentialScript(status: Record<string, string>): string {
   const fields = Object.entries(status)
     .map(([k, file]) => `${JSON.stringify(k)}: fs.readFileSync(${JSON.stringify(file)}, 'utf8')`)
     .join(', ');
-  return `const fs = require('node:fs'); process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { ${fields} } }));`;
+  return `const fs = require('node:fs'); process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { expirationTimestamp: new Date().toISOString(), ${fields} } }));`;
 }
 
 const certificates: { a: SelfSignedCertificate; b: SelfSignedCertificate } = {
