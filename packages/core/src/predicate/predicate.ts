@@ -24,7 +24,6 @@ import type {
   CreateEvent,
   DeleteEvent,
   GenericEvent,
-  ResourceEvent,
   UpdateEvent,
 } from '../event/resource-event.js';
 import type { FilterError } from './filter-error.js';
