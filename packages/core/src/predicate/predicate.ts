@@ -26,7 +26,6 @@ import type {
   GenericEvent,
   UpdateEvent,
 } from '../event/resource-event.js';
-import type { FilterError } from './filter-error.js';
 
 /**
  * Decides, per event type, whether an event goes on to the event handlers.
