@@ -17,6 +17,8 @@ export default tseslint.config(
       '@typescript-eslint/no-redundant-type-constituents': 'off',
       // The embedded API server and the filters stringify JSON values they have just checked.
       '@typescript-eslint/no-base-to-string': 'off',
+      // `let self` assigned after the closure that reads it is declared: not a const candidate.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // A leading underscore marks what is unused on purpose (rest siblings, contract parameters).
       '@typescript-eslint/no-unused-vars': [
         'error',
