@@ -6,7 +6,7 @@ import { percentile } from './measure/percentile.js';
 import { timedStart } from './measure/timed-start.js';
 import type { Contender, ContenderOptions, PrimaryRef } from './contenders/contender.js';
 import { NAMESPACE, PRIMARY_API_VERSION, PRIMARY_KIND, SENTINEL } from './fixture/config-map-fixture.js';
-import type { ChildParams, RunResult } from './run-result.js';
+import type { ChildParams } from './run-result.js';
 import { signalStart } from './server/start-signal.js';
 
 // Loaded on demand: a contender's heap and peak RSS must not include the others' modules.

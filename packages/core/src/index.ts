@@ -50,8 +50,10 @@ export type { SecondaryToPrimaryMapper, PrimaryToSecondaryMapper, IndexLookup } 
 export { MapperError } from './reverse-index/mapper-error.js';
 
 // --- predicate: controller-runtime style predicates
-export type { Predicate, FilterErrorListener } from './predicate/predicate.js';
-export { evaluate, funcs, newPredicateFuncs } from './predicate/predicate.js';
+export type { Predicate } from './predicate/predicate.js';
+export { funcs, newPredicateFuncs } from './predicate/predicate.js';
+export type { FilterErrorListener } from './predicate/evaluate.js';
+export { evaluate } from './predicate/evaluate.js';
 export { FilterError } from './predicate/filter-error.js';
 export { generationChanged } from './predicate/generation-changed.js';
 export { labelsChanged } from './predicate/labels-changed.js';
@@ -162,3 +164,6 @@ export {
   MultipleEventSourcesForTypeError,
   MultipleSecondaryResourcesError,
 } from './reconcile/context-errors.js';
+
+// --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)
+export { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from './runtime/supported-runtime.js';

@@ -1,6 +1,9 @@
 // Public API of @kindex/informer: everything that talks to Kubernetes. Named exports only, in
 // groups; add exports to your own group.
 
+// Checks the Node.js x client-node pair before anything loads client-node; keep it first.
+import './internal/check-runtime.js';
+
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';

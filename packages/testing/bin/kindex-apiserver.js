@@ -1,5 +1,14 @@
 #!/usr/bin/env node
-// The CLI runs from TypeScript sources through tsx, so a checkout needs no build step.
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli/kindex-apiserver.ts');
+// In a published package the CLI runs from the compiled dist/; in a checkout, where dist/ may be
+// missing or stale, it runs from the TypeScript sources through tsx, so no build step is needed.
+import { existsSync } from 'node:fs';
+
+const compiled = new URL('../dist/cli/kindex-apiserver.js', import.meta.url);
+const checkout = existsSync(new URL('../src/cli/kindex-apiserver.ts', import.meta.url)) && existsSync(new URL('../tsconfig.json', import.meta.url));
+if (checkout || !existsSync(compiled)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/kindex-apiserver.ts');
+} else {
+  await import(compiled.href);
+}

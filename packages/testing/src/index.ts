@@ -1,12 +1,17 @@
 // Public API of @kindex/testing: API servers to test against (embedded and real), and helpers.
 // Named exports only, grouped; add exports to your own group.
 
+// Checks the Node.js x client-node pair before anything loads client-node; keep it first.
+import './internal/check-runtime.js';
+
 // --- the common interface
 export type { TestApiServer, ApiServerFaults, ForbidRule } from './test-api-server.js';
 
 // --- embedded API server (src/apiserver/)
 export { startEmbeddedApiServer, EmbeddedApiServer } from './apiserver/embedded-api-server.js';
 export type { EmbeddedApiServerOptions, EmbeddedApiServerFaults } from './apiserver/embedded-api-server.js';
+export { selfSignedCertificate } from './apiserver/self-signed-certificate.js';
+export type { SelfSignedCertificate } from './apiserver/self-signed-certificate.js';
 
 // --- real kube-apiserver launcher (src/real-apiserver/)
 export { startRealApiServer } from './real-apiserver/real-api-server.js';
@@ -25,7 +30,8 @@ export {
   apiServerFlavorFromEnvironment,
   UnknownApiServerFlavorError,
 } from './start-test-api-server.js';
-export type { TestApiServerOptions, ApiServerFlavor } from './start-test-api-server.js';
+export type { ApiServerFlavor } from './start-test-api-server.js';
+export type { TestApiServerOptions } from './test-api-server.js';
 export { useTestApiServer } from './helpers/use-test-api-server.js';
 export type { UseTestApiServerOptions } from './helpers/use-test-api-server.js';
 export { requireFault, skipWithReason } from './helpers/require-fault.js';

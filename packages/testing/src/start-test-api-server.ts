@@ -1,20 +1,5 @@
 import { startEmbeddedApiServer } from './apiserver/embedded-api-server.js';
-import type { TestApiServer } from './test-api-server.js';
-
-/** Options every test server understands; each server may ignore what it cannot honour. */
-export interface TestApiServerOptions {
-  /**
-   * How many events the server keeps for watches from an older resourceVersion; small values make
-   * 410 Expired easy to reach. The real server keeps etcd's history (use `faults.expireHistory`).
-   * Defaults to the server's own default.
-   */
-  readonly historyWindow?: number;
-  /**
-   * Milliseconds between BOOKMARK events on watches with `allowWatchBookmarks`. The real server
-   * sends them about once a minute whatever this says. Defaults to the server's own default.
-   */
-  readonly bookmarkIntervalMs?: number;
-}
+import type { TestApiServer, TestApiServerOptions } from './test-api-server.js';
 
 /** The values `KINDEX_APISERVER` may take. */
 export type ApiServerFlavor = TestApiServer['flavor'];

@@ -58,3 +58,18 @@ export interface ForbidRule {
   /** Kubernetes verbs: get, list, watch, create, update, patch, delete. Defaults to all. */
   readonly verbs?: readonly string[];
 }
+
+/** Options every test server understands; each server may ignore what it cannot honour. */
+export interface TestApiServerOptions {
+  /**
+   * How many events the server keeps for watches from an older resourceVersion; small values make
+   * 410 Expired easy to reach. The real server keeps etcd's history (use `faults.expireHistory`).
+   * Defaults to the server's own default.
+   */
+  readonly historyWindow?: number;
+  /**
+   * Milliseconds between BOOKMARK events on watches with `allowWatchBookmarks`. The real server
+   * sends them about once a minute whatever this says. Defaults to the server's own default.
+   */
+  readonly bookmarkIntervalMs?: number;
+}

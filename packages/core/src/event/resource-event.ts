@@ -14,17 +14,20 @@ export type ResourceEvent<R extends KubernetesObject = KubernetesObject> =
   | DeleteEvent<R>
   | GenericEvent<R>;
 
+/** An object appeared in the source's cache (first seen, or listed at start). */
 export interface CreateEvent<R extends KubernetesObject = KubernetesObject> {
   readonly type: 'create';
   readonly object: R;
 }
 
+/** An object changed; `oldObject` is the state the cache held before. */
 export interface UpdateEvent<R extends KubernetesObject = KubernetesObject> {
   readonly type: 'update';
   readonly object: R;
   readonly oldObject: R;
 }
 
+/** An object left the source's cache; `object` is its last known state. */
 export interface DeleteEvent<R extends KubernetesObject = KubernetesObject> {
   readonly type: 'delete';
   readonly object: R;
@@ -32,9 +35,11 @@ export interface DeleteEvent<R extends KubernetesObject = KubernetesObject> {
   readonly deleteStateUnknown: boolean;
 }
 
+/** Anything that is not a change seen on the object itself: a timer, a poll, an external trigger. */
 export interface GenericEvent<R extends KubernetesObject = KubernetesObject> {
   readonly type: 'generic';
   readonly object: R;
 }
 
+/** The four event kinds: `create`, `update`, `delete` and `generic`. */
 export type ResourceEventType = ResourceEvent['type'];

@@ -305,7 +305,7 @@ function isJson(v: unknown): v is JsonValue {
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every(isJson);
   if (typeof v === 'object') {
-    const proto = Object.getPrototypeOf(v);
+    const proto: unknown = Object.getPrototypeOf(v);
     return (proto === Object.prototype || proto === null) && Object.values(v as object).every(isJson);
   }
   return false;

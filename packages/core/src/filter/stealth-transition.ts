@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { ResourceEvent } from '../event/resource-event.js';
-import type { FilterErrorListener, Predicate } from '../predicate/predicate.js';
-import { evaluate } from '../predicate/predicate.js';
+import type { Predicate } from '../predicate/predicate.js';
+import { evaluate, type FilterErrorListener } from '../predicate/evaluate.js';
 
 /** Rewrites or drops an event before the predicates see it; undefined drops it. */
 export type EventTransform<R extends KubernetesObject = KubernetesObject> = (

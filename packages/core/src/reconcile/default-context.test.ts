@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { of, type Observable } from 'rxjs';
+import { of } from 'rxjs';
 import {
   DefaultContext,
   MultipleEventSourcesForTypeError,
@@ -32,7 +32,7 @@ function mapSource<R>(name: string, type: SecondaryType<R> | undefined, initial:
   const source: EventSource<R> & { set(d: R[]): void } = {
     name,
     resourceType: type,
-    triggers$: of<Trigger>() as Observable<Trigger>,
+    triggers$: of<Trigger>(),
     health$: of<EventSourceHealth>({ source: name, status: 'healthy' }),
     start: async () => {},
     stop: async () => {},

@@ -1,5 +1,4 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
-import type { TerminalError } from './terminal-error.js';
 
 /**
  * The result of `Reconciler.updateErrorStatus`: which status to write after the last failed

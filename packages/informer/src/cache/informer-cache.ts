@@ -437,5 +437,5 @@ function normalize(ns: NamespaceSet): NamespaceSet {
   for (const [i, n] of ns.entries()) {
     if (typeof n !== 'string' || n === '') throw new TypeError(`namespaces[${i}] must be a non-empty string, got ${JSON.stringify(n)}`);
   }
-  return Object.freeze([...new Set(ns)].sort());
+  return Object.freeze([...new Set<string>(ns)].sort());
 }

@@ -8,12 +8,11 @@
  *
  * @module
  */
-import http from 'node:http';
-import https from 'node:https';
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
+import { buildKubeRequest } from './internal/build-kube-request.js';
 
 /** A failed API call: the HTTP status, and the Kubernetes Status reason and message. */
 export class KubeApiError extends Error {
@@ -182,22 +181,17 @@ export class KubeClient {
   }
 
   async #send<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+    // Fencing: a replica that lost its lease writes nothing.
     if (method !== 'GET') this.checkFence();
-    const cluster = this.kubeConfig.getCurrentCluster();
-    if (cluster === null) throw new Error('the KubeConfig has no current cluster');
-    const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-    if (method !== 'GET' && method !== 'DELETE' && !url.searchParams.has('fieldManager')) url.searchParams.set('fieldManager', this.fieldManager);
-    const options: https.RequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(options);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    options.method = method;
-    options.headers = {
-      ...options.headers,
-      accept: 'application/json',
-      ...(payload ? { 'content-type': contentType ?? 'application/json', 'content-length': String(payload.length) } : {}),
-    };
+    // apply() names its own field manager in the path.
+    const query = method !== 'GET' && method !== 'DELETE' && !path.includes('fieldManager=') ? { fieldManager: this.fieldManager } : {};
+    const headers: Record<string, string> = payload
+      ? { 'content-type': contentType ?? 'application/json', 'content-length': String(payload.length) }
+      : {};
+    const { url, options, transport } = await buildKubeRequest(this.kubeConfig, method, path, query, headers);
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = (url.protocol === 'https:' ? https : http).request(url, options, (response) => {
+      const request = transport.request(url, options, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (c: Buffer) => chunks.push(c));
         response.once('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));

@@ -1,8 +1,10 @@
 import { InvalidResourceError, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
 
-/** Default keys under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`). */
+/** Default key under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`). */
 export const DEFAULT_PRIMARY_NAME_KEY = 'kindex.dev/primary-name';
+/** Default key under which a secondary names its primary's namespace; absent means its own. */
 export const DEFAULT_PRIMARY_NAMESPACE_KEY = 'kindex.dev/primary-namespace';
+/** Default key under which a secondary names its primary's type, when the mapper checks it. */
 export const DEFAULT_PRIMARY_TYPE_KEY = 'kindex.dev/primary-type';
 
 /** Options of {@link fromAnnotations} and {@link fromLabels}. */

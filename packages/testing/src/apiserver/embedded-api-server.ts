@@ -30,10 +30,11 @@
 // - Continued lists are consistent snapshots rebuilt from the watch history, so a continue token
 //   expires with that history (410), as it does with etcd compaction.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
@@ -86,7 +87,6 @@ export class EmbeddedApiServer implements TestApiServer {
   readonly url: string;
   readonly port: number;
   readonly host: string;
-  readonly token: string;
   readonly kubeConfig: KubeConfig;
   readonly kubeconfigYaml: string;
   readonly faults: EmbeddedApiServerFaults;
@@ -101,6 +101,10 @@ export class EmbeddedApiServer implements TestApiServer {
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
+  #token: string;
+  // SHA-256 fingerprints of the client certificates that authenticate a request, as kube-apiserver
+  // authenticates x509 clients (here by exact certificate rather than by a CA).
+  #clientCertificates = new Set<string>();
 
   /** @internal Use {@link startEmbeddedApiServer}. */
   constructor(
@@ -113,7 +117,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.server = server;
     this.host = host;
     this.port = port;
-    this.token = token;
+    this.#token = token;
     this.certificate = parts.certificate;
     this.url = `${parts.certificate === undefined ? 'http' : 'https'}://${host}:${port}`;
     this.store = parts.store;
@@ -158,6 +162,47 @@ export class EmbeddedApiServer implements TestApiServer {
     };
     server.on('request', (req, res) => void this.serve(req, res));
     this.seedNamespaces();
+  }
+
+  /** The bearer token the server accepts now (see {@link EmbeddedApiServer.rotateToken}). */
+  get token(): string {
+    return this.#token;
+  }
+
+  /**
+   * Rotates the accepted bearer token: from now on only `token` authenticates, and requests with
+   * the previous one get 401, as after a token rotation on a real cluster. The server's own
+   * `kubeConfig` and `kubeconfigYaml` keep the token they were built with; give clients the new one.
+   */
+  rotateToken(token: string): void {
+    if (token === '') throw new Error('rotateToken: the token must not be empty');
+    this.#token = token;
+  }
+
+  /**
+   * Sets the client certificates (PEM) that authenticate a request on their own, replacing the
+   * previous set: the way to test client-certificate rotation (trust the new certificate, drop
+   * the old one). Needs a server started with `tls: true`; an empty list turns it off.
+   *
+   * @example
+   * ```ts
+   * const server = await startEmbeddedApiServer({ tls: true });
+   * const client = selfSignedCertificate('operator');
+   * server.trustClientCertificates([client.cert]);
+   * ```
+   */
+  trustClientCertificates(certificates: readonly string[]): void {
+    if (this.certificate === undefined && certificates.length > 0) {
+      throw new Error('trustClientCertificates: client certificates need TLS; start the server with { tls: true }');
+    }
+    this.#clientCertificates = new Set(certificates.map((pem) => new X509Certificate(pem).fingerprint256));
+  }
+
+  private authenticated(req: http.IncomingMessage): boolean {
+    if (req.headers.authorization === `Bearer ${this.#token}`) return true;
+    if (this.#clientCertificates.size === 0 || !(req.socket instanceof TLSSocket)) return false;
+    const peer = req.socket.getPeerCertificate();
+    return peer.fingerprint256 !== undefined && this.#clientCertificates.has(peer.fingerprint256);
   }
 
   /** The latest resourceVersion, for diagnostics. */
@@ -213,7 +258,7 @@ export class EmbeddedApiServer implements TestApiServer {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const r = route(url.pathname);
       const open = r !== undefined && (r.kind === 'health' || r.kind === 'version');
-      if (!open && req.headers.authorization !== `Bearer ${this.token}`) {
+      if (!open && !this.authenticated(req)) {
         throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       }
       const failure = this.requestFaults.take();
@@ -440,7 +485,12 @@ function parseBody(raw: RawBody, kind: string): unknown {
 }
 
 function createServer(certificate: SelfSignedCertificate | undefined): http.Server {
-  const server = certificate === undefined ? http.createServer() : https.createServer({ key: certificate.key, cert: certificate.cert });
+  // requestCert lets clients present a certificate (see trustClientCertificates); without
+  // rejectUnauthorized the handshake still succeeds for clients that present none, such as kubectl.
+  const server =
+    certificate === undefined
+      ? http.createServer()
+      : https.createServer({ key: certificate.key, cert: certificate.cert, requestCert: true, rejectUnauthorized: false });
   server.keepAliveTimeout = 30_000;
   return server;
 }

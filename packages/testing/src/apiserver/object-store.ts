@@ -161,7 +161,6 @@ export class ObjectStore {
     const table = this.tables.get(typeId);
     if (table === undefined) return 0;
     const keys = table.sortedKeys();
-    const prefix = namespace === undefined ? '' : `${namespace}/`;
     const end = namespace === undefined ? keys.length : lowerBound(keys, `${namespace}0`); // '0' follows '/'
     return Math.max(0, end - lowerBound(keys, afterKey + '\0'));
   }

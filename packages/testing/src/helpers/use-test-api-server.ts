@@ -1,5 +1,5 @@
-import { startTestApiServer, type TestApiServerOptions } from '../start-test-api-server.js';
-import type { TestApiServer } from '../test-api-server.js';
+import { startTestApiServer } from '../start-test-api-server.js';
+import type { TestApiServer, TestApiServerOptions } from '../test-api-server.js';
 
 /** Options of {@link useTestApiServer}: the server's options, plus whether suites may share it. */
 export interface UseTestApiServerOptions extends TestApiServerOptions {

@@ -8,7 +8,7 @@ export const MISSING: unique symbol = Symbol('missing');
  * and annotation keys such as `example.com/x`) stay reachable.
  */
 export function parseFieldPath(field: unknown): readonly string[] {
-  const parts = typeof field === 'string' ? field.split('.') : Array.isArray(field) ? [...field] : undefined;
+  const parts = typeof field === 'string' ? field.split('.') : Array.isArray(field) ? [...(field as unknown[])] : undefined;
   if (parts === undefined || parts.length === 0 || parts.some((p) => typeof p !== 'string' || p === '')) {
     throw new InvalidFilterError('field', `expected a dotted path like "spec.field" or an array of keys, got ${JSON.stringify(field)}`);
   }

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { buildKubeRequest } from '../../client/internal/build-kube-request.js';
 import { ApiRequestError, InactivityTimeoutError } from '../reflector-error.js';
 
 /** An open GET: the response, and a watchdog that aborts it when nothing arrives for too long. */
@@ -16,10 +16,9 @@ export interface OpenRequest {
 }
 
 /**
- * Sends a GET through the KubeConfig's authentication and TLS settings (headers, client
- * certificates, tokens and exec plugins via `applyToHTTPSOptions`) with Node's own http(s), so
- * the body can be streamed as raw bytes. Resolves once the headers arrive with status 200;
- * rejects with {@link ApiRequestError} for any other status (the body's Status read into it).
+ * Sends a GET built by {@link buildKubeRequest} (the KubeConfig's current credentials, read for
+ * this request) with Node's own http(s), so the body can be streamed as raw bytes. Resolves once
+ * the headers arrive with status 200; rejects with {@link ApiRequestError} for any other status (the body's Status read into it).
  *
  * The inactivity watchdog runs from the moment the request is sent: a connection that goes
  * silent (no headers, no bytes) for `inactivityMs` is destroyed with {@link InactivityTimeoutError},
@@ -32,17 +31,9 @@ export async function openGet(
   inactivityMs: number,
   signal: AbortSignal,
 ): Promise<OpenRequest> {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster === null) throw new Error('the KubeConfig has no current cluster');
-  const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
-  const description = `GET ${url.pathname}${url.search}`;
-  const options: https.RequestOptions = {};
-  await kubeConfig.applyToHTTPSOptions(options);
+  const { url, options, transport, description } = await buildKubeRequest(kubeConfig, 'GET', path, query);
   signal.throwIfAborted();
-  options.method = 'GET';
-  options.headers = { ...options.headers, accept: 'application/json' };
-  const request = (url.protocol === 'https:' ? https : http).request(url, options);
+  const request = transport.request(url, options);
 
   let lastActivity = Date.now();
   let timer: NodeJS.Timeout | undefined;
