@@ -19,7 +19,18 @@ import type { ObjectTransform } from '../reflector/object-transform.js';
 type Json = Record<string, unknown>;
 
 // Set by the server, owned by nobody: never part of the comparison.
-const IDENTITY_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'selfLink', 'deletionTimestamp', 'deletionGracePeriodSeconds']);
+const IDENTITY_META = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'selfLink',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+]);
 
 function isMap(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -38,10 +49,16 @@ export interface AppliedFieldsMatchOptions {
  * Whether `actual` already holds every field of `desired` with the same value, counting only the
  * fields `fieldManager` owns through server-side apply; false when the manager owns nothing yet.
  */
-export function matchesAppliedFields(actual: KubernetesObject, desired: KubernetesObject, fieldManager: string, options: AppliedFieldsMatchOptions = {}): boolean {
+export function matchesAppliedFields(
+  actual: KubernetesObject,
+  desired: KubernetesObject,
+  fieldManager: string,
+  options: AppliedFieldsMatchOptions = {},
+): boolean {
   const entries: readonly unknown[] = Array.isArray(actual.metadata?.managedFields) ? actual.metadata.managedFields : [];
   const entry = entries.find(
-    (e): e is Json => isMap(e) && e['manager'] === fieldManager && e['operation'] === 'Apply' && (e['subresource'] ?? undefined) === options.subresource,
+    (e): e is Json =>
+      isMap(e) && e['manager'] === fieldManager && e['operation'] === 'Apply' && (e['subresource'] ?? undefined) === options.subresource,
   );
   if (entry === undefined || !isMap(entry['fieldsV1'])) return false;
   const owned = ownedPart(actual, entry['fieldsV1']);
@@ -50,7 +67,7 @@ export function matchesAppliedFields(actual: KubernetesObject, desired: Kubernet
 }
 
 /** The part of `value` that the FieldsV1 trie `fields` covers. */
-export function ownedPart(value: unknown, fields: Json): unknown {
+export function ownedPart(value: unknown, fields: Readonly<Record<string, unknown>>): unknown {
   const children = Object.keys(fields).filter((k) => k !== '.');
   // A leaf (or an atomic value) is owned whole.
   if (children.length === 0) return value;

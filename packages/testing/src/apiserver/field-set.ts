@@ -70,8 +70,7 @@ export class FieldSet {
 
   /** Adds one path. */
   add(path: readonly string[]): void {
-    let n: FieldSet = this;
-    for (const e of path) n = n.child(e);
+    const n = path.reduce<FieldSet>((node, e) => node.child(e), this);
     n.self = true;
   }
 
@@ -116,12 +115,7 @@ export class FieldSet {
   }
 
   private node(path: readonly string[]): FieldSet | undefined {
-    let n: FieldSet | undefined = this;
-    for (const e of path) {
-      n = n.children.get(e);
-      if (n === undefined) return undefined;
-    }
-    return n;
+    return path.reduce<FieldSet | undefined>((node, e) => node?.children.get(e), this);
   }
 }
 

@@ -79,7 +79,8 @@ export function writeManagedFields(obj: Json, entries: readonly ManagedEntry[]):
     return;
   }
   // The real server's order: operation, then time (entries without one first), then manager.
-  const order = (e: ManagedEntry): string => `${e.operation}\u0000${e.time ?? ''}\u0000${e.manager}\u0000${e.apiVersion}\u0000${e.subresource ?? ''}`;
+  const order = (e: ManagedEntry): string =>
+    `${e.operation}\u0000${e.time ?? ''}\u0000${e.manager}\u0000${e.apiVersion}\u0000${e.subresource ?? ''}`;
   meta['managedFields'] = [...kept]
     .sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
     .map((e) => ({
@@ -276,7 +277,7 @@ export function mergeConfig(live: unknown, config: unknown, schema: FieldSchema)
     return out;
   }
   if (Array.isArray(config) && Array.isArray(live) && schema.listType === 'map') {
-    const out = [...live];
+    const out: unknown[] = [...(live as unknown[])];
     const items = schema.items();
     for (const item of config) {
       const key = itemKey(item, schema);
@@ -287,7 +288,7 @@ export function mergeConfig(live: unknown, config: unknown, schema: FieldSchema)
     return out;
   }
   if (Array.isArray(config) && Array.isArray(live) && schema.listType === 'set') {
-    const out = [...live];
+    const out: unknown[] = [...(live as unknown[])];
     for (const v of config) if (!out.some((o) => jsonEqual(o, v))) out.push(v);
     return out;
   }
@@ -350,7 +351,12 @@ export interface ApplyRequest {
  * applier gave up and returns the new object with its new entries (`managedFields` not yet written).
  * @throws {ApiStatusError} 409 naming the conflicting managers and fields, unless `force`.
  */
-export function applyConfiguration(live: Readonly<Json>, config: Json, schema: FieldSchema, req: ApplyRequest): { object: Json; entries: ManagedEntry[] } {
+export function applyConfiguration(
+  live: Readonly<Json>,
+  config: Json,
+  schema: FieldSchema,
+  req: ApplyRequest,
+): { object: Json; entries: ManagedEntry[] } {
   const entries = readManagedFields(live).map((e) => ({ ...e, fields: e.fields.clone() }));
   const isSelf = (e: ManagedEntry): boolean => e.manager === req.manager && e.operation === 'Apply' && e.subresource === req.subresource;
   const previous = entries.find(isSelf)?.fields ?? new FieldSet();
@@ -375,7 +381,10 @@ export function applyConfiguration(live: Readonly<Json>, config: Json, schema: F
   const object = mergeConfig(structuredClone(live), config, schema) as Json;
   // Fields the applier owned and left out go, unless another manager still holds them or below.
   // Parents first: a list item goes whole, found by its key before its key field could go.
-  const given = previous.difference(applied).paths().sort((a, b) => a.length - b.length);
+  const given = previous
+    .difference(applied)
+    .paths()
+    .sort((a, b) => a.length - b.length);
   const removed: string[][] = [];
   for (const path of given) {
     if (removed.some((r) => r.every((e, i) => path[i] === e))) continue;
@@ -386,7 +395,14 @@ export function applyConfiguration(live: Readonly<Json>, config: Json, schema: F
   }
   const others = entries.filter((e) => !isSelf(e));
   // The time changes only when the object does (the caller stamps it then).
-  others.push({ manager: req.manager, operation: 'Apply', apiVersion: req.apiVersion, subresource: req.subresource, time: entries.find(isSelf)?.time, fields: applied });
+  others.push({
+    manager: req.manager,
+    operation: 'Apply',
+    apiVersion: req.apiVersion,
+    subresource: req.subresource,
+    time: entries.find(isSelf)?.time,
+    fields: applied,
+  });
   return { object, entries: others };
 }
 
@@ -421,7 +437,14 @@ export function updateEntries(
   if (changedPaths.length === 0) return entries;
   const i = entries.findIndex((e) => e.manager === req.manager && e.operation === 'Update' && e.subresource === req.subresource);
   const fields = i >= 0 ? entries[i]!.fields.union(changed) : changed;
-  const entry: ManagedEntry = { manager: req.manager, operation: 'Update', apiVersion: req.apiVersion, subresource: req.subresource, time: nowTimestamp(), fields };
+  const entry: ManagedEntry = {
+    manager: req.manager,
+    operation: 'Update',
+    apiVersion: req.apiVersion,
+    subresource: req.subresource,
+    time: nowTimestamp(),
+    fields,
+  };
   if (i >= 0) entries[i] = entry;
   else entries.push(entry);
   return entries;
