@@ -16,7 +16,12 @@ const server = await startEmbeddedApiServer({ historyWindow: Math.max(1000, UPDA
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 const base = new URL(server.url);
 
-function request(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; text: string }> {
+function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
@@ -67,7 +72,9 @@ function memory(label: string): void {
   console.log(`  memory ${label}: rss ${mb(m.rss)}, heap used ${mb(m.heapUsed)}`);
 }
 
-console.log(`embedded apiserver scale run: ${OBJECTS} ConfigMaps in ${NAMESPACES} namespaces, ${UPDATES} updates, ${WATCHERS} watchers (Node ${process.version})`);
+console.log(
+  `embedded apiserver scale run: ${OBJECTS} ConfigMaps in ${NAMESPACES} namespaces, ${UPDATES} updates, ${WATCHERS} watchers (Node ${process.version})`,
+);
 memory('at start');
 
 for (let n = 0; n < NAMESPACES; n++) {
@@ -87,7 +94,9 @@ await pool(OBJECTS, async (i) => {
   if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
 });
 let ms = performance.now() - t;
-console.log(`create: ${OBJECTS} objects in ${seconds(ms)} (${Math.round(OBJECTS / (ms / 1000))} creates/s, concurrency ${CONCURRENCY}), ${cpu()}`);
+console.log(
+  `create: ${OBJECTS} objects in ${seconds(ms)} (${Math.round(OBJECTS / (ms / 1000))} creates/s, concurrency ${CONCURRENCY}), ${cpu()}`,
+);
 memory(`holding ${OBJECTS} objects`);
 
 t = performance.now();
@@ -113,7 +122,9 @@ console.log(`list all (limit=500): ${paged} items in ${pages} pages in ${seconds
 t = performance.now();
 const selected = await request('GET', '/api/v1/configmaps?labelSelector=shard%3D3');
 ms = performance.now() - t;
-console.log(`list with labelSelector shard=3: ${(JSON.parse(selected.text) as { items: unknown[] }).items.length} items in ${seconds(ms)}, ${cpu()}`);
+console.log(
+  `list with labelSelector shard=3: ${(JSON.parse(selected.text) as { items: unknown[] }).items.length} items in ${seconds(ms)}, ${cpu()}`,
+);
 
 // Watchers start from the current resourceVersion and count events until they have all updates.
 const fromRv = server.resourceVersion();
@@ -159,7 +170,12 @@ t = performance.now();
 cpu();
 await pool(UPDATES, async (i) => {
   const ns = `scale-${i % NAMESPACES}`;
-  const r = await request('PATCH', `/api/v1/namespaces/${ns}/configmaps/cm-${String(i).padStart(6, '0')}`, { data: { updated: String(i) } }, 'application/merge-patch+json');
+  const r = await request(
+    'PATCH',
+    `/api/v1/namespaces/${ns}/configmaps/cm-${String(i).padStart(6, '0')}`,
+    { data: { updated: String(i) } },
+    'application/merge-patch+json',
+  );
   if (r.status !== 200) throw new Error(`update ${i}: ${r.status} ${r.text}`);
 });
 const updatesDone = performance.now();

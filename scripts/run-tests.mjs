@@ -36,7 +36,13 @@ for (const suite of suites) {
 // Checks beyond the suites (scripts/ci/): each is one script that exits non-zero on failure.
 const checks = process.argv.slice(2).length
   ? []
-  : ['scripts/ci/check-lint.mjs', 'scripts/ci/check-dependencies.mjs', 'scripts/ci/check-export-lists.mjs', 'scripts/ci/check-api-docs.mjs', 'scripts/ci/check-packages.mjs'];
+  : [
+      'scripts/ci/check-lint.mjs',
+      'scripts/ci/check-dependencies.mjs',
+      'scripts/ci/check-export-lists.mjs',
+      'scripts/ci/check-api-docs.mjs',
+      'scripts/ci/check-packages.mjs',
+    ];
 for (const check of checks) {
   console.log(`\n=== ${check} ===`);
   const r = spawnSync(process.execPath, [join(root, check)], { cwd: root, stdio: 'inherit' });

@@ -51,7 +51,11 @@ async function main(): Promise<void> {
       const primaries: PrimaryRef[] = [];
       for (let i = 0; i < params.lookups; i++) {
         seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-        primaries.push({ apiVersion: PRIMARY_API_VERSION, kind: PRIMARY_KIND, metadata: { name: `cluster-${seed % params.primaries}`, namespace: NAMESPACE } });
+        primaries.push({
+          apiVersion: PRIMARY_API_VERSION,
+          kind: PRIMARY_KIND,
+          metadata: { name: `cluster-${seed % params.primaries}`, namespace: NAMESPACE },
+        });
       }
       for (let i = 0; i < Math.min(1000, primaries.length); i++) lookup(primaries[i]!);
       const latencies = new Float64Array(primaries.length);

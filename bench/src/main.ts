@@ -44,7 +44,8 @@ function parseSettings(argv: readonly string[]): Settings {
     else flags.set(name, 'true');
   }
   const quick = flags.has('quick') || process.env.BENCH_QUICK === '1';
-  const num = (name: string, fallback: number): number => Number(flags.get(name) ?? process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
+  const num = (name: string, fallback: number): number =>
+    Number(flags.get(name) ?? process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
   const list = (name: string, fallback: string): string[] => (flags.get(name) ?? fallback).split(',').filter((s) => s !== '');
   return {
     sizes: list('sizes', quick ? '1000,10000' : '1000,10000,100000').map(Number),
@@ -76,13 +77,27 @@ function runChild(params: ChildParams): Promise<RunResult> {
     params.contender === 'client-go'
       ? [
           goBinary,
-          [`-kubeconfig=${params.kubeconfigPath}`, `-mode=${params.mode}`, `-objects=${params.objects}`, `-events=${params.events}`, `-lookups=${params.lookups}`, `-primaries=${params.primaries}`],
+          [
+            `-kubeconfig=${params.kubeconfigPath}`,
+            `-mode=${params.mode}`,
+            `-objects=${params.objects}`,
+            `-events=${params.events}`,
+            `-lookups=${params.lookups}`,
+            `-primaries=${params.primaries}`,
+          ],
           // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
           { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
         ]
       : [
           process.execPath,
-          ['--expose-gc', '--max-old-space-size=6144', '--import', join(distDir, 'register-dist.js'), join(distDir, 'child.js'), JSON.stringify(params)],
+          [
+            '--expose-gc',
+            '--max-old-space-size=6144',
+            '--import',
+            join(distDir, 'register-dist.js'),
+            join(distDir, 'child.js'),
+            JSON.stringify(params),
+          ],
           process.env,
         ];
   return new Promise((resolve, reject) => {
@@ -107,14 +122,30 @@ function median(values: readonly number[]): number {
 
 type Medians = Map<string, Map<keyof RunResult, number>>;
 
-async function measure(settings: Settings, mode: ChildParams['mode'], objects: number, events: number, watch: WatchScript, contenders = settings.contenders): Promise<Medians> {
+async function measure(
+  settings: Settings,
+  mode: ChildParams['mode'],
+  objects: number,
+  events: number,
+  watch: WatchScript,
+  contenders = settings.contenders,
+): Promise<Medians> {
   const server = await StreamServer.start(listBytes(objects), watch);
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
       for (const contender of contenders) {
         server.reset();
-        const params: ChildParams = { contender, mode, kubeconfigPath: server.kubeconfigPath, objects, primaries: primaryCount(objects), events, lookups: settings.lookups, ...(watch.type === 'paced' ? { rate: watch.rate } : {}) };
+        const params: ChildParams = {
+          contender,
+          mode,
+          kubeconfigPath: server.kubeconfigPath,
+          objects,
+          primaries: primaryCount(objects),
+          events,
+          lookups: settings.lookups,
+          ...(watch.type === 'paced' ? { rate: watch.rate } : {}),
+        };
         const result = await runChild(params);
         const t = server.timings;
         if (mode === 'relist' && t.rewatchAt !== undefined) {
@@ -123,10 +154,12 @@ async function measure(settings: Settings, mode: ChildParams['mode'], objects: n
         }
         if (mode === 'e2e') {
           // First event written at 0 ms, the last one at pacedMs: sent - 1 intervals.
-          if (t.pacedSent !== undefined && t.pacedMs !== undefined && t.pacedMs > 0) result.sentPerS = ((t.pacedSent - 1) / t.pacedMs) * 1000;
+          if (t.pacedSent !== undefined && t.pacedMs !== undefined && t.pacedMs > 0)
+            result.sentPerS = ((t.pacedSent - 1) / t.pacedMs) * 1000;
           result.writeRequests = t.writeRequests;
         }
-        if (result.kindexModule !== undefined && !result.kindexModule.includes('/dist/')) throw new Error(`kindex ran from ${result.kindexModule}, not dist/`);
+        if (result.kindexModule !== undefined && !result.kindexModule.includes('/dist/'))
+          throw new Error(`kindex ran from ${result.kindexModule}, not dist/`);
         process.stderr.write(`  ${mode} n=${objects} rep ${rep + 1}/${settings.reps} ${contender}: ${summary(result)}\n`);
         runs.set(contender, [...(runs.get(contender) ?? []), result]);
       }
@@ -151,13 +184,18 @@ function summary(r: RunResult): string {
   if (r.retainedHeapBytes !== undefined) parts.push(`heap ${(r.retainedHeapBytes / 2 ** 20).toFixed(1)} MiB`);
   if (r.lookupP99Us !== undefined) parts.push(`lookup p99 ${r.lookupP99Us.toFixed(2)} µs`);
   if (r.eventsPerS !== undefined) parts.push(`${Math.round(r.eventsPerS)} events/s`);
-  if (r.latencyP99Ms !== undefined) parts.push(`latency p50 ${r.latencyP50Ms?.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms, ${r.reconciles} reconciles, ${Math.round(r.sentPerS ?? 0)} events/s sent, ${r.writeRequests} writes`);
+  if (r.latencyP99Ms !== undefined)
+    parts.push(
+      `latency p50 ${r.latencyP50Ms?.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms, ${r.reconciles} reconciles, ${Math.round(r.sentPerS ?? 0)} events/s sent, ${r.writeRequests} writes`,
+    );
   if (r.eventsAfterRelist !== undefined) parts.push(`${r.eventsAfterRelist} events after relist, relist ${r.relistMs?.toFixed(0)} ms`);
   return parts.join(', ');
 }
 
-const fmt = (v: number | undefined, digits = 0): string => (v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
-const ratio = (v: number | undefined, base: number | undefined): string => (v === undefined || base === undefined || base === 0 ? '—' : `${(v / base).toFixed(2)}x`);
+const fmt = (v: number | undefined, digits = 0): string =>
+  v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const ratio = (v: number | undefined, base: number | undefined): string =>
+  v === undefined || base === undefined || base === 0 ? '—' : `${(v / base).toFixed(2)}x`;
 
 interface Section {
   readonly name: string;
@@ -197,10 +235,34 @@ async function main(): Promise<void> {
       const k = medians.get('kindex');
       const l = medians.get('limit');
       for (const [c, m] of medians) {
-        syncRows.push([size.toLocaleString('en-US'), c, fmt(m.get('syncMs')), ratio(m.get('syncMs'), k?.get('syncMs')), ratio(m.get('syncMs'), l?.get('syncMs')), fmt(m.get('syncCpuS'), 2), fmt((m.get('peakRssBytes') ?? 0) / 2 ** 20)]);
+        syncRows.push([
+          size.toLocaleString('en-US'),
+          c,
+          fmt(m.get('syncMs')),
+          ratio(m.get('syncMs'), k?.get('syncMs')),
+          ratio(m.get('syncMs'), l?.get('syncMs')),
+          fmt(m.get('syncCpuS'), 2),
+          fmt((m.get('peakRssBytes') ?? 0) / 2 ** 20),
+        ]);
         const perObject = (m.get('retainedHeapBytes') ?? 0) / size;
-        memRows.push([size.toLocaleString('en-US'), c, fmt(perObject), fmt(jsonBytes), `${(perObject / jsonBytes).toFixed(2)}x`, ratio(perObject, (k?.get('retainedHeapBytes') ?? 0) / size), ratio(perObject, (l?.get('retainedHeapBytes') ?? 0) / size)]);
-        if (m.has('lookupP99Us')) lookupRows.push([size.toLocaleString('en-US'), c, fmt(m.get('lookupP50Us'), 2), fmt(m.get('lookupP99Us'), 2), ratio(m.get('lookupP99Us'), k?.get('lookupP99Us')), fmt((m.get('lookupFound') ?? 0) / settings.lookups, 1)]);
+        memRows.push([
+          size.toLocaleString('en-US'),
+          c,
+          fmt(perObject),
+          fmt(jsonBytes),
+          `${(perObject / jsonBytes).toFixed(2)}x`,
+          ratio(perObject, (k?.get('retainedHeapBytes') ?? 0) / size),
+          ratio(perObject, (l?.get('retainedHeapBytes') ?? 0) / size),
+        ]);
+        if (m.has('lookupP99Us'))
+          lookupRows.push([
+            size.toLocaleString('en-US'),
+            c,
+            fmt(m.get('lookupP50Us'), 2),
+            fmt(m.get('lookupP99Us'), 2),
+            ratio(m.get('lookupP99Us'), k?.get('lookupP99Us')),
+            fmt((m.get('lookupFound') ?? 0) / settings.lookups, 1),
+          ]);
       }
     }
     sections.push({
@@ -211,24 +273,51 @@ async function main(): Promise<void> {
     sections.push({
       name: 'memory',
       markdown: `### Memory: retained heap per cached object after GC (median of ${settings.reps})\n\n${markdownTable(['objects', 'contender', 'bytes/object', 'JSON bytes/object', 'vs JSON', 'vs kindex', 'vs limit'], memRows)}\n\nclient-go's figure is Go heap (runtime.MemStats.HeapAlloc) after GC; the others are V8 heapUsed after GC.`,
-      svg: svgBarChart('Retained heap per cached object', 'bytes per object after GC (lower is better)', series, [...bySize].map(([size, medians]) => ({ label: `${size.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, (m.get('retainedHeapBytes') ?? 0) / size])) }))),
+      svg: svgBarChart(
+        'Retained heap per cached object',
+        'bytes per object after GC (lower is better)',
+        series,
+        [...bySize].map(([size, medians]) => ({
+          label: `${size.toLocaleString('en-US')} objects`,
+          values: new Map([...medians].map(([c, m]) => [c, (m.get('retainedHeapBytes') ?? 0) / size])),
+        })),
+      ),
     });
     sections.push({
       name: 'lookup',
       markdown: `### Lookup: secondaries of one primary (${settings.lookups.toLocaleString('en-US')} random primaries, each owning 5; median of ${settings.reps} runs)\n\n${markdownTable(['secondaries', 'contender', 'p50 µs', 'p99 µs', 'p99 vs kindex', 'found per lookup'], lookupRows)}\n\nIncludes the clock read around each call (process.hrtime.bigint in Node, time.Now in Go). The limit has no index.`,
-      svg: svgBarChart('Lookup p99 (getSecondaryResources / ByIndex / hand index)', 'µs (lower is better)', series.filter((c) => c !== 'limit'), groups(bySize, 'lookupP99Us')),
+      svg: svgBarChart(
+        'Lookup p99 (getSecondaryResources / ByIndex / hand index)',
+        'µs (lower is better)',
+        series.filter((c) => c !== 'limit'),
+        groups(bySize, 'lookupP99Us'),
+      ),
     });
   }
 
   if (settings.scenarios.includes('watch')) {
-    const medians = await measure(settings, 'watch', settings.watchObjects, settings.events, { type: 'stream', chunks: watchChunks(settings.watchObjects, settings.events) });
+    const medians = await measure(settings, 'watch', settings.watchObjects, settings.events, {
+      type: 'stream',
+      chunks: watchChunks(settings.watchObjects, settings.events),
+    });
     const k = medians.get('kindex');
     const l = medians.get('limit');
-    const rows = [...medians].map(([c, m]) => [c, fmt(m.get('eventsPerS')), ratio(m.get('eventsPerS'), k?.get('eventsPerS')), ratio(m.get('eventsPerS'), l?.get('eventsPerS')), fmt(m.get('cpuSPer1000'), 4)]);
+    const rows = [...medians].map(([c, m]) => [
+      c,
+      fmt(m.get('eventsPerS')),
+      ratio(m.get('eventsPerS'), k?.get('eventsPerS')),
+      ratio(m.get('eventsPerS'), l?.get('eventsPerS')),
+      fmt(m.get('cpuSPer1000'), 4),
+    ]);
     sections.push({
       name: 'watch-throughput',
       markdown: `### Watch throughput: ${settings.events.toLocaleString('en-US')} MODIFIED events over ${settings.watchObjects.toLocaleString('en-US')} objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'events/s', 'vs kindex', 'vs limit', 'CPU s per 1,000 events'], rows)}\n\nkindex: store + owner-reference mapper + reverse index + update filter + WorkQueue.add; client-node: ListWatch + hand index + Set queue; client-go: SharedIndexInformer + owner index + workqueue; limit: JSON.parse + Map.`,
-      svg: svgBarChart('Watch throughput', 'events/s (higher is better)', series, [{ label: `${settings.events.toLocaleString('en-US')} events`, values: new Map([...medians].map(([c, m]) => [c, m.get('eventsPerS') ?? 0])) }]),
+      svg: svgBarChart('Watch throughput', 'events/s (higher is better)', series, [
+        {
+          label: `${settings.events.toLocaleString('en-US')} events`,
+          values: new Map([...medians].map(([c, m]) => [c, m.get('eventsPerS') ?? 0])),
+        },
+      ]),
     });
   }
 
@@ -237,11 +326,20 @@ async function main(): Promise<void> {
     const medians = await measure(settings, 'relist', n, 0, { type: 'expire', expired: expiredLine(), after: sentinelLine(n) });
     const k = medians.get('kindex');
     const l = medians.get('limit');
-    const rows = [...medians].map(([c, m]) => [c, fmt(m.get('relistMs')), ratio(m.get('relistMs'), k?.get('relistMs')), ratio(m.get('relistMs'), l?.get('relistMs')), fmt(m.get('recoveryMs')), fmt(m.get('eventsAfterRelist'))]);
+    const rows = [...medians].map(([c, m]) => [
+      c,
+      fmt(m.get('relistMs')),
+      ratio(m.get('relistMs'), k?.get('relistMs')),
+      ratio(m.get('relistMs'), l?.get('relistMs')),
+      fmt(m.get('recoveryMs')),
+      fmt(m.get('eventsAfterRelist')),
+    ]);
     sections.push({
       name: 'relist',
       markdown: `### Relist after 410 Gone of ${n.toLocaleString('en-US')} unchanged objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'relist ms', 'vs kindex', 'vs limit', '410 → new watch ms', 'events emitted'], rows)}\n\nrelist ms: from the relist request to the next watch request, at the server; 410 → new watch includes the client's backoff. Events emitted: delivered to handlers, before any filter (must be 0).`,
-      svg: svgBarChart('Relist after 410 of unchanged objects', 'ms from list request to the next watch (lower is better)', series, [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }]),
+      svg: svgBarChart('Relist after 410 of unchanged objects', 'ms from list request to the next watch (lower is better)', series, [
+        { label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) },
+      ]),
     });
   }
 
@@ -283,7 +381,9 @@ async function main(): Promise<void> {
 
 function goVersion(): string {
   try {
-    return execFileSync('go', ['version'], { encoding: 'utf8' }).trim().replace(/^go version /, 'Go ');
+    return execFileSync('go', ['version'], { encoding: 'utf8' })
+      .trim()
+      .replace(/^go version /, 'Go ');
   } catch {
     return 'no Go';
   }

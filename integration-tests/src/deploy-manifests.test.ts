@@ -44,7 +44,10 @@ describe('the Job/Cluster sample deploy manifests', function () {
 
   function requireRealServer(context: Mocha.Context): void {
     if (server.flavor !== 'real') {
-      skipWithReason(context, 'the embedded API server serves neither apps/v1 Deployments nor rbac.authorization.k8s.io, so it cannot validate them');
+      skipWithReason(
+        context,
+        'the embedded API server serves neither apps/v1 Deployments nor rbac.authorization.k8s.io, so it cannot validate them',
+      );
     }
   }
 

@@ -20,7 +20,11 @@ function argument(name: string, fallback: number): number {
 
 const kills = argument('--kills', 10);
 const leaseDurationMs = argument('--lease-ms', 4_000);
-const timing = { leaseDurationMs, renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3), retryPeriodMs: Math.round((leaseDurationMs * 2) / 15) };
+const timing = {
+  leaseDurationMs,
+  renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3),
+  retryPeriodMs: Math.round((leaseDurationMs * 2) / 15),
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const server = await startTestApiServer();
@@ -47,7 +51,7 @@ try {
     let first: number | undefined;
     for (let waited = 0; first === undefined; waited += 50) {
       if (waited > 60_000) throw new Error('no reconcile within 60 s of the kill');
-      const starts = readRecords(scenario.setup.recordsFile).filter((r) => r.type === 'start' && r.at > at && r.pid !== leader!.pid);
+      const starts = readRecords(scenario.setup.recordsFile).filter((r) => r.type === 'start' && r.at > at && r.pid !== leader.pid);
       if (starts.length > 0) first = Math.min(...starts.map((r) => r.at));
       else await sleep(50);
     }
@@ -57,7 +61,8 @@ try {
   }
   await scenario.stopChurn();
   const sorted = [...failovers].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const median =
+    sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   const found = overlaps(intervals(readRecords(scenario.setup.recordsFile), (pid) => killedAt.get(pid) ?? Date.now()));
   console.log(
     `\nfailover after SIGKILL over ${kills} kills (lease ${timing.leaseDurationMs} ms, renew deadline ${timing.renewDeadlineMs} ms, retry ${timing.retryPeriodMs} ms, ${server.flavor} server): median ${median} ms, max ${sorted.at(-1)} ms; overlapping reconciles: ${found.length}`,

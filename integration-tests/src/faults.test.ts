@@ -98,7 +98,11 @@ async function changeAcross(
  * can hold them), the test changes a cluster, arms the failures, and lets the event through, so
  * the next requests are the operator's status patches.
  */
-async function failOperatorRequests(server: TestApiServer, change: (c: number, value: string) => Promise<void>, arm: () => void): Promise<void> {
+async function failOperatorRequests(
+  server: TestApiServer,
+  change: (c: number, value: string) => Promise<void>,
+  arm: () => void,
+): Promise<void> {
   server.faults.pauseEvents?.();
   try {
     await change(2, 'c2-1');
@@ -116,7 +120,10 @@ describe('the sample operator under API server faults', function () {
   it('relists after expired history and broken watches, and converges', async function () {
     const expire = requireFault(this, fixture().server, 'expireHistory');
     // A real server cannot close watches, but a restart breaks them just as well.
-    const close = fixture().server.faults.closeWatches === undefined ? requireFault(this, fixture().server, 'restart') : requireFault(this, fixture().server, 'closeWatches');
+    const close =
+      fixture().server.faults.closeWatches === undefined
+        ? requireFault(this, fixture().server, 'restart')
+        : requireFault(this, fixture().server, 'closeWatches');
     await changeAcross(fixture(), async (_run, change) => {
       await expire();
       await close();
@@ -134,7 +141,9 @@ describe('the sample operator under API server faults', function () {
 
   it('retries through five failed requests (500), and converges', async function () {
     const fail = requireFault(this, fixture().server, 'failNextRequests');
-    const run = await changeAcross(fixture(), (_run, change) => failOperatorRequests(fixture().server, change, () => fail(5, { status: 500 })));
+    const run = await changeAcross(fixture(), (_run, change) =>
+      failOperatorRequests(fixture().server, change, () => fail(5, { status: 500 })),
+    );
     expect(run.jobLog.failures.length, 'reconciles that met the injected 500s').to.be.at.least(1);
   });
 

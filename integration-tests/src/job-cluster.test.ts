@@ -78,22 +78,50 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
     await client.create(ClusterKind, cluster('b', ns, 'b-1'));
     await client.create(JobKind, job('mover', ns, 'a'));
     await client.create(JobKind, job('stayer', ns, 'a'));
-    await expectServerJobValues(client, ns, new Map([['mover', 'a-1'], ['stayer', 'a-1']]));
+    await expectServerJobValues(
+      client,
+      ns,
+      new Map([
+        ['mover', 'a-1'],
+        ['stayer', 'a-1'],
+      ]),
+    );
 
     await moveJob(client, ns, 'mover', 'b');
-    await expectServerJobValues(client, ns, new Map([['mover', 'b-1'], ['stayer', 'a-1']]));
+    await expectServerJobValues(
+      client,
+      ns,
+      new Map([
+        ['mover', 'b-1'],
+        ['stayer', 'a-1'],
+      ]),
+    );
     await settle(run);
     run.jobLog.reset();
 
     await setClusterValue(client, ns, 'a', 'a-2');
-    await expectServerJobValues(client, ns, new Map([['mover', 'b-1'], ['stayer', 'a-2']]));
+    await expectServerJobValues(
+      client,
+      ns,
+      new Map([
+        ['mover', 'b-1'],
+        ['stayer', 'a-2'],
+      ]),
+    );
     await settle(run);
     expect(run.jobLog.count(keyOf(ns, 'mover')), 'reconciles of the moved job after A changed').to.equal(0);
     expect(run.jobLog.count(keyOf(ns, 'stayer'))).to.equal(1);
 
     run.jobLog.reset();
     await setClusterValue(client, ns, 'b', 'b-2');
-    await expectServerJobValues(client, ns, new Map([['mover', 'b-2'], ['stayer', 'a-2']]));
+    await expectServerJobValues(
+      client,
+      ns,
+      new Map([
+        ['mover', 'b-2'],
+        ['stayer', 'a-2'],
+      ]),
+    );
     await settle(run);
     expect(run.jobLog.count(keyOf(ns, 'mover'))).to.equal(1);
     expect(run.jobLog.count(keyOf(ns, 'stayer'))).to.equal(0);
@@ -148,7 +176,11 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
         await clusterIndexedIn(strict, ResourceID.of('c', ns));
         await client.create(JobKind, job('late', ns, 'c'));
         // JOSDK's PrimaryToSecondaryMissingIT: the reconcile fails, it never completes.
-        await eventually(() => expect(log.failures.map((f) => String(f.error))).to.include(`Error: cluster ${ns}/c of job ${ns}/late is not a secondary resource`));
+        await eventually(() =>
+          expect(log.failures.map((f) => String(f.error))).to.include(
+            `Error: cluster ${ns}/c of job ${ns}/late is not a secondary resource`,
+          ),
+        );
         // Switch only once the failed job is given up, so that no retry of it reads the cache.
         await eventually(() => expect(log.exhausted).to.include(keyOf(ns, 'late')));
         expect(log.count(keyOf(ns, 'late'))).to.equal(0);
@@ -156,7 +188,14 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
         strict.readCacheDirectly = true;
         // JOSDK's accessingDirectlyTheCacheWorksWithoutPToSMapper: another late job, read through the cache.
         await client.create(JobKind, job('later', ns, 'c'));
-        await expectServerJobValues(client, ns, new Map([['late', undefined], ['later', 'v']]));
+        await expectServerJobValues(
+          client,
+          ns,
+          new Map([
+            ['late', undefined],
+            ['later', 'v'],
+          ]),
+        );
         await eventually(() => expect(log.count(keyOf(ns, 'later'))).to.equal(1));
       } finally {
         await operator.stop({ drainTimeoutMs: 5_000 });

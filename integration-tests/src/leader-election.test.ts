@@ -76,9 +76,14 @@ describe('leader election across processes', function () {
         `${name} reconciled at its final value ${value} by the new leader`,
       ).to.equal(true);
     }
-    expect(all.filter((i) => i.start > killedAt && i.pid !== taking.pid), 'reconciles after the kill by anyone but the new leader').to.deep.equal([]);
+    expect(
+      all.filter((i) => i.start > killedAt && i.pid !== taking.pid),
+      'reconciles after the kill by anyone but the new leader',
+    ).to.deep.equal([]);
     const firstAfterKill = Math.min(...all.filter((i) => i.pid === taking.pid && i.start > killedAt).map((i) => i.start));
-    console.log(`      failover: ${firstAfterKill - killedAt} ms from SIGKILL to the new leader's first reconcile (lease ${timing.leaseDurationMs} ms)`);
+    console.log(
+      `      failover: ${firstAfterKill - killedAt} ms from SIGKILL to the new leader's first reconcile (lease ${timing.leaseDurationMs} ms)`,
+    );
     expect(firstAfterKill - killedAt).to.be.lessThan(timing.leaseDurationMs + 3 * timing.retryPeriodMs * 2.2 + 5_000);
 
     // SIGTERM: the leader drains, releases the lease and exits 0; the last follower takes over at once.
@@ -121,17 +126,29 @@ describe('leader election across processes', function () {
 
     await eventually(
       async () => {
-        for (const [name, c] of await s.counters()) expect(c.status, name).to.deep.equal({ observed: s.values.get(name), by: taking.identity });
+        for (const [name, c] of await s.counters())
+          expect(c.status, name).to.deep.equal({ observed: s.values.get(name), by: taking.identity });
       },
       { timeoutMs: 30_000 },
     );
     const records = readRecords(s.setup.recordsFile);
-    expect(records.filter((r) => r.pid === old.pid && r.type === 'start' && r.at >= resumedAt), 'reconciles started by the resumed replica').to.deep.equal([]);
+    expect(
+      records.filter((r) => r.pid === old.pid && r.type === 'start' && r.at >= resumedAt),
+      'reconciles started by the resumed replica',
+    ).to.deep.equal([]);
     // Ordered by the server's resourceVersions: no write of the paused replica landed after the new leader's first.
     const writeRv = (pid: number) => records.filter((r) => r.pid === pid && r.type === 'wrote').map((r) => BigInt(r.rv!));
     const newFirst = writeRv(taking.pid).reduce((a, b) => (b < a ? b : a));
-    expect(writeRv(old.pid).filter((rv) => rv > newFirst).map(String), 'writes of the paused replica after the new leader wrote').to.deep.equal([]);
-    expect(records.some((r) => r.pid === old.pid && r.type === 'wrote'), 'it did write while it led').to.equal(true);
+    expect(
+      writeRv(old.pid)
+        .filter((rv) => rv > newFirst)
+        .map(String),
+      'writes of the paused replica after the new leader wrote',
+    ).to.deep.equal([]);
+    expect(
+      records.some((r) => r.pid === old.pid && r.type === 'wrote'),
+      'it did write while it led',
+    ).to.equal(true);
     // A reconcile frozen mid-way may end after the resume; its write is fenced, so only the
     // reconcile records of processes that could write are checked for overlap.
     const all = intervals(records, () => Date.now()).filter((i) => i.pid !== old.pid || i.end < stoppedAt);

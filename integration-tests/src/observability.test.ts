@@ -72,7 +72,7 @@ describe('Operator observability (metrics, health, logs, reconcile causes)', fun
     expect(metricValue(text, 'kindex_informer_watching', { resource: 'jobs.sample.kindex.dev', namespace: ns })).to.equal(1);
   });
 
-  it('names the changed cluster as the cause of its jobs\' reconciles, in the log and on the debug endpoint', async () => {
+  it("names the changed cluster as the cause of its jobs' reconciles, in the log and on the debug endpoint", async () => {
     const ns = await createNamespace(fixture().server.kubeConfig);
     const { client } = fixture();
     const { lines, get } = await start(ns);
@@ -80,12 +80,19 @@ describe('Operator observability (metrics, health, logs, reconcile causes)', fun
     await client.create(ClusterKind, cluster('beta', ns, 'b-1'));
     await client.create(JobKind, job('build', ns, 'alpha'));
     await client.create(JobKind, job('deploy', ns, 'beta'));
-    await eventually(async () => expect((await client.get<Job>(JobKind, ResourceID.of('deploy', ns)))?.status?.valueFromCluster).to.equal('b-1'));
-    await eventually(async () => expect((await client.get<Job>(JobKind, ResourceID.of('build', ns)))?.status?.valueFromCluster).to.equal('a-1'));
+    await eventually(async () =>
+      expect((await client.get<Job>(JobKind, ResourceID.of('deploy', ns)))?.status?.valueFromCluster).to.equal('b-1'),
+    );
+    await eventually(async () =>
+      expect((await client.get<Job>(JobKind, ResourceID.of('build', ns)))?.status?.valueFromCluster).to.equal('a-1'),
+    );
 
     await setClusterValue(client, ns, 'alpha', 'a-2');
-    await eventually(async () => expect((await client.get<Job>(JobKind, ResourceID.of('build', ns)))?.status?.valueFromCluster).to.equal('a-2'));
-    const fromAlpha = (l: LogLine) => l.causes?.some((c) => c.source === 'clusters' && c.event === 'update' && c.object === `${ns}/alpha`) ?? false;
+    await eventually(async () =>
+      expect((await client.get<Job>(JobKind, ResourceID.of('build', ns)))?.status?.valueFromCluster).to.equal('a-2'),
+    );
+    const fromAlpha = (l: LogLine) =>
+      l.causes?.some((c) => c.source === 'clusters' && c.event === 'update' && c.object === `${ns}/alpha`) ?? false;
     await eventually(() => expect(lines.filter((l) => l.msg === 'reconciled' && l.name === 'build' && fromAlpha(l))).to.have.length(1));
     // beta did not change: deploy's reconciles never name alpha.
     expect(lines.filter((l) => l.name === 'deploy' && fromAlpha(l))).to.deep.equal([]);
@@ -93,7 +100,9 @@ describe('Operator observability (metrics, health, logs, reconcile causes)', fun
     const line = lines.find((l) => l.msg === 'reconciled' && l.name === 'build' && fromAlpha(l))!;
     const debug = JSON.parse((await get(`/debug/controllers/jobs/primaries/${ns}/build`)).body) as PrimaryDescription;
     expect(debug.lastReconcile?.reconcileID).to.equal(line.reconcileID);
-    expect(debug.lastReconcile?.causes.causes.map((c) => `${c.source} ${c.event} ${c.objectKey}`)).to.include(`clusters update ${ns}/alpha`);
+    expect(debug.lastReconcile?.causes.causes.map((c) => `${c.source} ${c.event} ${c.objectKey}`)).to.include(
+      `clusters update ${ns}/alpha`,
+    );
   });
 });
 
@@ -101,7 +110,15 @@ describe('Operator observability (metrics, health, logs, reconcile causes)', fun
 function recordingLogger(lines: LogLine[], bindings: Record<string, unknown> = {}): Logger {
   const write = (fieldsOrMessage: object | string, message?: string): void => {
     const fields = typeof fieldsOrMessage === 'string' ? {} : fieldsOrMessage;
-    lines.push({ ...bindings, ...fields, msg: typeof fieldsOrMessage === 'string' ? fieldsOrMessage : (message ?? '') } as LogLine);
+    lines.push({ ...bindings, ...fields, msg: typeof fieldsOrMessage === 'string' ? fieldsOrMessage : (message ?? '') });
   };
-  return { trace: write, debug: write, info: write, warn: write, error: write, fatal: write, child: (more) => recordingLogger(lines, { ...bindings, ...more }) };
+  return {
+    trace: write,
+    debug: write,
+    info: write,
+    warn: write,
+    error: write,
+    fatal: write,
+    child: (more) => recordingLogger(lines, { ...bindings, ...more }),
+  };
 }

@@ -44,7 +44,14 @@ describe('ConfigBundleReconciler (the owner-reference sample)', function () {
     ]);
     for (const cm of cms) {
       expect(cm.metadata!.ownerReferences).to.deep.equal([
-        { apiVersion: 'sample.kindex.dev/v1', kind: 'ConfigBundle', name: 'settings', uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: 'sample.kindex.dev/v1',
+          kind: 'ConfigBundle',
+          name: 'settings',
+          uid: created.metadata!.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ]);
     }
     await settle(run);
@@ -64,7 +71,9 @@ describe('ConfigBundleReconciler (the owner-reference sample)', function () {
         metadata: {
           name: 'adopter-color',
           labels: { [BUNDLE_LABEL]: 'adopter' },
-          ownerReferences: [{ apiVersion: 'sample.kindex.dev/v1', kind: 'ConfigBundle', name: 'adopter', uid: owner.metadata!.uid!, controller: true }],
+          ownerReferences: [
+            { apiVersion: 'sample.kindex.dev/v1', kind: 'ConfigBundle', name: 'adopter', uid: owner.metadata!.uid!, controller: true },
+          ],
         },
         data: { value: 'red' },
       },
@@ -95,7 +104,9 @@ describe('ConfigBundleReconciler (the owner-reference sample)', function () {
       async () => {
         const [cm] = await children(fixture(), ns, 'foster');
         expect(cm?.metadata?.uid, 'the orphan itself, not a new ConfigMap').to.equal(orphan.metadata!.uid);
-        expect(cm?.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller])).to.deep.equal([['ConfigBundle', 'foster', owner.metadata!.uid, true]]);
+        expect(cm?.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller])).to.deep.equal([
+          ['ConfigBundle', 'foster', owner.metadata!.uid, true],
+        ]);
         expect(cm?.data?.['value']).to.equal('blue');
       },
       { timeoutMs: 20_000, description: 'the orphan is adopted' },
@@ -109,8 +120,12 @@ describe('ConfigBundleReconciler (the owner-reference sample)', function () {
     const ns = run.namespace;
     await client.create(ConfigBundleKind, bundle('shrinking', ns, { a: '1', b: '2', c: '3' }));
     await bundleStatus(run, 'shrinking', { configMaps: 3, ready: true });
-    await client.patch(ConfigBundleKind, ResourceID.of('shrinking', ns), [{ op: 'remove', path: '/spec/entries/b' }], { patchType: 'json' });
-    await eventually(async () => expect((await children(fixture(), ns, 'shrinking')).map((c) => c.metadata!.name)).to.deep.equal(['shrinking-a', 'shrinking-c']));
+    await client.patch(ConfigBundleKind, ResourceID.of('shrinking', ns), [{ op: 'remove', path: '/spec/entries/b' }], {
+      patchType: 'json',
+    });
+    await eventually(async () =>
+      expect((await children(fixture(), ns, 'shrinking')).map((c) => c.metadata!.name)).to.deep.equal(['shrinking-a', 'shrinking-c']),
+    );
     await bundleStatus(run, 'shrinking', { configMaps: 2, ready: true });
   });
 

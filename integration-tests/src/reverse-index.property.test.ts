@@ -17,13 +17,28 @@ const byAnnotation = fromAnnotations();
 const byLabel = fromLabels();
 
 type Op =
-  | { readonly type: 'put-secondary'; readonly name: string; readonly annotated: string | undefined; readonly labelled: string | undefined; readonly data: string }
+  | {
+      readonly type: 'put-secondary';
+      readonly name: string;
+      readonly annotated: string | undefined;
+      readonly labelled: string | undefined;
+      readonly data: string;
+    }
   | { readonly type: 'delete-secondary'; readonly name: string }
   | { readonly type: 'put-primary'; readonly name: string }
   | { readonly type: 'delete-primary'; readonly name: string };
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ type: fc.constant('put-secondary' as const), name: fc.constantFrom(...SECONDARIES), annotated: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }), labelled: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }), data: fc.constantFrom('a', 'b') }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      type: fc.constant('put-secondary' as const),
+      name: fc.constantFrom(...SECONDARIES),
+      annotated: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }),
+      labelled: fc.option(fc.constantFrom(...PRIMARIES), { nil: undefined }),
+      data: fc.constantFrom('a', 'b'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('delete-secondary' as const), name: fc.constantFrom(...SECONDARIES) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('put-primary' as const), name: fc.constantFrom(...PRIMARIES) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('delete-primary' as const), name: fc.constantFrom(...PRIMARIES) }) },
@@ -60,17 +75,24 @@ describe('InformerEventSource reverse index against the server (property)', func
               switch (op.type) {
                 case 'put-secondary': {
                   const before = model.get(op.name);
-                  const annotations: Record<string, string> = op.annotated === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.annotated };
+                  const annotations: Record<string, string> =
+                    op.annotated === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.annotated };
                   const labels: Record<string, string> = op.labelled === undefined ? {} : { [DEFAULT_PRIMARY_NAME_KEY]: op.labelled };
                   if (before === undefined) {
-                    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: op.name, annotations, labels }, data: { v: op.data } } });
+                    await core.createNamespacedConfigMap({
+                      namespace: ns,
+                      body: { metadata: { name: op.name, annotations, labels }, data: { v: op.data } },
+                    });
                   } else {
                     // A full replace, so a removed annotation is removed.
                     const current = await core.readNamespacedConfigMap({ name: op.name, namespace: ns });
                     await core.replaceNamespacedConfigMap({
                       name: op.name,
                       namespace: ns,
-                      body: { metadata: { name: op.name, resourceVersion: current.metadata!.resourceVersion!, annotations, labels }, data: { v: op.data } },
+                      body: {
+                        metadata: { name: op.name, resourceVersion: current.metadata!.resourceVersion!, annotations, labels },
+                        data: { v: op.data },
+                      },
                     });
                   }
                   const after = new Set([op.annotated, op.labelled].filter((p) => p !== undefined));
@@ -100,20 +122,30 @@ describe('InformerEventSource reverse index against the server (property)', func
 
             // Settled: the cache holds exactly the server's ConfigMaps, at their resourceVersions.
             const onServer = (await core.listNamespacedConfigMap({ namespace: ns })).items;
-            const versions = (objects: readonly { metadata?: { name?: string; resourceVersion?: string } }[]) => objects.map((o) => `${o.metadata!.name}@${o.metadata!.resourceVersion}`).sort();
-            await eventually(() => expect(versions(source.list(ns))).to.deep.equal(versions(onServer)), { description: 'the cache catches up' });
+            const versions = (objects: readonly { metadata?: { name?: string; resourceVersion?: string } }[]) =>
+              objects.map((o) => `${o.metadata!.name}@${o.metadata!.resourceVersion}`).sort();
+            await eventually(() => expect(versions(source.list(ns))).to.deep.equal(versions(onServer)), {
+              description: 'the cache catches up',
+            });
 
             // Recomputed from scratch, from the server's objects alone.
             const expected = new Map<string, string[]>(PRIMARIES.map((p) => [ResourceID.keyOf(p, ns), []]));
             for (const cm of onServer) {
-              const named = new Set([cm.metadata?.annotations?.[DEFAULT_PRIMARY_NAME_KEY], cm.metadata?.labels?.[DEFAULT_PRIMARY_NAME_KEY]].filter((p) => p !== undefined));
+              const named = new Set(
+                [cm.metadata?.annotations?.[DEFAULT_PRIMARY_NAME_KEY], cm.metadata?.labels?.[DEFAULT_PRIMARY_NAME_KEY]].filter(
+                  (p) => p !== undefined,
+                ),
+              );
               for (const p of named) expected.get(ResourceID.keyOf(p, ns))!.push(ResourceID.keyOf(cm.metadata!.name!, ns));
               const keys = [...source.primaryKeysOf(ResourceID.of(cm.metadata!.name!, ns))].sort();
               expect(keys, `primaries of ${cm.metadata!.name}`).to.deep.equal([...named].map((p) => ResourceID.keyOf(p, ns)).sort());
             }
             for (const [primaryKey, secondaryKeys] of expected) {
               const primary = { apiVersion: 'v1', kind: 'Secret', metadata: { name: ResourceID.parse(primaryKey).name, namespace: ns } };
-              const actual = source.getSecondaryResources(primary).map((s) => ResourceID.keyOfResource(s)).sort();
+              const actual = source
+                .getSecondaryResources(primary)
+                .map((s) => ResourceID.keyOfResource(s))
+                .sort();
               expect(actual, `secondaries of ${primaryKey}`).to.deep.equal(secondaryKeys.sort());
             }
             // Deleted secondaries left nothing behind.

@@ -15,7 +15,10 @@ describe('the Job/Cluster sample with --replicas 3', function () {
     if (process.env['KINDEX_APISERVER'] === 'real') {
       skipWithReason(this, 'the sample starts its own embedded API server; the real tier would run the same thing again');
     }
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', '--replicas', '3'], { cwd: SAMPLE, timeout: 170_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', '--replicas', '3'], {
+      cwd: SAMPLE,
+      timeout: 170_000,
+    });
     const leads = [...stdout.matchAll(/── (replica-\d) leads/g)].map((m) => m[1]);
     expect(leads, stdout).to.have.length(2);
     const killed = /SIGKILL (replica-\d) \(the leader\)/.exec(stdout)?.[1];

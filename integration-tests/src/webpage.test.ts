@@ -13,7 +13,9 @@ describe('WebPage sample (dependent resources)', function () {
     const namespace = await createNamespace(server().kubeConfig);
     const lines: string[] = [];
     const figures = await playWebPage(server().kubeConfig, namespace, (line) => lines.push(line));
-    console.log(`      (reconciles from creation to ready: ${figures.reconcilesToReady}; no-change reconciles: ${figures.noChangeReconciles}, writes: ${figures.noChangeWrites})`);
+    console.log(
+      `      (reconciles from creation to ready: ${figures.reconcilesToReady}; no-change reconciles: ${figures.noChangeReconciles}, writes: ${figures.noChangeWrites})`,
+    );
     expect(figures.reconcilesToReady, lines.join('\n')).to.be.at.least(1);
     expect(figures.noChangeReconciles).to.be.at.least(1);
     expect(figures.noChangeWrites, lines.join('\n')).to.equal(0);

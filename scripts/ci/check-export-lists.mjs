@@ -27,7 +27,11 @@ function kindOf(symbol) {
 /** `kind name` for every export of the package's index.ts, sorted by name. */
 function exportList(name) {
   const index = join(root, 'packages', name, 'src', 'index.ts');
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'packages', name, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'packages', name, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const program = ts.createProgram([index], { ...config.options, noEmit: true, composite: false, declaration: false });
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(index));

@@ -47,12 +47,19 @@ try {
   for (const name of PACKAGES) {
     run('npx', [...PNPM, 'pack', '--pack-destination', packs], { cwd: join(root, 'packages', name) });
   }
-  const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz')).map((f) => join(packs, f));
+  const tarballs = readdirSync(packs)
+    .filter((f) => f.endsWith('.tgz'))
+    .map((f) => join(packs, f));
   if (tarballs.length !== PACKAGES.length) throw new Error(`expected ${PACKAGES.length} tarballs in ${packs}, found ${tarballs.length}`);
 
   for (const tarball of tarballs) {
     const listing = spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
-    for (const required of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/index.js.map', 'package/dist/index.d.ts.map']) {
+    for (const required of [
+      'package/dist/index.js',
+      'package/dist/index.d.ts',
+      'package/dist/index.js.map',
+      'package/dist/index.d.ts.map',
+    ]) {
       if (!listing.includes(required)) throw new Error(`${tarball} lacks ${required}`);
     }
     const tests = listing.filter((f) => /\.test\.(js|ts|d\.ts)/.test(f));
@@ -67,20 +74,37 @@ try {
   copyFileSync(join(root, 'scripts', 'ci', 'consumer', 'main.ts'), join(consumer, 'main.ts'));
   copyFileSync(join(root, 'scripts', 'ci', 'consumer', 'tsconfig.json'), join(consumer, 'tsconfig.json'));
   const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
-  run('npm', [...npmInstall, ...tarballs, `@kubernetes/client-node@${clientNodeVersion}`, `typescript@${typescriptVersion}`, `@types/node@${typesNodeVersion}`], { cwd: consumer });
+  run(
+    'npm',
+    [
+      ...npmInstall,
+      ...tarballs,
+      `@kubernetes/client-node@${clientNodeVersion}`,
+      `typescript@${typescriptVersion}`,
+      `@types/node@${typesNodeVersion}`,
+    ],
+    { cwd: consumer },
+  );
   run(join(consumer, 'node_modules', '.bin', 'tsc'), ['-p', '.'], { cwd: consumer });
   run(process.execPath, ['dist/main.js'], { cwd: consumer });
 
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 19)) {
     run('npm', [...npmInstall, '@kubernetes/client-node@2.0.1'], { cwd: consumer });
-    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@kindex/informer')"], { cwd: consumer, encoding: 'utf8' });
+    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@kindex/informer')"], {
+      cwd: consumer,
+      encoding: 'utf8',
+    });
     if (probe.status === 0 || !probe.stderr.includes('UnsupportedRuntimeError') || !probe.stderr.includes('needs Node.js 22.19')) {
-      throw new Error(`importing @kindex/informer with client-node 2.0.1 on Node ${process.versions.node} should fail with UnsupportedRuntimeError; got exit ${probe.status}:\n${probe.stderr}`);
+      throw new Error(
+        `importing @kindex/informer with client-node 2.0.1 on Node ${process.versions.node} should fail with UnsupportedRuntimeError; got exit ${probe.status}:\n${probe.stderr}`,
+      );
     }
     console.log(`client-node 2.0.1 on Node ${process.versions.node}: UnsupportedRuntimeError at import, as expected`);
   }
-  console.log(`\npackages: core, informer, testing pass publint, attw and the consumer test (client-node ${clientNodeVersion}, Node ${process.versions.node}) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\npackages: core, informer, testing pass publint, attw and the consumer test (client-node ${clientNodeVersion}, Node ${process.versions.node}) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 } catch (error) {
   console.error(`\npackage check failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

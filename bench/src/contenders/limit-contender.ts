@@ -31,7 +31,10 @@ export function limitContender(options: ContenderOptions): Contender {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata: { resourceVersion: string }; items: ParsedObject[] };
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              metadata: { resourceVersion: string };
+              items: ParsedObject[];
+            };
             objects.clear();
             for (const item of parsed.items) objects.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
             resourceVersion = parsed.metadata.resourceVersion;

@@ -40,10 +40,16 @@ export function svgBarChart(title: string, unit: string, series: readonly string
       if (value === undefined) return;
       const h = (value / max) * height;
       const x = x0 + s * barWidth;
-      out.push(`<rect x="${x}" y="${top + height - h}" width="${barWidth - 4}" height="${h}" fill="${COLORS[s % COLORS.length]}"><title>${escape(name)}: ${format(value)}</title></rect>`);
-      out.push(`<text x="${x + (barWidth - 4) / 2}" y="${top + height - h - 3}" text-anchor="middle" font-size="9">${format(value)}</text>`);
+      out.push(
+        `<rect x="${x}" y="${top + height - h}" width="${barWidth - 4}" height="${h}" fill="${COLORS[s % COLORS.length]}"><title>${escape(name)}: ${format(value)}</title></rect>`,
+      );
+      out.push(
+        `<text x="${x + (barWidth - 4) / 2}" y="${top + height - h - 3}" text-anchor="middle" font-size="9">${format(value)}</text>`,
+      );
     });
-    out.push(`<text x="${x0 + (series.length * barWidth) / 2}" y="${top + height + 16}" text-anchor="middle">${escape(group.label)}</text>`);
+    out.push(
+      `<text x="${x0 + (series.length * barWidth) / 2}" y="${top + height + 16}" text-anchor="middle">${escape(group.label)}</text>`,
+    );
   });
   series.forEach((name, s) => {
     const x = left + s * 110;

@@ -35,10 +35,17 @@ const timing = JSON.parse(env('KINDEX_TIMING')) as { leaseDurationMs: number; re
 const onLost = process.env['KINDEX_ON_LOST'] === 'standby' ? 'standby' : 'exit';
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromFile(env('KINDEX_KUBECONFIG'));
-const CounterKind = resourceKind<Counter>({ group: env('KINDEX_GROUP'), version: 'v1', kind: 'Counter', plural: 'counters', namespaced: true });
+const CounterKind = resourceKind<Counter>({
+  group: env('KINDEX_GROUP'),
+  version: 'v1',
+  kind: 'Counter',
+  plural: 'counters',
+  namespaced: true,
+});
 
 const record = (line: object): void => appendFileSync(records, `${JSON.stringify({ pid: process.pid, identity, ...line })}\n`);
-const say = (line: object): void => void process.stdout.write(`${JSON.stringify({ pid: process.pid, identity, at: Date.now(), ...line })}\n`);
+const say = (line: object): void =>
+  void process.stdout.write(`${JSON.stringify({ pid: process.pid, identity, at: Date.now(), ...line })}\n`);
 
 const operator = new Operator({
   kubeConfig,
@@ -61,7 +68,8 @@ const controller = operator.register<Counter>(
 // Successful writes only: the controller reports them after the server accepted them.
 controller.events$.subscribe((e) => {
   // The resourceVersion the server gave the write orders it against other replicas' writes.
-  if (e.type === 'reconciled' && e.wrote.length > 0) record({ type: 'wrote', key: e.key, rv: controller.getPrimary(e.key)?.metadata?.resourceVersion, at: Date.now() });
+  if (e.type === 'reconciled' && e.wrote.length > 0)
+    record({ type: 'wrote', key: e.key, rv: controller.getPrimary(e.key)?.metadata?.resourceVersion, at: Date.now() });
 });
 operator.leaderElector?.isLeader$.subscribe((leading) => say({ event: leading ? 'leading' : 'following' }));
 await operator.run({ gracefulShutdownTimeoutMs: 10_000, onStarted: () => say({ event: 'started' }) });

@@ -34,14 +34,28 @@ export class ElectionScenario {
     this.client = new KubeClient(server.kubeConfig);
   }
 
-  static async create(server: TestApiServer, options: { counters: number; timing: ReplicaSetup['timing']; onLost?: 'exit' | 'standby' }): Promise<ElectionScenario> {
-    const crd = await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { kind: 'Counter' });
+  static async create(
+    server: TestApiServer,
+    options: { counters: number; timing: ReplicaSetup['timing']; onLost?: 'exit' | 'standby' },
+  ): Promise<ElectionScenario> {
+    const crd = await createTestCrd(
+      server.kubeConfig.makeApiClient(ApiextensionsV1Api),
+      server.kubeConfig.makeApiClient(CustomObjectsApi),
+      { kind: 'Counter' },
+    );
     const group = crd.name.slice('counters.'.length);
     const namespace = await createNamespace(server.kubeConfig);
     const dir = mkdtempSync(path.join(tmpdir(), 'kindex-election-'));
     const kubeconfigFile = path.join(dir, 'kubeconfig');
     writeFileSync(kubeconfigFile, server.kubeConfig.exportConfig());
-    const setup: ReplicaSetup = { kubeconfigFile, namespace, group, recordsFile: path.join(dir, 'records.jsonl'), timing: options.timing, ...(options.onLost ? { onLost: options.onLost } : {}) };
+    const setup: ReplicaSetup = {
+      kubeconfigFile,
+      namespace,
+      group,
+      recordsFile: path.join(dir, 'records.jsonl'),
+      timing: options.timing,
+      ...(options.onLost ? { onLost: options.onLost } : {}),
+    };
     const kind = resourceKind<Counter>({ group, version: 'v1', kind: 'Counter', plural: 'counters', namespaced: true });
     const scenario = new ElectionScenario(setup, kind, server);
     for (let i = 0; i < options.counters; i++) {

@@ -115,7 +115,10 @@ export class ReplicaProcess {
         if (found !== undefined) finish(() => resolve(found));
         else if (!this.running) finish(() => reject(new Error(`${this.identity} exited before ${description}; stderr:\n${this.#stderr}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`${this.identity}: no ${description} within ${timeoutMs} ms; stderr:\n${this.#stderr}`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`${this.identity}: no ${description} within ${timeoutMs} ms; stderr:\n${this.#stderr}`))),
+        timeoutMs,
+      );
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         this.#waiters.delete(check);

@@ -66,10 +66,7 @@ async function stopRunning(): Promise<void> {
  * Creates a namespace (unless `namespaces` is given, the operator then watches those), starts the
  * sample operator on it, and returns it; it is stopped after the test.
  */
-export async function startSample(
-  fixture: SampleServer,
-  options: Omit<SampleOperatorOptions, 'kubeConfig'> = {},
-): Promise<RunningSample> {
+export async function startSample(fixture: SampleServer, options: Omit<SampleOperatorOptions, 'kubeConfig'> = {}): Promise<RunningSample> {
   const namespace = options.namespaces?.[0] ?? (await createNamespace(fixture.server.kubeConfig));
   const sample = createSampleOperator({ kubeConfig: fixture.server.kubeConfig, namespaces: [namespace], ...options });
   const jobLog = new ReconcileLog(sample.jobs);
@@ -158,7 +155,10 @@ export async function expectServerJobValues(
     async () => {
       const actual = await serverJobValues(client, namespace);
       const wrong = [...expected].filter(([name, value]) => !actual.has(name) || actual.get(name) !== value).slice(0, 5);
-      expect(wrong.map(([name, value]) => `${name}: want ${value}, got ${actual.get(name)}`), 'jobs with a wrong value').to.deep.equal([]);
+      expect(
+        wrong.map(([name, value]) => `${name}: want ${value}, got ${actual.get(name)}`),
+        'jobs with a wrong value',
+      ).to.deep.equal([]);
       expect(actual.size, 'number of jobs').to.equal(expected.size);
     },
     { timeoutMs, intervalMs: 200, description: `jobs of ${namespace} converge` },
@@ -170,7 +170,11 @@ export async function expectServerJobValues(
  * its namespace, reading its cache and its own writes only: no request, so injected request
  * failures are left to the operator.
  */
-export async function expectCachedJobValues(run: RunningSample, expected: ReadonlyMap<string, string | undefined>, timeoutMs = 30_000): Promise<void> {
+export async function expectCachedJobValues(
+  run: RunningSample,
+  expected: ReadonlyMap<string, string | undefined>,
+  timeoutMs = 30_000,
+): Promise<void> {
   await eventually(
     () => {
       let wrong = 0;
@@ -195,7 +199,10 @@ export async function expectCachedJobValues(run: RunningSample, expected: Readon
 export async function settle(run: RunningSample, quietMs = 700, timeoutMs = 60_000): Promise<void> {
   await eventually(
     () => {
-      for (const [controller, log] of [[run.sample.jobs, run.jobLog], [run.sample.bundles, run.bundleLog]] as const) {
+      for (const [controller, log] of [
+        [run.sample.jobs, run.jobLog],
+        [run.sample.bundles, run.bundleLog],
+      ] as const) {
         const stats = controller.processor?.stats();
         expect(stats?.queued, `${controller.name} queued`).to.equal(0);
         expect(stats?.processing, `${controller.name} processing`).to.equal(0);

@@ -9,22 +9,11 @@ export { jsonEqual } from './resource/json-equal.js';
 export { isNewerVersion } from './resource/resource-version.js';
 
 // --- event: what sources report
-export type {
-  ResourceEvent,
-  ResourceEventType,
-  CreateEvent,
-  UpdateEvent,
-  DeleteEvent,
-  GenericEvent,
-} from './event/resource-event.js';
+export type { ResourceEvent, ResourceEventType, CreateEvent, UpdateEvent, DeleteEvent, GenericEvent } from './event/resource-event.js';
 
 // --- selector: label and field selectors (parse, match, format)
 export { LabelSelector } from './selector/label-selector.js';
-export type {
-  LabelRequirement,
-  LabelSelectorObject,
-  LabelSelectorOperator,
-} from './selector/label-selector.js';
+export type { LabelRequirement, LabelSelectorObject, LabelSelectorOperator } from './selector/label-selector.js';
 export { FieldSelector } from './selector/field-selector.js';
 export type { FieldRequirement } from './selector/field-selector.js';
 export { InvalidSelectorError } from './selector/invalid-selector-error.js';
@@ -112,11 +101,7 @@ export { GenericRetry } from './queue/generic-retry.js';
 export type { GenericRetryOptions } from './queue/generic-retry.js';
 
 // --- source: the EventSource contract, timer and polling sources
-export type {
-  EventSource,
-  EventSourceHealth,
-  SecondaryResourceReader,
-} from './source/event-source.js';
+export type { EventSource, EventSourceHealth, SecondaryResourceReader } from './source/event-source.js';
 export type { SecondaryType } from './source/secondary-type.js';
 export { secondaryType } from './source/secondary-type.js';
 export type { Trigger, TriggerCause } from './source/trigger.js';

@@ -39,7 +39,11 @@ export type { ApplyOptions } from './client/kube-client.js';
 export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
-export { KubernetesDependentResource, InvalidDesiredResourceError, DependentNotPreparedError } from './dependent/kubernetes-dependent-resource.js';
+export {
+  KubernetesDependentResource,
+  InvalidDesiredResourceError,
+  DependentNotPreparedError,
+} from './dependent/kubernetes-dependent-resource.js';
 export type { KubernetesDependentResourceOptions, DependentAction } from './dependent/kubernetes-dependent-resource.js';
 export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
 export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 
 const compiled = new URL('../dist/cli/kindex-apiserver.js', import.meta.url);
-const checkout = existsSync(new URL('../src/cli/kindex-apiserver.ts', import.meta.url)) && existsSync(new URL('../tsconfig.json', import.meta.url));
+const checkout =
+  existsSync(new URL('../src/cli/kindex-apiserver.ts', import.meta.url)) && existsSync(new URL('../tsconfig.json', import.meta.url));
 if (checkout || !existsSync(compiled)) {
   const { register } = await import('tsx/esm/api');
   register();

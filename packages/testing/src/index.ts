@@ -25,11 +25,7 @@ export type { RealApiServerBinaries, RealApiServerBinariesOptions } from './real
 export { RealApiServerStartError } from './real-apiserver/real-api-server-start-error.js';
 
 // --- choosing a server for a suite, and helpers
-export {
-  startTestApiServer,
-  apiServerFlavorFromEnvironment,
-  UnknownApiServerFlavorError,
-} from './start-test-api-server.js';
+export { startTestApiServer, apiServerFlavorFromEnvironment, UnknownApiServerFlavorError } from './start-test-api-server.js';
 export type { ApiServerFlavor } from './start-test-api-server.js';
 export type { TestApiServerOptions } from './test-api-server.js';
 export { useTestApiServer } from './helpers/use-test-api-server.js';

@@ -1,4 +1,12 @@
-import { ResourceID, TerminalError, UpdateControl, type Context, type EventSourceContext, type KubernetesObject, type Reconciler } from '@kindex/core';
+import {
+  ResourceID,
+  TerminalError,
+  UpdateControl,
+  type Context,
+  type EventSourceContext,
+  type KubernetesObject,
+  type Reconciler,
+} from '@kindex/core';
 import { InformerEventSource, Kinds, type KubeClient } from '@kindex/informer';
 import { ConfigBundleKind, type ConfigBundle } from './model.js';
 
@@ -39,14 +47,15 @@ export class ConfigBundleReconciler implements Reconciler<ConfigBundle, KubeClie
     for (const [name, value] of wanted) {
       // Not among our children: maybe an orphan of that name sits in the cache (left by a delete
       // with propagationPolicy Orphan); reading the event source's cache directly finds it.
-      const existing = children.find((c) => c.metadata?.name === name) ?? this.#configMaps?.cache.snapshot().peek(ResourceID.of(name, namespace));
+      const existing =
+        children.find((c) => c.metadata?.name === name) ?? this.#configMaps?.cache.snapshot().peek(ResourceID.of(name, namespace));
       if (existing === undefined) {
         await client.create(Kinds.ConfigMap, {
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name, namespace, labels: { [BUNDLE_LABEL]: bundle.metadata!.name! }, ownerReferences: [ownerReference] },
           data: { value },
-        } as ConfigMap);
+        });
         continue;
       }
       const refs = existing.metadata?.ownerReferences ?? [];

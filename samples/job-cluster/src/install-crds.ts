@@ -5,7 +5,13 @@ import { parse } from 'yaml';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import { KubeClient, resourceKind } from '@kindex/informer';
 
-const CRD = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+const CRD = resourceKind({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+});
 
 /** The sample's CRD manifests, from `crds/`. */
 export function sampleCrds(): KubernetesObject[] {
@@ -21,8 +27,15 @@ export async function installCrds(client: KubeClient): Promise<void> {
   for (const crd of sampleCrds()) {
     const name = crd.metadata!.name!;
     if ((await client.get(CRD, ResourceID.of(name))) === undefined) await client.create(CRD, crd);
-    const spec = (crd as unknown as { spec: { group: string; names: { plural: string; kind: string }; versions: { name: string }[] } }).spec;
-    const kind = resourceKind({ group: spec.group, version: spec.versions[0]!.name, kind: spec.names.kind, plural: spec.names.plural, namespaced: true });
+    const spec = (crd as unknown as { spec: { group: string; names: { plural: string; kind: string }; versions: { name: string }[] } })
+      .spec;
+    const kind = resourceKind({
+      group: spec.group,
+      version: spec.versions[0]!.name,
+      kind: spec.names.kind,
+      plural: spec.names.plural,
+      namespaced: true,
+    });
     for (let i = 0; ; i++) {
       try {
         await client.get(kind, ResourceID.of('probe', 'default'));

@@ -41,9 +41,13 @@ async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Pr
     kubeConfig,
     timeline,
     // In the Deployment: probes and Prometheus on 8080 (deploy/40-deployment.yaml).
-    ...(inCluster ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! }, server: { port: 8080 } } : {}),
+    ...(inCluster
+      ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! }, server: { port: 8080 } }
+      : {}),
   });
-  sample.operator.leaderElector?.status$.subscribe((s) => timeline.note(`leader election: ${s.role}, lease held by ${s.holderIdentity ?? '(nobody)'}`));
+  sample.operator.leaderElector?.status$.subscribe((s) =>
+    timeline.note(`leader election: ${s.role}, lease held by ${s.holderIdentity ?? '(nobody)'}`),
+  );
   await sample.operator.run({
     gracefulShutdownTimeoutMs: 30_000,
     onStarted: () => timeline.note(`operator running against ${kubeConfig.getCurrentCluster()?.server}; SIGTERM or Ctrl-C to stop`),

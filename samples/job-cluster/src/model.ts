@@ -18,6 +18,18 @@ export interface ConfigBundle extends KubernetesObject {
   status?: { configMaps?: number; ready?: boolean };
 }
 
-export const ClusterKind = resourceKind<Cluster>({ group: 'sample.kindex.dev', version: 'v1', kind: 'Cluster', plural: 'clusters', namespaced: true });
+export const ClusterKind = resourceKind<Cluster>({
+  group: 'sample.kindex.dev',
+  version: 'v1',
+  kind: 'Cluster',
+  plural: 'clusters',
+  namespaced: true,
+});
 export const JobKind = resourceKind<Job>({ group: 'sample.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
-export const ConfigBundleKind = resourceKind<ConfigBundle>({ group: 'sample.kindex.dev', version: 'v1', kind: 'ConfigBundle', plural: 'configbundles', namespaced: true });
+export const ConfigBundleKind = resourceKind<ConfigBundle>({
+  group: 'sample.kindex.dev',
+  version: 'v1',
+  kind: 'ConfigBundle',
+  plural: 'configbundles',
+  namespaced: true,
+});

@@ -77,7 +77,8 @@ class Replica {
   async started(): Promise<void> {
     const deadline = Date.now() + 60_000;
     while (!this.lines.some((l) => l.event === 'started')) {
-      if (this.#child.exitCode !== null || Date.now() > deadline) throw new Error(`replica ${this.identity} did not start:\n${this.#stderr}`);
+      if (this.#child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`replica ${this.identity} did not start:\n${this.#stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -95,11 +96,16 @@ export async function runReplicas(count: number): Promise<void> {
     await client.create(Kinds.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'kindex-sample-')), 'kubeconfig');
     writeFileSync(kubeconfig, server.kubeConfig.exportConfig());
-    console.log(`kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, leader election on Lease ${namespace}/${LEASE}\n`);
+    console.log(
+      `kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, leader election on Lease ${namespace}/${LEASE}\n`,
+    );
     const timeline = new Timeline();
     const onLine = (line: ReplicaLine): void => {
       if (line.event === 'leading') timeline.note(`${line.identity} leads`);
-      else if (line.event === 'started') timeline.note(`${line.identity} started, caches synced (${replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading') ? 'leading' : 'warm follower'})`);
+      else if (line.event === 'started')
+        timeline.note(
+          `${line.identity} started, caches synced (${replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading') ? 'leading' : 'warm follower'})`,
+        );
     };
     for (let i = 1; i <= count; i++) {
       replicas.push(new Replica(`replica-${i}`, ['--kubeconfig', kubeconfig, '--namespace', namespace], onLine));
@@ -113,7 +119,9 @@ export async function runReplicas(count: number): Promise<void> {
       const leaderIdentity = await holder();
       const leader = replicas.find((r) => r.identity === leaderIdentity);
       if (leader === undefined || count < 2) return;
-      timeline.note(`SIGKILL ${leader.identity} (the leader): the others wait out its lease (${TIMING.leaseDurationMs} ms) and one takes over`);
+      timeline.note(
+        `SIGKILL ${leader.identity} (the leader): the others wait out its lease (${TIMING.leaseDurationMs} ms) and one takes over`,
+      );
       killedAt = Date.now();
       leader.signal('SIGKILL');
       await leader.exited;
@@ -139,15 +147,21 @@ export async function runReplicas(count: number): Promise<void> {
 }
 
 /** The series a dashboard shows first, as scraped from each replica: who leads, what it reconciled, what it caches. */
-const SHOWN_SERIES = /^(leader_election_master_status|controller_runtime_reconcile_total|controller_runtime_active_workers|workqueue_depth|kindex_informer_objects)\{/;
+const SHOWN_SERIES =
+  /^(leader_election_master_status|controller_runtime_reconcile_total|controller_runtime_active_workers|workqueue_depth|kindex_informer_objects)\{/;
 
 async function printScrape(replicas: readonly Replica[], leader: string | undefined, timeline: Timeline): Promise<void> {
   for (const r of replicas) {
     const url = r.lines.find((l) => l.event === 'started')?.url;
     if (url === undefined) continue;
-    const [metrics, ready] = await Promise.all([fetch(`${url}/metrics`).then((res) => res.text()), fetch(`${url}/readyz`).then((res) => res.status)]);
+    const [metrics, ready] = await Promise.all([
+      fetch(`${url}/metrics`).then((res) => res.text()),
+      fetch(`${url}/readyz`).then((res) => res.status),
+    ]);
     const shown = metrics.split('\n').filter((line) => SHOWN_SERIES.test(line) && !line.endsWith(' 0'));
-    timeline.note(`scrape of ${r.identity}${r.identity === leader ? ' (leader)' : ' (warm follower)'}: GET /readyz ${ready}, ${shown.length} non-zero series of interest`);
+    timeline.note(
+      `scrape of ${r.identity}${r.identity === leader ? ' (leader)' : ' (warm follower)'}: GET /readyz ${ready}, ${shown.length} non-zero series of interest`,
+    );
     for (const line of shown) console.log(`      ${line}`);
   }
 }

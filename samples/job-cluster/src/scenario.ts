@@ -114,7 +114,9 @@ export async function playScenario(
 
   const jobs =
     'jobValue' in op
-      ? (await Promise.all(['build', 'test', 'deploy'].map((name) => client.get<Job>(JobKind, ResourceID.of(name, namespace))))).filter((j) => j !== undefined)
+      ? (await Promise.all(['build', 'test', 'deploy'].map((name) => client.get<Job>(JobKind, ResourceID.of(name, namespace))))).filter(
+          (j) => j !== undefined,
+        )
       : op.jobs.primaryCache.list(namespace);
   return [...jobs].sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
 }

@@ -23,10 +23,13 @@ export class Timeline {
         return;
       }
       case 'reconciled':
-        this.#emit(`  reconcile  ${controller} ${event.key.padEnd(28)} → ${event.control}${event.wrote.length ? ` (wrote ${event.wrote.join(', ')})` : ''}`);
+        this.#emit(
+          `  reconcile  ${controller} ${event.key.padEnd(28)} → ${event.control}${event.wrote.length ? ` (wrote ${event.wrote.join(', ')})` : ''}`,
+        );
         return;
       case 'processing':
-        if (event.event.type === 'retry-scheduled') this.#emit(`  retry      ${controller} ${event.event.key} in ${event.event.delayMs} ms: ${String(event.event.error)}`);
+        if (event.event.type === 'retry-scheduled')
+          this.#emit(`  retry      ${controller} ${event.event.key} in ${event.event.delayMs} ms: ${String(event.event.error)}`);
         return;
       case 'problem':
         this.#emit(`  problem    ${event.source}: ${String(event.error)}`);

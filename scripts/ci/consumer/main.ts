@@ -13,7 +13,10 @@ class StampReconciler implements Reconciler<KubernetesObject, KubeClient> {
   reconcile(configMap: KubernetesObject, _context: Context<KubernetesObject, KubeClient>): UpdateControl<KubernetesObject> {
     const metadata = configMap.metadata ?? {};
     if (metadata.annotations?.[STAMP] === 'yes') return UpdateControl.noUpdate();
-    return UpdateControl.patchResource({ ...configMap, metadata: { ...metadata, annotations: { ...metadata.annotations, [STAMP]: 'yes' } } });
+    return UpdateControl.patchResource({
+      ...configMap,
+      metadata: { ...metadata, annotations: { ...metadata.annotations, [STAMP]: 'yes' } },
+    });
   }
 }
 

@@ -9,10 +9,7 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
  * external trigger).
  */
 export type ResourceEvent<R extends KubernetesObject = KubernetesObject> =
-  | CreateEvent<R>
-  | UpdateEvent<R>
-  | DeleteEvent<R>
-  | GenericEvent<R>;
+  CreateEvent<R> | UpdateEvent<R> | DeleteEvent<R> | GenericEvent<R>;
 
 /** An object appeared in the source's cache (first seen, or listed at start). */
 export interface CreateEvent<R extends KubernetesObject = KubernetesObject> {

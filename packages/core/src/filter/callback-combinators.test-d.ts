@@ -24,7 +24,10 @@ export function combinatorTypeChecks(): void {
   const withContext = (v: string | undefined, c: FilterContext<Job>) => v === c.spec.clusterName;
   const withGeneralContext = (v: string | undefined, c: FilterContext<KubernetesObject>) => v === c.name;
   kopfFilter<Job>({ labels: { a: any_([withContext, valueOnly, withGeneralContext]) } });
-  kopfFilter<Job>({ labels: { a: all_([not_(valueOnly), withContext]) }, annotations: { b: none_([withGeneralContext, (v) => v === 'c']) } });
+  kopfFilter<Job>({
+    labels: { a: all_([not_(valueOnly), withContext]) },
+    annotations: { b: none_([withGeneralContext, (v) => v === 'c']) },
+  });
   // Standalone combinations keep their inferred type and serve the spec later.
   const standalone = all_([general, specific]);
   kopfFilter<Job>({ when: standalone });

@@ -8,8 +8,10 @@ const value = fc.constantFrom('', 'web', 'db');
 const labels = fc.dictionary(key, value, { maxKeys: 3 });
 const criterion = fc.oneof(value, fc.constant(PRESENT), fc.constant(ABSENT)) as fc.Arbitrary<MetaCriterion>;
 const criteria = fc.dictionary(key, criterion, { maxKeys: 3 });
-const obj = (l: Record<string, string>, spec?: Record<string, unknown>): KubernetesObject =>
-  ({ metadata: { name: 'a', namespace: 'ns', labels: l }, ...(spec ? { spec } : {}) }) as KubernetesObject;
+const obj = (l: Record<string, string>, spec?: Record<string, unknown>): KubernetesObject => ({
+  metadata: { name: 'a', namespace: 'ns', labels: l },
+  ...(spec ? { spec } : {}),
+});
 
 /** The same requirements in the label selector syntax: both models must agree. */
 function asSelector(c: Record<string, MetaCriterion>): string {

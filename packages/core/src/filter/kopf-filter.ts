@@ -41,17 +41,11 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
 
 /** A label or annotation criterion: a literal value, PRESENT, ABSENT or a value callback. */
 export type MetaCriterion<R extends KubernetesObject = KubernetesObject> =
-  | string
-  | typeof PRESENT
-  | typeof ABSENT
-  | ((value: string | undefined, ctx: FilterContext<R>) => boolean);
+  string | typeof PRESENT | typeof ABSENT | ((value: string | undefined, ctx: FilterContext<R>) => boolean);
 
 /** A field criterion: a JSON literal (deep equality), PRESENT, ABSENT or a value callback. */
 export type FieldCriterion<R extends KubernetesObject = KubernetesObject> =
-  | JsonValue
-  | typeof PRESENT
-  | typeof ABSENT
-  | ((value: unknown, ctx: FilterContext<R>) => boolean);
+  JsonValue | typeof PRESENT | typeof ABSENT | ((value: unknown, ctx: FilterContext<R>) => boolean);
 
 /** A whole-event callback (kopf's `when=`). */
 export type WhenCallback<R extends KubernetesObject = KubernetesObject> = (ctx: FilterContext<R>) => boolean;
@@ -145,7 +139,11 @@ export function kopfFilter<R extends KubernetesObject = KubernetesObject>(spec: 
   const hasField = loose['field'] !== undefined;
   const path = hasField ? parseFieldPath(loose['field']) : undefined;
   if (!hasField) {
-    for (const [k, c] of [['value', value], ['old', oldC], ['new', newC]] as const) {
+    for (const [k, c] of [
+      ['value', value],
+      ['old', oldC],
+      ['new', newC],
+    ] as const) {
       if (c !== UNSET) throw new InvalidFilterError(k, 'needs a field to check');
     }
   }
@@ -261,8 +259,8 @@ function matchesMeta<R extends KubernetesObject>(
     } else if (criterion === ABSENT) {
       if (has) return false;
     } else if (typeof criterion === 'function') {
-      if (!invoke(ev, where, criterion, has ? content![key] : undefined, contextOf(ev))) return false;
-    } else if (!has || content![key] !== criterion) {
+      if (!invoke(ev, where, criterion, has ? content[key] : undefined, contextOf(ev))) return false;
+    } else if (!has || content[key] !== criterion) {
       return false;
     }
   }
@@ -306,13 +304,13 @@ function isJson(v: unknown): v is JsonValue {
   if (Array.isArray(v)) return v.every(isJson);
   if (typeof v === 'object') {
     const proto: unknown = Object.getPrototypeOf(v);
-    return (proto === Object.prototype || proto === null) && Object.values(v as object).every(isJson);
+    return (proto === Object.prototype || proto === null) && Object.values(v).every(isJson);
   }
   return false;
 }
 
 function show(v: unknown): string {
-  return typeof v === 'symbol' ? v.toString() : typeof v === 'object' ? JSON.stringify(v) ?? typeof v : typeof v;
+  return typeof v === 'symbol' ? v.toString() : typeof v === 'object' ? (JSON.stringify(v) ?? typeof v) : typeof v;
 }
 
 function orUndefined(v: unknown): unknown {

@@ -53,7 +53,13 @@ describe('stealthTransition', () => {
 
   it('makes the object visible when the filter throws, reporting the error', () => {
     const errors: FilterError[] = [];
-    const s = stealthTransition(kopfFilter({ when: () => { throw new Error('broken'); } }));
+    const s = stealthTransition(
+      kopfFilter({
+        when: () => {
+          throw new Error('broken');
+        },
+      }),
+    );
     const e: ResourceEvent = { type: 'create', object: obj() };
     expect(s(e, (err) => errors.push(err))).to.equal(e);
     expect(errors).to.have.length(1);

@@ -40,9 +40,7 @@ export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
  * const seen = stealth(event, reportError); // undefined: not ours, nothing to do
  * ```
  */
-export function stealthTransition<R extends KubernetesObject = KubernetesObject>(
-  filter: Predicate<R>,
-): EventTransform<R> {
+export function stealthTransition<R extends KubernetesObject = KubernetesObject>(filter: Predicate<R>): EventTransform<R> {
   return (event, onError) => {
     const visible = (object: R): boolean => evaluate(filter, { type: 'generic', object }, onError);
     if (event.type !== 'update') return visible(event.object) ? event : undefined;

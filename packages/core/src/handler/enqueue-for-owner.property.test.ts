@@ -16,7 +16,9 @@ const badRef = fc.oneof(
   goodRef.map((r) => ({ ...r, name: '' })),
   fc.constant(null),
 );
-const refs: fc.Arbitrary<unknown[]> = fc.array(fc.oneof({ weight: 3, arbitrary: goodRef }, { weight: 1, arbitrary: badRef }), { maxLength: 6 });
+const refs: fc.Arbitrary<unknown[]> = fc.array(fc.oneof({ weight: 3, arbitrary: goodRef }, { weight: 1, arbitrary: badRef }), {
+  maxLength: 6,
+});
 const pod = (r: unknown[]): KubernetesObject => ({ metadata: { name: 'p', namespace: 'ns', ownerReferences: r as never } });
 type Ref = { apiVersion: string; kind: string; name: string; controller?: boolean };
 const isGood = (r: unknown): r is Ref =>
@@ -45,9 +47,16 @@ describe('enqueueForOwner (properties)', () => {
   it('with controllerOnly, returns at most the first controller reference of each version', () => {
     fc.assert(
       fc.property(refs, (rs) => {
-        const got = mapEvent(enqueueForOwner({ group: 'apps', kind: 'ReplicaSet', controllerOnly: true }), { type: 'create', object: pod(rs) }, () => {});
+        const got = mapEvent(
+          enqueueForOwner({ group: 'apps', kind: 'ReplicaSet', controllerOnly: true }),
+          { type: 'create', object: pod(rs) },
+          () => {},
+        );
         const first = rs.find((r) => r !== null && typeof r === 'object' && (r as { controller?: boolean }).controller === true);
-        const want = first !== undefined && isGood(first) && first.kind === 'ReplicaSet' && first.apiVersion.startsWith('apps/') ? [`ns/${first.name}`] : [];
+        const want =
+          first !== undefined && isGood(first) && first.kind === 'ReplicaSet' && first.apiVersion.startsWith('apps/')
+            ? [`ns/${first.name}`]
+            : [];
         expect(got.map((id) => id.key)).to.deep.equal(want);
       }),
     );

@@ -41,9 +41,7 @@ export interface EnqueueForOwnerOptions {
  * ```
  * @throws {TypeError} when `kind` is empty or `group` looks like an apiVersion (`apps/v1`).
  */
-export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(
-  options: EnqueueForOwnerOptions,
-): EventHandler<R> {
+export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(options: EnqueueForOwnerOptions): EventHandler<R> {
   const { group, kind, controllerOnly = false, clusterScopedOwner = false } = options;
   if (typeof kind !== 'string' || kind === '') throw new TypeError('enqueueForOwner needs a non-empty kind');
   if (typeof group !== 'string' || group.includes('/')) {

@@ -7,7 +7,10 @@ const job = (name: string, clusters: string[]): KubernetesObject => ({
   metadata: { name, namespace: 'ns', annotations: { clusters: clusters.join(',') } },
 });
 const toClusters = (j: KubernetesObject) =>
-  (j.metadata?.annotations?.['clusters'] ?? '').split(',').filter(Boolean).map((c) => ResourceID.of(c, 'ns'));
+  (j.metadata?.annotations?.['clusters'] ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((c) => ResourceID.of(c, 'ns'));
 const keys = (e: ResourceEvent, onError?: (e: HandlerError) => void) =>
   mapEvent(enqueueFromMapFunc(toClusters), e, onError).map((id) => id.key);
 

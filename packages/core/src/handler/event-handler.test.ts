@@ -47,7 +47,11 @@ describe('mapEvent', () => {
   });
 
   it('throws the first error when no listener is given', () => {
-    const h: EventHandler = { map: () => { throw new Error('nope'); } };
+    const h: EventHandler = {
+      map: () => {
+        throw new Error('nope');
+      },
+    };
     expect(() => mapEvent(h, create(obj('o')))).to.throw(HandlerError, /anonymous.*ns\/o.*nope/);
     const reporting: EventHandler = { map: (_e, report) => (report(new Error('soft')), [ResourceID.of('x')]) };
     expect(() => mapEvent(reporting, create(obj('o')))).to.throw(HandlerError, /soft/);

@@ -15,8 +15,6 @@ import { hasBothObjects, stringMapsEqual } from './internal/update-pair.js';
 export function annotationsChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({
     name: 'annotationsChanged',
-    update: (e: UpdateEvent<R>) =>
-      hasBothObjects(e) &&
-      !stringMapsEqual(e.oldObject.metadata?.annotations, e.object.metadata?.annotations),
+    update: (e: UpdateEvent<R>) => hasBothObjects(e) && !stringMapsEqual(e.oldObject.metadata?.annotations, e.object.metadata?.annotations),
   });
 }

@@ -1,12 +1,6 @@
 import { expect } from 'chai';
 import type { KubernetesObject, ObjectMeta, ResourceEvent } from '../index.js';
-import {
-  evaluate,
-  generationChanged,
-  labelsChanged,
-  annotationsChanged,
-  resourceVersionChanged,
-} from '../index.js';
+import { evaluate, generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged } from '../index.js';
 
 const o = (meta: Partial<ObjectMeta> = {}): KubernetesObject => ({ metadata: { name: 'a', namespace: 'ns', ...meta } });
 const upd = (oldMeta: Partial<ObjectMeta>, newMeta: Partial<ObjectMeta>): ResourceEvent => ({

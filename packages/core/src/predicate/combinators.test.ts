@@ -9,13 +9,14 @@ const events: ResourceEvent[] = [
   { type: 'delete', object: { metadata: { name: 'a' } }, deleteStateUnknown: false },
   { type: 'generic', object: { metadata: { name: 'a' } } },
 ];
-const always = (b: boolean): Predicate => funcs({
-  name: String(b),
-  create: () => b,
-  update: () => b,
-  delete: () => b,
-  generic: () => b,
-});
+const always = (b: boolean): Predicate =>
+  funcs({
+    name: String(b),
+    create: () => b,
+    update: () => b,
+    delete: () => b,
+    generic: () => b,
+  });
 
 describe('and', () => {
   it('of nothing passes every event', () => {
@@ -75,13 +76,18 @@ describe('not', () => {
   });
   it('obeys De Morgan and double negation for any operands', () => {
     const arbP = fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }).map((bs): Predicate => ({
-      create: () => bs[0]!, update: () => bs[1]!, delete: () => bs[2]!, generic: () => bs[3]!,
+      create: () => bs[0]!,
+      update: () => bs[1]!,
+      delete: () => bs[2]!,
+      generic: () => bs[3]!,
     }));
-    fc.assert(fc.property(fc.array(arbP, { maxLength: 4 }), fc.constantFrom(...events), (ps, e) => {
-      expect(evaluate(not(and(...ps)), e)).to.equal(evaluate(or(...ps.map((p) => not(p))), e));
-      expect(evaluate(not(or(...ps)), e)).to.equal(evaluate(and(...ps.map((p) => not(p))), e));
-      for (const p of ps) expect(evaluate(not(not(p)), e)).to.equal(evaluate(p, e));
-    }));
+    fc.assert(
+      fc.property(fc.array(arbP, { maxLength: 4 }), fc.constantFrom(...events), (ps, e) => {
+        expect(evaluate(not(and(...ps)), e)).to.equal(evaluate(or(...ps.map((p) => not(p))), e));
+        expect(evaluate(not(or(...ps)), e)).to.equal(evaluate(and(...ps.map((p) => not(p))), e));
+        for (const p of ps) expect(evaluate(not(not(p)), e)).to.equal(evaluate(p, e));
+      }),
+    );
   });
 });
 

@@ -16,12 +16,7 @@ export class FilterError extends Error {
   /** Name of the predicate that threw (`Predicate.name`, or `'anonymous'`). */
   readonly predicate: string;
 
-  constructor(
-    predicate: string,
-    eventType: ResourceEventType,
-    objectKey: string | undefined,
-    options?: { cause?: unknown },
-  ) {
+  constructor(predicate: string, eventType: ResourceEventType, objectKey: string | undefined, options?: { cause?: unknown }) {
     const cause = options?.cause;
     const why = cause instanceof Error ? cause.message : String(cause);
     super(

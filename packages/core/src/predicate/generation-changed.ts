@@ -26,8 +26,6 @@ import { hasBothObjects } from './internal/update-pair.js';
 export function generationChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({
     name: 'generationChanged',
-    update: (e: UpdateEvent<R>) =>
-      hasBothObjects(e) &&
-      (e.object.metadata?.generation ?? 0) !== (e.oldObject.metadata?.generation ?? 0),
+    update: (e: UpdateEvent<R>) => hasBothObjects(e) && (e.object.metadata?.generation ?? 0) !== (e.oldObject.metadata?.generation ?? 0),
   });
 }

@@ -16,7 +16,6 @@ import { hasBothObjects, stringMapsEqual } from './internal/update-pair.js';
 export function labelsChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({
     name: 'labelsChanged',
-    update: (e: UpdateEvent<R>) =>
-      hasBothObjects(e) && !stringMapsEqual(e.oldObject.metadata?.labels, e.object.metadata?.labels),
+    update: (e: UpdateEvent<R>) => hasBothObjects(e) && !stringMapsEqual(e.oldObject.metadata?.labels, e.object.metadata?.labels),
   });
 }

@@ -46,7 +46,12 @@ describe('evaluate', () => {
 
   it('throws a FilterError with object key, event type, predicate name and cause when no listener is given', () => {
     const boom = new Error('boom');
-    const p: Predicate = { name: 'exploding', create: () => { throw boom; } };
+    const p: Predicate = {
+      name: 'exploding',
+      create: () => {
+        throw boom;
+      },
+    };
     let caught: unknown;
     try {
       evaluate(p, create(obj('a')));
@@ -65,10 +70,13 @@ describe('evaluate', () => {
 
   it('reports to the listener and lets the event pass, so no event is lost', () => {
     const errors: FilterErrorT[] = [];
-    const p: Predicate = { name: 'picky', update: (e) => {
-      if (e.object.metadata?.name === 'bad') throw new TypeError('cannot read');
-      return false;
-    } };
+    const p: Predicate = {
+      name: 'picky',
+      update: (e) => {
+        if (e.object.metadata?.name === 'bad') throw new TypeError('cannot read');
+        return false;
+      },
+    };
     const results = ['good', 'bad', 'other'].map((n) => evaluate(p, update(obj(n), obj(n)), (e) => errors.push(e)));
     expect(results).to.deep.equal([false, true, false]);
     expect(errors).to.have.length(1);
@@ -76,7 +84,12 @@ describe('evaluate', () => {
   });
 
   it('names the innermost predicate that threw inside a composition', () => {
-    const thrower: Predicate = { name: 'inner', generic: () => { throw new Error('x'); } };
+    const thrower: Predicate = {
+      name: 'inner',
+      generic: () => {
+        throw new Error('x');
+      },
+    };
     const errors: FilterErrorT[] = [];
     // not() of a throwing predicate must not turn the failure into a silent `false`
     expect(evaluate(not(and({ name: 'ok' }, thrower)), generic(obj('a')), (e) => errors.push(e))).to.equal(true);
@@ -84,7 +97,11 @@ describe('evaluate', () => {
   });
 
   it('reports objects without a usable name with an undefined key', () => {
-    const p: Predicate = { create: () => { throw new Error('x'); } };
+    const p: Predicate = {
+      create: () => {
+        throw new Error('x');
+      },
+    };
     const errors: FilterErrorT[] = [];
     evaluate(p, create({ metadata: {} }), (e) => errors.push(e));
     expect(errors[0]!.objectKey).to.equal(undefined);

@@ -20,12 +20,7 @@
  * @module
  */
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
-import type {
-  CreateEvent,
-  DeleteEvent,
-  GenericEvent,
-  UpdateEvent,
-} from '../event/resource-event.js';
+import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from '../event/resource-event.js';
 
 /**
  * Decides, per event type, whether an event goes on to the event handlers.

@@ -15,7 +15,6 @@ import { hasBothObjects } from './internal/update-pair.js';
 export function resourceVersionChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({
     name: 'resourceVersionChanged',
-    update: (e: UpdateEvent<R>) =>
-      hasBothObjects(e) && e.object.metadata?.resourceVersion !== e.oldObject.metadata?.resourceVersion,
+    update: (e: UpdateEvent<R>) => hasBothObjects(e) && e.object.metadata?.resourceVersion !== e.oldObject.metadata?.resourceVersion,
   });
 }

@@ -21,7 +21,12 @@ function recorder() {
 }
 
 function newQueue(clock: FakeClock, provider: WorkQueueMetricsProvider): WorkQueue {
-  return new WorkQueue({ clock, name: 'widgets', metrics: provider, rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1000 }) });
+  return new WorkQueue({
+    clock,
+    name: 'widgets',
+    metrics: provider,
+    rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1000 }),
+  });
 }
 
 describe('WorkQueueMetricsProvider', () => {

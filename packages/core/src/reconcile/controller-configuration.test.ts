@@ -19,7 +19,12 @@ describe('controllerConfiguration', () => {
   });
 
   it('turns the max reconciliation interval and timeout off with an explicit undefined', () => {
-    const c = controllerConfiguration({ name: 'j', primaryType: 'v1/ConfigMap', maxReconciliationIntervalMs: undefined, reconcileTimeoutMs: undefined });
+    const c = controllerConfiguration({
+      name: 'j',
+      primaryType: 'v1/ConfigMap',
+      maxReconciliationIntervalMs: undefined,
+      reconcileTimeoutMs: undefined,
+    });
     expect(c.maxReconciliationIntervalMs).to.equal(undefined);
     expect(c.reconcileTimeoutMs).to.equal(undefined);
   });
@@ -29,8 +34,14 @@ describe('controllerConfiguration', () => {
       .to.throw(InvalidConfigurationError, 'controller jobs: concurrency')
       .with.property('field', 'concurrency');
     expect(() => controllerConfiguration({ name: 'jobs', primaryType: '' })).to.throw(InvalidConfigurationError, 'primaryType');
-    expect(() => controllerConfiguration({ name: 'jobs', primaryType: 'v1/Job', namespaces: [''] })).to.throw(InvalidConfigurationError, 'namespaces');
-    expect(() => controllerConfiguration({ name: 'jobs', primaryType: 'v1/Job', reconcileTimeoutMs: -5 })).to.throw(InvalidConfigurationError, 'reconcileTimeoutMs');
+    expect(() => controllerConfiguration({ name: 'jobs', primaryType: 'v1/Job', namespaces: [''] })).to.throw(
+      InvalidConfigurationError,
+      'namespaces',
+    );
+    expect(() => controllerConfiguration({ name: 'jobs', primaryType: 'v1/Job', reconcileTimeoutMs: -5 })).to.throw(
+      InvalidConfigurationError,
+      'reconcileTimeoutMs',
+    );
   });
 });
 

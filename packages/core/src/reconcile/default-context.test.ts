@@ -54,7 +54,11 @@ function context(sources: EventSource<unknown>[]) {
 
 describe('DefaultContext', () => {
   it('returns the union over every source of the type', () => {
-    const ctx = context([mapSource('pods-a', PodType, [pod('a', '1')]), mapSource('pods-b', PodType, [pod('b', '1')]), mapSource('cm', ConfigType, [])]);
+    const ctx = context([
+      mapSource('pods-a', PodType, [pod('a', '1')]),
+      mapSource('pods-b', PodType, [pod('b', '1')]),
+      mapSource('cm', ConfigType, []),
+    ]);
     const pods: Pod[] = ctx.getSecondaryResources(PodType);
     expect(pods.map((p) => p.metadata?.name)).to.deep.equal(['a', 'b']);
   });

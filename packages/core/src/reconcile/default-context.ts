@@ -43,7 +43,10 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
 export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = unknown> implements Context<P, C> {
   readonly #primary: P;
   readonly #primaryKey: string;
-  readonly #byType = new Map<string, { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]>();
+  readonly #byType = new Map<
+    string,
+    { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]
+  >();
   readonly #primaryCache: PrimaryCacheReader<P>;
   readonly #client: C;
   readonly #retryInfo: RetryInfo | undefined;
@@ -125,7 +128,11 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   #single(type: SecondaryType<unknown>, name: string | undefined) {
     const entries = this.#entries(type, name);
-    if (entries.length > 1) throw new MultipleEventSourcesForTypeError(type.name, entries.map((e) => e.source.name));
+    if (entries.length > 1)
+      throw new MultipleEventSourcesForTypeError(
+        type.name,
+        entries.map((e) => e.source.name),
+      );
     return entries[0] as (typeof entries)[number];
   }
 }
@@ -166,4 +173,3 @@ function identityOf(r: unknown): string | undefined {
   if (typeof meta.name === 'string' && meta.name !== '') return `key:${ResourceID.keyOf(meta.name, meta.namespace)}`;
   return undefined;
 }
-

@@ -63,7 +63,12 @@ describe('EventProcessor.pause', () => {
     processor.resume();
     await tick();
     await tick();
-    expect(calls.slice(1).map((c) => c.key).sort()).to.deep.equal(['ns/a', 'ns/b']);
+    expect(
+      calls
+        .slice(1)
+        .map((c) => c.key)
+        .sort(),
+    ).to.deep.equal(['ns/a', 'ns/b']);
     for (const c of calls.slice(1)) c.resolve();
     await processor.stop();
   });

@@ -47,10 +47,16 @@ function miniController(clock: FakeClock, reconciler: Reconciler<Job>, sources: 
     if (job === undefined) return;
     const context = new DefaultContext({ primary: job, eventSources: sources, primaryCache: cache, client: undefined, retryInfo });
     const control = await reconciler.reconcile(job, context);
-    if (control.isPatchStatus && control.resource !== undefined) jobs.set(key, control.resource as Job);
+    if (control.isPatchStatus && control.resource !== undefined) jobs.set(key, control.resource);
     return { rescheduleAfterMs: control.scheduleDelayMs };
   };
-  const processor = new EventProcessor({ dispatch, clock, sources: [primaryEvents, ...sources], maxReconciliationIntervalMs: undefined, reconcileTimeoutMs: undefined });
+  const processor = new EventProcessor({
+    dispatch,
+    clock,
+    sources: [primaryEvents, ...sources],
+    maxReconciliationIntervalMs: undefined,
+    reconcileTimeoutMs: undefined,
+  });
   const upsert = (job: Job): void => {
     const id = ResourceID.fromResource(job);
     jobs.set(id.key, job);

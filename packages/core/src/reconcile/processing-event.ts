@@ -38,7 +38,13 @@ export type ProcessingEvent =
   | { readonly type: 'finished'; readonly key: string; readonly outcome: ReconcileOutcome; readonly durationMs: number }
   | { readonly type: 'timed-out'; readonly key: string; readonly timeoutMs: number }
   | { readonly type: 'retry-scheduled'; readonly key: string; readonly attempt: number; readonly delayMs: number; readonly error: unknown }
-  | { readonly type: 'retries-exhausted'; readonly key: string; readonly error: unknown; readonly retryInfo: RetryInfo; readonly terminal: boolean }
+  | {
+      readonly type: 'retries-exhausted';
+      readonly key: string;
+      readonly error: unknown;
+      readonly retryInfo: RetryInfo;
+      readonly terminal: boolean;
+    }
   | { readonly type: 'rescheduled'; readonly key: string; readonly delayMs: number; readonly reason: 'requested' | 'max-interval' }
   | { readonly type: 'dropped'; readonly key: string }
   | { readonly type: 'hook-failed'; readonly key: string; readonly error: unknown }

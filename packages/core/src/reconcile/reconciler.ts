@@ -47,9 +47,7 @@ export interface Reconciler<P extends KubernetesObject = KubernetesObject, C = u
    * Creates the event sources of secondary resources, once before the controller starts. The
    * primary cache accepts indexers here.
    */
-  prepareEventSources?(
-    context: EventSourceContext<P, C>,
-  ): readonly EventSource<unknown, P>[] | Promise<readonly EventSource<unknown, P>[]>;
+  prepareEventSources?(context: EventSourceContext<P, C>): readonly EventSource<unknown, P>[] | Promise<readonly EventSource<unknown, P>[]>;
   /**
    * Releases what the primary holds before Kubernetes deletes it. Having it makes the
    * controller manage a finalizer. Must be idempotent too.

@@ -5,7 +5,14 @@ const job: KubernetesObject = { metadata: { name: 'j', namespace: 'ns' } };
 
 describe('UpdateControl', () => {
   it('says which parts to patch', () => {
-    expect([UpdateControl.noUpdate(), UpdateControl.patchResource(job), UpdateControl.patchStatus(job), UpdateControl.patchResourceAndStatus(job)].map((c) => [c.kind, c.isPatchResource, c.isPatchStatus])).to.deep.equal([
+    expect(
+      [
+        UpdateControl.noUpdate(),
+        UpdateControl.patchResource(job),
+        UpdateControl.patchStatus(job),
+        UpdateControl.patchResourceAndStatus(job),
+      ].map((c) => [c.kind, c.isPatchResource, c.isPatchStatus]),
+    ).to.deep.equal([
       ['noUpdate', false, false],
       ['patchResource', true, false],
       ['patchStatus', false, true],

@@ -21,14 +21,16 @@ describe('ResourceID', () => {
   });
 
   it('names the missing field of a bad object', () => {
-    expect(() => ResourceID.fromResource({} as never))
+    expect(() => ResourceID.fromResource({}))
       .to.throw(InvalidResourceError)
       .with.property('field', 'metadata');
     expect(() => ResourceID.fromResource({ metadata: { namespace: 'x' } }))
       .to.throw(InvalidResourceError)
       .with.property('field', 'metadata.name');
-    expect(() => ResourceID.fromResource({ metadata: { name: 'x', namespace: 3 as never } }))
-      .to.throw(/object x: metadata.namespace/);
-    expect(() => ResourceID.keyOfResource({ metadata: { name: 'd', namespace: 5 as never } })).to.throw(InvalidResourceError, /metadata.namespace/);
+    expect(() => ResourceID.fromResource({ metadata: { name: 'x', namespace: 3 as never } })).to.throw(/object x: metadata.namespace/);
+    expect(() => ResourceID.keyOfResource({ metadata: { name: 'd', namespace: 5 as never } })).to.throw(
+      InvalidResourceError,
+      /metadata.namespace/,
+    );
   });
 });

@@ -48,11 +48,7 @@ export class ResourceID {
       throw new InvalidResourceError(undefined, 'metadata.name', 'object has no name');
     }
     if (meta.namespace !== undefined && typeof meta.namespace !== 'string') {
-      throw new InvalidResourceError(
-        meta.name,
-        'metadata.namespace',
-        `namespace must be a string, got ${typeof meta.namespace}`,
-      );
+      throw new InvalidResourceError(meta.name, 'metadata.namespace', `namespace must be a string, got ${typeof meta.namespace}`);
     }
     return ResourceID.of(meta.name, meta.namespace);
   }

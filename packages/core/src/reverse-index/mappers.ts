@@ -19,14 +19,10 @@ import type { StoreReader } from '../store/store-snapshot.js';
  * The primaries a secondary resource concerns. Must be a pure function of the object: it is
  * called once per event and its result is what the reverse index records.
  */
-export type SecondaryToPrimaryMapper<S extends KubernetesObject = KubernetesObject> = (
-  secondary: S,
-) => Iterable<ResourceID>;
+export type SecondaryToPrimaryMapper<S extends KubernetesObject = KubernetesObject> = (secondary: S) => Iterable<ResourceID>;
 
 /** The secondaries a primary resource reads (replaces the reverse index when configured). */
-export type PrimaryToSecondaryMapper<P extends KubernetesObject = KubernetesObject> = (
-  primary: P,
-) => Iterable<ResourceID>;
+export type PrimaryToSecondaryMapper<P extends KubernetesObject = KubernetesObject> = (primary: P) => Iterable<ResourceID>;
 
 /** The part of a store {@link Mappers.fromIndex} reads: an index lookup by value. */
 export type IndexLookup = Pick<StoreReader, 'indexKeys'>;

@@ -226,7 +226,9 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     try {
       result = this.#toPrimaryIds(secondary);
       if (result === null || typeof (result as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') {
-        this.#errors.next(new MapperError(key, `mapper returned ${result === null ? 'null' : typeof result}, not an iterable of ResourceIDs`));
+        this.#errors.next(
+          new MapperError(key, `mapper returned ${result === null ? 'null' : typeof result}, not an iterable of ResourceIDs`),
+        );
         return undefined;
       }
       const out: ResourceID[] = [];

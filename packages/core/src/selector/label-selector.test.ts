@@ -41,7 +41,19 @@ describe('LabelSelector', () => {
   });
 
   it('validates keys and values like the apiserver', () => {
-    for (const bad of ['a=b c', 'a in (x', 'a in ()', 'x,', '-a=b', 'a=' + 'v'.repeat(64), 'Bad_Prefix/a=b', 'a/b/c', 'a b', '!a=b', ',a']) {
+    for (const bad of [
+      'a=b c',
+      'a in (x',
+      'a in ()',
+      'x,',
+      '-a=b',
+      'a=' + 'v'.repeat(64),
+      'Bad_Prefix/a=b',
+      'a/b/c',
+      'a b',
+      '!a=b',
+      ',a',
+    ]) {
       expect(() => LabelSelector.parse(bad), bad).to.throw(InvalidSelectorError);
     }
     expect(() => LabelSelector.parse('example.com/app=v_1.x')).not.to.throw();
@@ -80,7 +92,12 @@ describe('LabelSelector', () => {
   const value = fc.stringMatching(/^([A-Za-z0-9]([A-Za-z0-9_.-]{0,6}[A-Za-z0-9])?)?$/);
   const requirement = fc.oneof(
     fc.tuple(key, fc.constantFrom('=', '==', '!='), value).map(([k, op, v]) => `${k}${op}${v}`),
-    fc.tuple(key, fc.constantFrom(' in ', ' notin '), fc.array(value, { minLength: 1, maxLength: 3 }).filter((vs) => vs.join(',') !== ''))
+    fc
+      .tuple(
+        key,
+        fc.constantFrom(' in ', ' notin '),
+        fc.array(value, { minLength: 1, maxLength: 3 }).filter((vs) => vs.join(',') !== ''),
+      )
       .map(([k, op, vs]) => `${k}${op}(${vs.join(',')})`),
     key,
     key.map((k) => `!${k}`),
@@ -100,8 +117,12 @@ describe('LabelSelector', () => {
   it('matches a label set exactly when every requirement holds on its own', () => {
     const labels = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('x', 'y', ''));
     const simple = fc.oneof(
-      fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('=', '!='), fc.constantFrom('x', 'y', '')).map(([k, o, v]) => `${k}${o}${v}`),
-      fc.tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom(' in ', ' notin '), fc.subarray(['x', 'y'], { minLength: 1 })).map(([k, o, v]) => `${k}${o}(${v.join(',')})`),
+      fc
+        .tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom('=', '!='), fc.constantFrom('x', 'y', ''))
+        .map(([k, o, v]) => `${k}${o}${v}`),
+      fc
+        .tuple(fc.constantFrom('a', 'b', 'c'), fc.constantFrom(' in ', ' notin '), fc.subarray(['x', 'y'], { minLength: 1 }))
+        .map(([k, o, v]) => `${k}${o}(${v.join(',')})`),
       fc.constantFrom('a', 'b', '!a', '!c'),
     );
     fc.assert(

@@ -6,16 +6,7 @@ import { InvalidSelectorError } from './invalid-selector-error.js';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.js';
 
 /** An operator of one label requirement. `Gt`/`Lt` compare integers, as the Kubernetes parser allows. */
-export type LabelSelectorOperator =
-  | '='
-  | '=='
-  | '!='
-  | 'in'
-  | 'notin'
-  | 'exists'
-  | '!'
-  | 'gt'
-  | 'lt';
+export type LabelSelectorOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
 /** One requirement of a label selector: all of them must hold (logical AND). */
 export interface LabelRequirement {
@@ -200,26 +191,38 @@ function makeRequirement(
     case 'in':
     case 'notin':
       if (values.length === 0) {
-        fail(`${field}.values`, "unable to parse requirement: values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty");
+        fail(
+          `${field}.values`,
+          "unable to parse requirement: values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+        );
       }
       break;
     case '=':
     case '==':
     case '!=':
       if (values.length !== 1) {
-        fail(`${field}.values`, `unable to parse requirement: values: Invalid value: ${JSON.stringify(values)}: exact-match compatibility requires one single value`);
+        fail(
+          `${field}.values`,
+          `unable to parse requirement: values: Invalid value: ${JSON.stringify(values)}: exact-match compatibility requires one single value`,
+        );
       }
       break;
     case 'exists':
     case '!':
       if (values.length !== 0) {
-        fail(`${field}.values`, `unable to parse requirement: values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`);
+        fail(
+          `${field}.values`,
+          `unable to parse requirement: values: Invalid value: ${JSON.stringify(values)}: values set must be empty for exists and does not exist`,
+        );
       }
       break;
     case 'gt':
     case 'lt':
       if (values.length !== 1 || !/^-?\d+$/.test(values[0]!)) {
-        fail(`${field}.values`, `unable to parse requirement: values[0]: Invalid value: ${JSON.stringify(values[0] ?? '')}: for 'Gt', 'Lt' operators, the value must be an integer`);
+        fail(
+          `${field}.values`,
+          `unable to parse requirement: values[0]: Invalid value: ${JSON.stringify(values[0] ?? '')}: for 'Gt', 'Lt' operators, the value must be an integer`,
+        );
       }
       break;
   }
@@ -229,26 +232,16 @@ function makeRequirement(
     }
     const errs = operator === 'gt' || operator === 'lt' ? [] : labelValueErrors(v);
     if (errs.length > 0) {
-      fail(`${field}.values[${i}]`, `unable to parse requirement: values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${errs.join(', ')}`);
+      fail(
+        `${field}.values[${i}]`,
+        `unable to parse requirement: values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${errs.join(', ')}`,
+      );
     }
   });
   return { key, operator, values: [...new Set(values)].sort() };
 }
 
-type TokenKind =
-  | 'id'
-  | 'in'
-  | 'notin'
-  | ','
-  | '='
-  | '=='
-  | '!='
-  | '!'
-  | '('
-  | ')'
-  | '>'
-  | '<'
-  | 'eos';
+type TokenKind = 'id' | 'in' | 'notin' | ',' | '=' | '==' | '!=' | '!' | '(' | ')' | '>' | '<' | 'eos';
 
 interface Token {
   kind: TokenKind;

@@ -64,8 +64,7 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
 
   /** Cancels the schedule of `primary`; returns whether there was one. */
   cancel(primary: ResourceID | P | string): boolean {
-    const key =
-      typeof primary === 'string' ? primary : primary instanceof ResourceID ? primary.key : ResourceID.keyOfResource(primary);
+    const key = typeof primary === 'string' ? primary : primary instanceof ResourceID ? primary.key : ResourceID.keyOfResource(primary);
     this.#disarm(key);
     return this.#schedules.delete(key);
   }

@@ -25,15 +25,21 @@ function makePod(i: number, rv = 1): Pod {
       creationTimestamp: '2026-11-21T12:00:00Z',
       labels: { app: `app-${i % 1000}`, tier: i % 2 ? 'web' : 'db', 'pod-template-hash': `h${i}` },
       annotations: { 'kindex.dev/owner': `owner-${i % 5000}`, note: 'x'.repeat(200) + i },
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${i % 5000}`, uid: `uid-rs-${i % 5000}`, controller: true },
-      ],
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `rs-${i % 5000}`, uid: `uid-rs-${i % 5000}`, controller: true }],
     },
     spec: {
       nodeName: `node-${i % 50}`,
       containers: [
-        { name: 'main', image: `registry.example.com/team/app:${i % 1000}`, args: ['--port=8080', `--id=${i}`, '--verbose', 'y'.repeat(600)] },
-        { name: 'sidecar', image: 'registry.example.com/infra/proxy:1.2.3', args: ['--config=/etc/proxy.yaml', `--inst=${i}`, 'z'.repeat(300)] },
+        {
+          name: 'main',
+          image: `registry.example.com/team/app:${i % 1000}`,
+          args: ['--port=8080', `--id=${i}`, '--verbose', 'y'.repeat(600)],
+        },
+        {
+          name: 'sidecar',
+          image: 'registry.example.com/infra/proxy:1.2.3',
+          args: ['--config=/etc/proxy.yaml', `--inst=${i}`, 'z'.repeat(300)],
+        },
       ],
     },
   };
@@ -77,7 +83,9 @@ function time(label: string, ops: number, fn: () => void): void {
   const before = heap();
   const pods = Array.from({ length: count }, (_, i) => makePod(i));
   const after = heap();
-  console.log(`plain object: ${((after - before) / count).toFixed(0)} bytes/object on the heap; JSON ${JSON.stringify(pods[0]).length} chars`);
+  console.log(
+    `plain object: ${((after - before) / count).toFixed(0)} bytes/object on the heap; JSON ${JSON.stringify(pods[0]).length} chars`,
+  );
 }
 
 measureMemory('JS Map baseline (key string + entry)', (pods) => new Map(pods.map((p) => [ResourceID.keyOfResource(p), p])));

@@ -110,10 +110,7 @@ function recomputed(snap: StoreSnapshot<Thing>, names: readonly string[]): unkno
         index.set(value, set);
       }
     }
-    return [
-      name,
-      [...index.keys()].sort().map((value) => [value, [...index.get(value)!].sort()]),
-    ];
+    return [name, [...index.keys()].sort().map((value) => [value, [...index.get(value)!].sort()])];
   });
 }
 
@@ -137,8 +134,7 @@ describe('IndexedStore (properties)', () => {
                 else if (o.kind === 'delete') w.delete(ResourceID.of(o.name, o.namespace));
               }
             });
-          }
-          else if (!added.includes(op.name)) {
+          } else if (!added.includes(op.name)) {
             store.addIndexer(op.name, INDEXERS[op.name]!);
             added.push(op.name);
           }
@@ -147,9 +143,12 @@ describe('IndexedStore (properties)', () => {
           expect(seen.indexes).to.deep.equal(recomputed(snap, added));
           expect(seen.size).to.equal(seen.keys.length);
           for (const ns of ['n1', 'n2']) {
-            expect(snap.list(ns).map((o) => ResourceID.keyOfResource(o)).sort()).to.deep.equal(
-              seen.keys.filter((k) => k.startsWith(`${ns}/`)),
-            );
+            expect(
+              snap
+                .list(ns)
+                .map((o) => ResourceID.keyOfResource(o))
+                .sort(),
+            ).to.deep.equal(seen.keys.filter((k) => k.startsWith(`${ns}/`)));
           }
           taken.push([snap, seen]);
         }

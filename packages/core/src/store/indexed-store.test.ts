@@ -240,10 +240,7 @@ describe('IndexedStore', () => {
       store.replace([job('same', 'ns', 'c1', '1'), job('changed', 'ns', 'c1', '1'), job('gone', 'ns', 'c1', '1')], '10');
       const same = store.get('ns/same');
       const oldChanged = store.get('ns/changed');
-      const deltas = store.replace(
-        [job('same', 'ns', 'c1', '1'), job('changed', 'ns', 'c2', '2'), job('new', 'ns2', 'c2', '3')],
-        '20',
-      );
+      const deltas = store.replace([job('same', 'ns', 'c1', '1'), job('changed', 'ns', 'c2', '2'), job('new', 'ns2', 'c2', '3')], '20');
       expect(deltas).to.have.length(3);
       expect(deltas).to.deep.include({ type: 'update', object: store.get('ns/changed'), oldObject: oldChanged });
       expect(deltas).to.deep.include({ type: 'create', object: store.get('ns2/new') });

@@ -377,9 +377,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     }
     for (let i = 0; i < values.length; i++) {
       if (typeof values[i] !== 'string') {
-        this.#errors.next(
-          new IndexerError(key, indexName, `indexer returned ${describe(values[i])} at [${i}], not a string`),
-        );
+        this.#errors.next(new IndexerError(key, indexName, `indexer returned ${describe(values[i])} at [${i}], not a string`));
         return NO_VALUES;
       }
     }

@@ -6,7 +6,4 @@ import type { CreateEvent, DeleteEvent, UpdateEvent } from '../event/resource-ev
  * event source reports, so deltas from `replace` can be forwarded as they are. A relist reports
  * objects that vanished as deletes with `deleteStateUnknown: true`.
  */
-export type StoreDelta<R extends KubernetesObject = KubernetesObject> =
-  | CreateEvent<R>
-  | UpdateEvent<R>
-  | DeleteEvent<R>;
+export type StoreDelta<R extends KubernetesObject = KubernetesObject> = CreateEvent<R> | UpdateEvent<R> | DeleteEvent<R>;

@@ -68,12 +68,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
   readonly resourceVersion: string | undefined;
 
   /** @internal Built by IndexedStore only. */
-  constructor(
-    objects: ObjectTable<R>,
-    indexes: IMap<string, StringMultimap>,
-    size: number,
-    resourceVersion: string | undefined,
-  ) {
+  constructor(objects: ObjectTable<R>, indexes: IMap<string, StringMultimap>, size: number, resourceVersion: string | undefined) {
     this.objects = objects;
     this.indexes = indexes;
     this.size = size;
@@ -83,9 +78,7 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
   get(idOrKey: ResourceID | string): R | undefined {
     if (typeof idOrKey !== 'string') return this.objects.get(idOrKey.namespace ?? '')?.get(idOrKey.name);
     const slash = idOrKey.indexOf('/');
-    return slash < 0
-      ? this.objects.get('')?.get(idOrKey)
-      : this.objects.get(idOrKey.slice(0, slash))?.get(idOrKey.slice(slash + 1));
+    return slash < 0 ? this.objects.get('')?.get(idOrKey) : this.objects.get(idOrKey.slice(0, slash))?.get(idOrKey.slice(slash + 1));
   }
 
   has(idOrKey: ResourceID | string): boolean {

@@ -348,7 +348,10 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
  * A consistent view of an {@link InformerCache} across its namespaces. Reads of an object the
  * cache cannot hold throw {@link NotCachedError} instead of answering "not found".
  */
-export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implements Omit<StoreReader<R>, 'indexValues' | 'indexNames' | 'resourceVersion'> {
+export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implements Omit<
+  StoreReader<R>,
+  'indexValues' | 'indexNames' | 'resourceVersion'
+> {
   readonly #cache: InformerCache<R>;
   readonly #stores: ReadonlyMap<string, StoreSnapshot<R>>;
 

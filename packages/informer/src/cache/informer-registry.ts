@@ -67,8 +67,7 @@ export class InformerRegistry {
    */
   keyOf<R extends KubernetesObject>(spec: InformerSpec<R>): string {
     const s = spec;
-    const transform: string =
-      s.transform === undefined ? 'default' : s.transform === null ? 'none' : `fn${this.#idOf(s.transform)}`;
+    const transform: string = s.transform === undefined ? 'default' : s.transform === null ? 'none' : `fn${this.#idOf(s.transform)}`;
     return [
       `kc${this.#idOf(s.kubeConfig)}`,
       `${s.type.group}/${s.type.version}/${s.type.plural}`,

@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { createNamespace, eventually, selfSignedCertificate, startEmbeddedApiServer, type EmbeddedApiServer, type SelfSignedCertificate } from '@kindex/testing';
+import {
+  createNamespace,
+  eventually,
+  selfSignedCertificate,
+  startEmbeddedApiServer,
+  type EmbeddedApiServer,
+  type SelfSignedCertificate,
+} from '@kindex/testing';
 import { KubeApiError, KubeClient, Reflector } from '../index.js';
 import type { ResourceType } from '../index.js';
 
@@ -33,8 +40,14 @@ const base64 = (text: string): string => Buffer.from(text).toString('base64');
 function execUser(script: string): User {
   return {
     name: 'operator',
-    exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', script], env: [], interactiveMode: 'Never' },
-  } as unknown as User; // client-node's User type lists exec as `any`-typed; the shape is the kubeconfig's
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: ['-e', script],
+      env: [],
+      interactiveMode: 'Never',
+    },
+  }; // client-node's User type lists exec as `any`-typed; the shape is the kubeconfig's
 }
 
 // An exec plugin printing an ExecCredential that expires as it is issued, so client-node runs it
@@ -70,7 +83,7 @@ const sources: CredentialSource[] = [
       writeFileSync(join(dir, 'token'), 'token-b');
       server.rotateToken('token-b');
     },
-    stale: { name: 'operator', token: 'token-a' } as User,
+    stale: { name: 'operator', token: 'token-a' },
   },
   {
     name: 'a client certificate from an exec plugin',
@@ -92,7 +105,7 @@ const sources: CredentialSource[] = [
       writePair(dir, certificates.a);
       server.trustClientCertificates([certificates.a.cert]);
       server.rotateToken('nobody-holds-this-token');
-      return { name: 'operator', certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key') } as User;
+      return { name: 'operator', certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key') };
     },
     rotate(server, _kubeConfig, dir) {
       writePair(dir, certificates.b);
@@ -105,10 +118,10 @@ const sources: CredentialSource[] = [
     setUp(server) {
       server.trustClientCertificates([certificates.a.cert]);
       server.rotateToken('nobody-holds-this-token');
-      return { name: 'operator', certData: base64(certificates.a.cert), keyData: base64(certificates.a.key) } as User;
+      return { name: 'operator', certData: base64(certificates.a.cert), keyData: base64(certificates.a.key) };
     },
     rotate(server, kubeConfig) {
-      load(kubeConfig, server, { name: 'operator', certData: base64(certificates.b.cert), keyData: base64(certificates.b.key) } as User);
+      load(kubeConfig, server, { name: 'operator', certData: base64(certificates.b.cert), keyData: base64(certificates.b.key) });
       server.trustClientCertificates([certificates.b.cert]);
     },
     stale: staleCertificate,

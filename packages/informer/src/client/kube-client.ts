@@ -148,16 +148,32 @@ export class KubeClient {
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
     if (!object.apiVersion || !object.kind) {
-      throw new InvalidApplyConfigurationError(`KubeClient.apply: ${where}: apiVersion and kind are required in an apply configuration (set apiVersion: ${apiVersionOf(type)}, kind: ${type.kind})`);
+      throw new InvalidApplyConfigurationError(
+        `KubeClient.apply: ${where}: apiVersion and kind are required in an apply configuration (set apiVersion: ${apiVersionOf(type)}, kind: ${type.kind})`,
+      );
     }
     if (object.kind !== type.kind || object.apiVersion !== apiVersionOf(type)) {
-      throw new InvalidApplyConfigurationError(`KubeClient.apply: ${where}: the object is a ${object.apiVersion} ${object.kind}, not a ${apiVersionOf(type)} ${type.kind}`);
+      throw new InvalidApplyConfigurationError(
+        `KubeClient.apply: ${where}: the object is a ${object.apiVersion} ${object.kind}, not a ${apiVersionOf(type)} ${type.kind}`,
+      );
     }
-    if (!name) throw new InvalidApplyConfigurationError(`KubeClient.apply: ${type.kind}: metadata.name is required (server-side apply addresses one object by name)`);
+    if (!name)
+      throw new InvalidApplyConfigurationError(
+        `KubeClient.apply: ${type.kind}: metadata.name is required (server-side apply addresses one object by name)`,
+      );
     if (type.namespaced && !object.metadata?.namespace) {
-      throw new InvalidApplyConfigurationError(`KubeClient.apply: ${where}: metadata.namespace is required for the namespaced kind ${type.kind}`);
+      throw new InvalidApplyConfigurationError(
+        `KubeClient.apply: ${where}: metadata.namespace is required for the namespaced kind ${type.kind}`,
+      );
     }
-    const { resourceVersion: _rv, uid: _uid, managedFields: _mf, creationTimestamp: _ct, generation: _g, ...metadata } = object.metadata ?? {};
+    const {
+      resourceVersion: _rv,
+      uid: _uid,
+      managedFields: _mf,
+      creationTimestamp: _ct,
+      generation: _g,
+      ...metadata
+    } = object.metadata ?? {};
     const body = { ...object, metadata };
     const query = new URLSearchParams({ fieldManager: options.fieldManager ?? this.fieldManager });
     if (options.force) query.set('force', 'true');
@@ -167,7 +183,11 @@ export class KubeClient {
   }
 
   /** Deletes an object; resolves false when it was already gone. */
-  async delete(type: ResourceType, id: ResourceID, options: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {}): Promise<boolean> {
+  async delete(
+    type: ResourceType,
+    id: ResourceID,
+    options: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' } = {},
+  ): Promise<boolean> {
     try {
       const body = options.propagationPolicy
         ? { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: options.propagationPolicy }

@@ -41,7 +41,9 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     const desired = desiredSecret(name, 'v1');
     const live = await client.apply<Secret>(secrets, desired);
     expect(live.type).to.equal('Opaque');
-    expect((live.metadata?.managedFields as Array<{ manager: string; operation: string }>).map((e) => [e.manager, e.operation])).to.deep.equal([['kindex-test', 'Apply']]);
+    expect(
+      (live.metadata?.managedFields as Array<{ manager: string; operation: string }>).map((e) => [e.manager, e.operation]),
+    ).to.deep.equal([['kindex-test', 'Apply']]);
     // A whole-object comparison sees the defaulted type as a difference; the matcher does not.
     expect(live.type).to.not.equal(desired.type);
     expect(matchesAppliedFields(live, desired, 'kindex-test')).to.equal(true);
@@ -53,7 +55,11 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     const name = uniqueName('s');
     const desired = desiredSecret(name, 'v1');
     const first = await client.apply<Secret>(secrets, desired);
-    const touched = await other.apply<Secret>(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: { team: 'x' } } });
+    const touched = await other.apply<Secret>(secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace, labels: { team: 'x' } },
+    });
     expect(touched.metadata?.labels).to.deep.equal({ app: 'demo', team: 'x' });
     expect(matchesAppliedFields(touched, desired, 'kindex-test')).to.equal(true);
     const again = await client.apply<Secret>(secrets, desired);
@@ -84,20 +90,43 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     );
     expect(error).to.be.instanceOf(KubeApiError);
     expect((error as KubeApiError).status).to.equal(409);
-    expect((error as KubeApiError).message).to.contain('conflict with "someone-else"').and.contain('.data.key');
+    expect((error as KubeApiError).message)
+      .to.contain('conflict with "someone-else"')
+      .and.contain('.data.key');
     const forced = await client.apply<Secret>(secrets, desiredSecret(name, 'mine'), { force: true });
     expect(forced.data).to.deep.equal({ key: Buffer.from('mine').toString('base64') });
   });
 
   it('refuses, before any request, an object that cannot be an apply configuration', () => {
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { namespace } })).to.throw(InvalidApplyConfigurationError, 'metadata.name is required');
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace } })).to.throw(InvalidApplyConfigurationError, 'not a v1 Secret');
-    expect(() => client.apply(secrets, { metadata: { name: 'x', namespace } } as KubernetesObject)).to.throw(InvalidApplyConfigurationError, 'apiVersion and kind are required');
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })).to.throw(InvalidApplyConfigurationError, 'metadata.namespace is required');
+    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { namespace } })).to.throw(
+      InvalidApplyConfigurationError,
+      'metadata.name is required',
+    );
+    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace } })).to.throw(
+      InvalidApplyConfigurationError,
+      'not a v1 Secret',
+    );
+    expect(() => client.apply(secrets, { metadata: { name: 'x', namespace } })).to.throw(
+      InvalidApplyConfigurationError,
+      'apiVersion and kind are required',
+    );
+    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })).to.throw(
+      InvalidApplyConfigurationError,
+      'metadata.namespace is required',
+    );
   });
 
   it('ownedPart keeps only the fields of a FieldsV1 trie, list items by key, value and index', () => {
-    const value = { a: 1, b: { c: 2, d: 3 }, list: [{ name: 'x', v: 1, w: 2 }, { name: 'y', v: 3 }], set: ['p', 'q'], pos: [10, 20] };
+    const value = {
+      a: 1,
+      b: { c: 2, d: 3 },
+      list: [
+        { name: 'x', v: 1, w: 2 },
+        { name: 'y', v: 3 },
+      ],
+      set: ['p', 'q'],
+      pos: [10, 20],
+    };
     const fields = {
       'f:a': {},
       'f:b': { 'f:c': {} },

@@ -21,7 +21,10 @@ describe('Controller configuration', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Widget',
+    });
   });
   afterEach(async () => {
     await controller?.stop({ drainTimeoutMs: 5_000 });
@@ -35,9 +38,18 @@ describe('Controller configuration', function () {
   it('rejects an unknown option passed from JavaScript, naming it and the accepted ones', () => {
     const options = { kind: WidgetKind, namespace: ['a'] } as never;
     const attempt = () => new Controller<Widget>(noop, options, client);
-    expect(attempt).to.throw(UnknownOptionError, /controller widgets\.test\.kindex\.dev: unknown option "namespace"; accepted options: .*namespaces/);
-    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, client)).to.throw(UnknownOptionError, /did you mean "labelSelector"/);
-    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, client)).to.throw(UnknownOptionError, /reflector: unknown option "pagesize"/);
+    expect(attempt).to.throw(
+      UnknownOptionError,
+      /controller widgets\.test\.kindex\.dev: unknown option "namespace"; accepted options: .*namespaces/,
+    );
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, client)).to.throw(
+      UnknownOptionError,
+      /did you mean "labelSelector"/,
+    );
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, client)).to.throw(
+      UnknownOptionError,
+      /reflector: unknown option "pagesize"/,
+    );
   });
 
   it('rejects a label selector that does not parse when the controller is configured', () => {
@@ -59,21 +71,30 @@ describe('Controller configuration', function () {
       InvalidSelectorError,
       /event source maps: fieldSelector "metadata.name" is invalid/,
     );
-    expect(() => InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withReflectorOptions({ pageSize: 5, watchTimeout: 3 } as never)).to.throw(
-      UnknownOptionError,
-      /unknown option "watchTimeout"/,
-    );
+    expect(() =>
+      InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withReflectorOptions({ pageSize: 5, watchTimeout: 3 } as never),
+    ).to.throw(UnknownOptionError, /unknown option "watchTimeout"/);
   });
 
   it('lists, watches and reconciles only the primaries its field selector matches', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const reconciled: string[] = [];
     controller = new Controller<Widget>(
-      { reconcile: (w) => { reconciled.push(w.metadata!.name!); return UpdateControl.noUpdate(); } },
+      {
+        reconcile: (w) => {
+          reconciled.push(w.metadata!.name!);
+          return UpdateControl.noUpdate();
+        },
+      },
       { kind: WidgetKind, namespaces: [ns], fieldSelector: 'metadata.name=chosen' },
       client,
     );
-    const widget = (name: string): Widget => ({ apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name, namespace: ns }, spec: { size: 1 } });
+    const widget = (name: string): Widget => ({
+      apiVersion: 'test.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name, namespace: ns },
+      spec: { size: 1 },
+    });
     await client.create(WidgetKind, widget('other'));
     await controller.start();
     await client.create(WidgetKind, widget('chosen'));

@@ -24,7 +24,9 @@ class HoldingClient extends KubeClient {
     options: { subresource?: 'status'; patchType?: PatchType } = {},
   ): Promise<R> {
     const written = await super.patch<R>(type, id, patch, options);
-    const removesFinalizer = Array.isArray(patch) && patch.some((op: { op?: string; path?: string }) => op.op === 'remove' && op.path?.startsWith('/metadata/finalizers/'));
+    const removesFinalizer =
+      Array.isArray(patch) &&
+      patch.some((op: { op?: string; path?: string }) => op.op === 'remove' && op.path?.startsWith('/metadata/finalizers/'));
     if (removesFinalizer) await this.beforeFinalizerRemovalResponse?.();
     return written;
   }
@@ -39,7 +41,10 @@ describe('Controller deletion', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new HoldingClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Widget',
+    });
   });
   afterEach(async () => {
     server.faults.resumeEvents?.();
@@ -62,8 +67,15 @@ describe('Controller deletion', function () {
 
   /** Creates a widget, waits for the finalizer, deletes it. */
   async function createAndDelete(name: string, ns: string): Promise<void> {
-    await client.create(WidgetKind, { apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name, namespace: ns }, spec: { size: 1 } });
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of(name, ns)))?.metadata?.finalizers).to.deep.equal([FINALIZER]));
+    await client.create(WidgetKind, {
+      apiVersion: 'test.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name, namespace: ns },
+      spec: { size: 1 },
+    });
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, ResourceID.of(name, ns)))?.metadata?.finalizers).to.deep.equal([FINALIZER]),
+    );
     await client.delete(WidgetKind, ResourceID.of(name, ns));
   }
 

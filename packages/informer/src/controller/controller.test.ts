@@ -11,7 +11,15 @@ import {
   type Reconciler,
 } from '@kindex/core';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, requireFault, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  createNamespace,
+  createTestCrd,
+  eventually,
+  requireFault,
+  startTestApiServer,
+  uniqueName,
+  type TestApiServer,
+} from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
 
 interface Widget extends KubernetesObject {
@@ -36,7 +44,10 @@ describe('Controller', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Widget',
+    });
   });
   afterEach(async () => {
     server.faults.resumeEvents?.();
@@ -60,7 +71,15 @@ describe('Controller', function () {
   it('reconciles a new primary exactly once when it only patches status', async () => {
     const ns = await createNamespace(server.kubeConfig);
     let calls = 0;
-    await run<Widget>({ reconcile: (w) => { calls++; return UpdateControl.patchStatus({ ...w, status: { seen: w.spec?.size ?? 0 } }); } }, ns);
+    await run<Widget>(
+      {
+        reconcile: (w) => {
+          calls++;
+          return UpdateControl.patchStatus({ ...w, status: { seen: w.spec?.size ?? 0 } });
+        },
+      },
+      ns,
+    );
     await client.create(WidgetKind, widget('w1', ns, 3));
     await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w1', ns)))?.status?.seen).to.equal(3));
     await new Promise((r) => setTimeout(r, 500));
@@ -108,7 +127,11 @@ describe('Controller', function () {
       { finalizerName: 'test.kindex.dev/cleanup' },
     );
     await client.create(WidgetKind, widget('f', ns));
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('f', ns)))?.metadata?.finalizers).to.deep.equal(['test.kindex.dev/cleanup']));
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, ResourceID.of('f', ns)))?.metadata?.finalizers).to.deep.equal([
+        'test.kindex.dev/cleanup',
+      ]),
+    );
     await client.delete(WidgetKind, ResourceID.of('f', ns));
     await eventually(() => expect(cleaned.length).to.be.greaterThan(1));
     expect(await client.get(WidgetKind, ResourceID.of('f', ns))).to.not.equal(undefined);
@@ -135,7 +158,9 @@ describe('Controller', function () {
       { retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10, intervalMultiplier: 1 }), maxReconciliationIntervalMs: undefined },
     );
     await client.create(WidgetKind, widget('broken', ns));
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('broken', ns)))?.status?.error).to.match(/always broken/));
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, ResourceID.of('broken', ns)))?.status?.error).to.match(/always broken/),
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(attempts).to.equal(3); // the first attempt and two retries
     expect(errors).to.have.length(1);
@@ -196,7 +221,12 @@ describe('Controller', function () {
     const ns = await createNamespace(server.kubeConfig);
     const reconciled: string[] = [];
     await run<Widget>(
-      { reconcile: (w) => { reconciled.push(w.metadata!.name!); return UpdateControl.noUpdate(); } },
+      {
+        reconcile: (w) => {
+          reconciled.push(w.metadata!.name!);
+          return UpdateControl.noUpdate();
+        },
+      },
       ns,
       { primaryEventFilters: [kopfFilter<Widget>({ labels: { team: 'a' } })] },
     );
@@ -225,7 +255,9 @@ describe('Controller', function () {
       { finalizerName: 'test.kindex.dev/cleanup' },
     );
     await client.create(WidgetKind, widget('gone', ns));
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('gone', ns)))?.metadata?.finalizers).to.have.length(1));
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, ResourceID.of('gone', ns)))?.metadata?.finalizers).to.have.length(1),
+    );
     await new Promise((r) => setTimeout(r, 100));
     server.faults.pauseEvents!();
     // Someone removes the finalizer by hand and deletes the primary while our watch hears nothing.

@@ -122,7 +122,12 @@ const CONTROLLER_OPTION_KEYS = {
 export type ControllerEvent =
   | { readonly type: 'trigger'; readonly trigger: Trigger }
   | { readonly type: 'processing'; readonly event: ProcessingEvent }
-  | { readonly type: 'reconciled'; readonly key: string; readonly control: string; readonly wrote: readonly ('status' | 'resource' | 'finalizer')[] }
+  | {
+      readonly type: 'reconciled';
+      readonly key: string;
+      readonly control: string;
+      readonly wrote: readonly ('status' | 'resource' | 'finalizer')[];
+    }
   | { readonly type: 'problem'; readonly source: string; readonly error: unknown };
 
 /** Name of the controller's own source of primary events. */
@@ -181,13 +186,39 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #lastReconciles = new Map<string, ReconcileRecord>();
   #dispatchPaused = false;
 
-  constructor(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>, client: KubeClient, observability: ControllerObservability = {}) {
+  constructor(
+    reconciler: Reconciler<P, KubeClient>,
+    options: ControllerOptions<P>,
+    client: KubeClient,
+    observability: ControllerObservability = {},
+  ) {
     if (options === null || typeof options !== 'object' || options.kind === undefined) {
       throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
     }
-    rejectUnknownOptions(`controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`, options, CONTROLLER_OPTION_KEYS);
-    const { kind, eventFilters, primaryEventFilters, statusSubresource, reflector, fieldSelector, whenCrdMissing, crdPollIntervalMs, optimisticLocking, primaryWrites, ...rest } = options;
-    if (reflector !== undefined) rejectUnknownOptions(`controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`, reflector, REFLECTOR_TUNING_KEYS);
+    rejectUnknownOptions(
+      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`,
+      options,
+      CONTROLLER_OPTION_KEYS,
+    );
+    const {
+      kind,
+      eventFilters,
+      primaryEventFilters,
+      statusSubresource,
+      reflector,
+      fieldSelector,
+      whenCrdMissing,
+      crdPollIntervalMs,
+      optimisticLocking,
+      primaryWrites,
+      ...rest
+    } = options;
+    if (reflector !== undefined)
+      rejectUnknownOptions(
+        `controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`,
+        reflector,
+        REFLECTOR_TUNING_KEYS,
+      );
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -202,7 +233,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#reconciler = reconciler;
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
-    this.#finalizer = reconciler.cleanup ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`) : undefined;
+    this.#finalizer = reconciler.cleanup
+      ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`)
+      : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
       ...(this.configuration.generationAware ? [generationAwarePredicate<P>()] : []),
@@ -297,7 +330,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const namespaces = this.primaryCache.namespaces;
     const namespace = this.kind.namespaced && namespaces !== 'all' ? namespaces[0] : undefined;
     try {
-      const open = await openGet(this.#client.kubeConfig, collectionPath(this.kind, namespace), { limit: '1' }, 30_000, signal ?? new AbortController().signal);
+      const open = await openGet(
+        this.#client.kubeConfig,
+        collectionPath(this.kind, namespace),
+        { limit: '1' },
+        30_000,
+        signal ?? new AbortController().signal,
+      );
       try {
         await readBody(open);
       } finally {
@@ -308,7 +347,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       // Only "not served" waits; anything else goes to the normal start, which fails fast or retries.
       if (error instanceof ApiRequestError && error.status === 404) {
         const explained = this.primaryCache.explain(namespace ?? '', error, 'startup');
-        return explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : undefined;
+        return explained instanceof CacheSyncError
+          ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME })
+          : undefined;
       }
       return undefined;
     }
@@ -360,7 +401,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const reason: unknown = ends.signal.reason;
       if (!ends.signal.aborted) ends.abort('failed');
       let failure: unknown = error;
-      if (error instanceof CacheSyncError) failure = error.withContext({ controller: this.name, eventSource: error.eventSource ?? PRIMARY_SOURCE_NAME });
+      if (error instanceof CacheSyncError)
+        failure = error.withContext({ controller: this.name, eventSource: error.eventSource ?? PRIMARY_SOURCE_NAME });
       else if (reason === 'timeout') failure = new CacheSyncTimeoutError(this.name, timeoutMs, pendingAtTimeout);
       else if (reason === 'stopped' || this.#stopRequested) failure = new StartAbortedError(target, 'stopped');
       else if (reason === 'aborted') failure = new StartAbortedError(target, 'aborted', { cause: signal?.reason });
@@ -408,7 +450,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#lastReconciles.delete(e.key)));
     processor.addSource(this.#primaryTriggers);
-    this.#logger.info({ sources: this.#sources.map((s) => s.name), namespaces: this.configuration.namespaces }, 'starting controller, waiting for caches to sync');
+    this.#logger.info(
+      { sources: this.#sources.map((s) => s.name), namespaces: this.configuration.namespaces },
+      'starting controller, waiting for caches to sync',
+    );
     const aborted = new Promise<never>((_, reject) => {
       const fail = (): void => reject(new StartAbortedError(`controller ${JSON.stringify(this.name)}`, 'aborted'));
       if (signal.aborted) fail();
@@ -433,7 +478,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const seen = this.#lastPrimaryErrors.get(namespace);
     this.#lastPrimaryErrors.set(namespace, health.lastError?.error);
     if (health.watching) this.#failingNamespaces.delete(namespace);
-    else if (health.lastError !== undefined && health.lastError.error !== seen) this.#failingNamespaces.set(namespace, health.lastError.error);
+    else if (health.lastError !== undefined && health.lastError.error !== seen)
+      this.#failingNamespaces.set(namespace, health.lastError.error);
     const current = this.#health.value.status;
     if (current === 'starting' || current === 'stopped') return;
     const failing = this.#failingNamespaces.entries().next().value;
@@ -443,7 +489,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     const [ns, cause] = failing;
     const explained = this.primaryCache.explain(ns, cause, 'running');
-    const error = explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : explained;
+    const error =
+      explained instanceof CacheSyncError ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME }) : explained;
     const previous = this.#health.value.error;
     if (current === 'unhealthy' && previous instanceof Error && previous.message === error.message) return;
     this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error });
@@ -451,7 +498,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   #pendingSync(settled: ReadonlySet<EventSource<unknown, P>>): PendingSync[] {
     const pending: PendingSync[] = [];
-    const kindOf = (k: { plural: string; group: string; version: string }): string => `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
+    const kindOf = (k: { plural: string; group: string; version: string }): string =>
+      `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
     const primary = this.primaryCache.pendingSync();
     if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.kind), ...primary });
     for (const s of this.#sources) {
@@ -515,7 +563,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    */
   describePrimary(id: ResourceID | string): PrimaryDescription {
     const key = typeof id === 'string' ? id : id.key;
-    return { key, cached: this.getPrimary(key) !== undefined, pending: this.#processor?.pendingCauses(key), lastReconcile: this.#lastReconciles.get(key) };
+    return {
+      key,
+      cached: this.getPrimary(key) !== undefined,
+      pending: this.#processor?.pendingCauses(key),
+      lastReconcile: this.#lastReconciles.get(key),
+    };
   }
 
   /**
@@ -526,7 +579,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   async changeNamespaces(namespaces: NamespaceSet): Promise<void> {
     await Promise.all([
       this.primaryCache.setNamespaces(namespaces),
-      ...this.#sources.filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces).map((s) => s.changeNamespaces(namespaces)),
+      ...this.#sources
+        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces)
+        .map((s) => s.changeNamespaces(namespaces)),
     ]);
   }
 
@@ -543,11 +598,20 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const finalizer = this.#finalizer;
       const cleanedUp = this.#cleanedUp.has(key) && this.#cleanedUp.get(key) === delta.object.metadata?.uid;
       this.#cleanedUp.delete(key);
-      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && origin !== 'namespace-removed' && !cleanedUp) {
+      if (
+        finalizer !== undefined &&
+        delta.object.metadata?.finalizers?.includes(finalizer) &&
+        origin !== 'namespace-removed' &&
+        !cleanedUp
+      ) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
-        this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'resource', event: 'delete', objectKey: key } });
+        this.#primaryTriggers.next({
+          primaryIds: [ResourceID.parse(key)],
+          source: PRIMARY_SOURCE_NAME,
+          cause: { type: 'resource', event: 'delete', objectKey: key },
+        });
         return;
       }
       this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
@@ -566,7 +630,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
   }
 
-  #context(primary: P, retryInfo: RetryInfo | undefined, signal: AbortSignal | undefined, primaryFinalStateUnknown = false, logger?: Logger): DefaultContext<P, KubeClient> {
+  #context(
+    primary: P,
+    retryInfo: RetryInfo | undefined,
+    signal: AbortSignal | undefined,
+    primaryFinalStateUnknown = false,
+    logger?: Logger,
+  ): DefaultContext<P, KubeClient> {
     return new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
@@ -621,7 +691,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, retryInfo: RetryInfo | undefined, signal: AbortSignal, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(
+    key: string,
+    retryInfo: RetryInfo | undefined,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<{ rescheduleAfterMs?: number } | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     let primary = this.getPrimary(key);
@@ -678,7 +753,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     this.#cleanedUp.set(key, uid);
-    if (written !== undefined && (written.metadata?.finalizers?.length ?? 0) > 0 && this.primaryCache.peekKey(key) !== undefined) this.#remember(written);
+    if (written !== undefined && (written.metadata?.finalizers?.length ?? 0) > 0 && this.primaryCache.peekKey(key) !== undefined)
+      this.#remember(written);
     else this.#written.evict(key);
   }
 
@@ -701,12 +777,18 @@ function namespaceAndName(key: string): { namespace?: string; name: string } {
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
-function validateCrdPolicy(whenCrdMissing: unknown, pollIntervalMs: unknown, kind: ResourceKind<KubernetesObject>): { wait: boolean; pollIntervalMs: number } {
+function validateCrdPolicy(
+  whenCrdMissing: unknown,
+  pollIntervalMs: unknown,
+  kind: ResourceKind<KubernetesObject>,
+): { wait: boolean; pollIntervalMs: number } {
   if (whenCrdMissing !== undefined && whenCrdMissing !== 'fail' && whenCrdMissing !== 'wait') {
     throw new TypeError(`controller of ${kind.name}: whenCrdMissing must be 'fail' or 'wait', got ${JSON.stringify(whenCrdMissing)}`);
   }
   if (pollIntervalMs !== undefined && (typeof pollIntervalMs !== 'number' || !(pollIntervalMs > 0))) {
-    throw new RangeError(`controller of ${kind.name}: crdPollIntervalMs must be a positive number of milliseconds, got ${JSON.stringify(pollIntervalMs)}`);
+    throw new RangeError(
+      `controller of ${kind.name}: crdPollIntervalMs must be a positive number of milliseconds, got ${JSON.stringify(pollIntervalMs)}`,
+    );
   }
-  return { wait: whenCrdMissing === 'wait', pollIntervalMs: (pollIntervalMs as number | undefined) ?? 10_000 };
+  return { wait: whenCrdMissing === 'wait', pollIntervalMs: pollIntervalMs ?? 10_000 };
 }

@@ -42,7 +42,10 @@ describe('Operator with leaderElection', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Gadget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Gadget',
+    });
   });
   afterEach(async () => {
     await Promise.all(operators.splice(0).map((o) => o.stop({ drainTimeoutMs: 5_000 })));
@@ -53,7 +56,12 @@ describe('Operator with leaderElection', function () {
   });
 
   /** One replica: an operator whose reconciler stamps its identity into the status. */
-  function replica(namespace: string, identity: string, election: Partial<OperatorLeaderElectionOptions> = {}, reconciler?: Reconciler<Gadget, KubeClient>) {
+  function replica(
+    namespace: string,
+    identity: string,
+    election: Partial<OperatorLeaderElectionOptions> = {},
+    reconciler?: Reconciler<Gadget, KubeClient>,
+  ) {
     const operator = new Operator({
       kubeConfig: server.kubeConfig,
       leaderElection: { leaseName: 'gadgets', leaseNamespace: namespace, identity, onLost: 'standby', ...fast, ...election },
@@ -107,7 +115,10 @@ describe('Operator with leaderElection', function () {
     await eventually(async () => expect((await statusOf(ns, 'g1'))?.by).to.equal('replica-b'));
     await client.patch(GadgetKind, ResourceID.of('g2', ns), { spec: { size: 5 } });
     await eventually(async () => expect(await statusOf(ns, 'g2')).to.deep.equal({ seen: 5, by: 'replica-b' }));
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec).to.include({ holderIdentity: 'replica-b', leaseTransitions: 1 });
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec).to.include({
+      holderIdentity: 'replica-b',
+      leaseTransitions: 1,
+    });
   });
 
   it('refuses writes through the client of a replica that does not lead (fencing)', async () => {
@@ -121,7 +132,9 @@ describe('Operator with leaderElection', function () {
       (e: unknown) => e,
     );
     expect(error).to.be.instanceOf(NotLeaderError);
-    expect((error as Error).message).to.include('follower').and.include(`${ns}/gadgets`);
+    expect((error as Error).message)
+      .to.include('follower')
+      .and.include(`${ns}/gadgets`);
     expect(await client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
     // Reads are not fenced: followers serve caches and uncached reads.
     expect(await b.operator.client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
@@ -131,19 +144,26 @@ describe('Operator with leaderElection', function () {
     const ns = await createNamespace(server.kubeConfig);
     await client.create(GadgetKind, gadget('g', ns, 1));
     let attempts = 0;
-    const a = replica(ns, 'a', {}, {
-      reconcile: async (g) => {
-        attempts++;
-        // Someone else changes the primary after this reconcile read it (as a new leader would).
-        if (attempts === 1) await client.patch(GadgetKind, ResourceID.of('g', ns), { metadata: { labels: { touched: 'yes' } } });
-        return UpdateControl.patchStatus({ ...g, status: { seen: g.spec?.size ?? 0, by: `attempt-${attempts}` } });
+    const a = replica(
+      ns,
+      'a',
+      {},
+      {
+        reconcile: async (g) => {
+          attempts++;
+          // Someone else changes the primary after this reconcile read it (as a new leader would).
+          if (attempts === 1) await client.patch(GadgetKind, ResourceID.of('g', ns), { metadata: { labels: { touched: 'yes' } } });
+          return UpdateControl.patchStatus({ ...g, status: { seen: g.spec?.size ?? 0, by: `attempt-${attempts}` } });
+        },
       },
-    });
+    );
     const events: ControllerEvent[] = [];
     a.controller.events$.subscribe((e) => events.push(e));
     await a.operator.start();
     await eventually(async () => expect((await statusOf(ns, 'g'))?.by).to.match(/^attempt-[2-9]/));
-    const failures = events.flatMap((e) => (e.type === 'processing' && e.event.type === 'finished' && e.event.outcome.type === 'error' ? [e.event.outcome.error] : []));
+    const failures = events.flatMap((e) =>
+      e.type === 'processing' && e.event.type === 'finished' && e.event.outcome.type === 'error' ? [e.event.outcome.error] : [],
+    );
     expect(failures[0]).to.be.instanceOf(KubeApiError);
     expect((failures[0] as KubeApiError).status).to.equal(409);
     expect((await client.get<Gadget>(GadgetKind, ResourceID.of('g', ns)))?.metadata?.labels).to.deep.equal({ touched: 'yes' });
@@ -157,7 +177,10 @@ describe('Operator with leaderElection', function () {
     await a.operator.start();
     expect(a.operator.isLeader).to.equal(true);
     const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
-    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z') } });
+    await client.update<Lease>(Kinds.Lease, {
+      ...lease,
+      spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z') },
+    });
     await eventually(() => expect(a.operator.isLeader).to.equal(false), { timeoutMs: 5_000 });
     expect(lost).to.include('candidate:lease taken by intruder');
     expect(a.controller.dispatchPaused).to.equal(true);
@@ -173,13 +196,18 @@ describe('Operator with leaderElection', function () {
     const ns = await createNamespace(server.kubeConfig);
     await client.create(GadgetKind, gadget('busy', ns));
     let signal: AbortSignal | undefined;
-    const a = replica(ns, 'busy-a', { onLost: () => {} }, {
-      reconcile: async (g, context) => {
-        signal = context.getSignal();
-        await new Promise((resolve) => signal!.addEventListener('abort', resolve));
-        return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'busy-a' } });
+    const a = replica(
+      ns,
+      'busy-a',
+      { onLost: () => {} },
+      {
+        reconcile: async (g, context) => {
+          signal = context.getSignal();
+          await new Promise((resolve) => signal!.addEventListener('abort', resolve));
+          return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'busy-a' } });
+        },
       },
-    });
+    );
     await a.operator.start();
     await eventually(() => expect(signal).to.not.equal(undefined));
     const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
@@ -210,13 +238,18 @@ describe('Operator with leaderElection', function () {
     const running = new Promise<void>((r) => (started = r));
     let finish!: () => void;
     const gate = new Promise<void>((r) => (finish = r));
-    const a = replica(ns, 'draining', {}, {
-      reconcile: async (g) => {
-        started();
-        await gate;
-        return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'draining' } });
+    const a = replica(
+      ns,
+      'draining',
+      {},
+      {
+        reconcile: async (g) => {
+          started();
+          await gate;
+          return UpdateControl.patchStatus({ ...g, status: { seen: 1, by: 'draining' } });
+        },
       },
-    });
+    );
     await a.operator.start();
     await running;
     let stopped = false;
@@ -224,7 +257,9 @@ describe('Operator with leaderElection', function () {
     operators.splice(operators.indexOf(a.operator), 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(stopped).to.equal(false);
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity, 'held while reconciling').to.equal('draining');
+    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity, 'held while reconciling').to.equal(
+      'draining',
+    );
     finish();
     await stopping;
     expect(await statusOf(ns, 'slow'), 'the in-flight reconcile finished and wrote').to.deep.equal({ seen: 1, by: 'draining' });
@@ -240,19 +275,27 @@ describe('Operator with leaderElection', function () {
     const gate = new Promise<void>((r) => (finish = r));
     let lateWrite: unknown;
     let signal: AbortSignal | undefined;
-    const a = replica(ns, 'abandoning', {}, {
-      reconcile: async (g, context) => {
-        signal = context.getSignal();
-        started();
-        await gate;
-        // The reconciler's own write after the operator stopped and released the lease.
-        lateWrite = await context
-          .getClient()
-          .patch(GadgetKind, ResourceID.of('stuck', ns), { metadata: { labels: { late: 'yes' } } })
-          .then(() => 'written', (e: unknown) => e);
-        return UpdateControl.noUpdate();
+    const a = replica(
+      ns,
+      'abandoning',
+      {},
+      {
+        reconcile: async (g, context) => {
+          signal = context.getSignal();
+          started();
+          await gate;
+          // The reconciler's own write after the operator stopped and released the lease.
+          lateWrite = await context
+            .getClient()
+            .patch(GadgetKind, ResourceID.of('stuck', ns), { metadata: { labels: { late: 'yes' } } })
+            .then(
+              () => 'written',
+              (e: unknown) => e,
+            );
+          return UpdateControl.noUpdate();
+        },
       },
-    });
+    );
     await a.operator.start();
     await running;
     expect(signal?.aborted).to.equal(false);
@@ -280,7 +323,10 @@ describe('Operator with leaderElection', function () {
 
   it('run() stops what started and rejects when start fails', async () => {
     const ns = await createNamespace(server.kubeConfig);
-    const operator = new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: 'x', leaseNamespace: uniqueName('missing'), ...fast } });
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      leaderElection: { leaseName: 'x', leaseNamespace: uniqueName('missing'), ...fast },
+    });
     operator.register<Gadget>({ reconcile: () => UpdateControl.noUpdate() }, { kind: GadgetKind, namespaces: [ns] });
     const error = await operator.run({ exit: false, signals: [] }).then(
       () => undefined,
@@ -293,6 +339,8 @@ describe('Operator with leaderElection', function () {
   });
 
   it('names the option when the lease name is missing', () => {
-    expect(() => new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw('leaderElection.leaseName');
+    expect(() => new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw(
+      'leaderElection.leaseName',
+    );
   });
 });

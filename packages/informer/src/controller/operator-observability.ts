@@ -38,13 +38,20 @@ export class OperatorObservability {
   readonly #controllers: () => readonly Controller<KubernetesObject>[];
   #phase: Phase = 'new';
 
-  constructor(options: OperatorObservabilityOptions, registry: InformerRegistry, controllers: () => readonly Controller<KubernetesObject>[]) {
+  constructor(
+    options: OperatorObservabilityOptions,
+    registry: InformerRegistry,
+    controllers: () => readonly Controller<KubernetesObject>[],
+  ) {
     this.logger = createOperatorLogger(options.logger);
     this.metrics = new OperatorMetrics(options.metrics);
     this.metrics.observeInformers(registry);
     this.#controllers = controllers;
     // The server first: it validates the server options with messages naming them.
-    this.server = options.server === undefined ? undefined : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
+    this.server =
+      options.server === undefined
+        ? undefined
+        : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
     this.#monitor = new SourceHealthMonitor({ registry, controllers, unhealthyAfterMs: options.server?.unhealthyAfterMs ?? 60_000 });
     this.health.addHealthzCheck('ping', () => {});
     this.health.addHealthzCheck('informers', () => this.#monitor.check());
@@ -64,7 +71,10 @@ export class OperatorObservability {
       if (event.type === 'problem') log.warn({ source: event.source, err: event.error }, 'event source problem (skipped, going on)');
       else if (event.type === 'processing' && event.event.type === 'retries-exhausted') {
         const { key, retryInfo, terminal } = event.event;
-        log.error({ primary: key, attempts: retryInfo.attemptCount, terminal }, terminal ? 'terminal error, not retrying' : 'retries exhausted');
+        log.error(
+          { primary: key, attempts: retryInfo.attemptCount, terminal },
+          terminal ? 'terminal error, not retrying' : 'retries exhausted',
+        );
       } else if (event.type === 'processing' && event.event.type === 'timed-out') {
         log.warn({ primary: event.event.key, timeoutMs: event.event.timeoutMs }, 'reconcile timed out; its worker moved on');
       }

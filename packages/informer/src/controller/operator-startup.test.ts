@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { DeleteControl, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, requireFault, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  createNamespace,
+  createTestCrd,
+  eventually,
+  requireFault,
+  startTestApiServer,
+  uniqueName,
+  type TestApiServer,
+} from '@kindex/testing';
 import {
   CacheSyncError,
   CacheSyncTimeoutError,
@@ -40,7 +48,11 @@ describe('Operator startup failures', function () {
   before(async function () {
     this.timeout(180_000);
     server = await startTestApiServer();
-    const crd = await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { kind: 'Widget' });
+    const crd = await createTestCrd(
+      server.kubeConfig.makeApiClient(ApiextensionsV1Api),
+      server.kubeConfig.makeApiClient(CustomObjectsApi),
+      { kind: 'Widget' },
+    );
     WidgetKind = resourceKind<Widget>(crd);
   });
   afterEach(async () => {
@@ -58,7 +70,9 @@ describe('Operator startup failures', function () {
   const seenStatus: Reconciler<Widget, KubeClient> = {
     reconcile: (w) => UpdateControl.patchStatus<Widget>({ ...w, status: { seen: w.spec?.size ?? 0 } }),
   };
-  const withConfigMaps = (extra: (b: ReturnType<typeof InformerEventSource.from<KubernetesObject, Widget>>) => void = () => undefined): Reconciler<Widget, KubeClient> => ({
+  const withConfigMaps = (
+    extra: (b: ReturnType<typeof InformerEventSource.from<KubernetesObject, Widget>>) => void = () => undefined,
+  ): Reconciler<Widget, KubeClient> => ({
     ...seenStatus,
     prepareEventSources: (context) => {
       const builder = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('config-maps').withReflectorOptions(fast);
@@ -96,7 +110,11 @@ describe('Operator startup failures', function () {
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
     const sa = uniqueName('sa');
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
-    const request = await core.createNamespacedServiceAccountToken({ name: sa, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const request = await core.createNamespacedServiceAccountToken({
+      name: sa,
+      namespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     if (grantPrimary) {
       const rbac = server.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
       const rules = [
@@ -106,7 +124,11 @@ describe('Operator startup failures', function () {
       await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'widgets' }, rules } });
       await rbac.createNamespacedRoleBinding({
         namespace,
-        body: { metadata: { name: 'widgets' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widgets' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] },
+        body: {
+          metadata: { name: 'widgets' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'widgets' },
+          subjects: [{ kind: 'ServiceAccount', name: sa, namespace }],
+        },
       });
     }
     const kubeConfig = new KubeConfig();
@@ -125,7 +147,11 @@ describe('Operator startup failures', function () {
     expect(e).to.include({ controller: 'widgets', eventSource: 'primary', namespace: ns, verb: 'list', status: 403, phase: 'startup' });
     expect(e.type.plural).to.equal(WidgetKind.plural);
     expect(e.message).to.contain('controller "widgets"').and.contain('event source "primary"').and.contain(`in namespace "${ns}"`);
-    expect(e.fix).to.contain('kind: Role\n').and.contain(`namespace: ${ns}`).and.contain(`- ${WidgetKind.group}`).and.contain(`- ${WidgetKind.plural}`);
+    expect(e.fix)
+      .to.contain('kind: Role\n')
+      .and.contain(`namespace: ${ns}`)
+      .and.contain(`- ${WidgetKind.group}`)
+      .and.contain(`- ${WidgetKind.plural}`);
     expect(e.fix).to.contain('kind: RoleBinding').and.contain('kind: ServiceAccount');
     expect(e.message).to.contain(e.fix);
   });
@@ -143,7 +169,10 @@ describe('Operator startup failures', function () {
     const wide = new Operator({ kubeConfig });
     operator = wide;
     // The primary stays in the namespace the real server's Role grants; only the source goes wide.
-    wide.register(withConfigMaps((b) => b.withAllNamespaces()), { kind: WidgetKind, name: 'widgets-wide', namespaces: [ns], reflector: fast });
+    wide.register(
+      withConfigMaps((b) => b.withAllNamespaces()),
+      { kind: WidgetKind, name: 'widgets-wide', namespaces: [ns], reflector: fast },
+    );
     if (server.faults.forbid !== undefined) forbid({ resource: 'configmaps' });
     const all = (await startFails(wide, '403 (all namespaces)')) as CacheSyncError;
     expect(all).to.include({ eventSource: 'config-maps', namespace: undefined, status: 403 });
@@ -152,9 +181,15 @@ describe('Operator startup failures', function () {
 
   it('404 (CRD not installed): start() rejects naming the CRD to install', async () => {
     const ns = await createNamespace(server.kubeConfig);
-    const Missing = resourceKind({ group: `${uniqueName('g')}.kindex.test`, version: 'v1', kind: 'Gadget', plural: 'gadgets', namespaced: true });
+    const Missing = resourceKind({
+      group: `${uniqueName('g')}.kindex.test`,
+      version: 'v1',
+      kind: 'Gadget',
+      plural: 'gadgets',
+      namespaced: true,
+    });
     operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register(seenStatus as Reconciler<KubernetesObject, KubeClient>, { kind: Missing, name: 'gadgets', namespaces: [ns], reflector: fast });
+    operator.register(seenStatus, { kind: Missing, name: 'gadgets', namespaces: [ns], reflector: fast });
     const e = (await startFails(operator, '404')) as CacheSyncError;
     expect(e).to.be.instanceOf(CacheSyncError);
     expect(e).to.include({ controller: 'gadgets', eventSource: 'primary', status: 404, verb: 'list' });
@@ -164,7 +199,10 @@ describe('Operator startup failures', function () {
   it('400 (a selector the server rejects): start() rejects with the selector and the server reason', async () => {
     const ns = await createNamespace(server.kubeConfig);
     operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register(withConfigMaps((b) => b.withFieldSelector('spec.nothing=here')), { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast });
+    operator.register(
+      withConfigMaps((b) => b.withFieldSelector('spec.nothing=here')),
+      { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast },
+    );
     const e = (await startFails(operator, '400')) as CacheSyncError;
     expect(e).to.be.instanceOf(CacheSyncError);
     expect(e).to.include({ eventSource: 'config-maps', status: 400, fieldSelector: 'spec.nothing=here' });
@@ -187,15 +225,22 @@ describe('Operator startup failures', function () {
     const ns = await createNamespace(server.kubeConfig);
     const { kubeConfig } = await refusedConfig(ns, true);
     const client = new KubeClient(kubeConfig);
-    const source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('lonely').withNamespaces([ns]).withReflectorOptions(fast).build({
-      client,
-      configuration: { namespaces: 'all' } as never,
-      primaryCache: undefined as never,
-    });
+    const source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind)
+      .withName('lonely')
+      .withNamespaces([ns])
+      .withReflectorOptions(fast)
+      .build({
+        client,
+        configuration: { namespaces: 'all' } as never,
+        primaryCache: undefined as never,
+      });
     const health: EventSourceHealth[] = [];
     source.health$.subscribe((h) => health.push(h));
     const started = Date.now();
-    const e = await source.start().then(() => undefined, (error: unknown) => error);
+    const e = await source.start().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     timings.push(`403 (standalone source) ${Date.now() - started} ms`);
     expect(e).to.be.instanceOf(CacheSyncError);
     expect(e).to.include({ eventSource: 'lonely', status: 403, controller: undefined });
@@ -236,7 +281,10 @@ describe('Operator startup failures', function () {
     const controller = second.register(seenStatus, { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast });
     const statuses: string[] = [];
     controller.health$.subscribe((h) => statuses.push(h.status));
-    const starting = second.start().then(() => undefined, (error: unknown) => error);
+    const starting = second.start().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     await new Promise((r) => setTimeout(r, 300));
     await second.stop();
     const stopped = await starting;
@@ -252,7 +300,14 @@ describe('Operator startup failures', function () {
     const Gizmo = resourceKind<Widget>({ group, version: 'v1', kind: 'Gizmo', plural: 'gizmos', namespaced: true });
     operator = new Operator({ kubeConfig: server.kubeConfig });
     operator.register(seenStatus, { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast });
-    const waiting = operator.register(seenStatus, { kind: Gizmo, name: 'gizmos', namespaces: [ns], reflector: fast, whenCrdMissing: 'wait', crdPollIntervalMs: 200 });
+    const waiting = operator.register(seenStatus, {
+      kind: Gizmo,
+      name: 'gizmos',
+      namespaces: [ns],
+      reflector: fast,
+      whenCrdMissing: 'wait',
+      crdPollIntervalMs: 200,
+    });
     const health: EventSourceHealth[] = [];
     waiting.health$.subscribe((h) => health.push(h));
     await operator.start();
@@ -260,12 +315,26 @@ describe('Operator startup failures', function () {
     expect(health.at(-1)!.error).to.be.instanceOf(CacheSyncError).and.include({ status: 404 });
 
     const client = new KubeClient(server.kubeConfig);
-    await client.create(WidgetKind, { apiVersion: WidgetKind.apiVersion, kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec: { size: 2 } });
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, { name: 'w', namespace: ns, key: `${ns}/w` } as never))?.status?.seen).to.equal(2));
+    await client.create(WidgetKind, {
+      apiVersion: WidgetKind.apiVersion,
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: ns },
+      spec: { size: 2 },
+    });
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, { name: 'w', namespace: ns, key: `${ns}/w` } as never))?.status?.seen).to.equal(2),
+    );
 
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group, kind: 'Gizmo' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group,
+      kind: 'Gizmo',
+    });
     await client.create(Gizmo, { apiVersion: Gizmo.apiVersion, kind: 'Gizmo', metadata: { name: 'g', namespace: ns }, spec: { size: 5 } });
-    await eventually(async () => expect((await client.get<Widget>(Gizmo, { name: 'g', namespace: ns, key: `${ns}/g` } as never))?.status?.seen).to.equal(5), { timeoutMs: 30_000 });
+    await eventually(
+      async () =>
+        expect((await client.get<Widget>(Gizmo, { name: 'g', namespace: ns, key: `${ns}/g` } as never))?.status?.seen).to.equal(5),
+      { timeoutMs: 30_000 },
+    );
     expect(health.at(-1)).to.include({ status: 'healthy' });
     await client.registry.stopAll();
   });
@@ -276,14 +345,19 @@ describe('Operator startup failures', function () {
    * real server a ServiceAccount whose RoleBinding is deleted and created again; its watches
    * time out every second, so they reconnect into the new rules.
    */
-  async function revocableAccess(namespace: string): Promise<{ kubeConfig: KubeConfig; watchTimeoutSeconds: number | undefined; revoke(): Promise<void>; grant(): Promise<void> }> {
+  async function revocableAccess(
+    namespace: string,
+  ): Promise<{ kubeConfig: KubeConfig; watchTimeoutSeconds: number | undefined; revoke(): Promise<void>; grant(): Promise<void> }> {
     if (server.faults.forbid !== undefined && server.faults.closeWatches !== undefined) {
       let revoked: (() => void)[] = [];
       return {
         kubeConfig: server.kubeConfig,
         watchTimeoutSeconds: undefined,
         revoke: async () => {
-          revoked = [forbid({ resource: 'configmaps', namespace }), forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace })];
+          revoked = [
+            forbid({ resource: 'configmaps', namespace }),
+            forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace }),
+          ];
           await server.faults.closeWatches!();
         },
         grant: async () => revoked.forEach((lift) => lift()),
@@ -325,7 +399,12 @@ describe('Operator startup failures', function () {
     const controller = operator.register<Widget>(
       {
         ...seenStatus,
-        prepareEventSources: (context) => [(source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('config-maps').withReflectorOptions(reflector).build(context))],
+        prepareEventSources: (context) => [
+          (source = InformerEventSource.from(Kinds.ConfigMap, WidgetKind)
+            .withName('config-maps')
+            .withReflectorOptions(reflector)
+            .build(context)),
+        ],
       },
       { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector },
     );
@@ -336,7 +415,8 @@ describe('Operator startup failures', function () {
     controller.health$.subscribe((h) => primaryHealth.push(h));
 
     await access.revoke();
-    const lost = (health: EventSourceHealth[]): CacheSyncError | undefined => health.map((h) => h.error).find((e): e is CacheSyncError => e instanceof CacheSyncError);
+    const lost = (health: EventSourceHealth[]): CacheSyncError | undefined =>
+      health.map((h) => h.error).find((e): e is CacheSyncError => e instanceof CacheSyncError);
     await eventually(() => expect(lost(sourceHealth)).to.not.equal(undefined), { timeoutMs: 20_000 });
     await eventually(() => expect(lost(primaryHealth)).to.not.equal(undefined), { timeoutMs: 20_000 });
     const e = lost(sourceHealth)!;
@@ -376,7 +456,10 @@ describe('Operator startup failures', function () {
   it('rbacManifest() lists what the controllers need; on a real server its rules are enough to start', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const probe = new Operator({ kubeConfig: server.kubeConfig });
-    probe.register<Widget>({ ...withConfigMaps(), cleanup: () => DeleteControl.defaultDelete() }, { kind: WidgetKind, name: 'widgets', namespaces: [ns] });
+    probe.register<Widget>(
+      { ...withConfigMaps(), cleanup: () => DeleteControl.defaultDelete() },
+      { kind: WidgetKind, name: 'widgets', namespaces: [ns] },
+    );
     const manifest = await probe.rbacManifest();
     expect(manifest.clusterRules).to.deep.equal([]);
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
@@ -397,7 +480,10 @@ describe('Operator startup failures', function () {
       if (o.kind === 'RoleBinding') await rbac.createNamespacedRoleBinding({ namespace: ns, body: o as never });
     }
     operator = new Operator({ kubeConfig });
-    operator.register<Widget>({ ...withConfigMaps(), cleanup: () => DeleteControl.defaultDelete() }, { kind: WidgetKind, name: 'widgets', namespaces: [ns] });
+    operator.register<Widget>(
+      { ...withConfigMaps(), cleanup: () => DeleteControl.defaultDelete() },
+      { kind: WidgetKind, name: 'widgets', namespaces: [ns] },
+    );
     await eventually(async () => {
       // RBAC rules take effect after the authorizer's cache catches up.
       const attempt = new Operator({ kubeConfig });
@@ -410,8 +496,15 @@ describe('Operator startup failures', function () {
     });
     await operator.start();
     const client = new KubeClient(server.kubeConfig);
-    await client.create(WidgetKind, { apiVersion: WidgetKind.apiVersion, kind: 'Widget', metadata: { name: 'rbac', namespace: ns }, spec: { size: 7 } });
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, { name: 'rbac', namespace: ns, key: `${ns}/rbac` } as never))?.status?.seen).to.equal(7));
+    await client.create(WidgetKind, {
+      apiVersion: WidgetKind.apiVersion,
+      kind: 'Widget',
+      metadata: { name: 'rbac', namespace: ns },
+      spec: { size: 7 },
+    });
+    await eventually(async () =>
+      expect((await client.get<Widget>(WidgetKind, { name: 'rbac', namespace: ns, key: `${ns}/rbac` } as never))?.status?.seen).to.equal(7),
+    );
     await client.registry.stopAll();
   });
 });

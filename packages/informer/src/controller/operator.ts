@@ -86,7 +86,11 @@ export class Operator {
     if (election !== undefined) {
       for (const field of ['leaseName', 'leaseNamespace'] as const) {
         if (typeof election[field] !== 'string' || election[field] === '') {
-          throw new LeaderElectionConfigError(field, election[field], 'give the name of the Lease shared by all replicas (and its namespace)');
+          throw new LeaderElectionConfigError(
+            field,
+            election[field],
+            'give the name of the Lease shared by all replicas (and its namespace)',
+          );
         }
       }
       const { onLost, leaseName, leaseNamespace, ...timing } = election;
@@ -122,7 +126,12 @@ export class Operator {
   /** Registers a reconciler for a primary kind. Register before `start()`. */
   register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>): Controller<P> {
     if (this.#started) throw new Error('register controllers before Operator.start()');
-    const controller = new Controller<P>(reconciler, this.leaderElector ? { optimisticLocking: true, ...options } : options, this.client, this.#observability.forController());
+    const controller = new Controller<P>(
+      reconciler,
+      this.leaderElector ? { optimisticLocking: true, ...options } : options,
+      this.client,
+      this.#observability.forController(),
+    );
     if (this.#controllers.some((c) => c.name === controller.name)) {
       throw new Error(`a controller named ${JSON.stringify(controller.name)} is registered already`);
     }
@@ -247,12 +256,16 @@ export class Operator {
     this.metrics.setLeaderElectionStatus(leaseName, false);
     elector.status$.subscribe((status) => {
       this.metrics.setLeaderElectionStatus(leaseName, status.role === 'leader');
-      this.logger.info({ lease: elector.lease, identity: elector.identity, role: status.role, holder: status.holderIdentity, reason: status.reason }, 'leader election');
+      this.logger.info(
+        { lease: elector.lease, identity: elector.identity, role: status.role, holder: status.holderIdentity, reason: status.reason },
+        'leader election',
+      );
     });
     elector.problems$.subscribe((error) => this.logger.warn({ lease: elector.lease, err: error }, 'leader election: lease request failed'));
     // A follower with synced caches is ready (warm standby); one that gave up the election is not.
     this.health.addReadyzCheck('leader-election', () => {
-      if (elector.status.role === 'stopped' && !this.#shuttingDown) throw new Error(`no longer a candidate for lease ${elector.lease}: ${elector.status.reason}`);
+      if (elector.status.role === 'stopped' && !this.#shuttingDown)
+        throw new Error(`no longer a candidate for lease ${elector.lease}: ${elector.status.reason}`);
     });
   }
 

@@ -22,7 +22,10 @@ describe('Controller with primaryWrites: apply', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig, { fieldManager: 'someone-else' });
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'ssa.kindex.dev', kind: 'Gadget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'ssa.kindex.dev',
+      kind: 'Gadget',
+    });
   });
   afterEach(async () => {
     await operator?.stop({ drainTimeoutMs: 5_000 });
@@ -33,23 +36,35 @@ describe('Controller with primaryWrites: apply', function () {
     await server.stop();
   });
 
-  it('applies status as its field manager, leaves other writers\' status fields, and skips a status already applied', async () => {
+  it("applies status as its field manager, leaves other writers' status fields, and skips a status already applied", async () => {
     const ns = await createNamespace(server.kubeConfig);
     operator = new Operator({ kubeConfig: server.kubeConfig });
     let calls = 0;
     // Returns only its own status field: a JSON-patch diff would delete `note`, an apply leaves it.
     const controller = operator.register<Gadget>(
-      { reconcile: (g) => { calls++; return UpdateControl.patchStatus<Gadget>({ ...g, status: { seen: g.spec?.size ?? 0 } }); } },
+      {
+        reconcile: (g) => {
+          calls++;
+          return UpdateControl.patchStatus<Gadget>({ ...g, status: { seen: g.spec?.size ?? 0 } });
+        },
+      },
       { kind: GadgetKind, namespaces: [ns], primaryWrites: 'apply', generationAware: false },
     );
     const events: ControllerEvent[] = [];
     controller.events$.subscribe((e) => events.push(e));
     await operator.start();
     const id = ResourceID.of('g1', ns);
-    await client.create(GadgetKind, { apiVersion: 'ssa.kindex.dev/v1', kind: 'Gadget', metadata: { name: 'g1', namespace: ns }, spec: { size: 2 } });
+    await client.create(GadgetKind, {
+      apiVersion: 'ssa.kindex.dev/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g1', namespace: ns },
+      spec: { size: 2 },
+    });
     await eventually(async () => expect((await client.get<Gadget>(GadgetKind, id))?.status?.seen).to.equal(2));
     const afterFirst = await client.get<Gadget>(GadgetKind, id);
-    const entries = (afterFirst!.metadata!.managedFields as Array<{ manager: string; operation: string; subresource?: string }>).map((e) => [e.manager, e.operation, e.subresource]);
+    const entries = (afterFirst!.metadata!.managedFields as Array<{ manager: string; operation: string; subresource?: string }>).map(
+      (e) => [e.manager, e.operation, e.subresource],
+    );
     expect(entries).to.deep.include(['kindex', 'Apply', 'status']);
 
     // Another writer adds a status field; the next reconcile (triggered by that change) must keep it and write nothing.
@@ -64,6 +79,8 @@ describe('Controller with primaryWrites: apply', function () {
 
     // A spec change is applied and owned fields follow it.
     await client.patch(GadgetKind, id, { spec: { size: 5 } });
-    await eventually(async () => expect((await client.get<Gadget>(GadgetKind, id))?.status).to.deep.equal({ seen: 5, note: 'from elsewhere' }));
+    await eventually(async () =>
+      expect((await client.get<Gadget>(GadgetKind, id))?.status).to.deep.equal({ seen: 5, note: 'from elsewhere' }),
+    );
   });
 });

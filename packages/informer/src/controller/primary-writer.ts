@@ -46,7 +46,12 @@ export class PrimaryWriter<P extends KubernetesObject> {
       const { name, namespace, resourceVersion } = before.metadata ?? {};
       // An applied resourceVersion is a precondition too: a deposed leader's late apply gets 409.
       const locked = this.optimisticLock && resourceVersion !== undefined ? { resourceVersion } : {};
-      const body = { apiVersion, kind, metadata: { name, ...(namespace ? { namespace } : {}), ...locked }, status: statusOf(after) ?? {} } as unknown as P;
+      const body = {
+        apiVersion,
+        kind,
+        metadata: { name, ...(namespace ? { namespace } : {}), ...locked },
+        status: statusOf(after) ?? {},
+      } as unknown as P;
       // Unchanged, or already what this manager applied (other writers' status fields aside): no write.
       if (jsonEqual(statusOf(before), statusOf(after))) return undefined;
       if (matchesAppliedFields(before, body, this.client.fieldManager, { subresource: 'status' })) return undefined;
@@ -78,7 +83,10 @@ export class PrimaryWriter<P extends KubernetesObject> {
     if (finalizers?.includes(finalizer)) return undefined;
     const ops: Operation[] =
       finalizers === undefined
-        ? [{ op: 'test', path: '/metadata/resourceVersion', value: primary.metadata?.resourceVersion }, { op: 'add', path: '/metadata/finalizers', value: [finalizer] }]
+        ? [
+            { op: 'test', path: '/metadata/resourceVersion', value: primary.metadata?.resourceVersion },
+            { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+          ]
         : [{ op: 'add', path: '/metadata/finalizers/-', value: finalizer }];
     return this.#write(primary, ops);
   }

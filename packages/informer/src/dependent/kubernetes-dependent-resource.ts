@@ -124,7 +124,10 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
 
   #idOf(primary: P, context: Context<P, KubeClient>): ResourceID {
     const desired = this.#options.desired(primary, context);
-    return ResourceID.of(desired.metadata?.name ?? '', this.kind.namespaced ? (desired.metadata?.namespace ?? primary.metadata?.namespace) : undefined);
+    return ResourceID.of(
+      desired.metadata?.name ?? '',
+      this.kind.namespaced ? (desired.metadata?.namespace ?? primary.metadata?.namespace) : undefined,
+    );
   }
 
   #desiredWithOwner(primary: P, context: Context<P, KubeClient>): R {
@@ -132,15 +135,25 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     const desired = this.#options.desired(primary, context);
     const where = `dependent "${this.name}" of ${this.#options.primaryKind.kind} ${ResourceID.fromResource(primary).key}`;
     const name = desired.metadata?.name;
-    if (!name) throw new InvalidDesiredResourceError(`${where}: desired() returned a ${this.kind.kind} without metadata.name; name it, for example after the primary`);
+    if (!name)
+      throw new InvalidDesiredResourceError(
+        `${where}: desired() returned a ${this.kind.kind} without metadata.name; name it, for example after the primary`,
+      );
     const apiVersion = apiVersionOf(this.kind);
-    if ((desired.kind !== undefined && desired.kind !== this.kind.kind) || (desired.apiVersion !== undefined && desired.apiVersion !== apiVersion)) {
-      throw new InvalidDesiredResourceError(`${where}: desired() returned a ${desired.apiVersion} ${desired.kind}, but the dependent's kind is ${apiVersion} ${this.kind.kind}`);
+    if (
+      (desired.kind !== undefined && desired.kind !== this.kind.kind) ||
+      (desired.apiVersion !== undefined && desired.apiVersion !== apiVersion)
+    ) {
+      throw new InvalidDesiredResourceError(
+        `${where}: desired() returned a ${desired.apiVersion} ${desired.kind}, but the dependent's kind is ${apiVersion} ${this.kind.kind}`,
+      );
     }
     const primaryNamespace = primary.metadata?.namespace;
     const namespace = this.kind.namespaced ? (desired.metadata?.namespace ?? primaryNamespace) : undefined;
     if (this.kind.namespaced && primaryNamespace !== undefined && namespace !== primaryNamespace) {
-      throw new InvalidDesiredResourceError(`${where}: desired() put ${name} in namespace ${namespace}; an owner reference only works within the primary's namespace ${primaryNamespace}`);
+      throw new InvalidDesiredResourceError(
+        `${where}: desired() put ${name} in namespace ${namespace}; an owner reference only works within the primary's namespace ${primaryNamespace}`,
+      );
     }
     const metadata = { ...desired.metadata, name, ...(namespace ? { namespace } : {}) };
     // A namespaced owner cannot own a cluster-scoped object: those are deleted explicitly.

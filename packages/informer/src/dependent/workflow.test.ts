@@ -27,27 +27,39 @@ interface ConfigMap extends KubernetesObject {
 
 function siteWorkflow(): Workflow<Site> {
   const html = new KubernetesDependentResource<ConfigMap, Site>({
-    kind: Kinds.ConfigMap as never,
+    kind: Kinds.ConfigMap,
     primaryKind: SiteKind,
     name: 'html',
-    desired: (site) => ({ metadata: { name: `${site.metadata!.name}-html`, labels: { site: site.metadata!.name! } }, data: { 'index.html': site.spec?.html ?? '' } }),
+    desired: (site) => ({
+      metadata: { name: `${site.metadata!.name}-html`, labels: { site: site.metadata!.name! } },
+      data: { 'index.html': site.spec?.html ?? '' },
+    }),
   });
   const service = new KubernetesDependentResource<KubernetesObject, Site>({
-    kind: Kinds.Service as never,
+    kind: Kinds.Service,
     primaryKind: SiteKind,
     name: 'service',
     // Server-defaulted fields (protocol, targetPort, type, clusterIP, ...) must not look like a diff.
-    desired: (site) => ({ metadata: { name: `${site.metadata!.name}-svc` }, spec: { selector: { site: site.metadata!.name! }, ports: [{ port: 80 }] } }) as KubernetesObject,
+    desired: (site) =>
+      ({
+        metadata: { name: `${site.metadata!.name}-svc` },
+        spec: { selector: { site: site.metadata!.name! }, ports: [{ port: 80 }] },
+      }) as KubernetesObject,
   });
   const secret = new KubernetesDependentResource<KubernetesObject, Site>({
-    kind: Kinds.Secret as never,
+    kind: Kinds.Secret,
     primaryKind: SiteKind,
     name: 'secret',
     desired: (site) => ({ metadata: { name: `${site.metadata!.name}-secret` }, stringData: { token: 't' } }) as KubernetesObject,
   });
   return new Workflow<Site>([
-    { dependent: html as never },
-    { dependent: service, dependsOn: ['html'], reconcilePrecondition: (s) => s.spec?.expose !== false, readyPostcondition: (_svc, s) => s.spec?.serviceReady !== false },
+    { dependent: html },
+    {
+      dependent: service,
+      dependsOn: ['html'],
+      reconcilePrecondition: (s) => s.spec?.expose !== false,
+      readyPostcondition: (_svc, s) => s.spec?.serviceReady !== false,
+    },
     { dependent: secret, activationCondition: (s) => s.spec?.secret === true },
   ]);
 }
@@ -61,7 +73,10 @@ describe('dependent resources and workflows', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig, { fieldManager: 'test-user' });
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'deps.kindex.dev', kind: 'Site' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'deps.kindex.dev',
+      kind: 'Site',
+    });
   });
   afterEach(async () => {
     await operator?.stop({ drainTimeoutMs: 5_000 });
@@ -78,7 +93,7 @@ describe('dependent resources and workflows', function () {
     operator = new Operator({ kubeConfig: server.kubeConfig });
     operator.register<Site>(
       {
-        prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)) as never,
+        prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
         reconcile: async (site, context: Context<Site, KubeClient>) => {
           const result = await workflow.reconcile(site, context);
           results.push(result);
@@ -92,40 +107,65 @@ describe('dependent resources and workflows', function () {
     return results;
   }
 
-  const site = (namespace: string, spec: Site['spec']): Site => ({ apiVersion: 'deps.kindex.dev/v1', kind: 'Site', metadata: { name: 'web', namespace }, spec });
+  const site = (namespace: string, spec: Site['spec']): Site => ({
+    apiVersion: 'deps.kindex.dev/v1',
+    kind: 'Site',
+    metadata: { name: 'web', namespace },
+    spec,
+  });
 
   it('creates the dependents in order with owner references, gets ready, and a no-change reconcile writes nothing', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const results = await runSites(ns);
     const created = await client.create(SiteKind, site(ns, { html: '<h1>hi</h1>' }));
     await eventually(async () => expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
-    const cm = await client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns));
+    const cm = await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
     expect(cm?.data).to.deep.equal({ 'index.html': '<h1>hi</h1>' });
     expect(cm?.metadata?.ownerReferences).to.deep.equal([
-      { apiVersion: 'deps.kindex.dev/v1', kind: 'Site', name: 'web', uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: 'deps.kindex.dev/v1',
+        kind: 'Site',
+        name: 'web',
+        uid: created.metadata!.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
-    expect(await client.get(Kinds.Service as never, ResourceID.of('web-svc', ns))).to.not.equal(undefined);
+    expect(await client.get(Kinds.Service, ResourceID.of('web-svc', ns))).to.not.equal(undefined);
     // The Secret's activation condition is false: never touched.
-    expect(await client.get(Kinds.Secret as never, ResourceID.of('web-secret', ns))).to.equal(undefined);
+    expect(await client.get(Kinds.Secret, ResourceID.of('web-secret', ns))).to.equal(undefined);
     const first = results[0]!;
-    expect(Object.fromEntries([...first.results].map(([k, r]) => [k, r.status]))).to.deep.equal({ html: 'ready', service: 'ready', secret: 'inactive' });
+    expect(Object.fromEntries([...first.results].map(([k, r]) => [k, r.status]))).to.deep.equal({
+      html: 'ready',
+      service: 'ready',
+      secret: 'inactive',
+    });
     const toReady = results.findIndex((r) => r.allReady) + 1;
     console.log(`      (reconciles from creation to ready: ${toReady}; workflow runs so far: ${results.length})`);
 
     // Another writer labels the ConfigMap: the event reconciles the Site, and since the label is
     // not ours and nothing we own changed, that reconcile writes nothing (and keeps the label).
     const runs = results.length;
-    await client.patch(Kinds.ConfigMap as never, ResourceID.of('web-html', ns), { metadata: { labels: { extra: 'x' } } });
+    await client.patch(Kinds.ConfigMap, ResourceID.of('web-html', ns), { metadata: { labels: { extra: 'x' } } });
     await eventually(() => expect(results.length).to.be.greaterThan(runs));
     await new Promise((r) => setTimeout(r, 300));
     for (const r of results.slice(runs)) expect(r.writes).to.equal(0);
     expect(results.slice(runs).every((r) => r.allReady)).to.equal(true);
-    console.log(`      (writes of the no-change reconciles: ${results.slice(runs).map((r) => r.writes).join(', ')})`);
+    console.log(
+      `      (writes of the no-change reconciles: ${results
+        .slice(runs)
+        .map((r) => r.writes)
+        .join(', ')})`,
+    );
 
     // A spec change updates the ConfigMap by apply.
     await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: '<h1>bye</h1>' } });
-    await eventually(async () => expect((await client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns)))?.data).to.deep.equal({ 'index.html': '<h1>bye</h1>' }));
-    const after = await client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns));
+    await eventually(async () =>
+      expect((await client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns)))?.data).to.deep.equal({
+        'index.html': '<h1>bye</h1>',
+      }),
+    );
+    const after = await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
     expect(after?.metadata?.labels).to.deep.equal({ site: 'web', extra: 'x' });
   });
 
@@ -144,7 +184,8 @@ describe('dependent resources and workflows', function () {
   });
 
   it('the garbage collector removes the dependents with the primary', async function () {
-    if (server.flavor === 'real') skipWithReason(this, 'no kube-controller-manager (garbage collector) runs beside the real kube-apiserver');
+    if (server.flavor === 'real')
+      skipWithReason(this, 'no kube-controller-manager (garbage collector) runs beside the real kube-apiserver');
     const ns = await createNamespace(server.kubeConfig);
     await runSites(ns);
     await client.create(SiteKind, site(ns, { html: 'x' }));
@@ -155,9 +196,25 @@ describe('dependent resources and workflows', function () {
   });
 
   it('refuses unknown dependsOn names and cycles with errors naming them', () => {
-    const a = new KubernetesDependentResource<ConfigMap, Site>({ kind: Kinds.ConfigMap as never, primaryKind: SiteKind, name: 'a', desired: () => ({ metadata: { name: 'a' } }) });
-    const b = new KubernetesDependentResource<ConfigMap, Site>({ kind: Kinds.ConfigMap as never, primaryKind: SiteKind, name: 'b', desired: () => ({ metadata: { name: 'b' } }) });
-    expect(() => new Workflow<Site>([{ dependent: a as never, dependsOn: ['nope'] }])).to.throw(InvalidWorkflowError, 'depends on "nope"');
-    expect(() => new Workflow<Site>([{ dependent: a as never, dependsOn: ['b'] }, { dependent: b as never, dependsOn: ['a'] }])).to.throw(InvalidWorkflowError, 'cycle: a -> b -> a');
+    const a = new KubernetesDependentResource<ConfigMap, Site>({
+      kind: Kinds.ConfigMap,
+      primaryKind: SiteKind,
+      name: 'a',
+      desired: () => ({ metadata: { name: 'a' } }),
+    });
+    const b = new KubernetesDependentResource<ConfigMap, Site>({
+      kind: Kinds.ConfigMap,
+      primaryKind: SiteKind,
+      name: 'b',
+      desired: () => ({ metadata: { name: 'b' } }),
+    });
+    expect(() => new Workflow<Site>([{ dependent: a, dependsOn: ['nope'] }])).to.throw(InvalidWorkflowError, 'depends on "nope"');
+    expect(
+      () =>
+        new Workflow<Site>([
+          { dependent: a, dependsOn: ['b'] },
+          { dependent: b, dependsOn: ['a'] },
+        ]),
+    ).to.throw(InvalidWorkflowError, 'cycle: a -> b -> a');
   });
 });

@@ -72,7 +72,8 @@ export class WorkflowResult {
 
   /** Throws an AggregateError of the failures, if any (to let the controller retry). */
   throwIfFailed(): void {
-    if (this.errors.size > 0) throw new AggregateError([...this.errors.values()], `dependents failed: ${[...this.errors.keys()].join(', ')}`);
+    if (this.errors.size > 0)
+      throw new AggregateError([...this.errors.values()], `dependents failed: ${[...this.errors.keys()].join(', ')}`);
   }
 }
 
@@ -89,12 +90,16 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
   constructor(nodes: readonly WorkflowNode<P>[]) {
     const map = new Map<string, WorkflowNode<P>>();
     for (const n of nodes) {
-      if (map.has(n.dependent.name)) throw new InvalidWorkflowError(`two dependents are named "${n.dependent.name}"; give one a name option`);
+      if (map.has(n.dependent.name))
+        throw new InvalidWorkflowError(`two dependents are named "${n.dependent.name}"; give one a name option`);
       map.set(n.dependent.name, n);
     }
     for (const n of nodes) {
       for (const d of n.dependsOn ?? []) {
-        if (!map.has(d)) throw new InvalidWorkflowError(`dependent "${n.dependent.name}" depends on "${d}", which is not in the workflow (known: ${[...map.keys()].join(', ')})`);
+        if (!map.has(d))
+          throw new InvalidWorkflowError(
+            `dependent "${n.dependent.name}" depends on "${d}", which is not in the workflow (known: ${[...map.keys()].join(', ')})`,
+          );
       }
     }
     const visiting = new Set<string>();

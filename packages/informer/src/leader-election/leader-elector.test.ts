@@ -45,7 +45,12 @@ class MemoryLeaseStore {
 
   #write(spec: LeaseSpec): Lease {
     this.writes.push(spec);
-    this.lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'op', namespace: 'ops', resourceVersion: String(++this.#rv) }, spec };
+    this.lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'op', namespace: 'ops', resourceVersion: String(++this.#rv) },
+      spec,
+    };
     return structuredClone(this.lease);
   }
 }
@@ -89,7 +94,11 @@ describe('LeaderElector', () => {
     const clock = new FakeClock(1_000_000);
     const memory = new MemoryLeaseStore();
     let aCut = false;
-    const a = elector(memory.view(() => aCut), clock, 'a');
+    const a = elector(
+      memory.view(() => aCut),
+      clock,
+      'a',
+    );
     const b = elector(memory.view(), clock, 'b');
     await a.start();
     await b.start();
@@ -118,7 +127,13 @@ describe('LeaderElector', () => {
     const memory = new MemoryLeaseStore();
     // A record renewed "an hour ago" by a holder whose clock was off: still held until it stops changing for 15 s here.
     const store = memory.view();
-    await store.create({ holderIdentity: 'z', leaseDurationSeconds: 15, renewTime: '2000-01-01T00:00:00.000000Z', acquireTime: '2000-01-01T00:00:00.000000Z', leaseTransitions: 3 });
+    await store.create({
+      holderIdentity: 'z',
+      leaseDurationSeconds: 15,
+      renewTime: '2000-01-01T00:00:00.000000Z',
+      acquireTime: '2000-01-01T00:00:00.000000Z',
+      leaseTransitions: 3,
+    });
     const b = elector(memory.view(), clock, 'b');
     await b.start();
     expect(b.isLeader).to.equal(false);
@@ -134,7 +149,11 @@ describe('LeaderElector', () => {
     const clock = new FakeClock(1_000_000);
     const memory = new MemoryLeaseStore();
     let cut = false;
-    const a = elector(memory.view(() => cut), clock, 'a');
+    const a = elector(
+      memory.view(() => cut),
+      clock,
+      'a',
+    );
     const problems: unknown[] = [];
     a.problems$.subscribe((p) => problems.push(p));
     await a.start();
@@ -167,7 +186,12 @@ describe('LeaderElector', () => {
     const a = elector(memory.view(), clock, 'a', { afterLoss: 'rejoin' });
     await a.start();
     const rv = memory.lease!.metadata!.resourceVersion;
-    await memory.view().update({ ...memory.lease!, metadata: { ...memory.lease!.metadata, resourceVersion: rv } }, { ...memory.lease!.spec, holderIdentity: 'intruder' });
+    await memory
+      .view()
+      .update(
+        { ...memory.lease!, metadata: { ...memory.lease!.metadata, resourceVersion: rv } },
+        { ...memory.lease!.spec, holderIdentity: 'intruder' },
+      );
     await clock.advance(2_000);
     expect(a.isLeader).to.equal(false);
     expect(a.status).to.include({ role: 'candidate', reason: 'lease taken by intruder', holderIdentity: 'intruder' });
@@ -178,7 +202,12 @@ describe('LeaderElector', () => {
     const clock = new FakeClock(1_000_000);
     const memory = new MemoryLeaseStore();
     let cut = false;
-    const a = elector(memory.view(() => cut), clock, 'a', { afterLoss: 'rejoin' });
+    const a = elector(
+      memory.view(() => cut),
+      clock,
+      'a',
+      { afterLoss: 'rejoin' },
+    );
     const roles: string[] = [];
     a.status$.subscribe((s) => {
       if (roles.at(-1) !== s.role) roles.push(s.role);
@@ -234,7 +263,8 @@ describe('LeaderElector', () => {
   it('fails start fast on a 403 with the RBAC to grant', async () => {
     const forbidden: LeaseStore = {
       description: 'ops/op',
-      get: () => Promise.reject(new KubeApiError('GET', '/apis/coordination.k8s.io/v1/namespaces/ops/leases/op', 403, 'Forbidden', 'forbidden')),
+      get: () =>
+        Promise.reject(new KubeApiError('GET', '/apis/coordination.k8s.io/v1/namespaces/ops/leases/op', 403, 'Forbidden', 'forbidden')),
       create: () => Promise.reject(new Error('unreachable')),
       update: () => Promise.reject(new Error('unreachable')),
     };
@@ -244,14 +274,19 @@ describe('LeaderElector', () => {
       (e: unknown) => e,
     );
     expect(error).to.be.instanceOf(LeaderElectionStartError);
-    expect((error as Error).message).to.include('leases.coordination.k8s.io').and.include('"ops"');
+    expect((error as Error).message)
+      .to.include('leases.coordination.k8s.io')
+      .and.include('"ops"');
     expect(a.status.role).to.equal('stopped');
   });
 
   it('rejects inconsistent timings naming the option and the fix', () => {
     const store = new MemoryLeaseStore().view();
     const make = (o: Partial<LeaderElectorOptions>) => () => new LeaderElector({ store, identity: 'a', ...o });
-    expect(make({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).to.throw(LeaderElectionConfigError, 'leaderElection.leaseDurationMs = 10000: must exceed renewDeadlineMs');
+    expect(make({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).to.throw(
+      LeaderElectionConfigError,
+      'leaderElection.leaseDurationMs = 10000: must exceed renewDeadlineMs',
+    );
     expect(make({ renewDeadlineMs: 2_000, retryPeriodMs: 2_000 })).to.throw(LeaderElectionConfigError, 'leaderElection.renewDeadlineMs');
     expect(make({ leaseDurationMs: 500, renewDeadlineMs: 300, retryPeriodMs: 100 })).to.throw(LeaderElectionConfigError, 'whole seconds');
     expect(make({ retryPeriodMs: -1 })).to.throw(LeaderElectionConfigError, 'positive');
@@ -276,13 +311,23 @@ describe('LeaderElector', () => {
   it('never has two leaders at once, and has one once the network heals (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ wait: fc.integer({ min: 50, max: 4_000 }), toggle: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({ wait: fc.integer({ min: 50, max: 4_000 }), toggle: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }),
+          { minLength: 1, maxLength: 40 },
+        ),
         fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 3, maxLength: 3 }),
         async (steps, jitters) => {
           const clock = new FakeClock(1_000_000);
           const memory = new MemoryLeaseStore();
           const cut = [false, false, false];
-          const electors = [0, 1, 2].map((i) => elector(memory.view(() => cut[i]!), clock, `c${i}`, { afterLoss: 'rejoin', random: () => jitters[i]! }));
+          const electors = [0, 1, 2].map((i) =>
+            elector(
+              memory.view(() => cut[i]!),
+              clock,
+              `c${i}`,
+              { afterLoss: 'rejoin', random: () => jitters[i]! },
+            ),
+          );
           await Promise.all(electors.map((e) => e.start()));
           const leaders = (): number => electors.filter((e) => e.isLeader).length;
           for (const step of steps) {

@@ -401,7 +401,8 @@ function validate(e: LeaderElector): void {
     throw new LeaderElectionConfigError('identity', e.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
   }
   for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-    if (!Number.isFinite(e[field]) || e[field] <= 0) throw new LeaderElectionConfigError(field, e[field], 'must be a positive number of milliseconds');
+    if (!Number.isFinite(e[field]) || e[field] <= 0)
+      throw new LeaderElectionConfigError(field, e[field], 'must be a positive number of milliseconds');
   }
   if (e.leaseDurationMs < 1000) {
     throw new LeaderElectionConfigError('leaseDurationMs', e.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');

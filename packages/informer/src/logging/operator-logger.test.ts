@@ -3,7 +3,16 @@ import { pino } from 'pino';
 import { ResourceID, UpdateControl, noopLogger, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
-import { createOperatorLogger, InformerEventSource, Kinds, KubeClient, Operator, resourceKind, type KubeEventSourceContext, type ResourceKind } from '../index.js';
+import {
+  createOperatorLogger,
+  InformerEventSource,
+  Kinds,
+  KubeClient,
+  Operator,
+  resourceKind,
+  type KubeEventSourceContext,
+  type ResourceKind,
+} from '../index.js';
 
 interface Widget extends KubernetesObject {
   spec?: { size?: number };
@@ -71,7 +80,10 @@ describe('createOperatorLogger', () => {
   });
 
   it('names the option and the accepted values for a bad one', () => {
-    expect(() => createOperatorLogger('loud' as never)).to.throw(TypeError, /Operator option logger: unknown level "loud"; use one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => createOperatorLogger('loud' as never)).to.throw(
+      TypeError,
+      /Operator option logger: unknown level "loud"; use one of fatal, error, warn, info, debug, trace, silent/,
+    );
     expect(() => createOperatorLogger({} as never)).to.throw(TypeError, /expected a pino logger/);
   });
 });
@@ -85,7 +97,10 @@ describe('Operator logs', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Widget',
+    });
   });
   afterEach(async () => {
     await operator?.stop({ drainTimeoutMs: 5_000 });
@@ -112,11 +127,16 @@ describe('Operator logs', function () {
     else await core.replaceNamespacedConfigMap({ name: 'cfg', namespace: ns, body });
   };
 
-  it('puts controller, kind, namespace, name and reconcile id on every reconcile line, the reconciler\'s own included', async () => {
+  it("puts controller, kind, namespace, name and reconcile id on every reconcile line, the reconciler's own included", async () => {
     const ns = await createNamespace(server.kubeConfig);
     const lines = await run(ns, new WidgetReconciler());
     expect(lines.find((l) => l.msg === 'caches synced, reconciling')).to.include({ controller: 'widgets', kind: 'Widget', level: 30 });
-    await client.create(WidgetKind, { apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec: { size: 1 } });
+    await client.create(WidgetKind, {
+      apiVersion: 'test.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: ns },
+      spec: { size: 1 },
+    });
     await eventually(() => expect(reconciled(lines, 'w')).to.have.length.at.least(1));
     const line = reconciled(lines, 'w')[0]!;
     expect(line).to.include({ level: 20, controller: 'widgets', kind: 'Widget', namespace: ns, name: 'w', triggers: 1 });
@@ -132,7 +152,12 @@ describe('Operator logs', function () {
     const reconciler = new WidgetReconciler();
     const lines = await run(ns, reconciler);
     await setConfig(ns, 'v0', true);
-    await client.create(WidgetKind, { apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec: { size: 1 } });
+    await client.create(WidgetKind, {
+      apiVersion: 'test.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: ns },
+      spec: { size: 1 },
+    });
     await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v0'));
     const settled = reconciled(lines, 'w').length;
 
@@ -176,7 +201,12 @@ describe('Operator logs', function () {
     const reconciler = new WidgetReconciler();
     reconciler.fail = true;
     const lines = await run(ns, reconciler);
-    await client.create(WidgetKind, { apiVersion: 'test.kindex.dev/v1', kind: 'Widget', metadata: { name: 'w', namespace: ns }, spec: { size: 1 } });
+    await client.create(WidgetKind, {
+      apiVersion: 'test.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: ns },
+      spec: { size: 1 },
+    });
     await eventually(() => expect(lines.filter((l) => l.msg === 'reconcile failed')).to.have.length.at.least(2));
     const [first, retry] = lines.filter((l) => l.msg === 'reconcile failed');
     expect(first).to.include({ level: 50, controller: 'widgets', namespace: ns, name: 'w' });

@@ -30,7 +30,9 @@ export function createOperatorLogger(option: OperatorLoggerOption | undefined): 
   if (option === undefined) return noopLogger;
   if (typeof option === 'string') {
     if (!LEVELS.includes(option)) {
-      throw new TypeError(`Operator option logger: unknown level ${JSON.stringify(option)}; use one of ${LEVELS.join(', ')}, or pass a pino logger`);
+      throw new TypeError(
+        `Operator option logger: unknown level ${JSON.stringify(option)}; use one of ${LEVELS.join(', ')}, or pass a pino logger`,
+      );
     }
     return pino({ level: option, base: { pid: process.pid } });
   }

@@ -61,11 +61,13 @@ function metadataMapper<S extends KubernetesObject>(
   return (secondary: S): ResourceID[] => {
     const values: unknown = secondary.metadata?.[where];
     if (values === undefined || values === null) return [];
-    const key = secondary.metadata?.name
-      ? ResourceID.keyOf(secondary.metadata.name, secondary.metadata.namespace)
-      : undefined;
+    const key = secondary.metadata?.name ? ResourceID.keyOf(secondary.metadata.name, secondary.metadata.namespace) : undefined;
     if (typeof values !== 'object' || Array.isArray(values)) {
-      throw new InvalidResourceError(key, `metadata.${where}`, `must be a map of strings, got ${Array.isArray(values) ? 'array' : typeof values}`);
+      throw new InvalidResourceError(
+        key,
+        `metadata.${where}`,
+        `must be a map of strings, got ${Array.isArray(values) ? 'array' : typeof values}`,
+      );
     }
     const read = (k: string): string | undefined => {
       const v: unknown = (values as Record<string, unknown>)[k];

@@ -122,6 +122,8 @@ export class InformerMetrics {
 
 function labelsOf(informer: SharedInformer): Record<InformerLabel, string> {
   const { type, namespace, labelSelector, fieldSelector } = informer.spec;
-  const selector = [labelSelector ? `labels: ${labelSelector}` : '', fieldSelector ? `fields: ${fieldSelector}` : ''].filter(Boolean).join('; ');
+  const selector = [labelSelector ? `labels: ${labelSelector}` : '', fieldSelector ? `fields: ${fieldSelector}` : '']
+    .filter(Boolean)
+    .join('; ');
   return { resource: type.group ? `${type.plural}.${type.group}` : type.plural, namespace: namespace ?? '', selector };
 }

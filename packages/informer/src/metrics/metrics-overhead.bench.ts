@@ -32,7 +32,11 @@ async function round(withMetrics: boolean): Promise<number> {
   while (done < reconciles) {
     // Feed in batches and yield, so the workers drain the queue as they would under load.
     for (let i = 0; i < 1000; i++, sent++) {
-      source.next({ primaryIds: [ids[sent % ids.length]!], source: 'bench', cause: { type: 'resource', event: 'update', objectKey: `ns/s-${sent % 50}` } });
+      source.next({
+        primaryIds: [ids[sent % ids.length]!],
+        source: 'bench',
+        cause: { type: 'resource', event: 'update', objectKey: `ns/s-${sent % 50}` },
+      });
     }
     await new Promise((r) => setImmediate(r));
   }
@@ -53,13 +57,19 @@ for (let i = 0; i < 5; i++) {
 }
 console.log(`per reconcile (trigger -> queue -> dispatch), median of 5 rounds of ${reconciles}:`);
 console.log(`  without metrics: ${(median(off) / 1000).toFixed(2)} µs`);
-console.log(`  with workqueue_* metrics: ${(median(on) / 1000).toFixed(2)} µs (+${(((median(on) - median(off)) / median(off)) * 100).toFixed(1)}%)`);
+console.log(
+  `  with workqueue_* metrics: ${(median(on) / 1000).toFixed(2)} µs (+${(((median(on) - median(off)) / median(off)) * 100).toFixed(1)}%)`,
+);
 
 // Scrape: one registry with the work-queue series of 50 controllers.
 const registry = new Registry();
 const provider = new PrometheusWorkQueueMetrics(registry);
 for (let c = 0; c < 50; c++) {
-  const m = provider.forQueue(`controller-${c}`, { depth: () => c, unfinishedWorkSeconds: () => 0, longestRunningProcessorSeconds: () => 0 });
+  const m = provider.forQueue(`controller-${c}`, {
+    depth: () => c,
+    unfinishedWorkSeconds: () => 0,
+    longestRunningProcessorSeconds: () => 0,
+  });
   for (let i = 0; i < 100; i++) {
     m.added();
     m.started(i / 1e4);

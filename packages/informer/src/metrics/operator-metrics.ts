@@ -62,7 +62,7 @@ export class OperatorMetrics {
     this.#informers = new InformerMetrics(this.registry);
     this.#leader = new Gauge({
       name: 'leader_election_master_status',
-      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.',
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
       labelNames: ['name'],
       registers: [this.registry],
     });

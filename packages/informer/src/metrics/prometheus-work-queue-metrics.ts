@@ -36,7 +36,7 @@ export class PrometheusWorkQueueMetrics implements WorkQueueMetricsProvider {
     sampled('workqueue_depth', 'Current depth of workqueue', (p) => p.depth());
     sampled(
       'workqueue_unfinished_work_seconds',
-      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
       (p) => p.unfinishedWorkSeconds(),
     );
     sampled(
@@ -45,7 +45,12 @@ export class PrometheusWorkQueueMetrics implements WorkQueueMetricsProvider {
       (p) => p.longestRunningProcessorSeconds(),
     );
     this.#adds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames, registers });
-    this.#retries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames, registers });
+    this.#retries = new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames,
+      registers,
+    });
     this.#queueDuration = new Histogram({
       name: 'workqueue_queue_duration_seconds',
       help: 'How long in seconds an item stays in workqueue before being requested',

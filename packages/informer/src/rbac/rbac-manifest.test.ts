@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { rbacManifest, type RequiredPermission } from './rbac-manifest.js';
 
 describe('rbacManifest', () => {
-  const p = (resource: string, verbs: string[], namespaces: 'all' | string[], extra: Partial<RequiredPermission> = {}): RequiredPermission => ({
+  const p = (
+    resource: string,
+    verbs: string[],
+    namespaces: 'all' | string[],
+    extra: Partial<RequiredPermission> = {},
+  ): RequiredPermission => ({
     group: 'example.com',
     resource,
     verbs,
@@ -38,7 +43,9 @@ describe('rbacManifest', () => {
       p('secrets', ['get'], 'all'),
       p('secrets', ['get'], ['a']),
     ]);
-    expect(m.namespacedRules.get('a')).to.deep.equal([{ apiGroups: ['example.com'], resources: ['jobs', 'pods'], verbs: ['get', 'list', 'watch'] }]);
+    expect(m.namespacedRules.get('a')).to.deep.equal([
+      { apiGroups: ['example.com'], resources: ['jobs', 'pods'], verbs: ['get', 'list', 'watch'] },
+    ]);
     expect(m.clusterRules).to.deep.equal([{ apiGroups: ['example.com'], resources: ['secrets'], verbs: ['get'] }]);
   });
 
@@ -51,7 +58,20 @@ describe('rbacManifest', () => {
     const docs = m.yaml.split('\n---\n');
     expect(docs).to.have.length(4);
     expect(docs[1]).to.equal(
-      ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: Role', 'metadata:', '  name: op', '  namespace: a', 'rules:', '  - apiGroups:', '      - example.com', '    resources:', '      - jobs', '    verbs:', '      - list'].join('\n'),
+      [
+        'apiVersion: rbac.authorization.k8s.io/v1',
+        'kind: Role',
+        'metadata:',
+        '  name: op',
+        '  namespace: a',
+        'rules:',
+        '  - apiGroups:',
+        '      - example.com',
+        '    resources:',
+        '      - jobs',
+        '    verbs:',
+        '      - list',
+      ].join('\n'),
     );
     expect(docs[3]).to.contain('kind: ServiceAccount').and.contain('namespace: ops').and.contain('kind: Role\n');
   });

@@ -98,15 +98,32 @@ export function rbacManifest(permissions: readonly RequiredPermission[], options
   }
   const objects: RbacObject[] = [];
   if (clusterRules.length > 0) objects.push({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRole', metadata: { name }, rules: clusterRules });
-  for (const [ns, rules] of namespacedRules) objects.push({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules });
+  for (const [ns, rules] of namespacedRules)
+    objects.push({ apiVersion: `${RBAC}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules });
   const subject = options.subject;
   if (subject !== undefined) {
-    const subjects: Record<string, string>[] = [subject.kind === 'ServiceAccount' ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace } : { kind: subject.kind, apiGroup: RBAC, name: subject.name }];
+    const subjects: Record<string, string>[] = [
+      subject.kind === 'ServiceAccount'
+        ? { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace }
+        : { kind: subject.kind, apiGroup: RBAC, name: subject.name },
+    ];
     if (clusterRules.length > 0) {
-      objects.push({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: { name }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name }, subjects });
+      objects.push({
+        apiVersion: `${RBAC}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name },
+        subjects,
+      });
     }
     for (const ns of namespacedRules.keys()) {
-      objects.push({ apiVersion: `${RBAC}/v1`, kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: RBAC, kind: 'Role', name }, subjects });
+      objects.push({
+        apiVersion: `${RBAC}/v1`,
+        kind: 'RoleBinding',
+        metadata: { name, namespace: ns },
+        roleRef: { apiGroup: RBAC, kind: 'Role', name },
+        subjects,
+      });
     }
   }
   return { clusterRules, namespacedRules, objects, yaml: toYamlDocuments(objects) };

@@ -54,7 +54,13 @@ export async function requiredPermissions(
   return out;
 }
 
-function permission(kind: ResourceKind<KubernetesObject>, resource: string, verbs: readonly string[], namespaces: NamespaceSet, neededBy: string): RequiredPermission {
+function permission(
+  kind: ResourceKind<KubernetesObject>,
+  resource: string,
+  verbs: readonly string[],
+  namespaces: NamespaceSet,
+  neededBy: string,
+): RequiredPermission {
   return { group: kind.group, resource, verbs, namespaces, clusterScoped: !kind.namespaced, neededBy };
 }
 

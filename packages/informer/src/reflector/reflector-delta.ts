@@ -9,10 +9,7 @@ import type { KubernetesObject } from '@kindex/core';
  * reflector was not looking (a new `metadata.uid`) arrives as `deleted` (state unknown) then
  * `added`, never as an `updated` that would mix two lives of one name.
  */
-export type ReflectorDelta<R extends KubernetesObject = KubernetesObject> =
-  | ReflectorAdded<R>
-  | ReflectorUpdated<R>
-  | ReflectorDeleted<R>;
+export type ReflectorDelta<R extends KubernetesObject = KubernetesObject> = ReflectorAdded<R> | ReflectorUpdated<R> | ReflectorDeleted<R>;
 
 /** An object the reflector had not seen. */
 export interface ReflectorAdded<R extends KubernetesObject = KubernetesObject> {

@@ -16,7 +16,10 @@ describe('Reflector.waitForSync rejectOn', function () {
     reflector.health$.subscribe((h) => health.push(h));
     try {
       await reflector.start();
-      const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(() => undefined, (e: unknown) => e);
+      const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: 404, verb: 'list' });
       // Without rejectOn the same wait would go on: the reflector never stops by itself.
       expect(await reflector.waitForSync({ timeoutMs: 300 })).to.equal(false);

@@ -27,10 +27,7 @@ describe('Reflector (scripted wire)', () => {
     server = undefined;
   });
 
-  async function start(
-    handler: Parameters<typeof ScriptedServer.start>[0],
-    options: Partial<ReflectorOptions> = {},
-  ): Promise<Run> {
+  async function start(handler: Parameters<typeof ScriptedServer.start>[0], options: Partial<ReflectorOptions> = {}): Promise<Run> {
     server = await ScriptedServer.start(handler);
     const reflector = new Reflector({
       kubeConfig: server.kubeConfig,
@@ -50,22 +47,31 @@ describe('Reflector (scripted wire)', () => {
   }
 
   const summary = (deltas: readonly ReflectorDelta[]): string[] =>
-    deltas.map((d) => `${d.type} ${d.key}@${d.object.metadata?.resourceVersion}${d.type === 'deleted' && d.deleteStateUnknown ? ' unknown' : ''}`);
+    deltas.map(
+      (d) => `${d.type} ${d.key}@${d.object.metadata?.resourceVersion}${d.type === 'deleted' && d.deleteStateUnknown ? ' unknown' : ''}`,
+    );
 
   it('reports bad list items and bad watch lines with the object key and field, and the stream goes on', async () => {
     const { reflector, deltas, errors } = await start((req, res, i) => {
       if (i === 0) {
-        sendJson(res, 200, configMapList('10', [
-          configMap('a', '5'),
-          { metadata: { namespace: 'ns' } },
-          { metadata: { name: 'b', namespace: 'ns', resourceVersion: 6 } },
-        ]));
+        sendJson(
+          res,
+          200,
+          configMapList('10', [
+            configMap('a', '5'),
+            { metadata: { namespace: 'ns' } },
+            { metadata: { name: 'b', namespace: 'ns', resourceVersion: 6 } },
+          ]),
+        );
       } else if (i === 1) {
         startWatch(res, [
           'this is not JSON\n',
           { type: 'ADDED', object: { kind: 'ConfigMap' } },
           { type: 'ADDED', object: configMap('c', '11') },
-          { type: 'MODIFIED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'd', namespace: 5, resourceVersion: '12' } } },
+          {
+            type: 'MODIFIED',
+            object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'd', namespace: 5, resourceVersion: '12' } },
+          },
           { type: 'SOMETHING', object: {} },
           { type: 'ADDED', object: configMap('e', '13') },
         ]);
@@ -76,7 +82,11 @@ describe('Reflector (scripted wire)', () => {
     await eventually(() => expect(reflector.resourceVersion).to.equal('13'));
     expect(summary(deltas)).to.deep.equal(['added ns/a@5', 'added ns/c@11', 'added ns/e@13']);
     const described = errors.map((e) =>
-      e instanceof InvalidResourceError ? `${e.objectKey ?? '?'} ${e.field}` : e instanceof WatchLineError ? `line ${e.linePrefix}` : e.message,
+      e instanceof InvalidResourceError
+        ? `${e.objectKey ?? '?'} ${e.field}`
+        : e instanceof WatchLineError
+          ? `line ${e.linePrefix}`
+          : e.message,
     );
     expect(described).to.deep.equal([
       '? metadata.name',
@@ -154,15 +164,23 @@ describe('Reflector (scripted wire)', () => {
   it('relists on a watch ERROR 410 and emits only the real differences', async () => {
     const { reflector, deltas } = await start((req, res, i) => {
       if (i === 0) sendJson(res, 200, configMapList('10', [configMap('a', '5'), configMap('b', '6'), configMap('c', '7')]));
-      else if (i === 1) startWatch(res, [{ type: 'MODIFIED', object: configMap('a', '11') }, { type: 'ERROR', object: status(410, 'Expired') }]);
+      else if (i === 1)
+        startWatch(res, [
+          { type: 'MODIFIED', object: configMap('a', '11') },
+          { type: 'ERROR', object: status(410, 'Expired') },
+        ]);
       else if (i === 2) sendJson(res, 200, configMapList('20', [configMap('a', '11'), configMap('b', '15'), configMap('d', '16')]));
       else startWatch(res);
     });
     await eventually(() => expect(server!.watches()).to.have.length(2));
     expect(summary(deltas)).to.deep.equal([
-      'added ns/a@5', 'added ns/b@6', 'added ns/c@7',
+      'added ns/a@5',
+      'added ns/b@6',
+      'added ns/c@7',
       'updated ns/a@11',
-      'updated ns/b@15', 'added ns/d@16', 'deleted ns/c@7 unknown',
+      'updated ns/b@15',
+      'added ns/d@16',
+      'deleted ns/c@7 unknown',
     ]);
     expect(server!.watches()[1]!.url.searchParams.get('resourceVersion')).to.equal('20');
     expect(reflector.health).to.include({ lists: 2, restarts: 1, synced: true });
@@ -184,7 +202,10 @@ describe('Reflector (scripted wire)', () => {
     const { reflector } = await start((req, res, i) => {
       if (i === 0) sendJson(res, 200, configMapList('10', []));
       else if (i === 1) {
-        startWatch(res, [{ type: 'ADDED', object: configMap('a', '11') }, { type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '42' } } }]);
+        startWatch(res, [
+          { type: 'ADDED', object: configMap('a', '11') },
+          { type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '42' } } },
+        ]);
         res.end();
       } else startWatch(res);
     });
@@ -220,7 +241,8 @@ describe('Reflector (scripted wire)', () => {
     const { reflector, errors } = await start(
       (req, res, i) => {
         if (i === 0) sendJson(res, 200, configMapList('10', []));
-        else if (i === 1) startWatch(res); // headers, then silence forever
+        else if (i === 1)
+          startWatch(res); // headers, then silence forever
         else startWatch(res, [{ type: 'ADDED', object: configMap('x', '11') }]);
       },
       { inactivityTimeoutMs: 300 },
@@ -231,10 +253,9 @@ describe('Reflector (scripted wire)', () => {
   });
 
   it('stops quietly and promptly, even while backing off, and completes its observables', async () => {
-    const { reflector, errors } = await start(
-      (req, res) => sendJson(res, 500, status(500, 'InternalError')),
-      { backoff: { initialMs: 60_000, maxMs: 60_000 } },
-    );
+    const { reflector, errors } = await start((req, res) => sendJson(res, 500, status(500, 'InternalError')), {
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
     await eventually(() => expect(errors).to.have.length(1));
     let completed = 0;
     reflector.deltas$.subscribe({ complete: () => completed++ });
@@ -250,7 +271,10 @@ describe('Reflector (scripted wire)', () => {
     const { reflector, deltas } = await start((req, res, i) => {
       if (i === 0) sendJson(res, 200, configMapList('10', []));
       // One write, so the three events arrive in one chunk.
-      else startWatch(res, [[1, 2, 3].map((n) => `${JSON.stringify({ type: 'ADDED', object: configMap(`c${n}`, String(10 + n)) })}\n`).join('')]);
+      else
+        startWatch(res, [
+          [1, 2, 3].map((n) => `${JSON.stringify({ type: 'ADDED', object: configMap(`c${n}`, String(10 + n)) })}\n`).join(''),
+        ]);
     });
     reflector.deltas$.subscribe(() => void reflector.stop());
     await eventually(() => expect(deltas).to.have.length(1));

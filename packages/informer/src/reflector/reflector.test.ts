@@ -99,7 +99,12 @@ describe('Reflector', function () {
       timeoutMs: 20_000,
       description: 'consumer equals the server',
     });
-    const own = Object.fromEntries(run.reflector.list().map((o) => [`${o.metadata!.namespace}/${o.metadata!.name}`, o.metadata!.resourceVersion]).sort());
+    const own = Object.fromEntries(
+      run.reflector
+        .list()
+        .map((o) => [`${o.metadata!.namespace}/${o.metadata!.name}`, o.metadata!.resourceVersion])
+        .sort(),
+    );
     expect(own).to.deep.equal(run.consumer.state());
     expect(run.consumer.violations).to.deep.equal([]);
   }
@@ -133,8 +138,14 @@ describe('Reflector', function () {
         await update('cm-000', { v: '1' });
         await remove('cm-001');
         await converged(run);
-        const tail = run.consumer.deltas.slice(before).map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
-        expect(tail).to.deep.equal([`added ${namespace}/fresh`, `updated ${namespace}/cm-000`, `deleted ${namespace}/cm-001 unknown=false`]);
+        const tail = run.consumer.deltas
+          .slice(before)
+          .map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
+        expect(tail).to.deep.equal([
+          `added ${namespace}/fresh`,
+          `updated ${namespace}/cm-000`,
+          `deleted ${namespace}/cm-001 unknown=false`,
+        ]);
       });
 
       it('keeps objects as plain frozen JSON of one shape whether they came from the list or the watch', async () => {
@@ -276,14 +287,18 @@ describe('Reflector', function () {
       });
 
       it('reports health: synced, watching, and the resourceVersion bookmarks advance', async function () {
-        if (server().flavor === 'real') skipWithReason(this, 'kube-apiserver sends bookmarks about once a minute, whatever bookmarkIntervalMs says');
+        if (server().flavor === 'real')
+          skipWithReason(this, 'kube-apiserver sends bookmarks about once a minute, whatever bookmarkIntervalMs says');
         const run = await start();
         expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
         expect(run.reflector.hasSynced()).to.equal(true);
         await eventually(() => expect(run.reflector.health.watching).to.equal(true));
         const listed = run.reflector.health.lastSyncResourceVersion;
         // A change in another namespace moves the server's resourceVersion; only a bookmark tells us.
-        await core.createNamespacedConfigMap({ namespace: await createNamespace(server().kubeConfig), body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('elsewhere') } } });
+        await core.createNamespacedConfigMap({
+          namespace: await createNamespace(server().kubeConfig),
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('elsewhere') } },
+        });
         await eventually(() => expect(run.health.at(-1)!.lastSyncResourceVersion).to.not.equal(listed), { timeoutMs: 10_000 });
         expect(run.consumer.deltas).to.deep.equal([]);
         expect(run.health[0]).to.include({ synced: false, watching: false });
@@ -302,7 +317,10 @@ describe('Reflector', function () {
           { weight: 1, arbitrary: fc.constant({ kind: 'close' as const }) },
           { weight: 1, arbitrary: fc.record({ kind: fc.constant('fail' as const), count: fc.integer({ min: 1, max: 4 }) }) },
           // Writes the watch misses, then 410: the relist must find creates, updates and deletes.
-          { weight: 2, arbitrary: fc.record({ kind: fc.constant('expire' as const), writes: fc.array(write, { minLength: 2, maxLength: 4 }) }) },
+          {
+            weight: 2,
+            arbitrary: fc.record({ kind: fc.constant('expire' as const), writes: fc.array(write, { minLength: 2, maxLength: 4 }) }),
+          },
         );
         // Writes may meet an injected failure themselves: retry them as any client would.
         const persist = async (op: () => Promise<unknown>): Promise<void> => {
@@ -318,7 +336,13 @@ describe('Reflector', function () {
           }
         };
         const apply = (w: { kind: string; name: string; v: number }) =>
-          persist(() => (w.kind === 'create' ? create(w.name, { v: String(w.v) }) : w.kind === 'update' ? update(w.name, { v: String(w.v) }) : remove(w.name)));
+          persist(() =>
+            w.kind === 'create'
+              ? create(w.name, { v: String(w.v) })
+              : w.kind === 'update'
+                ? update(w.name, { v: String(w.v) })
+                : remove(w.name),
+          );
         await fc.assert(
           fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 15 }), async (steps) => {
             namespace = await createNamespace(server().kubeConfig);

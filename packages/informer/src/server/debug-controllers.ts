@@ -31,13 +31,20 @@ export function controllerDebugView(controller: Controller<KubernetesObject>): C
     kind: controller.kind.name,
     workers: controller.configuration.concurrency,
     queue: controller.processor?.stats(),
-    primaryCache: { objects: controller.primaryCache.size, synced: controller.primaryCache.hasSynced(), indexes: controller.primaryCache.indexSizes() },
+    primaryCache: {
+      objects: controller.primaryCache.size,
+      synced: controller.primaryCache.hasSynced(),
+      indexes: controller.primaryCache.indexSizes(),
+    },
     eventSources: controller.eventSources.map((s) => ({
       name: s.name,
       type: s.resourceType?.name,
       status: current(s.health$)?.status,
       ...(s instanceof InformerEventSource
-        ? { cache: { objects: s.cache.size, synced: s.cache.hasSynced(), indexes: s.cache.indexSizes() }, reverseIndex: s.reverseIndexSize() }
+        ? {
+            cache: { objects: s.cache.size, synced: s.cache.hasSynced(), indexes: s.cache.indexSizes() },
+            reverseIndex: s.reverseIndexSize(),
+          }
         : {}),
     })),
   };

@@ -59,7 +59,9 @@ export class HealthChecks {
    * check that throws or rejects fails with its message; it never fails the others.
    */
   async run(kind: HealthCheckKind, options: { readonly exclude?: readonly string[]; readonly only?: string } = {}): Promise<HealthReport> {
-    const selected = [...this.#checks[kind]].filter(([name]) => (options.only === undefined || name === options.only) && !options.exclude?.includes(name));
+    const selected = [...this.#checks[kind]].filter(
+      ([name]) => (options.only === undefined || name === options.only) && !options.exclude?.includes(name),
+    );
     const checks = await Promise.all(
       selected.map(async ([name, check]) => {
         try {
@@ -75,7 +77,9 @@ export class HealthChecks {
 
   #add(kind: HealthCheckKind, name: string, check: HealthCheck): void {
     if (typeof name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
-      throw new TypeError(`${kind} check name ${JSON.stringify(name)}: use lowercase letters, digits and dashes (it becomes the path /${kind}/<name>)`);
+      throw new TypeError(
+        `${kind} check name ${JSON.stringify(name)}: use lowercase letters, digits and dashes (it becomes the path /${kind}/<name>)`,
+      );
     }
     if (typeof check !== 'function') throw new TypeError(`${kind} check ${JSON.stringify(name)}: expected a function, got ${typeof check}`);
     if (this.#checks[kind].has(name)) throw new DuplicateHealthCheckError(kind, name);

@@ -1,8 +1,26 @@
 import { expect } from 'chai';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, metricValue, requireFault, startTestApiServer, type TestApiServer } from '@kindex/testing';
-import { InformerEventSource, Kinds, KubeClient, Operator, resourceKind, type Controller, type ControllerDebugView, type KubeEventSourceContext, type PrimaryDescription } from '../index.js';
+import {
+  createNamespace,
+  createTestCrd,
+  eventually,
+  metricValue,
+  requireFault,
+  startTestApiServer,
+  type TestApiServer,
+} from '@kindex/testing';
+import {
+  InformerEventSource,
+  Kinds,
+  KubeClient,
+  Operator,
+  resourceKind,
+  type Controller,
+  type ControllerDebugView,
+  type KubeEventSourceContext,
+  type PrimaryDescription,
+} from '../index.js';
 
 interface Widget extends KubernetesObject {
   spec?: { size?: number; config?: string };
@@ -29,7 +47,9 @@ class WidgetReconciler implements Reconciler<Widget, KubeClient> {
       InformerEventSource.from(ConfigMapKind, WidgetKind)
         .withName('configs')
         .withNamespacesInheritedFromController()
-        .withSecondaryToPrimaryMapper((cm) => (cm.metadata?.labels?.['widget'] ? [ResourceID.of(cm.metadata.labels['widget'], cm.metadata.namespace)] : []))
+        .withSecondaryToPrimaryMapper((cm) =>
+          cm.metadata?.labels?.['widget'] ? [ResourceID.of(cm.metadata.labels['widget'], cm.metadata.namespace)] : [],
+        )
         .build(context),
     ];
   }
@@ -49,7 +69,10 @@ describe('OperatorServer', function () {
   before(async () => {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'test.kindex.dev', kind: 'Widget' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Widget',
+    });
   });
   afterEach(async () => {
     server.faults.failNextRequests?.(0, { status: 500 });
@@ -93,7 +116,11 @@ describe('OperatorServer', function () {
 
     await client.create(WidgetKind, widget('a', ns));
     await client.create(WidgetKind, widget('b', ns));
-    await eventually(async () => expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.be.at.least(2));
+    await eventually(async () =>
+      expect(
+        metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' }),
+      ).to.be.at.least(2),
+    );
     const after = await scrape();
     expect(metricValue(after, 'workqueue_adds_total', { name: 'widgets' })).to.be.at.least(2);
     expect(metricValue(after, 'workqueue_work_duration_seconds_count', { name: 'widgets' })).to.be.at.least(2);
@@ -104,7 +131,9 @@ describe('OperatorServer', function () {
     expect(metricValue(after, 'workqueue_unfinished_work_seconds', { name: 'widgets' })).to.be.a('number');
     expect(metricValue(after, 'controller_runtime_active_workers', { controller: 'widgets' })).to.be.a('number');
     expect(metricValue(after, 'kindex_informer_objects', { resource: 'widgets.test.kindex.dev', namespace: ns })).to.equal(2);
-    expect(metricValue(after, 'kindex_informer_events_total', { resource: 'widgets.test.kindex.dev', namespace: ns, type: 'added' })).to.equal(2);
+    expect(
+      metricValue(after, 'kindex_informer_events_total', { resource: 'widgets.test.kindex.dev', namespace: ns, type: 'added' }),
+    ).to.equal(2);
     expect(metricValue(after, 'kindex_informer_lists_total', { resource: 'widgets.test.kindex.dev', namespace: ns })).to.equal(1);
     expect(metricValue(after, 'kindex_informer_synced', { resource: 'configmaps', namespace: ns })).to.equal(1);
 
@@ -127,7 +156,9 @@ describe('OperatorServer', function () {
     await operator!.start();
     await client.create(WidgetKind, widget('a', ns));
     const labels = { resource: 'widgets.test.kindex.dev', namespace: ns };
-    await eventually(async () => expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(1));
+    await eventually(async () =>
+      expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(1),
+    );
     expect(metricValue(await scrape(), 'kindex_informer_relists_total', labels)).to.equal(0);
     // A write elsewhere moves the server past the informer's resourceVersion; forgetting the
     // history then makes its next watch answer 410 Gone.
@@ -164,7 +195,9 @@ describe('OperatorServer', function () {
     const other = new Operator({ kubeConfig: server.kubeConfig });
     other.register<Widget>(new WidgetReconciler(), { kind: WidgetKind, name: 'widgets', namespaces: [ns] });
     expect(other.metrics.registry).to.not.equal(operator!.metrics.registry);
-    expect(metricValue(await other.metrics.scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(0);
+    expect(
+      metricValue(await other.metrics.scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' }),
+    ).to.equal(0);
   });
 
   it('answers /readyz 500 while caches sync and 200 once they have, /healthz 200 throughout', async function () {
@@ -196,7 +229,9 @@ describe('OperatorServer', function () {
     await operator!.start();
     const notLeading = await get('/readyz');
     expect(notLeading.status).to.equal(500);
-    expect(notLeading.body).to.equal('[+]controllers ok\n[-]leader-election failed: neither holding the lease nor a synced follower\nreadyz check failed\n');
+    expect(notLeading.body).to.equal(
+      '[+]controllers ok\n[-]leader-election failed: neither holding the lease nor a synced follower\nreadyz check failed\n',
+    );
     expect((await get('/readyz?exclude=leader-election')).status).to.equal(200);
     leading = true;
     expect((await get('/readyz')).status).to.equal(200);
@@ -218,7 +253,9 @@ describe('OperatorServer', function () {
       async () => {
         const health = await get('/healthz');
         expect(health.status).to.equal(500);
-        expect(health.body).to.match(/\[-\]informers failed: informer (widgets\.test\.kindex\.dev|configmaps) in namespace .* broken for \d+s \(limit 0\.3s\)/);
+        expect(health.body).to.match(
+          /\[-\]informers failed: informer (widgets\.test\.kindex\.dev|configmaps) in namespace .* broken for \d+s \(limit 0\.3s\)/,
+        );
       },
       { timeoutMs: 10_000 },
     );
@@ -234,7 +271,10 @@ describe('OperatorServer', function () {
     await client.create(WidgetKind, widget('w', ns, 'settings'));
     await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.seen).to.equal(1));
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings', namespace: ns, labels: { widget: 'w' } }, data: { value: 'v1' } } });
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'settings', namespace: ns, labels: { widget: 'w' } }, data: { value: 'v1' } },
+    });
     await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v1'));
 
     const all = JSON.parse((await get('/debug/controllers')).body) as { controllers: ControllerDebugView[] };
@@ -244,7 +284,13 @@ describe('OperatorServer', function () {
     expect(view.primaryCache).to.deep.equal({ objects: 1, synced: true, indexes: {} });
     expect(view.queue).to.have.keys('queued', 'processing', 'delayed');
     expect(view.eventSources).to.deep.equal([
-      { name: 'configs', type: 'v1/ConfigMap', status: 'healthy', cache: { objects: 1, synced: true, indexes: {} }, reverseIndex: { primaries: 1, secondaries: 1 } },
+      {
+        name: 'configs',
+        type: 'v1/ConfigMap',
+        status: 'healthy',
+        cache: { objects: 1, synced: true, indexes: {} },
+        reverseIndex: { primaries: 1, secondaries: 1 },
+      },
     ]);
 
     const primary = JSON.parse((await get(`/debug/controllers/widgets/primaries/${ns}/w`)).body) as PrimaryDescription;
@@ -272,7 +318,10 @@ describe('OperatorServer', function () {
 
   it('rejects a bad port with the option named, and reports a port in use', async () => {
     expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: -1 } })).to.throw(TypeError, /server\.port/);
-    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, unhealthyAfterMs: -5 } })).to.throw(TypeError, /server\.unhealthyAfterMs must be a number of milliseconds >= 0, got -5/);
+    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, unhealthyAfterMs: -5 } })).to.throw(
+      TypeError,
+      /server\.unhealthyAfterMs must be a number of milliseconds >= 0, got -5/,
+    );
     const ns = await createNamespace(server.kubeConfig);
     newOperator(ns);
     await operator!.start();

@@ -125,10 +125,16 @@ export class OperatorServer {
     const health = /^\/(healthz|readyz)(?:\/([^/]+))?$/.exec(path);
     if (health) return this.#health(res, health[1] as HealthCheckKind, health[2], url.searchParams);
     if (path === '/debug/controllers' || path.startsWith('/debug/controllers/')) {
-      if (!this.#options.debug) return send(res, 404, 'text/plain', 'the debug endpoint is off; enable it with the Operator option server.debug\n');
+      if (!this.#options.debug)
+        return send(res, 404, 'text/plain', 'the debug endpoint is off; enable it with the Operator option server.debug\n');
       return this.#debug(res, path.slice('/debug/controllers'.length).split('/').filter(Boolean).map(decodeURIComponent));
     }
-    return send(res, 404, 'text/plain', `not found: ${path} (serving /metrics, /healthz, /readyz${this.#options.debug ? ', /debug/controllers' : ''})\n`);
+    return send(
+      res,
+      404,
+      'text/plain',
+      `not found: ${path} (serving /metrics, /healthz, /readyz${this.#options.debug ? ', /debug/controllers' : ''})\n`,
+    );
   }
 
   async #health(res: ServerResponse, kind: HealthCheckKind, only: string | undefined, query: URLSearchParams): Promise<void> {
@@ -146,19 +152,27 @@ export class OperatorServer {
     if (segments.length === 0) return sendJson(res, 200, { controllers: controllers.map(controllerDebugView) });
     const controller = controllers.find((c) => c.name === segments[0]);
     if (controller === undefined) {
-      return sendJson(res, 404, { error: `no controller named ${JSON.stringify(segments[0])}`, controllers: controllers.map((c) => c.name) });
+      return sendJson(res, 404, {
+        error: `no controller named ${JSON.stringify(segments[0])}`,
+        controllers: controllers.map((c) => c.name),
+      });
     }
     if (segments.length === 1) return sendJson(res, 200, controllerDebugView(controller));
     if (segments[1] === 'primaries' && (segments.length === 3 || segments.length === 4)) {
       const key = segments.slice(2).join('/');
       return sendJson(res, 200, controller.describePrimary(key));
     }
-    return sendJson(res, 404, { error: 'use /debug/controllers/<controller>/primaries/<namespace>/<name> (or /primaries/<name> for cluster-scoped kinds)' });
+    return sendJson(res, 404, {
+      error: 'use /debug/controllers/<controller>/primaries/<namespace>/<name> (or /primaries/<name> for cluster-scoped kinds)',
+    });
   }
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {
-  res.writeHead(status, { 'content-type': contentType.includes('charset') ? contentType : `${contentType}; charset=utf-8`, 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type': contentType.includes('charset') ? contentType : `${contentType}; charset=utf-8`,
+    'cache-control': 'no-store',
+  });
   res.end(body);
 }
 

@@ -59,7 +59,10 @@ export class SourceHealthMonitor {
       const h = informer.reflector.health;
       if (h.lastError !== undefined && !h.watching) {
         const { type, namespace } = informer.spec;
-        broken.set(`informer ${type.group ? `${type.plural}.${type.group}` : type.plural}${namespace ? ` in namespace ${namespace}` : ''}`, h.lastError.message);
+        broken.set(
+          `informer ${type.group ? `${type.plural}.${type.group}` : type.plural}${namespace ? ` in namespace ${namespace}` : ''}`,
+          h.lastError.message,
+        );
       }
     }
     for (const controller of this.#options.controllers()) {

@@ -1,20 +1,27 @@
 import { expect } from 'chai';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
-import { enqueueFromMapFunc, kopfFilter, MultipleSecondaryResourcesError, PRESENT, ResourceID, type KubernetesObject, type Trigger } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import {
-  InformerEventSource,
-  KubeClient,
-  Kinds,
-  NotCachedError,
-  resourceKind,
-  type InformerEventSourceBuilder,
-} from '../index.js';
+  enqueueFromMapFunc,
+  kopfFilter,
+  MultipleSecondaryResourcesError,
+  PRESENT,
+  ResourceID,
+  type KubernetesObject,
+  type Trigger,
+} from '@kindex/core';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { InformerEventSource, KubeClient, Kinds, NotCachedError, resourceKind, type InformerEventSourceBuilder } from '../index.js';
 
 interface WebPage extends KubernetesObject {
   spec?: { html?: string };
 }
-const WebPageKind = resourceKind<WebPage>({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+const WebPageKind = resourceKind<WebPage>({
+  group: 'sample.kindex.dev',
+  version: 'v1',
+  kind: 'WebPage',
+  plural: 'webpages',
+  namespaced: true,
+});
 type ConfigMap = KubernetesObject & { data?: Record<string, string> };
 
 function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
@@ -22,7 +29,6 @@ function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
     ownerReferences: [{ apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', name: page.metadata!.name!, uid: page.metadata!.uid! }],
   };
 }
-
 
 function webPage(name: string, namespace: string): WebPage {
   return { apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', metadata: { name, namespace } };
@@ -39,7 +45,10 @@ describe('InformerEventSource', function () {
     server = await startTestApiServer();
     client = new KubeClient(server.kubeConfig);
     core = server.kubeConfig.makeApiClient(CoreV1Api);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), { group: 'sample.kindex.dev', kind: 'WebPage' });
+    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'sample.kindex.dev',
+      kind: 'WebPage',
+    });
   });
   afterEach(async () => {
     await Promise.all(sources.splice(0).map((s) => s.stop()));
@@ -49,7 +58,10 @@ describe('InformerEventSource', function () {
     await server.stop();
   });
 
-  function build(configure: (b: InformerEventSourceBuilder<ConfigMap, WebPage>) => InformerEventSourceBuilder<ConfigMap, WebPage>, namespaces: readonly string[]) {
+  function build(
+    configure: (b: InformerEventSourceBuilder<ConfigMap, WebPage>) => InformerEventSourceBuilder<ConfigMap, WebPage>,
+    namespaces: readonly string[],
+  ) {
     const builder = configure(InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind));
     const source = new InformerEventSource(builder.configuration(), client, namespaces);
     sources.push(source);
@@ -69,7 +81,10 @@ describe('InformerEventSource', function () {
   }
 
   const secondaryNames = (source: InformerEventSource<ConfigMap, WebPage>, page: string, ns: string) =>
-    source.getSecondaryResources(webPage(page, ns)).map((cm) => cm.metadata!.name).sort();
+    source
+      .getSecondaryResources(webPage(page, ns))
+      .map((cm) => cm.metadata!.name)
+      .sort();
 
   it('seeds the reverse index from objects that exist before start', async () => {
     const ns = await createNamespace(server.kubeConfig);
@@ -109,7 +124,10 @@ describe('InformerEventSource', function () {
   it('answers from the primary-to-secondary mapper and keeps no index when one is set', async () => {
     const ns = await createNamespace(server.kubeConfig);
     await createConfigMap(ns, 'config-of-x', undefined);
-    const { source } = build((b) => b.withPrimaryToSecondaryMapper((p) => [ResourceID.of(`config-of-${p.metadata!.name}`, p.metadata!.namespace)]), [ns]);
+    const { source } = build(
+      (b) => b.withPrimaryToSecondaryMapper((p) => [ResourceID.of(`config-of-${p.metadata!.name}`, p.metadata!.namespace)]),
+      [ns],
+    );
     await source.start();
     expect(secondaryNames(source, 'x', ns)).to.deep.equal(['config-of-x']);
     expect(secondaryNames(source, 'y', ns)).to.deep.equal([]);
@@ -189,7 +207,10 @@ describe('InformerEventSource', function () {
 
   it('lets an event handler pick the primaries while the index still serves lookups', async () => {
     const ns = await createNamespace(server.kubeConfig);
-    const { source, triggers } = build((b) => b.withEventHandler(enqueueFromMapFunc<ConfigMap>((cm) => [ResourceID.of(`via-${cm.metadata!.name}`, ns)])), [ns]);
+    const { source, triggers } = build(
+      (b) => b.withEventHandler(enqueueFromMapFunc<ConfigMap>((cm) => [ResourceID.of(`via-${cm.metadata!.name}`, ns)])),
+      [ns],
+    );
     await source.start();
     await createConfigMap(ns, 'h', 'page');
     await eventually(() => expect(triggers.flatMap((t) => t.primaryIds.map((id) => id.name))).to.include('via-h'));
@@ -199,7 +220,9 @@ describe('InformerEventSource', function () {
 
   it('ANDs the controller-wide event filters with its own', async () => {
     const ns = await createNamespace(server.kubeConfig);
-    const builder = InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind).withFilter(kopfFilter<ConfigMap>({ labels: { tier: PRESENT } }));
+    const builder = InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind).withFilter(
+      kopfFilter<ConfigMap>({ labels: { tier: PRESENT } }),
+    );
     const source = builder.build({
       client,
       primaryCache: undefined as never,

@@ -99,7 +99,11 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
       labelSelector: undefined,
       fieldSelector: undefined,
       namespaces: 'inherit',
-      toPrimaryIds: fromOwnerReferences<R>({ group: primaryKind.group, kind: primaryKind.kind, clusterScopedOwner: !primaryKind.namespaced }),
+      toPrimaryIds: fromOwnerReferences<R>({
+        group: primaryKind.group,
+        kind: primaryKind.kind,
+        clusterScopedOwner: !primaryKind.namespaced,
+      }),
       toSecondaryIds: undefined,
       filter: undefined,
       handler: undefined,
@@ -196,7 +200,10 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
     const config =
       controllerFilters.length === 0
         ? this.#config
-        : { ...this.#config, filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])) };
+        : {
+            ...this.#config,
+            filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])),
+          };
     return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces);
   }
 }
@@ -212,9 +219,10 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
  *   .build(context);
  * ```
  */
-export class InformerEventSource<R extends KubernetesObject = KubernetesObject, P extends KubernetesObject = KubernetesObject>
-  implements EventSource<R, P>
-{
+export class InformerEventSource<
+  R extends KubernetesObject = KubernetesObject,
+  P extends KubernetesObject = KubernetesObject,
+> implements EventSource<R, P> {
   /** Starts a builder for secondaries of `kind` and primaries of `primaryKind`. */
   static from<R extends KubernetesObject, P extends KubernetesObject>(
     kind: ResourceKind<R>,
@@ -332,7 +340,6 @@ export class InformerEventSource<R extends KubernetesObject = KubernetesObject, 
   getSecondaryResources(primary: P): readonly R[] {
     return secondariesOf(primary, this.configuration.toSecondaryIds, this.#index, (key) => this.cache.peekKey(key));
   }
-
 
   /**
    * The one secondary of a primary, or undefined.
@@ -454,7 +461,6 @@ class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObj
   getSecondaryResources(primary: P): readonly R[] {
     return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
   }
-
 }
 
 /**

@@ -61,7 +61,10 @@ export class CacheSyncError extends Error {
 
   constructor(failure: CacheSyncFailure, options?: { cause?: unknown }) {
     const fix = fixFor(failure);
-    super(`${describeWhere(failure)}: ${failure.verb} ${resourceOf(failure.type)} ${inNamespace(failure)} failed with ${failure.status}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.serverMessage}\n${fix}`, options);
+    super(
+      `${describeWhere(failure)}: ${failure.verb} ${resourceOf(failure.type)} ${inNamespace(failure)} failed with ${failure.status}${failure.reason ? ` ${failure.reason}` : ''}: ${failure.serverMessage}\n${fix}`,
+      options,
+    );
     this.controller = failure.controller;
     this.eventSource = failure.eventSource;
     this.type = failure.type;
@@ -85,7 +88,11 @@ export class CacheSyncError extends Error {
   }
 
   /** The same failure, attributed to a controller and event source (the layers above fill these in). */
-  withContext(context: { controller?: string | undefined; eventSource?: string | undefined; phase?: 'startup' | 'running' }): CacheSyncError {
+  withContext(context: {
+    controller?: string | undefined;
+    eventSource?: string | undefined;
+    phase?: 'startup' | 'running';
+  }): CacheSyncError {
     return new CacheSyncError(
       {
         ...this.#failure(),
@@ -124,7 +131,10 @@ export class CacheSyncTimeoutError extends Error {
     readonly pending: readonly PendingSync[],
   ) {
     const list = pending
-      .map((p) => `${p.eventSource} (${p.kind}${p.namespaces.length > 0 ? ` in ${p.namespaces.map((n) => (n === '' ? 'all namespaces' : `namespace ${n}`)).join(', ')}` : ''})${p.lastError ? `, last error: ${p.lastError}` : ''}`)
+      .map(
+        (p) =>
+          `${p.eventSource} (${p.kind}${p.namespaces.length > 0 ? ` in ${p.namespaces.map((n) => (n === '' ? 'all namespaces' : `namespace ${n}`)).join(', ')}` : ''})${p.lastError ? `, last error: ${p.lastError}` : ''}`,
+      )
       .join('; ');
     super(
       `controller ${JSON.stringify(controller)}: caches not synced after ${timeoutMs} ms: ${list || 'unknown'}. ` +
@@ -194,13 +204,26 @@ function forbiddenFix(f: CacheSyncFailure): string {
   const subject = subjectOf(f.serverMessage);
   const namespaced = f.type.namespaced && f.namespace !== undefined;
   const manifest = rbacManifest(
-    [{ group: f.type.group, resource: f.type.plural, verbs: ['list', 'watch'], namespaces: namespaced ? [f.namespace!] : 'all', clusterScoped: !f.type.namespaced }],
+    [
+      {
+        group: f.type.group,
+        resource: f.type.plural,
+        verbs: ['list', 'watch'],
+        namespaces: namespaced ? [f.namespace] : 'all',
+        clusterScoped: !f.type.namespaced,
+      },
+    ],
     { name: `${f.type.plural}-reader`, ...(subject !== undefined ? { subject } : {}) },
   );
   const scope = namespaced ? `a Role in namespace ${JSON.stringify(f.namespace)}` : 'a ClusterRole';
-  const who = subject === undefined ? 'the operator\'s identity' : `${subject.kind} ${subject.kind === 'ServiceAccount' ? `${subject.namespace}/` : ''}${subject.name}`;
-  return `Fix: grant ${who} list and watch on ${f.type.plural}${f.type.group ? `.${f.type.group}` : ''} with ${scope}, for example (kubectl apply -f -):\n${manifest.yaml}` +
-    'Operator.rbacManifest() prints every rule the registered controllers need.';
+  const who =
+    subject === undefined
+      ? "the operator's identity"
+      : `${subject.kind} ${subject.kind === 'ServiceAccount' ? `${subject.namespace}/` : ''}${subject.name}`;
+  return (
+    `Fix: grant ${who} list and watch on ${f.type.plural}${f.type.group ? `.${f.type.group}` : ''} with ${scope}, for example (kubectl apply -f -):\n${manifest.yaml}` +
+    'Operator.rbacManifest() prints every rule the registered controllers need.'
+  );
 }
 
 function notFoundFix(f: CacheSyncFailure): string {

@@ -34,27 +34,51 @@ export class CrdController {
     req('spec.names.plural', names['plural']);
     req('spec.names.kind', names['kind']);
     if (typeof names['plural'] === 'string' && !DNS_LABEL_RE.test(names['plural'])) {
-      causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: `Invalid value: "${names['plural']}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.names.plural',
+        message: `Invalid value: "${names['plural']}": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'`,
+      });
     }
     if (typeof spec['group'] === 'string' && typeof names['plural'] === 'string' && name !== `${names['plural']}.${spec['group']}`) {
-      causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'metadata.name',
+        message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+      });
     }
     if (spec['scope'] !== 'Namespaced' && spec['scope'] !== 'Cluster') {
-      causes.push({ reason: 'FieldValueNotSupported', field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(spec['scope'] ?? '')}: supported values: "Cluster", "Namespaced"` });
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        field: 'spec.scope',
+        message: `Unsupported value: ${JSON.stringify(spec['scope'] ?? '')}: supported values: "Cluster", "Namespaced"`,
+      });
     }
     const versions = Array.isArray(spec['versions']) ? (spec['versions'] as Json[]) : [];
-    if (versions.length === 0) causes.push({ reason: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
+    if (versions.length === 0)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.versions',
+        message: 'Invalid value: must have exactly one version marked as storage version',
+      });
     else if (versions.filter((v) => v['storage'] === true).length !== 1) {
-      causes.push({ reason: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: 'spec.versions',
+        message: 'Invalid value: must have exactly one version marked as storage version',
+      });
     }
     versions.forEach((v, i) => {
       req(`spec.versions[${i}].name`, v['name']);
-      if (typeof v['served'] !== 'boolean') causes.push({ reason: 'FieldValueRequired', field: `spec.versions[${i}].served`, message: 'Required value' });
+      if (typeof v['served'] !== 'boolean')
+        causes.push({ reason: 'FieldValueRequired', field: `spec.versions[${i}].served`, message: 'Required value' });
     });
     if (old !== undefined) {
       const oldSpec = (old.obj['spec'] ?? {}) as Json;
-      if (oldSpec['scope'] !== spec['scope']) causes.push({ reason: 'FieldValueInvalid', field: 'spec.scope', message: 'Invalid value: field is immutable' });
-      if (oldSpec['group'] !== spec['group']) causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
+      if (oldSpec['scope'] !== spec['scope'])
+        causes.push({ reason: 'FieldValueInvalid', field: 'spec.scope', message: 'Invalid value: field is immutable' });
+      if (oldSpec['group'] !== spec['group'])
+        causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
     }
     const clash = this.conflictingType(names, String(spec['group'] ?? ''));
     if (clash !== undefined) causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: clash });
@@ -63,8 +87,8 @@ export class CrdController {
     const kind = names['kind'] as string;
     const accepted: Json = {
       ...names,
-      singular: (names['singular'] as string | undefined) || kind.toLowerCase(),
-      listKind: (names['listKind'] as string | undefined) || `${kind}List`,
+      singular: names['singular'] || kind.toLowerCase(),
+      listKind: names['listKind'] || `${kind}List`,
     };
     spec['names'] = accepted;
     spec['conversion'] ??= { strategy: 'None' };
@@ -73,7 +97,13 @@ export class CrdController {
     const stored = new Set<string>(Array.isArray(oldStatus['storedVersions']) ? (oldStatus['storedVersions'] as string[]) : []);
     stored.add(storage);
     const now = nowTimestamp();
-    const condition = (type: string, reason: string, message: string): Json => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+    const condition = (type: string, reason: string, message: string): Json => ({
+      type,
+      status: 'True',
+      lastTransitionTime: now,
+      reason,
+      message,
+    });
     const prevConditions = Array.isArray(oldStatus['conditions']) ? (oldStatus['conditions'] as Json[]) : [];
     const keep = (c: Json): Json => prevConditions.find((p) => p['type'] === c['type'] && p['status'] === c['status']) ?? c;
     draft['status'] = {

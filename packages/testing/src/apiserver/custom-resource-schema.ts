@@ -33,7 +33,7 @@ function pruneNode(value: unknown, schema: Schema | undefined, root = false): vo
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   for (const key of Object.keys(value)) {
     if (root && ROOT_KEEP.has(key)) continue;
-    const sub = properties?.[key] ?? (isObject(additional) ? (additional as Schema) : undefined);
+    const sub = properties?.[key] ?? (isObject(additional) ? additional : undefined);
     if (sub !== undefined) pruneNode(value[key], sub);
     else if (!preserve && additional !== true) delete value[key];
   }
@@ -47,7 +47,7 @@ function typeName(v: unknown): string {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? 'null';
+  return typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? 'null');
 }
 
 /** The problems of an object against its schema, with kube-apiserver's field paths and wording. */
@@ -61,45 +61,81 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
   const at = path === '' ? '<root>' : path;
   if (value === null) {
     if (schema['nullable'] !== true && schema['type'] !== undefined) {
-      causes.push({ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "null": ${at} in body must be of type ${String(schema['type'])}: "null"` });
+      causes.push({
+        reason: 'FieldValueTypeInvalid',
+        field: path,
+        message: `Invalid value: "null": ${at} in body must be of type ${String(schema['type'])}: "null"`,
+      });
     }
     return;
   }
   const type = schema['type'];
   const actual = typeName(value);
   if (typeof type === 'string' && type !== actual && !(type === 'number' && actual === 'integer')) {
-    causes.push({ reason: 'FieldValueTypeInvalid', field: path, message: `Invalid value: "${actual}": ${at} in body must be of type ${type}: "${actual}"` });
+    causes.push({
+      reason: 'FieldValueTypeInvalid',
+      field: path,
+      message: `Invalid value: "${actual}": ${at} in body must be of type ${type}: "${actual}"`,
+    });
     return;
   }
   if (Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).some((e) => JSON.stringify(e) === JSON.stringify(value))) {
     const allowed = (schema['enum'] as unknown[]).map(show).join(', ');
-    causes.push({ reason: 'FieldValueNotSupported', field: path, message: `Unsupported value: ${show(value)}: supported values: ${allowed}` });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: path,
+      message: `Unsupported value: ${show(value)}: supported values: ${allowed}`,
+    });
   }
   if (typeof value === 'number') {
     if (typeof schema['minimum'] === 'number' && value < schema['minimum']) {
-      causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${value}: ${at} in body should be greater than or equal to ${schema['minimum']}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${value}: ${at} in body should be greater than or equal to ${schema['minimum']}`,
+      });
     }
     if (typeof schema['maximum'] === 'number' && value > schema['maximum']) {
-      causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${value}: ${at} in body should be less than or equal to ${schema['maximum']}` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${value}: ${at} in body should be less than or equal to ${schema['maximum']}`,
+      });
     }
   }
   if (typeof value === 'string') {
     if (typeof schema['minLength'] === 'number' && value.length < schema['minLength']) {
-      causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${show(value)}: ${at} in body should be at least ${schema['minLength']} chars long` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${show(value)}: ${at} in body should be at least ${schema['minLength']} chars long`,
+      });
     }
     if (typeof schema['maxLength'] === 'number' && value.length > schema['maxLength']) {
       causes.push({ reason: 'FieldValueTooLong', field: path, message: `Too long: may not be more than ${schema['maxLength']} bytes` });
     }
     if (typeof schema['pattern'] === 'string' && !safeRegExp(schema['pattern'])?.test(value)) {
-      causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${show(value)}: ${at} in body should match '${schema['pattern']}'` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${show(value)}: ${at} in body should match '${schema['pattern']}'`,
+      });
     }
   }
   if (Array.isArray(value)) {
     if (typeof schema['minItems'] === 'number' && value.length < schema['minItems']) {
-      causes.push({ reason: 'FieldValueInvalid', field: path, message: `Invalid value: ${value.length}: ${at} in body should have at least ${schema['minItems']} items` });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: path,
+        message: `Invalid value: ${value.length}: ${at} in body should have at least ${schema['minItems']} items`,
+      });
     }
     if (typeof schema['maxItems'] === 'number' && value.length > schema['maxItems']) {
-      causes.push({ reason: 'FieldValueTooMany', field: path, message: `Too many: ${value.length}: must have at most ${schema['maxItems']} items` });
+      causes.push({
+        reason: 'FieldValueTooMany',
+        field: path,
+        message: `Too many: ${value.length}: must have at most ${schema['maxItems']} items`,
+      });
     }
     const items = schema['items'];
     if (isObject(items)) value.forEach((v, i) => validateNode(v, items, `${path}[${i}]`, causes));
@@ -109,13 +145,14 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
     const properties = isObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
     if (Array.isArray(schema['required'])) {
       for (const r of schema['required'] as string[]) {
-        if (value[r] === undefined) causes.push({ reason: 'FieldValueRequired', field: path === '' ? r : `${path}.${r}`, message: 'Required value' });
+        if (value[r] === undefined)
+          causes.push({ reason: 'FieldValueRequired', field: path === '' ? r : `${path}.${r}`, message: 'Required value' });
       }
     }
     const additional = schema['additionalProperties'];
     for (const [k, v] of Object.entries(value)) {
       if (root && ROOT_KEEP.has(k)) continue;
-      const sub = properties[k] ?? (isObject(additional) ? (additional as Schema) : undefined);
+      const sub = properties[k] ?? (isObject(additional) ? additional : undefined);
       if (sub !== undefined) validateNode(v, sub, path === '' ? k : `${path}.${k}`, causes);
     }
   }

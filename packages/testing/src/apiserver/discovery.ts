@@ -71,7 +71,13 @@ export function resourceList(registry: ResourceRegistry, groupName: string, vers
     if (t.group !== groupName || !t.versions.includes(version)) continue;
     resources.push(resourceEntry(t));
     if (t.statusSubresource) {
-      resources.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${t.resource}/status`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
     }
   }
   return {

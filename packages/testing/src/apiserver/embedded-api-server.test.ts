@@ -8,14 +8,7 @@ import {
   setHeaderOptions,
   type V1ConfigMap,
 } from '@kubernetes/client-node';
-import {
-  startEmbeddedApiServer,
-  catchApiStatus,
-  rawRequest,
-  WatchEventCollector,
-  eventually,
-  type EmbeddedApiServer,
-} from '../index.js';
+import { startEmbeddedApiServer, catchApiStatus, rawRequest, WatchEventCollector, eventually, type EmbeddedApiServer } from '../index.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -96,7 +89,10 @@ describe('startEmbeddedApiServer', () => {
     });
 
     it('returns 404 NotFound for a missing object and for a missing namespace', async () => {
-      expect(await catchApiStatus(core.readNamespacedConfigMap({ name: 'nope', namespace: 'default' }))).to.include({ code: 404, reason: 'NotFound' });
+      expect(await catchApiStatus(core.readNamespacedConfigMap({ name: 'nope', namespace: 'default' }))).to.include({
+        code: 404,
+        reason: 'NotFound',
+      });
       const status = await catchApiStatus(core.createNamespacedConfigMap({ namespace: 'nowhere', body: cm(name()) }));
       expect(status).to.include({ code: 404, message: 'namespaces "nowhere" not found' });
     });
@@ -152,7 +148,8 @@ describe('startEmbeddedApiServer', () => {
 
   describe('list', () => {
     it('filters by label selector and pages with limit and continue', async () => {
-      for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace: 'default', body: cm(`p-${i}`, { tier: i % 2 ? 'odd' : 'even' }) });
+      for (let i = 0; i < 5; i++)
+        await core.createNamespacedConfigMap({ namespace: 'default', body: cm(`p-${i}`, { tier: i % 2 ? 'odd' : 'even' }) });
       const even = await core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'tier in (even)' });
       expect(even.items.map((x) => x.metadata!.name)).to.deep.equal(['p-0', 'p-2', 'p-4']);
       const page1 = await core.listNamespacedConfigMap({ namespace: 'default', limit: 2 });
@@ -176,9 +173,14 @@ describe('startEmbeddedApiServer', () => {
     });
 
     it('rejects an invalid selector and an unsupported field label with 400', async () => {
-      expect(await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'a in (' }))).to.include({ code: 400 });
+      expect(await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'a in (' }))).to.include({
+        code: 400,
+      });
       const status = await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default', fieldSelector: 'data.k=v' }));
-      expect(status).to.include({ code: 400, message: '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"' });
+      expect(status).to.include({
+        code: 400,
+        message: '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"',
+      });
     });
   });
 
@@ -200,7 +202,9 @@ describe('startEmbeddedApiServer', () => {
     it('turns selector transitions into ADDED and DELETED', async () => {
       const nm = name();
       await core.createNamespacedConfigMap({ namespace: 'default', body: cm(nm, { on: 'no' }) });
-      const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', { labelSelector: 'on=yes' });
+      const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', {
+        labelSelector: 'on=yes',
+      });
       await core.patchNamespacedConfigMap({ name: nm, namespace: 'default', body: { metadata: { labels: { on: 'yes' } } } }, merge);
       await core.patchNamespacedConfigMap({ name: nm, namespace: 'default', body: { data: { k: '2' } } }, merge);
       await core.patchNamespacedConfigMap({ name: nm, namespace: 'default', body: { metadata: { labels: { on: 'no' } } } }, merge);
@@ -211,7 +215,8 @@ describe('startEmbeddedApiServer', () => {
 
     it('sends an ERROR 410 Expired for a resourceVersion older than the history window', async () => {
       const first = await core.createNamespacedConfigMap({ namespace: 'default', body: cm(name()) });
-      for (let i = 0; i < 25; i++) await core.patchNamespacedConfigMap({ name: first.metadata!.name!, namespace: 'default', body: { data: { i: String(i) } } }, merge);
+      for (let i = 0; i < 25; i++)
+        await core.patchNamespacedConfigMap({ name: first.metadata!.name!, namespace: 'default', body: { data: { i: String(i) } } }, merge);
       const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', {
         resourceVersion: first.metadata!.resourceVersion,
       });
@@ -226,7 +231,10 @@ describe('startEmbeddedApiServer', () => {
       await core.createNamespacedConfigMap({ namespace: 'default', body: cm('timed') });
       const r = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1' });
       expect(r.status).to.equal(200);
-      const events = r.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
+      const events = r.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } });
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).to.deep.equal(['ADDED timed']);
     });
 
@@ -235,7 +243,10 @@ describe('startEmbeddedApiServer', () => {
       const r = await rawRequest(server.kubeConfig, {
         path: '/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan',
       });
-      const events = r.text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; annotations?: Record<string, string> } } });
+      const events = r.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name?: string; annotations?: Record<string, string> } } });
       expect(events[0]!.type).to.equal('ADDED');
       expect(events[1]!.type).to.equal('BOOKMARK');
       expect(events[1]!.object.metadata.annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
@@ -279,7 +290,15 @@ describe('startEmbeddedApiServer', () => {
         group: 'example.com',
         scope: 'Namespaced' as const,
         names: { plural: 'gadgets', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {} },
+            schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+          },
+        ],
       },
     };
     const path = '/apis/example.com/v1/namespaces/default/gadgets';
@@ -289,14 +308,20 @@ describe('startEmbeddedApiServer', () => {
     it('writes to /status change only status; writes to the resource ignore status and bump generation only on spec', async () => {
       await server.kubeConfig.makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: widgetCrd });
       await send('POST', path, { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1 } });
-      const statusWrite = JSON.parse((await send('PATCH', `${path}/g/status`, { spec: { n: 99 }, status: { ready: true } }, 'application/merge-patch+json')).text);
+      const statusWrite = JSON.parse(
+        (await send('PATCH', `${path}/g/status`, { spec: { n: 99 }, status: { ready: true } }, 'application/merge-patch+json')).text,
+      );
       expect(statusWrite.spec).to.deep.equal({ n: 1 });
       expect(statusWrite.status).to.deep.equal({ ready: true });
       expect(statusWrite.metadata.generation).to.equal(1);
-      const mainWrite = JSON.parse((await send('PATCH', `${path}/g`, { spec: { n: 2 }, status: { ready: false } }, 'application/merge-patch+json')).text);
+      const mainWrite = JSON.parse(
+        (await send('PATCH', `${path}/g`, { spec: { n: 2 }, status: { ready: false } }, 'application/merge-patch+json')).text,
+      );
       expect(mainWrite.status).to.deep.equal({ ready: true });
       expect(mainWrite.metadata.generation).to.equal(2);
-      const labelOnly = JSON.parse((await send('PATCH', `${path}/g`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json')).text);
+      const labelOnly = JSON.parse(
+        (await send('PATCH', `${path}/g`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json')).text,
+      );
       expect(labelOnly.metadata.generation).to.equal(2);
     });
 
@@ -329,7 +354,15 @@ describe('startEmbeddedApiServer', () => {
             group: 'example.com',
             scope: 'Namespaced',
             names: { plural: 'widgets', kind: 'Widget' },
-            versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } } }],
+            versions: [
+              {
+                name: 'v1',
+                served: true,
+                storage: true,
+                subresources: { status: {} },
+                schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+              },
+            ],
           },
         },
       });
@@ -343,7 +376,9 @@ describe('startEmbeddedApiServer', () => {
       expect(w.metadata.generation).to.equal(1);
       expect(w.status).to.equal(undefined);
       await ext.deleteCustomResourceDefinition({ name: 'widgets.example.com' });
-      const status = await catchApiStatus(objects.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' }));
+      const status = await catchApiStatus(
+        objects.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' }),
+      );
       expect(status.code).to.equal(404);
     });
   });

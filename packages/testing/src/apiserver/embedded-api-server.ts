@@ -142,7 +142,10 @@ export class EmbeddedApiServer implements TestApiServer {
       apiVersion: 'v1',
       kind: 'Config',
       clusters: [
-        { name: CONTEXT, cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true } },
+        {
+          name: CONTEXT,
+          cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true },
+        },
       ],
       users: [{ name: CONTEXT, user: { token } }],
       contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user: CONTEXT } }],
@@ -268,7 +271,8 @@ export class EmbeddedApiServer implements TestApiServer {
           res.setHeader('Retry-After', String(after));
           throw new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: after });
         }
-        if (failure.status === 503) throw new ApiStatusError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+        if (failure.status === 503)
+          throw new ApiStatusError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
         throw new ApiStatusError(500, 'InternalError', 'Internal error occurred: injected fault');
       }
       if (r === undefined) throw pathNotFound();
@@ -290,12 +294,23 @@ export class EmbeddedApiServer implements TestApiServer {
     const resource = r.subresource === undefined ? r.resource : `${r.resource}/${r.subresource}`;
     const watch = url.searchParams.get('watch');
     const verb =
-      method === 'GET' ? (watch === 'true' || watch === '1' ? 'watch' : r.name === undefined ? 'list' : 'get')
-      : method === 'POST' ? 'create'
-      : method === 'PUT' ? 'update'
-      : method === 'PATCH' ? 'patch'
-      : method === 'DELETE' ? (r.name === undefined ? 'deletecollection' : 'delete')
-      : method.toLowerCase();
+      method === 'GET'
+        ? watch === 'true' || watch === '1'
+          ? 'watch'
+          : r.name === undefined
+            ? 'list'
+            : 'get'
+        : method === 'POST'
+          ? 'create'
+          : method === 'PUT'
+            ? 'update'
+            : method === 'PATCH'
+              ? 'patch'
+              : method === 'DELETE'
+                ? r.name === undefined
+                  ? 'deletecollection'
+                  : 'delete'
+                : method.toLowerCase();
     if (this.requestFaults.refusal({ group: r.group, resource: r.resource, namespace: r.namespace, verb }) === undefined) return;
     const scope = r.namespace === undefined ? 'at the cluster scope' : `in the namespace "${r.namespace}"`;
     const named = r.name === undefined ? '' : ` "${r.name}"`;
@@ -330,7 +345,13 @@ export class EmbeddedApiServer implements TestApiServer {
     }
   }
 
-  private serveResource(r: Extract<Route, { kind: 'resource' }>, url: URL, req: http.IncomingMessage, res: http.ServerResponse, raw: RawBody | undefined): void {
+  private serveResource(
+    r: Extract<Route, { kind: 'resource' }>,
+    url: URL,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    raw: RawBody | undefined,
+  ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
     const body = raw === undefined ? undefined : parseBody(raw, type.kind);
@@ -354,7 +375,10 @@ export class EmbeddedApiServer implements TestApiServer {
     switch (req.method) {
       case 'GET':
         if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
-        return this.send(res, this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)));
+        return this.send(
+          res,
+          this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)),
+        );
       case 'POST':
         if (r.name !== undefined) throw methodNotAllowed();
         return this.send(res, this.handler.create(request));
@@ -378,7 +402,7 @@ export class EmbeddedApiServer implements TestApiServer {
     if (tableVersion === undefined) return answer;
     const t = request.type;
     const crd = t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
-    return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd as Json | undefined)) };
+    return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd)) };
   }
 
   private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -396,9 +420,20 @@ export class EmbeddedApiServer implements TestApiServer {
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
     if (sendInitialEvents && q.get('allowWatchBookmarks') !== 'true') {
-      throw new ApiStatusError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true', {
-        causes: [{ reason: 'FieldValueForbidden', field: 'allowWatchBookmarks', message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true' }],
-      });
+      throw new ApiStatusError(
+        422,
+        'Invalid',
+        'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
+        {
+          causes: [
+            {
+              reason: 'FieldValueForbidden',
+              field: 'allowWatchBookmarks',
+              message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
+            },
+          ],
+        },
+      );
     }
     req.socket.setNoDelay(true);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
@@ -455,7 +490,9 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private sendError(res: http.ServerResponse, e: unknown): void {
     const err =
-      e instanceof ApiStatusError ? e : new ApiStatusError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
+      e instanceof ApiStatusError
+        ? e
+        : new ApiStatusError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
     if (res.headersSent) {
       if (!res.writableEnded) res.end();
       return;

@@ -32,7 +32,9 @@ describe('EmbeddedApiServer faults', () => {
   });
 
   it('closes every open watch', async () => {
-    const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', { resourceVersion: server.resourceVersion() });
+    const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', {
+      resourceVersion: server.resourceVersion(),
+    });
     expect(server.openWatches()).to.equal(1);
     await server.faults.closeWatches();
     expect(server.openWatches()).to.equal(0);
@@ -51,7 +53,9 @@ describe('EmbeddedApiServer faults', () => {
   });
 
   it('holds events while paused and delivers them in order on resume', async () => {
-    const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', { resourceVersion: server.resourceVersion() });
+    const watch = await WatchEventCollector.start(server.kubeConfig, '/api/v1/namespaces/default/configmaps', {
+      resourceVersion: server.resourceVersion(),
+    });
     server.faults.pauseEvents();
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('p1') });
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('p2') });

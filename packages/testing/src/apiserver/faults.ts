@@ -27,7 +27,8 @@ export class RequestFaults {
 
   /** Refuses requests matching `rule` until the returned function is called. */
   forbid(rule: ForbidRule): () => void {
-    if (typeof rule?.resource !== 'string' || rule.resource === '') throw new TypeError('forbid: rule.resource must be a plural resource name');
+    if (typeof rule?.resource !== 'string' || rule.resource === '')
+      throw new TypeError('forbid: rule.resource must be a plural resource name');
     const held = { ...rule };
     this.forbidden.add(held);
     return () => void this.forbidden.delete(held);

@@ -37,7 +37,10 @@ describe('EmbeddedApiServer deletion and garbage collection', () => {
     await core.createNamespacedConfigMap({ namespace: 'default', body: cm('f', { finalizers: ['example.com/a'] }) });
     await core.deleteNamespacedConfigMap({ name: 'f', namespace: 'default' });
     const status = await catchApiStatus(
-      core.patchNamespacedConfigMap({ name: 'f', namespace: 'default', body: { metadata: { finalizers: ['example.com/a', 'example.com/b'] } } }, merge),
+      core.patchNamespacedConfigMap(
+        { name: 'f', namespace: 'default', body: { metadata: { finalizers: ['example.com/a', 'example.com/b'] } } },
+        merge,
+      ),
     );
     expect(status).to.include({ code: 422, reason: 'Invalid' });
   });
@@ -79,7 +82,10 @@ describe('EmbeddedApiServer deletion and garbage collection', () => {
   it('deletes the owner only after its dependents with propagationPolicy Foreground', async () => {
     const owner = await core.createNamespacedConfigMap({ namespace: 'default', body: cm('owner3') });
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner3', uid: owner.metadata!.uid!, blockOwnerDeletion: true };
-    await core.createNamespacedConfigMap({ namespace: 'default', body: cm('dep3', { ownerReferences: [ref], finalizers: ['example.com/hold'] }) });
+    await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: cm('dep3', { ownerReferences: [ref], finalizers: ['example.com/hold'] }),
+    });
     await core.deleteNamespacedConfigMap({ name: 'owner3', namespace: 'default', propagationPolicy: 'Foreground' });
     await eventually(async () => {
       const dep = await core.readNamespacedConfigMap({ name: 'dep3', namespace: 'default' });

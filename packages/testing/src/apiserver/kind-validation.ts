@@ -35,9 +35,13 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
     case '/configmaps': {
       const causes = [...keyCauses(obj['data'], 'data', 'string'), ...keyCauses(obj['binaryData'], 'binaryData', 'base64')];
       const data = (obj['data'] ?? {}) as Json;
-      for (const k of Object.keys((obj['binaryData'] ?? {}) as Json)) {
+      for (const k of Object.keys(obj['binaryData'] ?? {})) {
         if (Object.prototype.hasOwnProperty.call(data, k)) {
-          causes.push({ reason: 'FieldValueInvalid', field: `data[${k}]`, message: `Invalid value: ${JSON.stringify(k)}: duplicate of key present in binaryData` });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: `data[${k}]`,
+            message: `Invalid value: ${JSON.stringify(k)}: duplicate of key present in binaryData`,
+          });
         }
       }
       return causes;

@@ -2,7 +2,6 @@
 
 import type { Json } from './object-store.js';
 
-
 /** The metadata of an object (an empty object when absent). */
 export function metaOf(obj: Readonly<Json>): Json {
   const m = obj['metadata'];

@@ -8,13 +8,28 @@ const configMaps = BUILTIN_TYPES.find((t) => t.id === '/configmaps')!;
 type Op = { kind: 'put' | 'delete'; ns: string; name: string; value: number } | { kind: 'list' } | { kind: 'mark' };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('put' as const), ns: fc.constantFrom('a', 'b', 'a-b'), name: fc.constantFrom('x', 'y', 'z', 'x1'), value: fc.nat(9) }),
-  fc.record({ kind: fc.constant('delete' as const), ns: fc.constantFrom('a', 'b', 'a-b'), name: fc.constantFrom('x', 'y', 'z', 'x1'), value: fc.constant(0) }),
+  fc.record({
+    kind: fc.constant('put' as const),
+    ns: fc.constantFrom('a', 'b', 'a-b'),
+    name: fc.constantFrom('x', 'y', 'z', 'x1'),
+    value: fc.nat(9),
+  }),
+  fc.record({
+    kind: fc.constant('delete' as const),
+    ns: fc.constantFrom('a', 'b', 'a-b'),
+    name: fc.constantFrom('x', 'y', 'z', 'x1'),
+    value: fc.constant(0),
+  }),
   fc.constant({ kind: 'list' as const }),
   fc.constant({ kind: 'mark' as const }),
 );
 
-const draft = (ns: string, name: string, value: number): Json => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name, namespace: ns }, data: { v: String(value) } });
+const draft = (ns: string, name: string, value: number): Json => ({
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  metadata: { name, namespace: ns },
+  data: { v: String(value) },
+});
 
 describe('ObjectStore', () => {
   it('lists in key order, by namespace and after a key, matching a model map', () => {

@@ -194,7 +194,14 @@ export class ObjectStore {
     table.objects.set(key, stored);
     if (previous === undefined) table.added(key);
     this.indexOwners(type.id, key, previous, stored);
-    this.record({ rv: stored.rv, type: previous === undefined ? 'ADDED' : 'MODIFIED', typeId: type.id, namespace: namespaceOf(stored), object: stored, previous });
+    this.record({
+      rv: stored.rv,
+      type: previous === undefined ? 'ADDED' : 'MODIFIED',
+      typeId: type.id,
+      namespace: namespaceOf(stored),
+      object: stored,
+      previous,
+    });
     return stored;
   }
 

@@ -85,12 +85,16 @@ function nameErrors(type: ResourceType, name: string): string[] {
   if (type.id === '/namespaces') {
     return name.length <= 63 && DNS_LABEL_RE.test(name)
       ? []
-      : ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"];
+      : [
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        ];
   }
   if (type.id === '/services') {
     return name.length <= 63 && DNS1035_RE.test(name)
       ? []
-      : ["a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"];
+      : [
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        ];
   }
   return dnsSubdomainErrors(name);
 }
@@ -236,7 +240,8 @@ export class ResourceHandler {
     else delete meta['generation'];
     this.defaultOnCreate(t, draft);
     this.hooks.beforeWrite?.(t, draft, undefined);
-    const entries = applied !== undefined ? [applied] : updateEntries([], undefined, draft, this.fieldSchema(t, req.version), this.updater(req));
+    const entries =
+      applied !== undefined ? [applied] : updateEntries([], undefined, draft, this.fieldSchema(t, req.version), this.updater(req));
     writeManagedFields(draft, entries);
     return this.objectResponse(201, req, this.write(t, key, draft, 'create', req.dryRun === true));
   }
@@ -286,18 +291,24 @@ export class ResourceHandler {
     const forceText = req.query.get('force');
     if (forceText !== null && forceText !== 'true' && forceText !== 'false') throw badRequest(`invalid force: ${forceText}`);
     const body = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('error decoding patch: the apply configuration must be an object');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw badRequest('error decoding patch: the apply configuration must be an object');
     const kind = (body as Json)['kind'];
     const apiVersion = (body as Json)['apiVersion'];
     if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string' || apiVersion === '') {
-      const [g, v] = typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', typeof apiVersion === 'string' ? apiVersion : ''];
+      const [g, v] =
+        typeof apiVersion === 'string' && apiVersion.includes('/')
+          ? apiVersion.split('/', 2)
+          : ['', typeof apiVersion === 'string' ? apiVersion : ''];
       throw badRequest(`invalid object type: ${g}/${v}, Kind=${typeof kind === 'string' ? kind : ''}`);
     }
     const config = this.checkBody(req);
     const meta = metaOf(config);
     if (meta['name'] !== req.name) {
       const bodyName = meta['name'];
-      throw badRequest(`the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`);
+      throw badRequest(
+        `the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`,
+      );
     }
     const schema = t.schemas?.[req.version];
     // Fields the schema prunes are neither stored nor owned.
@@ -309,7 +320,14 @@ export class ResourceHandler {
       if (req.subresource !== undefined || (t.namespaced && req.namespace === undefined)) throw notFound(t.resource, t.group, req.name!);
       const fields = fieldsOfConfig(config, fieldSchema);
       stripSet(fields, undefined, t.statusSubresource);
-      const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion: apiVersionOut, subresource: undefined, time: nowTimestamp(), fields };
+      const entry: ManagedEntry = {
+        manager,
+        operation: 'Apply',
+        apiVersion: apiVersionOut,
+        subresource: undefined,
+        time: nowTimestamp(),
+        fields,
+      };
       return this.createObject(req, config, entry);
     }
     // Only the part of the configuration the addressed (sub)resource can write takes part.
@@ -349,7 +367,12 @@ export class ResourceHandler {
     const pre = (options['preconditions'] ?? {}) as Json;
     const meta = metaOf(existing.obj);
     if (typeof pre['uid'] === 'string' && pre['uid'] !== meta['uid']) {
-      throw conflict(t.resource, t.group, req.name!, `Precondition failed: UID in precondition: ${pre['uid']}, UID in object meta: ${String(meta['uid'])}`);
+      throw conflict(
+        t.resource,
+        t.group,
+        req.name!,
+        `Precondition failed: UID in precondition: ${pre['uid']}, UID in object meta: ${String(meta['uid'])}`,
+      );
     }
     if (typeof pre['resourceVersion'] === 'string' && pre['resourceVersion'] !== meta['resourceVersion']) {
       throw conflict(
@@ -362,16 +385,23 @@ export class ResourceHandler {
     const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
     if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
       throw invalid('DeleteOptions', '', '', [
-        { reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"` },
+        {
+          reason: 'FieldValueNotSupported',
+          field: 'propagationPolicy',
+          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+        },
       ]);
     }
     const graceText = req.query.get('gracePeriodSeconds') ?? (options['gracePeriodSeconds'] as number | undefined);
     const grace = graceText === undefined || graceText === null || graceText === '' ? undefined : Number(graceText);
-    if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0)) throw badRequest(`invalid gracePeriodSeconds: ${String(graceText)}`);
+    if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0))
+      throw badRequest(`invalid gracePeriodSeconds: ${String(graceText)}`);
     const dryRun = req.dryRun === true;
     const result = this.deleteObject(t, existing, policy, grace, dryRun);
     // Held by finalizers: the answer is the object, now carrying its deletionTimestamp.
-    const held = dryRun ? result !== existing || metaOf(existing.obj)['deletionTimestamp'] !== undefined : this.store.get(t.id, existing.key) !== undefined;
+    const held = dryRun
+      ? result !== existing || metaOf(existing.obj)['deletionTimestamp'] !== undefined
+      : this.store.get(t.id, existing.key) !== undefined;
     if (result !== undefined && held) return this.objectResponse(200, req, result);
     if (t.returnDeletedObject) return this.objectResponse(200, req, result ?? existing);
     return {
@@ -439,7 +469,7 @@ export class ResourceHandler {
       if (meta['deletionTimestamp'] === undefined) {
         m['deletionTimestamp'] = new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
         if (!isNamespace) m['deletionGracePeriodSeconds'] = grace;
-        if (typeof m['generation'] === 'number') m['generation'] = (m['generation'] as number) + 1;
+        if (typeof m['generation'] === 'number') m['generation'] = m['generation'] + 1;
         changed = true;
       }
       if (isNamespace) {
@@ -497,7 +527,9 @@ export class ResourceHandler {
     draft['metadata'] = meta;
     const bodyName = meta['name'];
     if (bodyName !== req.name) {
-      throw badRequest(`the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`);
+      throw badRequest(
+        `the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`,
+      );
     }
     const existing = current ?? this.mustGet(t, req.namespace, req.name!);
     const old = existing.obj;
@@ -509,7 +541,7 @@ export class ResourceHandler {
     let next: Json;
     if (req.subresource === 'status') {
       // Writes to /status change only status (the rest comes from the stored object).
-      next = structuredClone(old) as Json;
+      next = structuredClone(old);
       if (draft['status'] === undefined) delete next['status'];
       else next['status'] = draft['status'];
       const schema = t.schemas?.[req.version];
@@ -538,7 +570,11 @@ export class ResourceHandler {
         const added = finalizersOf(next).filter((f) => !before.has(f));
         if (added.length > 0) {
           throw invalid(t.kind, t.custom ? t.group : '', req.name!, [
-            { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' },
+            {
+              reason: 'FieldValueForbidden',
+              field: 'metadata.finalizers',
+              message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+            },
           ]);
         }
       }
@@ -557,7 +593,9 @@ export class ResourceHandler {
     // A write that changed the object (not only its owners) stamps its manager's entry with the time.
     if (writer !== undefined && !jsonEqual(withoutManagedFields(next), withoutManagedFields(old))) {
       const entries = readManagedFields(next);
-      const own = entries.find((e) => e.manager === writer.manager && e.operation === writer.operation && e.subresource === writer.subresource);
+      const own = entries.find(
+        (e) => e.manager === writer.manager && e.operation === writer.operation && e.subresource === writer.subresource,
+      );
       if (own !== undefined) {
         own.time = nowTimestamp();
         writeManagedFields(next, entries);
@@ -606,11 +644,21 @@ export class ResourceHandler {
   }
 
   // Who an ordinary write is recorded for: `?fieldManager=`, else the User-Agent's product name.
-  private updater(req: ResourceRequest): { manager: string; apiVersion: string; subresource: string | undefined; statusIsSubresource: boolean } {
+  private updater(req: ResourceRequest): {
+    manager: string;
+    apiVersion: string;
+    subresource: string | undefined;
+    statusIsSubresource: boolean;
+  } {
     const given = req.query.get('fieldManager');
     if (given !== null && given !== '') this.checkFieldManager(given);
     const manager = given !== null && given !== '' ? given : (req.userAgent ?? '').split('/')[0]!.slice(0, 128);
-    return { manager, apiVersion: apiVersionOf(req.type, req.version), subresource: req.subresource, statusIsSubresource: req.type.statusSubresource };
+    return {
+      manager,
+      apiVersion: apiVersionOf(req.type, req.version),
+      subresource: req.subresource,
+      statusIsSubresource: req.type.statusSubresource,
+    };
   }
 
   private checkFieldManager(manager: string): void {
@@ -622,7 +670,7 @@ export class ResourceHandler {
   }
 
   private fieldSchema(t: ResourceType, version: string): FieldSchema {
-    return fieldSchemaOf(t.id, t.custom, t.schemas?.[version] as Json | undefined);
+    return fieldSchemaOf(t.id, t.custom, t.schemas?.[version]);
   }
 
   private mustGet(t: ResourceType, namespace: string | undefined, name: string): StoredObject {
@@ -655,10 +703,14 @@ export class ResourceHandler {
     }
     if (draft['apiVersion'] === undefined || draft['apiVersion'] === '') throw badRequest(`Object 'apiVersion' is missing in '${json}'`);
     if (draft['apiVersion'] !== expected) {
-      throw badRequest(`the API version in the data (${String(draft['apiVersion'])}) does not match the expected API version (${expected})`);
+      throw badRequest(
+        `the API version in the data (${String(draft['apiVersion'])}) does not match the expected API version (${expected})`,
+      );
     }
     if (draft['kind'] !== t.kind) {
-      throw badRequest(`${String(draft['kind'])} in version "${req.version}" cannot be handled as a ${t.kind}: no kind "${String(draft['kind'])}" is expected at ${expected}/${t.resource}`);
+      throw badRequest(
+        `${String(draft['kind'])} in version "${req.version}" cannot be handled as a ${t.kind}: no kind "${String(draft['kind'])}" is expected at ${expected}/${t.resource}`,
+      );
     }
     const meta = draft['metadata'];
     if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
@@ -704,7 +756,11 @@ export class ResourceHandler {
         causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: must be a list' });
       } else {
         if (refs.filter((r: unknown) => (r as Json | null)?.['controller'] === true).length > 1) {
-          causes.push({ reason: 'FieldValueInvalid', field: 'metadata.ownerReferences', message: 'Invalid value: only one reference can have Controller set to true' });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            field: 'metadata.ownerReferences',
+            message: 'Invalid value: only one reference can have Controller set to true',
+          });
         }
         refs.forEach((r: unknown, i) => {
           const ref = (r ?? {}) as Json;
@@ -731,7 +787,12 @@ export class ResourceHandler {
         403,
         'Forbidden',
         `${t.resource}${t.group ? `.${t.group}` : ''} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-        { name, group: t.group, kind: t.resource, causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+        {
+          name,
+          group: t.group,
+          kind: t.resource,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+        },
       );
     }
   }
@@ -793,8 +854,9 @@ function encodeContinue(rv: number, start: string): string {
 function decodeContinue(token: string): { rv: number; start: string } {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as Json;
-    if (parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string') throw new Error('bad token');
-    return { rv: parsed['rv'], start: (parsed['start'] as string).replace(/\u0000$/, '') };
+    if (parsed['v'] !== 'meta.k8s.io/v1' || typeof parsed['rv'] !== 'number' || typeof parsed['start'] !== 'string')
+      throw new Error('bad token');
+    return { rv: parsed['rv'], start: parsed['start'].replace(/\u0000$/, '') };
   } catch {
     throw badRequest(`continue key is not valid: ${token.slice(0, 100)}`);
   }

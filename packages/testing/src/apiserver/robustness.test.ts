@@ -46,7 +46,13 @@ describe('EmbeddedApiServer robustness', () => {
       })
       .map((o) => JSON.stringify(o)),
   );
-  const contentType = fc.constantFrom('application/json', 'application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json', 'text/plain');
+  const contentType = fc.constantFrom(
+    'application/json',
+    'application/merge-patch+json',
+    'application/json-patch+json',
+    'application/strategic-merge-patch+json',
+    'text/plain',
+  );
 
   it('refuses a body over 3 MiB with 413', async () => {
     const r = await rawRequest(server.kubeConfig, {

@@ -63,7 +63,7 @@ function resourceRoute(group: string, version: string, p: string[]): Route | und
   });
   if (p[0] === 'namespaces' && p.length >= 3 && !(p.length === 3 && (p[2] === 'status' || p[2] === 'finalize'))) {
     if (p.length > 5) return undefined;
-    return r(p[2]!, p[1]!, p[3], p[4]);
+    return r(p[2]!, p[1], p[3], p[4]);
   }
   if (p.length > 3) return undefined;
   return r(p[0]!, undefined, p[1], p[2]);

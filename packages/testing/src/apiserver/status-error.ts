@@ -88,12 +88,11 @@ export function alreadyExists(resource: string, group: string, name: string): Ap
 }
 
 export function conflict(resource: string, group: string, name: string, why: string): ApiStatusError {
-  return new ApiStatusError(
-    409,
-    'Conflict',
-    `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`,
-    { name, group, kind: resource },
-  );
+  return new ApiStatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${why}`, {
+    name,
+    group,
+    kind: resource,
+  });
 }
 
 export const MODIFIED_CONFLICT = 'the object has been modified; please apply your changes to the latest version and try again';

@@ -73,7 +73,11 @@ function builtinColumns(t: ResourceType, now: number): Column[] {
   const count = (o: Json, field: string): number => Object.keys((o[field] as Json | undefined) ?? {}).length;
   switch (t.id) {
     case '/configmaps':
-      return [nameCol, column('Data', 'string', (o) => count(o, 'data') + count(o, 'binaryData'), 'Data contains the configuration data.'), ageCol];
+      return [
+        nameCol,
+        column('Data', 'string', (o) => count(o, 'data') + count(o, 'binaryData'), 'Data contains the configuration data.'),
+        ageCol,
+      ];
     case '/secrets':
       return [nameCol, column('Type', 'string', (o) => o['type'] ?? ''), column('Data', 'string', (o) => count(o, 'data')), ageCol];
     case '/namespaces':
@@ -84,7 +88,9 @@ function builtinColumns(t: ResourceType, now: number): Column[] {
       return [
         nameCol,
         column('Ready', 'string', (o) => `${statuses(o).filter((c) => c['ready'] === true).length}/${containers(o).length}`),
-        column('Status', 'string', (o) => (meta(o)['deletionTimestamp'] ? 'Terminating' : ((o['status'] as Json | undefined)?.['phase'] ?? ''))),
+        column('Status', 'string', (o) =>
+          meta(o)['deletionTimestamp'] ? 'Terminating' : ((o['status'] as Json | undefined)?.['phase'] ?? ''),
+        ),
         column('Restarts', 'string', (o) => statuses(o).reduce((n, c) => n + Number(c['restartCount'] ?? 0), 0)),
         ageCol,
       ];
@@ -97,7 +103,10 @@ function builtinColumns(t: ResourceType, now: number): Column[] {
 // The simple JSONPath of printer columns: `.spec.replicas`, `.status.conditions[0].type`.
 function jsonPathValue(obj: Json, path: string): unknown {
   let v: unknown = obj;
-  for (const part of path.replace(/^\{?\.?/, '').replace(/\}$/, '').split('.')) {
+  for (const part of path
+    .replace(/^\{?\.?/, '')
+    .replace(/\}$/, '')
+    .split('.')) {
     if (part === '') continue;
     const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
     if (m === null) return undefined;
@@ -118,7 +127,15 @@ function customColumns(crd: Json | undefined, version: string, now: number): Col
   const versions = (((crd?.['spec'] as Json | undefined)?.['versions'] as Json[] | undefined) ?? []).find((v) => v['name'] === version);
   const printer = (versions?.['additionalPrinterColumns'] as Json[] | undefined) ?? [];
   if (printer.length === 0) {
-    return [nameCol, column('Age', 'date', (o) => dateCell(meta(o)['creationTimestamp'], now), 'Custom resource definition column (in JSONPath format): .metadata.creationTimestamp')];
+    return [
+      nameCol,
+      column(
+        'Age',
+        'date',
+        (o) => dateCell(meta(o)['creationTimestamp'], now),
+        'Custom resource definition column (in JSONPath format): .metadata.creationTimestamp',
+      ),
+    ];
   }
   return [
     nameCol,

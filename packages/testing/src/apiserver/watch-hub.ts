@@ -37,7 +37,7 @@ export function matchesSpec(spec: Pick<WatchSpec, 'type' | 'namespace' | 'labels
   const meta = obj['metadata'] as Json;
   if (spec.namespace !== undefined && meta['namespace'] !== spec.namespace) return false;
   if (!spec.labels.isEmpty() && !spec.labels.matches(meta['labels'] as Record<string, string> | undefined)) return false;
-  if (!spec.fields.isEmpty() && !spec.fields.matches((f) => fieldValue(spec.type, obj as Json, f))) return false;
+  if (!spec.fields.isEmpty() && !spec.fields.matches((f) => fieldValue(spec.type, obj, f))) return false;
   return true;
 }
 

@@ -80,9 +80,13 @@ describe('kindex-apiserver (CLI)', function () {
     expect(list.items.map((i) => i.metadata.name)).to.deep.equal(['from-kubectl']);
     expect(list.items[0]!.data).to.deep.equal({ hello: 'world' });
 
-    const watcher = spawn(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch', '-o', 'name'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const watcher = spawn(
+      kubectl!,
+      ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch', '-o', 'name'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const firstLine = await new Promise<string>((resolve, reject) => {
       let out = '';
       watcher.stdout.on('data', (d: Buffer) => {
@@ -108,7 +112,8 @@ describe('kindex-apiserver (CLI)', function () {
   it('serves kubectl apply --server-side (conflicts included) and prints kubectl get as a server-side Table', async () => {
     child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
     await waitForStartup(child);
-    const manifest = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: default\ndata:\n  hello: ${value}\n  other: x\n`;
+    const manifest = (value: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: default\ndata:\n  hello: ${value}\n  other: x\n`;
     writeFileSync(join(dir, 'a.yaml'), manifest('world'));
     writeFileSync(join(dir, 'b.yaml'), manifest('moon'));
 
@@ -118,7 +123,16 @@ describe('kindex-apiserver (CLI)', function () {
     const conflict = run('apply', '--server-side', '--field-manager', 'someone-else', '--validate=false', '-f', join(dir, 'b.yaml'));
     expect(conflict.status).to.not.equal(0);
     expect(conflict.stderr).to.contain('conflict with "kubectl"').and.contain('.data.hello');
-    const forced = run('apply', '--server-side', '--force-conflicts', '--field-manager', 'someone-else', '--validate=false', '-f', join(dir, 'b.yaml'));
+    const forced = run(
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '--field-manager',
+      'someone-else',
+      '--validate=false',
+      '-f',
+      join(dir, 'b.yaml'),
+    );
     expect(forced.status, forced.stderr).to.equal(0);
 
     const json = JSON.parse(run('get', 'configmap', 'ssa', '-n', 'default', '-o', 'json', '--show-managed-fields').stdout) as {

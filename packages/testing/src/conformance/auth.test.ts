@@ -54,10 +54,12 @@ describe('conformance: bearer-token authentication', () => {
   it('writes without a valid token are refused and store nothing', async () => {
     const { core, namespace } = fixture();
     const status = await catchApiStatus(
-      withToken('forged').makeApiClient(CoreV1Api).createNamespacedConfigMap({
-        namespace,
-        body: { metadata: { name: 'forged' }, data: { a: 'b' } },
-      }),
+      withToken('forged')
+        .makeApiClient(CoreV1Api)
+        .createNamespacedConfigMap({
+          namespace,
+          body: { metadata: { name: 'forged' }, data: { a: 'b' } },
+        }),
     );
     expect(status.code).to.equal(401);
     expect((await core.listNamespacedConfigMap({ namespace })).items).to.deep.equal([]);

@@ -44,10 +44,7 @@ describe('conformance: watch bookmarks', () => {
     await createConfigMap(core, namespace, { name: 'before' });
     await first.waitForCount(1);
     const after = first.events.length;
-    const bookmark = await first.waitFor(
-      (e) => e.type === 'BOOKMARK' && first.events.indexOf(e) >= after,
-      20 * BOOKMARK_INTERVAL_MS,
-    );
+    const bookmark = await first.waitFor((e) => e.type === 'BOOKMARK' && first.events.indexOf(e) >= after, 20 * BOOKMARK_INTERVAL_MS);
     await first.stop();
     await createConfigMap(core, namespace, { name: 'after' });
     const resumed = await watchConfigMaps({ resourceVersion: bookmark.object.metadata!.resourceVersion!, allowWatchBookmarks: true });

@@ -29,7 +29,9 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
     // Discovery may trail the serving of the resource for a moment on a real server.
     await eventually(async () => {
       const list = await custom.getAPIResources({ group: crd.group, version: crd.version });
-      expect(list.resources.map((r) => r.name)).to.include(crd.plural).and.not.include(`${crd.plural}/status`);
+      expect(list.resources.map((r) => r.name))
+        .to.include(crd.plural)
+        .and.not.include(`${crd.plural}/status`);
     }, DISCOVERY_WAIT);
   });
 
@@ -73,12 +75,15 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
   it('reports the CRD as Established and its accepted names', async () => {
     const { apiextensions, custom } = fixture();
     const crd = await createTestCrd(apiextensions, custom);
-    const read = await eventually(async () => {
-      const current = await apiextensions.readCustomResourceDefinition({ name: crd.name });
-      const established = current.status?.conditions?.find((c) => c.type === 'Established');
-      expect(established?.status).to.equal('True');
-      return current;
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const read = await eventually(
+      async () => {
+        const current = await apiextensions.readCustomResourceDefinition({ name: crd.name });
+        const established = current.status?.conditions?.find((c) => c.type === 'Established');
+        expect(established?.status).to.equal('True');
+        return current;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(read.status?.acceptedNames?.kind).to.equal('Widget');
     expect(read.status?.acceptedNames?.plural).to.equal(crd.plural);
   });
@@ -93,10 +98,13 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
       body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'doomed' }, spec: {} },
     });
     await apiextensions.deleteCustomResourceDefinition({ name: crd.name });
-    await eventually(async () => {
-      expect(await catchApiStatus(custom.listNamespacedCustomObject({ ...coordinates, namespace }))).to.include({ code: 404 });
-      expect(await catchApiStatus(apiextensions.readCustomResourceDefinition({ name: crd.name }))).to.include({ code: 404 });
-    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await eventually(
+      async () => {
+        expect(await catchApiStatus(custom.listNamespacedCustomObject({ ...coordinates, namespace }))).to.include({ code: 404 });
+        expect(await catchApiStatus(apiextensions.readCustomResourceDefinition({ name: crd.name }))).to.include({ code: 404 });
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     const groups = await custom.getAPIResources({ group: crd.group, version: crd.version }).then(
       (list) => list.resources.map((r) => r.name),
       () => [] as string[],
@@ -112,9 +120,12 @@ describe('conformance: CustomResourceDefinition lifecycle', () => {
     await custom.createNamespacedCustomObject({ ...coordinates, namespace, body });
     const definition = await apiextensions.readCustomResourceDefinition({ name: crd.name });
     await apiextensions.deleteCustomResourceDefinition({ name: crd.name });
-    await eventually(async () => {
-      expect(await catchApiStatus(apiextensions.readCustomResourceDefinition({ name: crd.name }))).to.include({ code: 404 });
-    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await eventually(
+      async () => {
+        expect(await catchApiStatus(apiextensions.readCustomResourceDefinition({ name: crd.name }))).to.include({ code: 404 });
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     await apiextensions.createCustomResourceDefinition({
       body: { apiVersion: definition.apiVersion, kind: definition.kind, metadata: { name: crd.name }, spec: definition.spec },
     });

@@ -23,10 +23,7 @@ describe('conformance: delete and finalizers', () => {
     const { core, namespace } = fixture();
     const { name } = stored(await createConfigMap(core, namespace, { finalizers: [FINALIZER, 'kindex.test/second'] }));
     await core.deleteNamespacedConfigMap({ name, namespace });
-    await core.patchNamespacedConfigMap(
-      { name, namespace, body: [{ op: 'remove', path: '/metadata/finalizers/0' }] },
-      asPatch.json(),
-    );
+    await core.patchNamespacedConfigMap({ name, namespace, body: [{ op: 'remove', path: '/metadata/finalizers/0' }] }, asPatch.json());
     const remaining = await core.readNamespacedConfigMap({ name, namespace });
     expect(remaining.metadata?.finalizers).to.deep.equal(['kindex.test/second']);
     expect(remaining.metadata?.deletionTimestamp).to.be.instanceOf(Date);

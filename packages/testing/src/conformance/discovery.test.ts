@@ -45,7 +45,10 @@ describe('conformance: discovery', () => {
     for (const name of ['coordination.k8s.io', 'apiextensions.k8s.io']) {
       const group = byName.get(name);
       expect(group, name).to.not.equal(undefined);
-      expect(group!.versions.map((v) => v.groupVersion), name).to.include(`${name}/v1`);
+      expect(
+        group!.versions.map((v) => v.groupVersion),
+        name,
+      ).to.include(`${name}/v1`);
       expect(group!.preferredVersion?.groupVersion, name).to.be.a('string');
     }
   });

@@ -146,7 +146,12 @@ describe('conformance: errors', () => {
       { method: 'POST', path, body: '"text"' },
       { method: 'POST', path, body: '{"metadata": 5}' },
       { method: 'PUT', path: `${path}/${created.metadata!.name}`, body: '{"metadata":{"name":' },
-      { method: 'PATCH', path: `${path}/${created.metadata!.name}`, headers: { 'content-type': 'application/merge-patch+json' }, body: '{{' },
+      {
+        method: 'PATCH',
+        path: `${path}/${created.metadata!.name}`,
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: '{{',
+      },
       { method: 'GET', path: `${path}?labelSelector=${encodeURIComponent('a in (')}` },
       { method: 'GET', path: `${path}?fieldSelector=${encodeURIComponent('spec.nothing=1')}` },
     ];

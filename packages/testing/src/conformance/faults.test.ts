@@ -98,7 +98,10 @@ describe('conformance: fault injection', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(w.changes, 'nothing arrives while paused').to.deep.equal([]);
     const list = await core.listNamespacedConfigMap({ namespace });
-    expect(list.items.map((i) => i.metadata?.name), 'writes still succeed while paused').to.deep.equal(['two']);
+    expect(
+      list.items.map((i) => i.metadata?.name),
+      'writes still succeed while paused',
+    ).to.deep.equal(['two']);
     resumeEvents();
     await w.waitForCount(3);
     expect(w.summary()).to.deep.equal(['ADDED one', 'ADDED two', 'DELETED one']);

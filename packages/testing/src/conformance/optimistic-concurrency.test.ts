@@ -10,9 +10,7 @@ describe('conformance: optimistic concurrency', () => {
     const created = await createConfigMap(core, namespace, { data: { v: '1' } });
     const name = created.metadata!.name!;
     const current = await core.replaceNamespacedConfigMap({ name, namespace, body: { ...created, data: { v: '2' } } });
-    const status = await catchApiStatus(
-      core.replaceNamespacedConfigMap({ name, namespace, body: { ...created, data: { v: 'stale' } } }),
-    );
+    const status = await catchApiStatus(core.replaceNamespacedConfigMap({ name, namespace, body: { ...created, data: { v: 'stale' } } }));
     expect(status).to.include({ code: 409, reason: 'Conflict' });
     expect(status.details?.name).to.equal(name);
     expect(status.message).to.contain(name);
@@ -56,10 +54,7 @@ describe('conformance: optimistic concurrency', () => {
     const { name, resourceVersion } = stored(created);
     await core.patchNamespacedConfigMap({ name, namespace, body: { data: { v: '2' } } }, asPatch.merge());
     const status = await catchApiStatus(
-      core.patchNamespacedConfigMap(
-        { name, namespace, body: { metadata: { resourceVersion }, data: { v: 'stale' } } },
-        asPatch.merge(),
-      ),
+      core.patchNamespacedConfigMap({ name, namespace, body: { metadata: { resourceVersion }, data: { v: 'stale' } } }, asPatch.merge()),
     );
     expect(status).to.include({ code: 409, reason: 'Conflict' });
     expect((await core.readNamespacedConfigMap({ name, namespace })).data).to.deep.equal({ v: '2' });
@@ -80,9 +75,7 @@ describe('conformance: optimistic concurrency', () => {
     const { core, namespace } = fixture();
     const { name, resourceVersion } = stored(await createConfigMap(core, namespace));
     await core.patchNamespacedConfigMap({ name, namespace, body: { data: { v: '2' } } }, asPatch.merge());
-    const status = await catchApiStatus(
-      core.deleteNamespacedConfigMap({ name, namespace, body: { preconditions: { resourceVersion } } }),
-    );
+    const status = await catchApiStatus(core.deleteNamespacedConfigMap({ name, namespace, body: { preconditions: { resourceVersion } } }));
     expect(status).to.include({ code: 409, reason: 'Conflict' });
     expect((await core.readNamespacedConfigMap({ name, namespace })).metadata?.name).to.equal(name);
   });

@@ -73,19 +73,14 @@ describe('conformance: patch', () => {
   it('a JSON patch that is not an array of operations is rejected with 400 BadRequest', async () => {
     const { core, namespace } = fixture();
     const { name } = stored(await createConfigMap(core, namespace));
-    const status = await catchApiStatus(
-      core.patchNamespacedConfigMap({ name, namespace, body: { data: { a: 'b' } } }, asPatch.json()),
-    );
+    const status = await catchApiStatus(core.patchNamespacedConfigMap({ name, namespace, body: { data: { a: 'b' } } }, asPatch.json()));
     expect(status).to.include({ code: 400, reason: 'BadRequest' });
   });
 
   it('strategic merge patch on a built-in merges maps like a merge patch', async () => {
     const { core, namespace } = fixture();
     const { name } = stored(await createConfigMap(core, namespace, { data: { a: '1', b: '2' } }));
-    const patched = await core.patchNamespacedConfigMap(
-      { name, namespace, body: { data: { b: null, c: '3' } } },
-      asPatch.strategic(),
-    );
+    const patched = await core.patchNamespacedConfigMap({ name, namespace, body: { data: { b: null, c: '3' } } }, asPatch.strategic());
     expect(patched.data).to.deep.equal({ a: '1', c: '3' });
   });
 
@@ -122,19 +117,16 @@ describe('conformance: patch', () => {
       ...ref,
       body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w' }, spec: { size: 1, color: 'red' } },
     });
-    const merged = (await custom.patchNamespacedCustomObject(
-      { ...ref, body: { spec: { size: 2, color: null } } },
-      asPatch.merge(),
-    )) as { spec?: Record<string, unknown> };
+    const merged = (await custom.patchNamespacedCustomObject({ ...ref, body: { spec: { size: 2, color: null } } }, asPatch.merge())) as {
+      spec?: Record<string, unknown>;
+    };
     expect(merged.spec).to.deep.equal({ size: 2 });
     const jsonPatched = (await custom.patchNamespacedCustomObject(
       { ...ref, body: [{ op: 'add', path: '/spec/shape', value: 'round' }] },
       asPatch.json(),
     )) as { spec?: Record<string, unknown> };
     expect(jsonPatched.spec).to.deep.equal({ size: 2, shape: 'round' });
-    const status = await catchApiStatus(
-      custom.patchNamespacedCustomObject({ ...ref, body: { spec: { size: 3 } } }, asPatch.strategic()),
-    );
+    const status = await catchApiStatus(custom.patchNamespacedCustomObject({ ...ref, body: { spec: { size: 3 } } }, asPatch.strategic()));
     expect(status).to.include({ code: 415, reason: 'UnsupportedMediaType' });
   });
 });

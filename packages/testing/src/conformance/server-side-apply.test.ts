@@ -68,7 +68,9 @@ describe('conformance: server-side apply', () => {
     const name = uniqueName('cm');
     const status = await catchApiStatus(core.patchNamespacedConfigMap({ name, namespace, body: configMap(name, { a: '1' }) }, asApply()));
     expect(status).to.include({ code: 422, reason: 'Invalid' });
-    expect(status.details?.causes).to.deep.equal([{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }]);
+    expect(status.details?.causes).to.deep.equal([
+      { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
+    ]);
   });
 
   it('a field owned by another manager with another value is a 409 naming manager and field; force takes it over', async () => {
@@ -77,7 +79,10 @@ describe('conformance: server-side apply', () => {
     await core.createNamespacedConfigMap({ namespace, fieldManager: 'creator', body: configMap(name, { x: '1' }, { a: 'b' }) });
     await core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'first', body: configMap(name, { y: '1' }) }, asApply());
     const status = await catchApiStatus(
-      core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'second', body: configMap(name, { x: '2', y: '2' }, { a: 'c' }) }, asApply()),
+      core.patchNamespacedConfigMap(
+        { name, namespace, fieldManager: 'second', body: configMap(name, { x: '2', y: '2' }, { a: 'c' }) },
+        asApply(),
+      ),
     );
     expect(status).to.include({ code: 409, reason: 'Conflict' });
     expect(status.message).to.equal(
@@ -94,7 +99,10 @@ describe('conformance: server-side apply', () => {
     );
     expect(single.message).to.equal('Apply failed with 1 conflict: conflict with "first": .data.y');
 
-    const forced = await core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'second', force: true, body: configMap(name, { y: '2' }) }, asApply());
+    const forced = await core.patchNamespacedConfigMap(
+      { name, namespace, fieldManager: 'second', force: true, body: configMap(name, { y: '2' }) },
+      asApply(),
+    );
     expect(forced.data).to.deep.equal({ x: '1', y: '2' });
     // "first" owned nothing else, so its entry is gone.
     expect(owners(forced.metadata?.managedFields).map((e) => [e['manager'], e['fieldsV1']])).to.deep.equal([
@@ -106,9 +114,15 @@ describe('conformance: server-side apply', () => {
   it('fields an applier leaves out are removed unless another manager also owns them', async () => {
     const { core, namespace } = fixture();
     const name = uniqueName('cm');
-    await core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'one', body: configMap(name, { solo: 's', shared: 'x' }) }, asApply());
+    await core.patchNamespacedConfigMap(
+      { name, namespace, fieldManager: 'one', body: configMap(name, { solo: 's', shared: 'x' }) },
+      asApply(),
+    );
     // The same value is no conflict: both managers own the field.
-    const shared = await core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'two', body: configMap(name, { shared: 'x' }) }, asApply());
+    const shared = await core.patchNamespacedConfigMap(
+      { name, namespace, fieldManager: 'two', body: configMap(name, { shared: 'x' }) },
+      asApply(),
+    );
     // "two" changed nothing, so its entry has no time and sorts first.
     expect(shared.metadata?.managedFields?.map((e) => [e.manager, e.fieldsV1, e.time === undefined])).to.deep.equal([
       ['two', { 'f:data': { 'f:shared': {} } }, true],
@@ -131,7 +145,10 @@ describe('conformance: server-side apply', () => {
     const { core, namespace } = fixture();
     const name = uniqueName('pod');
     const pod = (manager: string, containers: unknown[]) =>
-      core.patchNamespacedPod({ name, namespace, fieldManager: manager, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers } } }, asApply());
+      core.patchNamespacedPod(
+        { name, namespace, fieldManager: manager, body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers } } },
+        asApply(),
+      );
     const first = await pod('web', [{ name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }]);
     expect(first.metadata?.managedFields?.[0]?.fieldsV1).to.deep.equal({
       'f:spec': {
@@ -169,13 +186,28 @@ describe('conformance: server-side apply', () => {
     const name = uniqueName('w');
     const apply = (manager: string, spec: unknown, force = false) =>
       custom.patchNamespacedCustomObject(
-        { group: crd.group, version: crd.version, plural: crd.plural, namespace, name, fieldManager: manager, force, body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec } },
+        {
+          group: crd.group,
+          version: crd.version,
+          plural: crd.plural,
+          namespace,
+          name,
+          fieldManager: manager,
+          force,
+          body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec },
+        },
         asApply(),
       ) as Promise<{ spec: unknown; metadata: { managedFields: V1ManagedFieldsEntry[] } }>;
     await apply('a', { items: [{ name: 'one', size: 1 }], tags: ['x'] });
     // Another item of the same list is no conflict: items are owned one by one.
     const both = await apply('b', { items: [{ name: 'two', size: 2 }] });
-    expect(both.spec).to.deep.equal({ items: [{ name: 'one', size: 1 }, { name: 'two', size: 2 }], tags: ['x'] });
+    expect(both.spec).to.deep.equal({
+      items: [
+        { name: 'one', size: 1 },
+        { name: 'two', size: 2 },
+      ],
+      tags: ['x'],
+    });
     expect(both.metadata.managedFields.find((e) => e.manager === 'b')?.fieldsV1).to.deep.equal({
       'f:spec': { 'f:items': { 'k:{"name":"two"}': { '.': {}, 'f:name': {}, 'f:size': {} } } },
     });
@@ -191,15 +223,28 @@ describe('conformance: server-side apply', () => {
     const crd = await createTestCrd(apiextensions, custom);
     const name = uniqueName('w');
     const coords = { group: crd.group, version: crd.version, plural: crd.plural, namespace, name };
-    await custom.patchNamespacedCustomObject({ ...coords, fieldManager: 'spec-owner', body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec: { a: 1 } } }, asApply());
+    await custom.patchNamespacedCustomObject(
+      { ...coords, fieldManager: 'spec-owner', body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec: { a: 1 } } },
+      asApply(),
+    );
     const applied = (await custom.patchNamespacedCustomObjectStatus(
-      { ...coords, fieldManager: 'status-owner', body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec: { a: 2 }, status: { ready: true } } },
+      {
+        ...coords,
+        fieldManager: 'status-owner',
+        body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, spec: { a: 2 }, status: { ready: true } },
+      },
       asApply(),
     )) as { spec: unknown; status: unknown; metadata: { managedFields: V1ManagedFieldsEntry[] } };
     expect(applied.spec).to.deep.equal({ a: 1 });
     expect(applied.status).to.deep.equal({ ready: true });
     expect(owners(applied.metadata.managedFields)).to.deep.equal([
-      { manager: 'spec-owner', operation: 'Apply', apiVersion: crd.apiVersion, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:a': {} } } },
+      {
+        manager: 'spec-owner',
+        operation: 'Apply',
+        apiVersion: crd.apiVersion,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:a': {} } },
+      },
       {
         manager: 'status-owner',
         operation: 'Apply',
@@ -209,10 +254,17 @@ describe('conformance: server-side apply', () => {
         subresource: 'status',
       },
     ]);
-    await custom.patchNamespacedCustomObjectStatus({ ...coords, fieldManager: 'merger', body: { status: { phase: 'x' } } }, asPatch.merge());
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...coords, fieldManager: 'merger', body: { status: { phase: 'x' } } },
+      asPatch.merge(),
+    );
     const status = await catchApiStatus(
       custom.patchNamespacedCustomObjectStatus(
-        { ...coords, fieldManager: 'late', body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, status: { phase: 'y' } } },
+        {
+          ...coords,
+          fieldManager: 'late',
+          body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name }, status: { phase: 'y' } },
+        },
         asApply(),
       ),
     );
@@ -224,7 +276,10 @@ describe('conformance: server-side apply', () => {
   it('dry run applies nothing but answers with the object and its managedFields', async () => {
     const { core, namespace } = fixture();
     const name = uniqueName('cm');
-    const answer = await core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'dry', dryRun: 'All', body: configMap(name, { a: '1' }) }, asApply());
+    const answer = await core.patchNamespacedConfigMap(
+      { name, namespace, fieldManager: 'dry', dryRun: 'All', body: configMap(name, { a: '1' }) },
+      asApply(),
+    );
     expect(answer.data).to.deep.equal({ a: '1' });
     expect(answer.metadata?.managedFields?.map((e) => [e.manager, e.operation])).to.deep.equal([['dry', 'Apply']]);
     const status = await catchApiStatus(core.readNamespacedConfigMap({ name, namespace }));
@@ -235,7 +290,9 @@ describe('conformance: server-side apply', () => {
     const { core, namespace } = fixture();
     const name = uniqueName('cm');
     await core.createNamespacedConfigMap({ namespace, body: configMap(name, { a: '1' }) });
-    const status = await catchApiStatus(core.patchNamespacedConfigMap({ name, namespace, force: true, body: { data: { a: '2' } } }, asPatch.merge()));
+    const status = await catchApiStatus(
+      core.patchNamespacedConfigMap({ name, namespace, force: true, body: { data: { a: '2' } } }, asPatch.merge()),
+    );
     expect(status).to.include({ code: 422 });
     expect(status.details?.causes?.map((c) => c.field)).to.deep.equal(['force']);
   });
@@ -243,7 +300,9 @@ describe('conformance: server-side apply', () => {
   it('an apply body without kind and apiVersion is rejected with 400', async () => {
     const { core, namespace } = fixture();
     const name = uniqueName('cm');
-    const status = await catchApiStatus(core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'm', body: { metadata: { name }, data: { a: '1' } } }, asApply()));
+    const status = await catchApiStatus(
+      core.patchNamespacedConfigMap({ name, namespace, fieldManager: 'm', body: { metadata: { name }, data: { a: '1' } } }, asApply()),
+    );
     expect(status).to.include({ code: 400, reason: 'BadRequest', message: 'invalid object type: /, Kind=' });
   });
 });

@@ -6,7 +6,9 @@ import { createTestCrd, type TestCrd, type Widget } from '../helpers/test-crd.js
 describe('conformance: status subresource', () => {
   const fixture = useConformanceFixture();
 
-  async function setUp(statusSubresource: boolean): Promise<{ crd: TestCrd; ref: { group: string; version: string; plural: string; namespace: string; name: string }; created: Widget }> {
+  async function setUp(
+    statusSubresource: boolean,
+  ): Promise<{ crd: TestCrd; ref: { group: string; version: string; plural: string; namespace: string; name: string }; created: Widget }> {
     const { apiextensions, custom, namespace } = fixture();
     const crd = await createTestCrd(apiextensions, custom, { statusSubresource });
     const ref = { group: crd.group, version: crd.version, plural: crd.plural, namespace, name: 'w' };
@@ -61,7 +63,10 @@ describe('conformance: status subresource', () => {
     })) as Widget;
     expect(updated.spec).to.deep.equal({ size: 2 });
     expect(updated.status).to.deep.equal({ phase: 'Ready' });
-    const patched = (await custom.patchNamespacedCustomObject({ ...ref, body: { status: { phase: 'Patched' } } }, asPatch.merge())) as Widget;
+    const patched = (await custom.patchNamespacedCustomObject(
+      { ...ref, body: { status: { phase: 'Patched' } } },
+      asPatch.merge(),
+    )) as Widget;
     expect(patched.status).to.deep.equal({ phase: 'Ready' });
   });
 

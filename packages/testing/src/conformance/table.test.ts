@@ -18,7 +18,7 @@ interface Table {
 describe('conformance: Table output (kubectl get)', () => {
   const fixture = useConformanceFixture();
 
-  it('answers a list asked as Table with the kind\'s columns and the objects\' metadata', async () => {
+  it("answers a list asked as Table with the kind's columns and the objects' metadata", async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: '1', b: '2' } });
     const r = await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps`, headers: { Accept: TABLE_ACCEPT } });
@@ -32,11 +32,18 @@ describe('conformance: Table output (kubectl get)', () => {
     expect(table.rows[0]!.object).to.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
     expect(table.rows[0]!.object.metadata.name).to.equal(cm.metadata!.name);
     // One object asked as Table is a Table of one row.
-    const one = JSON.parse((await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps/${cm.metadata!.name}`, headers: { Accept: TABLE_ACCEPT } })).text) as Table;
+    const one = JSON.parse(
+      (
+        await rawRequest(kubeConfig, {
+          path: `/api/v1/namespaces/${namespace}/configmaps/${cm.metadata!.name}`,
+          headers: { Accept: TABLE_ACCEPT },
+        })
+      ).text,
+    ) as Table;
     expect(one.rows.map((row) => row.cells[0])).to.deep.equal([cm.metadata!.name]);
   });
 
-  it('uses a CRD\'s additionalPrinterColumns, and Name and Age when it declares none', async () => {
+  it("uses a CRD's additionalPrinterColumns, and Name and Age when it declares none", async () => {
     const { apiextensions, custom, kubeConfig, namespace } = fixture();
     const group = `${uniqueName('g')}.kindex.test`;
     const version = (printer: boolean) => ({
@@ -46,19 +53,41 @@ describe('conformance: Table output (kubectl get)', () => {
       schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
       ...(printer ? { additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }] } : {}),
     });
-    for (const [kind, printer] of [['Sized', true], ['Plain', false]] as const) {
+    for (const [kind, printer] of [
+      ['Sized', true],
+      ['Plain', false],
+    ] as const) {
       const plural = `${kind.toLowerCase()}s`;
       await apiextensions.createCustomResourceDefinition({
-        body: { metadata: { name: `${plural}.${group}` }, spec: { group, scope: 'Namespaced', names: { plural, kind }, versions: [version(printer)] } },
+        body: {
+          metadata: { name: `${plural}.${group}` },
+          spec: { group, scope: 'Namespaced', names: { plural, kind }, versions: [version(printer)] },
+        },
       });
       await eventually(() => custom.listClusterCustomObject({ group, version: 'v1', plural }), { timeoutMs: 30_000, intervalMs: 100 });
-      await custom.createNamespacedCustomObject({ group, version: 'v1', plural, namespace, body: { apiVersion: `${group}/v1`, kind, metadata: { name: 'one' }, spec: { size: 3 } } });
+      await custom.createNamespacedCustomObject({
+        group,
+        version: 'v1',
+        plural,
+        namespace,
+        body: { apiVersion: `${group}/v1`, kind, metadata: { name: 'one' }, spec: { size: 3 } },
+      });
     }
-    const sized = JSON.parse((await rawRequest(kubeConfig, { path: `/apis/${group}/v1/namespaces/${namespace}/sizeds`, headers: { Accept: TABLE_ACCEPT } })).text) as Table;
-    expect(sized.columnDefinitions.map((c) => [c.name, c.type])).to.deep.equal([['Name', 'string'], ['Size', 'integer']]);
+    const sized = JSON.parse(
+      (await rawRequest(kubeConfig, { path: `/apis/${group}/v1/namespaces/${namespace}/sizeds`, headers: { Accept: TABLE_ACCEPT } })).text,
+    ) as Table;
+    expect(sized.columnDefinitions.map((c) => [c.name, c.type])).to.deep.equal([
+      ['Name', 'string'],
+      ['Size', 'integer'],
+    ]);
     expect(sized.rows.map((row) => row.cells)).to.deep.equal([['one', 3]]);
-    const plain = JSON.parse((await rawRequest(kubeConfig, { path: `/apis/${group}/v1/namespaces/${namespace}/plains`, headers: { Accept: TABLE_ACCEPT } })).text) as Table;
-    expect(plain.columnDefinitions.map((c) => [c.name, c.type])).to.deep.equal([['Name', 'string'], ['Age', 'date']]);
+    const plain = JSON.parse(
+      (await rawRequest(kubeConfig, { path: `/apis/${group}/v1/namespaces/${namespace}/plains`, headers: { Accept: TABLE_ACCEPT } })).text,
+    ) as Table;
+    expect(plain.columnDefinitions.map((c) => [c.name, c.type])).to.deep.equal([
+      ['Name', 'string'],
+      ['Age', 'date'],
+    ]);
     expect(plain.rows[0]!.cells[0]).to.equal('one');
     // Dates print as ages, as kubectl shows them.
     expect(plain.rows[0]!.cells[1]).to.match(/^\d+s$/);

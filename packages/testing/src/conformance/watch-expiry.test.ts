@@ -22,7 +22,10 @@ describe('conformance: watch expiry (410)', () => {
     const status = event.object as unknown as { code: number; reason?: string; message?: string };
     expect(status.code).to.equal(410);
     expect(status.reason).to.be.oneOf(['Expired', 'Gone']);
-    expect(w.changes.filter((e) => e.type !== 'ERROR'), 'no object event precedes or follows the error').to.deep.equal([]);
+    expect(
+      w.changes.filter((e) => e.type !== 'ERROR'),
+      'no object event precedes or follows the error',
+    ).to.deep.equal([]);
   }
 
   async function churn(count: number): Promise<void> {

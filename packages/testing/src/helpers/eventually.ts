@@ -22,10 +22,7 @@ export interface EventuallyOptions {
  * }, { timeoutMs: 30_000 });
  * ```
  */
-export async function eventually<T>(
-  assertion: () => T | Promise<T>,
-  options: EventuallyOptions = {},
-): Promise<T> {
+export async function eventually<T>(assertion: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const intervalMs = options.intervalMs ?? 50;
   const description = options.description ?? 'eventually';

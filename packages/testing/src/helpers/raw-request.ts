@@ -56,13 +56,9 @@ export async function rawRequest(kubeConfig: KubeConfig, request: RawRequest): P
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-      );
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
     });
-    req.setTimeout(request.timeoutMs ?? 30_000, () =>
-      req.destroy(new Error(`rawRequest: ${options.method} ${request.path} timed out`)),
-    );
+    req.setTimeout(request.timeoutMs ?? 30_000, () => req.destroy(new Error(`rawRequest: ${options.method} ${request.path} timed out`)));
     req.on('error', reject);
     req.end(request.body);
   });

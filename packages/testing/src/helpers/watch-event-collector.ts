@@ -79,10 +79,7 @@ export class WatchEventCollector {
   }
 
   /** Resolves with the first recorded event matching `predicate`, waiting for it if needed. */
-  async waitFor(
-    predicate: (event: CollectedWatchEvent) => boolean,
-    timeoutMs = 10_000,
-  ): Promise<CollectedWatchEvent> {
+  async waitFor(predicate: (event: CollectedWatchEvent) => boolean, timeoutMs = 10_000): Promise<CollectedWatchEvent> {
     return eventually(
       () => {
         const found = this.#events.find(predicate);

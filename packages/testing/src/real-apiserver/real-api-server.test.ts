@@ -80,9 +80,7 @@ describe('startRealApiServer', function () {
   it('reports the Kubernetes version it was built at', async function () {
     const version = await rawRequest(running().kubeConfig, { path: '/version' });
     expect(version.status).to.equal(200);
-    expect((JSON.parse(version.text) as { gitVersion: string }).gitVersion).to.equal(
-      running().binaries.kubernetesVersion,
-    );
+    expect((JSON.parse(version.text) as { gitVersion: string }).gitVersion).to.equal(running().binaries.kubernetesVersion);
   });
 
   it('rejects requests without the token (authentication is on)', async function () {

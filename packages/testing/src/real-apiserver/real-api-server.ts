@@ -104,13 +104,7 @@ class RealApiServerInstance implements RealApiServer {
     const started = performance.now();
     const [apiServer, etcdClient, etcdPeer] = (await freePorts(3)) as [number, number, number];
     const dir = mkdtempSync(path.join(tmpdir(), 'kindex-real-apiserver-'));
-    const server = new RealApiServerInstance(
-      binaries,
-      dir,
-      { apiServer, etcdClient, etcdPeer },
-      randomBytes(24).toString('hex'),
-      options,
-    );
+    const server = new RealApiServerInstance(binaries, dir, { apiServer, etcdClient, etcdPeer }, randomBytes(24).toString('hex'), options);
     addExitCleanup(server.#cleanupAtExit);
     try {
       server.#writeCredentials();
@@ -299,12 +293,9 @@ class RealApiServerInstance implements RealApiServer {
         lastError = error;
       }
       if (performance.now() > deadline) {
-        throw new RealApiServerStartError(
-          `${component} was not ready after ${timeoutMs} ms`,
-          component,
-          logTail(logFile),
-          { cause: lastError },
-        );
+        throw new RealApiServerStartError(`${component} was not ready after ${timeoutMs} ms`, component, logTail(logFile), {
+          cause: lastError,
+        });
       }
       await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 100))]);
     }

@@ -10,7 +10,13 @@ import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { createWebPageReconciler } from './webpage-reconciler.js';
 import { WEBPAGE_CRD, WebPageKind, type WebPage } from './webpage-model.js';
 
-const CrdKind = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+const CrdKind = resourceKind({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+});
 
 /** What the scenario measured. */
 export interface WebPageFigures {
@@ -56,7 +62,11 @@ export async function servesIngresses(kubeConfig: KubeConfig): Promise<boolean> 
 }
 
 /** Runs the WebPage operator in `namespace` through the scenario; `log` gets one line per step. */
-export async function playWebPage(kubeConfig: KubeConfig, namespace: string, log: (line: string) => void = () => {}): Promise<WebPageFigures> {
+export async function playWebPage(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  log: (line: string) => void = () => {},
+): Promise<WebPageFigures> {
   const client = new KubeClient(kubeConfig, { fieldManager: 'webpage-scenario' });
   await installWebPageCrd(client);
   const ingressServed = await servesIngresses(kubeConfig);
@@ -77,7 +87,12 @@ export async function playWebPage(kubeConfig: KubeConfig, namespace: string, log
   try {
     const id = ResourceID.of('hello', namespace);
     log(`create WebPage ${namespace}/hello${ingressServed ? '' : ' (no Ingress: networking.k8s.io/v1 not served)'}`);
-    await client.create(WebPageKind, { apiVersion: 'sample.javaoperatorsdk/v1', kind: 'WebPage', metadata: { name: 'hello', namespace }, spec: { html: '<h1>Hello</h1>', exposed: true } });
+    await client.create(WebPageKind, {
+      apiVersion: 'sample.javaoperatorsdk/v1',
+      kind: 'WebPage',
+      metadata: { name: 'hello', namespace },
+      spec: { html: '<h1>Hello</h1>', exposed: true },
+    });
     await until('the WebPage reports ready', async () => (await client.get<WebPage>(WebPageKind, id))?.status?.ready === true);
     const reconcilesToReady = results.findIndex((r) => r.allReady) + 1;
 
@@ -91,7 +106,10 @@ export async function playWebPage(kubeConfig: KubeConfig, namespace: string, log
     log('change the HTML');
     await client.patch(WebPageKind, id, { spec: { html: '<h1>Hello again</h1>' } });
     await until('the ConfigMap holds the new HTML', async () => {
-      const cm = await client.get<KubernetesObject & { data?: Record<string, string> }>(Kinds.ConfigMap, ResourceID.of('hello-html', namespace));
+      const cm = await client.get<KubernetesObject & { data?: Record<string, string> }>(
+        Kinds.ConfigMap,
+        ResourceID.of('hello-html', namespace),
+      );
       return cm?.data?.['index.html'] === '<h1>Hello again</h1>';
     });
     const final = await client.get<WebPage>(WebPageKind, id);

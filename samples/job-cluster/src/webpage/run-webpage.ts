@@ -16,10 +16,16 @@ export async function runWebPage(kubeconfigFile: string | undefined): Promise<vo
     await new KubeClient(kubeConfig).create(Kinds.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     console.log(`kindex WebPage sample on ${kubeConfig.getCurrentCluster()?.server}\n`);
     const started = Date.now();
-    const figures = await playWebPage(kubeConfig, namespace, (line) => console.log(`${String(Date.now() - started).padStart(6)} ms  ${line}`));
+    const figures = await playWebPage(kubeConfig, namespace, (line) =>
+      console.log(`${String(Date.now() - started).padStart(6)} ms  ${line}`),
+    );
     console.log(`\nreconciles from creation to ready: ${figures.reconcilesToReady}`);
     console.log(`writes of the ${figures.noChangeReconciles} no-change reconcile(s): ${figures.noChangeWrites}`);
-    console.log(`dependents: ${Object.entries(figures.dependents).map(([k, v]) => `${k}=${v}`).join(', ')}`);
+    console.log(
+      `dependents: ${Object.entries(figures.dependents)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+    );
   } finally {
     await server?.stop();
   }

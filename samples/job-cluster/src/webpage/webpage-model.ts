@@ -7,9 +7,21 @@ export interface WebPage extends KubernetesObject {
   status?: { htmlConfigMap?: string; ready?: boolean; dependents?: Record<string, string>; errorMessage?: string };
 }
 
-export const WebPageKind = resourceKind<WebPage>({ group: 'sample.javaoperatorsdk', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+export const WebPageKind = resourceKind<WebPage>({
+  group: 'sample.javaoperatorsdk',
+  version: 'v1',
+  kind: 'WebPage',
+  plural: 'webpages',
+  namespaced: true,
+});
 export const DeploymentKind = resourceKind({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
-export const IngressKind = resourceKind({ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', plural: 'ingresses', namespaced: true });
+export const IngressKind = resourceKind({
+  group: 'networking.k8s.io',
+  version: 'v1',
+  kind: 'Ingress',
+  plural: 'ingresses',
+  namespaced: true,
+});
 
 /** The CRD of WebPage, with printer columns for `kubectl get webpages`. */
 export const WEBPAGE_CRD = {

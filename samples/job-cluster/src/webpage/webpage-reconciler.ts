@@ -11,9 +11,16 @@ import { Kinds, KubernetesDependentResource, Workflow, type KubeClient, type Wor
 import { DeploymentKind, IngressKind, WebPageKind, type WebPage } from './webpage-model.js';
 
 const nameOf = (page: WebPage): string => page.metadata?.name ?? '';
-const labelsOf = (page: WebPage): Record<string, string> => ({ 'app.kubernetes.io/name': 'webpage', 'app.kubernetes.io/instance': nameOf(page) });
+const labelsOf = (page: WebPage): Record<string, string> => ({
+  'app.kubernetes.io/name': 'webpage',
+  'app.kubernetes.io/instance': nameOf(page),
+});
 
-function dependent(kind: typeof DeploymentKind, name: string, desired: (page: WebPage) => KubernetesObject): KubernetesDependentResource<KubernetesObject, WebPage> {
+function dependent(
+  kind: typeof DeploymentKind,
+  name: string,
+  desired: (page: WebPage) => KubernetesObject,
+): KubernetesDependentResource<KubernetesObject, WebPage> {
   return new KubernetesDependentResource<KubernetesObject, WebPage>({ kind, primaryKind: WebPageKind, name, desired });
 }
 
@@ -27,40 +34,75 @@ export interface WebPageReconcilerOptions {
 
 /** The WebPage reconciler and its workflow. */
 export function createWebPageReconciler(options: WebPageReconcilerOptions): Reconciler<WebPage, KubeClient> {
-  const configMap = dependent(Kinds.ConfigMap, 'configmap', (page) => ({
-    metadata: { name: `${nameOf(page)}-html`, labels: labelsOf(page) },
-    data: { 'index.html': page.spec?.html ?? '' },
-  } as KubernetesObject));
-  const deployment = dependent(DeploymentKind, 'deployment', (page) => ({
-    metadata: { name: nameOf(page), labels: labelsOf(page) },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: labelsOf(page) },
-      template: {
-        metadata: { labels: labelsOf(page) },
+  const configMap = dependent(
+    Kinds.ConfigMap,
+    'configmap',
+    (page) =>
+      ({
+        metadata: { name: `${nameOf(page)}-html`, labels: labelsOf(page) },
+        data: { 'index.html': page.spec?.html ?? '' },
+      }) as KubernetesObject,
+  );
+  const deployment = dependent(
+    DeploymentKind,
+    'deployment',
+    (page) =>
+      ({
+        metadata: { name: nameOf(page), labels: labelsOf(page) },
         spec: {
-          containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }], volumeMounts: [{ name: 'html', mountPath: '/usr/share/nginx/html' }] }],
-          volumes: [{ name: 'html', configMap: { name: `${nameOf(page)}-html` } }],
+          replicas: 1,
+          selector: { matchLabels: labelsOf(page) },
+          template: {
+            metadata: { labels: labelsOf(page) },
+            spec: {
+              containers: [
+                {
+                  name: 'nginx',
+                  image: 'nginx:1.27',
+                  ports: [{ containerPort: 80 }],
+                  volumeMounts: [{ name: 'html', mountPath: '/usr/share/nginx/html' }],
+                },
+              ],
+              volumes: [{ name: 'html', configMap: { name: `${nameOf(page)}-html` } }],
+            },
+          },
         },
-      },
-    },
-  } as KubernetesObject));
-  const service = dependent(Kinds.Service, 'service', (page) => ({
-    metadata: { name: nameOf(page), labels: labelsOf(page) },
-    spec: { selector: labelsOf(page), ports: [{ port: 80 }] },
-  } as KubernetesObject));
+      }) as KubernetesObject,
+  );
+  const service = dependent(
+    Kinds.Service,
+    'service',
+    (page) =>
+      ({
+        metadata: { name: nameOf(page), labels: labelsOf(page) },
+        spec: { selector: labelsOf(page), ports: [{ port: 80 }] },
+      }) as KubernetesObject,
+  );
   const nodes: WorkflowNode<WebPage>[] = [
     { dependent: configMap },
     { dependent: deployment, dependsOn: ['configmap'] },
     { dependent: service, dependsOn: ['deployment'] },
   ];
   if (options.ingressServed) {
-    const ingress = dependent(IngressKind, 'ingress', (page) => ({
-      metadata: { name: nameOf(page), labels: labelsOf(page) },
-      spec: {
-        rules: [{ http: { paths: [{ path: `/${nameOf(page)}`, pathType: 'Prefix', backend: { service: { name: nameOf(page), port: { number: 80 } } } }] } }],
-      },
-    } as KubernetesObject));
+    const ingress = dependent(
+      IngressKind,
+      'ingress',
+      (page) =>
+        ({
+          metadata: { name: nameOf(page), labels: labelsOf(page) },
+          spec: {
+            rules: [
+              {
+                http: {
+                  paths: [
+                    { path: `/${nameOf(page)}`, pathType: 'Prefix', backend: { service: { name: nameOf(page), port: { number: 80 } } } },
+                  ],
+                },
+              },
+            ],
+          },
+        }) as KubernetesObject,
+    );
     nodes.push({ dependent: ingress, dependsOn: ['service'], reconcilePrecondition: (page) => page.spec?.exposed === true });
   }
   const workflow = new Workflow<WebPage>(nodes);
@@ -73,9 +115,15 @@ export function createWebPageReconciler(options: WebPageReconcilerOptions): Reco
       // A failed dependent is retried with backoff; updateErrorStatus reports it when retries run out.
       result.throwIfFailed();
       const dependents = Object.fromEntries([...result.results].map(([name, r]) => [name, r.status]));
-      return UpdateControl.patchStatus<WebPage>({ ...page, status: { htmlConfigMap: `${nameOf(page)}-html`, ready: result.allReady, dependents } });
+      return UpdateControl.patchStatus<WebPage>({
+        ...page,
+        status: { htmlConfigMap: `${nameOf(page)}-html`, ready: result.allReady, dependents },
+      });
     },
     updateErrorStatus: (page: WebPage, _context: Context<WebPage, KubeClient>, error: unknown) =>
-      ErrorStatusUpdateControl.patchStatus<WebPage>({ ...page, status: { ...page.status, ready: false, errorMessage: (error as Error)?.message ?? String(error) } }),
+      ErrorStatusUpdateControl.patchStatus<WebPage>({
+        ...page,
+        status: { ...page.status, ready: false, errorMessage: (error as Error)?.message ?? String(error) },
+      }),
   };
 }

@@ -11,10 +11,7 @@ import { objectKeyOf } from './object-key.js';
  * Combinators call their operands through here, so the error names the innermost predicate that
  * threw; a FilterError coming up from an operand is passed on untouched.
  */
-export function callPredicate<R extends KubernetesObject>(
-  predicate: Predicate<R>,
-  event: ResourceEvent<R>,
-): boolean {
+export function callPredicate<R extends KubernetesObject>(predicate: Predicate<R>, event: ResourceEvent<R>): boolean {
   try {
     switch (event.type) {
       case 'create':

@@ -15,10 +15,7 @@ export function hasBothObjects<R extends KubernetesObject>(e: UpdateEvent<R>): b
  * omits empty maps, so `{}` versus absent is never a real change (controller-runtime's
  * reflect.DeepEqual would call it one; it cannot happen on the wire there either).
  */
-export function stringMapsEqual(
-  a: Readonly<Record<string, string>> | undefined,
-  b: Readonly<Record<string, string>> | undefined,
-): boolean {
+export function stringMapsEqual(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
   if (a === b) return true;
   const ak = a == null ? [] : Object.keys(a);
   const bk = b == null ? [] : Object.keys(b);

@@ -39,7 +39,9 @@ export class PendingCauses {
   /** The causes gathered for `primaryKey`, without taking them. */
   peek(primaryKey: string): ReconcileCauses | undefined {
     const entry = this.#pending.get(primaryKey);
-    return entry === undefined ? undefined : Object.freeze({ causes: Object.freeze([...entry.byKey.values()]), triggers: entry.triggers, omitted: entry.omitted });
+    return entry === undefined
+      ? undefined
+      : Object.freeze({ causes: Object.freeze([...entry.byKey.values()]), triggers: entry.triggers, omitted: entry.omitted });
   }
 
   /** Takes the causes gathered for `primaryKey`: the next ones start afresh. */

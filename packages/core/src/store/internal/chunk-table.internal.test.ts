@@ -5,7 +5,10 @@ import { ChunkTable } from './chunk-table.js';
 
 type Op = { set: string; v: number } | { del: string } | { batch: Op[] };
 
-const nameArb = fc.oneof(fc.integer({ min: 0, max: 300 }).map((i) => `obj-${i}`), fc.string({ maxLength: 3 }));
+const nameArb = fc.oneof(
+  fc.integer({ min: 0, max: 300 }).map((i) => `obj-${i}`),
+  fc.string({ maxLength: 3 }),
+);
 const writeArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ set: nameArb, v: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ del: nameArb }) },

@@ -88,4 +88,3 @@ export class StoreDraft<R extends KubernetesObject> {
     return byName;
   }
 }
-

@@ -1,15 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Map as IMap } from 'immutable';
-import {
-  bucketArray,
-  bucketOf,
-  bucketSet,
-  multimapAdd,
-  multimapRemove,
-  type Bucket,
-  type StringMultimap,
-} from './string-multimap.js';
+import { bucketArray, bucketOf, bucketSet, multimapAdd, multimapRemove, type Bucket, type StringMultimap } from './string-multimap.js';
 
 type Op = { add: boolean; key: string; member: string } | { batch: { add: boolean; key: string; member: string }[] };
 

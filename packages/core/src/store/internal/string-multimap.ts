@@ -43,7 +43,10 @@ export function multimapRemove(map: StringMultimap, key: string, member: string)
     const at = bucket.indexOf(member);
     if (at < 0) return map;
     if (bucket.length === 2) return map.set(key, bucket[1 - at] as string);
-    return map.set(key, bucket.filter((_, i) => i !== at));
+    return map.set(
+      key,
+      bucket.filter((_, i) => i !== at),
+    );
   }
   if (!bucket.has(member)) return map;
   const next = bucket.delete(member);
@@ -110,9 +113,9 @@ class BucketView implements ReadonlySet<string> {
 
   values(): SetIterator<string> {
     const b = this.#bucket;
-    if (b === undefined) return ([] as string[]).values() as unknown as SetIterator<string>;
-    if (typeof b === 'string') return [b].values() as unknown as SetIterator<string>;
-    return (isArray(b) ? b.values() : b.values()) as unknown as SetIterator<string>;
+    if (b === undefined) return ([] as string[]).values();
+    if (typeof b === 'string') return [b].values();
+    return isArray(b) ? b.values() : b.values();
   }
 
   keys(): SetIterator<string> {
@@ -120,7 +123,7 @@ class BucketView implements ReadonlySet<string> {
   }
 
   entries(): SetIterator<[string, string]> {
-    return Array.from(this, (v): [string, string] => [v, v]).values() as unknown as SetIterator<[string, string]>;
+    return Array.from(this, (v): [string, string] => [v, v]).values();
   }
 
   get [Symbol.toStringTag](): string {

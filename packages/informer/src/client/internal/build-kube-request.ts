@@ -39,7 +39,9 @@ export async function buildKubeRequest(
 ): Promise<KubeRequest> {
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null) {
-    throw new Error(`the KubeConfig has no current cluster (current context '${kubeConfig.getCurrentContext()}'); set one with setCurrentContext() or load a kubeconfig`);
+    throw new Error(
+      `the KubeConfig has no current cluster (current context '${kubeConfig.getCurrentContext()}'); set one with setCurrentContext() or load a kubeconfig`,
+    );
   }
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);

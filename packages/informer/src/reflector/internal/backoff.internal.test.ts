@@ -4,7 +4,11 @@ import { Backoff } from './backoff.js';
 describe('Backoff', () => {
   it('doubles from 800 ms up to the 30 s ceiling by default', () => {
     let now = 0;
-    const backoff = new Backoff({}, () => now, () => 0);
+    const backoff = new Backoff(
+      {},
+      () => now,
+      () => 0,
+    );
     const delays: number[] = [];
     for (let i = 0; i < 8; i++) {
       delays.push(backoff.next());
@@ -14,9 +18,21 @@ describe('Backoff', () => {
   });
 
   it('draws jitter within [d × (1 − jitter/2), d]', () => {
-    const low = new Backoff({ initialMs: 1000 }, () => 0, () => 1);
-    const high = new Backoff({ initialMs: 1000 }, () => 0, () => 0);
-    const partial = new Backoff({ initialMs: 1000, jitter: 0.5 }, () => 0, () => 1);
+    const low = new Backoff(
+      { initialMs: 1000 },
+      () => 0,
+      () => 1,
+    );
+    const high = new Backoff(
+      { initialMs: 1000 },
+      () => 0,
+      () => 0,
+    );
+    const partial = new Backoff(
+      { initialMs: 1000, jitter: 0.5 },
+      () => 0,
+      () => 1,
+    );
     expect(low.next()).to.equal(500);
     expect(high.next()).to.equal(1000);
     expect(partial.next()).to.equal(750);

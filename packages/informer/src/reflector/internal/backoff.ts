@@ -40,9 +40,7 @@ export class Backoff {
     this.jitter = Math.min(Math.max(options.jitter ?? 1, 0), 1);
     this.resetAfterMs = options.resetAfterMs ?? 120_000;
     if (!(this.initialMs >= 0) || !(this.maxMs >= this.initialMs) || !(this.factor >= 1)) {
-      throw new RangeError(
-        `invalid backoff: initialMs=${this.initialMs} maxMs=${this.maxMs} factor=${this.factor}`,
-      );
+      throw new RangeError(`invalid backoff: initialMs=${this.initialMs} maxMs=${this.maxMs} factor=${this.factor}`);
     }
   }
 

@@ -80,13 +80,21 @@ describe('KnownObjects', () => {
           for (const list of lists) {
             const byName = new Map<string, string>(list.map(([n, v]) => [n, String(v)]));
             const deltas: ReflectorDelta[] = [];
-            known.replace([...byName].map(([n, v]) => obj(n, v)), (d) => {
-              deltas.push(d);
-              applyAll(consumer, [d]);
-            });
+            known.replace(
+              [...byName].map(([n, v]) => obj(n, v)),
+              (d) => {
+                deltas.push(d);
+                applyAll(consumer, [d]);
+              },
+            );
             const expected = [...byName].map(([n, v]) => [`ns/${n}`, v]).sort();
             expect([...consumer].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort()).to.deep.equal(expected);
-            expect(known.list().map((o) => o.metadata?.resourceVersion).sort()).to.deep.equal(expected.map(([, v]) => v).sort());
+            expect(
+              known
+                .list()
+                .map((o) => o.metadata?.resourceVersion)
+                .sort(),
+            ).to.deep.equal(expected.map(([, v]) => v).sort());
             const changed = [...byName].filter(([n, v]) => previous.get(n) !== v).length;
             const vanished = [...previous.keys()].filter((n) => !byName.has(n)).length;
             expect(deltas.length).to.equal(changed + vanished);

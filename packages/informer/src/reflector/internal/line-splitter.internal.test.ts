@@ -35,7 +35,10 @@ describe('LineSplitter', () => {
   it('gives the same lines however the bytes are chunked', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')), { maxLength: 20 }),
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')),
+          { maxLength: 20 },
+        ),
         fc.array(fc.nat(), { maxLength: 30 }),
         (lines, cuts) => {
           const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''));

@@ -10,7 +10,10 @@ function context(overrides: Partial<PrepareContext<KubernetesObject>> = {}): Pre
   return { kind: 'ConfigMap', apiVersion: 'v1', namespaced: true, transform: dropManagedFields, onTransformError: () => {}, ...overrides };
 }
 
-const good = () => ({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u', managedFields: [{ manager: 'x' }] }, data: { k: 'v' } });
+const good = () => ({
+  metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u', managedFields: [{ manager: 'x' }] },
+  data: { k: 'v' },
+});
 
 describe('prepareObject', () => {
   it('adds kind and apiVersion first when a list item lacks them, drops managedFields and freezes deeply', () => {
@@ -18,7 +21,12 @@ describe('prepareObject', () => {
     expect(key).to.equal('ns/a');
     expect(resourceVersion).to.equal('7');
     expect(Object.keys(object).slice(0, 2)).to.deep.equal(['kind', 'apiVersion']);
-    expect(object).to.deep.equal({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u' }, data: { k: 'v' } });
+    expect(object).to.deep.equal({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'a', namespace: 'ns', resourceVersion: '7', uid: 'u' },
+      data: { k: 'v' },
+    });
     expect(Object.isFrozen(object)).to.equal(true);
     expect(Object.isFrozen(object.metadata)).to.equal(true);
     expect(Object.isFrozen((object as unknown as { data: object }).data)).to.equal(true);
@@ -51,7 +59,12 @@ describe('prepareObject', () => {
     const errors: TransformError[] = [];
     const { object } = prepareObject(
       good(),
-      context({ transform: () => { throw new Error('boom'); }, onTransformError: (e) => errors.push(e) }),
+      context({
+        transform: () => {
+          throw new Error('boom');
+        },
+        onTransformError: (e) => errors.push(e),
+      }),
     );
     expect(object.metadata?.managedFields).to.have.length(1);
     expect(errors).to.have.length(1);

@@ -22,9 +22,7 @@ export class ScriptedServer {
     readonly kubeConfig: KubeConfig,
   ) {}
 
-  static async start(
-    handler: (req: ScriptedRequest, res: http.ServerResponse, index: number) => void,
-  ): Promise<ScriptedServer> {
+  static async start(handler: (req: ScriptedRequest, res: http.ServerResponse, index: number) => void): Promise<ScriptedServer> {
     let self: ScriptedServer | undefined;
     const server = http.createServer((req, res) => {
       const request = { url: new URL(req.url ?? '/', 'http://127.0.0.1'), at: Date.now() };
