@@ -36,7 +36,7 @@ export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
 export type { ApplyOptions } from './client/kube-client.js';
-export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
+export { keepAppliedFields, keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
 export {

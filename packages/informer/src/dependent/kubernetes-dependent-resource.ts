@@ -25,7 +25,7 @@
  */
 import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
-import { keepAppliedFieldsOf, matchesAppliedFields } from '../client/ssa-matcher.js';
+import { keepAppliedFields, matchesAppliedFields } from '../client/ssa-matcher.js';
 import { TemporaryResourceCache } from '../controller/temporary-resource-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { apiVersionOf } from '../reflector/resource-type.js';
@@ -84,13 +84,14 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
 
   /**
    * Builds the dependent's event source; return it from `prepareEventSources`. Its cache keeps
-   * the dependent's own managedFields entries, which the no-diff check reads.
+   * the `Apply` entries of managedFields, which the no-diff check reads, with one transform for
+   * every dependent, so dependents of one kind share one informer.
    */
   eventSource(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
     this.#fieldManager = this.#options.fieldManager ?? `${context.client.fieldManager}/${this.name}`;
     this.#source = InformerEventSource.from(this.#options.kind, this.#options.primaryKind)
       .withName(this.name)
-      .withTransform(keepAppliedFieldsOf<R>(this.#fieldManager))
+      .withTransform(keepAppliedFields<R>)
       .build(context);
     return this.#source;
   }

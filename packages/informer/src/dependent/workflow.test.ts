@@ -217,4 +217,41 @@ describe('dependent resources and workflows', function () {
         ]),
     ).to.throw(InvalidWorkflowError, 'cycle: a -> b -> a');
   });
+  it('shares one informer among the dependents of one kind, each reading its own object', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const page = (name: string, key: string) =>
+      new KubernetesDependentResource<ConfigMap, Site>({
+        kind: Kinds.ConfigMap,
+        primaryKind: SiteKind,
+        name,
+        desired: (s) => ({ metadata: { name: `${s.metadata!.name}-${name}` }, data: { [key]: s.spec?.html ?? '' } }),
+      });
+    const workflow = new Workflow<Site>([{ dependent: page('index', 'index.html') }, { dependent: page('error', '404.html') }]);
+    const seen: string[] = [];
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    operator.register<Site>(
+      {
+        prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
+        reconcile: async (s, context: Context<Site, KubeClient>) => {
+          const result = await workflow.reconcile(s, context);
+          result.throwIfFailed();
+          for (const d of workflow.dependents) {
+            const cm = (d as KubernetesDependentResource<ConfigMap, Site>).getSecondaryResource(s, context);
+            if (cm !== undefined) seen.push(cm.metadata!.name!);
+          }
+          return UpdateControl.noUpdate<Site>();
+        },
+      },
+      { kind: SiteKind, namespaces: [ns] },
+    );
+    await operator.start();
+    await client.create(SiteKind, site(ns, { html: 'hello' }));
+    await eventually(async () => {
+      expect(await client.get(Kinds.ConfigMap, ResourceID.of('web-index', ns))).to.not.equal(undefined);
+      expect(await client.get(Kinds.ConfigMap, ResourceID.of('web-error', ns))).to.not.equal(undefined);
+    });
+    await eventually(() => expect(seen).to.include.members(['web-index', 'web-error']));
+    const configMapInformers = operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
+    expect(configMapInformers).to.have.length(1);
+  });
 });
