@@ -713,6 +713,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const finalizer = this.#finalizer;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
+      // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
+      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
       const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
@@ -753,7 +755,17 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     this.#cleanedUp.set(key, uid);
-    if (written !== undefined && (written.metadata?.finalizers?.length ?? 0) > 0 && this.primaryCache.peekKey(key) !== undefined)
+    // Only a written object without our finalizer stands for the primary: a server that deleted
+    // the object may answer with its last stored state, our finalizer still in it, and a reconcile
+    // reading that would clean up again.
+    const others = written?.metadata?.finalizers;
+    if (
+      written !== undefined &&
+      others !== undefined &&
+      others.length > 0 &&
+      !others.includes(this.#finalizer ?? '') &&
+      this.primaryCache.peekKey(key) !== undefined
+    )
       this.#remember(written);
     else this.#written.evict(key);
   }

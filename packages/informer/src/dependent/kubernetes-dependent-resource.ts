@@ -26,6 +26,12 @@
 import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import { keepAppliedFields, matchesAppliedFields } from '../client/ssa-matcher.js';
+import {
+  DEFAULT_PRIMARY_NAME_KEY,
+  DEFAULT_PRIMARY_NAMESPACE_KEY,
+  DEFAULT_PRIMARY_TYPE_KEY,
+  fromAnnotations,
+} from '../mapper/annotation-mapper.js';
 import { TemporaryResourceCache } from '../controller/temporary-resource-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { apiVersionOf } from '../reflector/resource-type.js';
@@ -89,10 +95,13 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
    */
   eventSource(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
     this.#fieldManager = this.#options.fieldManager ?? `${context.client.fieldManager}/${this.name}`;
-    this.#source = InformerEventSource.from(this.#options.kind, this.#options.primaryKind)
+    const builder = InformerEventSource.from(this.#options.kind, this.#options.primaryKind)
       .withName(this.name)
-      .withTransform(keepAppliedFields<R>)
-      .build(context);
+      .withTransform(keepAppliedFields<R>);
+    // No owner reference can point from a cluster-scoped object to a namespaced primary: such
+    // dependents name their primary in annotations (as JOSDK's do), and events map back by them.
+    if (!this.#canOwn) builder.withSecondaryToPrimaryMapper(fromAnnotations<R>({ type: { value: this.#primaryType } }));
+    this.#source = builder.build(context);
     return this.#source;
   }
 
@@ -158,8 +167,14 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     }
     const metadata = { ...desired.metadata, name, ...(namespace ? { namespace } : {}) };
     // A namespaced owner cannot own a cluster-scoped object: those are deleted explicitly.
-    const canOwn = this.kind.namespaced || !this.#options.primaryKind.namespaced;
-    if (canOwn) {
+    if (!this.#canOwn) {
+      metadata.annotations = {
+        ...desired.metadata?.annotations,
+        [DEFAULT_PRIMARY_NAME_KEY]: primary.metadata?.name ?? '',
+        [DEFAULT_PRIMARY_NAMESPACE_KEY]: primary.metadata?.namespace ?? '',
+        [DEFAULT_PRIMARY_TYPE_KEY]: this.#primaryType,
+      };
+    } else {
       const owner = {
         apiVersion: primary.apiVersion ?? apiVersionOf(this.#options.primaryKind),
         kind: primary.kind ?? this.#options.primaryKind.kind,
@@ -172,6 +187,16 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
       metadata.ownerReferences = [...others, owner];
     }
     return { ...desired, apiVersion, kind: this.kind.kind, metadata };
+  }
+
+  /** Whether an owner reference can tie the object to its primary (garbage collection deletes it). */
+  get #canOwn(): boolean {
+    return this.kind.namespaced || !this.#options.primaryKind.namespaced;
+  }
+
+  get #primaryType(): string {
+    const k = this.#options.primaryKind;
+    return k.group ? `${k.plural}.${k.group}` : k.plural;
   }
 
   #notPrepared(): DependentNotPreparedError {

@@ -2,7 +2,7 @@
 // ConfigMap, a Service that depends on it and an optional Secret, through server-side apply,
 // against an API server over HTTP (embedded; KINDEX_APISERVER=real without garbage collection).
 import { expect } from 'chai';
-import { ResourceID, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
+import { DeleteControl, ResourceID, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, skipWithReason, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
@@ -253,5 +253,46 @@ describe('dependent resources and workflows', function () {
     await eventually(() => expect(seen).to.include.members(['web-index', 'web-error']));
     const configMapInformers = operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
     expect(configMapInformers).to.have.length(1);
+  });
+  it('deletes a cluster-scoped dependent, which no owner reference covers, when the primary goes', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const sandboxName = `${ns}-sandbox`;
+    const sandbox = new KubernetesDependentResource<KubernetesObject, Site>({
+      kind: Kinds.Namespace,
+      primaryKind: SiteKind,
+      name: 'sandbox',
+      desired: () => ({ metadata: { name: sandboxName } }),
+    });
+    const workflow = new Workflow<Site>([{ dependent: sandbox }]);
+    const cleaned: WorkflowResult[] = [];
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    operator.register<Site>(
+      {
+        prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
+        reconcile: async (s, context: Context<Site, KubeClient>) => {
+          (await workflow.reconcile(s, context)).throwIfFailed();
+          return UpdateControl.noUpdate<Site>();
+        },
+        cleanup: async (s, context: Context<Site, KubeClient>) => {
+          const result = await workflow.cleanup(s, context);
+          cleaned.push(result);
+          result.throwIfFailed();
+          return DeleteControl.defaultDelete();
+        },
+      },
+      { kind: SiteKind, namespaces: [ns] },
+    );
+    await operator.start();
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await client.get(Kinds.Namespace, ResourceID.of(sandboxName))).to.not.equal(undefined));
+    await client.delete(SiteKind, ResourceID.of('web', ns));
+    // Gone, or terminating where no namespace controller runs (a bare kube-apiserver): the delete was issued.
+    await eventually(async () => {
+      const left = await client.get(Kinds.Namespace, ResourceID.of(sandboxName));
+      expect(left === undefined || left.metadata?.deletionTimestamp !== undefined, 'sandbox namespace deleted').to.equal(true);
+    });
+    await eventually(async () => expect(await client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
+    expect(cleaned).to.have.length(1);
+    expect(cleaned[0]!.results.get('sandbox')?.status).to.equal('deleted');
   });
 });
