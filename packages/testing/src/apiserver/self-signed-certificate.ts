@@ -50,12 +50,24 @@ function pem(label: string, der: Buffer): string {
   return `-----BEGIN ${label}-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END ${label}-----\n`;
 }
 
+/**
+ * A DER INTEGER body for a certificate serial from random bytes. DER wants the shortest encoding:
+ * a leading 0x00 followed by a byte below 0x80 is "illegal padding" to OpenSSL, and a leading byte
+ * of 0x80 or more would read as negative. Forcing the first byte into 0x40..0x7f avoids both (a
+ * plain `& 0x7f` left 1 certificate in 256 unparseable).
+ * @internal
+ */
+export function certificateSerial(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
+  return serial;
+}
+
 /** Creates an ECDSA P-256 certificate valid for ten years for 127.0.0.1, ::1 and localhost. */
 export function selfSignedCertificate(commonName = 'kindex-embedded-apiserver'): SelfSignedCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // positive INTEGER
+  const serial = certificateSerial(randomBytes(16));
   const sigAlg = seq(oid('1.2.840.10045.4.3.2'));
   const now = new Date(Date.now() - 60_000);
   const later = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);
