@@ -12,7 +12,7 @@ export type { ReflectorDelta, ReflectorAdded, ReflectorUpdated, ReflectorDeleted
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ReflectorStore } from './reflector/reflector-store.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
-export { dropManagedFields } from './reflector/object-transform.js';
+export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
 export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
 export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';
@@ -36,7 +36,7 @@ export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
 export type { ApplyOptions } from './client/kube-client.js';
-export { keepAppliedFields, keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
+export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
 export {

@@ -135,23 +135,6 @@ function normalize(v: unknown): unknown {
 }
 
 /**
- * A cache transform for objects server-side applied by any manager: keeps every `Apply` entry of
- * managedFields (what {@link matchesAppliedFields} reads) and drops the `Update` entries. One
- * function for every applier, so the dependents of one kind share one informer (the registry
- * shares informers by transform identity).
- */
-export function keepAppliedFields<R extends KubernetesObject>(object: R): R {
-  const entries = object.metadata?.managedFields;
-  if (!Array.isArray(entries)) return object;
-  const kept = entries.filter((e: unknown) => isMap(e) && e['operation'] === 'Apply');
-  if (kept.length === entries.length) return object;
-  const metadata = { ...object.metadata };
-  if (kept.length > 0) metadata.managedFields = kept;
-  else delete metadata.managedFields;
-  return { ...object, metadata };
-}
-
-/**
  * A cache transform for objects a manager server-side applies: keeps that manager's `Apply`
  * entries of managedFields (what {@link matchesAppliedFields} reads) and drops the others, which
  * are most of the bytes.

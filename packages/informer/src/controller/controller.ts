@@ -42,7 +42,6 @@ import { causesForLog } from '../logging/reconcile-log.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
-import { keepAppliedFieldsOf } from '../client/ssa-matcher.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
 import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
@@ -252,8 +251,6 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
-      // Server-side apply matches against the fields this manager owns, so its entries stay cached.
-      ...(primaryWrites === 'apply' ? { transform: keepAppliedFieldsOf<P>(client.fieldManager) } : {}),
     });
     this.events$ = this.#events.asObservable();
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: PRIMARY_SOURCE_NAME, status: 'starting' });

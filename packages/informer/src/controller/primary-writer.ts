@@ -2,8 +2,8 @@ import jsonPatch from 'fast-json-patch';
 import { deepFreeze, jsonEqual, ResourceID, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { dropManagedFields } from '../reflector/object-transform.js';
-import { keepAppliedFieldsOf, matchesAppliedFields } from '../client/ssa-matcher.js';
+import { keepAppliedFields } from '../reflector/object-transform.js';
+import { matchesAppliedFields } from '../client/ssa-matcher.js';
 
 type Operation = jsonPatch.Operation;
 
@@ -55,7 +55,7 @@ export class PrimaryWriter<P extends KubernetesObject> {
       // Unchanged, or already what this manager applied (other writers' status fields aside): no write.
       if (jsonEqual(statusOf(before), statusOf(after))) return undefined;
       if (matchesAppliedFields(before, body, this.client.fieldManager, { subresource: 'status' })) return undefined;
-      return this.#applied(await this.client.apply<P>(this.kind, body, { force: true, subresource: 'status' }));
+      return deepFreeze(keepAppliedFields(await this.client.apply<P>(this.kind, body, { force: true, subresource: 'status' })));
     }
     const ops = jsonPatch.compare({ status: statusOf(before) ?? {} }, { status: statusOf(after) ?? {} });
     if (ops.length === 0) return undefined;
@@ -72,7 +72,7 @@ export class PrimaryWriter<P extends KubernetesObject> {
     if (ops.length === 0) return undefined;
     if (this.mode === 'apply') {
       if (matchesAppliedFields(before, after, this.client.fieldManager)) return undefined;
-      return this.#applied(await this.client.apply<P>(this.kind, withoutStatus(after) as P, { force: true }));
+      return deepFreeze(keepAppliedFields(await this.client.apply<P>(this.kind, withoutStatus(after) as P, { force: true })));
     }
     return this.#write(before, ops);
   }
@@ -101,18 +101,14 @@ export class PrimaryWriter<P extends KubernetesObject> {
     ]);
   }
 
-  // Applied objects keep this manager's entries: the next match against them needs them.
-  #applied(written: P): P {
-    return deepFreeze(keepAppliedFieldsOf<P>(this.client.fieldManager)(written));
-  }
-
   async #write(base: P, ops: Operation[], subresource?: 'status'): Promise<P> {
     const id = ResourceID.fromResource(base);
     const rv = base.metadata?.resourceVersion;
     // A resourceVersion in the patched object is a precondition on the server: 409 if stale.
     if (this.optimisticLock && rv !== undefined) ops = [{ op: 'replace', path: '/metadata/resourceVersion', value: rv }, ...ops];
     const written = await this.client.patch<P>(this.kind, id, ops, { patchType: 'json', ...(subresource ? { subresource } : {}) });
-    return this.mode === 'apply' ? this.#applied(written) : deepFreeze(dropManagedFields(written));
+    // Shaped as the cache shapes it (Apply entries kept), so either can stand in for the other.
+    return deepFreeze(keepAppliedFields(written));
   }
 }
 

@@ -25,7 +25,7 @@
  */
 import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
-import { keepAppliedFields, matchesAppliedFields } from '../client/ssa-matcher.js';
+import { matchesAppliedFields } from '../client/ssa-matcher.js';
 import {
   DEFAULT_PRIMARY_NAME_KEY,
   DEFAULT_PRIMARY_NAMESPACE_KEY,
@@ -89,15 +89,15 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
   }
 
   /**
-   * Builds the dependent's event source; return it from `prepareEventSources`. Its cache keeps
-   * the `Apply` entries of managedFields, which the no-diff check reads, with one transform for
-   * every dependent, so dependents of one kind share one informer.
+   * Builds the dependent's event source; return it from `prepareEventSources`. It shares its
+   * informer with every other cache of the kind (the default transform keeps the `Apply` entries
+   * of managedFields the no-diff check reads).
    */
   eventSource(context: EventSourceContext<P, KubeClient>): InformerEventSource<R, P> {
     this.#fieldManager = this.#options.fieldManager ?? `${context.client.fieldManager}/${this.name}`;
-    const builder = InformerEventSource.from(this.#options.kind, this.#options.primaryKind)
-      .withName(this.name)
-      .withTransform(keepAppliedFields<R>);
+    // The default cache transform keeps the Apply entries of managedFields the no-diff check
+    // reads, so this informer is the one every other user of the kind shares.
+    const builder = InformerEventSource.from(this.#options.kind, this.#options.primaryKind).withName(this.name);
     // No owner reference can point from a cluster-scoped object to a namespaced primary: such
     // dependents name their primary in annotations (as JOSDK's do), and events map back by them.
     if (!this.#canOwn) builder.withSecondaryToPrimaryMapper(fromAnnotations<R>({ type: { value: this.#primaryType } }));

@@ -6,6 +6,7 @@ import { DeleteControl, ResourceID, UpdateControl, type Context, type Kubernetes
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, skipWithReason, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
+  InformerEventSource,
   InvalidWorkflowError,
   KubeClient,
   KubernetesDependentResource,
@@ -217,7 +218,7 @@ describe('dependent resources and workflows', function () {
         ]),
     ).to.throw(InvalidWorkflowError, 'cycle: a -> b -> a');
   });
-  it('shares one informer among the dependents of one kind, each reading its own object', async () => {
+  it('shares one informer among the dependents of one kind and a plain event source of it, each reading its own object', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const page = (name: string, key: string) =>
       new KubernetesDependentResource<ConfigMap, Site>({
@@ -231,7 +232,11 @@ describe('dependent resources and workflows', function () {
     operator = new Operator({ kubeConfig: server.kubeConfig });
     operator.register<Site>(
       {
-        prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
+        prepareEventSources: (context) => [
+          ...workflow.dependents.map((d) => d.eventSource(context as never)),
+          // A plain source of the same kind, default transform: it must not cost a second informer.
+          InformerEventSource.from<ConfigMap, Site>(Kinds.ConfigMap, SiteKind).withName('plain').build(context),
+        ],
         reconcile: async (s, context: Context<Site, KubeClient>) => {
           const result = await workflow.reconcile(s, context);
           result.throwIfFailed();
@@ -253,6 +258,10 @@ describe('dependent resources and workflows', function () {
     await eventually(() => expect(seen).to.include.members(['web-index', 'web-error']));
     const configMapInformers = operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
     expect(configMapInformers).to.have.length(1);
+    // The shared cache keeps what the no-diff check reads: the dependents' Apply entries.
+    const cached = configMapInformers[0]!.store.snapshot().get(`${ns}/web-index`);
+    const entries = cached?.metadata?.managedFields as { operation?: string }[] | undefined;
+    expect(entries?.map((e) => e.operation)).to.deep.equal(['Apply']);
   });
   it('deletes a cluster-scoped dependent, which no owner reference covers, when the primary goes', async () => {
     const ns = await createNamespace(server.kubeConfig);

@@ -22,7 +22,7 @@ import type { OpenRequest } from './internal/kube-request.js';
 import { LineSplitter } from './internal/line-splitter.js';
 import { prepareObject } from './internal/prepare-object.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
-import { dropManagedFields } from './object-transform.js';
+import { keepAppliedFields } from './object-transform.js';
 import type { ObjectTransform } from './object-transform.js';
 import { ApiRequestError, WatchLineError } from './reflector-error.js';
 import type { ReflectorDelta } from './reflector-delta.js';
@@ -63,7 +63,7 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   readonly backoff?: BackoffOptions;
   /**
    * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
-   * Defaults to {@link dropManagedFields}.
+   * Defaults to {@link keepAppliedFields}.
    */
   readonly transform?: ObjectTransform<R> | null;
   /**
@@ -160,7 +160,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       kind: type.kind,
       apiVersion: apiVersionOf(type),
       namespaced: type.namespaced,
-      transform: options.transform === null ? (o) => o : (options.transform ?? dropManagedFields),
+      transform: options.transform === null ? (o) => o : (options.transform ?? keepAppliedFields),
       onTransformError: (error) => this.report(error),
     };
     this.healthSubject = new BehaviorSubject<ReflectorHealth>(

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { InvalidResourceError } from '@kindex/core';
 import type { KubernetesObject } from '@kindex/core';
-import { dropManagedFields } from '../object-transform.js';
+import { dropManagedFields, keepAppliedFields } from '../object-transform.js';
 import { TransformError } from '../reflector-error.js';
 import { prepareObject } from './prepare-object.js';
 import type { PrepareContext } from './prepare-object.js';
@@ -78,5 +78,24 @@ describe('dropManagedFields', () => {
     const dropped = dropManagedFields(frozen);
     expect(dropped).to.deep.equal({ metadata: { name: 'a' } });
     expect(frozen.metadata).to.have.property('managedFields');
+  });
+});
+
+describe('keepAppliedFields (the default transform)', () => {
+  const apply = { manager: 'op', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } };
+  const update = { manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} } };
+  it('keeps the Apply entries a server-side apply match reads and drops the Update ones', () => {
+    const o = { metadata: { name: 'a', managedFields: [update, apply, update] } };
+    expect(keepAppliedFields(o).metadata.managedFields).to.deep.equal([apply]);
+  });
+  it('drops managedFields nobody applied, and leaves an all-Apply list as it is', () => {
+    expect(keepAppliedFields({ metadata: { name: 'a', managedFields: [update] } })).to.deep.equal({ metadata: { name: 'a' } });
+    const applied = { metadata: { name: 'a', managedFields: [apply] } };
+    expect(keepAppliedFields(applied)).to.equal(applied);
+  });
+  it('copies a frozen object instead of failing on it', () => {
+    const frozen = Object.freeze({ metadata: Object.freeze({ name: 'a', managedFields: Object.freeze([update, apply]) as unknown[] }) });
+    expect(keepAppliedFields(frozen)).to.deep.equal({ metadata: { name: 'a', managedFields: [apply] } });
+    expect(frozen.metadata.managedFields).to.have.length(2);
   });
 });
