@@ -16,6 +16,7 @@ import {
   and,
   controllerConfiguration,
   DefaultContext,
+  DeleteControl,
   evaluate,
   EventProcessor,
   noopLogger,
@@ -35,6 +36,7 @@ import {
 } from '@kindex/core';
 import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
+import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
@@ -88,6 +90,16 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * excludes from the primary cache throws `NotCachedError`, as for event sources.
    */
   readonly fieldSelector?: string;
+  /**
+   * Dependent resources the controller reconciles itself, before each `reconcile` (JOSDK's managed
+   * workflow): their event sources join the reconciler's own; a dependent that fails fails the
+   * reconcile (retried with backoff, `reconcile` not called); on deletion `Workflow.cleanup` runs
+   * first, and the finalizer stays until every dependent it deletes is gone. A workflow with a
+   * dependent no owner reference can cover (cluster-scoped, namespaced primary) gives the
+   * controller a finalizer even without `cleanup`. The reconciler reads what the run did with
+   * `workflow.resultOf(context)`.
+   */
+  readonly workflow?: Workflow<P>;
 };
 
 /**
@@ -115,6 +127,7 @@ const CONTROLLER_OPTION_KEYS = {
   crdPollIntervalMs: true,
   optimisticLocking: true,
   primaryWrites: true,
+  workflow: true,
 } as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
 /** What happened in a controller, for timelines, logs and tests. */
@@ -167,6 +180,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #filter: Predicate<P>;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
+  readonly #workflow: Workflow<P> | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
   readonly #crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
@@ -210,6 +224,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       crdPollIntervalMs,
       optimisticLocking,
       primaryWrites,
+      workflow,
       ...rest
     } = options;
     if (reflector !== undefined)
@@ -232,9 +247,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#reconciler = reconciler;
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
-    this.#finalizer = reconciler.cleanup
-      ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`)
-      : undefined;
+    this.#workflow = workflow;
+    this.#finalizer =
+      reconciler.cleanup || workflow?.needsCleanup
+        ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`)
+        : undefined;
     this.#eventFilters = eventFilters ?? [];
     const filters = [
       ...(this.configuration.generationAware ? [generationAwarePredicate<P>()] : []),
@@ -284,7 +301,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         configuration: this.configuration,
         eventFilters: this.#eventFilters,
       };
-      const sources = [...((await this.#reconciler.prepareEventSources?.(context)) ?? [])];
+      const sources = [
+        ...((await this.#reconciler.prepareEventSources?.(context)) ?? []),
+        ...(this.#workflow?.dependents.map((d) => d.eventSource(context)) ?? []),
+      ];
       const names = new Set<string>([PRIMARY_SOURCE_NAME]);
       for (const s of sources) {
         if (names.has(s.name)) throw new Error(`controller ${this.name}: two event sources are named ${JSON.stringify(s.name)}`);
@@ -683,6 +703,20 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
   }
 
+  /**
+   * A managed workflow's cleanup, then the reconciler's: the finalizer comes off only when every
+   * dependent the workflow deletes is gone and the reconciler (if it cleans up) agrees.
+   */
+  async #cleanup(primary: P, context: DefaultContext<P, KubeClient>): Promise<DeleteControl> {
+    if (this.#workflow !== undefined) {
+      const result = await this.#workflow.cleanup(primary, context);
+      result.throwIfFailed();
+      // Not gone yet: the dependents' own delete events bring the primary back here.
+      if (!result.allReady) return DeleteControl.noFinalizerRemoval();
+    }
+    return this.#reconciler.cleanup ? this.#reconciler.cleanup(primary, context) : DeleteControl.defaultDelete();
+  }
+
   #remember(written: P | undefined): P | undefined {
     if (written !== undefined) this.#written.put(ResourceID.keyOfResource(written), written);
     return written;
@@ -702,7 +736,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const tombstone = this.#tombstones.get(key);
       if (tombstone === undefined) return;
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#reconciler.cleanup!(tombstone.primary, this.#context(tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
+      await this.#cleanup(tombstone.primary, this.#context(tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
@@ -712,7 +746,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
       if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
-      const control = await this.#reconciler.cleanup!(primary, this.#context(primary, retryInfo, signal, false, log));
+      const control = await this.#cleanup(primary, this.#context(primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
@@ -724,7 +758,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const control = await this.#reconciler.reconcile(primary, this.#context(primary, retryInfo, signal, false, log));
+    const context = this.#context(primary, retryInfo, signal, false, log);
+    if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
+    const control = await this.#reconciler.reconcile(primary, context);
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');

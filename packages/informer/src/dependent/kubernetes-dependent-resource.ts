@@ -100,7 +100,7 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     const builder = InformerEventSource.from(this.#options.kind, this.#options.primaryKind).withName(this.name);
     // No owner reference can point from a cluster-scoped object to a namespaced primary: such
     // dependents name their primary in annotations (as JOSDK's do), and events map back by them.
-    if (!this.#canOwn) builder.withSecondaryToPrimaryMapper(fromAnnotations<R>({ type: { value: this.#primaryType } }));
+    if (!this.ownedByPrimary) builder.withSecondaryToPrimaryMapper(fromAnnotations<R>({ type: { value: this.#primaryType } }));
     this.#source = builder.build(context);
     return this.#source;
   }
@@ -167,7 +167,7 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     }
     const metadata = { ...desired.metadata, name, ...(namespace ? { namespace } : {}) };
     // A namespaced owner cannot own a cluster-scoped object: those are deleted explicitly.
-    if (!this.#canOwn) {
+    if (!this.ownedByPrimary) {
       metadata.annotations = {
         ...desired.metadata?.annotations,
         [DEFAULT_PRIMARY_NAME_KEY]: primary.metadata?.name ?? '',
@@ -189,8 +189,12 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     return { ...desired, apiVersion, kind: this.kind.kind, metadata };
   }
 
-  /** Whether an owner reference can tie the object to its primary (garbage collection deletes it). */
-  get #canOwn(): boolean {
+  /**
+   * Whether an owner reference ties the object to its primary, so garbage collection deletes it
+   * with the primary; false for a cluster-scoped dependent of a namespaced primary, which
+   * `Workflow.cleanup` deletes instead.
+   */
+  get ownedByPrimary(): boolean {
     return this.kind.namespaced || !this.#options.primaryKind.namespaced;
   }
 

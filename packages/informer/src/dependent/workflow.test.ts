@@ -2,7 +2,7 @@
 // ConfigMap, a Service that depends on it and an optional Secret, through server-side apply,
 // against an API server over HTTP (embedded; KINDEX_APISERVER=real without garbage collection).
 import { expect } from 'chai';
-import { DeleteControl, ResourceID, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
+import { DeleteControl, GenericRetry, ResourceID, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, skipWithReason, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
@@ -303,5 +303,90 @@ describe('dependent resources and workflows', function () {
     await eventually(async () => expect(await client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
     expect(cleaned).to.have.length(1);
     expect(cleaned[0]!.results.get('sandbox')?.status).to.equal('deleted');
+  });
+  it('runs a managed workflow (controller option): dependents before reconcile, cleanup before the finalizer comes off', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const sandboxName = `${ns}-managed`;
+    const html = new KubernetesDependentResource<ConfigMap, Site>({
+      kind: Kinds.ConfigMap,
+      primaryKind: SiteKind,
+      name: 'html',
+      desired: (s) => ({ metadata: { name: `${s.metadata!.name}-html` }, data: { 'index.html': s.spec?.html ?? '' } }),
+    });
+    const sandbox = new KubernetesDependentResource<KubernetesObject, Site>({
+      kind: Kinds.Namespace,
+      primaryKind: SiteKind,
+      name: 'sandbox',
+      desired: () => ({ metadata: { name: sandboxName } }),
+    });
+    const workflow = new Workflow<Site>([{ dependent: html }, { dependent: sandbox, dependsOn: ['html'] }]);
+    expect(workflow.needsCleanup, 'a cluster-scoped dependent of a namespaced primary').to.equal(true);
+    const seen: string[] = [];
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    // No prepareEventSources and no cleanup: the controller registers and cleans the dependents.
+    operator.register<Site>(
+      {
+        reconcile: (s, context: Context<Site, KubeClient>) => {
+          const result = workflow.resultOf(context)!;
+          seen.push([...result.results].map(([name, r]) => `${name}:${r.status}`).join(','));
+          // Read from the dependents' caches, which the controller registered.
+          const cm = html.getSecondaryResource(s, context);
+          return UpdateControl.patchStatus<Site>({ ...s, status: { ready: result.allReady && cm?.data?.['index.html'] === s.spec?.html } });
+        },
+      },
+      { kind: SiteKind, namespaces: [ns], workflow },
+    );
+    await operator.start();
+    await client.create(SiteKind, site(ns, { html: 'managed' }));
+    await eventually(async () =>
+      expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status).to.deep.equal({ ready: true }),
+    );
+    expect(seen[0]).to.equal('html:ready,sandbox:ready');
+    expect(
+      (await client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers,
+      'a finalizer for the cluster-scoped dependent',
+    ).to.have.length(1);
+    expect((await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns)))?.data).to.deep.equal({ 'index.html': 'managed' });
+
+    await client.delete(SiteKind, ResourceID.of('web', ns));
+    await eventually(async () => {
+      const left = await client.get(Kinds.Namespace, ResourceID.of(sandboxName));
+      expect(left === undefined || left.metadata?.deletionTimestamp !== undefined, 'sandbox namespace deleted').to.equal(true);
+    });
+    await eventually(async () => expect(await client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
+  });
+
+  it('fails the reconcile, without calling reconcile, when a managed dependent fails', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const broken = new KubernetesDependentResource<ConfigMap, Site>({
+      kind: Kinds.ConfigMap,
+      primaryKind: SiteKind,
+      name: 'broken',
+      // Invalid: ConfigMap data keys must be valid file names; the server answers 422.
+      desired: (s) => ({ metadata: { name: `${s.metadata!.name}-broken` }, data: { 'not/a key': 'x' } }),
+    });
+    const workflow = new Workflow<Site>([{ dependent: broken }]);
+    expect(workflow.needsCleanup).to.equal(false);
+    let reconciled = 0;
+    const failures: unknown[] = [];
+    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const controller = operator.register<Site>(
+      {
+        reconcile: () => {
+          reconciled++;
+          return UpdateControl.noUpdate<Site>();
+        },
+      },
+      { kind: SiteKind, namespaces: [ns], workflow, retry: new GenericRetry({ maxAttempts: 1, initialIntervalMs: 50 }) },
+    );
+    controller.events$.subscribe((e) => {
+      if (e.type === 'processing' && e.event.type === 'retries-exhausted') failures.push(e.event.error);
+    });
+    await operator.start();
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(() => expect(failures).to.have.length.greaterThan(0));
+    expect(String(failures[0])).to.contain('broken');
+    expect(reconciled).to.equal(0);
+    expect((await client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers ?? []).to.deep.equal([]);
   });
 });

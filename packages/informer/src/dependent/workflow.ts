@@ -85,6 +85,8 @@ export class InvalidWorkflowError extends Error {
 /** An ordered set of dependents of primaries `P`. */
 export class Workflow<P extends KubernetesObject = KubernetesObject> {
   readonly #nodes: ReadonlyMap<string, WorkflowNode<P>>;
+  // Keyed by the reconcile's context, so a reconciler of a managed workflow can read its run.
+  readonly #results = new WeakMap<Context<P, KubeClient>, WorkflowResult>();
 
   /** @throws {InvalidWorkflowError} for duplicate names, unknown `dependsOn` names and cycles. */
   constructor(nodes: readonly WorkflowNode<P>[]) {
@@ -121,6 +123,24 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
     return [...this.#nodes.values()].map((n) => n.dependent);
   }
 
+  /**
+   * Whether deleting a primary needs this workflow's `cleanup`: some dependent is one no owner
+   * reference can cover (cluster-scoped, namespaced primary), so garbage collection will not
+   * remove it. A controller managing the workflow then keeps a finalizer on its primaries.
+   */
+  get needsCleanup(): boolean {
+    return this.dependents.some((d) => !d.ownedByPrimary);
+  }
+
+  /**
+   * What the run made with this reconcile's `context` did (set by {@link Workflow.reconcile} and
+   * {@link Workflow.cleanup}): how a reconciler of a controller that manages the workflow (the
+   * `workflow` controller option) reads its dependents' outcome to write status.
+   */
+  resultOf(context: Context<P, KubeClient>): WorkflowResult | undefined {
+    return this.#results.get(context);
+  }
+
   /** Reconciles every dependent in dependency order, independents in parallel. */
   async reconcile(primary: P, context: Context<P, KubeClient>): Promise<WorkflowResult> {
     const results = new Map<string, DependentResult>();
@@ -137,7 +157,9 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
       return p;
     };
     await Promise.all([...this.#nodes.keys()].map(run));
-    return new WorkflowResult(new Map([...this.#nodes.keys()].map((k) => [k, results.get(k)!])));
+    const result = new WorkflowResult(new Map([...this.#nodes.keys()].map((k) => [k, results.get(k)!])));
+    this.#results.set(context, result);
+    return result;
   }
 
   async #reconcileNode(
@@ -176,7 +198,7 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
         results.set(name, { status: 'inactive' });
         continue;
       }
-      const owned = node.dependent.kind.namespaced || !primaryIsNamespaced(primary);
+      const owned = node.dependent.ownedByPrimary;
       try {
         const existed = options.deleteAll || !owned ? await node.dependent.delete(primary, context) : false;
         const gone = node.deletePostcondition === undefined || node.deletePostcondition(primary, context);
@@ -185,7 +207,9 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
         results.set(name, { status: 'failed', error });
       }
     }
-    return new WorkflowResult(new Map([...this.#nodes.keys()].map((k) => [k, results.get(k)!])));
+    const result = new WorkflowResult(new Map([...this.#nodes.keys()].map((k) => [k, results.get(k)!])));
+    this.#results.set(context, result);
+    return result;
   }
 
   // Dependents before what they depend on.
@@ -201,8 +225,4 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
     for (const name of this.#nodes.keys()) visit(name);
     return order.reverse();
   }
-}
-
-function primaryIsNamespaced(primary: KubernetesObject): boolean {
-  return primary.metadata?.namespace !== undefined && primary.metadata.namespace !== '';
 }
