@@ -8,6 +8,7 @@ export type InformerSpec<R extends KubernetesObject = KubernetesObject> = Reflec
 /** A counted claim on a shared informer; `release()` once, when the source stops using it. */
 export interface InformerLease<R extends KubernetesObject = KubernetesObject> {
   readonly informer: SharedInformer<R>;
+  /** Gives the claim back; the informer stops when its last lease is released. Call it once. */
   release(): Promise<void>;
 }
 

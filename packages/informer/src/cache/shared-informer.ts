@@ -97,10 +97,12 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     return this.#started;
   }
 
+  /** Whether the initial list is in the store, so reads answer for the whole collection and not a part of it. */
   hasSynced(): boolean {
     return this.reflector.hasSynced();
   }
 
+  /** Resolves `true` once synced, or `false` when the timeout or signal of `options` ends the wait first. */
   waitForSync(options?: WaitForSyncOptions): Promise<boolean> {
     return this.reflector.waitForSync(options);
   }
@@ -118,6 +120,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.#indexers.set(name, indexer);
   }
 
+  /** Stops the watch and completes `deltas$` and `errors$`; normally the registry calls it when the last lease is released. */
   async stop(): Promise<void> {
     await this.reflector.stop();
     for (const s of this.#subscriptions) s.unsubscribe();

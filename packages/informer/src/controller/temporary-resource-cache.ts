@@ -37,6 +37,7 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
     this.#written.delete(key);
   }
 
+  /** How many written objects still stand in for the informer; a number that keeps growing means events are not arriving. */
   get size(): number {
     return this.#written.size;
   }

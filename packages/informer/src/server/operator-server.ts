@@ -46,6 +46,7 @@ export interface OperatorServerOptions {
 export interface OperatorServerSources {
   readonly metrics: OperatorMetrics;
   readonly health: HealthChecks;
+  /** The controllers to describe on `/debug/controllers`; a function so controllers registered later show up. */
   readonly controllers: () => readonly Controller<KubernetesObject>[];
 }
 

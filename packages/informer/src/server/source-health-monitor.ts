@@ -47,6 +47,7 @@ export class SourceHealthMonitor {
     this.sample();
   }
 
+  /** Stops sampling; {@link check} still answers from the last sample and samples again when called. */
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;

@@ -316,6 +316,7 @@ export class InformerEventSource<
     return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.name }) : explained;
   }
 
+  /** Stops the caches (releasing shared informers) and clears the reverse index; health becomes `stopped`. */
   async stop(): Promise<void> {
     await this.cache.stop();
     for (const s of this.#subscriptions) s.unsubscribe();
@@ -359,10 +360,12 @@ export class InformerEventSource<
     return this.cache.get(id);
   }
 
+  /** The cached objects, optionally of one namespace and passing `predicate`; reads the cache, never the API server. */
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     return this.cache.list(namespace, predicate);
   }
 
+  /** The cached objects whose indexer `indexName` yields `value`; cheaper than `list` with a filter for repeated lookups. */
   byIndex(indexName: string, value: string): R[] {
     return this.cache.byIndex(indexName, value);
   }

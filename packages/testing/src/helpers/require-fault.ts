@@ -2,6 +2,7 @@ import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
 
 /** The part of a mocha context {@link requireFault} needs. */
 export interface SkippableContext {
+  /** Marks the running test skipped (mocha throws from it to end the test). */
   skip(): void;
   readonly test?: { title: string } | undefined;
 }
