@@ -1,6 +1,18 @@
 import type { ReconcileCauses } from '@kindex/core';
 
-/** One cause as it appears on a reconcile's log line. */
+/**
+ * One cause as it appears on a reconcile's log line.
+ *
+ * @example
+ * ```ts
+ * import { causesForLog, type LoggedCause } from '@kindex/informer';
+ * import type { DispatchRequest } from '@kindex/core';
+ * declare const request: DispatchRequest;
+ *
+ * const causes: LoggedCause[] = causesForLog(request.causes);
+ * console.log(JSON.stringify({ msg: 'reconcile', causes }));
+ * ```
+ */
 export interface LoggedCause {
   readonly source: string;
   readonly type: string;
