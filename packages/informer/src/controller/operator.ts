@@ -79,6 +79,14 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  *
  * @example
  * ```ts
+ * import { Operator, type KubeClient, type ResourceKind } from '@kindex/informer';
+ * import type { KubernetesObject, Reconciler } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ * declare const JobKind: ResourceKind<KubernetesObject>;
+ * declare class JobReconciler implements Reconciler<KubernetesObject, KubeClient> {
+ *   reconcile: Reconciler<KubernetesObject, KubeClient>['reconcile'];
+ * }
  * const operator = new Operator({ kubeConfig, leaderElection: { leaseName: 'job-operator', leaseNamespace: 'ops' } });
  * operator.register(new JobReconciler(), { kind: JobKind, namespaces: ['team-a'] });
  * await operator.run(); // until SIGTERM: drains, releases the lease, exits 0

@@ -12,6 +12,9 @@ import { apiVersionOf, type ResourceType } from '../reflector/resource-type.js';
  *
  * @example
  * ```ts
+ * import { resourceKind } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const context: Context;
  * interface Cluster extends KubernetesObject { spec: { clusterValue: string } }
  * const ClusterKind = resourceKind<Cluster>({
  *   group: 'sample.kindex.dev', version: 'v1', kind: 'Cluster', plural: 'clusters', namespaced: true,

@@ -127,6 +127,8 @@ const monotonicClock: Clock = Object.freeze({
  *
  * @example
  * ```ts
+ * import { KubeLeaseStore, LeaderElector, type KubeClient } from '@kindex/informer';
+ * declare const client: KubeClient;
  * const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name: 'my-operator', namespace: 'ops' }) });
  * elector.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));
  * await elector.start();

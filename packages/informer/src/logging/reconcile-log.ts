@@ -30,6 +30,17 @@ export interface LoggedCause {
  * ```json
  * {"msg":"reconciled","triggers":3,"causes":[{"source":"clusters","type":"resource","event":"update","object":"sample/alpha","count":2},{"source":"primary","type":"resource","event":"create","object":"sample/build","count":1}]}
  * ```
+ *
+ * @example
+ * ```ts
+ * import { causesForLog } from '@kindex/informer';
+ * import { EventProcessor } from '@kindex/core';
+ *
+ * // Log why each reconcile runs, in the Operator's format, from a hand-made processor.
+ * const processor = new EventProcessor({
+ *   dispatch: async (key, { causes }) => console.log(JSON.stringify({ msg: 'reconcile', key, causes: causesForLog(causes) })),
+ * });
+ * ```
  */
 export function causesForLog(causes: ReconcileCauses): LoggedCause[] {
   return causes.causes.map((c) => ({

@@ -79,6 +79,7 @@ export interface MetadataMapperOptions {
  *   holds something other than a string.
  * @example
  * ```ts
+ * import { fromAnnotations } from '@kindex/informer';
  * const toPrimaryIds = fromAnnotations({ nameKey: 'example.com/owner-name', namespaceKey: 'example.com/owner-namespace' });
  * ```
  */

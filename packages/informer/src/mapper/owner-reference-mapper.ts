@@ -40,6 +40,7 @@ export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> &
  *
  * @example
  * ```ts
+ * import { fromOwnerReferences } from '@kindex/informer';
  * const toPrimaryIds = fromOwnerReferences({ group: 'sample.kindex.dev', kind: 'WebPage', controllerOnly: true });
  * ```
  */

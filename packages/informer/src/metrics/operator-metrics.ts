@@ -54,6 +54,9 @@ export interface OperatorMetricsOptions {
  *
  * @example
  * ```ts
+ * import { Operator } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const operator = new Operator({ kubeConfig, server: { port: 8080 } });
  * // curl localhost:8080/metrics → controller_runtime_reconcile_total{controller="jobs.sample.kindex.dev",result="success"} 3
  * const text = await operator.metrics.scrape(); // the same, without HTTP

@@ -133,6 +133,9 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  *
  * @example
  * ```ts
+ * import { Reflector } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const reflector = new Reflector({ kubeConfig, type: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } });
  * reflector.deltas$.subscribe((d) => console.log(d.type, d.key));
  * await reflector.start();

@@ -58,6 +58,9 @@ export class UnknownResourceTypeError extends Error {
  * @throws {UnknownResourceTypeError} when the group/version or the kind is not served.
  * @example
  * ```ts
+ * import { resolveResourceType } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const type = await resolveResourceType(kubeConfig, 'apps/v1', 'Deployment');
  * // { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true }
  * ```
