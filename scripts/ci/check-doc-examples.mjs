@@ -5,7 +5,7 @@
 //
 // How: the TypeScript compiler API lists each package's exports (src/index.ts) and finds every
 // JSDoc `@example` in its source files; each fenced code block becomes one module under
-// packages/informer/.cache/doc-examples/ (@kindex/informer resolves by its own name there, and it
+// packages/informer/.cache/doc-examples-*/ (@kindex/informer resolves by its own name there, and it
 // depends on core, testing, rxjs and @kubernetes/client-node: imports resolve as for a user), and one tsc
 // program type-checks them all with strict settings. Examples may use top-level await and declare
 // free variables with `declare const x: T;`.
@@ -13,7 +13,7 @@
 // Fails, naming the symbol and file:line, on an example that does not compile or an exported
 // symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
 // the three packages; scripts/ci/check-doc-examples.test.mjs uses it to prove the check fails.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -70,7 +70,12 @@ function jsDocsOf(node) {
 function examplesInComment(sf, jsDoc) {
   const text = sf.text.slice(jsDoc.pos, jsDoc.end);
   const firstLine = sf.getLineAndCharacterOfPosition(jsDoc.pos).line + 1;
-  const lines = text.split('\n').map((l) => l.replace(/^\s*\/\*\*\s?/, '').replace(/\s*\*\/\s*$/, '').replace(/^\s*\*(\s|$)/, ''));
+  const lines = text.split('\n').map((l) =>
+    l
+      .replace(/^\s*\/\*\*\s?/, '')
+      .replace(/\s*\*\/\s*$/, '')
+      .replace(/^\s*\*(\s|$)/, ''),
+  );
   const blocks = [];
   let inExample = false;
   let fence = null; // { start, code: [] }
@@ -133,9 +138,10 @@ for (const entry of entries) {
 }
 
 // --- 3. One program over all examples.
-const outDir = join(root, 'packages', 'informer', '.cache', 'doc-examples');
-rmSync(outDir, { recursive: true, force: true });
-mkdirSync(outDir, { recursive: true });
+// A directory of its own per run, so two runs (the check and its test) never share files.
+const cacheDir = join(root, 'packages', 'informer', '.cache');
+mkdirSync(cacheDir, { recursive: true });
+const outDir = mkdtempSync(join(cacheDir, 'doc-examples-'));
 const exampleFiles = new Map();
 examples.forEach((ex, i) => {
   const file = join(outDir, `example-${String(i).padStart(4, '0')}.ts`);
@@ -161,11 +167,11 @@ for (const [file, ex] of exampleFiles) {
   }
 }
 
+rmSync(outDir, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 if (problems.length) {
   for (const p of problems) console.error(p);
   console.error(`doc examples: ${problems.length} problem(s) in ${examples.length} examples of ${exportCount} exports (${seconds}s)`);
   process.exit(1);
 }
-rmSync(outDir, { recursive: true, force: true });
 console.log(`doc examples: all ${exportCount} exports have an @example; ${examples.length} examples compile (${seconds}s)`);
