@@ -74,7 +74,7 @@ export interface UpdateEvent<R extends KubernetesObject = KubernetesObject> {
  * ```ts
  * import type { DeleteEvent, Predicate } from '@kindex/core';
  *
- * // Skip deletes we only inferred after a relist: the cleanup already ran through the finalizer.
+ * // Act only on deletes the watch saw; one found by a relist (after 410 Gone) has no final state to read.
  * const seenDeletesOnly: Predicate = { name: 'seenDeletesOnly', delete: (event: DeleteEvent) => !event.deleteStateUnknown };
  * ```
  */

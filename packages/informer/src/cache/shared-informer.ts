@@ -143,7 +143,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     return this.reflector.hasSynced();
   }
 
-  /** Resolves `true` once synced, or `false` when the timeout or signal of `options` ends the wait first. */
+  /** Resolves `true` once synced, `false` when the timeout or signal of `options` ends the wait first; rejects on an error `rejectOn` accepts. */
   waitForSync(options?: WaitForSyncOptions): Promise<boolean> {
     return this.reflector.waitForSync(options);
   }

@@ -9,7 +9,8 @@ import type { TestApiServer, TestApiServerOptions } from '../test-api-server.js'
  * import { useTestApiServer, type UseTestApiServerOptions } from '@kindex/testing';
  *
  * describe('ConfigMap reconciler', () => {
- *   // One server for the whole file instead of one per test: faster, so use a fresh namespace per test.
+ *   // Reuse the server of earlier suites that asked for the same options (a real kube-apiserver takes
+ *   // seconds to start); in exchange, inject no faults and keep to namespaces of this suite.
  *   const options: UseTestApiServerOptions = { shared: true };
  *   const server = useTestApiServer(options);
  *   it('starts', () => {
