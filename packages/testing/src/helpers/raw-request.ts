@@ -43,9 +43,9 @@ export interface RawRequest {
  * import { rawRequest, type RawResponse, type TestApiServer } from '@kindex/testing';
  * declare const server: TestApiServer;
  *
- * // Anonymous requests are refused.
+ * // Check that anonymous requests are refused (401, or 403 where anonymous auth is on).
  * const response: RawResponse = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces', authenticate: false });
- * console.log(response.status); // 401
+ * console.log(response.status === 401 || response.status === 403);
  * ```
  */
 export interface RawResponse {

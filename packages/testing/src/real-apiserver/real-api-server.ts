@@ -20,8 +20,8 @@ import { RealApiServerStartError } from './real-api-server-start-error.js';
  * ```ts
  * import { startRealApiServer, type RealApiServerOptions } from '@kindex/testing';
  *
- * // Turn on a feature gate for one suite; allow a slow CI machine a minute to start.
- * const options: RealApiServerOptions = { startTimeoutMs: 60_000, extraApiServerArgs: ['--feature-gates=WatchList=true'] };
+ * // More kube-apiserver logging for one suite; allow a slow CI machine a minute to start.
+ * const options: RealApiServerOptions = { startTimeoutMs: 60_000, extraApiServerArgs: ['--v=4'] };
  * const server = await startRealApiServer(options);
  * ```
  */
