@@ -59,6 +59,7 @@ function exportsOf(entry) {
 // --- 2. Every @example in the sources: raw comment text, so each code line keeps its file line.
 /** The doc comments directly attached to a node (the JSDoc of `export const x` sits on its statement). */
 function jsDocsOf(node) {
+  if (ts.isVariableStatement(node)) return []; // read through its declarations, so each example counts once
   const own = node.jsDoc ?? [];
   if (ts.isVariableDeclaration(node) && node.parent?.parent && ts.isVariableStatement(node.parent.parent)) {
     return [...own, ...(node.parent.parent.jsDoc ?? [])];
@@ -66,7 +67,11 @@ function jsDocsOf(node) {
   return own;
 }
 
-/** The fenced code blocks of the `@example` tags of one doc comment, with the 1-based line of their first code line. */
+/**
+ * The fenced code blocks of the `@example` tags of one doc comment, with the 1-based line of their
+ * first code line, and the lines of `@example` tags with no fenced block at all (TypeDoc would show
+ * their text as code, but nothing here could check it).
+ */
 function examplesInComment(sf, jsDoc) {
   const text = sf.text.slice(jsDoc.pos, jsDoc.end);
   const firstLine = sf.getLineAndCharacterOfPosition(jsDoc.pos).line + 1;
@@ -79,6 +84,7 @@ function examplesInComment(sf, jsDoc) {
   const blocks = [];
   let inExample = false;
   let fence = null; // { start, code: [] }
+  const sections = []; // { line, fenced } per @example tag
   lines.forEach((line, i) => {
     if (fence) {
       if (/^\s*```\s*$/.test(line)) {
@@ -87,13 +93,16 @@ function examplesInComment(sf, jsDoc) {
       } else fence.code.push(line);
       return;
     }
-    if (/^\s*@example\b/.test(line)) inExample = true;
-    else if (/^\s*@\w+/.test(line)) inExample = false;
+    if (/^\s*@example\b/.test(line)) {
+      inExample = true;
+      sections.push({ line: firstLine + i, fenced: false });
+    } else if (/^\s*@\w+/.test(line)) inExample = false;
     const open = /^\s*```\s*(\w*)\s*$/.exec(line);
+    if (inExample && open) sections[sections.length - 1].fenced = true;
     if (inExample && open && /^(ts|typescript)$/i.test(open[1])) fence = { start: firstLine + i + 1, code: [] };
   });
-  const hasExampleTag = lines.some((l) => /^\s*@example\b/.test(l));
-  return { hasExampleTag, blocks };
+  const unfenced = sections.filter((x) => !x.fenced).map((x) => x.line);
+  return { hasExampleTag: sections.length > 0, blocks, unfenced };
 }
 
 /** A readable name for the declaration a doc comment belongs to: `Class.method`, `fn`, `Interface.field`. */
@@ -109,22 +118,22 @@ function nameOf(node) {
 }
 
 const examples = []; // { symbol, file, line, code }
+const problems = [];
+const where = (file, line) => `${relative(process.cwd(), file)}:${line}`;
 const declarationsWithExample = new Set();
 for (const sf of sourceProgram.getSourceFiles()) {
   if (!isOurs(sf.fileName)) continue;
   const visit = (node) => {
     for (const jsDoc of jsDocsOf(node)) {
-      const { hasExampleTag, blocks } = examplesInComment(sf, jsDoc);
+      const { hasExampleTag, blocks, unfenced } = examplesInComment(sf, jsDoc);
       if (hasExampleTag && blocks.length) declarationsWithExample.add(node);
+      for (const line of unfenced) problems.push(`${where(sf.fileName, line)}: @example of ${nameOf(node)} has no \`\`\`ts code block`);
       for (const b of blocks) examples.push({ symbol: nameOf(node), file: sf.fileName, line: b.line, code: b.code });
     }
     ts.forEachChild(node, visit);
   };
   visit(sf);
 }
-
-const problems = [];
-const where = (file, line) => `${relative(process.cwd(), file)}:${line}`;
 
 let exportCount = 0;
 for (const entry of entries) {

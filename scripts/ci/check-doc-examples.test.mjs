@@ -41,6 +41,14 @@ export function broken(): void {}
 
 /** Has documentation but no example. */
 export const withoutExample = 1;
+
+/**
+ * Its example is not in a fenced block, so nothing could type-check it.
+ *
+ * @example
+ * unfenced();
+ */
+export function unfenced(): void {}
 `;
 
 function check(source) {
@@ -52,7 +60,7 @@ function check(source) {
 }
 
 describe('check-doc-examples.mjs', () => {
-  it('fails on an example that does not compile and on an export without an example, naming each', () => {
+  it('fails on an example that does not compile, an export without an example and an unfenced example, naming each', () => {
     const { status, output, entry } = check(`${GOOD}\n${BROKEN}`);
     assert.equal(status, 1, output);
     const brokenLine = `${GOOD}\n${BROKEN}`.split('\n').findIndex((l) => l.includes("'three'")) + 1;
@@ -61,8 +69,9 @@ describe('check-doc-examples.mjs', () => {
       new RegExp(`${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${brokenLine}: @example of broken does not compile: TS2322`),
     );
     assert.match(output, /withoutExample \(exported by .*\) has no @example/);
+    assert.match(output, /@example of unfenced has no ```ts code block/);
     assert.doesNotMatch(output, /of good does not compile/);
-    assert.match(output, /2 problem\(s\) in 2 examples of 3 exports/);
+    assert.match(output, /4 problem\(s\) in 2 examples of 4 exports/);
   });
 
   it('passes when every export has an example that compiles', () => {
