@@ -41,6 +41,8 @@ const checks = process.argv.slice(2).length
       'scripts/ci/check-dependencies.mjs',
       'scripts/ci/check-export-lists.mjs',
       'scripts/ci/check-api-docs.mjs',
+      'scripts/ci/check-doc-examples.mjs',
+      'scripts/ci/check-doc-examples.test.mjs',
       'scripts/ci/check-packages.mjs',
     ];
 for (const check of checks) {

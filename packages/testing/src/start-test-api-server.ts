@@ -1,10 +1,34 @@
 import { startEmbeddedApiServer } from './apiserver/embedded-api-server.js';
 import type { TestApiServer, TestApiServerOptions } from './test-api-server.js';
 
-/** The values `KINDEX_APISERVER` may take. */
+/**
+ * The values `KINDEX_APISERVER` may take.
+ *
+ * @example
+ * ```ts
+ * import { apiServerFlavorFromEnvironment, type ApiServerFlavor } from '@kindex/testing';
+ *
+ * // Real servers take seconds to start: give their suites longer timeouts.
+ * const flavor: ApiServerFlavor = apiServerFlavorFromEnvironment();
+ * const timeoutMs = flavor === 'real' ? 60_000 : 10_000;
+ * ```
+ */
 export type ApiServerFlavor = TestApiServer['flavor'];
 
-/** Thrown by {@link startTestApiServer} when `KINDEX_APISERVER` names no known server. */
+/**
+ * Thrown by {@link startTestApiServer} when `KINDEX_APISERVER` names no known server.
+ *
+ * @example
+ * ```ts
+ * import { apiServerFlavorFromEnvironment, UnknownApiServerFlavorError } from '@kindex/testing';
+ *
+ * try {
+ *   apiServerFlavorFromEnvironment({ KINDEX_APISERVER: 'kind' });
+ * } catch (error) {
+ *   if (error instanceof UnknownApiServerFlavorError) console.error(`KINDEX_APISERVER=${error.value}: ${error.message}`);
+ * }
+ * ```
+ */
 export class UnknownApiServerFlavorError extends Error {
   override readonly name = 'UnknownApiServerFlavorError';
   constructor(readonly value: string) {
@@ -16,6 +40,15 @@ export class UnknownApiServerFlavorError extends Error {
  * Reads `KINDEX_APISERVER` (`embedded`, the default when unset or empty, or `real`).
  *
  * @throws UnknownApiServerFlavorError for any other value.
+ *
+ * @example
+ * ```ts
+ * import { apiServerFlavorFromEnvironment } from '@kindex/testing';
+ *
+ * // KINDEX_APISERVER=real selects the real kube-apiserver; unset means embedded.
+ * const flavor = apiServerFlavorFromEnvironment();
+ * const slow = flavor === 'real';
+ * ```
  */
 export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.env): ApiServerFlavor {
   const value = (env['KINDEX_APISERVER'] ?? '').trim();
@@ -31,8 +64,9 @@ export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.
  * @throws UnknownApiServerFlavorError when `KINDEX_APISERVER` has another value.
  * @example
  * ```ts
+ * import { startTestApiServer } from '@kindex/testing';
  * const server = await startTestApiServer({ historyWindow: 20 });
- * try { ... server.kubeConfig ... } finally { await server.stop(); }
+ * try { console.log(server.kubeConfig.getCurrentCluster()?.server); } finally { await server.stop(); }
  * ```
  */
 export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {

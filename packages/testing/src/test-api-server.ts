@@ -4,6 +4,22 @@ import type { KubeConfig } from '@kubernetes/client-node';
  * One interface for every API server kindex tests run against: the embedded one (in-process,
  * fault injection) and a real kube-apiserver with etcd. A suite written against this interface
  * runs unchanged on either; it asserts what Kubernetes guarantees, not what one server does.
+ *
+ * @example
+ * ```ts
+ * import { startTestApiServer, type TestApiServer } from '@kindex/testing';
+ * import { Operator } from '@kindex/informer';
+ *
+ * // Write tests against the interface: the same test runs on the embedded and on a real kube-apiserver.
+ * const server: TestApiServer = await startTestApiServer();
+ * try {
+ *   const operator = new Operator({ kubeConfig: server.kubeConfig });
+ *   // ... register reconcilers, start, assert on the server's objects
+ *   await operator.stop();
+ * } finally {
+ *   await server.stop();
+ * }
+ * ```
  */
 export interface TestApiServer {
   /** Which implementation this is. Tests may branch on it only to skip an unsupported fault. */
@@ -20,7 +36,24 @@ export interface TestApiServer {
   stop(): Promise<void>;
 }
 
-/** Faults a test can inject. A method a server cannot provide is absent, so tests can `skip`. */
+/**
+ * Faults a test can inject. A method a server cannot provide is absent, so tests can `skip`.
+ *
+ * @example
+ * ```ts
+ * import { useTestApiServer } from '@kindex/testing';
+ *
+ * describe('WebApp controller', () => {
+ *   const server = useTestApiServer();
+ *   it('keeps reconciling after the watches drop', async function () {
+ *     const faults = server().faults;
+ *     if (faults.closeWatches === undefined) return this.skip(); // not every server can do it
+ *     await faults.closeWatches();
+ *     // ... assert that a change made now is still reconciled
+ *   });
+ * });
+ * ```
+ */
 export interface ApiServerFaults {
   /** Ends every open watch stream now (clients see the connection close). */
   closeWatches?(): Promise<void>;
@@ -47,7 +80,28 @@ export interface ApiServerFaults {
   forbid?(rule: ForbidRule): () => void;
 }
 
-/** Which requests {@link ApiServerFaults.forbid} refuses; omitted fields match anything. */
+/**
+ * Which requests {@link ApiServerFaults.forbid} refuses; omitted fields match anything.
+ *
+ * @example
+ * ```ts
+ * import { requireFault, useTestApiServer, type ForbidRule } from '@kindex/testing';
+ *
+ * describe('startup errors', () => {
+ *   const server = useTestApiServer();
+ *   it('names the missing permission', async function () {
+ *     const forbid = requireFault(this, server(), 'forbid');
+ *     const rule: ForbidRule = { resource: 'secrets', namespace: 'shop', verbs: ['list', 'watch'] };
+ *     const allow = forbid(rule); // 403 for these requests until allow() is called
+ *     try {
+ *       // ... start an operator that watches Secrets in shop and expect a CacheSyncError naming them
+ *     } finally {
+ *       allow();
+ *     }
+ *   });
+ * });
+ * ```
+ */
 export interface ForbidRule {
   /** Plural resource name, for example `configmaps`. */
   readonly resource: string;
@@ -59,7 +113,17 @@ export interface ForbidRule {
   readonly verbs?: readonly string[];
 }
 
-/** Options every test server understands; each server may ignore what it cannot honour. */
+/**
+ * Options every test server understands; each server may ignore what it cannot honour.
+ *
+ * @example
+ * ```ts
+ * import { startTestApiServer, type TestApiServerOptions } from '@kindex/testing';
+ *
+ * const options: TestApiServerOptions = { historyWindow: 20, bookmarkIntervalMs: 500 };
+ * const server = await startTestApiServer(options);
+ * ```
+ */
 export interface TestApiServerOptions {
   /**
    * How many events the server keeps for watches from an older resourceVersion; small values make

@@ -1,9 +1,29 @@
 import type { KubernetesObject, ObjectMeta } from '../resource/kubernetes-object.js';
 import type { ResourceEvent, ResourceEventType } from '../event/resource-event.js';
 
-/** The type of `spec` of an object type: as declared (optional stays optional), else `unknown`. */
+/**
+ * The type of `spec` of an object type: as declared (optional stays optional), else `unknown`.
+ *
+ * @example
+ * ```ts
+ * import type { KubernetesObject, SpecOf } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { image: string; replicas: number } };
+ *
+ * const spec: SpecOf<WebApp> = { image: 'nginx:1.27', replicas: 2 };
+ * ```
+ */
 export type SpecOf<R> = R extends { spec: infer S } ? S : R extends { spec?: infer S } ? S | undefined : unknown;
-/** The type of `status` of an object type: as declared (optional stays optional), else `unknown`. */
+/**
+ * The type of `status` of an object type: as declared (optional stays optional), else `unknown`.
+ *
+ * @example
+ * ```ts
+ * import type { KubernetesObject, StatusOf } from '@kindex/core';
+ * type WebApp = KubernetesObject & { status?: { readyReplicas: number } };
+ *
+ * const status: StatusOf<WebApp> = { readyReplicas: 2 }; // `undefined` is allowed too: status is optional
+ * ```
+ */
 export type StatusOf<R> = R extends { status: infer S } ? S : R extends { status?: infer S } ? S | undefined : unknown;
 
 /**
@@ -12,6 +32,16 @@ export type StatusOf<R> = R extends { status: infer S } ? S : R extends { status
  * `namespace`, `labels`, `annotations`, `old`, `new`).
  *
  * Built lazily, once per event and filter, only when a callback runs.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type FilterContext, type KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { replicas: number } };
+ *
+ * // Callbacks read the typed spec of the object through the context.
+ * const scaledToZero = (ctx: FilterContext<WebApp>) => ctx.spec.replicas === 0;
+ * const idle = kopfFilter<WebApp>({ when: scaledToZero });
+ * ```
  */
 export interface FilterContext<R extends KubernetesObject = KubernetesObject> {
   /** The event being judged. */

@@ -2,6 +2,17 @@
  * A kopf-style filter spec that cannot be compiled: an unknown option (a misspelling), `value`
  * together with `old`/`new`, a criterion of the wrong type. Thrown by `kopfFilter` when the
  * filter is built, never per event.
+ *
+ * @example
+ * ```ts
+ * import { InvalidFilterError, kopfFilter, PRESENT } from '@kindex/core';
+ *
+ * try {
+ *   kopfFilter({ field: 'spec.mode', value: 'active', new: PRESENT } as never); // value and new together are ambiguous
+ * } catch (error) {
+ *   if (error instanceof InvalidFilterError) console.error(`filter option ${error.field}: ${error.message}`);
+ * }
+ * ```
  */
 export class InvalidFilterError extends Error {
   override readonly name = 'InvalidFilterError';

@@ -39,21 +39,72 @@ import { jsonEqual } from '../resource/json-equal.js';
 /** A JSON value, as a field of a Kubernetes object holds. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
-/** A label or annotation criterion: a literal value, PRESENT, ABSENT or a value callback. */
+/**
+ * A label or annotation criterion: a literal value, PRESENT, ABSENT or a value callback.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, PRESENT, type MetaCriterion } from '@kindex/core';
+ *
+ * const isTeamLabel: MetaCriterion = (value) => value?.startsWith('team-') === true;
+ * const owned = kopfFilter({ labels: { team: isTeamLabel, 'example.com/managed': PRESENT } });
+ * ```
+ */
 export type MetaCriterion<R extends KubernetesObject = KubernetesObject> =
   string | typeof PRESENT | typeof ABSENT | ((value: string | undefined, ctx: FilterContext<R>) => boolean);
 
-/** A field criterion: a JSON literal (deep equality), PRESENT, ABSENT or a value callback. */
+/**
+ * A field criterion: a JSON literal (deep equality), PRESENT, ABSENT or a value callback.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type FieldCriterion } from '@kindex/core';
+ *
+ * const scaledUp: FieldCriterion = (replicas) => typeof replicas === 'number' && replicas > 3;
+ * const bigDeployments = kopfFilter({ field: 'spec.replicas', value: scaledUp });
+ * ```
+ */
 export type FieldCriterion<R extends KubernetesObject = KubernetesObject> =
   JsonValue | typeof PRESENT | typeof ABSENT | ((value: unknown, ctx: FilterContext<R>) => boolean);
 
-/** A whole-event callback (kopf's `when=`). */
+/**
+ * A whole-event callback (kopf's `when=`).
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type WhenCallback } from '@kindex/core';
+ *
+ * const notBeingDeleted: WhenCallback = (ctx) => ctx.meta.deletionTimestamp === undefined;
+ * const live = kopfFilter({ when: notBeingDeleted });
+ * ```
+ */
 export type WhenCallback<R extends KubernetesObject = KubernetesObject> = (ctx: FilterContext<R>) => boolean;
 
-/** A field path: dotted (`spec.field`), or an array of keys for keys that contain dots. */
+/**
+ * A field path: dotted (`spec.field`), or an array of keys for keys that contain dots.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type FieldPath } from '@kindex/core';
+ *
+ * // An array path reaches keys that contain dots, such as an annotation name.
+ * const path: FieldPath = ['metadata', 'annotations', 'example.com/revision'];
+ * const revisionChanged = kopfFilter({ field: path });
+ * ```
+ */
 export type FieldPath = string | readonly string[];
 
-/** Options every kopf-style filter may have. */
+/**
+ * Options every kopf-style filter may have.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, PRESENT, type KopfFilterCommon } from '@kindex/core';
+ *
+ * const common: KopfFilterCommon = { name: 'managedWeb', labels: { app: 'web' }, annotations: { 'example.com/managed': PRESENT } };
+ * const managedWeb = kopfFilter(common);
+ * ```
+ */
 export interface KopfFilterCommon<R extends KubernetesObject = KubernetesObject> {
   /** Name in error reports. Defaults to `'kopfFilter'`. */
   name?: string;
@@ -65,7 +116,18 @@ export interface KopfFilterCommon<R extends KubernetesObject = KubernetesObject>
   when?: WhenCallback<R>;
 }
 
-/** No field criterion: `value`, `old` and `new` need a `field`. */
+/**
+ * No field criterion: `value`, `old` and `new` need a `field`.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type KopfFilterCommon, type KopfNoFieldFilter } from '@kindex/core';
+ *
+ * // No field: only labels, annotations and `when` decide.
+ * const spec: KopfFilterCommon & KopfNoFieldFilter = { labels: { app: 'web' } };
+ * const web = kopfFilter(spec);
+ * ```
+ */
 export interface KopfNoFieldFilter {
   field?: undefined;
   value?: never;
@@ -73,7 +135,18 @@ export interface KopfNoFieldFilter {
   new?: never;
 }
 
-/** A field checked by value: on updates, old OR new may satisfy it. */
+/**
+ * A field checked by value: on updates, old OR new may satisfy it.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, type KopfFieldValueFilter } from '@kindex/core';
+ *
+ * // Objects whose spec.mode is "active"; updates that leave spec.mode alone are dropped.
+ * const spec: KopfFieldValueFilter = { field: 'spec.mode', value: 'active' };
+ * const active = kopfFilter(spec);
+ * ```
+ */
 export interface KopfFieldValueFilter<R extends KubernetesObject = KubernetesObject> {
   /** The field to check. */
   field: FieldPath;
@@ -83,7 +156,18 @@ export interface KopfFieldValueFilter<R extends KubernetesObject = KubernetesObj
   new?: never;
 }
 
-/** A field checked by change: old and new values separately. Mutually exclusive with `value`. */
+/**
+ * A field checked by change: old and new values separately. Mutually exclusive with `value`.
+ *
+ * @example
+ * ```ts
+ * import { ABSENT, kopfFilter, PRESENT, type KopfFieldChangeFilter } from '@kindex/core';
+ *
+ * // The moment a primary gets its spec.backup section.
+ * const spec: KopfFieldChangeFilter = { field: 'spec.backup', old: ABSENT, new: PRESENT };
+ * const backupEnabled = kopfFilter(spec);
+ * ```
+ */
 export interface KopfFieldChangeFilter<R extends KubernetesObject = KubernetesObject> {
   /** The field to check. */
   field: FieldPath;
@@ -97,6 +181,14 @@ export interface KopfFieldChangeFilter<R extends KubernetesObject = KubernetesOb
 /**
  * The options of {@link kopfFilter}. A discriminated union, so that a misspelled option and
  * `value` together with `old`/`new` are compile errors (and runtime errors for JS callers).
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, PRESENT, type KopfFilterSpec } from '@kindex/core';
+ *
+ * const spec: KopfFilterSpec = { labels: { app: 'web' }, field: 'spec.image', new: PRESENT };
+ * const imageSet = kopfFilter(spec);
+ * ```
  */
 export type KopfFilterSpec<R extends KubernetesObject = KubernetesObject> = KopfFilterCommon<R> &
   (KopfNoFieldFilter | KopfFieldValueFilter<R> | KopfFieldChangeFilter<R>);
@@ -112,9 +204,10 @@ type Compiled<R extends KubernetesObject> = FieldCriterion<R> | typeof UNSET;
  *
  * @example
  * ```ts
+ * import { ABSENT, and, generationChanged, kopfFilter, PRESENT } from '@kindex/core';
  * // kopf: @kopf.on.update('kopfexamples', field='spec.field', old=kopf.ABSENT, new=kopf.PRESENT)
  * const fieldIsAdded = kopfFilter({ field: 'spec.field', old: ABSENT, new: PRESENT });
- * and(kopfFilter({ labels: { app: PRESENT } }), generationChanged());
+ * const appSpecChanges = and(kopfFilter({ labels: { app: PRESENT } }), generationChanged());
  * ```
  * @throws {InvalidFilterError} for an unknown option, `value` with `old`/`new`, `value`/`old`/
  *   `new` without `field`, or a criterion of the wrong type.

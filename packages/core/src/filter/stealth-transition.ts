@@ -3,7 +3,19 @@ import type { ResourceEvent } from '../event/resource-event.js';
 import type { Predicate } from '../predicate/predicate.js';
 import { evaluate, type FilterErrorListener } from '../predicate/evaluate.js';
 
-/** Rewrites or drops an event before the predicates see it; undefined drops it. */
+/**
+ * Rewrites or drops an event before the predicates see it; undefined drops it.
+ *
+ * @example
+ * ```ts
+ * import { kopfFilter, PRESENT, stealthTransition, type EventTransform, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * // An object that gains the label arrives as a create, one that loses it as a delete.
+ * const transform: EventTransform = stealthTransition(kopfFilter({ labels: { 'example.com/managed': PRESENT } }));
+ * const seen = transform(event, (error) => console.warn(error.message));
+ * ```
+ */
 export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
   event: ResourceEvent<R>,
   onError?: FilterErrorListener,
@@ -36,6 +48,9 @@ export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
  *
  * @example
  * ```ts
+ * import { kopfFilter, PRESENT, stealthTransition, type FilterError, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ * declare function reportError(error: FilterError): void;
  * const stealth = stealthTransition(kopfFilter({ labels: { 'example.com/managed': PRESENT } }));
  * const seen = stealth(event, reportError); // undefined: not ours, nothing to do
  * ```

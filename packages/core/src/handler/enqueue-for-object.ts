@@ -8,6 +8,15 @@ import type { EventHandler } from './event-handler.js';
  * share name and namespace anyway.
  *
  * An object without a usable name is reported (field `metadata.name`) and yields nothing.
+ *
+ * @example
+ * ```ts
+ * import { enqueueForObject, mapEvent, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * // The primary handler: each event reconciles the object it is about.
+ * const ids = mapEvent(enqueueForObject(), event);
+ * ```
  */
 export function enqueueForObject<R extends KubernetesObject = KubernetesObject>(): EventHandler<R> {
   return Object.freeze({

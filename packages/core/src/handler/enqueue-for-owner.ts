@@ -5,7 +5,18 @@ import type { EventHandler, HandlerProblemReporter } from './event-handler.js';
 import { objectsOf } from './internal/objects-of.js';
 import { apiGroupMatcher, isValidApiVersion } from './internal/api-group.js';
 
-/** Options of {@link enqueueForOwner}. */
+/**
+ * Options of {@link enqueueForOwner}.
+ *
+ * @example
+ * ```ts
+ * import { enqueueForOwner, type EnqueueForOwnerOptions } from '@kindex/core';
+ *
+ * // Pods go to the ReplicaSet that controls them (not to other owners).
+ * const options: EnqueueForOwnerOptions = { group: 'apps', kind: 'ReplicaSet', controllerOnly: true };
+ * const toReplicaSet = enqueueForOwner(options);
+ * ```
+ */
 export interface EnqueueForOwnerOptions {
   /** API group of the owner kind: `''` for the core group, `apps`, `example.com`. The version is ignored. */
   group: string;
@@ -37,7 +48,10 @@ export interface EnqueueForOwnerOptions {
  *
  * @example
  * ```ts
- * enqueueForOwner({ group: 'apps', kind: 'ReplicaSet', controllerOnly: true });
+ * import { enqueueForOwner } from '@kindex/core';
+ *
+ * // Pod events reconcile the ReplicaSet that controls the Pod.
+ * const toReplicaSet = enqueueForOwner({ group: 'apps', kind: 'ReplicaSet', controllerOnly: true });
  * ```
  * @throws {TypeError} when `kind` is empty or `group` looks like an apiVersion (`apps/v1`).
  */

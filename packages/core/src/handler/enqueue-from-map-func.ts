@@ -15,8 +15,11 @@ import { objectsOf } from './internal/objects-of.js';
  * @param name Name in error reports. Defaults to `'enqueueFromMapFunc'`.
  * @example
  * ```ts
+ * import { enqueueFromMapFunc, ResourceID, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * type Cluster = KubernetesObject;
+ * declare const jobs: PrimaryCacheReader;
  * // Cluster events reconcile every Job that names the cluster, via a primary-cache index.
- * enqueueFromMapFunc<Cluster>((c) => jobs.byIndex('cluster', c.metadata!.name!).map(ResourceID.fromResource));
+ * const toJobs = enqueueFromMapFunc<Cluster>((c) => jobs.byIndex('cluster', c.metadata!.name!).map((job) => ResourceID.fromResource(job)));
  * ```
  */
 export function enqueueFromMapFunc<R extends KubernetesObject = KubernetesObject>(

@@ -32,10 +32,38 @@ import { HandlerError } from './handler-error.js';
 /**
  * How a handler reports a problem and goes on: the error (an {@link InvalidResourceError} names
  * the field) and the object concerned (defaults to the event's object).
+ *
+ * @example
+ * ```ts
+ * import { InvalidResourceError, ResourceID, type EventHandler, type HandlerProblemReporter } from '@kindex/core';
+ *
+ * const byAppLabel: EventHandler = {
+ *   name: 'byAppLabel',
+ *   map(event, report: HandlerProblemReporter) {
+ *     const app = event.object.metadata?.labels?.['app'];
+ *     if (app === undefined) {
+ *       report(new InvalidResourceError(event.object.metadata?.name, 'metadata.labels.app', 'is missing'), event.object);
+ *       return [];
+ *     }
+ *     return [ResourceID.of(app, event.object.metadata?.namespace)];
+ *   },
+ * };
+ * ```
  */
 export type HandlerProblemReporter<R extends KubernetesObject = KubernetesObject> = (problem: unknown, object?: R) => void;
 
-/** Receives the errors of a handler; see {@link mapEvent}. */
+/**
+ * Receives the errors of a handler; see {@link mapEvent}.
+ *
+ * @example
+ * ```ts
+ * import { enqueueForObject, mapEvent, type HandlerErrorListener, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * const warn: HandlerErrorListener = (error) => console.warn(`${error.handler} on ${error.objectKey}: ${error.message}`);
+ * const ids = mapEvent(enqueueForObject(), event, warn);
+ * ```
+ */
 export type HandlerErrorListener = (error: HandlerError) => void;
 
 /**
@@ -49,6 +77,8 @@ export type HandlerErrorListener = (error: HandlerError) => void;
  *
  * @example
  * ```ts
+ * import { ResourceID, type EventHandler, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject;
  * const byClusterLabel: EventHandler<Job> = {
  *   name: 'byClusterLabel',
  *   map: (e) => { const c = e.object.metadata?.labels?.['cluster']; return c ? [ResourceID.of(c)] : []; },
@@ -58,6 +88,10 @@ export type HandlerErrorListener = (error: HandlerError) => void;
 export interface EventHandler<R extends KubernetesObject = KubernetesObject> {
   /** Name in error reports. Defaults to `'anonymous'`. */
   readonly name?: string;
+  /**
+   * The primaries to reconcile for one event. Report a bad object through `report` instead of
+   * throwing, so the other primaries of the event still get reconciled.
+   */
   map(event: ResourceEvent<R>, report: HandlerProblemReporter<R>): Iterable<ResourceID>;
 }
 
@@ -69,6 +103,15 @@ export interface EventHandler<R extends KubernetesObject = KubernetesObject> {
  * With `onError`, each error goes to it and mapping goes on: the IDs that could be computed are
  * returned, so one bad owner reference or one throwing map call never hides the others. Without
  * `onError`, the first error is thrown.
+ *
+ * @example
+ * ```ts
+ * import { enqueueForOwner, mapEvent, type ResourceEvent } from '@kindex/core';
+ * declare const podEvent: ResourceEvent;
+ *
+ * // Which ReplicaSets does this Pod event concern? Bad owner references are reported, not thrown.
+ * const ids = mapEvent(enqueueForOwner({ group: 'apps', kind: 'ReplicaSet' }), podEvent, (error) => console.warn(error.message));
+ * ```
  */
 export function mapEvent<R extends KubernetesObject>(
   handler: EventHandler<R>,

@@ -7,6 +7,18 @@ import type { ResourceEventType } from '../event/resource-event.js';
  * Carries the key of the object concerned (for updates: the old or the new version, whichever
  * failed), the event type, the handler's name and, for a malformed field, its path (as
  * `metadata.ownerReferences[1].kind`); the underlying error is in `cause`.
+ *
+ * @example
+ * ```ts
+ * import { enqueueForOwner, HandlerError, mapEvent, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * const handler = enqueueForOwner({ group: 'example.com', kind: 'WebApp' });
+ * mapEvent(handler, event, (error: HandlerError) => {
+ *   // `field` names the bad part of the object, e.g. metadata.ownerReferences[0].apiVersion.
+ *   console.warn(`${error.objectKey}: ${error.field ?? '(object)'}: ${error.message}`);
+ * });
+ * ```
  */
 export class HandlerError extends Error {
   override readonly name = 'HandlerError';

@@ -11,6 +11,14 @@ import { hasBothObjects, stringMapsEqual } from './internal/update-pair.js';
  * empty map are equal. An update missing its old or new object is dropped.
  *
  * @see labelsChanged
+ *
+ * @example
+ * ```ts
+ * import { annotationsChanged, generationChanged, or } from '@kindex/core';
+ *
+ * // A "pause" annotation is read by the reconciler, so annotation edits must reach it.
+ * const relevant = or(generationChanged(), annotationsChanged());
+ * ```
  */
 export function annotationsChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({

@@ -16,7 +16,8 @@ function allTypes<R extends KubernetesObject>(name: string, fn: EventFn<R>): Pre
  *
  * @example
  * ```ts
- * and(labelSelector('app=web'), or(generationChanged(), labelsChanged()));
+ * import { and, generationChanged, labelSelector, labelsChanged, or } from '@kindex/core';
+ * const webChanges = and(labelSelector('app=web'), or(generationChanged(), labelsChanged()));
  * ```
  * @see or
  * @see not
@@ -34,6 +35,13 @@ export function and<R extends KubernetesObject = KubernetesObject>(...predicates
  * Stops at the first `true`.
  *
  * @see and
+ *
+ * @example
+ * ```ts
+ * import { generationChanged, labelsChanged, or } from '@kindex/core';
+ *
+ * const specOrLabels = or(generationChanged(), labelsChanged());
+ * ```
  */
 export function or<R extends KubernetesObject = KubernetesObject>(...predicates: Predicate<R>[]): Predicate<R> {
   const ps = predicates.slice();
@@ -48,6 +56,14 @@ export function or<R extends KubernetesObject = KubernetesObject>(...predicates:
  * negation drops: `not({ update })` drops every create, delete and generic event.
  *
  * @see and
+ *
+ * @example
+ * ```ts
+ * import { labelSelector, not } from '@kindex/core';
+ *
+ * // Everything except the objects another operator manages.
+ * const notTheirs = not(labelSelector('app.kubernetes.io/managed-by=legacy-operator'));
+ * ```
  */
 export function not<R extends KubernetesObject = KubernetesObject>(predicate: Predicate<R>): Predicate<R> {
   return allTypes(`not(${predicateName(predicate)})`, (e) => !callPredicate(predicate, e));

@@ -4,7 +4,18 @@ import type { FilterError } from './filter-error.js';
 import type { Predicate } from './predicate.js';
 import { callPredicate } from './internal/call-predicate.js';
 
-/** Receives the error of a predicate that threw; see {@link evaluate}. */
+/**
+ * Receives the error of a predicate that threw; see {@link evaluate}.
+ *
+ * @example
+ * ```ts
+ * import { evaluate, generationChanged, type FilterErrorListener, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * const logAndPass: FilterErrorListener = (error) => console.warn(`${error.predicate} threw on ${error.objectKey}`, error.cause);
+ * const keep = evaluate(generationChanged(), event, logAndPass);
+ * ```
+ */
 export type FilterErrorListener = (error: FilterError) => void;
 
 /**
@@ -18,6 +29,16 @@ export type FilterErrorListener = (error: FilterError) => void;
  * and callers who want to decide themselves). The event processor always passes `onError`.
  *
  * @returns whether the event should go on to the event handlers.
+ *
+ * @example
+ * ```ts
+ * import { and, evaluate, generationChanged, labelSelector, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * // Test a predicate outside a controller, for example in a unit test of your filters.
+ * const filter = and(labelSelector('app=web'), generationChanged());
+ * const keep = evaluate(filter, event, (error) => console.warn(error.message));
+ * ```
  */
 export function evaluate<R extends KubernetesObject>(
   predicate: Predicate<R>,

@@ -6,6 +6,19 @@ import type { ResourceEventType } from '../event/resource-event.js';
  * Carries the key of the object the event was about, the event type and the name of the
  * predicate that threw (the innermost one when predicates are combined); the thrown value is in
  * `cause`. See {@link evaluate} for what happens to the event.
+ *
+ * @example
+ * ```ts
+ * import { evaluate, FilterError, funcs, type ResourceEvent } from '@kindex/core';
+ * declare const event: ResourceEvent;
+ *
+ * const strict = funcs({ name: 'strict', update: (e) => e.object.metadata!.labels!['tier'] === 'web' });
+ * try {
+ *   evaluate(strict, event); // without onError, a throwing predicate throws a FilterError
+ * } catch (error) {
+ *   if (error instanceof FilterError) console.error(`${error.predicate} failed on ${error.eventType} of ${error.objectKey}`);
+ * }
+ * ```
  */
 export class FilterError extends Error {
   override readonly name = 'FilterError';

@@ -22,6 +22,15 @@ import { hasBothObjects } from './internal/update-pair.js';
  *
  * @see labelsChanged
  * @see resourceVersionChanged
+ *
+ * @example
+ * ```ts
+ * import { generationChanged, type KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { replicas: number } };
+ *
+ * // Reconcile on spec changes only; status writes (ours included) do not trigger a reconcile.
+ * const specChanges = generationChanged<WebApp>();
+ * ```
  */
 export function generationChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({

@@ -16,6 +16,14 @@ import { newPredicateFuncs } from './predicate.js';
  * @param selector A selector string (`app=web,tier in (a,b)`), a {@link LabelSelector}, or a
  *   metav1.LabelSelector object (`{ matchLabels, matchExpressions }`).
  * @throws {InvalidSelectorError} when the string does not parse (at construction, not per event).
+ *
+ * @example
+ * ```ts
+ * import { labelSelector } from '@kindex/core';
+ *
+ * const prodWeb = labelSelector('environment=prod,tier in (web,api)');
+ * const fromSpec = labelSelector({ matchLabels: { app: 'web' } });
+ * ```
  */
 export function labelSelector<R extends KubernetesObject = KubernetesObject>(
   selector: string | LabelSelector | LabelSelectorObject,

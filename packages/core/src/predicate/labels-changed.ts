@@ -12,6 +12,14 @@ import { hasBothObjects, stringMapsEqual } from './internal/update-pair.js';
  * dropped, as in controller-runtime.
  *
  * @see annotationsChanged
+ *
+ * @example
+ * ```ts
+ * import { generationChanged, labelsChanged, or } from '@kindex/core';
+ *
+ * // The reconciler also copies labels to its secondaries, so label edits must reconcile too.
+ * const relevant = or(generationChanged(), labelsChanged());
+ * ```
  */
 export function labelsChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({

@@ -32,6 +32,7 @@ import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from '../eve
  *
  * @example
  * ```ts
+ * import type { Predicate } from '@kindex/core';
  * const ignoreStatusOnly: Predicate = { name: 'ignoreStatusOnly', update: (e) =>
  *   e.oldObject.metadata?.generation !== e.object.metadata?.generation };
  * ```
@@ -39,9 +40,13 @@ import type { CreateEvent, DeleteEvent, GenericEvent, UpdateEvent } from '../eve
 export interface Predicate<R extends KubernetesObject = KubernetesObject> {
   /** Name in error reports and in the names of composed predicates. Defaults to `'anonymous'`. */
   readonly name?: string;
+  /** Keeps (`true`) or drops a create event, including the synthetic creates of the initial list. */
   create?(event: CreateEvent<R>): boolean;
+  /** Keeps or drops an update; compare `event.oldObject` with `event.object` to react to one kind of change only. */
   update?(event: UpdateEvent<R>): boolean;
+  /** Keeps or drops a delete; `event.deleteStateUnknown` marks a delete inferred after a missed watch event. */
   delete?(event: DeleteEvent<R>): boolean;
+  /** Keeps or drops a generic event (a trigger from outside the cluster, such as a timer or a poll). */
   generic?(event: GenericEvent<R>): boolean;
 }
 
@@ -51,6 +56,7 @@ export interface Predicate<R extends KubernetesObject = KubernetesObject> {
  *
  * @example
  * ```ts
+ * import { funcs } from '@kindex/core';
  * const ignoreDeletion = funcs({
  *   name: 'ignoreDeletion',
  *   update: (e) => e.oldObject.metadata?.generation !== e.object.metadata?.generation,
@@ -67,6 +73,14 @@ export function funcs<R extends KubernetesObject = KubernetesObject>(fns: Predic
  * the event's object, update tests the NEW object (as controller-runtime's `NewPredicateFuncs`).
  *
  * @param name Name in error reports. Defaults to `'predicateFuncs'`.
+ *
+ * @example
+ * ```ts
+ * import { newPredicateFuncs } from '@kindex/core';
+ *
+ * // Only objects that opted in, whatever the event type.
+ * const optedIn = newPredicateFuncs((o) => o.metadata?.annotations?.['example.com/managed'] === 'true', 'optedIn');
+ * ```
  */
 export function newPredicateFuncs<R extends KubernetesObject = KubernetesObject>(
   filter: (object: R) => boolean,

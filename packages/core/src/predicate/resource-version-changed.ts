@@ -11,6 +11,14 @@ import { hasBothObjects } from './internal/update-pair.js';
  * is dropped; two missing resourceVersions are equal.
  *
  * @see generationChanged
+ *
+ * @example
+ * ```ts
+ * import { resourceVersionChanged } from '@kindex/core';
+ *
+ * // Drop periodic resyncs that deliver the same version again.
+ * const realChanges = resourceVersionChanged();
+ * ```
  */
 export function resourceVersionChanged<R extends KubernetesObject = KubernetesObject>(): Predicate<R> {
   return Object.freeze({

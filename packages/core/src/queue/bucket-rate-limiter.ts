@@ -1,7 +1,17 @@
 import { systemClock, type Clock } from './clock.js';
 import type { RateLimiter } from './rate-limiter.js';
 
-/** Options of {@link BucketRateLimiter}. */
+/**
+ * Options of {@link BucketRateLimiter}.
+ *
+ * @example
+ * ```ts
+ * import { BucketRateLimiter, type BucketRateLimiterOptions } from '@kindex/core';
+ *
+ * const options: BucketRateLimiterOptions = { qps: 2, burst: 10 };
+ * const limiter = new BucketRateLimiter(options);
+ * ```
+ */
 export interface BucketRateLimiterOptions {
   /** Tokens added per second: the sustained rate of requeues. Defaults to 10. */
   readonly qps?: number;
@@ -18,6 +28,14 @@ export interface BucketRateLimiterOptions {
  * available; so a storm of failures is spread out rather than refused. It bounds the load a
  * controller puts on the API server when many primaries fail at once, which a per-item
  * backoff alone cannot do. It tracks no items: `forget` does nothing, `numRequeues` is 0.
+ *
+ * @example
+ * ```ts
+ * import { BucketRateLimiter, WorkQueue } from '@kindex/core';
+ *
+ * // At most 10 retries per second overall, bursts of 100: protects the API server after an outage.
+ * const queue = new WorkQueue({ rateLimiter: new BucketRateLimiter({ qps: 10, burst: 100 }) });
+ * ```
  */
 export class BucketRateLimiter<K extends string = string> implements RateLimiter<K> {
   readonly #qps: number;

@@ -9,6 +9,14 @@ import type { RateLimiter } from './rate-limiter.js';
  * of 10/s with burst 100, whichever waits longer.
  *
  * @param clock time source of the bucket. Defaults to {@link systemClock}.
+ *
+ * @example
+ * ```ts
+ * import { defaultControllerRateLimiter, WorkQueue } from '@kindex/core';
+ *
+ * // controller-runtime's default: per-item exponential backoff combined with an overall bucket.
+ * const queue = new WorkQueue({ name: 'webapps', rateLimiter: defaultControllerRateLimiter() });
+ * ```
  */
 export function defaultControllerRateLimiter<K extends string = string>(clock: Clock = systemClock): RateLimiter<K> {
   return new MaxOfRateLimiter<K>(

@@ -14,6 +14,7 @@ interface FakeTimer {
  *
  * @example
  * ```ts
+ * import { FakeClock, WorkQueue } from '@kindex/core';
  * const clock = new FakeClock();
  * const queue = new WorkQueue({ clock });
  * queue.addAfter('a', 1000);

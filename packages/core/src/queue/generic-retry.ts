@@ -1,6 +1,16 @@
 import type { Retry, RetryExecution } from './retry.js';
 
-/** Options of {@link GenericRetry}. */
+/**
+ * Options of {@link GenericRetry}.
+ *
+ * @example
+ * ```ts
+ * import { GenericRetry, type GenericRetryOptions } from '@kindex/core';
+ *
+ * const options: GenericRetryOptions = { maxAttempts: 10, initialIntervalMs: 1000 };
+ * const retry = new GenericRetry(options);
+ * ```
+ */
 export interface GenericRetryOptions {
   /** Retries after the first failure; 0 never retries, -1 retries forever. Defaults to 5. */
   readonly maxAttempts?: number;
@@ -24,6 +34,17 @@ export interface GenericRetryOptions {
  *
  * Caveats: JOSDK multiplies the interval only from the third retry on (2 s, 2 s, 3 s, ...);
  * kindex multiplies from the second, so the n-th wait is `initial * multiplier^(n-1)`.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, GenericRetry } from '@kindex/core';
+ *
+ * // Up to 5 attempts, 2 s then doubling, at most 1 minute apart.
+ * const processor = new EventProcessor({
+ *   dispatch: async () => {},
+ *   retry: new GenericRetry({ maxAttempts: 5, initialIntervalMs: 2000, intervalMultiplier: 2, maxIntervalMs: 60_000 }),
+ * });
+ * ```
  */
 export class GenericRetry implements Retry {
   readonly maxAttempts: number;

@@ -1,6 +1,16 @@
 import type { RateLimiter } from './rate-limiter.js';
 
-/** Options of {@link ItemExponentialFailureRateLimiter}. */
+/**
+ * Options of {@link ItemExponentialFailureRateLimiter}.
+ *
+ * @example
+ * ```ts
+ * import { ItemExponentialFailureRateLimiter, type ItemExponentialFailureRateLimiterOptions } from '@kindex/core';
+ *
+ * const options: ItemExponentialFailureRateLimiterOptions = { baseDelayMs: 500, maxDelayMs: 60_000 };
+ * const limiter = new ItemExponentialFailureRateLimiter(options);
+ * ```
+ */
 export interface ItemExponentialFailureRateLimiterOptions {
   /** Wait after the first failure, in ms. Defaults to 5. */
   readonly baseDelayMs?: number;
@@ -13,6 +23,14 @@ export interface ItemExponentialFailureRateLimiterOptions {
  *
  * The defaults (5 ms doubling to 1000 s) are client-go's: fast enough that a conflict on write is
  * retried at once, slow enough that a permanently failing item costs almost nothing.
+ *
+ * @example
+ * ```ts
+ * import { ItemExponentialFailureRateLimiter, WorkQueue } from '@kindex/core';
+ *
+ * // Retries of one item wait 1 s, 2 s, 4 s ... up to 5 minutes; other items are not slowed down.
+ * const queue = new WorkQueue({ rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1000, maxDelayMs: 300_000 }) });
+ * ```
  */
 export class ItemExponentialFailureRateLimiter<K extends string = string> implements RateLimiter<K> {
   readonly #base: number;

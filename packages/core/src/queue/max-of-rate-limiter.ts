@@ -5,6 +5,14 @@ import type { RateLimiter } from './rate-limiter.js';
  *
  * Every limiter sees every `when` (so a bucket spends its token even when a backoff dominates),
  * and `numRequeues` is the largest count reported.
+ *
+ * @example
+ * ```ts
+ * import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '@kindex/core';
+ *
+ * // Per-item backoff, but never more than 5 retries per second in total.
+ * const limiter = new MaxOfRateLimiter(new ItemExponentialFailureRateLimiter({ baseDelayMs: 200 }), new BucketRateLimiter({ qps: 5, burst: 50 }));
+ * ```
  */
 export class MaxOfRateLimiter<K extends string = string> implements RateLimiter<K> {
   readonly #limiters: readonly RateLimiter<K>[];

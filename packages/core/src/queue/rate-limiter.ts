@@ -7,6 +7,15 @@
  * Built-ins: {@link ItemExponentialFailureRateLimiter} (per item, doubles per failure),
  * {@link BucketRateLimiter} (overall token bucket), {@link MaxOfRateLimiter} (the longest wait
  * of several) and {@link defaultControllerRateLimiter} (the two combined, as controller-runtime).
+ *
+ * @example
+ * ```ts
+ * import { WorkQueue, type RateLimiter } from '@kindex/core';
+ *
+ * // A fixed 5 s delay for every retry of every item.
+ * const fixedDelay: RateLimiter = { when: () => 5_000, forget: () => {}, numRequeues: () => 0 };
+ * const queue = new WorkQueue({ rateLimiter: fixedDelay });
+ * ```
  */
 export interface RateLimiter<K extends string = string> {
   /** Milliseconds `item` must wait now. Counts as one requeue. */

@@ -7,6 +7,21 @@
 /**
  * Live readings of one queue, sampled by the backend when it is scraped. Values that change
  * with time alone (how long work has been running) are read, not pushed: no timer needed.
+ *
+ * @example
+ * ```ts
+ * import type { WorkQueueMetricsProvider, WorkQueueProbe } from '@kindex/core';
+ *
+ * // Read the depth on demand, e.g. when a scrape arrives.
+ * let probeOf: WorkQueueProbe | undefined;
+ * const provider: WorkQueueMetricsProvider = {
+ *   forQueue(_name, probe) {
+ *     probeOf = probe;
+ *     return { added() {}, started() {}, finished() {}, retried() {} };
+ *   },
+ * };
+ * const depth = probeOf?.depth() ?? 0;
+ * ```
  */
 export interface WorkQueueProbe {
   /** Items waiting to be handed out, plus those added again while being processed. */
@@ -20,6 +35,22 @@ export interface WorkQueueProbe {
 /**
  * Events of one queue, pushed as they happen. Each call is O(1) and must not throw: the queue
  * calls it inline.
+ *
+ * @example
+ * ```ts
+ * import type { WorkQueueMetrics, WorkQueueMetricsProvider } from '@kindex/core';
+ *
+ * // Count adds and retries per queue in your own metrics system.
+ * const counts = new Map<string, { adds: number; retries: number }>();
+ * const provider: WorkQueueMetricsProvider = {
+ *   forQueue(name) {
+ *     const c = { adds: 0, retries: 0 };
+ *     counts.set(name, c);
+ *     const metrics: WorkQueueMetrics = { added: () => c.adds++, started: () => {}, finished: () => {}, retried: () => c.retries++ };
+ *     return metrics;
+ *   },
+ * };
+ * ```
  */
 export interface WorkQueueMetrics {
   /** An add was accepted (not coalesced into a pending one). */
@@ -37,6 +68,9 @@ export interface WorkQueueMetrics {
  *
  * @example
  * ```ts
+ * import { WorkQueue, type WorkQueueMetricsProvider } from '@kindex/core';
+ * declare const adds: { inc(labels: { name: string }): void };
+ *
  * const provider: WorkQueueMetricsProvider = {
  *   forQueue: (name, probe) => ({ added: () => adds.inc({ name }), started() {}, finished() {}, retried() {} }),
  * };

@@ -13,7 +13,17 @@ import { defaultControllerRateLimiter } from './default-controller-rate-limiter.
 import type { RateLimiter } from './rate-limiter.js';
 import type { WorkQueueMetrics, WorkQueueMetricsProvider } from './work-queue-metrics.js';
 
-/** Options of {@link WorkQueue}. */
+/**
+ * Options of {@link WorkQueue}.
+ *
+ * @example
+ * ```ts
+ * import { BucketRateLimiter, WorkQueue, type WorkQueueOptions } from '@kindex/core';
+ *
+ * const options: WorkQueueOptions = { name: 'webapps', rateLimiter: new BucketRateLimiter({ qps: 5, burst: 20 }) };
+ * const queue = new WorkQueue(options);
+ * ```
+ */
 export interface WorkQueueOptions<K extends string = string> {
   /** Decides the wait of `addRateLimited`. Defaults to {@link defaultControllerRateLimiter}. */
   readonly rateLimiter?: RateLimiter<K>;
@@ -46,9 +56,11 @@ interface Delayed {
  *
  * @example
  * ```ts
+ * import { WorkQueue } from '@kindex/core';
+ * declare function reconcile(key: string): Promise<void>;
  * const queue = new WorkQueue();
  * queue.add('ns/a');
- * for (let key; (key = await queue.get()) !== undefined; ) {
+ * for (let key: string | undefined; (key = await queue.get()) !== undefined; ) {
  *   try { await reconcile(key); queue.forget(key); }
  *   catch { queue.addRateLimited(key); }
  *   finally { queue.done(key); }

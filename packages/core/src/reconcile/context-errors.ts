@@ -1,6 +1,19 @@
 /**
  * `Context` asked for secondary resources of a type that no registered event source serves.
  * Usually a source missing from `prepareEventSources`.
+ *
+ * @example
+ * ```ts
+ * import { NoEventSourceForTypeError, secondaryType, type Context } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * try {
+ *   context.getSecondaryResources(secondaryType('Bucket'));
+ * } catch (error) {
+ *   // The reconciler asked for a type no source of prepareEventSources provides.
+ *   if (error instanceof NoEventSourceForTypeError) console.error(`add an event source for ${error.resourceType}`);
+ * }
+ * ```
  */
 export class NoEventSourceForTypeError extends Error {
   override readonly name = 'NoEventSourceForTypeError';
@@ -22,6 +35,21 @@ export class NoEventSourceForTypeError extends Error {
 /**
  * `Context.getSecondaryResource` (singular) found several event sources of the type; name the
  * one meant with `eventSourceName`.
+ *
+ * @example
+ * ```ts
+ * import { MultipleEventSourcesForTypeError, secondaryType, type Context, type KubernetesObject } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * const ConfigMaps = secondaryType<KubernetesObject>('ConfigMap');
+ * try {
+ *   context.getSecondaryResources(ConfigMaps);
+ * } catch (error) {
+ *   if (!(error instanceof MultipleEventSourcesForTypeError)) throw error;
+ *   // Two sources hold ConfigMaps: name the one to read.
+ *   context.getSecondaryResources(ConfigMaps, { eventSourceName: error.eventSourceNames[0]! });
+ * }
+ * ```
  */
 export class MultipleEventSourcesForTypeError extends Error {
   override readonly name = 'MultipleEventSourcesForTypeError';
@@ -39,7 +67,21 @@ export class MultipleEventSourcesForTypeError extends Error {
   }
 }
 
-/** `Context.getSecondaryResource` (singular) found more than one resource for the primary. */
+/**
+ * `Context.getSecondaryResource` (singular) found more than one resource for the primary.
+ *
+ * @example
+ * ```ts
+ * import { MultipleSecondaryResourcesError, secondaryType, type Context, type KubernetesObject } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * try {
+ *   context.getSecondaryResource(secondaryType<KubernetesObject>('Service'));
+ * } catch (error) {
+ *   if (error instanceof MultipleSecondaryResourcesError) console.error(`${error.objectKey} has ${error.count} ${error.resourceType}s, expected one`);
+ * }
+ * ```
+ */
 export class MultipleSecondaryResourcesError extends Error {
   override readonly name = 'MultipleSecondaryResourcesError';
   /** `namespace/name` of the primary. */

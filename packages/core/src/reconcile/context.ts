@@ -5,7 +5,19 @@ import type { SecondaryType } from '../source/secondary-type.js';
 import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
-/** Options of `Context.getSecondaryResources`. */
+/**
+ * Options of `Context.getSecondaryResources`.
+ *
+ * @example
+ * ```ts
+ * import { secondaryType, type Context, type KubernetesObject, type SecondaryResourcesOptions } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * // Two sources hold ConfigMaps; read the ones of the "settings" source only.
+ * const options: SecondaryResourcesOptions = { eventSourceName: 'settings' };
+ * const settings = context.getSecondaryResources(secondaryType<KubernetesObject>('ConfigMap'), options);
+ * ```
+ */
 export interface SecondaryResourcesOptions {
   /** Read only the event source with this name. Defaults to every source of the type. */
   readonly eventSourceName?: string;
@@ -16,7 +28,18 @@ export interface SecondaryResourcesOptions {
   readonly deduplicate?: boolean;
 }
 
-/** Options of `Context.getSecondaryResource`. */
+/**
+ * Options of `Context.getSecondaryResource`.
+ *
+ * @example
+ * ```ts
+ * import { secondaryType, type Context, type KubernetesObject, type SecondaryResourceOptions } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * const options: SecondaryResourceOptions = { eventSourceName: 'tls-secret' };
+ * const secret = context.getSecondaryResource(secondaryType<KubernetesObject>('Secret'), options);
+ * ```
+ */
 export interface SecondaryResourceOptions {
   /** The event source to read when several serve the type. Defaults to the only one. */
   readonly eventSourceName?: string;
@@ -33,6 +56,20 @@ export interface SecondaryResourceOptions {
  * - Returned objects are frozen; copy before changing (`structuredClone`).
  *
  * @typeParam C the client type the Kubernetes layer provides.
+ *
+ * @example
+ * ```ts
+ * import { secondaryType, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
+ * type ConfigMap = KubernetesObject & { data?: Record<string, string> };
+ * const ConfigMaps = secondaryType<ConfigMap>('ConfigMap');
+ *
+ * async function reconcile(primary: KubernetesObject, context: Context): Promise<UpdateControl> {
+ *   const config = context.getSecondaryResource(ConfigMaps); // from the source's cache, no API call
+ *   if (config === undefined) context.getLogger().info('ConfigMap not created yet');
+ *   context.getSignal().throwIfAborted(); // a timed-out or stopping reconcile ends early
+ *   return UpdateControl.noUpdate();
+ * }
+ * ```
  */
 export interface Context<P extends KubernetesObject = KubernetesObject, C = unknown> {
   /**

@@ -3,7 +3,17 @@ import { defaultControllerRateLimiter } from '../queue/default-controller-rate-l
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { Retry } from '../queue/retry.js';
 
-/** How the event processor schedules reconciles: the part of the configuration core uses. */
+/**
+ * How the event processor schedules reconciles: the part of the configuration core uses.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, processingConfiguration, type ProcessingConfiguration } from '@kindex/core';
+ *
+ * const processing: ProcessingConfiguration = processingConfiguration({ concurrency: 8 });
+ * const processor = new EventProcessor({ ...processing, dispatch: async () => {} });
+ * ```
+ */
 export interface ProcessingConfiguration {
   /** Reconciles running at once (of different primaries). Defaults to 10. */
   readonly concurrency: number;
@@ -36,6 +46,15 @@ export interface ProcessingConfiguration {
  * Everything a controller is configured with. The Kubernetes layer reads the selection fields
  * (type, namespaces, selector, finalizer, generation awareness); core's event processor reads
  * the {@link ProcessingConfiguration} part.
+ *
+ * @example
+ * ```ts
+ * import type { ControllerConfiguration, EventSourceContext } from '@kindex/core';
+ * declare const context: EventSourceContext;
+ *
+ * const configuration: ControllerConfiguration = context.configuration;
+ * const watchesAll = configuration.namespaces === 'all';
+ * ```
  */
 export interface ControllerConfiguration extends ProcessingConfiguration {
   /** Unique name of the controller, used in logs, events and errors. */
@@ -59,11 +78,40 @@ export interface ControllerConfiguration extends ProcessingConfiguration {
   readonly generationAware: boolean;
 }
 
-/** Options of {@link controllerConfiguration}: the name and primary type, the rest optional. */
+/**
+ * Options of {@link controllerConfiguration}: the name and primary type, the rest optional.
+ *
+ * @example
+ * ```ts
+ * import { controllerConfiguration, type ControllerConfigurationOptions } from '@kindex/core';
+ *
+ * const options: ControllerConfigurationOptions = {
+ *   name: 'webapps',
+ *   primaryType: 'example.com/v1/WebApp',
+ *   namespaces: ['shop', 'blog'],
+ *   finalizerName: 'example.com/cleanup',
+ *   maxReconciliationIntervalMs: 10 * 60_000,
+ * };
+ * const configuration = controllerConfiguration(options);
+ * ```
+ */
 export type ControllerConfigurationOptions = Pick<ControllerConfiguration, 'name' | 'primaryType'> &
   Partial<Omit<ControllerConfiguration, 'name' | 'primaryType'>>;
 
-/** A controller configuration value that cannot work, naming the controller and the field. */
+/**
+ * A controller configuration value that cannot work, naming the controller and the field.
+ *
+ * @example
+ * ```ts
+ * import { controllerConfiguration, InvalidConfigurationError } from '@kindex/core';
+ *
+ * try {
+ *   controllerConfiguration({ name: 'webapps', primaryType: 'example.com/v1/WebApp', concurrency: 0 });
+ * } catch (error) {
+ *   if (error instanceof InvalidConfigurationError) console.error(`${error.controller}: ${error.field}: ${error.message}`);
+ * }
+ * ```
+ */
 export class InvalidConfigurationError extends Error {
   override readonly name = 'InvalidConfigurationError';
   /** Name of the controller. */
@@ -81,6 +129,14 @@ export class InvalidConfigurationError extends Error {
 /**
  * Fills in the defaults of a controller configuration and checks it.
  * @throws {InvalidConfigurationError} for a value that cannot work.
+ *
+ * @example
+ * ```ts
+ * import { controllerConfiguration } from '@kindex/core';
+ *
+ * // Checked at once: a bad value throws an InvalidConfigurationError naming the field.
+ * const configuration = controllerConfiguration({ name: 'webapps', primaryType: 'example.com/v1/WebApp', concurrency: 4 });
+ * ```
  */
 export function controllerConfiguration(options: ControllerConfigurationOptions): ControllerConfiguration {
   const name = options.name;
@@ -106,6 +162,13 @@ export function controllerConfiguration(options: ControllerConfigurationOptions)
 /**
  * Fills in the defaults of the processing part of a configuration and checks it.
  * @throws {InvalidConfigurationError} for a value that cannot work.
+ *
+ * @example
+ * ```ts
+ * import { GenericRetry, processingConfiguration } from '@kindex/core';
+ *
+ * const processing = processingConfiguration({ concurrency: 2, retry: new GenericRetry({ maxAttempts: 3 }), reconcileTimeoutMs: 30_000 }, 'webapps');
+ * ```
  */
 export function processingConfiguration(options: Partial<ProcessingConfiguration>, controller = 'unnamed'): ProcessingConfiguration {
   const config: ProcessingConfiguration = {

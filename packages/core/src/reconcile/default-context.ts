@@ -9,7 +9,26 @@ import { MultipleEventSourcesForTypeError, MultipleSecondaryResourcesError, NoEv
 import { noopLogger, type Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
-/** Options of {@link DefaultContext}. */
+/**
+ * Options of {@link DefaultContext}.
+ *
+ * @example
+ * ```ts
+ * import { DefaultContext, type DefaultContextOptions, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * declare const webApp: KubernetesObject;
+ * declare const primaryCache: PrimaryCacheReader;
+ *
+ * // A context for a test of the last retry.
+ * const options: DefaultContextOptions<KubernetesObject, undefined> = {
+ *   primary: webApp,
+ *   eventSources: [],
+ *   primaryCache,
+ *   client: undefined,
+ *   retryInfo: { attemptCount: 5, isLastAttempt: true },
+ * };
+ * const context = new DefaultContext(options);
+ * ```
+ */
 export interface DefaultContextOptions<P extends KubernetesObject, C> {
   /** The primary being reconciled. */
   readonly primary: P;
@@ -39,6 +58,16 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
  *
  * Every source that serves resources is snapshotted when the context is created, so the whole
  * reconcile reads one point in time (O(1) per source for persistent caches).
+ *
+ * @example
+ * ```ts
+ * import { DefaultContext, TimerEventSource, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * declare const webApp: KubernetesObject;
+ * declare const primaryCache: PrimaryCacheReader;
+ *
+ * // Call a reconciler directly in a unit test, with the sources it would get in a controller.
+ * const context = new DefaultContext({ primary: webApp, eventSources: [new TimerEventSource()], primaryCache, client: undefined });
+ * ```
  */
 export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = unknown> implements Context<P, C> {
   readonly #primary: P;

@@ -10,8 +10,14 @@ import { validDelay } from './update-control.js';
  *
  * @example
  * ```ts
- * if (await bucketStillExists(job)) return DeleteControl.noFinalizerRemoval().rescheduleAfter(5_000);
- * return DeleteControl.defaultDelete();
+ * import { DeleteControl, type KubernetesObject } from '@kindex/core';
+ * declare function bucketStillExists(job: KubernetesObject): Promise<boolean>;
+ *
+ * async function cleanup(job: KubernetesObject): Promise<DeleteControl> {
+ *   // Keep the finalizer (and the object) until the external bucket is gone.
+ *   if (await bucketStillExists(job)) return DeleteControl.noFinalizerRemoval().rescheduleAfter(5_000);
+ *   return DeleteControl.defaultDelete();
+ * }
  * ```
  */
 export class DeleteControl {

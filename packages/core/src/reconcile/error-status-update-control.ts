@@ -9,8 +9,16 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
  *
  * @example
  * ```ts
- * updateErrorStatus(job, ctx, error) {
- *   return ErrorStatusUpdateControl.patchStatus({ ...job, status: { error: String(error) } });
+ * import { ErrorStatusUpdateControl, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+ * type Job = KubernetesObject & { status?: { error?: string } };
+ *
+ * class JobReconciler implements Reconciler<Job> {
+ *   reconcile(job: Job): UpdateControl<Job> {
+ *     return UpdateControl.noUpdate();
+ *   }
+ *   updateErrorStatus(job: Job, _context: unknown, error: unknown): ErrorStatusUpdateControl<Job> {
+ *     return ErrorStatusUpdateControl.patchStatus({ ...job, status: { error: String(error) } });
+ *   }
  * }
  * ```
  */

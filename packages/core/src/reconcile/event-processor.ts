@@ -13,7 +13,19 @@ import type { ReconcileCauses } from './reconcile-cause.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import { TerminalError } from './terminal-error.js';
 
-/** What the event processor passes to the dispatcher for one attempt. */
+/**
+ * What the event processor passes to the dispatcher for one attempt.
+ *
+ * @example
+ * ```ts
+ * import type { DispatchRequest } from '@kindex/core';
+ *
+ * async function dispatch(key: string, request: DispatchRequest): Promise<void> {
+ *   const why = request.causes.causes.map((c) => `${c.type} from ${c.source}`).join(', ');
+ *   console.log(`${key}: attempt ${(request.retryInfo?.attemptCount ?? 0) + 1} because ${why}`);
+ * }
+ * ```
+ */
 export interface DispatchRequest {
   /** Undefined on a first attempt; the failures so far on a retry. */
   readonly retryInfo: RetryInfo | undefined;
@@ -23,7 +35,19 @@ export interface DispatchRequest {
   readonly causes: ReconcileCauses;
 }
 
-/** What a successful dispatch may ask for. */
+/**
+ * What a successful dispatch may ask for.
+ *
+ * @example
+ * ```ts
+ * import type { DispatchResult } from '@kindex/core';
+ *
+ * async function dispatch(key: string): Promise<DispatchResult> {
+ *   // Check again in 5 minutes even if nothing changes.
+ *   return { rescheduleAfterMs: 5 * 60_000 };
+ * }
+ * ```
+ */
 export interface DispatchResult {
   /** Run again after this many ms (bounded by `maxReconciliationIntervalMs`). */
   readonly rescheduleAfterMs?: number | undefined;
@@ -37,12 +61,35 @@ export interface DispatchResult {
  * control through the API (read-after-write), and return its reschedule. Throw to fail the
  * attempt: a {@link TerminalError} is not retried, anything else is. It is never called for a
  * key while a previous call for that key (or its exhaustion hook) is unsettled.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, type ReconcileDispatcher } from '@kindex/core';
+ *
+ * // Reconcile each key, and ask for another run in a minute.
+ * const dispatch: ReconcileDispatcher = async (key, { signal }) => {
+ *   signal.throwIfAborted();
+ *   console.log(`reconciling ${key}`);
+ *   return { rescheduleAfterMs: 60_000 };
+ * };
+ * const processor = new EventProcessor({ dispatch });
+ * ```
  */
 export type ReconcileDispatcher = (primaryKey: string, request: DispatchRequest) => Promise<DispatchResult | void>;
 
 /**
  * Called once per failure streak when no retry is left (or at once for a TerminalError), before
  * the primary can be reconciled again. The Kubernetes layer calls `updateErrorStatus` here.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, type RetriesExhaustedHook } from '@kindex/core';
+ *
+ * const alert: RetriesExhaustedHook = (key, error, { retryInfo, terminal }) => {
+ *   console.error(`${key} gave up after ${retryInfo.attemptCount} attempts${terminal ? ' (terminal error)' : ''}`, error);
+ * };
+ * const processor = new EventProcessor({ dispatch: async () => {}, onRetriesExhausted: alert });
+ * ```
  */
 export type RetriesExhaustedHook = (
   primaryKey: string,
@@ -50,7 +97,23 @@ export type RetriesExhaustedHook = (
   info: { readonly retryInfo: RetryInfo; readonly terminal: boolean },
 ) => void | Promise<void>;
 
-/** Options of {@link EventProcessor}; the processing fields default as in `ProcessingConfiguration`. */
+/**
+ * Options of {@link EventProcessor}; the processing fields default as in `ProcessingConfiguration`.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, TimerEventSource, type EventProcessorOptions } from '@kindex/core';
+ *
+ * const timers = new TimerEventSource();
+ * const options: EventProcessorOptions = {
+ *   name: 'webapps',
+ *   concurrency: 2,
+ *   sources: [timers],
+ *   dispatch: async (key, request) => console.log(`reconcile ${key}, retry ${request.retryInfo?.attemptCount ?? 0}`),
+ * };
+ * const processor = new EventProcessor(options);
+ * ```
+ */
 export interface EventProcessorOptions extends Partial<ProcessingConfiguration> {
   /** Runs one attempt. */
   readonly dispatch: ReconcileDispatcher;
@@ -71,7 +134,19 @@ export interface EventProcessorOptions extends Partial<ProcessingConfiguration> 
   readonly maxCausesPerReconcile?: number;
 }
 
-/** Options of {@link EventProcessor.stop}. */
+/**
+ * Options of {@link EventProcessor.stop}.
+ *
+ * @example
+ * ```ts
+ * import { EventProcessor, type StopOptions } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * // Let running reconciles finish for up to 30 s on shutdown.
+ * const options: StopOptions = { drainTimeoutMs: 30_000 };
+ * await processor.stop(options);
+ * ```
+ */
 export interface StopOptions {
   /**
    * Give up waiting for in-flight reconciles after this many ms (their signals are aborted and
@@ -105,10 +180,15 @@ export interface StopOptions {
  *
  * @example
  * ```ts
+ * import { EventProcessor, TimerEventSource, type EventSource, type ProcessingEvent, type ReconcileDispatcher } from '@kindex/core';
+ * declare const dispatch: ReconcileDispatcher;
+ * declare const primarySource: EventSource<unknown, never>;
+ * declare function log(event: ProcessingEvent): void;
+ * const timers = new TimerEventSource();
  * const processor = new EventProcessor({ dispatch, sources: [primarySource, timers], concurrency: 4 });
  * processor.events$.subscribe((e) => log(e));
  * processor.start();
- * // ...
+ * // ... until shutdown:
  * await processor.stop();
  * ```
  */

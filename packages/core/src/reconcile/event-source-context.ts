@@ -7,6 +7,24 @@ import type { PrimaryCache } from './primary-cache.js';
  * `EventSourceContext`).
  *
  * @typeParam C the client type the Kubernetes layer provides.
+ *
+ * @example
+ * ```ts
+ * import { TimerEventSource, UpdateControl, type EventSource, type EventSourceContext, type KubernetesObject, type Reconciler } from '@kindex/core';
+ *
+ * class RenewingReconciler implements Reconciler {
+ *   readonly timers = new TimerEventSource({ name: 'renewal' });
+ *   prepareEventSources(context: EventSourceContext): EventSource<unknown, KubernetesObject>[] {
+ *     // The configuration tells a source which namespaces the controller watches.
+ *     console.log(`sources for ${context.configuration.name} in ${String(context.configuration.namespaces)}`);
+ *     return [this.timers];
+ *   }
+ *   reconcile(primary: KubernetesObject): UpdateControl {
+ *     this.timers.scheduleOnce(primary, 24 * 3600_000);
+ *     return UpdateControl.noUpdate();
+ *   }
+ * }
+ * ```
  */
 export interface EventSourceContext<P extends KubernetesObject = KubernetesObject, C = unknown> {
   /** The controller's primary cache, open to `addIndexer` until the controller starts. */

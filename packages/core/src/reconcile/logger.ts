@@ -6,7 +6,19 @@
  * with pino's call forms: `log.info('message')` and `log.info({ field: 1 }, 'message')`.
  */
 
-/** One log level's method: a message, or structured fields and an optional message. */
+/**
+ * One log level's method: a message, or structured fields and an optional message.
+ *
+ * @example
+ * ```ts
+ * import type { Context, LogFn } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * const info: LogFn = context.getLogger().info;
+ * info('plain message');
+ * info({ replicas: 3 }, 'message with fields');
+ * ```
+ */
 export interface LogFn {
   (message: string): void;
   (fields: object, message?: string): void;
@@ -17,9 +29,13 @@ export interface LogFn {
  *
  * @example
  * ```ts
- * reconcile(job, context) {
+ * import { UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject & { spec: { clusterName: string } };
+ *
+ * function reconcile(job: Job, context: Context<Job>): UpdateControl<Job> {
  *   const log = context.getLogger(); // carries controller, kind, namespace, name, reconcileID
  *   log.info({ cluster: job.spec.clusterName }, 'resolving cluster');
+ *   return UpdateControl.noUpdate();
  * }
  * ```
  */
@@ -36,7 +52,19 @@ export interface Logger {
 
 const ignore: LogFn = () => {};
 
-/** A logger that writes nothing: the default where no logger is configured. */
+/**
+ * A logger that writes nothing: the default where no logger is configured.
+ *
+ * @example
+ * ```ts
+ * import { DefaultContext, noopLogger, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * declare const primary: KubernetesObject;
+ * declare const primaryCache: PrimaryCacheReader;
+ *
+ * // Keep test output quiet.
+ * const context = new DefaultContext({ primary, eventSources: [], primaryCache, client: undefined, logger: noopLogger });
+ * ```
+ */
 export const noopLogger: Logger = Object.freeze({
   trace: ignore,
   debug: ignore,

@@ -6,6 +6,16 @@ import type { ResourceID } from '../resource/resource-id.js';
  *
  * `IndexedStore` and `StoreSnapshot` (from the store stage) satisfy it; a `Context` hands out a
  * snapshot so one reconcile reads one consistent view. Returned objects are frozen.
+ *
+ * @example
+ * ```ts
+ * import type { Context, PrimaryCacheReader } from '@kindex/core';
+ * declare const context: Context;
+ *
+ * // Other primaries are in the cache too: check a name is unique in the namespace.
+ * const primaries: PrimaryCacheReader = context.getPrimaryCache();
+ * const sameHost = primaries.list('shop').filter((p) => p.metadata?.annotations?.['example.com/host'] === 'shop.example.com');
+ * ```
  */
 export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObject> {
   /** The primary with this ID or key (`namespace/name`), if cached. */
@@ -22,6 +32,16 @@ export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObjec
  *
  * Add indexers in `prepareEventSources`, before the cache is used: a secondary-to-primary mapper
  * that calls `byIndex` is then O(1) per event (the Job/Cluster pattern).
+ *
+ * @example
+ * ```ts
+ * import { Mappers, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+ * declare const context: EventSourceContext;
+ *
+ * // Index the primaries by the Secret they name, so a Secret event finds its primaries.
+ * context.primaryCache.addIndexer('bySecret', (p: KubernetesObject) => [p.metadata?.annotations?.['example.com/secret'] ?? '']);
+ * const secretToPrimaries = Mappers.fromIndex(context.primaryCache, 'bySecret', (secret) => secret.metadata!.name!);
+ * ```
  */
 export interface PrimaryCache<P extends KubernetesObject = KubernetesObject> extends PrimaryCacheReader<P> {
   /**

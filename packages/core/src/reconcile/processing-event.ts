@@ -2,7 +2,21 @@ import type { RetryInfo } from '../queue/retry.js';
 import type { Trigger } from '../source/trigger.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 
-/** How one reconcile attempt ended. */
+/**
+ * How one reconcile attempt ended.
+ *
+ * @example
+ * ```ts
+ * import type { EventProcessor, ReconcileOutcome } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * const describe = (outcome: ReconcileOutcome): string =>
+ *   outcome.type === 'success' ? 'ok' : outcome.timedOut ? 'timed out' : outcome.terminal ? 'terminal error' : 'error, will retry';
+ * processor.events$.subscribe((e) => {
+ *   if (e.type === 'finished') console.log(e.key, describe(e.outcome));
+ * });
+ * ```
+ */
 export type ReconcileOutcome =
   | { readonly type: 'success'; readonly rescheduleAfterMs?: number | undefined }
   | {
@@ -31,6 +45,17 @@ export type ReconcileOutcome =
  * - `hook-failed`: the retries-exhausted hook threw; nothing else is affected.
  * - `source-failed`: an event source's `triggers$` errored (a broken source; it is detached,
  *   the other sources go on), or a trigger was malformed (it is skipped).
+ *
+ * @example
+ * ```ts
+ * import type { EventProcessor, ProcessingEvent } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * processor.events$.subscribe((event: ProcessingEvent) => {
+ *   if (event.type === 'retries-exhausted') console.error(`${event.key} failed for good`, event.error);
+ *   if (event.type === 'finished') console.log(`${event.key} took ${event.durationMs} ms`);
+ * });
+ * ```
  */
 export type ProcessingEvent =
   | { readonly type: 'enqueued'; readonly key: string; readonly trigger: Trigger | undefined }
@@ -50,5 +75,16 @@ export type ProcessingEvent =
   | { readonly type: 'hook-failed'; readonly key: string; readonly error: unknown }
   | { readonly type: 'source-failed'; readonly error: unknown };
 
-/** The `type` of a {@link ProcessingEvent}. */
+/**
+ * The `type` of a {@link ProcessingEvent}.
+ *
+ * @example
+ * ```ts
+ * import type { EventProcessor, ProcessingEventType } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * const counts = new Map<ProcessingEventType, number>();
+ * processor.events$.subscribe((e) => counts.set(e.type, (counts.get(e.type) ?? 0) + 1));
+ * ```
+ */
 export type ProcessingEventType = ProcessingEvent['type'];

@@ -13,6 +13,14 @@ import type { ResourceEventType } from '../event/resource-event.js';
  * - `retry`: a failed attempt's scheduled retry came due.
  * - `reschedule`: a reschedule (asked for, or the max reconciliation interval) came due.
  * - `enqueue`: `EventProcessor.enqueue` was called directly.
+ *
+ * @example
+ * ```ts
+ * import type { ReconcileCause } from '@kindex/core';
+ *
+ * const explain = (cause: ReconcileCause): string =>
+ *   `${cause.count}x ${cause.type}${cause.event ? ` ${cause.event}` : ''} from ${cause.source}${cause.objectKey ? ` (${cause.objectKey})` : ''}`;
+ * ```
  */
 export interface ReconcileCause {
   readonly type: 'resource' | 'timer' | 'poll' | 'external' | 'retry' | 'reschedule' | 'enqueue';
@@ -30,7 +38,19 @@ export interface ReconcileCause {
   readonly lastAt: number;
 }
 
-/** Why a reconcile ran: its causes, bounded, and the totals. */
+/**
+ * Why a reconcile ran: its causes, bounded, and the totals.
+ *
+ * @example
+ * ```ts
+ * import type { EventProcessor, ReconcileCauses } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * // What is waiting to be reconciled for this primary, and why.
+ * const pending: ReconcileCauses | undefined = processor.pendingCauses('shop/web');
+ * if (pending) console.log(`${pending.triggers} triggers, ${pending.causes.length} distinct causes`);
+ * ```
+ */
 export interface ReconcileCauses {
   /** Distinct causes, in order of first arrival, at most the processor's bound. */
   readonly causes: readonly ReconcileCause[];

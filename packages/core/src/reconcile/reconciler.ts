@@ -39,6 +39,20 @@ import type { UpdateControl } from './update-control.js';
  *   `AbortSignal` the Kubernetes layer passes on to stop hung I/O.
  *
  * @typeParam C the client type the Kubernetes layer provides.
+ *
+ * @example
+ * ```ts
+ * import { UpdateControl, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { replicas: number }; status?: { observedReplicas?: number } };
+ *
+ * class WebAppReconciler implements Reconciler<WebApp> {
+ *   reconcile(webApp: WebApp, context: Context<WebApp>): UpdateControl<WebApp> {
+ *     context.getLogger().info({ replicas: webApp.spec.replicas }, 'reconciling');
+ *     if (webApp.status?.observedReplicas === webApp.spec.replicas) return UpdateControl.noUpdate();
+ *     return UpdateControl.patchStatus({ ...webApp, status: { observedReplicas: webApp.spec.replicas } });
+ *   }
+ * }
+ * ```
  */
 export interface Reconciler<P extends KubernetesObject = KubernetesObject, C = unknown> {
   /** Brings the world in line with `primary`'s spec; says what to write back. */

@@ -8,6 +8,11 @@
  *
  * @example
  * ```ts
+ * import { ResourceID, TerminalError, type KubernetesObject } from '@kindex/core';
+ * declare const job: KubernetesObject & { spec: { clusterName?: string } };
+ * const key = ResourceID.keyOfResource(job);
+ *
+ * // Retrying cannot fix a missing field: fail at once and let updateErrorStatus report it.
  * if (!job.spec.clusterName) throw new TerminalError('spec.clusterName is required', { objectKey: key, field: 'spec.clusterName' });
  * ```
  */

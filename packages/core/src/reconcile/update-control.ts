@@ -1,6 +1,16 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 
-/** What a reconcile asks the controller to write: nothing, the resource, its status or both. */
+/**
+ * What a reconcile asks the controller to write: nothing, the resource, its status or both.
+ *
+ * @example
+ * ```ts
+ * import type { UpdateKind } from '@kindex/core';
+ *
+ * // Count reconciles by what they wrote, for a dashboard.
+ * const writes: Record<UpdateKind, number> = { noUpdate: 0, patchResource: 0, patchStatus: 0, patchResourceAndStatus: 0 };
+ * ```
+ */
 export type UpdateKind = 'noUpdate' | 'patchResource' | 'patchStatus' | 'patchResourceAndStatus';
 
 /**
@@ -14,7 +24,12 @@ export type UpdateKind = 'noUpdate' | 'patchResource' | 'patchStatus' | 'patchRe
  *
  * @example
  * ```ts
- * return UpdateControl.patchStatus({ ...job, status: { phase: 'Ready' } }).rescheduleAfter(60_000);
+ * import { UpdateControl, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject & { status?: { phase: string } };
+ *
+ * function reconcile(job: Job): UpdateControl<Job> {
+ *   return UpdateControl.patchStatus({ ...job, status: { phase: 'Ready' } }).rescheduleAfter(60_000);
+ * }
  * ```
  */
 export class UpdateControl<P extends KubernetesObject = KubernetesObject> {

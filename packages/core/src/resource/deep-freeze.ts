@@ -8,6 +8,14 @@
  * safe is that whatever kindex freezes is frozen all the way down.
  *
  * @returns the same value, frozen.
+ *
+ * @example
+ * ```ts
+ * import { deepFreeze, type KubernetesObject } from '@kindex/core';
+ *
+ * // Freeze a desired object before sharing it between reconciles, so no caller can change it.
+ * const desired = deepFreeze<KubernetesObject>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' } });
+ * ```
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) freezeObject(value);

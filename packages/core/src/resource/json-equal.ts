@@ -7,6 +7,16 @@
  * The store uses it to tell an unchanged object from a changed one on a relist when objects carry
  * no resourceVersion; kopf-style filters, to decide whether a field changed; the embedded API
  * server, whether an update changes anything.
+ *
+ * @example
+ * ```ts
+ * import { jsonEqual, type KubernetesObject } from '@kindex/core';
+ * declare const actual: KubernetesObject & { data?: Record<string, string> };
+ * declare const desiredData: Record<string, string>;
+ *
+ * // Skip the write when the data already matches (key order does not matter).
+ * const upToDate = jsonEqual(actual.data ?? {}, desiredData);
+ * ```
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -7,6 +7,7 @@
  *
  * @example
  * ```ts
+ * import type { KubernetesObject } from '@kindex/core';
  * interface Job extends KubernetesObject {
  *   spec: { clusterName: string };
  *   status?: { valueFromCluster?: string };
@@ -19,7 +20,17 @@ export interface KubernetesObject {
   metadata?: ObjectMeta;
 }
 
-/** The metadata fields kindex reads. Everything else the server sends is kept untouched. */
+/**
+ * The metadata fields kindex reads. Everything else the server sends is kept untouched.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectMeta } from '@kindex/core';
+ *
+ * // Metadata of a ConfigMap an operator creates for its primary.
+ * const meta: ObjectMeta = { name: 'web-config', namespace: 'shop', labels: { 'app.kubernetes.io/managed-by': 'web-operator' } };
+ * ```
+ */
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -37,7 +48,25 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
-/** A reference from a dependent object to its owner, as in `metadata.ownerReferences`. */
+/**
+ * A reference from a dependent object to its owner, as in `metadata.ownerReferences`.
+ *
+ * @example
+ * ```ts
+ * import type { KubernetesObject, OwnerReference } from '@kindex/core';
+ * declare const primary: KubernetesObject;
+ *
+ * // Let the garbage collector delete the secondary with its primary, and mark us its controller.
+ * const owner: OwnerReference = {
+ *   apiVersion: primary.apiVersion!,
+ *   kind: primary.kind!,
+ *   name: primary.metadata!.name!,
+ *   uid: primary.metadata!.uid!,
+ *   controller: true,
+ *   blockOwnerDeletion: true,
+ * };
+ * ```
+ */
 export interface OwnerReference {
   apiVersion: string;
   kind: string;

@@ -9,6 +9,9 @@ import type { KubernetesObject } from './kubernetes-object.js';
  *
  * @example
  * ```ts
+ * import { IndexedStore, ResourceID, type KubernetesObject } from '@kindex/core';
+ * declare const configMap: KubernetesObject;
+ * const store = new IndexedStore();
  * const id = ResourceID.fromResource(configMap);
  * store.get(id);
  * ResourceID.of('my-cluster', 'team-a').key; // 'team-a/my-cluster'
@@ -78,6 +81,7 @@ export class ResourceID {
     return slash < 0 ? ResourceID.of(key) : ResourceID.of(key.slice(slash + 1), key.slice(0, slash));
   }
 
+  /** Value equality by key, so two IDs of the same object match wherever they were built (immutable.js uses it with {@link hashCode}). */
   equals(other: unknown): boolean {
     return other instanceof ResourceID && other.key === this.key;
   }
@@ -89,12 +93,28 @@ export class ResourceID {
     return h;
   }
 
+  /** The key (`namespace/name` or `name`), so an ID reads well in log lines and error messages. */
   toString(): string {
     return this.key;
   }
 }
 
-/** An object that cannot be handled because a field is missing or of the wrong type. */
+/**
+ * An object that cannot be handled because a field is missing or of the wrong type.
+ *
+ * @example
+ * ```ts
+ * import { InvalidResourceError, ResourceID, type KubernetesObject } from '@kindex/core';
+ * declare const fromWebhook: KubernetesObject;
+ *
+ * try {
+ *   ResourceID.fromResource(fromWebhook);
+ * } catch (error) {
+ *   if (error instanceof InvalidResourceError) console.warn(`skipping ${error.objectKey ?? '(unnamed)'}: bad ${error.field}`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export class InvalidResourceError extends Error {
   override readonly name = 'InvalidResourceError';
   /** `namespace/name` of the object when known. */

@@ -7,6 +7,16 @@ import type { KubernetesObject } from './kubernetes-object.js';
  * (decimal integers, compared here numerically without parsing, so any length works); when
  * either is missing or not such an integer the order is unknown, and unknown counts as not
  * newer.
+ *
+ * @example
+ * ```ts
+ * import { isNewerVersion, type KubernetesObject } from '@kindex/core';
+ * declare const written: KubernetesObject;
+ * declare const cached: KubernetesObject;
+ *
+ * // Prefer what we just wrote until the informer catches up with it.
+ * const current = isNewerVersion(written, cached) ? written : cached;
+ * ```
  */
 export function isNewerVersion(a: KubernetesObject, b: KubernetesObject): boolean {
   const ra = a.metadata?.resourceVersion;

@@ -18,16 +18,62 @@ import type { StoreReader } from '../store/store-snapshot.js';
 /**
  * The primaries a secondary resource concerns. Must be a pure function of the object: it is
  * called once per event and its result is what the reverse index records.
+ *
+ * @example
+ * ```ts
+ * import { ResourceID, type SecondaryToPrimaryMapper } from '@kindex/core';
+ *
+ * // A Pod belongs to the WebApp named in its `app` label.
+ * const podToWebApp: SecondaryToPrimaryMapper = (pod) => {
+ *   const app = pod.metadata?.labels?.['app'];
+ *   return app ? [ResourceID.of(app, pod.metadata?.namespace)] : [];
+ * };
+ * ```
  */
 export type SecondaryToPrimaryMapper<S extends KubernetesObject = KubernetesObject> = (secondary: S) => Iterable<ResourceID>;
 
-/** The secondaries a primary resource reads (replaces the reverse index when configured). */
+/**
+ * The secondaries a primary resource reads (replaces the reverse index when configured).
+ *
+ * @example
+ * ```ts
+ * import { ResourceID, type KubernetesObject, type PrimaryToSecondaryMapper } from '@kindex/core';
+ *
+ * // A WebApp's ConfigMap is named after it, so the lookup needs no index.
+ * const webAppToConfigMap: PrimaryToSecondaryMapper<KubernetesObject> = (webApp) => [
+ *   ResourceID.of(`${webApp.metadata!.name!}-config`, webApp.metadata?.namespace),
+ * ];
+ * ```
+ */
 export type PrimaryToSecondaryMapper<P extends KubernetesObject = KubernetesObject> = (primary: P) => Iterable<ResourceID>;
 
-/** The part of a store {@link Mappers.fromIndex} reads: an index lookup by value. */
+/**
+ * The part of a store {@link Mappers.fromIndex} reads: an index lookup by value.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, Mappers, type IndexLookup } from '@kindex/core';
+ *
+ * // Any store with indexKeys can answer the mapper's lookups.
+ * const primaries: IndexLookup = new IndexedStore({ indexers: { bySecret: (o) => [String(o.metadata?.annotations?.['secret'])] } });
+ * const toPrimaries = Mappers.fromIndex(primaries, 'bySecret', (secret) => secret.metadata!.name!);
+ * ```
+ */
 export type IndexLookup = Pick<StoreReader, 'indexKeys'>;
 
-/** Generic mappers. */
+/**
+ * Generic mappers.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, Mappers, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject & { spec: { clusterName: string } };
+ *
+ * // Cluster events go to every Job whose spec names the cluster, through an index on the Jobs.
+ * const jobs = new IndexedStore<Job>({ indexers: { byCluster: (job) => [job.spec.clusterName] } });
+ * const clusterToJobs = Mappers.fromIndex(jobs, 'byCluster', (cluster: KubernetesObject) => cluster.metadata!.name!);
+ * ```
+ */
 export const Mappers = {
   /**
    * A secondary-to-primary mapper that looks the secondary up in an index of the primary cache:
@@ -38,6 +84,9 @@ export const Mappers = {
    * @param toIndexValue the value the index holds the secondary's primaries under.
    * @example
    * ```ts
+   * import { IndexedStore, Mappers, ResourceID, type KubernetesObject } from '@kindex/core';
+   * type Cluster = KubernetesObject;
+   * const jobs = new IndexedStore<KubernetesObject & { spec: { clusterName: string } }>();
    * jobs.addIndexer('byCluster', (job) => [ResourceID.keyOf(job.spec.clusterName, job.metadata?.namespace)]);
    * const toPrimaryIds = Mappers.fromIndex<Cluster>(jobs, 'byCluster', (cluster) => ResourceID.keyOfResource(cluster));
    * ```

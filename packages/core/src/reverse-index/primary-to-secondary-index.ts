@@ -24,7 +24,20 @@ import {
 import { MapperError } from './mapper-error.js';
 import type { SecondaryToPrimaryMapper } from './mappers.js';
 
-/** Which primaries one call touched: enqueue `newPrimaries ∪ oldPrimaries`. */
+/**
+ * Which primaries one call touched: enqueue `newPrimaries ∪ oldPrimaries`.
+ *
+ * @example
+ * ```ts
+ * import { PrimaryToSecondaryIndex, ResourceID, type KubernetesObject, type ReverseIndexUpdate } from '@kindex/core';
+ * declare const changed: KubernetesObject;
+ * const index = new PrimaryToSecondaryIndex({ toPrimaryIds: (cm) => [ResourceID.of(cm.metadata!.labels!['app']!, cm.metadata!.namespace)] });
+ *
+ * // A secondary that moved from one primary to another must reconcile both.
+ * const update: ReverseIndexUpdate = index.onAddOrUpdate(changed);
+ * const toReconcile = [...update.newPrimaries, ...update.oldPrimaries];
+ * ```
+ */
 export interface ReverseIndexUpdate {
   /** The primaries the secondary is indexed under after the call (P_new). */
   readonly newPrimaries: readonly ResourceID[];
@@ -32,7 +45,22 @@ export interface ReverseIndexUpdate {
   readonly oldPrimaries: readonly ResourceID[];
 }
 
-/** Options of {@link PrimaryToSecondaryIndex}. */
+/**
+ * Options of {@link PrimaryToSecondaryIndex}.
+ *
+ * @example
+ * ```ts
+ * import { PrimaryToSecondaryIndex, ResourceID, type PrimaryToSecondaryIndexOptions } from '@kindex/core';
+ *
+ * const options: PrimaryToSecondaryIndexOptions = {
+ *   toPrimaryIds: (secret) => {
+ *     const owner = secret.metadata?.annotations?.['example.com/database'];
+ *     return owner ? [ResourceID.of(owner, secret.metadata?.namespace)] : [];
+ *   },
+ * };
+ * const index = new PrimaryToSecondaryIndex(options);
+ * ```
+ */
 export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = KubernetesObject> {
   /** The mapper whose results the index records. Required. */
   toPrimaryIds: SecondaryToPrimaryMapper<S>;
@@ -42,6 +70,15 @@ export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = Kub
  * A never-changing view of a {@link PrimaryToSecondaryIndex}. O(1) to take; take it together
  * with the secondary store's `snapshot()` (synchronously, between two events) for one consistent
  * view of both.
+ *
+ * @example
+ * ```ts
+ * import { PrimaryToSecondaryIndex, ResourceID, type ReverseIndexSnapshot } from '@kindex/core';
+ * const index = new PrimaryToSecondaryIndex({ toPrimaryIds: (cm) => [ResourceID.of(cm.metadata!.labels!['app']!, cm.metadata!.namespace)] });
+ *
+ * const view: ReverseIndexSnapshot = index.snapshot();
+ * const configMapKeys = view.secondaryKeys(ResourceID.of('web', 'shop'));
+ * ```
  */
 export class ReverseIndexSnapshot {
   /** @internal primary key -> secondary keys */
@@ -100,10 +137,17 @@ const NONE: readonly ResourceID[] = Object.freeze([]);
  *
  * @example
  * ```ts
+ * import { PrimaryToSecondaryIndex, ResourceID, WorkQueue, type KubernetesObject, type StoreReader } from '@kindex/core';
+ * type ConfigMap = KubernetesObject;
+ * declare function ownerIds(configMap: ConfigMap): ResourceID[];
+ * declare const configMaps: StoreReader<ConfigMap>;
+ * declare const changedConfigMap: ConfigMap;
+ * declare const queue: WorkQueue;
+ * declare const webPageId: ResourceID;
  * const index = new PrimaryToSecondaryIndex<ConfigMap>({ toPrimaryIds: (cm) => ownerIds(cm) });
  * index.seed(configMaps.list()); // at start, before the first reconcile (JOSDK bug #2869)
  * const { newPrimaries, oldPrimaries } = index.onAddOrUpdate(changedConfigMap);
- * for (const id of [...newPrimaries, ...oldPrimaries]) queue.add(id);
+ * for (const id of [...newPrimaries, ...oldPrimaries]) queue.add(id.key);
  * index.secondaryKeys(webPageId); // keys to resolve in the ConfigMap store
  * ```
  */

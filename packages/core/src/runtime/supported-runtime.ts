@@ -15,7 +15,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Thrown at import when the installed client-node cannot run on this Node.js version. */
+/**
+ * Thrown at import when the installed client-node cannot run on this Node.js version.
+ *
+ * @example
+ * ```ts
+ * import { unsupportedRuntime, UnsupportedRuntimeError } from '@kindex/core';
+ *
+ * const problem: UnsupportedRuntimeError | undefined = unsupportedRuntime(process.versions.node, '1.4.0');
+ * if (problem) console.error(`Node.js ${problem.nodeVersion} with client-node ${problem.clientNodeVersion}: ${problem.message}`);
+ * ```
+ */
 export class UnsupportedRuntimeError extends Error {
   override readonly name = 'UnsupportedRuntimeError';
   constructor(
@@ -51,6 +61,7 @@ const CLIENT_NODE_2_MIN_NODE: Version = [22, 19, 0];
  *
  * @example
  * ```ts
+ * import { unsupportedRuntime } from '@kindex/core';
  * unsupportedRuntime('20.19.0', '2.0.1'); // UnsupportedRuntimeError: ... needs Node.js 22.19 or newer ...
  * unsupportedRuntime('24.21.0', '2.0.1'); // undefined
  * ```
@@ -86,6 +97,9 @@ export function unsupportedRuntime(nodeVersion: string, clientNodeVersion: strin
  * @param nodeVersion - the Node.js version to check against. Defaults to the running one.
  * @example
  * ```ts
+ * import { assertSupportedRuntime } from '@kindex/core';
+ *
+ * // First thing in a module that loads @kubernetes/client-node: fail early with a clear message.
  * assertSupportedRuntime(import.meta.url);
  * ```
  */

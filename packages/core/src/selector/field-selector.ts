@@ -3,7 +3,16 @@
 
 import { InvalidSelectorError } from './invalid-selector-error.js';
 
-/** One requirement of a field selector. `==` parses to `=`. */
+/**
+ * One requirement of a field selector. `==` parses to `=`.
+ *
+ * @example
+ * ```ts
+ * import { FieldSelector, type FieldRequirement } from '@kindex/core';
+ *
+ * const requirements: readonly FieldRequirement[] = FieldSelector.parse('status.phase!=Succeeded,spec.nodeName=node-1').requirements;
+ * ```
+ */
 export interface FieldRequirement {
   readonly field: string;
   readonly operator: '=' | '!=';
@@ -16,6 +25,17 @@ export interface FieldRequirement {
  * Which fields a server accepts depends on the kind; this class only parses and matches. A field
  * the object does not have reads as the empty string, as in Kubernetes (`spec.nodeName=` matches
  * unscheduled pods).
+ *
+ * @example
+ * ```ts
+ * import { FieldSelector } from '@kindex/core';
+ *
+ * const running = FieldSelector.parse('status.phase=Running');
+ * const pod = { status: { phase: 'Running' } };
+ * const matches = running.matches((field) => (field === 'status.phase' ? pod.status.phase : undefined));
+ * // Quote a value that contains selector syntax before building a selector string.
+ * const byName = FieldSelector.parse(`metadata.name=${FieldSelector.escapeValue('web,1')}`);
+ * ```
  */
 export class FieldSelector {
   /** The requirements, sorted by their string form as the Kubernetes parser sorts them. */

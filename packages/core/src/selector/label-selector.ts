@@ -5,10 +5,29 @@
 import { InvalidSelectorError } from './invalid-selector-error.js';
 import { labelValueErrors, qualifiedNameErrors } from './label-syntax.js';
 
-/** An operator of one label requirement. `Gt`/`Lt` compare integers, as the Kubernetes parser allows. */
+/**
+ * An operator of one label requirement. `Gt`/`Lt` compare integers, as the Kubernetes parser allows.
+ *
+ * @example
+ * ```ts
+ * import { LabelSelector, type LabelSelectorOperator } from '@kindex/core';
+ *
+ * const operators: LabelSelectorOperator[] = LabelSelector.parse('tier in (web,api),!canary').requirements.map((r) => r.operator);
+ * ```
+ */
 export type LabelSelectorOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
-/** One requirement of a label selector: all of them must hold (logical AND). */
+/**
+ * One requirement of a label selector: all of them must hold (logical AND).
+ *
+ * @example
+ * ```ts
+ * import { LabelSelector, type LabelRequirement } from '@kindex/core';
+ *
+ * const requirements: readonly LabelRequirement[] = LabelSelector.parse('environment=prod,tier in (web,api)').requirements;
+ * for (const r of requirements) console.log(r.key, r.operator, r.values.join('|'));
+ * ```
+ */
 export interface LabelRequirement {
   readonly key: string;
   readonly operator: LabelSelectorOperator;
@@ -16,7 +35,21 @@ export interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-/** The metav1.LabelSelector object found in Deployments, Services, webhooks and operators. */
+/**
+ * The metav1.LabelSelector object found in Deployments, Services, webhooks and operators.
+ *
+ * @example
+ * ```ts
+ * import { LabelSelector, type LabelSelectorObject } from '@kindex/core';
+ *
+ * // The `spec.selector` of a Deployment-like custom resource.
+ * const selector: LabelSelectorObject = {
+ *   matchLabels: { app: 'web' },
+ *   matchExpressions: [{ key: 'tier', operator: 'In', values: ['frontend', 'backend'] }],
+ * };
+ * const matches = LabelSelector.fromSelector(selector).matches({ app: 'web', tier: 'frontend' });
+ * ```
+ */
 export interface LabelSelectorObject {
   matchLabels?: Readonly<Record<string, string>>;
   matchExpressions?: readonly {
@@ -34,6 +67,7 @@ export interface LabelSelectorObject {
  *
  * @example
  * ```ts
+ * import { LabelSelector } from '@kindex/core';
  * const s = LabelSelector.parse('app=web, tier in (a,b), !canary');
  * s.matches({ app: 'web', tier: 'a' }); // true
  * ```

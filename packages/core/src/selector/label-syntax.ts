@@ -12,7 +12,18 @@ const VALUE_FMT_MSG =
 const SUBDOMAIN_FMT_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
-/** Problems with a qualified name (`[prefix/]name`), empty when valid. */
+/**
+ * Problems with a qualified name (`[prefix/]name`), empty when valid.
+ *
+ * @example
+ * ```ts
+ * import { qualifiedNameErrors } from '@kindex/core';
+ *
+ * // Validate a label key from a custom resource's spec before using it.
+ * const problems = qualifiedNameErrors('example.com/team');
+ * if (problems.length > 0) throw new Error(`spec.teamLabel: ${problems.join('; ')}`);
+ * ```
+ */
 export function qualifiedNameErrors(key: string): string[] {
   const errs: string[] = [];
   const parts = key.split('/');
@@ -39,7 +50,18 @@ export function qualifiedNameErrors(key: string): string[] {
   return errs;
 }
 
-/** Problems with a label value, empty when valid. */
+/**
+ * Problems with a label value, empty when valid.
+ *
+ * @example
+ * ```ts
+ * import { labelValueErrors } from '@kindex/core';
+ * declare const teamName: string;
+ *
+ * // A label value must be at most 63 characters of [A-Za-z0-9_.-].
+ * const problems = labelValueErrors(teamName);
+ * ```
+ */
 export function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push('must be no more than 63 characters');
@@ -47,7 +69,17 @@ export function labelValueErrors(value: string): string[] {
   return errs;
 }
 
-/** Problems with a DNS-1123 subdomain (most object names), empty when valid. */
+/**
+ * Problems with a DNS-1123 subdomain (most object names), empty when valid.
+ *
+ * @example
+ * ```ts
+ * import { dnsSubdomainErrors } from '@kindex/core';
+ *
+ * // Check a name before creating the object it names, for a clear error in the primary's status.
+ * const problems = dnsSubdomainErrors('web-config.v2');
+ * ```
+ */
 export function dnsSubdomainErrors(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push('must be no more than 253 characters');

@@ -30,6 +30,23 @@ import type { Trigger } from './trigger.js';
  *
  * @typeParam R the secondary resources it serves (`never` for sources that serve none).
  * @typeParam P the primary resource of the controller.
+ *
+ * @example
+ * ```ts
+ * import { secondaryType, type EventSource, type EventSourceHealth, type Trigger } from '@kindex/core';
+ * import { BehaviorSubject, Subject } from 'rxjs';
+ *
+ * // A source fed by a webhook receiver of an external CI system.
+ * class BuildWebhookSource implements EventSource<never> {
+ *   readonly name = 'build-webhooks';
+ *   readonly #triggers = new Subject<Trigger>();
+ *   readonly #health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'stopped' });
+ *   readonly triggers$ = this.#triggers.asObservable();
+ *   readonly health$ = this.#health.asObservable();
+ *   async start(): Promise<void> { this.#health.next({ source: this.name, status: 'healthy' }); }
+ *   async stop(): Promise<void> { this.#health.next({ source: this.name, status: 'stopped' }); }
+ * }
+ * ```
  */
 export interface EventSource<R = unknown, P extends KubernetesObject = KubernetesObject> {
   /** Unique within a controller; `Context` lookups and error messages use it. */
@@ -40,7 +57,9 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
   readonly triggers$: Observable<Trigger>;
   /** The source's health; replays the current state to new subscribers. */
   readonly health$: Observable<EventSourceHealth>;
+  /** Starts emitting triggers; resolves once `getSecondaryResources` can answer (for a cache: once it has synced). */
   start(): Promise<void>;
+  /** Stops emitting triggers and releases timers, watches and connections; the source may be started again. */
   stop(): Promise<void>;
   /** The secondary resources of `primary` in the source's cache, now. */
   getSecondaryResources?(primary: P): readonly R[];
@@ -48,12 +67,37 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
   snapshot?(): SecondaryResourceReader<R, P>;
 }
 
-/** A read-only view of the secondary resources an event source holds. */
+/**
+ * A read-only view of the secondary resources an event source holds.
+ *
+ * @example
+ * ```ts
+ * import type { KubernetesObject, SecondaryResourceReader } from '@kindex/core';
+ * type Bucket = { readonly name: string; readonly sizeBytes: number };
+ *
+ * function totalSize(reader: SecondaryResourceReader<Bucket>, primary: KubernetesObject): number {
+ *   return reader.getSecondaryResources(primary).reduce((sum, b) => sum + b.sizeBytes, 0);
+ * }
+ * ```
+ */
 export interface SecondaryResourceReader<R, P extends KubernetesObject = KubernetesObject> {
+  /** The secondary resources of `primary` as the source holds them, read without I/O; frozen, do not change them. */
   getSecondaryResources(primary: P): readonly R[];
 }
 
-/** The state of an event source, as `health$` reports it. */
+/**
+ * The state of an event source, as `health$` reports it.
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, EventSourceHealth } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * source.health$.subscribe((health: EventSourceHealth) => {
+ *   if (health.status === 'unhealthy') console.warn(`${health.source} is unhealthy`, health.error);
+ * });
+ * ```
+ */
 export interface EventSourceHealth {
   /** Name of the source. */
   readonly source: string;

@@ -2,7 +2,26 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
 
-/** Options of {@link PerResourcePollingEventSource}. */
+/**
+ * Options of {@link PerResourcePollingEventSource}.
+ *
+ * @example
+ * ```ts
+ * import { PerResourcePollingEventSource, secondaryType, type KubernetesObject, type PerResourcePollingEventSourceOptions } from '@kindex/core';
+ * type Dns = { readonly record: string };
+ * declare function lookup(name: string): Promise<Dns[]>;
+ * declare const webApps: readonly KubernetesObject[];
+ *
+ * const options: PerResourcePollingEventSourceOptions<Dns, KubernetesObject> = {
+ *   resourceType: secondaryType<Dns>('DnsRecord'),
+ *   periodMs: 120_000,
+ *   concurrency: 4,
+ *   primaries: () => webApps,
+ *   fetch: (webApp) => lookup(webApp.metadata!.name!),
+ * };
+ * const dns = new PerResourcePollingEventSource(options);
+ * ```
+ */
 export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObject> extends PollingLoopOptions<R> {
   /** Fetches the resources of one primary. */
   readonly fetch: (primary: P) => Promise<readonly R[]>;
@@ -26,6 +45,25 @@ export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObj
  *
  * Caveats: a primary created between rounds has no resources until the next round (which then
  * triggers it when it finds some); call `refresh(primary)` to fetch at once.
+ *
+ * @example
+ * ```ts
+ * import { PerResourcePollingEventSource, secondaryType, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * type Database = { readonly name: string; readonly ready: boolean };
+ * declare const primaries: PrimaryCacheReader;
+ * declare function describeDatabase(name: string): Promise<Database | undefined>;
+ *
+ * // Ask the cloud API about each primary's database every minute.
+ * const databases = new PerResourcePollingEventSource<Database, KubernetesObject>({
+ *   resourceType: secondaryType<Database>('Database'),
+ *   periodMs: 60_000,
+ *   primaries: () => primaries.list(),
+ *   fetch: async (primary) => {
+ *     const db = await describeDatabase(primary.metadata!.name!);
+ *     return db ? [db] : [];
+ *   },
+ * });
+ * ```
  */
 export class PerResourcePollingEventSource<R, P extends KubernetesObject = KubernetesObject> extends PollingLoop<R, P> {
   readonly #fetch: (primary: P) => Promise<readonly R[]>;

@@ -2,7 +2,29 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
 
-/** Options of {@link PollingEventSource}. */
+/**
+ * Options of {@link PollingEventSource}.
+ *
+ * @example
+ * ```ts
+ * import { PollingEventSource, secondaryType, type PollingEventSourceOptions } from '@kindex/core';
+ * type Bucket = { readonly name: string; readonly owner: string };
+ * declare function listBuckets(): Promise<Bucket[]>;
+ *
+ * const Buckets = secondaryType<Bucket>('Bucket');
+ * const options: PollingEventSourceOptions<Bucket> = {
+ *   resourceType: Buckets,
+ *   periodMs: 30_000,
+ *   // Group the external objects by the key (namespace/name) of the primary they belong to.
+ *   fetch: async () => {
+ *     const byOwner = new Map<string, Bucket[]>();
+ *     for (const b of await listBuckets()) byOwner.set(b.owner, [...(byOwner.get(b.owner) ?? []), b]);
+ *     return byOwner;
+ *   },
+ * };
+ * const buckets = new PollingEventSource(options);
+ * ```
+ */
 export interface PollingEventSourceOptions<R> extends PollingLoopOptions<R> {
   /**
    * Fetches the resources of every primary at once, keyed by the primary's ID or key
@@ -24,6 +46,10 @@ export interface PollingEventSourceOptions<R> extends PollingLoopOptions<R> {
  *
  * @example
  * ```ts
+ * import { PollingEventSource, secondaryType } from '@kindex/core';
+ * type Bucket = { readonly name: string; readonly owner: string };
+ * declare const s3: { listBuckets(): Promise<Bucket[]> };
+ * declare function groupByOwner(buckets: Bucket[]): Map<string, Bucket[]>;
  * const buckets = new PollingEventSource({
  *   resourceType: secondaryType<Bucket>('s3/Bucket'),
  *   periodMs: 30_000,

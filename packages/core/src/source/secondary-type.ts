@@ -9,6 +9,9 @@
  *
  * @example
  * ```ts
+ * import { secondaryType, type Context, type KubernetesObject } from '@kindex/core';
+ * type Cluster = KubernetesObject & { spec: { region: string } };
+ * declare const context: Context;
  * const ClusterType = secondaryType<Cluster>('example.com/v1/Cluster');
  * const clusters = context.getSecondaryResources(ClusterType); // Cluster[]
  * ```
@@ -20,7 +23,20 @@ export interface SecondaryType<R> {
   readonly __resource?: R;
 }
 
-/** Makes a {@link SecondaryType} token for resources of type `R` named `name`. */
+/**
+ * Makes a {@link SecondaryType} token for resources of type `R` named `name`.
+ *
+ * @example
+ * ```ts
+ * import { secondaryType, type Context } from '@kindex/core';
+ * type Bucket = { readonly name: string; readonly region: string };
+ * declare const context: Context;
+ *
+ * // One typed token shared by the source that produces Buckets and the reconciler that reads them.
+ * const Buckets = secondaryType<Bucket>('s3.Bucket');
+ * const buckets: Bucket[] = context.getSecondaryResources(Buckets);
+ * ```
+ */
 export function secondaryType<R>(name: string): SecondaryType<R> {
   if (typeof name !== 'string' || name === '') {
     throw new TypeError(`secondaryType needs a non-empty name, got ${JSON.stringify(name)}`);

@@ -6,7 +6,18 @@ import type { EventSource, EventSourceHealth } from './event-source.js';
 import { SourceChannels } from './internal/source-lifecycle.js';
 import type { Trigger } from './trigger.js';
 
-/** Options of {@link TimerEventSource}. */
+/**
+ * Options of {@link TimerEventSource}.
+ *
+ * @example
+ * ```ts
+ * import { FakeClock, TimerEventSource, type TimerEventSourceOptions } from '@kindex/core';
+ *
+ * // In a test: a fake clock decides when the timers fire.
+ * const options: TimerEventSourceOptions = { name: 'certificate-renewal', clock: new FakeClock() };
+ * const timers = new TimerEventSource(options);
+ * ```
+ */
 export interface TimerEventSourceOptions {
   /** Name of the source. Defaults to `'timer'`. */
   readonly name?: string;
@@ -26,6 +37,7 @@ export interface TimerEventSourceOptions {
  *
  * @example
  * ```ts
+ * import { ResourceID, TimerEventSource } from '@kindex/core';
  * const timers = new TimerEventSource();
  * timers.scheduleOnce(ResourceID.of('job-1', 'team-a'), 60_000);
  * ```
@@ -74,6 +86,7 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
     return this.#schedules.get(typeof primary === 'string' ? primary : primary.key)?.at;
   }
 
+  /** Arms the timers scheduled before start; a timer source is ready at once. */
   async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
@@ -81,6 +94,7 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
     this.#channels.setHealth('healthy');
   }
 
+  /** Disarms and forgets every schedule, so a stopped controller gets no late reconcile; schedule again after a restart. */
   async stop(): Promise<void> {
     this.#running = false;
     for (const key of this.#schedules.keys()) this.#disarm(key);

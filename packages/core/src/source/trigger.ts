@@ -7,6 +7,14 @@ import type { ResourceID } from '../resource/resource-id.js';
  *
  * The event processor queues each of `primaryIds` (adds of one primary coalesce), except for a
  * `primary-deleted` cause, which drops the primaries' pending work instead.
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, Trigger } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * source.triggers$.subscribe((trigger: Trigger) => console.log(trigger.source, trigger.cause.type, trigger.primaryIds.map(String)));
+ * ```
  */
 export interface Trigger {
   /** The primaries to reconcile (or, for `primary-deleted`, to forget). */
@@ -25,6 +33,24 @@ export interface Trigger {
  * - `primary-deleted`: the primary is gone for good (deleted without a finalizer left, or its
  *   final state unknown); its pending work (queued, delayed, retries) is dropped, no reconcile.
  * - `external`: anything else, described by `detail`.
+ *
+ * @example
+ * ```ts
+ * import type { TriggerCause } from '@kindex/core';
+ *
+ * function explain(cause: TriggerCause): string {
+ *   switch (cause.type) {
+ *     case 'resource':
+ *       return `${cause.event} of ${cause.objectKey}`;
+ *     case 'poll':
+ *       return `polled resource ${cause.change}`;
+ *     case 'external':
+ *       return cause.detail;
+ *     default:
+ *       return cause.type;
+ *   }
+ * }
+ * ```
  */
 export type TriggerCause =
   | {

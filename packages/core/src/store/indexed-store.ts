@@ -34,10 +34,32 @@ import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
  * Must be a pure function of the object: on update and delete the store calls it again on the
  * old object to find the entries to remove, instead of remembering them per object (which would
  * cost memory on every cached object).
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type Indexer, type KubernetesObject } from '@kindex/core';
+ *
+ * // Index pods by the node they run on.
+ * const byNode: Indexer<KubernetesObject & { spec?: { nodeName?: string } }> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
+ * const pods = new IndexedStore({ indexers: { byNode } });
+ * const onNode1 = pods.byIndex('byNode', 'node-1');
+ * ```
  */
 export type Indexer<R extends KubernetesObject = KubernetesObject> = (obj: R) => readonly string[];
 
-/** Options of {@link IndexedStore}. */
+/**
+ * Options of {@link IndexedStore}.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type IndexedStoreOptions, type KubernetesObject } from '@kindex/core';
+ *
+ * const options: IndexedStoreOptions = {
+ *   indexers: { byApp: (obj: KubernetesObject) => [obj.metadata?.labels?.['app'] ?? ''] },
+ * };
+ * const store = new IndexedStore(options);
+ * ```
+ */
 export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObject> {
   /** Named indexers to start with; more can be added later with `addIndexer`. Defaults to none. */
   indexers?: Readonly<Record<string, Indexer<R>>>;
@@ -50,7 +72,18 @@ export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObje
   assumeFrozen?: boolean;
 }
 
-/** What {@link IndexedStore.upsert} did: the object as stored and the version it replaced. */
+/**
+ * What {@link IndexedStore.upsert} did: the object as stored and the version it replaced.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type UpsertResult } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * const result: UpsertResult | undefined = store.upsert({ metadata: { name: 'web', namespace: 'shop', resourceVersion: '7' } });
+ * if (result?.old === undefined) console.log('new object', result?.object.metadata?.name);
+ * ```
+ */
 export interface UpsertResult<R extends KubernetesObject = KubernetesObject> {
   /** The object now in the store (the same object, frozen). */
   readonly object: R;
@@ -58,7 +91,21 @@ export interface UpsertResult<R extends KubernetesObject = KubernetesObject> {
   readonly old: R | undefined;
 }
 
-/** The writes {@link IndexedStore.batch} offers, applied together when the batch ends. */
+/**
+ * The writes {@link IndexedStore.batch} offers, applied together when the batch ends.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type KubernetesObject, type StoreWriter } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * // Several writes applied as one change, so readers never see half of them.
+ * store.batch((writer: StoreWriter<KubernetesObject>) => {
+ *   writer.upsert({ metadata: { name: 'a', namespace: 'shop' } });
+ *   writer.delete('shop/b');
+ * });
+ * ```
+ */
 export interface StoreWriter<R extends KubernetesObject = KubernetesObject> {
   /** The object as the batch has it so far (the store's readers still see the old content). */
   get(idOrKey: ResourceID | string): R | undefined;
@@ -85,6 +132,11 @@ const NO_VALUES: readonly string[] = Object.freeze([]);
  *
  * @example
  * ```ts
+ * import { IndexedStore, ResourceID, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject & { spec: { clusterName: string } };
+ * declare const listedJobs: Job[];
+ * declare const list: { metadata: { resourceVersion: string } };
+ * declare const changedJob: Job;
  * const jobs = new IndexedStore<Job>({
  *   indexers: { byCluster: (job) => [ResourceID.keyOf(job.spec.clusterName, job.metadata?.namespace)] },
  * });
@@ -210,7 +262,11 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
    * @returns what `apply` returned.
    * @example
    * ```ts
-   * store.batch((w) => { for (const d of deltas) d.type === 'deleted' ? w.delete(d.key) : w.upsert(d.object); });
+   * import { IndexedStore, type KubernetesObject } from '@kindex/core';
+   * type Delta = { type: 'added' | 'deleted'; key: string; object: KubernetesObject };
+   * declare const deltas: Delta[];
+   * const store = new IndexedStore();
+   * store.batch((w) => { for (const d of deltas) if (d.type === 'deleted') w.delete(d.key); else w.upsert(d.object); });
    * ```
    */
   batch<T>(apply: (writer: StoreWriter<R>) => T): T {

@@ -1,6 +1,19 @@
 import type { InvalidResourceError } from '../resource/resource-id.js';
 
-/** An indexer threw, or returned something other than an array of strings, for one object. */
+/**
+ * An indexer threw, or returned something other than an array of strings, for one object.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, IndexerError } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * // An indexer that throws does not break the store: the error goes to errors$.
+ * store.errors$.subscribe((error) => {
+ *   if (error instanceof IndexerError) console.warn(`index ${error.indexName} skipped ${error.objectKey}: ${error.message}`);
+ * });
+ * ```
+ */
 export class IndexerError extends Error {
   override readonly name = 'IndexerError';
   /** `namespace/name` of the object kept out of the index. */
@@ -15,7 +28,21 @@ export class IndexerError extends Error {
   }
 }
 
-/** A lookup named an index that was never added with `addIndexer`. */
+/**
+ * A lookup named an index that was never added with `addIndexer`.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, UnknownIndexError } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * try {
+ *   store.byIndex('byNode', 'node-1');
+ * } catch (error) {
+ *   if (error instanceof UnknownIndexError) store.addIndexer(error.indexName, () => []);
+ * }
+ * ```
+ */
 export class UnknownIndexError extends Error {
   override readonly name = 'UnknownIndexError';
   readonly indexName: string;
@@ -26,7 +53,21 @@ export class UnknownIndexError extends Error {
   }
 }
 
-/** `addIndexer` was called twice with one name. */
+/**
+ * `addIndexer` was called twice with one name.
+ *
+ * @example
+ * ```ts
+ * import { DuplicateIndexerError, IndexedStore } from '@kindex/core';
+ * const store = new IndexedStore({ indexers: { byApp: (o) => [o.metadata?.labels?.['app'] ?? ''] } });
+ *
+ * try {
+ *   store.addIndexer('byApp', (o) => [o.metadata?.name ?? '']);
+ * } catch (error) {
+ *   if (!(error instanceof DuplicateIndexerError)) throw error; // someone else registered it first: use theirs
+ * }
+ * ```
+ */
 export class DuplicateIndexerError extends Error {
   override readonly name = 'DuplicateIndexerError';
   readonly indexName: string;
@@ -40,5 +81,13 @@ export class DuplicateIndexerError extends Error {
 /**
  * What a store reports on `errors$` and then moves past: a rejected object
  * ({@link InvalidResourceError}) or an object kept out of one index ({@link IndexerError}).
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type StoreError } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * store.errors$.subscribe((error: StoreError) => console.warn(`${error.name}: ${error.message}`));
+ * ```
  */
 export type StoreError = InvalidResourceError | IndexerError;

@@ -13,6 +13,16 @@ import { UnknownIndexError } from './store-error.js';
  * Three kinds of strings, as in client-go: the object key (`namespace/name`, or `name` for
  * cluster-scoped objects), the index name, and the indexed value an indexer returns.
  * Every object returned is deeply frozen: copy before changing (`structuredClone`).
+ *
+ * @example
+ * ```ts
+ * import type { KubernetesObject, StoreReader } from '@kindex/core';
+ *
+ * // Accept the narrowest reader: a store, a snapshot or a test double all fit.
+ * function countApps(store: StoreReader<KubernetesObject>, namespace: string): number {
+ *   return new Set(store.list(namespace).map((o) => o.metadata?.labels?.['app'])).size;
+ * }
+ * ```
  */
 export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
   /** Number of objects. O(1). */
@@ -58,6 +68,17 @@ export type ObjectTable<R extends KubernetesObject> = IMap<string, ChunkTable<R>
  * were when `snapshot()` was called. Taking one is O(1) (the store swaps in a new persistent
  * value on every write and never changes an old one), so a reconcile can take one and read it
  * across many calls, or keep it as long as it likes.
+ *
+ * @example
+ * ```ts
+ * import { IndexedStore, type StoreSnapshot } from '@kindex/core';
+ * const store = new IndexedStore();
+ *
+ * // One consistent view for a whole reconcile, however the store changes meanwhile.
+ * const snapshot: StoreSnapshot = store.snapshot();
+ * const total = snapshot.size;
+ * const inShop = snapshot.list('shop');
+ * ```
  */
 export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implements StoreReader<R> {
   /** @internal */

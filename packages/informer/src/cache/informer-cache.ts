@@ -19,7 +19,19 @@ import { checkFieldSelector, checkLabelSelector } from '../config/option-validat
 import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
-/** Options of {@link InformerCache.start}. */
+/**
+ * Options of {@link InformerCache.start}.
+ *
+ * @example
+ * ```ts
+ * import type { CacheStartOptions, InformerCache } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // Give up on the first non-transient error (403, 404) instead of retrying, and after 60 s at most.
+ * const options: CacheStartOptions = { signal: AbortSignal.timeout(60_000), failFast: true };
+ * await configMaps.start(options);
+ * ```
+ */
 export interface CacheStartOptions {
   /** Ends the wait: `start()` then rejects with {@link StartAbortedError}. Defaults to none. */
   readonly signal?: AbortSignal;
@@ -31,7 +43,19 @@ export interface CacheStartOptions {
   readonly failFast?: boolean;
 }
 
-/** Which namespaces a cache holds: every one, or a set (changeable at run time). */
+/**
+ * Which namespaces a cache holds: every one, or a set (changeable at run time).
+ *
+ * @example
+ * ```ts
+ * import type { InformerCache, NamespaceSet } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // Follow a tenant list at run time: new namespaces sync before this resolves.
+ * const tenants: NamespaceSet = ['tenant-a', 'tenant-b', 'tenant-c'];
+ * await configMaps.setNamespaces(tenants);
+ * ```
+ */
 export type NamespaceSet = 'all' | readonly string[];
 
 /**
@@ -40,16 +64,57 @@ export type NamespaceSet = 'all' | readonly string[];
  * - `attach`: the cache joined a shared informer that already held the object;
  * - `namespace-removed`: the namespace left the cache's set; the object is gone from the cache
  *   but not from the server, so consumers clean up without reconciling anything.
+ *
+ * @example
+ * ```ts
+ * import type { CacheDeltaOrigin, InformerCache } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // Objects leaving because a namespace was dropped are not real deletes: do not clean up after them.
+ * const isRealChange = (origin: CacheDeltaOrigin) => origin !== 'namespace-removed';
+ * configMaps.deltas$.subscribe((d) => isRealChange(d.origin) && console.log(d.delta.type));
+ * ```
  */
 export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed';
 
-/** A store change of an {@link InformerCache}, with its origin. */
+/**
+ * A store change of an {@link InformerCache}, with its origin.
+ *
+ * @example
+ * ```ts
+ * import type { CacheDelta, InformerCache } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * configMaps.deltas$.subscribe(({ delta, origin }: CacheDelta) => {
+ *   if (origin === 'watch') console.log(delta.type, delta.object.metadata?.name);
+ * });
+ * ```
+ */
 export interface CacheDelta<R extends KubernetesObject = KubernetesObject> {
   readonly delta: StoreDelta<R>;
   readonly origin: CacheDeltaOrigin;
 }
 
-/** Options of {@link InformerCache}. */
+/**
+ * Options of {@link InformerCache}.
+ *
+ * @example
+ * ```ts
+ * import { InformerCache, InformerRegistry, Kinds, type InformerCacheOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: InformerCacheOptions = {
+ *   name: 'managed-secrets',
+ *   kubeConfig,
+ *   kind: Kinds.Secret,
+ *   registry: new InformerRegistry(),
+ *   namespaces: 'all',
+ *   labelSelector: 'app.kubernetes.io/managed-by=web-operator', // cache only our Secrets
+ * };
+ * const secrets = new InformerCache(options);
+ * ```
+ */
 export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObject> {
   /** Name for messages (usually the event source's). */
   readonly name: string;
@@ -77,6 +142,19 @@ const ALL = '';
  * Reads (`get`, `list`, `byIndex`) never touch the network. `snapshot()` freezes all namespaces
  * at once in O(namespaces). Changing the namespace set starts and syncs the new informers and
  * releases the removed ones, reporting their objects as `namespace-removed` deltas.
+ *
+ * @example
+ * ```ts
+ * import { InformerCache, InformerRegistry, Kinds } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // ConfigMaps of two namespaces, on informers shared with anyone else who asks the same registry.
+ * const configMaps = new InformerCache({ name: 'configmaps', kubeConfig, kind: Kinds.ConfigMap, registry: new InformerRegistry(), namespaces: ['shop', 'blog'] });
+ * await configMaps.start();
+ * const inShop = configMaps.list('shop');
+ * await configMaps.stop();
+ * ```
  */
 export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly name: string;
@@ -347,6 +425,17 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
 /**
  * A consistent view of an {@link InformerCache} across its namespaces. Reads of an object the
  * cache cannot hold throw {@link NotCachedError} instead of answering "not found".
+ *
+ * @example
+ * ```ts
+ * import type { CacheSnapshot, InformerCache } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // One consistent view across every namespace of the cache.
+ * const view: CacheSnapshot = configMaps.snapshot();
+ * const total = view.size;
+ * const web = view.get('shop/web-config');
+ * ```
  */
 export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implements Omit<
   StoreReader<R>,

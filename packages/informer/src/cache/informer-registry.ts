@@ -2,18 +2,62 @@ import type { KubernetesObject } from '@kindex/core';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { SharedInformer } from './shared-informer.js';
 
-/** What a source asks the registry for: the reflector options that identify one cache. */
+/**
+ * What a source asks the registry for: the reflector options that identify one cache.
+ *
+ * @example
+ * ```ts
+ * import { InformerRegistry, Kinds, type InformerSpec } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const spec: InformerSpec = { kubeConfig, type: Kinds.Service, namespace: 'shop', labelSelector: 'app=web' };
+ * const registry = new InformerRegistry();
+ * console.log(registry.keyOf(spec)); // what makes two specs share an informer
+ * ```
+ */
 export type InformerSpec<R extends KubernetesObject = KubernetesObject> = ReflectorOptions<R>;
 
-/** A counted claim on a shared informer; `release()` once, when the source stops using it. */
+/**
+ * A counted claim on a shared informer; `release()` once, when the source stops using it.
+ *
+ * @example
+ * ```ts
+ * import { InformerRegistry, Kinds, type InformerLease } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const lease: InformerLease = new InformerRegistry().acquire({ kubeConfig, type: Kinds.Pod });
+ * await lease.informer.start();
+ * const pods = lease.informer.store.list();
+ * await lease.release();
+ * ```
+ */
 export interface InformerLease<R extends KubernetesObject = KubernetesObject> {
   readonly informer: SharedInformer<R>;
+  /** Gives the claim back; the informer stops when its last lease is released. Call it once. */
   release(): Promise<void>;
 }
 
 /**
  * Hands out shared informers by what they hold, reference-counted: the first lease creates and
  * the last release stops one. Keep one registry per operator (per process is fine too).
+ *
+ * @example
+ * ```ts
+ * import { InformerRegistry, resourceKind } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Two users of the same list/watch share one informer: one watch, one cache.
+ * const registry = new InformerRegistry();
+ * const type = resourceKind({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
+ * const a = registry.acquire({ kubeConfig, type, namespace: 'shop' });
+ * const b = registry.acquire({ kubeConfig, type, namespace: 'shop' });
+ * console.log(a.informer === b.informer); // true
+ * await a.release();
+ * await b.release(); // the informer stops with its last lease
+ * ```
  */
 export class InformerRegistry {
   readonly #informers = new Map<string, { informer: SharedInformer<KubernetesObject>; refs: number }>();

@@ -15,7 +15,22 @@ import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../re
 import type { ReflectorDelta } from '../reflector/reflector-delta.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 
-/** An indexer added under a name that another source of the same shared cache uses differently. */
+/**
+ * An indexer added under a name that another source of the same shared cache uses differently.
+ *
+ * @example
+ * ```ts
+ * import { ConflictingIndexerError, type SharedInformer } from '@kindex/informer';
+ * declare const informer: SharedInformer;
+ *
+ * try {
+ *   informer.ensureIndexer('byApp', (o) => [o.metadata?.labels?.['app'] ?? '']);
+ * } catch (error) {
+ *   // Another user of the shared informer registered a different function under this name: pick another name.
+ *   if (error instanceof ConflictingIndexerError) informer.ensureIndexer('byApp.web-operator', (o) => [o.metadata?.labels?.['app'] ?? '']);
+ * }
+ * ```
+ */
 export class ConflictingIndexerError extends Error {
   override readonly name = 'ConflictingIndexerError';
   constructor(
@@ -26,7 +41,18 @@ export class ConflictingIndexerError extends Error {
   }
 }
 
-/** What a shared informer has applied so far, for metrics and debugging. */
+/**
+ * What a shared informer has applied so far, for metrics and debugging.
+ *
+ * @example
+ * ```ts
+ * import type { SharedInformer, SharedInformerStats } from '@kindex/informer';
+ * declare const informer: SharedInformer;
+ *
+ * const stats: SharedInformerStats = informer.stats;
+ * const silentForMs = Date.now() - stats.lastHeardAt; // a long silence may mean a stuck watch
+ * ```
+ */
 export interface SharedInformerStats {
   /** Store changes applied, by type (the initial list's objects count as added). */
   readonly added: number;
@@ -36,7 +62,22 @@ export interface SharedInformerStats {
   readonly lastHeardAt: number;
 }
 
-/** One list/watch and one indexed store, shared by reference count. */
+/**
+ * One list/watch and one indexed store, shared by reference count.
+ *
+ * @example
+ * ```ts
+ * import { InformerRegistry, Kinds, type SharedInformer } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const lease = new InformerRegistry().acquire({ kubeConfig, type: Kinds.ConfigMap, namespace: 'shop' });
+ * const informer: SharedInformer = lease.informer;
+ * informer.deltas$.subscribe((d) => console.log(d.type, d.object.metadata?.name));
+ * await informer.start();
+ * await informer.waitForSync({ timeoutMs: 30_000 });
+ * ```
+ */
 export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   /** The registry key: which cluster, kind, namespace, selectors and transform it holds. */
   readonly key: string;
@@ -97,10 +138,12 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     return this.#started;
   }
 
+  /** Whether the initial list is in the store, so reads answer for the whole collection and not a part of it. */
   hasSynced(): boolean {
     return this.reflector.hasSynced();
   }
 
+  /** Resolves `true` once synced, `false` when the timeout or signal of `options` ends the wait first; rejects on an error `rejectOn` accepts. */
   waitForSync(options?: WaitForSyncOptions): Promise<boolean> {
     return this.reflector.waitForSync(options);
   }
@@ -118,6 +161,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.#indexers.set(name, indexer);
   }
 
+  /** Stops the watch and completes `deltas$` and `errors$`; normally the registry calls it when the last lease is released. */
   async stop(): Promise<void> {
     await this.reflector.stop();
     for (const s of this.#subscriptions) s.unsubscribe();

@@ -14,7 +14,23 @@ import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/re
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { buildKubeRequest } from './internal/build-kube-request.js';
 
-/** A failed API call: the HTTP status, and the Kubernetes Status reason and message. */
+/**
+ * A failed API call: the HTTP status, and the Kubernetes Status reason and message.
+ *
+ * @example
+ * ```ts
+ * import { KubeApiError, Kinds, type KubeClient } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const client: KubeClient;
+ * declare const configMap: KubernetesObject;
+ *
+ * try {
+ *   await client.create(Kinds.ConfigMap, configMap);
+ * } catch (error) {
+ *   if (!(error instanceof KubeApiError && error.status === 409)) throw error; // 409: it exists already, fine
+ * }
+ * ```
+ */
 export class KubeApiError extends Error {
   override readonly name = 'KubeApiError';
   constructor(
@@ -28,7 +44,20 @@ export class KubeApiError extends Error {
   }
 }
 
-/** Patch content types the API server accepts for every kind. */
+/**
+ * Patch content types the API server accepts for every kind.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type KubeClient, type PatchType } from '@kindex/informer';
+ * import { ResourceID } from '@kindex/core';
+ * declare const client: KubeClient;
+ *
+ * // A JSON patch removes one annotation without touching the others.
+ * const patchType: PatchType = 'json';
+ * await client.patch(Kinds.ConfigMap, ResourceID.of('web-config', 'shop'), [{ op: 'remove', path: '/metadata/annotations/example.com~1paused' }], { patchType });
+ * ```
+ */
 export type PatchType = 'merge' | 'json';
 
 const CONTENT_TYPES: Record<PatchType, string> = {
@@ -36,7 +65,19 @@ const CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
 };
 
-/** Options of {@link KubeClient.apply}. */
+/**
+ * Options of {@link KubeClient.apply}.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type ApplyOptions, type KubeClient } from '@kindex/informer';
+ * declare const client: KubeClient;
+ *
+ * // Take over fields another manager set (a one-off migration), for the status subresource.
+ * const options: ApplyOptions = { fieldManager: 'web-operator', force: true, subresource: 'status' };
+ * await client.apply(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'shop' } }, options);
+ * ```
+ */
 export interface ApplyOptions {
   /** The field manager that owns what is applied. Defaults to the client's `fieldManager`. */
   readonly fieldManager?: string;
@@ -51,12 +92,38 @@ export interface ApplyOptions {
   readonly dryRun?: boolean;
 }
 
-/** Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration. */
+/**
+ * Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration.
+ *
+ * @example
+ * ```ts
+ * import { InvalidApplyConfigurationError, Kinds, type KubeClient } from '@kindex/informer';
+ * declare const client: KubeClient;
+ *
+ * try {
+ *   await client.apply(Kinds.ConfigMap, { metadata: { name: 'web-config', namespace: 'shop' } }); // no apiVersion/kind
+ * } catch (error) {
+ *   if (error instanceof InvalidApplyConfigurationError) console.error(error.message); // names the missing field
+ * }
+ * ```
+ */
 export class InvalidApplyConfigurationError extends Error {
   override readonly name = 'InvalidApplyConfigurationError';
 }
 
-/** Options of {@link KubeClient}. */
+/**
+ * Options of {@link KubeClient}.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, type KubeClientOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: KubeClientOptions = { fieldManager: 'web-operator' };
+ * const client = new KubeClient(kubeConfig, options);
+ * ```
+ */
 export interface KubeClientOptions {
   /** Field manager recorded for writes. Defaults to `kindex`. */
   readonly fieldManager?: string;
@@ -73,6 +140,22 @@ export interface KubeClientOptions {
 /**
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
  * registry of shared informers, and raw-JSON object operations.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, Kinds } from '@kindex/informer';
+ * import { ResourceID } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const client = new KubeClient(kubeConfig, { fieldManager: 'web-operator' });
+ * const id = ResourceID.of('web-config', 'shop');
+ * const existing = await client.get(Kinds.ConfigMap, id);
+ * if (existing === undefined) {
+ *   await client.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: id.name, namespace: id.namespace } });
+ * }
+ * await client.patch(Kinds.ConfigMap, id, { data: { mode: 'active' } });
+ * ```
  */
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
@@ -240,7 +323,18 @@ export class KubeClient {
   }
 }
 
-/** The path of one object (and optionally a subresource). */
+/**
+ * The path of one object (and optionally a subresource).
+ *
+ * @example
+ * ```ts
+ * import { Kinds, objectPath } from '@kindex/informer';
+ * import { ResourceID } from '@kindex/core';
+ *
+ * // For a raw request, or to name the object in a log line.
+ * const path = objectPath(Kinds.ConfigMap, ResourceID.of('web-config', 'shop')); // /api/v1/namespaces/shop/configmaps/web-config
+ * ```
+ */
 export function objectPath(type: ResourceType, id: ResourceID, subresource?: string): string {
   const base = collectionPath(type, type.namespaced ? id.namespace : undefined);
   return `${base}/${encodeURIComponent(id.name)}${subresource ? `/${subresource}` : ''}`;

@@ -36,7 +36,20 @@ function isMap(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Options of {@link matchesAppliedFields}. */
+/**
+ * Options of {@link matchesAppliedFields}.
+ *
+ * @example
+ * ```ts
+ * import { matchesAppliedFields, type AppliedFieldsMatchOptions } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const actual: KubernetesObject;
+ * declare const desiredStatus: KubernetesObject;
+ *
+ * const options: AppliedFieldsMatchOptions = { subresource: 'status' };
+ * const statusUpToDate = matchesAppliedFields(actual, desiredStatus, 'web-operator', options);
+ * ```
+ */
 export interface AppliedFieldsMatchOptions {
   /**
    * The subresource the manager applies to: `status` compares status only; the main resource
@@ -48,6 +61,17 @@ export interface AppliedFieldsMatchOptions {
 /**
  * Whether `actual` already holds every field of `desired` with the same value, counting only the
  * fields `fieldManager` owns through server-side apply; false when the manager owns nothing yet.
+ *
+ * @example
+ * ```ts
+ * import { matchesAppliedFields } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const actual: KubernetesObject;
+ * declare const desired: KubernetesObject;
+ *
+ * // Skip the apply when the server already holds what we would apply (other managers' fields are ignored).
+ * const upToDate = matchesAppliedFields(actual, desired, 'web-operator');
+ * ```
  */
 export function matchesAppliedFields(
   actual: KubernetesObject,
@@ -66,7 +90,20 @@ export function matchesAppliedFields(
   return jsonEqual(side(owned), side(desired));
 }
 
-/** The part of `value` that the FieldsV1 trie `fields` covers. */
+/**
+ * The part of `value` that the FieldsV1 trie `fields` covers.
+ *
+ * @example
+ * ```ts
+ * import { ownedPart } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const actual: KubernetesObject & { data?: Record<string, string> };
+ * declare const fieldsV1: Record<string, unknown>; // managedFields[i].fieldsV1 of our manager
+ *
+ * // The part of `data` our manager owns, to compare with what we want to apply.
+ * const ours = ownedPart(actual.data, (fieldsV1['f:data'] ?? {}) as Record<string, unknown>);
+ * ```
+ */
 export function ownedPart(value: unknown, fields: Readonly<Record<string, unknown>>): unknown {
   const children = Object.keys(fields).filter((k) => k !== '.');
   // A leaf (or an atomic value) is owned whole.
@@ -138,6 +175,14 @@ function normalize(v: unknown): unknown {
  * A cache transform for objects a manager server-side applies: keeps that manager's `Apply`
  * entries of managedFields (what {@link matchesAppliedFields} reads) and drops the others, which
  * are most of the bytes.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, keepAppliedFieldsOf, Kinds } from '@kindex/informer';
+ *
+ * // Cache only the fields our field manager applied to the Secrets we manage.
+ * const builder = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).withTransform(keepAppliedFieldsOf('web-operator'));
+ * ```
  */
 export function keepAppliedFieldsOf<R extends KubernetesObject>(fieldManager: string): ObjectTransform<R> {
   return (object: R): R => {

@@ -8,7 +8,23 @@
  */
 import { FieldSelector, InvalidSelectorError, LabelSelector } from '@kindex/core';
 
-/** An option key the receiving object does not know (a typo, or an option of another object). */
+/**
+ * An option key the receiving object does not know (a typo, or an option of another object).
+ *
+ * @example
+ * ```ts
+ * import { Kinds, UnknownOptionError, type Operator } from '@kindex/informer';
+ * import type { Reconciler } from '@kindex/core';
+ * declare const operator: Operator;
+ * declare const reconciler: Reconciler;
+ *
+ * try {
+ *   operator.register(reconciler, { kind: Kinds.ConfigMap, namespace: 'shop' } as never); // typo: namespaces
+ * } catch (error) {
+ *   if (error instanceof UnknownOptionError) console.error(`${error.owner}: ${error.option}? accepted: ${error.accepted.join(', ')}`);
+ * }
+ * ```
+ */
 export class UnknownOptionError extends Error {
   override readonly name = 'UnknownOptionError';
 

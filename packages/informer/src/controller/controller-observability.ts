@@ -4,6 +4,19 @@ import type { Logger, ReconcileCauses, WorkQueueMetricsProvider } from '@kindex/
  * What the Operator hands each controller so it can be observed: where its logs go and who
  * records its work queue. Both optional: a controller built without them logs and measures
  * nothing.
+ *
+ * @example
+ * ```ts
+ * import { Controller, KubeClient, Kinds, type ControllerObservability } from '@kindex/informer';
+ * import { noopLogger, type Reconciler } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ * declare const reconciler: Reconciler<import('@kindex/core').KubernetesObject, KubeClient>;
+ *
+ * // A controller outside an Operator (usually the Operator wires this for you).
+ * const observability: ControllerObservability = { logger: noopLogger };
+ * const controller = new Controller(reconciler, { kind: Kinds.ConfigMap }, new KubeClient(kubeConfig), observability);
+ * ```
  */
 export interface ControllerObservability {
   /** Parent of the controller's logger (a child with `controller` and `kind`). Defaults to none. */
@@ -12,7 +25,18 @@ export interface ControllerObservability {
   readonly queueMetrics?: WorkQueueMetricsProvider;
 }
 
-/** The last reconcile of one primary: why it ran and how it ended (for the debug endpoint). */
+/**
+ * The last reconcile of one primary: why it ran and how it ended (for the debug endpoint).
+ *
+ * @example
+ * ```ts
+ * import type { Controller, ReconcileRecord } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * const last: ReconcileRecord | undefined = controller.describePrimary('shop/web').lastReconcile;
+ * if (last?.result === 'error') console.log(`reconcile ${last.reconcileID} failed after ${last.durationMs} ms: ${last.error}`);
+ * ```
+ */
 export interface ReconcileRecord {
   /** The id on the reconcile's log lines. */
   readonly reconcileID: string;
@@ -27,7 +51,19 @@ export interface ReconcileRecord {
   readonly error?: string;
 }
 
-/** What a controller knows about one primary now (`Controller.describePrimary`). */
+/**
+ * What a controller knows about one primary now (`Controller.describePrimary`).
+ *
+ * @example
+ * ```ts
+ * import type { Controller, PrimaryDescription } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * // Why was this primary reconciled, and is another reconcile waiting? (also on /debug/controllers)
+ * const description: PrimaryDescription = controller.describePrimary('shop/web');
+ * console.log(description.cached, description.pending?.causes.map((c) => c.type), description.lastReconcile?.startedAt);
+ * ```
+ */
 export interface PrimaryDescription {
   /** The primary's key (`namespace/name`). */
   readonly key: string;

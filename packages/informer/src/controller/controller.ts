@@ -52,7 +52,26 @@ import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingS
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 
-/** How to register a reconciler: the primary kind plus controller configuration. */
+/**
+ * How to register a reconciler: the primary kind plus controller configuration.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, resourceKind, type ControllerOptions } from '@kindex/informer';
+ * import { generationChanged, type KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { replicas: number } };
+ * const WebApps = resourceKind<WebApp>({ group: 'example.com', version: 'v1', plural: 'webapps', kind: 'WebApp', namespaced: true });
+ *
+ * const options: ControllerOptions<WebApp> = {
+ *   kind: WebApps,
+ *   namespaces: ['shop'],
+ *   finalizerName: 'example.com/cleanup',
+ *   primaryEventFilters: [generationChanged()],
+ *   concurrency: 4,
+ *   whenCrdMissing: 'wait', // start before the CRD is installed
+ * };
+ * ```
+ */
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
   /** The primary kind. */
   readonly kind: ResourceKind<P>;
@@ -130,7 +149,20 @@ const CONTROLLER_OPTION_KEYS = {
   workflow: true,
 } as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
-/** What happened in a controller, for timelines, logs and tests. */
+/**
+ * What happened in a controller, for timelines, logs and tests.
+ *
+ * @example
+ * ```ts
+ * import type { Controller, ControllerEvent } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * controller.events$.subscribe((event: ControllerEvent) => {
+ *   if (event.type === 'problem') console.warn(`${event.source}:`, event.error);
+ *   if (event.type === 'reconciled' && event.wrote.length > 0) console.log(`${event.key} wrote ${event.wrote.join(', ')}`);
+ * });
+ * ```
+ */
 export type ControllerEvent =
   | { readonly type: 'trigger'; readonly trigger: Trigger }
   | { readonly type: 'processing'; readonly event: ProcessingEvent }
@@ -142,11 +174,37 @@ export type ControllerEvent =
     }
   | { readonly type: 'problem'; readonly source: string; readonly error: unknown };
 
-/** Name of the controller's own source of primary events. */
+/**
+ * Name of the controller's own source of primary events.
+ *
+ * @example
+ * ```ts
+ * import { PRIMARY_SOURCE_NAME, type Controller } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * // Tell primary events apart from secondary ones.
+ * controller.events$.subscribe((e) => {
+ *   if (e.type === 'trigger' && e.trigger.source === PRIMARY_SOURCE_NAME) console.log('primary changed', e.trigger.primaryIds.map(String));
+ * });
+ * ```
+ */
 export const PRIMARY_SOURCE_NAME = 'primary';
 
 /**
  * A reconciler running against the API server. Create it through `Operator.register`.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, Operator, type Controller } from '@kindex/informer';
+ * import { UpdateControl, type KubernetesObject } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const operator = new Operator({ kubeConfig });
+ * const controller: Controller = operator.register({ reconcile: () => UpdateControl.noUpdate<KubernetesObject>() }, { kind: Kinds.ConfigMap, namespaces: ['shop'] });
+ * controller.events$.subscribe((e) => e.type === 'reconciled' && console.log(`${e.key}: ${e.control}`));
+ * await operator.start();
+ * ```
  */
 export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly name: string;

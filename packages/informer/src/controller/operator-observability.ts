@@ -9,7 +9,19 @@ import { InformerEventSource } from '../source/informer-event-source.js';
 import type { Controller } from './controller.js';
 import type { ControllerObservability } from './controller-observability.js';
 
-/** The Operator's options for logs, metrics, health and its HTTP server. */
+/**
+ * The Operator's options for logs, metrics, health and its HTTP server.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorObservabilityOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const observability: OperatorObservabilityOptions = { logger: 'debug', server: { port: 8080, debug: true } };
+ * const operator = new Operator({ kubeConfig, ...observability });
+ * ```
+ */
 export interface OperatorObservabilityOptions {
   /**
    * Where logs go: a pino logger (or any logger of core's `Logger` shape), or a level name for

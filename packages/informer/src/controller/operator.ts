@@ -15,7 +15,25 @@ import { validateCacheSyncTimeout } from '../startup/start-options.js';
 import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 
-/** Options of {@link Operator}. */
+/**
+ * Options of {@link Operator}.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: OperatorOptions = {
+ *   kubeConfig,
+ *   fieldManager: 'web-operator',
+ *   cacheSyncTimeoutMs: 60_000,
+ *   leaderElection: { leaseName: 'web-operator', leaseNamespace: 'operators' },
+ *   server: { port: 8080 },
+ * };
+ * const operator = new Operator(options);
+ * ```
+ */
 export type OperatorOptions = {
   readonly kubeConfig: KubeConfig;
   readonly leaderElection?: OperatorLeaderElectionOptions;
@@ -24,7 +42,19 @@ export type OperatorOptions = {
 } & KubeClientOptions &
   OperatorObservabilityOptions;
 
-/** Options of {@link Operator.run}. */
+/**
+ * Options of {@link Operator.run}.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, OperatorRunOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Until SIGTERM or SIGINT; then drain for up to 20 s and exit.
+ * const options: OperatorRunOptions = { gracefulShutdownTimeoutMs: 20_000, onStarted: () => console.log('caches synced, reconciling') };
+ * await operator.run(options);
+ * ```
+ */
 export interface OperatorRunOptions {
   /** Signals that start a graceful shutdown; a second one exits at once with code 1. Defaults to SIGTERM and SIGINT. */
   readonly signals?: readonly NodeJS.Signals[];
@@ -49,6 +79,14 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  *
  * @example
  * ```ts
+ * import { Operator, type KubeClient, type ResourceKind } from '@kindex/informer';
+ * import type { KubernetesObject, Reconciler } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ * declare const JobKind: ResourceKind<KubernetesObject>;
+ * declare class JobReconciler implements Reconciler<KubernetesObject, KubeClient> {
+ *   reconcile: Reconciler<KubernetesObject, KubeClient>['reconcile'];
+ * }
  * const operator = new Operator({ kubeConfig, leaderElection: { leaseName: 'job-operator', leaseNamespace: 'ops' } });
  * operator.register(new JobReconciler(), { kind: JobKind, namespaces: ['team-a'] });
  * await operator.run(); // until SIGTERM: drains, releases the lease, exits 0

@@ -15,6 +15,15 @@ type Operation = jsonPatch.Operation;
  *   setting are removed and fields other writers own are left alone. Without a status
  *   subresource status is still JSON-patched, since an apply of status alone to the main
  *   resource would drop the resource fields the same manager applied.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type ControllerOptions, type PrimaryWriteMode } from '@kindex/informer';
+ *
+ * // Write the primary's status with server-side apply, so other writers keep their fields.
+ * const primaryWrites: PrimaryWriteMode = 'apply';
+ * const options: ControllerOptions<import('@kindex/core').KubernetesObject> = { kind: Kinds.ConfigMap, primaryWrites };
+ * ```
  */
 export type PrimaryWriteMode = 'patch' | 'apply';
 

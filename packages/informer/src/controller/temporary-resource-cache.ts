@@ -7,6 +7,19 @@ import { isNewerVersion, type KubernetesObject } from '@kindex/core';
  *
  * Versions are ordered by {@link isNewerVersion}; when their order is unknown, any informer
  * event for the object ends the stand-in (the informer then knows at least as much).
+ *
+ * @example
+ * ```ts
+ * import { TemporaryResourceCache } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const written: KubernetesObject;
+ * declare const cached: KubernetesObject | undefined;
+ *
+ * // Read your own writes: until the informer shows a version as new as ours, ours wins.
+ * const recent = new TemporaryResourceCache();
+ * recent.put('shop/web', written);
+ * const current = recent.resolve('shop/web', cached);
+ * ```
  */
 export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObject> {
   readonly #written = new Map<string, R>();
@@ -37,6 +50,7 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
     this.#written.delete(key);
   }
 
+  /** How many written objects still stand in for the informer; a number that keeps growing means events are not arriving. */
   get size(): number {
     return this.#written.size;
   }

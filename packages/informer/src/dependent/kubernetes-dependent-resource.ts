@@ -37,17 +37,69 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import { apiVersionOf } from '../reflector/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 
-/** Thrown when `desired()` returns an object the dependent cannot apply; names the dependent and the fix. */
+/**
+ * Thrown when `desired()` returns an object the dependent cannot apply; names the dependent and the fix.
+ *
+ * @example
+ * ```ts
+ * import { InvalidDesiredResourceError, type KubeClient, type KubernetesDependentResource } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const dependent: KubernetesDependentResource;
+ * declare const primary: KubernetesObject;
+ * declare const context: Context<KubernetesObject, KubeClient>;
+ *
+ * try {
+ *   await dependent.reconcile(primary, context);
+ * } catch (error) {
+ *   // `desired` returned an object without a name, of the wrong kind, or in another namespace.
+ *   if (error instanceof InvalidDesiredResourceError) console.error(error.message);
+ * }
+ * ```
+ */
 export class InvalidDesiredResourceError extends Error {
   override readonly name = 'InvalidDesiredResourceError';
 }
 
-/** Thrown when the dependent is used before its event source was built in `prepareEventSources`. */
+/**
+ * Thrown when the dependent is used before its event source was built in `prepareEventSources`.
+ *
+ * @example
+ * ```ts
+ * import { DependentNotPreparedError, type KubeClient, type KubernetesDependentResource } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const dependent: KubernetesDependentResource;
+ * declare const primary: KubernetesObject;
+ * declare const context: Context<KubernetesObject, KubeClient>;
+ *
+ * try {
+ *   dependent.getSecondaryResource(primary, context);
+ * } catch (error) {
+ *   // Return dependent.eventSource(context) from prepareEventSources first.
+ *   if (error instanceof DependentNotPreparedError) console.error(error.message);
+ * }
+ * ```
+ */
 export class DependentNotPreparedError extends Error {
   override readonly name = 'DependentNotPreparedError';
 }
 
-/** How a dependent is declared. */
+/**
+ * How a dependent is declared.
+ *
+ * @example
+ * ```ts
+ * import { KubernetesDependentResource, Kinds, type KubernetesDependentResourceOptions } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * const options: KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject> = {
+ *   kind: Kinds.Secret,
+ *   primaryKind: Kinds.ConfigMap,
+ *   name: 'credentials',
+ *   desired: (primary) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${primary.metadata!.name!}-credentials`, namespace: primary.metadata!.namespace! } }),
+ * };
+ * const credentials = new KubernetesDependentResource(options);
+ * ```
+ */
 export interface KubernetesDependentResourceOptions<R extends KubernetesObject, P extends KubernetesObject> {
   /** The kind of the dependent objects. */
   readonly kind: ResourceKind<R>;
@@ -64,10 +116,46 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
   readonly fieldManager?: string;
 }
 
-/** What `reconcile` did. */
+/**
+ * What `reconcile` did.
+ *
+ * @example
+ * ```ts
+ * import type { DependentAction, KubeClient, KubernetesDependentResource } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const dependent: KubernetesDependentResource;
+ * declare const primary: KubernetesObject;
+ * declare const context: Context<KubernetesObject, KubeClient>;
+ *
+ * const { action }: { action: DependentAction } = await dependent.reconcile(primary, context);
+ * if (action !== 'unchanged') context.getLogger().info({ action }, 'dependent written');
+ * ```
+ */
 export type DependentAction = 'created' | 'updated' | 'unchanged';
 
-/** A dependent resource of kind `R` for primaries `P`. */
+/**
+ * A dependent resource of kind `R` for primaries `P`.
+ *
+ * @example
+ * ```ts
+ * import { KubernetesDependentResource, Kinds, resourceKind } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { greeting: string } };
+ * const WebApps = resourceKind<WebApp>({ group: 'example.com', version: 'v1', plural: 'webapps', kind: 'WebApp', namespaced: true });
+ *
+ * // The ConfigMap each WebApp owns, applied with server-side apply when it differs.
+ * const configMap = new KubernetesDependentResource({
+ *   kind: Kinds.ConfigMap,
+ *   primaryKind: WebApps,
+ *   desired: (webApp) => ({
+ *     apiVersion: 'v1',
+ *     kind: 'ConfigMap',
+ *     metadata: { name: `${webApp.metadata!.name!}-config`, namespace: webApp.metadata!.namespace! },
+ *     data: { greeting: webApp.spec.greeting },
+ *   }),
+ * });
+ * ```
+ */
 export class KubernetesDependentResource<R extends KubernetesObject = KubernetesObject, P extends KubernetesObject = KubernetesObject> {
   readonly name: string;
   readonly kind: ResourceKind<R>;

@@ -21,10 +21,37 @@ import type { Context, KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { DependentAction, KubernetesDependentResource } from './kubernetes-dependent-resource.js';
 
-/** A condition on the primary, evaluated with the reconcile's context. */
+/**
+ * A condition on the primary, evaluated with the reconcile's context.
+ *
+ * @example
+ * ```ts
+ * import type { WorkflowCondition } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * // Reconcile the dependent only once the primary is approved.
+ * const approved: WorkflowCondition<KubernetesObject> = (primary) => primary.metadata?.labels?.['example.com/approved'] === 'true';
+ * ```
+ */
 export type WorkflowCondition<P extends KubernetesObject> = (primary: P, context: Context<P, KubeClient>) => boolean;
 
-/** A dependent's place in a workflow. */
+/**
+ * A dependent's place in a workflow.
+ *
+ * @example
+ * ```ts
+ * import { Workflow, type KubernetesDependentResource, type WorkflowNode } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const ingress: KubernetesDependentResource;
+ *
+ * // Only WebApps that ask for an Ingress get one.
+ * const node: WorkflowNode<KubernetesObject> = {
+ *   dependent: ingress,
+ *   activationCondition: (webApp) => webApp.metadata?.annotations?.['example.com/expose'] === 'true',
+ * };
+ * const workflow = new Workflow([node]);
+ * ```
+ */
 export interface WorkflowNode<P extends KubernetesObject> {
   readonly dependent: KubernetesDependentResource<KubernetesObject, P>;
   /** Names of the dependents that must be reconciled and ready first. Defaults to none. */
@@ -37,7 +64,19 @@ export interface WorkflowNode<P extends KubernetesObject> {
   readonly deletePostcondition?: WorkflowCondition<P>;
 }
 
-/** What a workflow did with one dependent. */
+/**
+ * What a workflow did with one dependent.
+ *
+ * @example
+ * ```ts
+ * import type { DependentResult, WorkflowResult } from '@kindex/informer';
+ * declare const result: WorkflowResult;
+ *
+ * const describe = (r: DependentResult): string =>
+ *   r.status === 'failed' ? `failed: ${String(r.error)}` : r.status === 'skipped' ? `skipped: ${r.because}` : r.status;
+ * for (const [name, r] of result.results) console.log(name, describe(r));
+ * ```
+ */
 export type DependentResult =
   | { readonly status: 'ready'; readonly action: DependentAction }
   | { readonly status: 'notReady'; readonly action: DependentAction }
@@ -46,7 +85,21 @@ export type DependentResult =
   | { readonly status: 'inactive' }
   | { readonly status: 'deleted'; readonly existed: boolean };
 
-/** The outcome of a workflow run, per dependent name. */
+/**
+ * The outcome of a workflow run, per dependent name.
+ *
+ * @example
+ * ```ts
+ * import type { KubeClient, Workflow, WorkflowResult } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const workflow: Workflow;
+ * declare const primary: KubernetesObject;
+ * declare const context: Context<KubernetesObject, KubeClient>;
+ *
+ * const result: WorkflowResult = await workflow.reconcile(primary, context);
+ * for (const [name, error] of result.errors) context.getLogger().warn({ dependent: name, error: String(error) }, 'dependent failed');
+ * ```
+ */
 export class WorkflowResult {
   constructor(readonly results: ReadonlyMap<string, DependentResult>) {}
 
@@ -77,12 +130,48 @@ export class WorkflowResult {
   }
 }
 
-/** Thrown when a workflow's `dependsOn` names an unknown dependent or forms a cycle. */
+/**
+ * Thrown when a workflow's `dependsOn` names an unknown dependent or forms a cycle.
+ *
+ * @example
+ * ```ts
+ * import { InvalidWorkflowError, Workflow, type KubernetesDependentResource } from '@kindex/informer';
+ * declare const configMap: KubernetesDependentResource;
+ *
+ * try {
+ *   new Workflow([{ dependent: configMap, dependsOn: ['no-such-dependent'] }]);
+ * } catch (error) {
+ *   if (error instanceof InvalidWorkflowError) console.error(error.message); // names the unknown dependency
+ * }
+ * ```
+ */
 export class InvalidWorkflowError extends Error {
   override readonly name = 'InvalidWorkflowError';
 }
 
-/** An ordered set of dependents of primaries `P`. */
+/**
+ * An ordered set of dependents of primaries `P`.
+ *
+ * @example
+ * ```ts
+ * import { Workflow, type KubeClient, type KubernetesDependentResource } from '@kindex/informer';
+ * import { UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
+ * declare const configMap: KubernetesDependentResource;
+ * declare const deployment: KubernetesDependentResource;
+ *
+ * // The Deployment waits for its ConfigMap.
+ * const workflow = new Workflow([
+ *   { dependent: configMap },
+ *   { dependent: deployment, dependsOn: [configMap.name] },
+ * ]);
+ *
+ * async function reconcile(primary: KubernetesObject, context: Context<KubernetesObject, KubeClient>): Promise<UpdateControl> {
+ *   const result = await workflow.reconcile(primary, context);
+ *   result.throwIfFailed();
+ *   return result.allReady ? UpdateControl.noUpdate() : UpdateControl.noUpdate().rescheduleAfter(10_000);
+ * }
+ * ```
+ */
 export class Workflow<P extends KubernetesObject = KubernetesObject> {
   readonly #nodes: ReadonlyMap<string, WorkflowNode<P>>;
   // Keyed by the reconcile's context, so a reconciler of a managed workflow can read its run.

@@ -12,6 +12,9 @@ import { apiVersionOf, type ResourceType } from '../reflector/resource-type.js';
  *
  * @example
  * ```ts
+ * import { resourceKind } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const context: Context;
  * interface Cluster extends KubernetesObject { spec: { clusterValue: string } }
  * const ClusterKind = resourceKind<Cluster>({
  *   group: 'sample.kindex.dev', version: 'v1', kind: 'Cluster', plural: 'clusters', namespaced: true,
@@ -24,7 +27,19 @@ export interface ResourceKind<R extends KubernetesObject = KubernetesObject> ext
   readonly apiVersion: string;
 }
 
-/** Makes a {@link ResourceKind}; its name is `group/version/Kind` (`v1/ConfigMap` for core). */
+/**
+ * Makes a {@link ResourceKind}; its name is `group/version/Kind` (`v1/ConfigMap` for core).
+ *
+ * @example
+ * ```ts
+ * import { resourceKind } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { image: string } };
+ *
+ * // One typed value names the API resource (for watches) and the secondary type (for Context reads).
+ * export const WebApps = resourceKind<WebApp>({ group: 'example.com', version: 'v1', plural: 'webapps', kind: 'WebApp', namespaced: true });
+ * ```
+ */
 export function resourceKind<R extends KubernetesObject = KubernetesObject>(type: ResourceType): ResourceKind<R> {
   for (const field of ['version', 'plural', 'kind'] as const) {
     if (typeof type[field] !== 'string' || type[field] === '') {
@@ -45,7 +60,17 @@ export function resourceKind<R extends KubernetesObject = KubernetesObject>(type
   });
 }
 
-/** Kinds of the core and common built-in groups, ready to use. */
+/**
+ * Kinds of the core and common built-in groups, ready to use.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds } from '@kindex/informer';
+ *
+ * // The built-in kinds an operator most often watches as secondaries.
+ * const configMapsOfSecrets = InformerEventSource.from(Kinds.ConfigMap, Kinds.Secret);
+ * ```
+ */
 export const Kinds = {
   ConfigMap: resourceKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true }),
   Secret: resourceKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),

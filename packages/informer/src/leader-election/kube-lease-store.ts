@@ -7,6 +7,18 @@ import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from 
  * A {@link LeaseStore} on the API server: one `coordination.k8s.io/v1` Lease read with GET and
  * written with POST and PUT through a {@link KubeClient}. PUT carries the resourceVersion the
  * candidate read, so the server refuses a write based on a stale view (409).
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, KubeLeaseStore, LeaderElector } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Elect a leader on a coordination.k8s.io/v1 Lease outside an Operator (for a singleton job).
+ * const store = new KubeLeaseStore(new KubeClient(kubeConfig), { name: 'nightly-report', namespace: 'operators' });
+ * const elector = new LeaderElector({ store, identity: process.env['HOSTNAME'] ?? 'local' });
+ * await elector.start();
+ * ```
  */
 export class KubeLeaseStore implements LeaseStore {
   readonly description: string;

@@ -1,6 +1,20 @@
 /**
  * A leader election option is out of range. Names the option, the value and the fix; thrown by
  * the `LeaderElector` constructor (and so by `new Operator(...)`), before anything runs.
+ *
+ * @example
+ * ```ts
+ * import { LeaderElectionConfigError, Operator } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * try {
+ *   // The renew deadline must be shorter than the lease duration.
+ *   new Operator({ kubeConfig, leaderElection: { leaseName: 'web-operator', leaseNamespace: 'operators', leaseDurationMs: 10_000, renewDeadlineMs: 15_000 } });
+ * } catch (error) {
+ *   if (error instanceof LeaderElectionConfigError) console.error(`${error.field}=${String(error.value)}: ${error.message}`);
+ * }
+ * ```
  */
 export class LeaderElectionConfigError extends Error {
   override readonly name = 'LeaderElectionConfigError';
@@ -16,6 +30,19 @@ export class LeaderElectionConfigError extends Error {
 /**
  * The first attempt on the lease failed for a reason retrying will not fix (401, 403, 404 on a
  * missing namespace, 400): `start()` rejects with this instead of retrying forever.
+ *
+ * @example
+ * ```ts
+ * import { LeaderElectionStartError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operator.start();
+ * } catch (error) {
+ *   // Usually 403: the ServiceAccount may not get/create/update Leases in that namespace.
+ *   if (error instanceof LeaderElectionStartError) console.error(`lease ${error.lease}: HTTP ${error.status}: ${error.message}`);
+ * }
+ * ```
  */
 export class LeaderElectionStartError extends Error {
   override readonly name = 'LeaderElectionStartError';
@@ -45,6 +72,18 @@ function hint(status: number, lease: string): string {
 /**
  * A write or reconcile was refused because this replica does not hold the lease (fencing): it
  * never was leader, or it could not renew before the renew deadline.
+ *
+ * @example
+ * ```ts
+ * import { NotLeaderError } from '@kindex/informer';
+ * import type { EventProcessor } from '@kindex/core';
+ * declare const processor: EventProcessor;
+ *
+ * // A reconcile cut short because this replica lost the lease is not a failure of the primary.
+ * processor.events$.subscribe((e) => {
+ *   if (e.type === 'finished' && e.outcome.type === 'error' && e.outcome.error instanceof NotLeaderError) console.info('lost leadership mid-reconcile');
+ * });
+ * ```
  */
 export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';

@@ -27,7 +27,17 @@ import { KubeApiError } from '../client/kube-client.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
 import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
 
-/** Timing and identity of a candidate (the `Operator` option adds the lease's name). */
+/**
+ * Timing and identity of a candidate (the `Operator` option adds the lease's name).
+ *
+ * @example
+ * ```ts
+ * import type { LeaderElectionTiming } from '@kindex/informer';
+ *
+ * // Fail over faster in a small cluster where the API server answers quickly.
+ * const fast: LeaderElectionTiming = { leaseDurationMs: 8_000, renewDeadlineMs: 5_000, retryPeriodMs: 1_000, releaseOnCancel: true };
+ * ```
+ */
 export interface LeaderElectionTiming {
   /** This candidate's name in `holderIdentity`. Defaults to `$POD_NAME` (or the hostname) plus `_` and a random suffix. */
   readonly identity?: string;
@@ -45,7 +55,19 @@ export interface LeaderElectionTiming {
   readonly releaseOnCancel?: boolean;
 }
 
-/** Options of {@link LeaderElector}. */
+/**
+ * Options of {@link LeaderElector}.
+ *
+ * @example
+ * ```ts
+ * import { LeaderElector, type LeaderElectorOptions, type LeaseStore } from '@kindex/informer';
+ * declare const store: LeaseStore;
+ *
+ * // client-go's defaults: 15 s lease, 10 s renew deadline, retry every 2 s; keep competing after a loss.
+ * const options: LeaderElectorOptions = { store, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, afterLoss: 'rejoin' };
+ * const elector = new LeaderElector(options);
+ * ```
+ */
 export interface LeaderElectorOptions extends LeaderElectionTiming {
   /** Where the lease lives (a `KubeLeaseStore` on the API server). */
   readonly store: LeaseStore;
@@ -60,7 +82,17 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
   readonly random?: () => number;
 }
 
-/** Where a candidate stands. */
+/**
+ * Where a candidate stands.
+ *
+ * @example
+ * ```ts
+ * import type { LeaderElectionStatus, LeaderElector } from '@kindex/informer';
+ * declare const elector: LeaderElector;
+ *
+ * elector.status$.subscribe((status: LeaderElectionStatus) => console.log(`${status.role} (leader: ${status.holderIdentity ?? 'none'}): ${status.reason}`));
+ * ```
+ */
 export interface LeaderElectionStatus {
   /** `leader` while holding a lease renewed within the deadline; `stopped` after `stop()` or a loss with `afterLoss: 'stop'`. */
   readonly role: 'candidate' | 'leader' | 'stopped';
@@ -95,6 +127,8 @@ const monotonicClock: Clock = Object.freeze({
  *
  * @example
  * ```ts
+ * import { KubeLeaseStore, LeaderElector, type KubeClient } from '@kindex/informer';
+ * declare const client: KubeClient;
  * const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name: 'my-operator', namespace: 'ops' }) });
  * elector.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));
  * await elector.start();

@@ -1,6 +1,18 @@
 import type { KubernetesObject } from '@kindex/core';
 
-/** The fields of a `coordination.k8s.io/v1` Lease that leader election reads and writes. */
+/**
+ * The fields of a `coordination.k8s.io/v1` Lease that leader election reads and writes.
+ *
+ * @example
+ * ```ts
+ * import type { LeaseSpec, LeaseStore } from '@kindex/informer';
+ * declare const store: LeaseStore;
+ *
+ * const now = new Date().toISOString();
+ * const spec: LeaseSpec = { holderIdentity: 'web-operator-7d9f', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaseTransitions: 0 };
+ * await store.create(spec);
+ * ```
+ */
 export interface LeaseSpec {
   /** The current holder; empty or absent when nobody holds the lease. */
   readonly holderIdentity?: string;
@@ -14,7 +26,18 @@ export interface LeaseSpec {
   readonly leaseTransitions?: number;
 }
 
-/** A `coordination.k8s.io/v1` Lease as the API server returns it (plain JSON). */
+/**
+ * A `coordination.k8s.io/v1` Lease as the API server returns it (plain JSON).
+ *
+ * @example
+ * ```ts
+ * import type { Lease, LeaseStore } from '@kindex/informer';
+ * declare const store: LeaseStore;
+ *
+ * const lease: Lease | undefined = await store.get();
+ * console.log(`held by ${lease?.spec?.holderIdentity ?? 'nobody'} since ${lease?.spec?.acquireTime ?? '-'}`);
+ * ```
+ */
 export interface Lease extends KubernetesObject {
   readonly spec?: LeaseSpec;
 }
@@ -22,6 +45,20 @@ export interface Lease extends KubernetesObject {
 /**
  * A write lost an optimistic-concurrency race: another candidate created or changed the lease
  * first (HTTP 409). The elector treats it as "not acquired this round", never as a failure.
+ *
+ * @example
+ * ```ts
+ * import { LeaseConflictError, type Lease, type LeaseStore } from '@kindex/informer';
+ * declare const store: LeaseStore;
+ * declare const current: Lease;
+ *
+ * try {
+ *   await store.update(current, { ...current.spec, renewTime: new Date().toISOString() });
+ * } catch (error) {
+ *   // Someone else wrote the Lease since we read it: read it again before deciding.
+ *   if (!(error instanceof LeaseConflictError)) throw error;
+ * }
+ * ```
  */
 export class LeaseConflictError extends Error {
   override readonly name = 'LeaseConflictError';
@@ -39,6 +76,28 @@ export class LeaseConflictError extends Error {
  *
  * Contract: `create` and `update` throw {@link LeaseConflictError} when they lose a race
  * (the lease exists already; its resourceVersion moved on); any other error is a failed call.
+ *
+ * @example
+ * ```ts
+ * import { LeaderElector, LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from '@kindex/informer';
+ *
+ * // An in-memory store: test leader election without an API server.
+ * class MemoryLeaseStore implements LeaseStore {
+ *   readonly description = 'memory lease';
+ *   #lease: Lease | undefined;
+ *   #version = 0;
+ *   async get(): Promise<Lease | undefined> { return this.#lease; }
+ *   async create(spec: LeaseSpec): Promise<Lease> {
+ *     if (this.#lease) throw new LeaseConflictError(this.description);
+ *     return (this.#lease = { metadata: { name: 'lease', resourceVersion: String(++this.#version) }, spec });
+ *   }
+ *   async update(current: Lease, spec: LeaseSpec): Promise<Lease> {
+ *     if (current.metadata?.resourceVersion !== this.#lease?.metadata?.resourceVersion) throw new LeaseConflictError(this.description);
+ *     return (this.#lease = { metadata: { name: 'lease', resourceVersion: String(++this.#version) }, spec });
+ *   }
+ * }
+ * const elector = new LeaderElector({ store: new MemoryLeaseStore() });
+ * ```
  */
 export interface LeaseStore {
   /** `namespace/name` of the lease, for messages. */

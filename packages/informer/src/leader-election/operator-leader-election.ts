@@ -6,6 +6,17 @@ import type { LeaderElectionStatus, LeaderElectionTiming } from './leader-electo
  * Every replica starts its controllers and syncs its caches (warm standby: a failover costs the
  * lease wait, not a relist); only the lease holder dispatches reconciles, with optimistic
  * locking on its writes to primaries and every write fenced by its leadership.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorLeaderElectionOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // On losing the lease, stop reconciling but keep the caches warm to take over quickly.
+ * const leaderElection: OperatorLeaderElectionOptions = { leaseName: 'web-operator', leaseNamespace: 'operators', onLost: 'standby' };
+ * const operator = new Operator({ kubeConfig, leaderElection });
+ * ```
  */
 export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
   /** Name of the Lease (one per operator, shared by its replicas). */

@@ -14,7 +14,20 @@
 import { pino, type LevelWithSilent } from 'pino';
 import { noopLogger, type Logger } from '@kindex/core';
 
-/** What the Operator accepts as `logger`: a logger, or a level for a pino logger to stdout. */
+/**
+ * What the Operator accepts as `logger`: a logger, or a level for a pino logger to stdout.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorLoggerOption } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // A level name, or your own pino logger.
+ * const logger: OperatorLoggerOption = process.env['DEBUG'] ? 'debug' : 'info';
+ * const operator = new Operator({ kubeConfig, logger });
+ * ```
+ */
 export type OperatorLoggerOption = Logger | LevelWithSilent;
 
 const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -25,6 +38,15 @@ const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 't
  * undefined (an operator embedded in another program stays quiet unless told).
  *
  * @throws {TypeError} for anything else, naming the accepted values.
+ *
+ * @example
+ * ```ts
+ * import { createOperatorLogger } from '@kindex/informer';
+ *
+ * // The same JSON logger the Operator uses, for code that runs beside it.
+ * const log = createOperatorLogger('info').child({ component: 'webhook' });
+ * log.info({ port: 9443 }, 'listening');
+ * ```
  */
 export function createOperatorLogger(option: OperatorLoggerOption | undefined): Logger {
   if (option === undefined) return noopLogger;

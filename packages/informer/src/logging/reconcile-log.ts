@@ -1,6 +1,18 @@
 import type { ReconcileCauses } from '@kindex/core';
 
-/** One cause as it appears on a reconcile's log line. */
+/**
+ * One cause as it appears on a reconcile's log line.
+ *
+ * @example
+ * ```ts
+ * import { causesForLog, type LoggedCause } from '@kindex/informer';
+ * import type { DispatchRequest } from '@kindex/core';
+ * declare const request: DispatchRequest;
+ *
+ * const causes: LoggedCause[] = causesForLog(request.causes);
+ * console.log(JSON.stringify({ msg: 'reconcile', causes }));
+ * ```
+ */
 export interface LoggedCause {
   readonly source: string;
   readonly type: string;
@@ -17,6 +29,17 @@ export interface LoggedCause {
  * @example
  * ```json
  * {"msg":"reconciled","triggers":3,"causes":[{"source":"clusters","type":"resource","event":"update","object":"sample/alpha","count":2},{"source":"primary","type":"resource","event":"create","object":"sample/build","count":1}]}
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { causesForLog } from '@kindex/informer';
+ * import { EventProcessor } from '@kindex/core';
+ *
+ * // Log why each reconcile runs, in the Operator's format, from a hand-made processor.
+ * const processor = new EventProcessor({
+ *   dispatch: async (key, { causes }) => console.log(JSON.stringify({ msg: 'reconcile', key, causes: causesForLog(causes) })),
+ * });
  * ```
  */
 export function causesForLog(causes: ReconcileCauses): LoggedCause[] {

@@ -1,13 +1,58 @@
 import { InvalidResourceError, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
 
-/** Default key under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`). */
+/**
+ * Default key under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_PRIMARY_NAME_KEY, DEFAULT_PRIMARY_NAMESPACE_KEY } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const primary: KubernetesObject;
+ *
+ * // A cluster-scoped secondary names its primary in annotations, where fromAnnotations() finds it.
+ * const annotations = { [DEFAULT_PRIMARY_NAME_KEY]: primary.metadata!.name!, [DEFAULT_PRIMARY_NAMESPACE_KEY]: primary.metadata!.namespace! };
+ * ```
+ */
 export const DEFAULT_PRIMARY_NAME_KEY = 'kindex.dev/primary-name';
-/** Default key under which a secondary names its primary's namespace; absent means its own. */
+/**
+ * Default key under which a secondary names its primary's namespace; absent means its own.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_PRIMARY_NAMESPACE_KEY } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const secondary: KubernetesObject;
+ *
+ * const primaryNamespace = secondary.metadata?.annotations?.[DEFAULT_PRIMARY_NAMESPACE_KEY];
+ * ```
+ */
 export const DEFAULT_PRIMARY_NAMESPACE_KEY = 'kindex.dev/primary-namespace';
-/** Default key under which a secondary names its primary's type, when the mapper checks it. */
+/**
+ * Default key under which a secondary names its primary's type, when the mapper checks it.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_PRIMARY_TYPE_KEY, fromAnnotations } from '@kindex/informer';
+ *
+ * // Two controllers annotate the same kind of secondary: the type annotation tells their primaries apart.
+ * const toWebApps = fromAnnotations({ type: { value: 'WebApp.example.com' } });
+ * const marker = { [DEFAULT_PRIMARY_TYPE_KEY]: 'WebApp.example.com' };
+ * ```
+ */
 export const DEFAULT_PRIMARY_TYPE_KEY = 'kindex.dev/primary-type';
 
-/** Options of {@link fromAnnotations} and {@link fromLabels}. */
+/**
+ * Options of {@link fromAnnotations} and {@link fromLabels}.
+ *
+ * @example
+ * ```ts
+ * import { fromAnnotations, type MetadataMapperOptions } from '@kindex/informer';
+ *
+ * // Cluster-scoped primaries have no namespace to record.
+ * const options: MetadataMapperOptions = { nameKey: 'example.com/tenant', namespaceKey: null };
+ * const toTenant = fromAnnotations(options);
+ * ```
+ */
 export interface MetadataMapperOptions {
   /** Key holding the primary's name. Defaults to `kindex.dev/primary-name`. */
   readonly nameKey?: string;
@@ -34,6 +79,7 @@ export interface MetadataMapperOptions {
  *   holds something other than a string.
  * @example
  * ```ts
+ * import { fromAnnotations } from '@kindex/informer';
  * const toPrimaryIds = fromAnnotations({ nameKey: 'example.com/owner-name', namespaceKey: 'example.com/owner-namespace' });
  * ```
  */
@@ -43,7 +89,17 @@ export function fromAnnotations<S extends KubernetesObject = KubernetesObject>(
   return metadataMapper<S>('annotations', options);
 }
 
-/** Like {@link fromAnnotations}, reading labels (label values are limited to 63 characters). */
+/**
+ * Like {@link fromAnnotations}, reading labels (label values are limited to 63 characters).
+ *
+ * @example
+ * ```ts
+ * import { fromLabels, InformerEventSource, Kinds } from '@kindex/informer';
+ *
+ * // Pods label themselves with the name of the ConfigMap primary they serve.
+ * const pods = InformerEventSource.from(Kinds.Pod, Kinds.ConfigMap).withSecondaryToPrimaryMapper(fromLabels({ nameKey: 'example.com/config' }));
+ * ```
+ */
 export function fromLabels<S extends KubernetesObject = KubernetesObject>(
   options: MetadataMapperOptions = {},
 ): SecondaryToPrimaryMapper<S> {

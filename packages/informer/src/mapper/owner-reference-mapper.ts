@@ -6,7 +6,22 @@ import {
   type SecondaryToPrimaryMapper,
 } from '@kindex/core';
 
-/** Options of {@link fromOwnerReferences}. */
+/**
+ * Options of {@link fromOwnerReferences}.
+ *
+ * @example
+ * ```ts
+ * import { fromOwnerReferences, type OwnerReferenceMapperOptions } from '@kindex/informer';
+ *
+ * const options: OwnerReferenceMapperOptions = {
+ *   group: 'example.com',
+ *   kind: 'WebApp',
+ *   controllerOnly: true,
+ *   onProblem: (problem, object) => console.warn(`bad owner reference on ${object.metadata?.name}`, problem),
+ * };
+ * const toWebApp = fromOwnerReferences(options);
+ * ```
+ */
 export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> & {
   /**
    * Receives malformed owner references (with their field path); the other references of the
@@ -25,6 +40,7 @@ export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> &
  *
  * @example
  * ```ts
+ * import { fromOwnerReferences } from '@kindex/informer';
  * const toPrimaryIds = fromOwnerReferences({ group: 'sample.kindex.dev', kind: 'WebPage', controllerOnly: true });
  * ```
  */

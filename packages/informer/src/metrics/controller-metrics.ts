@@ -20,6 +20,17 @@ const RECONCILE_TIME_BUCKETS = [
  *
  * Caveats: `controller_runtime_reconcile_panics_total` is not exported: JavaScript has no panics
  * distinct from errors, and a throwing reconciler already counts under `result="error"`.
+ *
+ * @example
+ * ```ts
+ * import { ControllerMetrics, type Controller } from '@kindex/informer';
+ * import { Registry } from 'prom-client';
+ * declare const controller: Controller;
+ *
+ * // controller_runtime_reconcile_total and friends for a controller run outside an Operator.
+ * const registry = new Registry();
+ * new ControllerMetrics(registry).observe(controller);
+ * ```
  */
 export class ControllerMetrics {
   readonly #controllers = new Map<string, Controller<KubernetesObject>>();

@@ -13,6 +13,17 @@ type InformerLabel = 'resource' | 'namespace' | 'selector';
  * namespaces or cluster-scoped kinds) and `selector` (label and field selectors, empty if none).
  * Counters restart with the informer: a series whose informer was released and created again
  * starts from zero, which Prometheus' `rate()` reads as a counter reset.
+ *
+ * @example
+ * ```ts
+ * import { InformerMetrics, InformerRegistry } from '@kindex/informer';
+ * import { Registry } from 'prom-client';
+ *
+ * const informers = new InformerRegistry();
+ * const registry = new Registry();
+ * new InformerMetrics(registry).observe(informers);
+ * console.log(await registry.metrics());
+ * ```
  */
 export class InformerMetrics {
   readonly #registries = new Set<InformerRegistry>();

@@ -24,7 +24,21 @@ import { ControllerMetrics } from './controller-metrics.js';
 import { InformerMetrics } from './informer-metrics.js';
 import { PrometheusWorkQueueMetrics } from './prometheus-work-queue-metrics.js';
 
-/** Options of {@link OperatorMetrics}. */
+/**
+ * Options of {@link OperatorMetrics}.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorMetricsOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { Registry } from 'prom-client';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Put the operator's series into a registry the application already serves.
+ * const metrics: OperatorMetricsOptions = { registry: new Registry(), processMetrics: false };
+ * const operator = new Operator({ kubeConfig, metrics });
+ * ```
+ */
 export interface OperatorMetricsOptions {
   /** The registry to fill. Defaults to a new one for this operator. */
   readonly registry?: Registry;
@@ -40,6 +54,9 @@ export interface OperatorMetricsOptions {
  *
  * @example
  * ```ts
+ * import { Operator } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const operator = new Operator({ kubeConfig, server: { port: 8080 } });
  * // curl localhost:8080/metrics → controller_runtime_reconcile_total{controller="jobs.sample.kindex.dev",result="success"} 3
  * const text = await operator.metrics.scrape(); // the same, without HTTP

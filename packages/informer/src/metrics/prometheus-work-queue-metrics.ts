@@ -9,6 +9,17 @@ const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 12);
  * controller-runtime's `workqueue_*` names, labelled `name` and `controller` (both the
  * controller's name, as controller-runtime does). Depth, unfinished work and the longest
  * running item are read from each queue when scraped.
+ *
+ * @example
+ * ```ts
+ * import { PrometheusWorkQueueMetrics } from '@kindex/informer';
+ * import { WorkQueue } from '@kindex/core';
+ * import { Registry } from 'prom-client';
+ *
+ * // workqueue_depth, workqueue_adds_total ... for a queue of your own.
+ * const registry = new Registry();
+ * const queue = new WorkQueue({ name: 'webhooks', metrics: new PrometheusWorkQueueMetrics(registry) });
+ * ```
  */
 export class PrometheusWorkQueueMetrics implements WorkQueueMetricsProvider {
   readonly #probes = new Map<string, WorkQueueProbe>();

@@ -13,7 +13,18 @@
  */
 import { dumpYaml } from '@kubernetes/client-node';
 
-/** One permission an operator needs: verbs on a resource (optionally a subresource) in some namespaces. */
+/**
+ * One permission an operator needs: verbs on a resource (optionally a subresource) in some namespaces.
+ *
+ * @example
+ * ```ts
+ * import { rbacManifest, type RequiredPermission } from '@kindex/informer';
+ *
+ * // The operator also reads Nodes, which no controller watches.
+ * const readNodes: RequiredPermission = { group: '', resource: 'nodes', verbs: ['get', 'list'], namespaces: 'all', clusterScoped: true, neededBy: 'capacity check' };
+ * const manifest = rbacManifest([readNodes]);
+ * ```
+ */
 export interface RequiredPermission {
   /** API group; `''` for the core group. */
   readonly group: string;
@@ -28,19 +39,51 @@ export interface RequiredPermission {
   readonly neededBy?: string;
 }
 
-/** An RBAC PolicyRule (`rbac.authorization.k8s.io/v1`). */
+/**
+ * An RBAC PolicyRule (`rbac.authorization.k8s.io/v1`).
+ *
+ * @example
+ * ```ts
+ * import type { Operator, PolicyRule } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const rules: readonly PolicyRule[] = (await operator.rbacManifest()).clusterRules;
+ * for (const r of rules) console.log(`${r.verbs.join(',')} ${r.resources.join(',')} in ${r.apiGroups.join(',') || 'core'}`);
+ * ```
+ */
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
 }
 
-/** Who the roles are bound to. */
+/**
+ * Who the roles are bound to.
+ *
+ * @example
+ * ```ts
+ * import type { RbacSubject } from '@kindex/informer';
+ *
+ * // Bind the roles to a group of humans for a local run, instead of a ServiceAccount.
+ * const developers: RbacSubject = { kind: 'Group', name: 'operator-developers' };
+ * ```
+ */
 export type RbacSubject =
   | { readonly kind: 'ServiceAccount'; readonly name: string; readonly namespace: string }
   | { readonly kind: 'User' | 'Group'; readonly name: string };
 
-/** Options of {@link rbacManifest}. */
+/**
+ * Options of {@link rbacManifest}.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, RbacManifestOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const options: RbacManifestOptions = { name: 'web-operator', subject: { kind: 'ServiceAccount', name: 'web-operator', namespace: 'operators' } };
+ * const { yaml } = await operator.rbacManifest(options);
+ * ```
+ */
 export interface RbacManifestOptions {
   /** Name of the ClusterRole and of each Role. Defaults to `kindex-operator`. */
   readonly name?: string;
@@ -48,7 +91,17 @@ export interface RbacManifestOptions {
   readonly subject?: RbacSubject;
 }
 
-/** A Role, ClusterRole or binding, as plain JSON ready to create or print. */
+/**
+ * A Role, ClusterRole or binding, as plain JSON ready to create or print.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, RbacObject } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const roles: RbacObject[] = (await operator.rbacManifest()).objects.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
+ * ```
+ */
 export interface RbacObject {
   readonly apiVersion: 'rbac.authorization.k8s.io/v1';
   readonly kind: 'Role' | 'ClusterRole' | 'RoleBinding' | 'ClusterRoleBinding';
@@ -58,7 +111,18 @@ export interface RbacObject {
   readonly subjects?: readonly Record<string, string>[];
 }
 
-/** The manifest: rules by scope, the objects, and the objects as a multi-document YAML text. */
+/**
+ * The manifest: rules by scope, the objects, and the objects as a multi-document YAML text.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, RbacManifest } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const manifest: RbacManifest = await operator.rbacManifest();
+ * console.log(`${manifest.clusterRules.length} cluster rules, roles in ${[...manifest.namespacedRules.keys()].join(', ')}`);
+ * ```
+ */
 export interface RbacManifest {
   /** Rules of the ClusterRole (empty when none is needed). */
   readonly clusterRules: readonly PolicyRule[];
@@ -73,7 +137,22 @@ export interface RbacManifest {
 const RBAC = 'rbac.authorization.k8s.io';
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
-/** Merges permissions into the smallest set of Roles and ClusterRole rules that grant them all. */
+/**
+ * Merges permissions into the smallest set of Roles and ClusterRole rules that grant them all.
+ *
+ * @example
+ * ```ts
+ * import { rbacManifest } from '@kindex/informer';
+ * import { writeFileSync } from 'node:fs';
+ *
+ * // RBAC for a hand-written list of permissions, bound to the operator's ServiceAccount.
+ * const manifest = rbacManifest(
+ *   [{ group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'patch'], namespaces: ['shop'], clusterScoped: false }],
+ *   { name: 'web-operator', subject: { kind: 'ServiceAccount', name: 'web-operator', namespace: 'operators' } },
+ * );
+ * writeFileSync('deploy/rbac.yaml', manifest.yaml);
+ * ```
+ */
 export function rbacManifest(permissions: readonly RequiredPermission[], options: RbacManifestOptions = {}): RbacManifest {
   const name = options.name ?? 'kindex-operator';
   const cluster = new RuleSet();
@@ -129,7 +208,20 @@ export function rbacManifest(permissions: readonly RequiredPermission[], options
   return { clusterRules, namespacedRules, objects, yaml: toYamlDocuments(objects) };
 }
 
-/** Objects as YAML documents separated by `---`. */
+/**
+ * Objects as YAML documents separated by `---`.
+ *
+ * @example
+ * ```ts
+ * import { toYamlDocuments, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Ship the RBAC objects together with your own manifests in one file.
+ * const { objects } = await operator.rbacManifest({ name: 'web-operator' });
+ * const serviceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'web-operator', namespace: 'operators' } };
+ * console.log(toYamlDocuments([serviceAccount, ...objects]));
+ * ```
+ */
 export function toYamlDocuments(objects: readonly object[]): string {
   return objects.map((o) => dumpYaml(o, { noRefs: true, lineWidth: -1 }).trimEnd()).join('\n---\n') + (objects.length > 0 ? '\n' : '');
 }

@@ -5,7 +5,22 @@ import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
 
-/** Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations. */
+/**
+ * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, RbacListingOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Our reconcilers also create and delete their secondaries, and read Nodes.
+ * const options: RbacListingOptions = {
+ *   secondaryVerbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+ *   extraPermissions: [{ group: '', resource: 'nodes', verbs: ['get'], namespaces: 'all', clusterScoped: true }],
+ * };
+ * const { yaml } = await operator.rbacManifest(options);
+ * ```
+ */
 export interface RbacListingOptions extends RbacManifestOptions {
   /**
    * Verbs on each event source's kind. A source only needs `list` and `watch` to cache; most
@@ -28,6 +43,17 @@ const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'pa
  * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
  * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
  * InformerEventSource are listed when they declare a ResourceKind as `resourceType`.
+ *
+ * @example
+ * ```ts
+ * import { rbacManifest, requiredPermissions, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // What the registered controllers need: primaries, secondaries, leases, events.
+ * const permissions = await requiredPermissions(operator.controllers);
+ * for (const p of permissions) console.log(p.group || 'core', p.resource, p.verbs.join(','), p.neededBy);
+ * const { yaml } = rbacManifest(permissions);
+ * ```
  */
 export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],

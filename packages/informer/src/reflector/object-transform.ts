@@ -5,6 +5,16 @@ import type { KubernetesObject } from '@kindex/core';
  * never reads and so save memory per cached object. It receives a fresh, still mutable object
  * straight from the wire and returns the object to cache (the same or a new one); the reflector
  * freezes the result. It must keep `metadata.name`, `namespace`, `uid` and `resourceVersion`.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds, type ObjectTransform } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * // Cache Secrets without their data: the reconciler only needs to know they exist.
+ * const withoutData: ObjectTransform<KubernetesObject & { data?: unknown }> = ({ data: _data, ...secret }) => secret;
+ * const secrets = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).withTransform(withoutData);
+ * ```
  */
 export type ObjectTransform<R extends KubernetesObject = KubernetesObject> = (object: R) => R;
 
@@ -13,6 +23,14 @@ export type ObjectTransform<R extends KubernetesObject = KubernetesObject> = (ob
  * never feed a server-side apply match; the default, {@link keepAppliedFields}, keeps the few
  * entries such a match reads. Changes a fresh object in place (what the reflector hands it);
  * returns a copy of a frozen one.
+ *
+ * @example
+ * ```ts
+ * import { dropManagedFields, InformerEventSource, Kinds } from '@kindex/informer';
+ *
+ * // Pods are many and nobody applies them here: keep none of their managedFields.
+ * const pods = InformerEventSource.from(Kinds.Pod, Kinds.ConfigMap).withTransform(dropManagedFields);
+ * ```
  */
 export function dropManagedFields<R extends KubernetesObject>(object: R): R {
   const meta = object.metadata;
@@ -27,6 +45,16 @@ export function dropManagedFields<R extends KubernetesObject>(object: R): R {
  * Being one function for every cache, it lets plain event sources, dependents and applying
  * controllers of one kind share one informer (the registry shares informers by transform).
  * Changes a fresh object in place (what the reflector hands it); returns a copy of a frozen one.
+ *
+ * @example
+ * ```ts
+ * import { keepAppliedFields } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const fromServer: KubernetesObject;
+ *
+ * // What every cache holds unless told otherwise: the Apply entries stay, the Update ones go.
+ * const cached = keepAppliedFields(fromServer);
+ * ```
  */
 export function keepAppliedFields<R extends KubernetesObject>(object: R): R {
   const entries = object.metadata?.managedFields;

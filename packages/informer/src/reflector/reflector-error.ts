@@ -1,6 +1,16 @@
 /**
  * An API request answered with an error status. Carries the Kubernetes `Status` reason and, for
  * 429, the server's Retry-After.
+ *
+ * @example
+ * ```ts
+ * import { ApiRequestError, type Reflector } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * reflector.errors$.subscribe((error) => {
+ *   if (error instanceof ApiRequestError) console.warn(`${error.verb} ${error.request}: HTTP ${error.status} ${error.reason ?? ''}`);
+ * });
+ * ```
  */
 export class ApiRequestError extends Error {
   override readonly name = 'ApiRequestError';
@@ -48,12 +58,36 @@ export class ApiRequestError extends Error {
 
 const NON_TRANSIENT_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404]);
 
-/** True when `error` is an API answer that retrying will not change (see {@link ApiRequestError.nonTransient}). */
+/**
+ * True when `error` is an API answer that retrying will not change (see {@link ApiRequestError.nonTransient}).
+ *
+ * @example
+ * ```ts
+ * import { isNonTransient, type Reflector } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // 401, 403, 404: retrying will not help; tell the user which permission is missing.
+ * reflector.errors$.subscribe((error) => {
+ *   if (isNonTransient(error)) console.error(`${error.verb} ${error.request} refused: ${error.status}`);
+ * });
+ * ```
+ */
 export function isNonTransient(error: unknown): error is ApiRequestError {
   return error instanceof ApiRequestError && error.nonTransient;
 }
 
-/** A watch line that could not be used (not JSON, or not a `{type, object}` event). */
+/**
+ * A watch line that could not be used (not JSON, or not a `{type, object}` event).
+ *
+ * @example
+ * ```ts
+ * import { WatchLineError, type Reflector } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // A line of the watch stream that is not a watch event (a proxy error page, truncated JSON).
+ * reflector.errors$.subscribe((error) => error instanceof WatchLineError && console.warn(`bad watch line: ${error.linePrefix}`));
+ * ```
+ */
 export class WatchLineError extends Error {
   override readonly name = 'WatchLineError';
 
@@ -67,7 +101,18 @@ export class WatchLineError extends Error {
   }
 }
 
-/** A request that received nothing for longer than the inactivity timeout (a half-open connection). */
+/**
+ * A request that received nothing for longer than the inactivity timeout (a half-open connection).
+ *
+ * @example
+ * ```ts
+ * import { InactivityTimeoutError, type Reflector } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // The watch went silent for too long (a dead connection behind a load balancer); it is reopened.
+ * reflector.errors$.subscribe((error) => error instanceof InactivityTimeoutError && console.info(`${error.request} silent for ${error.timeoutMs} ms`));
+ * ```
+ */
 export class InactivityTimeoutError extends Error {
   override readonly name = 'InactivityTimeoutError';
 
@@ -79,7 +124,18 @@ export class InactivityTimeoutError extends Error {
   }
 }
 
-/** A transform threw on an object; the object is kept untransformed so no event is lost. */
+/**
+ * A transform threw on an object; the object is kept untransformed so no event is lost.
+ *
+ * @example
+ * ```ts
+ * import { TransformError, type Reflector } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // The transform threw on one object: that object is skipped, the others still arrive.
+ * reflector.errors$.subscribe((error) => error instanceof TransformError && console.error(`transform failed on ${error.objectKey}`, error.cause));
+ * ```
+ */
 export class TransformError extends Error {
   override readonly name = 'TransformError';
 

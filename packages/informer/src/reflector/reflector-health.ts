@@ -1,6 +1,16 @@
 /**
  * What a reflector reports about itself: whether its view is complete, how current it is, and
  * what last went wrong. Every failure lands here (and on `errors$`); none stops the reflector.
+ *
+ * @example
+ * ```ts
+ * import type { Reflector, ReflectorHealth } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * reflector.health$.subscribe((h: ReflectorHealth) => {
+ *   if (!h.watching && h.lastError) console.warn(`watch down (${h.restarts} restarts): ${h.lastError.message}`);
+ * });
+ * ```
  */
 export interface ReflectorHealth {
   /** True once the first list has been delivered; stays true across relists and reconnects. */

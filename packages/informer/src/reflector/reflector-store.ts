@@ -7,6 +7,19 @@
  * against what that store really holds and keeps no map of its own (one entry less per cached
  * object). The contract: the consumer applies every delta of `deltas$` to the store
  * synchronously, inside its subscriber, before the next delta is emitted.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, Reflector, type ReflectorStore } from '@kindex/informer';
+ * import { IndexedStore, type KubernetesObject } from '@kindex/core';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Let the reflector compare a relist with your own store, so deletes missed during an outage surface.
+ * const store = new IndexedStore();
+ * const knownObjects: ReflectorStore<KubernetesObject> = { get: (key) => store.get(key), keys: () => store.keys() };
+ * const reflector = new Reflector({ kubeConfig, type: Kinds.ConfigMap, knownObjects });
+ * ```
  */
 export interface ReflectorStore<R> {
   /** The object held under `namespace/name` (or `name`), if any. */

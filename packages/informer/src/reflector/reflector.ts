@@ -33,7 +33,19 @@ import type { ResourceType } from './resource-type.js';
 
 export type { BackoffOptions } from './internal/backoff.js';
 
-/** How a {@link Reflector} reaches the server and what it reflects. */
+/**
+ * How a {@link Reflector} reaches the server and what it reflects.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, Reflector, type ReflectorOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: ReflectorOptions = { kubeConfig, type: Kinds.Pod, namespace: 'shop', labelSelector: 'app=web', pageSize: 500, inactivityTimeoutMs: 120_000 };
+ * const pods = new Reflector(options);
+ * ```
+ */
 export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject> {
   /** Where and as whom to connect; all traffic uses its authentication and TLS settings. */
   readonly kubeConfig: KubeConfig;
@@ -74,7 +86,20 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   readonly knownObjects?: ReflectorStore<R>;
 }
 
-/** Options of {@link Reflector.waitForSync}. */
+/**
+ * Options of {@link Reflector.waitForSync}.
+ *
+ * @example
+ * ```ts
+ * import type { Reflector, WaitForSyncOptions } from '@kindex/informer';
+ * import { isNonTransient } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // Stop waiting at the first 403 instead of retrying until the timeout.
+ * const options: WaitForSyncOptions = { timeoutMs: 60_000, rejectOn: (error) => isNonTransient(error) };
+ * const synced = await reflector.waitForSync(options);
+ * ```
+ */
 export interface WaitForSyncOptions {
   /** Gives up (resolving `false`) after this many milliseconds. Defaults to waiting forever. */
   readonly timeoutMs?: number;
@@ -108,6 +133,9 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  *
  * @example
  * ```ts
+ * import { Reflector } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const reflector = new Reflector({ kubeConfig, type: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } });
  * reflector.deltas$.subscribe((d) => console.log(d.type, d.key));
  * await reflector.start();

@@ -2,7 +2,19 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { openGet, readBody } from './internal/kube-request.js';
 import type { ResourceType } from './resource-type.js';
 
-/** Options of {@link resolveResourceType}. */
+/**
+ * Options of {@link resolveResourceType}.
+ *
+ * @example
+ * ```ts
+ * import { resolveResourceType, type ResolveResourceTypeOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: ResolveResourceTypeOptions = { signal: AbortSignal.timeout(10_000) };
+ * const deployments = await resolveResourceType(kubeConfig, 'apps/v1', 'Deployment', options);
+ * ```
+ */
 export interface ResolveResourceTypeOptions {
   /** Aborts the discovery request. Defaults to none. */
   readonly signal?: AbortSignal;
@@ -10,7 +22,23 @@ export interface ResolveResourceTypeOptions {
   readonly inactivityTimeoutMs?: number;
 }
 
-/** The API server does not serve the kind at that apiVersion. */
+/**
+ * The API server does not serve the kind at that apiVersion.
+ *
+ * @example
+ * ```ts
+ * import { resolveResourceType, UnknownResourceTypeError } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * try {
+ *   await resolveResourceType(kubeConfig, 'example.com/v1', 'WebApp');
+ * } catch (error) {
+ *   // The CRD is not installed (or not served at that version).
+ *   if (error instanceof UnknownResourceTypeError) console.error(`install the CRD for ${error.kind}.${error.apiVersion}`);
+ * }
+ * ```
+ */
 export class UnknownResourceTypeError extends Error {
   override readonly name = 'UnknownResourceTypeError';
 
@@ -30,6 +58,9 @@ export class UnknownResourceTypeError extends Error {
  * @throws {UnknownResourceTypeError} when the group/version or the kind is not served.
  * @example
  * ```ts
+ * import { resolveResourceType } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
  * const type = await resolveResourceType(kubeConfig, 'apps/v1', 'Deployment');
  * // { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true }
  * ```

@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import type { ResourceType } from '@kindex/informer';
  * const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
  * const jobs: ResourceType = { group: 'batch.example.com', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };
  * ```

@@ -3,7 +3,18 @@ import type { Observable } from 'rxjs';
 import type { Controller } from '../controller/controller.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 
-/** One controller as the debug endpoint shows it. */
+/**
+ * One controller as the debug endpoint shows it.
+ *
+ * @example
+ * ```ts
+ * import { controllerDebugView, type Controller, type ControllerDebugView } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * const view: ControllerDebugView = controllerDebugView(controller);
+ * const notSynced = view.eventSources.filter((s) => s.cache?.synced === false).map((s) => s.name);
+ * ```
+ */
 export interface ControllerDebugView {
   readonly name: string;
   readonly kind: string;
@@ -24,6 +35,15 @@ export interface ControllerDebugView {
 /**
  * What a controller holds and does now: cache and index sizes, queue depth, event sources and
  * their health. O(index values) per call: for a human or a debugging script, not a scraper.
+ *
+ * @example
+ * ```ts
+ * import { controllerDebugView, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // What /debug/controllers serves, for a log line at shutdown or a test assertion.
+ * for (const controller of operator.controllers) console.log(JSON.stringify(controllerDebugView(controller)));
+ * ```
  */
 export function controllerDebugView(controller: Controller<KubernetesObject>): ControllerDebugView {
   return {

@@ -1,19 +1,68 @@
 /**
  * A check of one aspect of the operator: it returns when fine and throws an Error saying what
  * is wrong otherwise (controller-runtime's `healthz.Checker`, which returns an error).
+ *
+ * @example
+ * ```ts
+ * import type { HealthCheck, Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ * declare function pingDatabase(): Promise<void>;
+ *
+ * // Not ready while the database the reconcilers write to is unreachable; the throw's message is the reason.
+ * const database: HealthCheck = async () => {
+ *   await pingDatabase();
+ * };
+ * operator.health.addReadyzCheck('database', database);
+ * ```
  */
 export type HealthCheck = () => void | Promise<void>;
 
-/** Which endpoint a check belongs to: liveness (`healthz`) or readiness (`readyz`). */
+/**
+ * Which endpoint a check belongs to: liveness (`healthz`) or readiness (`readyz`).
+ *
+ * @example
+ * ```ts
+ * import type { HealthCheckKind, Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * for (const kind of ['healthz', 'readyz'] satisfies HealthCheckKind[]) console.log(kind, operator.health.names(kind));
+ * ```
+ */
 export type HealthCheckKind = 'healthz' | 'readyz';
 
-/** The outcome of one endpoint's checks. */
+/**
+ * The outcome of one endpoint's checks.
+ *
+ * @example
+ * ```ts
+ * import type { HealthReport, Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // The same report as GET /readyz, without HTTP.
+ * const report: HealthReport = await operator.health.run('readyz');
+ * if (!report.ok) console.warn(report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason}`));
+ * ```
+ */
 export interface HealthReport {
   readonly ok: boolean;
   readonly checks: readonly { readonly name: string; readonly ok: boolean; readonly reason?: string }[];
 }
 
-/** Two checks of one kind share a name. */
+/**
+ * Two checks of one kind share a name.
+ *
+ * @example
+ * ```ts
+ * import { DuplicateHealthCheckError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   operator.health.addReadyzCheck('database', async () => {});
+ * } catch (error) {
+ *   if (error instanceof DuplicateHealthCheckError) console.error(`${error.kind} check ${error.checkName} exists already`);
+ * }
+ * ```
+ */
 export class DuplicateHealthCheckError extends Error {
   override readonly name = 'DuplicateHealthCheckError';
   constructor(
@@ -31,8 +80,12 @@ export class DuplicateHealthCheckError extends Error {
  *
  * @example
  * ```ts
- * operator.health.addReadyzCheck('leader-election', () => {
- *   if (!elector.isLeader() && !elector.isWarmFollower()) throw new Error('neither leading nor a synced follower');
+ * import type { Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Ready only on the replica holding the lease (for a Service that must reach the leader).
+ * operator.health.addReadyzCheck('leading', () => {
+ *   if (operator.leaderElector !== undefined && !operator.isLeader) throw new Error('not the leader');
  * });
  * ```
  */

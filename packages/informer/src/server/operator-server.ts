@@ -26,7 +26,20 @@ import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { controllerDebugView } from './debug-controllers.js';
 import type { HealthCheckKind, HealthChecks } from './health-checks.js';
 
-/** Where and what the operator's HTTP server serves. */
+/**
+ * Where and what the operator's HTTP server serves.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorServerOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Probes and metrics on 8081; fail liveness when a watch stays broken for 5 minutes.
+ * const server: OperatorServerOptions = { port: 8081, unhealthyAfterMs: 300_000 };
+ * const operator = new Operator({ kubeConfig, server });
+ * ```
+ */
 export interface OperatorServerOptions {
   /** TCP port; 0 picks a free one (read it from `Operator.server.address`). */
   readonly port: number;
@@ -42,14 +55,43 @@ export interface OperatorServerOptions {
   readonly unhealthyAfterMs?: number;
 }
 
-/** What the server reads; the Operator provides it. */
+/**
+ * What the server reads; the Operator provides it.
+ *
+ * @example
+ * ```ts
+ * import { HealthChecks, OperatorMetrics, OperatorServer, type Controller, type OperatorServerSources } from '@kindex/informer';
+ * declare const controllers: Controller[];
+ *
+ * // Serve /metrics and probes for controllers run without an Operator.
+ * const sources: OperatorServerSources = { metrics: new OperatorMetrics(), health: new HealthChecks(), controllers: () => controllers };
+ * const server = new OperatorServer({ port: 8080, host: '127.0.0.1' }, sources);
+ * await server.listen();
+ * ```
+ */
 export interface OperatorServerSources {
   readonly metrics: OperatorMetrics;
   readonly health: HealthChecks;
+  /** The controllers to describe on `/debug/controllers`; a function so controllers registered later show up. */
   readonly controllers: () => readonly Controller<KubernetesObject>[];
 }
 
-/** The HTTP server failed to listen (port taken, address not available). */
+/**
+ * The HTTP server failed to listen (port taken, address not available).
+ *
+ * @example
+ * ```ts
+ * import { OperatorServerError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operator.start();
+ * } catch (error) {
+ *   // The port is taken (or the host is not local): choose another server.port.
+ *   if (error instanceof OperatorServerError) console.error(`cannot listen on ${error.host}:${error.port}`, error.cause);
+ * }
+ * ```
+ */
 export class OperatorServerError extends Error {
   override readonly name = 'OperatorServerError';
   constructor(
@@ -62,7 +104,19 @@ export class OperatorServerError extends Error {
   }
 }
 
-/** Serves `/metrics`, `/healthz`, `/readyz` and (optionally) `/debug/controllers`. */
+/**
+ * Serves `/metrics`, `/healthz`, `/readyz` and (optionally) `/debug/controllers`.
+ *
+ * @example
+ * ```ts
+ * import type { Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Started by the Operator when `server` is set; read the port it bound (port 0 picks a free one).
+ * const address = operator.server?.address;
+ * console.log(`metrics on http://${address?.host}:${address?.port}/metrics`);
+ * ```
+ */
 export class OperatorServer {
   readonly #options: OperatorServerOptions;
   readonly #sources: OperatorServerSources;

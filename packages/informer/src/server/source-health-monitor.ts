@@ -3,7 +3,18 @@ import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { Controller } from '../controller/controller.js';
 
-/** Options of {@link SourceHealthMonitor}. */
+/**
+ * Options of {@link SourceHealthMonitor}.
+ *
+ * @example
+ * ```ts
+ * import { SourceHealthMonitor, type Operator, type SourceHealthMonitorOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const options: SourceHealthMonitorOptions = { registry: operator.client.registry, controllers: () => operator.controllers, unhealthyAfterMs: 60_000, sampleEveryMs: 5_000 };
+ * const monitor = new SourceHealthMonitor(options);
+ * ```
+ */
 export interface SourceHealthMonitorOptions {
   /** The shared informers to watch (the operator's client's registry). */
   readonly registry: InformerRegistry;
@@ -24,6 +35,17 @@ export interface SourceHealthMonitorOptions {
  *
  * Caveats: "since" is as precise as the sampling (every second by default while started; at
  * each `check` otherwise).
+ *
+ * @example
+ * ```ts
+ * import { SourceHealthMonitor, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Fail liveness once a watch or event source has been broken for 5 minutes (the Operator does this with server.unhealthyAfterMs).
+ * const monitor = new SourceHealthMonitor({ registry: operator.client.registry, controllers: () => operator.controllers, unhealthyAfterMs: 300_000 });
+ * monitor.start();
+ * operator.health.addHealthzCheck('sources', () => monitor.check());
+ * ```
  */
 export class SourceHealthMonitor {
   readonly #options: SourceHealthMonitorOptions;
@@ -47,6 +69,7 @@ export class SourceHealthMonitor {
     this.sample();
   }
 
+  /** Stops sampling; {@link check} still answers from the last sample and samples again when called. */
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;

@@ -42,10 +42,37 @@ import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 
-/** Which namespaces an event source watches. */
+/**
+ * Which namespaces an event source watches.
+ *
+ * @example
+ * ```ts
+ * import type { InformerEventSourceConfiguration, NamespaceChoice } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject>;
+ *
+ * // 'inherit' (the default) follows the controller's namespaces, also when they change at run time.
+ * const namespaces: NamespaceChoice = configuration.namespaces;
+ * const follows = namespaces === 'inherit';
+ * ```
+ */
 export type NamespaceChoice = NamespaceSet | 'inherit';
 
-/** Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}. */
+/**
+ * Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds, type InformerEventSourceConfiguration } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * // The builder's result before build(): check it in a unit test of prepareEventSources.
+ * const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject> = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap)
+ *   .withLabelSelector('app=web')
+ *   .configuration();
+ * console.log(configuration.name, configuration.labelSelector, configuration.namespaces);
+ * ```
+ */
 export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
   readonly kind: ResourceKind<R>;
   readonly primaryKind: ResourceKind<P>;
@@ -71,13 +98,43 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly reflector: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'> | undefined;
 }
 
-/** The context a kindex controller hands to `prepareEventSources`: core's, plus controller-wide filters. */
+/**
+ * The context a kindex controller hands to `prepareEventSources`: core's, plus controller-wide filters.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds, type KubeClient, type KubeEventSourceContext } from '@kindex/informer';
+ * import type { EventSource, KubernetesObject, Reconciler } from '@kindex/core';
+ * import { UpdateControl } from '@kindex/core';
+ *
+ * // Inside an Operator, prepareEventSources gets this context: build() applies the controller's eventFilters too.
+ * const reconciler: Reconciler<KubernetesObject, KubeClient> = {
+ *   prepareEventSources(context): EventSource<unknown, KubernetesObject>[] {
+ *     const filters = (context as KubeEventSourceContext<KubernetesObject>).eventFilters;
+ *     console.log(`${filters.length} controller-wide filters`);
+ *     return [InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).build(context)];
+ *   },
+ *   reconcile: () => UpdateControl.noUpdate(),
+ * };
+ * ```
+ */
 export interface KubeEventSourceContext<P extends KubernetesObject> extends EventSourceContext<P, KubeClient> {
   /** Filters applied to the events of every source of the controller (ANDed with each source's). */
   readonly eventFilters: readonly Predicate<KubernetesObject>[];
 }
 
-/** Problems an event source met and moved past (mappers, filters, informers). */
+/**
+ * Problems an event source met and moved past (mappers, filters, informers).
+ *
+ * @example
+ * ```ts
+ * import type { EventSourceProblem, InformerEventSource } from '@kindex/informer';
+ * declare const pods: InformerEventSource;
+ *
+ * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
+ * pods.problems$.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
+ * ```
+ */
 export interface EventSourceProblem {
   readonly source: string;
   readonly error: unknown;
@@ -86,6 +143,21 @@ export interface EventSourceProblem {
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
  * `InformerEventSourceConfiguration.from(R, P)`.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds, fromOwnerReferences, type InformerEventSourceBuilder, type KubeClient } from '@kindex/informer';
+ * import type { EventSourceContext, KubernetesObject } from '@kindex/core';
+ * declare const context: EventSourceContext<KubernetesObject, KubeClient>;
+ *
+ * // Pods owned by our ConfigMap primaries, only the running ones, cached without managedFields.
+ * const builder: InformerEventSourceBuilder<KubernetesObject, KubernetesObject> = InformerEventSource.from(Kinds.Pod, Kinds.ConfigMap)
+ *   .withName('pods')
+ *   .withFieldSelector('status.phase=Running')
+ *   .withSecondaryToPrimaryMapper(fromOwnerReferences({ group: '', kind: 'ConfigMap' }))
+ *   .withOnUpdateFilter((pod, old) => pod.metadata?.labels?.['ready'] !== old.metadata?.labels?.['ready']);
+ * const pods = builder.build(context);
+ * ```
  */
 export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
   #config: InformerEventSourceConfiguration<R, P>;
@@ -213,6 +285,12 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
  *
  * @example
  * ```ts
+ * import { InformerEventSource, type KubeClient, type ResourceKind } from '@kindex/informer';
+ * import { Mappers, ResourceID, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+ * type Job = KubernetesObject & { spec: { clusterName: string } };
+ * declare const ClusterKind: ResourceKind;
+ * declare const JobKind: ResourceKind<Job>;
+ * declare const context: EventSourceContext<Job, KubeClient>;
  * const clusters = InformerEventSource.from(ClusterKind, JobKind)
  *   .withSecondaryToPrimaryMapper(Mappers.fromIndex(context.primaryCache, 'byCluster', (c) => ResourceID.keyOfResource(c)))
  *   .withPrimaryToSecondaryMapper((job) => [ResourceID.of(job.spec.clusterName, job.metadata?.namespace)])
@@ -316,6 +394,7 @@ export class InformerEventSource<
     return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.name }) : explained;
   }
 
+  /** Stops the caches (releasing shared informers) and clears the reverse index; health becomes `stopped`. */
   async stop(): Promise<void> {
     await this.cache.stop();
     for (const s of this.#subscriptions) s.unsubscribe();
@@ -359,10 +438,12 @@ export class InformerEventSource<
     return this.cache.get(id);
   }
 
+  /** The cached objects, optionally of one namespace and passing `predicate`; reads the cache, never the API server. */
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     return this.cache.list(namespace, predicate);
   }
 
+  /** The cached objects whose indexer `indexName` yields `value`; cheaper than `list` with a filter for repeated lookups. */
   byIndex(indexName: string, value: string): R[] {
     return this.cache.byIndex(indexName, value);
   }

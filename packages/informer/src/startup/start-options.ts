@@ -4,10 +4,35 @@
  * @module
  */
 
-/** Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's. */
+/**
+ * Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Allow twice the default on a large cluster whose first list takes long.
+ * await operator.start({ cacheSyncTimeoutMs: 2 * DEFAULT_CACHE_SYNC_TIMEOUT_MS });
+ * ```
+ */
 export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
-/** Options of `Operator.start` and `Controller.start`. */
+/**
+ * Options of `Operator.start` and `Controller.start`.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, StartOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Give up starting when the process is told to stop.
+ * const shutdown = new AbortController();
+ * process.once('SIGTERM', () => shutdown.abort());
+ * const options: StartOptions = { signal: shutdown.signal, cacheSyncTimeoutMs: 300_000 };
+ * await operator.start(options);
+ * ```
+ */
 export interface StartOptions {
   /**
    * Aborting it makes `start()` reject with `StartAbortedError` and undoes the start (caches

@@ -17,7 +17,19 @@ import type { ResourceType } from '../reflector/resource-type.js';
 import type { ApiRequestError } from '../reflector/reflector-error.js';
 import { rbacManifest, type RbacSubject } from '../rbac/rbac-manifest.js';
 
-/** Where a cache failure happened and what the server said, as structured fields. */
+/**
+ * Where a cache failure happened and what the server said, as structured fields.
+ *
+ * @example
+ * ```ts
+ * import type { CacheSyncError, CacheSyncFailure } from '@kindex/informer';
+ * declare const error: CacheSyncError;
+ *
+ * // The fields of a CacheSyncError, as plain data for a structured log.
+ * const failure: CacheSyncFailure = error;
+ * console.log(JSON.stringify({ verb: failure.verb, status: failure.status, namespace: failure.namespace, phase: failure.phase }));
+ * ```
+ */
 export interface CacheSyncFailure {
   /** The controller, when the cache belongs to one. */
   readonly controller: string | undefined;
@@ -42,6 +54,19 @@ export interface CacheSyncFailure {
  * A cache's list or watch was refused for a reason retrying will not change. The message names
  * the controller, the event source, the kind, the namespace and the verb, then says how to fix
  * it; {@link fix} holds that advice alone (for 403, Role/ClusterRole YAML ready to apply).
+ *
+ * @example
+ * ```ts
+ * import { CacheSyncError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operator.start();
+ * } catch (error) {
+ *   // A 403 on list: names the controller, source, kind, namespace and the RBAC rule to add.
+ *   if (error instanceof CacheSyncError) console.error(`${error.controller}/${error.eventSource}: ${error.verb} ${error.type.plural} -> ${error.status}. ${error.fix}`);
+ * }
+ * ```
  */
 export class CacheSyncError extends Error {
   override readonly name = 'CacheSyncError';
@@ -110,7 +135,18 @@ export class CacheSyncError extends Error {
   }
 }
 
-/** What has not synced when the cache sync timeout ran out. */
+/**
+ * What has not synced when the cache sync timeout ran out.
+ *
+ * @example
+ * ```ts
+ * import type { CacheSyncTimeoutError, PendingSync } from '@kindex/informer';
+ * declare const error: CacheSyncTimeoutError;
+ *
+ * const slowest: PendingSync | undefined = error.pending[0];
+ * if (slowest) console.error(`${slowest.eventSource} still waiting for ${slowest.kind} in ${slowest.namespaces.join(', ')}`);
+ * ```
+ */
 export interface PendingSync {
   /** `primary` or the event source's name. */
   readonly eventSource: string;
@@ -122,7 +158,23 @@ export interface PendingSync {
   readonly lastError: string | undefined;
 }
 
-/** Caches did not sync within the cache sync timeout (transient failures, or a silent server). */
+/**
+ * Caches did not sync within the cache sync timeout (transient failures, or a silent server).
+ *
+ * @example
+ * ```ts
+ * import { CacheSyncTimeoutError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operator.start({ cacheSyncTimeoutMs: 60_000 });
+ * } catch (error) {
+ *   if (error instanceof CacheSyncTimeoutError) {
+ *     for (const p of error.pending) console.error(`${error.controller}: ${p.eventSource} (${p.kind}) not synced in ${p.namespaces.join(', ')}: ${p.lastError ?? 'no error'}`);
+ *   }
+ * }
+ * ```
+ */
 export class CacheSyncTimeoutError extends Error {
   override readonly name = 'CacheSyncTimeoutError';
   constructor(
@@ -143,7 +195,22 @@ export class CacheSyncTimeoutError extends Error {
   }
 }
 
-/** `start()` ended because `stop()` was called or the caller's signal aborted it. */
+/**
+ * `start()` ended because `stop()` was called or the caller's signal aborted it.
+ *
+ * @example
+ * ```ts
+ * import { StartAbortedError, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operator.start({ signal: AbortSignal.timeout(5_000) });
+ * } catch (error) {
+ *   if (error instanceof StartAbortedError) console.info(`start of ${error.target} ${error.why}`); // not a failure: we asked for it
+ *   else throw error;
+ * }
+ * ```
+ */
 export class StartAbortedError extends Error {
   override readonly name = 'StartAbortedError';
   constructor(

@@ -51,7 +51,18 @@ import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
 
-/** Options of {@link startEmbeddedApiServer}. */
+/**
+ * Options of {@link startEmbeddedApiServer}.
+ *
+ * @example
+ * ```ts
+ * import { startEmbeddedApiServer, type EmbeddedApiServerOptions } from '@kindex/testing';
+ *
+ * // A small watch history makes "410 Gone, relist" easy to provoke; frequent bookmarks keep resourceVersions fresh.
+ * const options: EmbeddedApiServerOptions = { historyWindow: 10, bookmarkIntervalMs: 100, host: '127.0.0.1' };
+ * const server = await startEmbeddedApiServer(options);
+ * ```
+ */
 export interface EmbeddedApiServerOptions {
   /** TCP port; 0 picks a free one. Defaults to 0. */
   port?: number;
@@ -74,14 +85,41 @@ export interface EmbeddedApiServerOptions {
   maxBodyBytes?: number;
 }
 
-/** Every fault of {@link ApiServerFaults}: the embedded server provides them all. */
+/**
+ * Every fault of {@link ApiServerFaults}: the embedded server provides them all.
+ *
+ * @example
+ * ```ts
+ * import { startEmbeddedApiServer, type EmbeddedApiServerFaults } from '@kindex/testing';
+ *
+ * const server = await startEmbeddedApiServer();
+ * const faults: EmbeddedApiServerFaults = server.faults; // every fault, no optional chaining
+ * faults.setLatency(200);
+ * faults.pauseEvents(); // writes succeed, watchers hear nothing until resumeEvents()
+ * faults.resumeEvents();
+ * await server.stop();
+ * ```
+ */
 export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
 
 const CONTEXT = 'kindex-embedded';
 // Request bodies the server decodes; a missing Content-Type is read as JSON, as client-go sends.
 const BODY_MEDIA_TYPES = new Set(['', 'application/json', 'application/yaml', 'application/apply-patch+yaml']);
 
-/** A running embedded API server; see {@link startEmbeddedApiServer}. */
+/**
+ * A running embedded API server; see {@link startEmbeddedApiServer}.
+ *
+ * @example
+ * ```ts
+ * import { startEmbeddedApiServer, type EmbeddedApiServer } from '@kindex/testing';
+ *
+ * // In-process and fast: no binaries, and every fault is available.
+ * const server: EmbeddedApiServer = await startEmbeddedApiServer();
+ * server.faults.failNextRequests(2, { status: 503 });
+ * console.log(`serving ${server.url}, resourceVersion ${server.resourceVersion()}, ${server.openWatches()} watches`);
+ * await server.stop();
+ * ```
+ */
 export class EmbeddedApiServer implements TestApiServer {
   readonly flavor = 'embedded' as const;
   readonly url: string;
@@ -189,6 +227,7 @@ export class EmbeddedApiServer implements TestApiServer {
    *
    * @example
    * ```ts
+   * import { selfSignedCertificate, startEmbeddedApiServer } from '@kindex/testing';
    * const server = await startEmbeddedApiServer({ tls: true });
    * const client = selfSignedCertificate('operator');
    * server.trustClientCertificates([client.cert]);
@@ -554,6 +593,8 @@ function closeServer(server: http.Server): Promise<void> {
  *
  * @example
  * ```ts
+ * import { startEmbeddedApiServer } from '@kindex/testing';
+ * import { CoreV1Api } from '@kubernetes/client-node';
  * const server = await startEmbeddedApiServer({ historyWindow: 50, bookmarkIntervalMs: 200 });
  * const core = server.kubeConfig.makeApiClient(CoreV1Api);
  * await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });

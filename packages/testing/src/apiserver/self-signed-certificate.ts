@@ -4,7 +4,25 @@
 
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 
-/** A PEM key pair and certificate. */
+/**
+ * A PEM key pair and certificate.
+ *
+ * @example
+ * ```ts
+ * import { selfSignedCertificate, type SelfSignedCertificate } from '@kindex/testing';
+ * import { KubeConfig } from '@kubernetes/client-node';
+ * declare const serverUrl: string;
+ *
+ * const certificate: SelfSignedCertificate = selfSignedCertificate('operator');
+ * const kubeConfig = new KubeConfig();
+ * kubeConfig.loadFromOptions({
+ *   clusters: [{ name: 'test', server: serverUrl, skipTLSVerify: true }],
+ *   users: [{ name: 'operator', certData: Buffer.from(certificate.cert).toString('base64'), keyData: Buffer.from(certificate.key).toString('base64') }],
+ *   contexts: [{ name: 'test', cluster: 'test', user: 'operator' }],
+ *   currentContext: 'test',
+ * });
+ * ```
+ */
 export interface SelfSignedCertificate {
   readonly key: string;
   readonly cert: string;
@@ -63,7 +81,19 @@ export function certificateSerial(random: Buffer): Buffer {
   return serial;
 }
 
-/** Creates an ECDSA P-256 certificate valid for ten years for 127.0.0.1, ::1 and localhost. */
+/**
+ * Creates an ECDSA P-256 certificate valid for ten years for 127.0.0.1, ::1 and localhost.
+ *
+ * @example
+ * ```ts
+ * import { selfSignedCertificate, startEmbeddedApiServer } from '@kindex/testing';
+ *
+ * // Test client-certificate authentication: the server trusts this certificate for the user "operator".
+ * const server = await startEmbeddedApiServer({ tls: true });
+ * const client = selfSignedCertificate('operator');
+ * server.trustClientCertificates([client.cert]);
+ * ```
+ */
 export function selfSignedCertificate(commonName = 'kindex-embedded-apiserver'): SelfSignedCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });

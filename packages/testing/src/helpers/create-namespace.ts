@@ -6,6 +6,20 @@ import { uniqueName } from './unique-name.js';
  *
  * Tests never delete it: on a real kube-apiserver without controllers namespace deletion never
  * finishes, and each server is thrown away after its suite anyway.
+ *
+ * @example
+ * ```ts
+ * import { createNamespace, useTestApiServer } from '@kindex/testing';
+ *
+ * describe('WebApp controller', () => {
+ *   const server = useTestApiServer({ shared: true });
+ *   it('creates the ConfigMap', async () => {
+ *     // A fresh namespace per test: tests sharing a server do not see each other's objects.
+ *     const namespace = await createNamespace(server().kubeConfig);
+ *     console.log(namespace);
+ *   });
+ * });
+ * ```
  */
 export async function createNamespace(kubeConfig: KubeConfig, name: string = uniqueName('ns')): Promise<string> {
   const core = kubeConfig.makeApiClient(CoreV1Api);

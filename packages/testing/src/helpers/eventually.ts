@@ -1,4 +1,22 @@
-/** How long and how often {@link eventually} retries. */
+/**
+ * How long and how often {@link eventually} retries.
+ *
+ * @example
+ * ```ts
+ * import { eventually, type EventuallyOptions, type TestApiServer } from '@kindex/testing';
+ * import { CoreV1Api } from '@kubernetes/client-node';
+ * import assert from 'node:assert/strict';
+ * declare const server: TestApiServer;
+ *
+ * // Generous: CI machines are slow; the description ends up in the failure message.
+ * const options: EventuallyOptions = { timeoutMs: 30_000, intervalMs: 100, description: 'ConfigMap stamped by the operator' };
+ * const core = server.kubeConfig.makeApiClient(CoreV1Api);
+ * await eventually(async () => {
+ *   const cm = await core.readNamespacedConfigMap({ name: 'hello', namespace: 'default' });
+ *   assert.equal(cm.metadata?.annotations?.['example.com/seen'], 'yes');
+ * }, options);
+ * ```
+ */
 export interface EventuallyOptions {
   /** Gives up after this many milliseconds. Defaults to 10000. */
   readonly timeoutMs?: number;
@@ -17,6 +35,12 @@ export interface EventuallyOptions {
  *
  * @example
  * ```ts
+ * import { eventually } from '@kindex/testing';
+ * import type { CoreV1Api } from '@kubernetes/client-node';
+ * import { expect } from 'chai';
+ * declare const core: CoreV1Api;
+ * declare const namespace: string;
+ *
  * await eventually(async () => {
  *   expect((await core.listNamespacedPod({ namespace })).items).to.have.length(0);
  * }, { timeoutMs: 30_000 });

@@ -6,6 +6,9 @@
  *
  * @example
  * ```ts
+ * import { metricValue } from '@kindex/testing';
+ * import { expect } from 'chai';
+ * declare const port: number;
  * const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
  * expect(metricValue(text, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(1);
  * ```

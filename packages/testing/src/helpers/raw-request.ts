@@ -2,7 +2,24 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
-/** A request {@link rawRequest} sends as is, for what the typed clients cannot express. */
+/**
+ * A request {@link rawRequest} sends as is, for what the typed clients cannot express.
+ *
+ * @example
+ * ```ts
+ * import { rawRequest, type RawRequest, type TestApiServer } from '@kindex/testing';
+ * declare const server: TestApiServer;
+ *
+ * // A merge patch sent by hand, to test how the server treats a malformed body.
+ * const request: RawRequest = {
+ *   method: 'PATCH',
+ *   path: '/api/v1/namespaces/default/configmaps/hello',
+ *   headers: { 'content-type': 'application/merge-patch+json' },
+ *   body: '{"data":',
+ * };
+ * const response = await rawRequest(server.kubeConfig, request);
+ * ```
+ */
 export interface RawRequest {
   /** HTTP method. Defaults to `GET`. */
   readonly method?: string;
@@ -18,7 +35,19 @@ export interface RawRequest {
   readonly timeoutMs?: number;
 }
 
-/** What the server answered to a {@link rawRequest}. */
+/**
+ * What the server answered to a {@link rawRequest}.
+ *
+ * @example
+ * ```ts
+ * import { rawRequest, type RawResponse, type TestApiServer } from '@kindex/testing';
+ * declare const server: TestApiServer;
+ *
+ * // Check that anonymous requests are refused (401, or 403 where anonymous auth is on).
+ * const response: RawResponse = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces', authenticate: false });
+ * console.log(response.status === 401 || response.status === 403);
+ * ```
+ */
 export interface RawResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
@@ -31,6 +60,16 @@ export interface RawResponse {
  *
  * It works over http and over https with the kubeconfig's CA or skipTLSVerify, so the same call
  * reaches the embedded server and a real kube-apiserver.
+ *
+ * @example
+ * ```ts
+ * import { rawRequest, type TestApiServer } from '@kindex/testing';
+ * declare const server: TestApiServer;
+ *
+ * // Exactly the bytes the server sends, for what a typed client would hide (headers, odd bodies).
+ * const response = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces/default/configmaps?limit=1' });
+ * console.log(response.status, response.headers['content-type'], response.text.length);
+ * ```
  */
 export async function rawRequest(kubeConfig: KubeConfig, request: RawRequest): Promise<RawResponse> {
   const cluster = kubeConfig.getCurrentCluster();

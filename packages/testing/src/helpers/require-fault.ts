@@ -1,7 +1,20 @@
 import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
 
-/** The part of a mocha context {@link requireFault} needs. */
+/**
+ * The part of a mocha context {@link requireFault} needs.
+ *
+ * @example
+ * ```ts
+ * import { skipWithReason, type SkippableContext } from '@kindex/testing';
+ *
+ * // Any test framework context that can skip works, not only mocha's.
+ * function requireDocker(context: SkippableContext): void {
+ *   if (!process.env['DOCKER_HOST']) skipWithReason(context, 'DOCKER_HOST is not set');
+ * }
+ * ```
+ */
 export interface SkippableContext {
+  /** Marks the running test skipped (mocha throws from it to end the test). */
   skip(): void;
   readonly test?: { title: string } | undefined;
 }
@@ -14,6 +27,8 @@ export interface SkippableContext {
  *
  * @example
  * ```ts
+ * import { requireFault, useTestApiServer } from '@kindex/testing';
+ * const server = useTestApiServer();
  * it('recovers from a restart', async function () {
  *   const restart = requireFault(this, server(), 'restart');
  *   await restart();
@@ -39,6 +54,19 @@ export function requireFault<K extends keyof ApiServerFaults>(
  * Skips the running test with a stated reason, shown in the test title, for behaviour the chosen
  * server legitimately lacks (for example garbage collection on a real kube-apiserver that runs no
  * controllers).
+ *
+ * @example
+ * ```ts
+ * import { skipWithReason, useTestApiServer } from '@kindex/testing';
+ *
+ * describe('leader election', () => {
+ *   const server = useTestApiServer();
+ *   it('fails over within the lease duration', function () {
+ *     // Skip, and say why in the test title, instead of passing silently.
+ *     if (server().flavor === 'embedded') skipWithReason(this, 'needs real Lease semantics');
+ *   });
+ * });
+ * ```
  */
 export function skipWithReason(context: SkippableContext, reason: string): never {
   if (context.test !== undefined) context.test.title += ` (skipped: ${reason})`;

@@ -2,7 +2,26 @@ import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@k
 import { eventually } from './eventually.js';
 import { uniqueName } from './unique-name.js';
 
-/** Coordinates of a CRD made by {@link createTestCrd}. */
+/**
+ * Coordinates of a CRD made by {@link createTestCrd}.
+ *
+ * @example
+ * ```ts
+ * import type { TestCrd } from '@kindex/testing';
+ * import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ * declare const crd: TestCrd;
+ *
+ * const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+ * await custom.createNamespacedCustomObject({
+ *   group: crd.group,
+ *   version: crd.version,
+ *   plural: crd.plural,
+ *   namespace: 'default',
+ *   body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'web' }, spec: { replicas: 1 } },
+ * });
+ * ```
+ */
 export interface TestCrd {
   readonly name: string;
   readonly group: string;
@@ -13,7 +32,24 @@ export interface TestCrd {
   readonly namespaced: boolean;
 }
 
-/** Options of {@link createTestCrd}. */
+/**
+ * Options of {@link createTestCrd}.
+ *
+ * @example
+ * ```ts
+ * import { createTestCrd, type TestCrdOptions } from '@kindex/testing';
+ * import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // A cluster-scoped kind with a schema, so the real server validates spec.
+ * const options: TestCrdOptions = {
+ *   kind: 'Tenant',
+ *   scope: 'Cluster',
+ *   specSchema: { type: 'object', properties: { quota: { type: 'integer', minimum: 0 } } },
+ * };
+ * const crd = await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), kubeConfig.makeApiClient(CustomObjectsApi), options);
+ * ```
+ */
 export interface TestCrdOptions {
   /** API group. Defaults to a fresh one per call, so that tests never share a group. */
   readonly group?: string;
@@ -31,6 +67,23 @@ export interface TestCrdOptions {
  * Creates a CustomResourceDefinition (by default `Widget` in a fresh group, spec and status
  * free-form) and waits until its resource is served, which on a real server happens
  * asynchronously after creation.
+ *
+ * @example
+ * ```ts
+ * import { createTestCrd, useTestApiServer } from '@kindex/testing';
+ * import { resourceKind } from '@kindex/informer';
+ * import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+ *
+ * describe('WebApp controller', () => {
+ *   const server = useTestApiServer();
+ *   it('reconciles a custom resource', async () => {
+ *     const kc = server().kubeConfig;
+ *     // A CRD with a unique group, established before this resolves.
+ *     const crd = await createTestCrd(kc.makeApiClient(ApiextensionsV1Api), kc.makeApiClient(CustomObjectsApi), { kind: 'WebApp', statusSubresource: true });
+ *     const WebApps = resourceKind(crd);
+ *   });
+ * });
+ * ```
  */
 export async function createTestCrd(
   apiextensions: ApiextensionsV1Api,

@@ -11,6 +11,7 @@ let counter = 0;
  *
  * @example
  * ```ts
+ * import { uniqueName } from '@kindex/testing';
  * const name = uniqueName('config');
  * ```
  */

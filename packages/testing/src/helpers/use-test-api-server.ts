@@ -1,7 +1,24 @@
 import { startTestApiServer } from '../start-test-api-server.js';
 import type { TestApiServer, TestApiServerOptions } from '../test-api-server.js';
 
-/** Options of {@link useTestApiServer}: the server's options, plus whether suites may share it. */
+/**
+ * Options of {@link useTestApiServer}: the server's options, plus whether suites may share it.
+ *
+ * @example
+ * ```ts
+ * import { useTestApiServer, type UseTestApiServerOptions } from '@kindex/testing';
+ *
+ * describe('ConfigMap reconciler', () => {
+ *   // Reuse the server of earlier suites that asked for the same options (a real kube-apiserver takes
+ *   // seconds to start); in exchange, inject no faults and keep to namespaces of this suite.
+ *   const options: UseTestApiServerOptions = { shared: true };
+ *   const server = useTestApiServer(options);
+ *   it('starts', () => {
+ *     console.log(server().url);
+ *   });
+ * });
+ * ```
+ */
 export interface UseTestApiServerOptions extends TestApiServerOptions {
   /**
    * Lets consecutive suites of one mocha run that ask for the same server options share one
@@ -19,9 +36,10 @@ export interface UseTestApiServerOptions extends TestApiServerOptions {
  *
  * @example
  * ```ts
+ * import { useTestApiServer } from '@kindex/testing';
  * describe('ConfigMaps', () => {
  *   const server = useTestApiServer();
- *   it('creates', async () => { server().kubeConfig ... });
+ *   it('creates', async () => { console.log(server().kubeConfig.getCurrentCluster()?.server); });
  * });
  * ```
  */

@@ -2,17 +2,54 @@ import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { eventually } from './eventually.js';
 
-/** The `type` of a watch event as the API server sends it. */
+/**
+ * The `type` of a watch event as the API server sends it.
+ *
+ * @example
+ * ```ts
+ * import type { WatchEventCollector, WatchEventType } from '@kindex/testing';
+ * declare const watch: WatchEventCollector;
+ *
+ * const counts = new Map<WatchEventType, number>();
+ * for (const e of watch.events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+ * ```
+ */
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** One event as it arrived on the wire. */
+/**
+ * One event as it arrived on the wire.
+ *
+ * @example
+ * ```ts
+ * import { WatchEventCollector, type CollectedWatchEvent } from '@kindex/testing';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const watch = await WatchEventCollector.start(kubeConfig, '/api/v1/namespaces/default/configmaps');
+ * const deleted: CollectedWatchEvent = await watch.waitFor((e) => e.type === 'DELETED' && e.object.metadata?.name === 'hello');
+ * await watch.stop();
+ * ```
+ */
 export interface CollectedWatchEvent {
   readonly type: WatchEventType;
   /** The object, or for `ERROR` a `Status`. */
   readonly object: KubernetesObject & Record<string, unknown>;
 }
 
-/** Query parameters of a watch; `watch=true` is added by client-node. */
+/**
+ * Query parameters of a watch; `watch=true` is added by client-node.
+ *
+ * @example
+ * ```ts
+ * import { WatchEventCollector, type WatchQuery } from '@kindex/testing';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // Watch from a known resourceVersion, with bookmarks, only our labelled objects.
+ * const query: WatchQuery = { resourceVersion: '1200', allowWatchBookmarks: true, labelSelector: 'app=web' };
+ * const watch = await WatchEventCollector.start(kubeConfig, '/api/v1/namespaces/default/configmaps', query);
+ * ```
+ */
 export type WatchQuery = Record<string, string | number | boolean | undefined>;
 
 /**
@@ -21,6 +58,15 @@ export type WatchQuery = Record<string, string | number | boolean | undefined>;
  *
  * @example
  * ```ts
+ * import { WatchEventCollector } from '@kindex/testing';
+ * import type { CoreV1Api, KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+ * import { expect } from 'chai';
+ * declare const kc: KubeConfig;
+ * declare const core: CoreV1Api;
+ * declare const ns: string;
+ * declare const rv: string;
+ * declare const name: string;
+ * declare const body: V1ConfigMap;
  * const watch = await WatchEventCollector.start(kc, `/api/v1/namespaces/${ns}/configmaps`, { resourceVersion: rv });
  * await core.createNamespacedConfigMap({ namespace: ns, body });
  * await watch.waitForCount(1);

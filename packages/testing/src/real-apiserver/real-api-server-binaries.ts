@@ -3,10 +3,31 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The command that builds (or finds cached) the binaries {@link realApiServerBinaries} looks for. */
+/**
+ * The command that builds (or finds cached) the binaries {@link realApiServerBinaries} looks for.
+ *
+ * @example
+ * ```ts
+ * import { REAL_APISERVER_BUILD_COMMAND } from '@kindex/testing';
+ *
+ * // Tell the developer how to get the binaries.
+ * console.error(`no kube-apiserver binaries; run ${REAL_APISERVER_BUILD_COMMAND} once (needs Go)`);
+ * ```
+ */
 export const REAL_APISERVER_BUILD_COMMAND = 'scripts/real-apiserver/build.sh';
 
-/** Where the kube-apiserver and etcd binaries built by `scripts/real-apiserver/build.sh` live. */
+/**
+ * Where the kube-apiserver and etcd binaries built by `scripts/real-apiserver/build.sh` live.
+ *
+ * @example
+ * ```ts
+ * import { realApiServerBinaries, startRealApiServer, type RealApiServerBinaries } from '@kindex/testing';
+ *
+ * // Resolve once, start many servers with the same binaries.
+ * const binaries: RealApiServerBinaries = realApiServerBinaries();
+ * const server = await startRealApiServer({ binaries });
+ * ```
+ */
 export interface RealApiServerBinaries {
   /** Absolute path of the kube-apiserver binary. */
   readonly kubeApiServer: string;
@@ -18,7 +39,20 @@ export interface RealApiServerBinaries {
   readonly etcdVersion: string;
 }
 
-/** Thrown when a binary of the real API server has not been built (or the build pins are unreadable). */
+/**
+ * Thrown when a binary of the real API server has not been built (or the build pins are unreadable).
+ *
+ * @example
+ * ```ts
+ * import { realApiServerBinaries, RealApiServerBinariesMissingError } from '@kindex/testing';
+ *
+ * try {
+ *   realApiServerBinaries();
+ * } catch (error) {
+ *   if (error instanceof RealApiServerBinariesMissingError) console.error(`missing ${error.path}: ${error.message}`);
+ * }
+ * ```
+ */
 export class RealApiServerBinariesMissingError extends Error {
   override readonly name = 'RealApiServerBinariesMissingError';
   constructor(
@@ -31,7 +65,18 @@ export class RealApiServerBinariesMissingError extends Error {
   }
 }
 
-/** Where {@link realApiServerBinaries} looks; every field is optional. */
+/**
+ * Where {@link realApiServerBinaries} looks; every field is optional.
+ *
+ * @example
+ * ```ts
+ * import { realApiServerBinaries, type RealApiServerBinariesOptions } from '@kindex/testing';
+ *
+ * // Binaries cached somewhere else on a CI runner.
+ * const options: RealApiServerBinariesOptions = { cacheDir: '/opt/ci-cache/kindex' };
+ * const binaries = realApiServerBinaries(options);
+ * ```
+ */
 export interface RealApiServerBinariesOptions {
   /**
    * Root of the binary cache, holding `kube-apiserver-<version>/` and `etcd-<version>/`.
@@ -52,6 +97,20 @@ const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apis
  * versions the committed scratch modules pin, so that the launcher and the build never disagree.
  *
  * @throws RealApiServerBinariesMissingError naming the build command when a binary is missing.
+ *
+ * @example
+ * ```ts
+ * import { realApiServerBinaries, RealApiServerBinariesMissingError } from '@kindex/testing';
+ *
+ * // Skip the real-server suite on machines that have not built the binaries.
+ * try {
+ *   const { kubeApiServer, kubernetesVersion } = realApiServerBinaries();
+ *   console.log(`using ${kubeApiServer} (${kubernetesVersion})`);
+ * } catch (error) {
+ *   if (!(error instanceof RealApiServerBinariesMissingError)) throw error;
+ *   console.log(`skipping: ${error.message}`);
+ * }
+ * ```
  */
 export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}): RealApiServerBinaries {
   const env = options.env ?? process.env;

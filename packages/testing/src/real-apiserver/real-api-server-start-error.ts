@@ -1,4 +1,20 @@
-/** Thrown when etcd or kube-apiserver does not come up (or back up after a restart). */
+/**
+ * Thrown when etcd or kube-apiserver does not come up (or back up after a restart).
+ *
+ * @example
+ * ```ts
+ * import { RealApiServerStartError, startRealApiServer } from '@kindex/testing';
+ *
+ * try {
+ *   await startRealApiServer();
+ * } catch (error) {
+ *   if (error instanceof RealApiServerStartError) {
+ *     console.error(`${error.component} did not start${error.portTaken ? ' (port in use)' : ''}:\n${error.logTail}`);
+ *   }
+ *   throw error;
+ * }
+ * ```
+ */
 export class RealApiServerStartError extends Error {
   override readonly name = 'RealApiServerStartError';
   constructor(

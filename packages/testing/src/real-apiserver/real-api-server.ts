@@ -13,7 +13,18 @@ import { addExitCleanup, ProcessGroup, removeExitCleanup } from './internal/proc
 import { realApiServerBinaries, type RealApiServerBinaries } from './real-api-server-binaries.js';
 import { RealApiServerStartError } from './real-api-server-start-error.js';
 
-/** Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored. */
+/**
+ * Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored.
+ *
+ * @example
+ * ```ts
+ * import { startRealApiServer, type RealApiServerOptions } from '@kindex/testing';
+ *
+ * // More kube-apiserver logging for one suite; allow a slow CI machine a minute to start.
+ * const options: RealApiServerOptions = { startTimeoutMs: 60_000, extraApiServerArgs: ['--v=4'] };
+ * const server = await startRealApiServer(options);
+ * ```
+ */
 export interface RealApiServerOptions extends TestApiServerOptions {
   /** The binaries to run. Defaults to {@link realApiServerBinaries}(). */
   readonly binaries?: RealApiServerBinaries;
@@ -23,7 +34,19 @@ export interface RealApiServerOptions extends TestApiServerOptions {
   readonly extraApiServerArgs?: readonly string[];
 }
 
-/** A running kube-apiserver with its etcd, as {@link startRealApiServer} returns it. */
+/**
+ * A running kube-apiserver with its etcd, as {@link startRealApiServer} returns it.
+ *
+ * @example
+ * ```ts
+ * import { startRealApiServer, type RealApiServer } from '@kindex/testing';
+ *
+ * const server: RealApiServer = await startRealApiServer();
+ * console.log(`kube-apiserver ${server.binaries.kubernetesVersion} (pid ${server.pids.kubeApiServer}) up in ${server.startupMs} ms`);
+ * await server.faults.restart(); // etcd keeps the data; clients see their watches end
+ * await server.stop();
+ * ```
+ */
 export interface RealApiServer extends TestApiServer {
   readonly flavor: 'real';
   readonly faults: Required<Pick<ApiServerFaults, 'restart' | 'expireHistory'>>;
@@ -54,6 +77,21 @@ const START_ATTEMPTS = 3;
  *
  * @throws RealApiServerBinariesMissingError when the binaries are not built (see `scripts/real-apiserver/build.sh`).
  * @throws RealApiServerStartError when etcd or kube-apiserver does not become ready.
+ *
+ * @example
+ * ```ts
+ * import { startRealApiServer } from '@kindex/testing';
+ * import { CoreV1Api } from '@kubernetes/client-node';
+ *
+ * // A real etcd and kube-apiserver (built once by scripts/real-apiserver/build.sh): real validation, real watch semantics.
+ * const server = await startRealApiServer();
+ * try {
+ *   const core = server.kubeConfig.makeApiClient(CoreV1Api);
+ *   await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'hello' } } });
+ * } finally {
+ *   await server.stop();
+ * }
+ * ```
  */
 export async function startRealApiServer(options: RealApiServerOptions = {}): Promise<RealApiServer> {
   const binaries = options.binaries ?? realApiServerBinaries();

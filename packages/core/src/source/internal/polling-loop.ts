@@ -70,6 +70,7 @@ export abstract class PollingLoop<R, P extends KubernetesObject> implements Even
     await this.#runRound(true, generation);
   }
 
+  /** Stops polling; a round in flight finishes but its result is dropped, so no trigger follows a stop. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#generation++;

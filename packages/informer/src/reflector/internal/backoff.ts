@@ -1,4 +1,16 @@
-/** Settings of the reflector's reconnect backoff. */
+/**
+ * Settings of the reflector's reconnect backoff.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type BackoffOptions, type ControllerOptions } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * // Retry a failing list/watch sooner, but never more often than every 500 ms.
+ * const backoff: BackoffOptions = { initialMs: 500, maxMs: 10_000, factor: 2, jitter: 0.2 };
+ * const options: ControllerOptions<KubernetesObject> = { kind: Kinds.ConfigMap, reflector: { backoff } };
+ * ```
+ */
 export interface BackoffOptions {
   /** First delay after a failure, in milliseconds. Defaults to 800. */
   initialMs?: number;

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// Every exported symbol of @kindex/core, @kindex/informer and @kindex/testing carries an
+// `@example`, and every `@example` code block in their sources compiles. A reader copies examples
+// into their own operator, so an example that no longer compiles is a bug in the docs.
+//
+// How: the TypeScript compiler API lists each package's exports (src/index.ts) and finds every
+// JSDoc `@example` in its source files; each fenced code block becomes one module under
+// packages/informer/.cache/doc-examples-*/ (@kindex/informer resolves by its own name there, and it
+// depends on core, testing, rxjs and @kubernetes/client-node: imports resolve as for a user), and one tsc
+// program type-checks them all with strict settings. Examples may use top-level await and declare
+// free variables with `declare const x: T;`.
+//
+// Fails, naming the symbol and file:line, on an example that does not compile or an exported
+// symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
+// the three packages; scripts/ci/check-doc-examples.test.mjs uses it to prove the check fails.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const started = Date.now();
+
+const entryArgs = [];
+for (let i = 2; i < process.argv.length; i++) {
+  if (process.argv[i] === '--entry') entryArgs.push(process.argv[++i]);
+}
+const entries = entryArgs.length ? entryArgs : ['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'src', 'index.ts'));
+
+const sourceOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node', 'mocha'],
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
+
+// --- 1. The exported symbols and the source files that hold doc comments.
+const sourceProgram = ts.createProgram(entries, sourceOptions);
+const checker = sourceProgram.getTypeChecker();
+const packageDirs = entries.map((e) => dirname(e));
+const isOurs = (file) => packageDirs.some((d) => file.startsWith(d + '/')) && !/\.test\.ts$/.test(file) && !file.endsWith('.d.ts');
+
+/** `{ name, declarations }` of every export of one entry file. */
+function exportsOf(entry) {
+  const sf = sourceProgram.getSourceFile(entry);
+  if (!sf) throw new Error(`check-doc-examples: cannot read entry file ${entry}`);
+  const moduleSymbol = checker.getSymbolAtLocation(sf);
+  if (!moduleSymbol) return [];
+  return checker.getExportsOfModule(moduleSymbol).map((s) => {
+    const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+    return { name: s.getName(), entry, declarations: target.declarations ?? [] };
+  });
+}
+
+// --- 2. Every @example in the sources: raw comment text, so each code line keeps its file line.
+/** The doc comments directly attached to a node (the JSDoc of `export const x` sits on its statement). */
+function jsDocsOf(node) {
+  if (ts.isVariableStatement(node)) return []; // read through its declarations, so each example counts once
+  const own = node.jsDoc ?? [];
+  if (ts.isVariableDeclaration(node) && node.parent?.parent && ts.isVariableStatement(node.parent.parent)) {
+    return [...own, ...(node.parent.parent.jsDoc ?? [])];
+  }
+  return own;
+}
+
+/**
+ * The fenced code blocks of the `@example` tags of one doc comment, with the 1-based line of their
+ * first code line, and the lines of `@example` tags with no fenced block at all (TypeDoc would show
+ * their text as code, but nothing here could check it).
+ */
+function examplesInComment(sf, jsDoc) {
+  const text = sf.text.slice(jsDoc.pos, jsDoc.end);
+  const firstLine = sf.getLineAndCharacterOfPosition(jsDoc.pos).line + 1;
+  const lines = text.split('\n').map((l) =>
+    l
+      .replace(/^\s*\/\*\*\s?/, '')
+      .replace(/\s*\*\/\s*$/, '')
+      .replace(/^\s*\*(\s|$)/, ''),
+  );
+  const blocks = [];
+  let inExample = false;
+  let fence = null; // { start, code: [] }
+  const sections = []; // { line, fenced } per @example tag
+  lines.forEach((line, i) => {
+    if (fence) {
+      if (/^\s*```\s*$/.test(line)) {
+        blocks.push({ line: fence.start, code: fence.code.join('\n') });
+        fence = null;
+      } else fence.code.push(line);
+      return;
+    }
+    if (/^\s*@example\b/.test(line)) {
+      inExample = true;
+      sections.push({ line: firstLine + i, fenced: false });
+    } else if (/^\s*@\w+/.test(line)) inExample = false;
+    const open = /^\s*```\s*(\w*)\s*$/.exec(line);
+    if (inExample && open) sections[sections.length - 1].fenced = true;
+    if (inExample && open && /^(ts|typescript)$/i.test(open[1])) fence = { start: firstLine + i + 1, code: [] };
+  });
+  const unfenced = sections.filter((x) => !x.fenced).map((x) => x.line);
+  return { hasExampleTag: sections.length > 0, blocks, unfenced };
+}
+
+/** A readable name for the declaration a doc comment belongs to: `Class.method`, `fn`, `Interface.field`. */
+function nameOf(node) {
+  const parts = [];
+  for (let n = node; n && !ts.isSourceFile(n); n = n.parent) {
+    if (ts.isVariableStatement(n)) continue;
+    const name = n.name;
+    if (name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name))) parts.unshift(name.text);
+    else if (ts.isConstructorDeclaration(n)) parts.unshift('constructor');
+  }
+  return parts.join('.') || '(anonymous)';
+}
+
+const examples = []; // { symbol, file, line, code }
+const problems = [];
+const where = (file, line) => `${relative(process.cwd(), file)}:${line}`;
+const declarationsWithExample = new Set();
+for (const sf of sourceProgram.getSourceFiles()) {
+  if (!isOurs(sf.fileName)) continue;
+  const visit = (node) => {
+    for (const jsDoc of jsDocsOf(node)) {
+      const { hasExampleTag, blocks, unfenced } = examplesInComment(sf, jsDoc);
+      if (hasExampleTag && blocks.length) declarationsWithExample.add(node);
+      for (const line of unfenced) problems.push(`${where(sf.fileName, line)}: @example of ${nameOf(node)} has no \`\`\`ts code block`);
+      for (const b of blocks) examples.push({ symbol: nameOf(node), file: sf.fileName, line: b.line, code: b.code });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+}
+
+let exportCount = 0;
+for (const entry of entries) {
+  for (const { name, declarations } of exportsOf(entry)) {
+    exportCount++;
+    if (declarations.some((d) => declarationsWithExample.has(d))) continue;
+    const d = declarations[0];
+    const at = d ? where(d.getSourceFile().fileName, d.getSourceFile().getLineAndCharacterOfPosition(d.getStart()).line + 1) : entry;
+    problems.push(`${at}: ${name} (exported by ${relative(root, entry)}) has no @example with a \`\`\`ts code block`);
+  }
+}
+
+// --- 3. One program over all examples.
+// A directory of its own per run, so two runs (the check and its test) never share files.
+const cacheDir = join(root, 'packages', 'informer', '.cache');
+mkdirSync(cacheDir, { recursive: true });
+const outDir = mkdtempSync(join(cacheDir, 'doc-examples-'));
+const exampleFiles = new Map();
+examples.forEach((ex, i) => {
+  const file = join(outDir, `example-${String(i).padStart(4, '0')}.ts`);
+  // `export {}` makes a snippet without imports a module too, so top-level await works everywhere.
+  writeFileSync(file, `${ex.code}\nexport {};\n`);
+  exampleFiles.set(file, ex);
+});
+
+const exampleProgram = ts.createProgram([...exampleFiles.keys()], {
+  ...sourceOptions,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noFallthroughCasesInSwitch: true,
+  forceConsistentCasingInFileNames: true,
+});
+for (const [file, ex] of exampleFiles) {
+  const sf = exampleProgram.getSourceFile(file);
+  const diagnostics = [...exampleProgram.getSyntacticDiagnostics(sf), ...exampleProgram.getSemanticDiagnostics(sf)];
+  for (const d of diagnostics) {
+    const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line;
+    const message = ts.flattenDiagnosticMessageText(d.messageText, '\n    ');
+    problems.push(`${where(ex.file, ex.line + line)}: @example of ${ex.symbol} does not compile: TS${d.code}: ${message}`);
+  }
+}
+
+rmSync(outDir, { recursive: true, force: true });
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+if (problems.length) {
+  for (const p of problems) console.error(p);
+  console.error(`doc examples: ${problems.length} problem(s) in ${examples.length} examples of ${exportCount} exports (${seconds}s)`);
+  process.exit(1);
+}
+console.log(`doc examples: all ${exportCount} exports have an @example; ${examples.length} examples compile (${seconds}s)`);

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Proves check-doc-examples.mjs can fail: run on a small fixture package (through its `--entry`
+// option), it must name an example that does not compile by symbol and file:line, and an export
+// without an example, and exit non-zero; on a fixture whose examples all compile it must pass.
+// Run by scripts/run-tests.mjs; by hand: `node scripts/ci/check-doc-examples.test.mjs`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+
+const script = join(dirname(fileURLToPath(import.meta.url)), 'check-doc-examples.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'kindex-doc-examples-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// An example that imports from the workspace packages, as the real ones do.
+const GOOD = `/**
+ * Builds the key of a ConfigMap.
+ *
+ * @example
+ * \`\`\`ts
+ * import { ResourceID } from '@kindex/core';
+ * const key: string = ResourceID.of('web-config', 'shop').key;
+ * \`\`\`
+ */
+export function good(): void {}
+`;
+
+// Line 6 of this text (the assignment) is the one tsc rejects.
+const BROKEN = `/**
+ * Counts things.
+ *
+ * @example
+ * \`\`\`ts
+ * const count: number = 'three';
+ * \`\`\`
+ */
+export function broken(): void {}
+
+/** Has documentation but no example. */
+export const withoutExample = 1;
+
+/**
+ * Its example is not in a fenced block, so nothing could type-check it.
+ *
+ * @example
+ * unfenced();
+ */
+export function unfenced(): void {}
+`;
+
+function check(source) {
+  const sub = mkdtempSync(join(dir, 'pkg-'));
+  const entry = join(sub, 'index.ts');
+  writeFileSync(entry, source);
+  const r = spawnSync(process.execPath, [script, '--entry', entry], { encoding: 'utf8' });
+  return { status: r.status, output: `${r.stdout}${r.stderr}`, entry };
+}
+
+describe('check-doc-examples.mjs', () => {
+  it('fails on an example that does not compile, an export without an example and an unfenced example, naming each', () => {
+    const { status, output, entry } = check(`${GOOD}\n${BROKEN}`);
+    assert.equal(status, 1, output);
+    const brokenLine = `${GOOD}\n${BROKEN}`.split('\n').findIndex((l) => l.includes("'three'")) + 1;
+    assert.match(
+      output,
+      new RegExp(`${entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${brokenLine}: @example of broken does not compile: TS2322`),
+    );
+    assert.match(output, /withoutExample \(exported by .*\) has no @example/);
+    assert.match(output, /@example of unfenced has no ```ts code block/);
+    assert.doesNotMatch(output, /of good does not compile/);
+    assert.match(output, /4 problem\(s\) in 2 examples of 4 exports/);
+  });
+
+  it('passes when every export has an example that compiles', () => {
+    const { status, output } = check(GOOD);
+    assert.equal(status, 0, output);
+    assert.match(output, /all 1 exports have an @example; 1 examples compile/);
+  });
+});
