@@ -14,7 +14,7 @@
 // symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
 // the three packages; scripts/ci/check-doc-examples.test.mjs uses it to prove the check fails.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -119,7 +119,12 @@ function nameOf(node) {
 
 const examples = []; // { symbol, file, line, code }
 const problems = [];
-const where = (file, line) => `${relative(process.cwd(), file)}:${line}`;
+// Short paths inside the working directory, absolute ones outside it (a fixture in the temp dir).
+const shortPath = (from, file) => {
+  const r = relative(from, file);
+  return r.startsWith('..') || isAbsolute(r) ? file : r;
+};
+const where = (file, line) => `${shortPath(process.cwd(), file)}:${line}`;
 const declarationsWithExample = new Set();
 for (const sf of sourceProgram.getSourceFiles()) {
   if (!isOurs(sf.fileName)) continue;
@@ -142,7 +147,7 @@ for (const entry of entries) {
     if (declarations.some((d) => declarationsWithExample.has(d))) continue;
     const d = declarations[0];
     const at = d ? where(d.getSourceFile().fileName, d.getSourceFile().getLineAndCharacterOfPosition(d.getStart()).line + 1) : entry;
-    problems.push(`${at}: ${name} (exported by ${relative(root, entry)}) has no @example with a \`\`\`ts code block`);
+    problems.push(`${at}: ${name} (exported by ${shortPath(root, entry)}) has no @example with a \`\`\`ts code block`);
   }
 }
 
