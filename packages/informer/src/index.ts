@@ -20,6 +20,7 @@ export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-ty
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
 export type { ResourceKind } from './kind/resource-kind.js';
+export type { WireForm, ObjectOfKind } from './kind/wire-form.js';
 
 // --- cache: shared informers and multi-namespace caches
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';

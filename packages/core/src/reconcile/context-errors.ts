@@ -55,3 +55,27 @@ export class MultipleSecondaryResourcesError extends Error {
     this.count = count;
   }
 }
+
+/**
+ * `Context.getEventSource(handle)` found the source the handle names, but it is not of the
+ * handle's class: the name belongs to another kind of source, or the handle was made for
+ * another class.
+ */
+export class EventSourceClassMismatchError extends Error {
+  override readonly name = 'EventSourceClassMismatchError';
+  readonly resourceType: string;
+  /** The name of the source found. */
+  readonly eventSourceName: string;
+  /** The class the handle expects. */
+  readonly expected: string;
+
+  constructor(resourceType: string, eventSourceName: string, expected: string, actual: string) {
+    super(
+      `event source ${eventSourceName} (type ${resourceType}) is a ${actual}, but the handle expects a ${expected}: ` +
+        `make the handle with the class that built the source, or give it the name of a source of that class`,
+    );
+    this.resourceType = resourceType;
+    this.eventSourceName = eventSourceName;
+    this.expected = expected;
+  }
+}

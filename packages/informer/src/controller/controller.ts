@@ -19,17 +19,20 @@ import {
   evaluate,
   EventProcessor,
   noopLogger,
+  stealthTransition,
   ResourceID,
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type DispatchRequest,
   type EventSource,
   type EventSourceHealth,
+  type EventTransform,
   type KubernetesObject,
   type Logger,
   type Predicate,
   type ProcessingEvent,
   type Reconciler,
+  type ResourceEvent,
   type RetryInfo,
   type Trigger,
 } from '@kindex/core';
@@ -62,6 +65,16 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly eventFilters?: readonly Predicate<KubernetesObject>[];
   /** Filters on primary events only, ANDed with `eventFilters` and generation awareness. */
   readonly primaryEventFilters?: readonly Predicate<P>[];
+  /**
+   * kopf's stealth mode for the primaries: a primary that does not pass this filter (judged on
+   * its state, as a `generic` event) is invisible: never reconciled, whatever triggers it. One
+   * that starts passing arrives as a `create` and is reconciled; one that stops passing arrives
+   * as a `delete`, which drops its pending work (queued reconciles, retries) without a reconcile.
+   * Invisible primaries that carry the controller's finalizer still get `cleanup` when deleted,
+   * so they never hang in deletion. Applied before `eventFilters` and `primaryEventFilters`.
+   * Defaults to none (every cached primary is visible).
+   */
+  readonly stealthFilter?: Predicate<P>;
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
   /**
@@ -99,6 +112,7 @@ const CONTROLLER_OPTION_KEYS = {
   kind: true,
   eventFilters: true,
   primaryEventFilters: true,
+  stealthFilter: true,
   statusSubresource: true,
   reflector: true,
   fieldSelector: true,
@@ -166,6 +180,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #primaryTriggers = new Subject<Trigger>();
   readonly #filter: Predicate<P>;
+  readonly #stealthFilter: Predicate<P> | undefined;
+  readonly #stealth: EventTransform<P> | undefined;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
   #sources: EventSource<unknown, P>[] = [];
@@ -204,6 +220,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       kind,
       eventFilters,
       primaryEventFilters,
+      stealthFilter,
       statusSubresource,
       reflector,
       fieldSelector,
@@ -243,6 +260,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(primaryEventFilters ?? []),
     ];
     this.#filter = and(...filters);
+    this.#stealthFilter = stealthFilter;
+    this.#stealth = stealthFilter === undefined ? undefined : stealthTransition(stealthFilter);
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
       kubeConfig: client.kubeConfig,
@@ -621,13 +640,42 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
     if (origin === 'namespace-removed') return;
-    if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
-    const rv = delta.object.metadata?.resourceVersion;
+    const onError = (error: unknown): void => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+    let event: ResourceEvent<P> | undefined = delta;
+    // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
+    if (this.#stealth !== undefined && !this.#awaitsOurCleanup(delta.object)) {
+      event = this.#stealth(delta, onError);
+      if (event === undefined) return;
+      if (event.type === 'delete') {
+        // Out of sight, still on the server: forget its pending work, reconcile nothing.
+        this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+        return;
+      }
+    }
+    if (!evaluate(this.#filter, event, onError)) return;
+    const rv = event.object.metadata?.resourceVersion;
     this.#primaryTriggers.next({
       primaryIds: [ResourceID.parse(key)],
       source: PRIMARY_SOURCE_NAME,
-      cause: { type: 'resource', event: delta.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+      cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
     });
+  }
+
+  /** Whether the primary is marked for deletion and carries our finalizer. */
+  #awaitsOurCleanup(primary: P): boolean {
+    return (
+      this.#finalizer !== undefined &&
+      primary.metadata?.deletionTimestamp !== undefined &&
+      primary.metadata.finalizers?.includes(this.#finalizer) === true
+    );
+  }
+
+  /** Whether the stealth filter (if any) lets the controller see the primary. */
+  #visible(primary: P): boolean {
+    if (this.#stealthFilter === undefined) return true;
+    return evaluate(this.#stealthFilter, { type: 'generic', object: primary }, (error) =>
+      this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }),
+    );
   }
 
   #context(
@@ -711,6 +759,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     const finalizer = this.#finalizer;
+    // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
+    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.

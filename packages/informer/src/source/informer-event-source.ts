@@ -14,6 +14,8 @@ import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rx
 import {
   and,
   evaluate,
+  eventSourceHandle,
+  stealthTransition,
   mapEvent,
   MapperError,
   MultipleSecondaryResourcesError,
@@ -21,6 +23,8 @@ import {
   ResourceID,
   type EventSource,
   type EventSourceContext,
+  type EventSourceHandle,
+  type EventTransform,
   type EventHandler,
   type EventSourceHealth,
   type Indexer,
@@ -36,7 +40,7 @@ import {
 import { InformerCache, type CacheDelta, type CacheSnapshot, type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import type { KubeClient } from '../client/kube-client.js';
+import { KubeClient } from '../client/kube-client.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
@@ -48,7 +52,8 @@ export type NamespaceChoice = NamespaceSet | 'inherit';
 /** Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}. */
 export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
   readonly kind: ResourceKind<R>;
-  readonly primaryKind: ResourceKind<P>;
+  /** Undefined for a standalone source built without a primary kind. */
+  readonly primaryKind: ResourceKind<P> | undefined;
   /** Defaults to the kind's name (`group/version/Kind`). */
   readonly name: string;
   readonly labelSelector: string | undefined;
@@ -61,6 +66,11 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
   /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
   readonly filter: Predicate<R> | undefined;
+  /**
+   * kopf's stealth mode (see {@link InformerEventSourceBuilder.withStealthFilter}), applied to
+   * each event before `filter`. Defaults to undefined (off).
+   */
+  readonly stealth: EventTransform<R> | undefined;
   /**
    * Maps events to the primaries to reconcile instead of the reverse index's `P_new ∪ P_old`
    * (controller-runtime style). The index is still kept for `getSecondaryResources`.
@@ -89,9 +99,11 @@ export interface EventSourceProblem {
  */
 export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
   #config: InformerEventSourceConfiguration<R, P>;
+  /** The stealth filters so far, ANDed; the configuration holds their transform. */
+  #stealthFilter: Predicate<R> | undefined;
 
   /** @internal use {@link InformerEventSource.from} */
-  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P>) {
+  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P> | undefined) {
     this.#config = {
       kind,
       primaryKind,
@@ -99,13 +111,18 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
       labelSelector: undefined,
       fieldSelector: undefined,
       namespaces: 'inherit',
-      toPrimaryIds: fromOwnerReferences<R>({
-        group: primaryKind.group,
-        kind: primaryKind.kind,
-        clusterScopedOwner: !primaryKind.namespaced,
-      }),
+      // Without a primary kind no owner reference can name a primary: nothing to reconcile.
+      toPrimaryIds:
+        primaryKind === undefined
+          ? () => []
+          : fromOwnerReferences<R>({
+              group: primaryKind.group,
+              kind: primaryKind.kind,
+              clusterScopedOwner: !primaryKind.namespaced,
+            }),
       toSecondaryIds: undefined,
       filter: undefined,
+      stealth: undefined,
       handler: undefined,
       transform: undefined,
       reflector: undefined,
@@ -156,6 +173,27 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
     const prev = this.#config.filter;
     return this.#with({ filter: prev === undefined ? filter : and(prev, filter) });
   }
+  /**
+   * kopf's stealth mode: objects that do not pass `filter` (judged on their state, as a
+   * `generic` event) are invisible to this source's filters and handler. An object that starts
+   * passing arrives as a `create`, one that stops passing as a `delete` (so a create-only
+   * filter such as {@link InformerEventSourceBuilder.withOnAddFilter} sees objects gaining the
+   * label later, as kopf's `on.create` does). The cache still holds every object the selectors
+   * admit: use `withLabelSelector` to keep objects out of memory, this for what a selector
+   * cannot express. Several calls are ANDed. Defaults to off.
+   *
+   * @example
+   * ```ts
+   * InformerEventSource.from(Kinds.ConfigMap, WebPageKind)
+   *   .withStealthFilter(kopfFilter({ labels: { 'example.com/managed': PRESENT } }))
+   *   .withOnAddFilter(() => true);
+   * ```
+   * @see stealthTransition
+   */
+  withStealthFilter(filter: Predicate<R>): this {
+    this.#stealthFilter = this.#stealthFilter === undefined ? filter : and(this.#stealthFilter, filter);
+    return this.#with({ stealth: stealthTransition(this.#stealthFilter) });
+  }
   /** Only create events passing `accept` go on. */
   withOnAddFilter(accept: (object: R) => boolean): this {
     return this.withFilter({ name: 'onAdd', create: (e) => accept(e.object) });
@@ -194,8 +232,13 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   /**
    * Builds the event source for a controller. The controller's event filters (when the context
    * carries them) are ANDed with this source's own.
+   *
+   * Given a {@link KubeClient} instead of a context, builds a standalone source (JOSDK allows
+   * informer event sources outside controllers): `'inherit'` namespaces mean every namespace,
+   * and the caller starts and stops it. See {@link InformerEventSource} for an example.
    */
-  build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P>): InformerEventSource<R, P> {
+  build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
+    if (context instanceof KubeClient) return new InformerEventSource<R, P>(this.#config, context, 'all');
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
       controllerFilters.length === 0
@@ -211,6 +254,22 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
 /**
  * An event source over an informer cache of secondary resources of kind `R`, for primaries `P`.
  *
+ * Standalone use (no controller): build it with a {@link KubeClient}, `start()` it (resolves
+ * once the cache has synced; rejects with a `CacheSyncError` as a controller would), read it
+ * with `get`/`list`/`byIndex`, subscribe to `triggers$` if wanted, and `stop()` it.
+ *
+ * ```ts
+ * const configMaps = InformerEventSource.from(Kinds.ConfigMap).withNamespaces(['team-a']).build(client);
+ * configMaps.addIndexer('byApp', (cm) => [cm.metadata?.labels?.['app'] ?? '']);
+ * await configMaps.start();
+ * configMaps.get(ResourceID.of('settings', 'team-a'))?.data; // typed: Kinds are
+ * configMaps.byIndex('byApp', 'web');
+ * await configMaps.stop();
+ * ```
+ *
+ * In a reconcile, reach a registered source as its class through a handle:
+ * `context.getEventSource(InformerEventSource.handle(Kinds.ConfigMap, WebPageKind)).list(ns)`.
+ *
  * @example
  * ```ts
  * const clusters = InformerEventSource.from(ClusterKind, JobKind)
@@ -223,12 +282,41 @@ export class InformerEventSource<
   R extends KubernetesObject = KubernetesObject,
   P extends KubernetesObject = KubernetesObject,
 > implements EventSource<R, P> {
-  /** Starts a builder for secondaries of `kind` and primaries of `primaryKind`. */
-  static from<R extends KubernetesObject, P extends KubernetesObject>(
+  /**
+   * Starts a builder for secondaries of `kind` and primaries of `primaryKind`. Without
+   * `primaryKind` (a standalone source) the default mapper names no primaries.
+   */
+  static from<R extends KubernetesObject, P extends KubernetesObject = KubernetesObject>(
     kind: ResourceKind<R>,
-    primaryKind: ResourceKind<P>,
+    primaryKind?: ResourceKind<P>,
   ): InformerEventSourceBuilder<R, P> {
     return new InformerEventSourceBuilder<R, P>(kind, primaryKind);
+  }
+
+  /**
+   * A typed handle for `context.getEventSource(handle)`: the informer event source of `kind`
+   * (the one named `eventSourceName` when several serve the kind), returned as an
+   * `InformerEventSource<R, P>` without a cast. Make it once, next to the reconciler.
+   *
+   * @example
+   * ```ts
+   * const ConfigMaps = InformerEventSource.handle(Kinds.ConfigMap, WebPageKind);
+   * // in reconcile(page, context):
+   * const cm = context.getEventSource(ConfigMaps).get(ResourceID.of('settings', ns));
+   * ```
+   */
+  static handle<R extends KubernetesObject, P extends KubernetesObject>(
+    kind: ResourceKind<R>,
+    primaryKind: ResourceKind<P>,
+    eventSourceName?: string,
+  ): EventSourceHandle<InformerEventSource<R, P>> {
+    void primaryKind; // carries P only: the run-time check is the class
+    return eventSourceHandle<InformerEventSource<R, P>>({
+      type: kind,
+      eventSourceName,
+      className: 'InformerEventSource',
+      accepts: (source): source is InformerEventSource<R, P> => source instanceof InformerEventSource,
+    });
   }
 
   readonly name: string;
@@ -396,19 +484,22 @@ export class InformerEventSource<
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
     if (origin === 'namespace-removed') return;
+    const stealth = this.configuration.stealth;
+    const event = stealth === undefined ? delta : stealth(delta, (error) => this.#report(error));
+    if (event === undefined) return;
     const filter = this.configuration.filter;
-    if (filter !== undefined && !evaluate(filter, delta, (error) => this.#report(error))) return;
+    if (filter !== undefined && !evaluate(filter, event, (error) => this.#report(error))) return;
     const handler = this.configuration.handler;
-    if (handler !== undefined) primaries = mapEvent(handler, delta, (error) => this.#report(error));
+    if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
     if (primaries.length === 0) return;
-    const object = delta.object;
+    const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
     this.#triggers.next({
       primaryIds: primaries,
       source: this.name,
       cause: {
         type: 'resource',
-        event: delta.type,
+        event: event.type,
         objectKey: ResourceID.keyOfResource(object),
         ...(resourceVersion !== undefined ? { resourceVersion } : {}),
       },
