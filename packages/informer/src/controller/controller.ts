@@ -53,6 +53,7 @@ import { collectionPath } from '../reflector/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /** How to register a reconciler: the primary kind plus controller configuration. */
 export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
@@ -102,6 +103,15 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * excludes from the primary cache throws `NotCachedError`, as for event sources.
    */
   readonly fieldSelector?: string;
+  /**
+   * Reconcile the namespaces whose Namespace object matches this label selector (for example
+   * `'example.com/managed=true'`), followed at run time: a namespace that gains the label is
+   * added (its primaries are reconciled once, with synced secondaries), one that loses it is
+   * dropped from the caches without reconciling anything else. Event sources that inherit the
+   * controller's namespaces follow. Needs list and watch on namespaces (a 403 fails `start()`
+   * with the ClusterRole to grant). Excludes `namespaces`. Defaults to none.
+   */
+  readonly namespaceSelector?: string;
 };
 
 /**
@@ -116,6 +126,7 @@ const CONTROLLER_OPTION_KEYS = {
   statusSubresource: true,
   reflector: true,
   fieldSelector: true,
+  namespaceSelector: true,
   name: true,
   namespaces: true,
   labelSelector: true,
@@ -146,6 +157,9 @@ export type ControllerEvent =
 
 /** Name of the controller's own source of primary events. */
 export const PRIMARY_SOURCE_NAME = 'primary';
+
+/** Name under which the controller's namespace selector reports (startup errors, problems). */
+export const NAMESPACE_SELECTOR_SOURCE_NAME = 'namespace-selector';
 
 /**
  * A reconciler running against the API server. Create it through `Operator.register`.
@@ -184,6 +198,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #stealth: EventTransform<P> | undefined;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
+  readonly #namespaceSelection: NamespaceSelection | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
   readonly #crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
@@ -228,8 +243,15 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       crdPollIntervalMs,
       optimisticLocking,
       primaryWrites,
+      namespaceSelector,
       ...rest
     } = options;
+    if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
+      throw new TypeError(
+        `controller ${rest.name ?? `${kind.plural}.${kind.group || 'core'}`}: namespaces and namespaceSelector exclude each other; ` +
+          `keep namespaceSelector to follow labelled namespaces, or namespaces for a fixed list`,
+      );
+    }
     if (reflector !== undefined)
       rejectUnknownOptions(
         `controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`,
@@ -262,12 +284,22 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#filter = and(...filters);
     this.#stealthFilter = stealthFilter;
     this.#stealth = stealthFilter === undefined ? undefined : stealthTransition(stealthFilter);
+    this.#namespaceSelection =
+      namespaceSelector === undefined
+        ? undefined
+        : new NamespaceSelection({
+            owner: `controller ${this.name}`,
+            labelSelector: namespaceSelector,
+            kubeConfig: client.kubeConfig,
+            registry: client.registry,
+          });
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind,
-      namespaces: this.configuration.namespaces,
+      // With a selector, nothing is watched until the selection has listed the namespaces.
+      namespaces: this.#namespaceSelection === undefined ? this.configuration.namespaces : [],
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
@@ -479,12 +511,39 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       else signal.addEventListener('abort', fail, { once: true });
     });
     aborted.catch(() => undefined);
+    const selection = this.#namespaceSelection;
+    if (selection !== undefined) {
+      let selected: readonly string[];
+      try {
+        selected = await Promise.race([selection.start({ signal }), aborted]);
+      } catch (error) {
+        throw error instanceof CacheSyncError ? error.withContext({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME }) : error;
+      }
+      // Not started yet: these only set what the caches will watch.
+      await this.primaryCache.setNamespaces(selected);
+      await Promise.all(this.#inheritingSources().map((s) => s.changeNamespaces(selected)));
+      this.#logger.info({ labelSelector: selection.labelSelector, namespaces: selected }, 'namespaces selected');
+    }
     const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
       // Sources of other kinds take no signal: the race below ends the wait for them.
       await Promise.race([s instanceof InformerEventSource ? s.start({ signal }) : s.start(), aborted]);
       settled.add(s);
     };
     await Promise.all([this.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
+    selection?.follow(
+      async (namespaces) => {
+        this.#logger.info({ labelSelector: selection.labelSelector, namespaces }, 'selected namespaces changed');
+        await this.changeNamespaces(namespaces);
+      },
+      (error) => this.#events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+    );
+  }
+
+  /** The informer event sources that follow the controller's namespaces. */
+  #inheritingSources(): InformerEventSource<KubernetesObject, P>[] {
+    return this.#sources.filter(
+      (s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces,
+    );
   }
 
   /**
@@ -519,6 +578,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const pending: PendingSync[] = [];
     const kindOf = (k: { plural: string; group: string; version: string }): string =>
       `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
+    const selection = this.#namespaceSelection?.cache.pendingSync();
+    if (selection !== undefined && selection.namespaces.length > 0) {
+      pending.push({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME, kind: 'namespaces/v1', ...selection });
+    }
     const primary = this.primaryCache.pendingSync();
     if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.kind), ...primary });
     for (const s of this.#sources) {
@@ -536,6 +599,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** Undoes a failed start: stops sources and caches; health turns unhealthy with the failure. */
   async #abandonStart(failure: unknown): Promise<void> {
     await this.#processor?.stop();
+    await this.#namespaceSelection?.stop();
     await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
@@ -568,6 +632,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#stopRequested = true;
     this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
+    await this.#namespaceSelection?.stop();
     await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
@@ -594,14 +659,21 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * Changes the namespaces of the controller at run time, and of every event source that
    * inherits them. New namespaces sync before this resolves; removed ones leave the caches
    * without reconciles.
+   *
+   * Order matters for what a reconcile may see: removed namespaces leave the primary cache
+   * first (no primary there is reconciled against half-emptied secondaries), then the sources
+   * change, and only then do added namespaces join the primary cache, so their primaries are
+   * reconciled once, against secondaries that have synced (source events about primaries not
+   * yet cached reconcile nothing).
    */
   async changeNamespaces(namespaces: NamespaceSet): Promise<void> {
-    await Promise.all([
-      this.primaryCache.setNamespaces(namespaces),
-      ...this.#sources
-        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces)
-        .map((s) => s.changeNamespaces(namespaces)),
-    ]);
+    const before = this.primaryCache.namespaces;
+    if (namespaces !== 'all') {
+      const kept = before === 'all' ? namespaces : before.filter((ns) => namespaces.includes(ns));
+      if (before === 'all' || kept.length < before.length) await this.primaryCache.setNamespaces(kept);
+    }
+    await Promise.all(this.#inheritingSources().map((s) => s.changeNamespaces(namespaces)));
+    await this.primaryCache.setNamespaces(namespaces);
   }
 
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
