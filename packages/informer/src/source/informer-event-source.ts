@@ -45,9 +45,13 @@ import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
-/** Which namespaces an event source watches. */
-export type NamespaceChoice = NamespaceSet | 'inherit';
+/**
+ * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those
+ * whose Namespace object matches a label selector, followed at run time.
+ */
+export type NamespaceChoice = NamespaceSet | 'inherit' | { readonly selector: string };
 
 /** Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}. */
 export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
@@ -155,6 +159,15 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   /** Watch every namespace. */
   withAllNamespaces(): this {
     return this.#with({ namespaces: 'all' });
+  }
+  /**
+   * Watch the namespaces whose Namespace object matches `labelSelector`, following labels as
+   * they change at run time (an added namespace's objects arrive as creates; a removed one's
+   * leave the cache without triggers). Needs list and watch on namespaces.
+   */
+  withNamespaceSelector(labelSelector: string): this {
+    checkLabelSelector(`event source ${this.#config.name} namespaceSelector`, labelSelector);
+    return this.#with({ namespaces: { selector: labelSelector } });
   }
   /** Watch the controller's namespaces and follow its changes. The default. */
   withNamespacesInheritedFromController(): this {
@@ -334,6 +347,7 @@ export class InformerEventSource<
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
   readonly #inherit: boolean;
+  readonly #selection: NamespaceSelection | undefined;
   #subscriptions: Subscription[] = [];
 
   constructor(config: InformerEventSourceConfiguration<R, P>, client: KubeClient, controllerNamespaces: NamespaceSet = 'all') {
@@ -341,12 +355,23 @@ export class InformerEventSource<
     this.name = config.name;
     this.resourceType = config.kind;
     this.#inherit = config.namespaces === 'inherit';
+    const choice = config.namespaces;
+    this.#selection =
+      typeof choice === 'object' && 'selector' in choice
+        ? new NamespaceSelection({
+            owner: `event source ${config.name}`,
+            labelSelector: choice.selector,
+            kubeConfig: client.kubeConfig,
+            registry: client.registry,
+          })
+        : undefined;
     this.cache = new InformerCache<R>({
       name: `event source ${config.name}`,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind: config.kind,
-      namespaces: config.namespaces === 'inherit' ? controllerNamespaces : config.namespaces,
+      // With a selector, nothing is watched until the selection has listed the namespaces.
+      namespaces: choice === 'inherit' ? controllerNamespaces : typeof choice === 'object' && 'selector' in choice ? [] : choice,
       ...(config.labelSelector ? { labelSelector: config.labelSelector } : {}),
       ...(config.fieldSelector ? { fieldSelector: config.fieldSelector } : {}),
       ...(config.transform !== undefined ? { transform: config.transform } : {}),
@@ -389,9 +414,15 @@ export class InformerEventSource<
       }
     }
     try {
+      if (this.#selection !== undefined) await this.cache.setNamespaces(await this.#selection.start(options));
       await this.cache.start(options);
+      this.#selection?.follow(
+        (namespaces) => this.cache.setNamespaces(namespaces),
+        (error) => this.#report(error),
+      );
     } catch (error) {
       const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.name }) : error;
+      await this.#selection?.stop();
       await this.cache.stop();
       if (this.#health.value.status !== 'stopped') this.#health.next({ source: this.name, status: 'unhealthy', error: explained });
       throw explained;
@@ -405,6 +436,7 @@ export class InformerEventSource<
   }
 
   async stop(): Promise<void> {
+    await this.#selection?.stop();
     await this.cache.stop();
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
