@@ -12,7 +12,7 @@ import {
   type KubernetesObject,
   type Trigger,
 } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import { CacheSyncError, InformerEventSource, KubeClient, Kinds, resourceKind, type ObjectOfKind } from '../index.js';
 
 type ConfigMap = ObjectOfKind<typeof Kinds.ConfigMap>;
@@ -90,6 +90,31 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     } finally {
       lift();
     }
+  });
+
+  it('with a namespace selector, follows namespaces as they gain and lose the label, dropping without triggers', async () => {
+    const key = `kindex.dev/${uniqueName('sel')}`;
+    const [a, b] = [await createNamespace(server.kubeConfig), await createNamespace(server.kubeConfig)];
+    await client.create(Kinds.ConfigMap, configMap(a, 'in-a'));
+    await client.create(Kinds.ConfigMap, configMap(b, 'in-b'));
+    await client.patch(Kinds.Namespace, ResourceID.of(a), { metadata: { labels: { [key]: 'on' } } });
+    const source = InformerEventSource.from(Kinds.ConfigMap)
+      .withNamespaceSelector(`${key}=on`)
+      .withSecondaryToPrimaryMapper((cm) => [ResourceID.of(cm.metadata!.name!, cm.metadata!.namespace)])
+      .build(client);
+    started.push(source);
+    const seen: string[] = [];
+    source.triggers$.subscribe((t: Trigger) => t.cause.type === 'resource' && seen.push(`${t.cause.event} ${t.cause.objectKey}`));
+    await source.start();
+    expect(source.list().map((c) => c.metadata?.name)).to.deep.equal(['in-a']);
+    await client.patch(Kinds.Namespace, ResourceID.of(b), { metadata: { labels: { [key]: 'on' } } });
+    await eventually(() => expect(source.list().map((c) => c.metadata?.name).sort()).to.deep.equal(['in-a', 'in-b']));
+    expect(seen).to.include(`create ${b}/in-b`);
+    seen.length = 0;
+    await client.patch(Kinds.Namespace, ResourceID.of(a), { metadata: { labels: { [key]: 'off' } } });
+    await eventually(() => expect(source.list().map((c) => c.metadata?.name)).to.deep.equal(['in-b']));
+    expect(seen, 'a dropped namespace triggers nothing').to.deep.equal([]);
+    expect(() => source.get(ResourceID.of('in-a', a))).to.throw(/not watched/);
   });
 
   it('with a stealth filter, reports an object starting to match as a create and one ceasing to match as a delete', async () => {
