@@ -125,6 +125,17 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     }
   });
 
+  it('asks for a ClusterRole with list and watch on namespaces in its RBAC manifest', async () => {
+    operator = new Operator({ kubeConfig: fixture().server.kubeConfig });
+    operator.register(new JobReconciler(), { kind: JobKind, name: 'jobs', namespaceSelector: 'team=a' });
+    const manifest = await operator.rbacManifest();
+    expect(manifest.namespacedRules.size, 'namespaces are only known at run time').to.equal(0);
+    const rule = (resource: string) => manifest.clusterRules.find((r) => r.resources.includes(resource));
+    expect(rule('namespaces')?.verbs).to.include.members(['list', 'watch']);
+    expect(rule('jobs')?.verbs).to.include.members(['list', 'watch']);
+    expect(rule('clusters')?.verbs).to.include.members(['list', 'watch']);
+  });
+
   it('rejects namespaces together with namespaceSelector, naming both', () => {
     operator = new Operator({ kubeConfig: fixture().server.kubeConfig });
     expect(() => operator!.register(new JobReconciler(), { kind: JobKind, namespaces: ['x'], namespaceSelector: 'team=a' })).to.throw(

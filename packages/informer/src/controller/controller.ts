@@ -316,6 +316,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return this.#sources;
   }
 
+  /** The label selector on Namespace objects choosing the namespaces, if the controller has one. */
+  get namespaceSelector(): string | undefined {
+    return this.#namespaceSelection?.labelSelector;
+  }
+
   /** The event processor (available after start), for inspection. */
   get processor(): EventProcessor | undefined {
     return this.#processor;

@@ -385,6 +385,11 @@ export class InformerEventSource<
     this.problems$ = this.#problems.asObservable();
   }
 
+  /** The label selector on Namespace objects choosing this source's namespaces, if it has one. */
+  get namespaceSelector(): string | undefined {
+    return this.#selection?.labelSelector;
+  }
+
   /** Whether the namespaces follow the controller's. */
   get inheritsNamespaces(): boolean {
     return this.#inherit;
