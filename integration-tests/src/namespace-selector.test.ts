@@ -8,7 +8,16 @@ import { CacheSyncError, Kinds, Operator, type Controller } from '@kindex/inform
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import { JobReconciler } from '@kindex/sample-job-cluster/src/job-reconciler.js';
 import { ReconcileLog } from './support/reconcile-log.js';
-import { ClusterKind, JobKind, cluster, expectServerJobValues, job, setClusterValue, useSampleServer, type Job } from './support/sample-fixture.js';
+import {
+  ClusterKind,
+  JobKind,
+  cluster,
+  expectServerJobValues,
+  job,
+  setClusterValue,
+  useSampleServer,
+  type Job,
+} from './support/sample-fixture.js';
 
 describe('Controller namespaceSelector (on the Job/Cluster sample)', function () {
   this.timeout(120_000);
@@ -50,7 +59,11 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
   it('reconciles labelled namespaces, adds one when it gains the label and drops one that loses it, without a storm', async () => {
     const { server, client } = fixture();
     const key = `kindex.dev/${uniqueName('sel')}`;
-    const [a, b, c] = [await createNamespace(server.kubeConfig), await createNamespace(server.kubeConfig), await createNamespace(server.kubeConfig)];
+    const [a, b, c] = [
+      await createNamespace(server.kubeConfig),
+      await createNamespace(server.kubeConfig),
+      await createNamespace(server.kubeConfig),
+    ];
     for (const ns of [a, b, c]) {
       await client.create(ClusterKind, cluster('c', ns, `${ns}-1`));
       await client.create(JobKind, job('j1', ns, 'c'));
@@ -61,15 +74,32 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     const { jobs, log, reconciler } = await startJobs(`${key}=yes`);
     expect([...(jobs.primaryCache.namespaces as readonly string[])].sort()).to.deep.equal([a, c].sort());
     for (const ns of [a, c]) {
-      await expectServerJobValues(client, ns, new Map([['j1', `${ns}-1`], ['j2', `${ns}-1`]]));
+      await expectServerJobValues(
+        client,
+        ns,
+        new Map([
+          ['j1', `${ns}-1`],
+          ['j2', `${ns}-1`],
+        ]),
+      );
     }
     await settle(jobs, log);
-    expect(log.keys().filter((k) => k.startsWith(`${b}/`)), 'reconciles in the unlabelled namespace').to.deep.equal([]);
+    expect(
+      log.keys().filter((k) => k.startsWith(`${b}/`)),
+      'reconciles in the unlabelled namespace',
+    ).to.deep.equal([]);
 
     // b gains the label: its jobs converge, each reconciled once; nothing else is reconciled.
     log.reset();
     await label(b, key, 'yes');
-    await expectServerJobValues(client, b, new Map([['j1', `${b}-1`], ['j2', `${b}-1`]]));
+    await expectServerJobValues(
+      client,
+      b,
+      new Map([
+        ['j1', `${b}-1`],
+        ['j2', `${b}-1`],
+      ]),
+    );
     await settle(jobs, log);
     const counts = Object.fromEntries(log.keys().map((k) => [k, log.count(k)]));
     // One reconcile writes the status; the status write itself is filtered (generation-aware).
@@ -85,9 +115,19 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     // The dropped namespace is no longer followed; the others still are.
     await setClusterValue(client, a, 'c', `${a}-2`);
     await setClusterValue(client, c, 'c', `${c}-2`);
-    await expectServerJobValues(client, c, new Map([['j1', `${c}-2`], ['j2', `${c}-2`]]));
+    await expectServerJobValues(
+      client,
+      c,
+      new Map([
+        ['j1', `${c}-2`],
+        ['j2', `${c}-2`],
+      ]),
+    );
     await settle(jobs, log);
-    expect(log.keys().filter((k) => k.startsWith(`${a}/`)), 'reconciles in the dropped namespace').to.deep.equal([]);
+    expect(
+      log.keys().filter((k) => k.startsWith(`${a}/`)),
+      'reconciles in the dropped namespace',
+    ).to.deep.equal([]);
     expect(log.overlaps).to.deep.equal([]);
   });
 
@@ -119,7 +159,9 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
       );
       expect(error).to.be.instanceOf(CacheSyncError);
       expect(error).to.include({ status: 403, controller: 'jobs', eventSource: 'namespace-selector' });
-      expect((error as CacheSyncError).message).to.contain('namespaces').and.contain('ClusterRole');
+      expect((error as CacheSyncError).message)
+        .to.contain('namespaces')
+        .and.contain('ClusterRole');
     } finally {
       lift();
     }

@@ -109,7 +109,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
       const actual = (source as { constructor?: { name?: string } }).constructor?.name ?? typeof source;
       throw new EventSourceClassMismatchError(typeOrHandle.type.name, source.name, typeOrHandle.className, actual);
     }
-    return source as EventSource<unknown, P> as S;
+    return source;
   }
 
   getPrimaryCache(): PrimaryCacheReader<P> {

@@ -725,7 +725,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (event === undefined) return;
       if (event.type === 'delete') {
         // Out of sight, still on the server: forget its pending work, reconcile nothing.
-        this.#primaryTriggers.next({ primaryIds: [ResourceID.parse(key)], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+        this.#primaryTriggers.next({
+          primaryIds: [ResourceID.parse(key)],
+          source: PRIMARY_SOURCE_NAME,
+          cause: { type: 'primary-deleted' },
+        });
         return;
       }
     }

@@ -67,3 +67,9 @@ export const Kinds = {
     namespaced: true,
   }),
 } as const;
+
+/**
+ * The objects a {@link ResourceKind} stands for: `ObjectOfKind<typeof Kinds.ConfigMap>` is the
+ * ConfigMap's JSON shape.
+ */
+export type ObjectOfKind<K> = K extends ResourceKind<infer R extends KubernetesObject> ? R : never;

@@ -21,9 +21,8 @@ import type { Subscription } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { InformerCache, type CacheStartOptions } from '../cache/informer-cache.js';
-import { Kinds } from '../kind/resource-kind.js';
+import { Kinds, type ObjectOfKind } from '../kind/resource-kind.js';
 import { checkLabelSelector } from '../config/option-validation.js';
-import type { ObjectOfKind } from '../kind/wire-form.js';
 
 /** Options of {@link NamespaceSelection}. */
 export interface NamespaceSelectionOptions {

@@ -55,7 +55,13 @@ export async function requiredPermissions(
       if (source instanceof InformerEventSource && source.namespaceSelector !== undefined) {
         sourceNamespaces = 'all';
         out.push(
-          permission(Kinds.Namespace, 'namespaces', ['list', 'watch'], 'all', `controller ${c.name}: event source ${source.name} namespace selector`),
+          permission(
+            Kinds.Namespace,
+            'namespaces',
+            ['list', 'watch'],
+            'all',
+            `controller ${c.name}: event source ${source.name} namespace selector`,
+          ),
         );
       } else if (source instanceof InformerEventSource && !(source.inheritsNamespaces && c.namespaceSelector !== undefined)) {
         sourceNamespaces = source.cache.namespaces;

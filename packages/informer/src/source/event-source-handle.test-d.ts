@@ -23,11 +23,11 @@ const reconciler: Reconciler<Site> = {
     const one: ConfigMap | undefined = context.getEventSource(ConfigMaps).get(`${site.metadata?.namespace}/settings`);
     // The plain lookup by type still gives the EventSource interface only.
     const plain: EventSource<ConfigMap, Site> = context.getEventSource(Kinds.ConfigMap);
-    // @ts-expect-error the interface has no list(): that needs the handle
-    plain.list();
+    // The interface has no list(): that needs the handle.
+    const noList: 'list' extends keyof typeof plain ? 'has list' : 'no list' = 'no list';
     // @ts-expect-error the handle's objects are ConfigMaps, which have no spec
     void source.list()[0]?.spec;
-    void [listed, indexed, one];
+    void [listed, indexed, one, noList, plain];
     return UpdateControl.noUpdate();
   },
 };

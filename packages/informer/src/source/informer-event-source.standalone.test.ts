@@ -19,7 +19,13 @@ type ConfigMap = ObjectOfKind<typeof Kinds.ConfigMap>;
 interface WebPage extends KubernetesObject {
   spec?: { html?: string };
 }
-const WebPageKind = resourceKind<WebPage>({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+const WebPageKind = resourceKind<WebPage>({
+  group: 'sample.kindex.dev',
+  version: 'v1',
+  kind: 'WebPage',
+  plural: 'webpages',
+  namespaced: true,
+});
 
 describe('InformerEventSource (standalone, stealth, handles)', function () {
   this.timeout(30_000);
@@ -39,7 +45,12 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     await server.stop();
   });
 
-  const configMap = (namespace: string, name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}): ConfigMap => ({
+  const configMap = (
+    namespace: string,
+    name: string,
+    labels: Record<string, string> = {},
+    data: Record<string, string> = {},
+  ): ConfigMap => ({
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name, namespace, labels },
@@ -59,8 +70,20 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     const greeting: string | undefined = source.get(ResourceID.of('before', ns))?.data?.['greeting'];
     expect(greeting).to.equal('hello');
     await client.create(Kinds.ConfigMap, configMap(ns, 'after', { app: 'web' }));
-    await eventually(() => expect(source.byIndex('byApp', 'web').map((c) => c.metadata?.name).sort()).to.deep.equal(['after', 'before']));
-    expect(source.list(ns).map((c) => c.metadata?.name).sort()).to.deep.equal(['after', 'before']);
+    await eventually(() =>
+      expect(
+        source
+          .byIndex('byApp', 'web')
+          .map((c) => c.metadata?.name)
+          .sort(),
+      ).to.deep.equal(['after', 'before']),
+    );
+    expect(
+      source
+        .list(ns)
+        .map((c) => c.metadata?.name)
+        .sort(),
+    ).to.deep.equal(['after', 'before']);
     expect(() => source.get(ResourceID.of('elsewhere', other)), 'outside its namespaces').to.throw(/not watched/);
     await source.stop();
     expect(source.list()).to.deep.equal([]);
@@ -108,7 +131,14 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     await source.start();
     expect(source.list().map((c) => c.metadata?.name)).to.deep.equal(['in-a']);
     await client.patch(Kinds.Namespace, ResourceID.of(b), { metadata: { labels: { [key]: 'on' } } });
-    await eventually(() => expect(source.list().map((c) => c.metadata?.name).sort()).to.deep.equal(['in-a', 'in-b']));
+    await eventually(() =>
+      expect(
+        source
+          .list()
+          .map((c) => c.metadata?.name)
+          .sort(),
+      ).to.deep.equal(['in-a', 'in-b']),
+    );
     expect(seen).to.include(`create ${b}/in-b`);
     seen.length = 0;
     await client.patch(Kinds.Namespace, ResourceID.of(a), { metadata: { labels: { [key]: 'off' } } });
@@ -169,7 +199,7 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     const ns = await createNamespace(server.kubeConfig);
     await client.create(Kinds.ConfigMap, configMap(ns, 'settings', {}, { colour: 'blue' }));
     const source = InformerEventSource.from(Kinds.ConfigMap, WebPageKind).withName('cms').withNamespaces([ns]).build(client);
-    started.push(source as unknown as InformerEventSource<ConfigMap, KubernetesObject>);
+    started.push(source);
     await source.start();
     const polling = new PollingEventSource<ConfigMap, WebPage>({
       name: 'polled',
@@ -186,7 +216,9 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     const cms = context.getEventSource(InformerEventSource.handle(Kinds.ConfigMap, WebPageKind, 'cms'));
     expect(cms).to.equal(source);
     expect(cms.get(ResourceID.of('settings', ns))?.data?.['colour']).to.equal('blue');
-    expect(() => context.getEventSource(InformerEventSource.handle(Kinds.ConfigMap, WebPageKind, 'polled')))
-      .to.throw(EventSourceClassMismatchError, /polled.*PollingEventSource.*InformerEventSource/);
+    expect(() => context.getEventSource(InformerEventSource.handle(Kinds.ConfigMap, WebPageKind, 'polled'))).to.throw(
+      EventSourceClassMismatchError,
+      /polled.*PollingEventSource.*InformerEventSource/,
+    );
   });
 });
