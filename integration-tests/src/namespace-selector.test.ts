@@ -167,6 +167,25 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     }
   });
 
+  it('reports losing access to namespaces after start as a problem of the namespace selector, keeping its namespaces', async function () {
+    const { server } = fixture();
+    if (server.faults.forbid === undefined || server.faults.closeWatches === undefined) this.skip();
+    const key = `kindex.dev/${uniqueName('sel')}`;
+    const ns = await createNamespace(server.kubeConfig);
+    await label(ns, key, 'yes');
+    const { jobs } = await startJobs(`${key}=yes`);
+    const problems: { source: string; error: unknown }[] = [];
+    jobs.events$.subscribe((e) => e.type === 'problem' && problems.push(e));
+    const lift = server.faults.forbid({ resource: 'namespaces' });
+    try {
+      await server.faults.closeWatches();
+      await eventually(() => expect(problems.map((p) => p.source)).to.include('namespace-selector'), { timeoutMs: 30_000 });
+      expect(jobs.primaryCache.namespaces, 'the last known selection is kept').to.deep.equal([ns]);
+    } finally {
+      lift();
+    }
+  });
+
   it('asks for a ClusterRole with list and watch on namespaces in its RBAC manifest', async () => {
     operator = new Operator({ kubeConfig: fixture().server.kubeConfig });
     operator.register(new JobReconciler(), { kind: JobKind, name: 'jobs', namespaceSelector: 'team=a' });

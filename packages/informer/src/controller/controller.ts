@@ -496,6 +496,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
       this.primaryCache.deltas$.subscribe(({ delta, origin }) => this.#onPrimaryDelta(delta, origin)),
       this.primaryCache.errors$.subscribe((error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
+      ...(this.#namespaceSelection === undefined
+        ? []
+        : [
+            this.#namespaceSelection.cache.errors$.subscribe((error) =>
+              this.#events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+            ),
+          ]),
       this.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {

@@ -417,6 +417,9 @@ export class InformerEventSource<
       if (this.#index !== undefined) {
         this.#subscriptions.push(this.#index.errors$.subscribe((error) => this.#report(error)));
       }
+      if (this.#selection !== undefined) {
+        this.#subscriptions.push(this.#selection.cache.errors$.subscribe((error) => this.#report(error)));
+      }
     }
     try {
       if (this.#selection !== undefined) await this.cache.setNamespaces(await this.#selection.start(options));
