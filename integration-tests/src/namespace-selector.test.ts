@@ -3,6 +3,7 @@
 // labels are added and removed at run time. Runs on the embedded server and, with
 // KINDEX_APISERVER=real, on a real kube-apiserver.
 import { expect } from 'chai';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
 import { CacheSyncError, Kinds, Operator, type Controller } from '@kindex/informer';
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
@@ -146,26 +147,45 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     expect(log.count(`${ns}/j`)).to.equal(1);
   });
 
-  it('fails start with a CacheSyncError naming the namespace selector when namespaces may not be listed', async function () {
-    const { server } = fixture();
-    if (server.faults.forbid === undefined) this.skip(); // the real tier's admin may list namespaces
-    const lift = server.faults.forbid({ resource: 'namespaces' });
+  it('fails start with a CacheSyncError naming the namespace selector when namespaces may not be listed', async () => {
+    const kubeConfig = await withoutNamespaceAccess();
     try {
-      operator = new Operator({ kubeConfig: server.kubeConfig });
+      operator = new Operator({ kubeConfig: kubeConfig.config });
       operator.register(new JobReconciler(), { kind: JobKind, name: 'jobs', namespaceSelector: 'team=a' });
       const error = await operator.start().then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).to.be.instanceOf(CacheSyncError);
-      expect(error).to.include({ status: 403, controller: 'jobs', eventSource: 'namespace-selector' });
-      expect((error as CacheSyncError).message)
-        .to.contain('namespaces')
-        .and.contain('ClusterRole');
+      expect(error).to.include({ status: 403, controller: 'jobs', eventSource: 'namespace-selector', phase: 'startup' });
+      const e = error as CacheSyncError;
+      expect(e.type.plural).to.equal('namespaces');
+      expect(e.message).to.contain('event source "namespace-selector"').and.contain('ClusterRole');
     } finally {
-      lift();
+      kubeConfig.lift();
     }
   });
+
+  /**
+   * Credentials that may not list namespaces: the embedded server's forbid fault, or on a real
+   * server a fresh service account's token with no role bound.
+   */
+  async function withoutNamespaceAccess(): Promise<{ config: KubeConfig; lift: () => void }> {
+    const { server } = fixture();
+    if (server.faults.forbid !== undefined) return { config: server.kubeConfig, lift: server.faults.forbid({ resource: 'namespaces' }) };
+    const ns = await createNamespace(server.kubeConfig);
+    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    const sa = uniqueName('sa');
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: sa } } });
+    const request = await core.createNamespacedServiceAccountToken({
+      name: sa,
+      namespace: ns,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const config = new KubeConfig();
+    config.loadFromClusterAndUser(server.kubeConfig.getCurrentCluster()!, { name: sa, token: request.status!.token });
+    return { config, lift: () => undefined };
+  }
 
   it('reports losing access to namespaces after start as a problem of the namespace selector, keeping its namespaces', async function () {
     const { server } = fixture();
