@@ -103,6 +103,8 @@ export type { GenericRetryOptions } from './queue/generic-retry.js';
 // --- source: the EventSource contract, timer and polling sources
 export type { EventSource, EventSourceHealth, SecondaryResourceReader } from './source/event-source.js';
 export type { SecondaryType } from './source/secondary-type.js';
+export type { EventSourceHandle, EventSourceHandleOptions } from './source/event-source-handle.js';
+export { eventSourceHandle } from './source/event-source-handle.js';
 export { secondaryType } from './source/secondary-type.js';
 export type { Trigger, TriggerCause } from './source/trigger.js';
 export { TimerEventSource } from './source/timer-event-source.js';
@@ -148,6 +150,7 @@ export {
   NoEventSourceForTypeError,
   MultipleEventSourcesForTypeError,
   MultipleSecondaryResourcesError,
+  EventSourceClassMismatchError,
 } from './reconcile/context-errors.js';
 
 // --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)

@@ -19,7 +19,8 @@ export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-ty
 
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
-export type { ResourceKind } from './kind/resource-kind.js';
+export type { ResourceKind, ObjectOfKind } from './kind/resource-kind.js';
+export type { WireForm, JsonForm } from './kind/wire-form.js';
 
 // --- cache: shared informers and multi-namespace caches
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';

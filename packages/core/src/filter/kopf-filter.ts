@@ -20,7 +20,8 @@
  *   generic event from the object to itself (no change is required outside updates).
  *
  * Stealth: an object matching no filter is invisible to kopf, and appears as created when it
- * starts to match; `stealthTransition` gives that behaviour.
+ * starts to match; `stealthTransition` gives that behaviour (attached by `withStealthFilter` on
+ * an event source, `stealthFilter` on a controller).
  *
  * @module
  */

@@ -41,8 +41,9 @@ export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
  * scope from its creation) is, in kindex, simply not using this transform: objects entering or
  * leaving the filter then arrive as updates, and the filter is an ordinary predicate.
  *
- * The event processor applies the transform first, then the controller's predicates, then the
- * event handler. A filter that throws makes the object visible (the error goes to `onError`,
+ * Attach it with `withStealthFilter(filter)` on an `InformerEventSource` builder or
+ * `stealthFilter` in `ControllerOptions` (both in `@kindex/informer`): the transform runs first,
+ * then the predicates, then the event handler. A filter that throws makes the object visible (the error goes to `onError`,
  * see `evaluate`): a reconcile too many is safer than an object that silently disappears.
  * Without `onError` the FilterError is thrown.
  *

@@ -97,3 +97,42 @@ export class MultipleSecondaryResourcesError extends Error {
     this.count = count;
   }
 }
+
+/**
+ * `Context.getEventSource(handle)` found the source the handle names, but it is not of the
+ * handle's class: the name belongs to another kind of source, or the handle was made for
+ * another class.
+ *
+ * @example
+ * ```ts
+ * import { EventSourceClassMismatchError, PollingEventSource, type Context, type EventSourceHandle, type KubernetesObject } from '@kindex/core';
+ * declare const context: Context<KubernetesObject>;
+ * declare const Backups: EventSourceHandle<PollingEventSource<unknown, KubernetesObject>>;
+ *
+ * try {
+ *   context.getEventSource(Backups).name;
+ * } catch (e) {
+ *   // A handle naming a source of another class: the message says which class was found.
+ *   if (e instanceof EventSourceClassMismatchError) console.error(e.eventSourceName, e.expected, e.message);
+ *   else throw e;
+ * }
+ * ```
+ */
+export class EventSourceClassMismatchError extends Error {
+  override readonly name = 'EventSourceClassMismatchError';
+  readonly resourceType: string;
+  /** The name of the source found. */
+  readonly eventSourceName: string;
+  /** The class the handle expects. */
+  readonly expected: string;
+
+  constructor(resourceType: string, eventSourceName: string, expected: string, actual: string) {
+    super(
+      `event source ${eventSourceName} (type ${resourceType}) is a ${actual}, but the handle expects a ${expected}: ` +
+        `make the handle with the class that built the source, or give it the name of a source of that class`,
+    );
+    this.resourceType = resourceType;
+    this.eventSourceName = eventSourceName;
+    this.expected = expected;
+  }
+}

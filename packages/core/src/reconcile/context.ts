@@ -2,6 +2,7 @@ import type { RetryInfo } from '../queue/retry.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { EventSource } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
+import type { EventSourceHandle } from '../source/event-source-handle.js';
 import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
@@ -92,6 +93,14 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * `getSecondaryResource`.
    */
   getEventSource<R>(type: SecondaryType<R>, name?: string): EventSource<R, P>;
+  /**
+   * The event source a handle names, as the handle's class (no cast needed to reach, say, an
+   * `InformerEventSource`'s `get`/`list`/`byIndex`). The source is the live one, not this
+   * reconcile's snapshot.
+   * @throws {NoEventSourceForTypeError} or {MultipleEventSourcesForTypeError} as above.
+   * @throws {EventSourceClassMismatchError} when the source found is not of the handle's class.
+   */
+  getEventSource<S extends EventSource<unknown, P>>(handle: EventSourceHandle<S>): S;
   /** The controller's cache of primaries, as of this reconcile's snapshot. */
   getPrimaryCache(): PrimaryCacheReader<P>;
   /** The client for API calls. */

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { of } from 'rxjs';
 import {
   DefaultContext,
+  EventSourceClassMismatchError,
+  eventSourceHandle,
   MultipleEventSourcesForTypeError,
   MultipleSecondaryResourcesError,
   NoEventSourceForTypeError,
@@ -103,6 +105,34 @@ describe('DefaultContext', () => {
       .that.deep.equals(['x', 'y']);
     expect(ctx.getSecondaryResource(PodType, { eventSourceName: 'y' })).to.equal(undefined);
     expect(ctx.getEventSource(PodType, 'x').name).to.equal('x');
+  });
+
+  it("returns the source a handle names as the handle's class, and checks the class at run time", () => {
+    class TaggedSource {
+      get tag(): string {
+        return 'tagged';
+      }
+    }
+    type Tagged = EventSource<Pod> & TaggedSource;
+    const tagged: Tagged = Object.assign(Object.create(TaggedSource.prototype) as TaggedSource, mapSource('tagged', PodType, []));
+    const plain = mapSource('plain', PodType, []);
+    const ctx = context([tagged, plain]);
+    const handle = (name: string | undefined) =>
+      eventSourceHandle<Tagged>({
+        type: PodType,
+        eventSourceName: name,
+        className: 'TaggedSource',
+        accepts: (s): s is EventSource<unknown, never> & Tagged => s instanceof TaggedSource,
+      });
+    const found = ctx.getEventSource(handle('tagged'));
+    expect(found).to.equal(tagged);
+    expect(found.tag).to.equal('tagged');
+    expect(() => ctx.getEventSource(handle('plain')))
+      .to.throw(EventSourceClassMismatchError, /event source plain .*expects a TaggedSource/)
+      .with.property('eventSourceName', 'plain');
+    // The lookup itself is the one by type and name: no name and two sources is ambiguous.
+    expect(() => ctx.getEventSource(handle(undefined))).to.throw(MultipleEventSourcesForTypeError);
+    expect(() => ctx.getEventSource(handle('nope'))).to.throw(NoEventSourceForTypeError);
   });
 
   it('throws MultipleSecondaryResourcesError naming the primary when several resources match', () => {

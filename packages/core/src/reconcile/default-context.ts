@@ -4,8 +4,14 @@ import { ResourceID } from '../resource/resource-id.js';
 import { isNewerVersion } from '../resource/resource-version.js';
 import type { EventSource, SecondaryResourceReader } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
+import type { EventSourceHandle } from '../source/event-source-handle.js';
 import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
-import { MultipleEventSourcesForTypeError, MultipleSecondaryResourcesError, NoEventSourceForTypeError } from './context-errors.js';
+import {
+  EventSourceClassMismatchError,
+  MultipleEventSourcesForTypeError,
+  MultipleSecondaryResourcesError,
+  NoEventSourceForTypeError,
+} from './context-errors.js';
 import { noopLogger, type Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
@@ -120,8 +126,19 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     return found[0];
   }
 
-  getEventSource<R>(type: SecondaryType<R>, name?: string): EventSource<R, P> {
-    return this.#single(type, name).source as EventSource<R, P>;
+  getEventSource<R>(type: SecondaryType<R>, name?: string): EventSource<R, P>;
+  getEventSource<S extends EventSource<unknown, P>>(handle: EventSourceHandle<S>): S;
+  getEventSource<R, S extends EventSource<unknown, P>>(
+    typeOrHandle: SecondaryType<R> | EventSourceHandle<S>,
+    name?: string,
+  ): EventSource<R, P> | S {
+    if (!isHandle(typeOrHandle)) return this.#single(typeOrHandle, name).source as EventSource<R, P>;
+    const { source } = this.#single(typeOrHandle.type, typeOrHandle.eventSourceName);
+    if (!typeOrHandle.accepts(source)) {
+      const actual = (source as { constructor?: { name?: string } }).constructor?.name ?? typeof source;
+      throw new EventSourceClassMismatchError(typeOrHandle.type.name, source.name, typeOrHandle.className, actual);
+    }
+    return source;
   }
 
   getPrimaryCache(): PrimaryCacheReader<P> {
@@ -164,6 +181,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
       );
     return entries[0] as (typeof entries)[number];
   }
+}
+
+function isHandle<S>(value: SecondaryType<unknown> | EventSourceHandle<S>): value is EventSourceHandle<S> {
+  return typeof (value as Partial<EventSourceHandle<S>>).accepts === 'function';
 }
 
 function defaultSnapshot<P extends KubernetesObject>(source: EventSource<unknown, P>): SecondaryResourceReader<unknown, P> {

@@ -20,17 +20,20 @@ import {
   evaluate,
   EventProcessor,
   noopLogger,
+  stealthTransition,
   ResourceID,
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type DispatchRequest,
   type EventSource,
   type EventSourceHealth,
+  type EventTransform,
   type KubernetesObject,
   type Logger,
   type Predicate,
   type ProcessingEvent,
   type Reconciler,
+  type ResourceEvent,
   type RetryInfo,
   type Trigger,
 } from '@kindex/core';
@@ -51,6 +54,7 @@ import { collectionPath } from '../reflector/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /**
  * How to register a reconciler: the primary kind plus controller configuration.
@@ -82,6 +86,16 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   readonly eventFilters?: readonly Predicate<KubernetesObject>[];
   /** Filters on primary events only, ANDed with `eventFilters` and generation awareness. */
   readonly primaryEventFilters?: readonly Predicate<P>[];
+  /**
+   * kopf's stealth mode for the primaries: a primary that does not pass this filter (judged on
+   * its state, as a `generic` event) is invisible: never reconciled, whatever triggers it. One
+   * that starts passing arrives as a `create` and is reconciled; one that stops passing arrives
+   * as a `delete`, which drops its pending work (queued reconciles, retries) without a reconcile.
+   * Invisible primaries that carry the controller's finalizer still get `cleanup` when deleted,
+   * so they never hang in deletion. Applied before `eventFilters` and `primaryEventFilters`.
+   * Defaults to none (every cached primary is visible).
+   */
+  readonly stealthFilter?: Predicate<P>;
   /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
   readonly statusSubresource?: boolean;
   /**
@@ -119,6 +133,15 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * `workflow.resultOf(context)`.
    */
   readonly workflow?: Workflow<P>;
+  /**
+   * Reconcile the namespaces whose Namespace object matches this label selector (for example
+   * `'example.com/managed=true'`), followed at run time: a namespace that gains the label is
+   * added (its primaries are reconciled once, with synced secondaries), one that loses it is
+   * dropped from the caches without reconciling anything else. Event sources that inherit the
+   * controller's namespaces follow. Needs list and watch on namespaces (a 403 fails `start()`
+   * with the ClusterRole to grant). Excludes `namespaces`. Defaults to none.
+   */
+  readonly namespaceSelector?: string;
 };
 
 /**
@@ -129,9 +152,11 @@ const CONTROLLER_OPTION_KEYS = {
   kind: true,
   eventFilters: true,
   primaryEventFilters: true,
+  stealthFilter: true,
   statusSubresource: true,
   reflector: true,
   fieldSelector: true,
+  namespaceSelector: true,
   name: true,
   namespaces: true,
   labelSelector: true,
@@ -190,6 +215,9 @@ export type ControllerEvent =
  */
 export const PRIMARY_SOURCE_NAME = 'primary';
 
+/** Name under which the controller's namespace selector reports (startup errors, problems). */
+export const NAMESPACE_SELECTOR_SOURCE_NAME = 'namespace-selector';
+
 /**
  * A reconciler running against the API server. Create it through `Operator.register`.
  *
@@ -236,9 +264,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #primaryTriggers = new Subject<Trigger>();
   readonly #filter: Predicate<P>;
+  readonly #stealthFilter: Predicate<P> | undefined;
+  readonly #stealth: EventTransform<P> | undefined;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   readonly #finalizer: string | undefined;
   readonly #workflow: Workflow<P> | undefined;
+  readonly #namespaceSelection: NamespaceSelection | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
   readonly #crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
@@ -275,6 +306,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       kind,
       eventFilters,
       primaryEventFilters,
+      stealthFilter,
       statusSubresource,
       reflector,
       fieldSelector,
@@ -283,8 +315,15 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       optimisticLocking,
       primaryWrites,
       workflow,
+      namespaceSelector,
       ...rest
     } = options;
+    if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
+      throw new TypeError(
+        `controller ${rest.name ?? `${kind.plural}.${kind.group || 'core'}`}: namespaces and namespaceSelector exclude each other; ` +
+          `keep namespaceSelector to follow labelled namespaces, or namespaces for a fixed list`,
+      );
+    }
     if (reflector !== undefined)
       rejectUnknownOptions(
         `controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`,
@@ -317,12 +356,24 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(primaryEventFilters ?? []),
     ];
     this.#filter = and(...filters);
+    this.#stealthFilter = stealthFilter;
+    this.#stealth = stealthFilter === undefined ? undefined : stealthTransition(stealthFilter);
+    this.#namespaceSelection =
+      namespaceSelector === undefined
+        ? undefined
+        : new NamespaceSelection({
+            owner: `controller ${this.name}`,
+            labelSelector: namespaceSelector,
+            kubeConfig: client.kubeConfig,
+            registry: client.registry,
+          });
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind,
-      namespaces: this.configuration.namespaces,
+      // With a selector, nothing is watched until the selection has listed the namespaces.
+      namespaces: this.#namespaceSelection === undefined ? this.configuration.namespaces : [],
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
@@ -335,6 +386,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** The event sources the reconciler prepared (available after start). */
   get eventSources(): readonly EventSource<unknown, P>[] {
     return this.#sources;
+  }
+
+  /** The label selector on Namespace objects choosing the namespaces, if the controller has one. */
+  get namespaceSelector(): string | undefined {
+    return this.#namespaceSelection?.labelSelector;
   }
 
   /** The event processor (available after start), for inspection. */
@@ -515,6 +571,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
       this.primaryCache.deltas$.subscribe(({ delta, origin }) => this.#onPrimaryDelta(delta, origin)),
       this.primaryCache.errors$.subscribe((error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
+      ...(this.#namespaceSelection === undefined
+        ? []
+        : [
+            this.#namespaceSelection.cache.errors$.subscribe((error) =>
+              this.#events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+            ),
+          ]),
       this.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {
@@ -535,12 +598,39 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       else signal.addEventListener('abort', fail, { once: true });
     });
     aborted.catch(() => undefined);
+    const selection = this.#namespaceSelection;
+    if (selection !== undefined) {
+      let selected: readonly string[];
+      try {
+        selected = await Promise.race([selection.start({ signal }), aborted]);
+      } catch (error) {
+        throw error instanceof CacheSyncError ? error.withContext({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME }) : error;
+      }
+      // Not started yet: these only set what the caches will watch.
+      await this.primaryCache.setNamespaces(selected);
+      await Promise.all(this.#inheritingSources().map((s) => s.changeNamespaces(selected)));
+      this.#logger.info({ labelSelector: selection.labelSelector, namespaces: selected }, 'namespaces selected');
+    }
     const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
       // Sources of other kinds take no signal: the race below ends the wait for them.
       await Promise.race([s instanceof InformerEventSource ? s.start({ signal }) : s.start(), aborted]);
       settled.add(s);
     };
     await Promise.all([this.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
+    selection?.follow(
+      async (namespaces) => {
+        this.#logger.info({ labelSelector: selection.labelSelector, namespaces }, 'selected namespaces changed');
+        await this.changeNamespaces(namespaces);
+      },
+      (error) => this.#events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+    );
+  }
+
+  /** The informer event sources that follow the controller's namespaces. */
+  #inheritingSources(): InformerEventSource<KubernetesObject, P>[] {
+    return this.#sources.filter(
+      (s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces,
+    );
   }
 
   /**
@@ -575,6 +665,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const pending: PendingSync[] = [];
     const kindOf = (k: { plural: string; group: string; version: string }): string =>
       `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
+    const selection = this.#namespaceSelection?.cache.pendingSync();
+    if (selection !== undefined && selection.namespaces.length > 0) {
+      pending.push({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME, kind: 'namespaces/v1', ...selection });
+    }
     const primary = this.primaryCache.pendingSync();
     if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.kind), ...primary });
     for (const s of this.#sources) {
@@ -592,6 +686,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** Undoes a failed start: stops sources and caches; health turns unhealthy with the failure. */
   async #abandonStart(failure: unknown): Promise<void> {
     await this.#processor?.stop();
+    await this.#namespaceSelection?.stop();
     await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
@@ -624,6 +719,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#stopRequested = true;
     this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
+    await this.#namespaceSelection?.stop();
     await Promise.all([...this.#sources.map((s) => s.stop()), this.primaryCache.stop()]);
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
@@ -650,14 +746,21 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * Changes the namespaces of the controller at run time, and of every event source that
    * inherits them. New namespaces sync before this resolves; removed ones leave the caches
    * without reconciles.
+   *
+   * Order matters for what a reconcile may see: removed namespaces leave the primary cache
+   * first (no primary there is reconciled against half-emptied secondaries), then the sources
+   * change, and only then do added namespaces join the primary cache, so their primaries are
+   * reconciled once, against secondaries that have synced (source events about primaries not
+   * yet cached reconcile nothing).
    */
   async changeNamespaces(namespaces: NamespaceSet): Promise<void> {
-    await Promise.all([
-      this.primaryCache.setNamespaces(namespaces),
-      ...this.#sources
-        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces)
-        .map((s) => s.changeNamespaces(namespaces)),
-    ]);
+    const before = this.primaryCache.namespaces;
+    if (namespaces !== 'all') {
+      const kept = before === 'all' ? namespaces : before.filter((ns) => namespaces.includes(ns));
+      if (before === 'all' || kept.length < before.length) await this.primaryCache.setNamespaces(kept);
+    }
+    await Promise.all(this.#inheritingSources().map((s) => s.changeNamespaces(namespaces)));
+    await this.primaryCache.setNamespaces(namespaces);
   }
 
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
@@ -696,13 +799,46 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
     if (origin === 'namespace-removed') return;
-    if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
-    const rv = delta.object.metadata?.resourceVersion;
+    const onError = (error: unknown): void => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+    let event: ResourceEvent<P> | undefined = delta;
+    // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
+    if (this.#stealth !== undefined && !this.#awaitsOurCleanup(delta.object)) {
+      event = this.#stealth(delta, onError);
+      if (event === undefined) return;
+      if (event.type === 'delete') {
+        // Out of sight, still on the server: forget its pending work, reconcile nothing.
+        this.#primaryTriggers.next({
+          primaryIds: [ResourceID.parse(key)],
+          source: PRIMARY_SOURCE_NAME,
+          cause: { type: 'primary-deleted' },
+        });
+        return;
+      }
+    }
+    if (!evaluate(this.#filter, event, onError)) return;
+    const rv = event.object.metadata?.resourceVersion;
     this.#primaryTriggers.next({
       primaryIds: [ResourceID.parse(key)],
       source: PRIMARY_SOURCE_NAME,
-      cause: { type: 'resource', event: delta.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+      cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
     });
+  }
+
+  /** Whether the primary is marked for deletion and carries our finalizer. */
+  #awaitsOurCleanup(primary: P): boolean {
+    return (
+      this.#finalizer !== undefined &&
+      primary.metadata?.deletionTimestamp !== undefined &&
+      primary.metadata.finalizers?.includes(this.#finalizer) === true
+    );
+  }
+
+  /** Whether the stealth filter (if any) lets the controller see the primary. */
+  #visible(primary: P): boolean {
+    if (this.#stealthFilter === undefined) return true;
+    return evaluate(this.#stealthFilter, { type: 'generic', object: primary }, (error) =>
+      this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }),
+    );
   }
 
   #context(
@@ -800,6 +936,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return;
     }
     const finalizer = this.#finalizer;
+    // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
+    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return;
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.

@@ -19,6 +19,7 @@ import {
   Operator,
   StartAbortedError,
   resourceKind,
+  type ObjectOfKind,
   type ResourceKind,
 } from '../index.js';
 import type { EventSourceHealth } from '@kindex/core';
@@ -71,7 +72,7 @@ describe('Operator startup failures', function () {
     reconcile: (w) => UpdateControl.patchStatus<Widget>({ ...w, status: { seen: w.spec?.size ?? 0 } }),
   };
   const withConfigMaps = (
-    extra: (b: ReturnType<typeof InformerEventSource.from<KubernetesObject, Widget>>) => void = () => undefined,
+    extra: (b: ReturnType<typeof InformerEventSource.from<ObjectOfKind<typeof Kinds.ConfigMap>, Widget>>) => void = () => undefined,
   ): Reconciler<Widget, KubeClient> => ({
     ...seenStatus,
     prepareEventSources: (context) => {
@@ -395,7 +396,7 @@ describe('Operator startup failures', function () {
     const access = await revocableAccess(ns);
     const reflector = { ...fast, ...(access.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: access.watchTimeoutSeconds } : {}) };
     operator = new Operator({ kubeConfig: access.kubeConfig });
-    let source: InformerEventSource<KubernetesObject, Widget> | undefined;
+    let source: InformerEventSource<ObjectOfKind<typeof Kinds.ConfigMap>, Widget> | undefined;
     const controller = operator.register<Widget>(
       {
         ...seenStatus,

@@ -5,7 +5,9 @@
  * @module
  */
 import { secondaryType, type KubernetesObject, type SecondaryType } from '@kindex/core';
+import type { CoreV1Event, V1ConfigMap, V1Lease, V1Namespace, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import { apiVersionOf, type ResourceType } from '../reflector/resource-type.js';
+import type { WireForm } from './wire-form.js';
 
 /**
  * A Kubernetes kind, typed by the objects it stands for.
@@ -61,7 +63,9 @@ export function resourceKind<R extends KubernetesObject = KubernetesObject>(type
 }
 
 /**
- * Kinds of the core and common built-in groups, ready to use.
+ * Kinds of the core and common built-in groups, ready to use, each typed by the JSON form of
+ * client-node's model (`Kinds.ConfigMap` is a `ResourceKind<WireForm<V1ConfigMap>>`), so
+ * `context.getSecondaryResources(Kinds.ConfigMap)` returns ConfigMaps with `data` typed.
  *
  * @example
  * ```ts
@@ -72,11 +76,31 @@ export function resourceKind<R extends KubernetesObject = KubernetesObject>(type
  * ```
  */
 export const Kinds = {
-  ConfigMap: resourceKind({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true }),
-  Secret: resourceKind({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
-  Pod: resourceKind({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
-  Service: resourceKind({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true }),
-  Namespace: resourceKind({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false }),
-  Event: resourceKind({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }),
-  Lease: resourceKind({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
+  ConfigMap: resourceKind<WireForm<V1ConfigMap>>({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true }),
+  Secret: resourceKind<WireForm<V1Secret>>({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
+  Pod: resourceKind<WireForm<V1Pod>>({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
+  Service: resourceKind<WireForm<V1Service>>({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true }),
+  Namespace: resourceKind<WireForm<V1Namespace>>({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false }),
+  Event: resourceKind<WireForm<CoreV1Event>>({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }),
+  Lease: resourceKind<WireForm<V1Lease>>({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+  }),
 } as const;
+
+/**
+ * The objects a {@link ResourceKind} stands for: `ObjectOfKind<typeof Kinds.ConfigMap>` is the
+ * ConfigMap's JSON shape.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type ObjectOfKind } from '@kindex/informer';
+ *
+ * type ConfigMap = ObjectOfKind<typeof Kinds.ConfigMap>;
+ * const settings: ConfigMap = { metadata: { name: 'settings', namespace: 'web' }, data: { mode: 'fast' } };
+ * ```
+ */
+export type ObjectOfKind<K> = K extends ResourceKind<infer R extends KubernetesObject> ? R : never;

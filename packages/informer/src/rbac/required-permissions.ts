@@ -1,6 +1,6 @@
 import type { EventSource, KubernetesObject } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
-import type { ResourceKind } from '../kind/resource-kind.js';
+import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
@@ -38,7 +38,9 @@ const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'pa
  * The permissions a set of controllers needs: per controller, its primary kind (read, watch,
  * patch), `/status` when it writes status through the subresource, `/finalizers` when it has
  * cleanup (needed where OwnerReferencesPermissionEnforcement is on), and every event source's
- * kind with `secondaryVerbs`, each in the namespaces it watches.
+ * kind with `secondaryVerbs`, each in the namespaces it watches. Namespaces chosen by a label
+ * selector are only known at run time: those permissions go to the ClusterRole, with list and
+ * watch on namespaces for the selector's informer.
  *
  * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
  * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
@@ -62,7 +64,10 @@ export async function requiredPermissions(
   const secondaryVerbs = options.secondaryVerbs ?? DEFAULT_SECONDARY_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {
-    const namespaces = c.primaryCache.namespaces;
+    const namespaces = c.namespaceSelector !== undefined ? 'all' : c.primaryCache.namespaces;
+    if (c.namespaceSelector !== undefined) {
+      out.push(permission(Kinds.Namespace, 'namespaces', ['list', 'watch'], 'all', `controller ${c.name}: namespace selector`));
+    }
     const primary = (resource: string, verbs: readonly string[]): RequiredPermission =>
       permission(c.kind, resource, verbs, namespaces, `controller ${c.name}: primary`);
     out.push(primary(c.kind.plural, ['get', 'list', 'watch', 'patch', 'update']));
@@ -72,7 +77,21 @@ export async function requiredPermissions(
     for (const source of await c.prepareEventSources()) {
       const kind = kindOf(source);
       if (kind === undefined) continue;
-      const sourceNamespaces = source instanceof InformerEventSource ? source.cache.namespaces : namespaces;
+      let sourceNamespaces = namespaces;
+      if (source instanceof InformerEventSource && source.namespaceSelector !== undefined) {
+        sourceNamespaces = 'all';
+        out.push(
+          permission(
+            Kinds.Namespace,
+            'namespaces',
+            ['list', 'watch'],
+            'all',
+            `controller ${c.name}: event source ${source.name} namespace selector`,
+          ),
+        );
+      } else if (source instanceof InformerEventSource && !(source.inheritsNamespaces && c.namespaceSelector !== undefined)) {
+        sourceNamespaces = source.cache.namespaces;
+      }
       out.push(permission(kind, kind.plural, secondaryVerbs, sourceNamespaces, `controller ${c.name}: event source ${source.name}`));
     }
   }

@@ -8,11 +8,10 @@ import type { KubernetesObject } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { InformerEventSource, Kinds, type ObjectTransform } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
+ * import { InformerEventSource, Kinds, type ObjectOfKind, type ObjectTransform } from '@kindex/informer';
  *
  * // Cache Secrets without their data: the reconciler only needs to know they exist.
- * const withoutData: ObjectTransform<KubernetesObject & { data?: unknown }> = ({ data: _data, ...secret }) => secret;
+ * const withoutData: ObjectTransform<ObjectOfKind<typeof Kinds.Secret>> = ({ data: _data, ...secret }) => secret;
  * const secrets = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).withTransform(withoutData);
  * ```
  */

@@ -14,6 +14,8 @@ import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rx
 import {
   and,
   evaluate,
+  eventSourceHandle,
+  stealthTransition,
   mapEvent,
   MapperError,
   MultipleSecondaryResourcesError,
@@ -21,6 +23,8 @@ import {
   ResourceID,
   type EventSource,
   type EventSourceContext,
+  type EventSourceHandle,
+  type EventTransform,
   type EventHandler,
   type EventSourceHealth,
   type Indexer,
@@ -36,14 +40,16 @@ import {
 import { InformerCache, type CacheDelta, type CacheSnapshot, type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import type { KubeClient } from '../client/kube-client.js';
+import { KubeClient } from '../client/kube-client.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /**
- * Which namespaces an event source watches.
+ * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those
+ * whose Namespace object matches a label selector, followed at run time.
  *
  * @example
  * ```ts
@@ -56,7 +62,7 @@ import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUn
  * const follows = namespaces === 'inherit';
  * ```
  */
-export type NamespaceChoice = NamespaceSet | 'inherit';
+export type NamespaceChoice = NamespaceSet | 'inherit' | { readonly selector: string };
 
 /**
  * Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}.
@@ -75,7 +81,8 @@ export type NamespaceChoice = NamespaceSet | 'inherit';
  */
 export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
   readonly kind: ResourceKind<R>;
-  readonly primaryKind: ResourceKind<P>;
+  /** Undefined for a standalone source built without a primary kind. */
+  readonly primaryKind: ResourceKind<P> | undefined;
   /** Defaults to the kind's name (`group/version/Kind`). */
   readonly name: string;
   readonly labelSelector: string | undefined;
@@ -88,6 +95,11 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
   /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
   readonly filter: Predicate<R> | undefined;
+  /**
+   * kopf's stealth mode (see {@link InformerEventSourceBuilder.withStealthFilter}), applied to
+   * each event before `filter`. Defaults to undefined (off).
+   */
+  readonly stealth: EventTransform<R> | undefined;
   /**
    * Maps events to the primaries to reconcile instead of the reverse index's `P_new ∪ P_old`
    * (controller-runtime style). The index is still kept for `getSecondaryResources`.
@@ -161,9 +173,11 @@ export interface EventSourceProblem {
  */
 export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
   #config: InformerEventSourceConfiguration<R, P>;
+  /** The stealth filters so far, ANDed; the configuration holds their transform. */
+  #stealthFilter: Predicate<R> | undefined;
 
   /** @internal use {@link InformerEventSource.from} */
-  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P>) {
+  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P> | undefined) {
     this.#config = {
       kind,
       primaryKind,
@@ -171,13 +185,18 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
       labelSelector: undefined,
       fieldSelector: undefined,
       namespaces: 'inherit',
-      toPrimaryIds: fromOwnerReferences<R>({
-        group: primaryKind.group,
-        kind: primaryKind.kind,
-        clusterScopedOwner: !primaryKind.namespaced,
-      }),
+      // Without a primary kind no owner reference can name a primary: nothing to reconcile.
+      toPrimaryIds:
+        primaryKind === undefined
+          ? () => []
+          : fromOwnerReferences<R>({
+              group: primaryKind.group,
+              kind: primaryKind.kind,
+              clusterScopedOwner: !primaryKind.namespaced,
+            }),
       toSecondaryIds: undefined,
       filter: undefined,
+      stealth: undefined,
       handler: undefined,
       transform: undefined,
       reflector: undefined,
@@ -211,6 +230,15 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   withAllNamespaces(): this {
     return this.#with({ namespaces: 'all' });
   }
+  /**
+   * Watch the namespaces whose Namespace object matches `labelSelector`, following labels as
+   * they change at run time (an added namespace's objects arrive as creates; a removed one's
+   * leave the cache without triggers). Needs list and watch on namespaces.
+   */
+  withNamespaceSelector(labelSelector: string): this {
+    checkLabelSelector(`event source ${this.#config.name} namespaceSelector`, labelSelector);
+    return this.#with({ namespaces: { selector: labelSelector } });
+  }
   /** Watch the controller's namespaces and follow its changes. The default. */
   withNamespacesInheritedFromController(): this {
     return this.#with({ namespaces: 'inherit' });
@@ -227,6 +255,32 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   withFilter(filter: Predicate<R>): this {
     const prev = this.#config.filter;
     return this.#with({ filter: prev === undefined ? filter : and(prev, filter) });
+  }
+  /**
+   * kopf's stealth mode: objects that do not pass `filter` (judged on their state, as a
+   * `generic` event) are invisible to this source's filters and handler. An object that starts
+   * passing arrives as a `create`, one that stops passing as a `delete` (so a create-only
+   * filter such as {@link InformerEventSourceBuilder.withOnAddFilter} sees objects gaining the
+   * label later, as kopf's `on.create` does). The cache still holds every object the selectors
+   * admit: use `withLabelSelector` to keep objects out of memory, this for what a selector
+   * cannot express. Several calls are ANDed. Defaults to off.
+   *
+   * @example
+   * ```ts
+   * import { kopfFilter, PRESENT } from '@kindex/core';
+   * import { InformerEventSource, Kinds, resourceKind } from '@kindex/informer';
+   * const WebPageKind = resourceKind({ group: 'sample.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+   *
+   * // ConfigMaps that gain the label later arrive as creates, those losing it as deletes.
+   * const managed = InformerEventSource.from(Kinds.ConfigMap, WebPageKind)
+   *   .withStealthFilter(kopfFilter({ labels: { 'example.com/managed': PRESENT } }))
+   *   .withOnAddFilter(() => true);
+   * ```
+   * @see stealthTransition
+   */
+  withStealthFilter(filter: Predicate<R>): this {
+    this.#stealthFilter = this.#stealthFilter === undefined ? filter : and(this.#stealthFilter, filter);
+    return this.#with({ stealth: stealthTransition(this.#stealthFilter) });
   }
   /** Only create events passing `accept` go on. */
   withOnAddFilter(accept: (object: R) => boolean): this {
@@ -266,8 +320,13 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   /**
    * Builds the event source for a controller. The controller's event filters (when the context
    * carries them) are ANDed with this source's own.
+   *
+   * Given a {@link KubeClient} instead of a context, builds a standalone source (JOSDK allows
+   * informer event sources outside controllers): `'inherit'` namespaces mean every namespace,
+   * and the caller starts and stops it. See {@link InformerEventSource} for an example.
    */
-  build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P>): InformerEventSource<R, P> {
+  build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
+    if (context instanceof KubeClient) return new InformerEventSource<R, P>(this.#config, context, 'all');
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
       controllerFilters.length === 0
@@ -282,6 +341,22 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
 
 /**
  * An event source over an informer cache of secondary resources of kind `R`, for primaries `P`.
+ *
+ * Standalone use (no controller): build it with a {@link KubeClient}, `start()` it (resolves
+ * once the cache has synced; rejects with a `CacheSyncError` as a controller would), read it
+ * with `get`/`list`/`byIndex`, subscribe to `triggers$` if wanted, and `stop()` it.
+ *
+ * ```ts
+ * const configMaps = InformerEventSource.from(Kinds.ConfigMap).withNamespaces(['team-a']).build(client);
+ * configMaps.addIndexer('byApp', (cm) => [cm.metadata?.labels?.['app'] ?? '']);
+ * await configMaps.start();
+ * configMaps.get(ResourceID.of('settings', 'team-a'))?.data; // typed: Kinds are
+ * configMaps.byIndex('byApp', 'web');
+ * await configMaps.stop();
+ * ```
+ *
+ * In a reconcile, reach a registered source as its class through a handle:
+ * `context.getEventSource(InformerEventSource.handle(Kinds.ConfigMap, WebPageKind)).list(ns)`.
  *
  * @example
  * ```ts
@@ -301,12 +376,47 @@ export class InformerEventSource<
   R extends KubernetesObject = KubernetesObject,
   P extends KubernetesObject = KubernetesObject,
 > implements EventSource<R, P> {
-  /** Starts a builder for secondaries of `kind` and primaries of `primaryKind`. */
-  static from<R extends KubernetesObject, P extends KubernetesObject>(
+  /**
+   * Starts a builder for secondaries of `kind` and primaries of `primaryKind`. Without
+   * `primaryKind` (a standalone source) the default mapper names no primaries.
+   */
+  static from<R extends KubernetesObject, P extends KubernetesObject = KubernetesObject>(
     kind: ResourceKind<R>,
-    primaryKind: ResourceKind<P>,
+    primaryKind?: ResourceKind<P>,
   ): InformerEventSourceBuilder<R, P> {
     return new InformerEventSourceBuilder<R, P>(kind, primaryKind);
+  }
+
+  /**
+   * A typed handle for `context.getEventSource(handle)`: the informer event source of `kind`
+   * (the one named `eventSourceName` when several serve the kind), returned as an
+   * `InformerEventSource<R, P>` without a cast. Make it once, next to the reconciler.
+   *
+   * @example
+   * ```ts
+   * import { ResourceID, type Context, type KubernetesObject } from '@kindex/core';
+   * import { InformerEventSource, Kinds, resourceKind, type KubeClient } from '@kindex/informer';
+   * const WebPageKind = resourceKind({ group: 'sample.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
+   * declare const context: Context<KubernetesObject, KubeClient>;
+   *
+   * const ConfigMaps = InformerEventSource.handle(Kinds.ConfigMap, WebPageKind);
+   * // In reconcile: a typed ConfigMap (data is Record<string, string>), no cast.
+   * const cm = context.getEventSource(ConfigMaps).get(ResourceID.of('settings', 'web'));
+   * const mode = cm?.data?.['mode'];
+   * ```
+   */
+  static handle<R extends KubernetesObject, P extends KubernetesObject>(
+    kind: ResourceKind<R>,
+    primaryKind: ResourceKind<P>,
+    eventSourceName?: string,
+  ): EventSourceHandle<InformerEventSource<R, P>> {
+    void primaryKind; // carries P only: the run-time check is the class
+    return eventSourceHandle<InformerEventSource<R, P>>({
+      type: kind,
+      eventSourceName,
+      className: 'InformerEventSource',
+      accepts: (source): source is InformerEventSource<R, P> => source instanceof InformerEventSource,
+    });
   }
 
   readonly name: string;
@@ -324,6 +434,7 @@ export class InformerEventSource<
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
   readonly #inherit: boolean;
+  readonly #selection: NamespaceSelection | undefined;
   #subscriptions: Subscription[] = [];
 
   constructor(config: InformerEventSourceConfiguration<R, P>, client: KubeClient, controllerNamespaces: NamespaceSet = 'all') {
@@ -331,12 +442,23 @@ export class InformerEventSource<
     this.name = config.name;
     this.resourceType = config.kind;
     this.#inherit = config.namespaces === 'inherit';
+    const choice = config.namespaces;
+    this.#selection =
+      typeof choice === 'object' && 'selector' in choice
+        ? new NamespaceSelection({
+            owner: `event source ${config.name}`,
+            labelSelector: choice.selector,
+            kubeConfig: client.kubeConfig,
+            registry: client.registry,
+          })
+        : undefined;
     this.cache = new InformerCache<R>({
       name: `event source ${config.name}`,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind: config.kind,
-      namespaces: config.namespaces === 'inherit' ? controllerNamespaces : config.namespaces,
+      // With a selector, nothing is watched until the selection has listed the namespaces.
+      namespaces: choice === 'inherit' ? controllerNamespaces : typeof choice === 'object' && 'selector' in choice ? [] : choice,
       ...(config.labelSelector ? { labelSelector: config.labelSelector } : {}),
       ...(config.fieldSelector ? { fieldSelector: config.fieldSelector } : {}),
       ...(config.transform !== undefined ? { transform: config.transform } : {}),
@@ -348,6 +470,11 @@ export class InformerEventSource<
     this.triggers$ = this.#triggers.asObservable();
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
+  }
+
+  /** The label selector on Namespace objects choosing this source's namespaces, if it has one. */
+  get namespaceSelector(): string | undefined {
+    return this.#selection?.labelSelector;
   }
 
   /** Whether the namespaces follow the controller's. */
@@ -377,11 +504,20 @@ export class InformerEventSource<
       if (this.#index !== undefined) {
         this.#subscriptions.push(this.#index.errors$.subscribe((error) => this.#report(error)));
       }
+      if (this.#selection !== undefined) {
+        this.#subscriptions.push(this.#selection.cache.errors$.subscribe((error) => this.#report(error)));
+      }
     }
     try {
+      if (this.#selection !== undefined) await this.cache.setNamespaces(await this.#selection.start(options));
       await this.cache.start(options);
+      this.#selection?.follow(
+        (namespaces) => this.cache.setNamespaces(namespaces),
+        (error) => this.#report(error),
+      );
     } catch (error) {
       const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.name }) : error;
+      await this.#selection?.stop();
       await this.cache.stop();
       if (this.#health.value.status !== 'stopped') this.#health.next({ source: this.name, status: 'unhealthy', error: explained });
       throw explained;
@@ -396,6 +532,7 @@ export class InformerEventSource<
 
   /** Stops the caches (releasing shared informers) and clears the reverse index; health becomes `stopped`. */
   async stop(): Promise<void> {
+    await this.#selection?.stop();
     await this.cache.stop();
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
@@ -477,19 +614,22 @@ export class InformerEventSource<
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
     if (origin === 'namespace-removed') return;
+    const stealth = this.configuration.stealth;
+    const event = stealth === undefined ? delta : stealth(delta, (error) => this.#report(error));
+    if (event === undefined) return;
     const filter = this.configuration.filter;
-    if (filter !== undefined && !evaluate(filter, delta, (error) => this.#report(error))) return;
+    if (filter !== undefined && !evaluate(filter, event, (error) => this.#report(error))) return;
     const handler = this.configuration.handler;
-    if (handler !== undefined) primaries = mapEvent(handler, delta, (error) => this.#report(error));
+    if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
     if (primaries.length === 0) return;
-    const object = delta.object;
+    const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
     this.#triggers.next({
       primaryIds: primaries,
       source: this.name,
       cause: {
         type: 'resource',
-        event: delta.type,
+        event: event.type,
         objectKey: ResourceID.keyOfResource(object),
         ...(resourceVersion !== undefined ? { resourceVersion } : {}),
       },
