@@ -53,6 +53,9 @@ describe('leader election across processes', function () {
     const killedAt = Date.now();
     old.signal('SIGKILL');
     await old.exited;
+    // The old leader may still start a reconcile between killedAt and the signal landing (it
+    // leads until then); once it has exited it can do nothing, and its open reconciles ended.
+    const diedAt = Date.now();
     const followers = s.replicas.filter((r) => r !== old);
     const taking = await Promise.any(followers.map((r) => r.waitFor((l) => l.event === 'leading', 30_000, 'leadership').then(() => r)));
     await new Promise((r) => setTimeout(r, 1_500));
@@ -68,7 +71,7 @@ describe('leader election across processes', function () {
       { timeoutMs: 30_000 },
     );
     const records = readRecords(s.setup.recordsFile);
-    const all = intervals(records, (pid) => (pid === old.pid ? killedAt : Date.now()));
+    const all = intervals(records, (pid) => (pid === old.pid ? diedAt : Date.now()));
     expect(overlaps(all), 'reconciles of one primary by two processes at the same time').to.deep.equal([]);
     for (const [name, value] of s.values) {
       expect(
@@ -77,7 +80,7 @@ describe('leader election across processes', function () {
       ).to.equal(true);
     }
     expect(
-      all.filter((i) => i.start > killedAt && i.pid !== taking.pid),
+      all.filter((i) => i.pid !== taking.pid && i.start > (i.pid === old.pid ? diedAt : killedAt)),
       'reconciles after the kill by anyone but the new leader',
     ).to.deep.equal([]);
     const firstAfterKill = Math.min(...all.filter((i) => i.pid === taking.pid && i.start > killedAt).map((i) => i.start));
