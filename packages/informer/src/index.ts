@@ -27,6 +27,7 @@ export { InformerRegistry } from './cache/informer-registry.js';
 export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
 export type { SharedInformerStats } from './cache/shared-informer.js';
 export { InformerCache, CacheSnapshot } from './cache/informer-cache.js';
+export { isScopeRemoval } from './cache/informer-cache.js';
 export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions } from './cache/informer-cache.js';
 export { NotCachedError } from './cache/cache-errors.js';
 

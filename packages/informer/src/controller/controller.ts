@@ -32,11 +32,12 @@ import {
   type Reconciler,
   type RetryInfo,
   type Trigger,
+  ShardSelector,
 } from '@kindex/core';
-import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
+import { InformerCache, isScopeRemoval, type CacheDeltaOrigin, type NamespaceSet } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
+import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
@@ -89,6 +90,14 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * excludes from the primary cache throws `NotCachedError`, as for event sources.
    */
   readonly fieldSelector?: string;
+  /**
+   * Only the primaries of these hash ranges (KEP-5866 `shardRange` syntax or a parsed
+   * `ShardSelector`): sent to the server as `shardSelector` and applied client-side when the
+   * server lacks the `ShardedListAndWatch` gate. Event sources inherit it when it shards by
+   * `object.metadata.namespace`, which keeps each primary's secondaries in the same replica's
+   * caches. Change it at run time with `changeShardSelector`. Defaults to none (every primary).
+   */
+  readonly shardSelector?: ShardSelector | string;
 };
 
 /**
@@ -102,6 +111,7 @@ const CONTROLLER_OPTION_KEYS = {
   statusSubresource: true,
   reflector: true,
   fieldSelector: true,
+  shardSelector: true,
   name: true,
   namespaces: true,
   labelSelector: true,
@@ -167,6 +177,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #primaryTriggers = new Subject<Trigger>();
   readonly #filter: Predicate<P>;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
+  #shards: ShardSelector | undefined;
   readonly #finalizer: string | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
@@ -207,6 +218,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       statusSubresource,
       reflector,
       fieldSelector,
+      shardSelector,
       whenCrdMissing,
       crdPollIntervalMs,
       optimisticLocking,
@@ -243,8 +255,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(primaryEventFilters ?? []),
     ];
     this.#filter = and(...filters);
+    this.#shards =
+      typeof shardSelector === 'string' ? (shardSelector === '' ? undefined : ShardSelector.parse(shardSelector)) : shardSelector;
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
+      shardSelector: this.#shards,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind,
@@ -286,6 +301,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         client: this.#client,
         configuration: this.configuration,
         eventFilters: this.#eventFilters,
+        shardSelector: this.#shards,
       };
       const sources = [...((await this.#reconciler.prepareEventSources?.(context)) ?? [])];
       const names = new Set<string>([PRIMARY_SOURCE_NAME]);
@@ -585,25 +601,40 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     ]);
   }
 
+  /** The shard selector of the primaries now, if any. */
+  get shardSelector(): ShardSelector | undefined {
+    return this.#shards;
+  }
+
+  /**
+   * Changes the shard ranges of the primaries at run time, and of every event source that
+   * inherits them (see {@link ControllerOptions.shardSelector}). The new ranges sync before this
+   * resolves; primaries that left leave the caches without reconciles, new ones are reconciled.
+   */
+  async changeShardSelector(selector: ShardSelector | undefined): Promise<void> {
+    this.#shards = selector;
+    await Promise.all([
+      this.primaryCache.setShardSelector(selector),
+      ...this.#sources
+        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsShardSelector)
+        .map((s) => s.changeShardSelector(inheritedShardSelector(selector))),
+    ]);
+  }
+
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
   getPrimary(id: ResourceID | string): P | undefined {
     const key = typeof id === 'string' ? id : id.key;
     return this.#written.resolve(key, this.primaryCache.snapshot().peek(key));
   }
 
-  #onPrimaryDelta(delta: import('@kindex/core').StoreDelta<P>, origin: string): void {
+  #onPrimaryDelta(delta: import('@kindex/core').StoreDelta<P>, origin: CacheDeltaOrigin): void {
     const key = ResourceID.keyOfResource(delta.object);
     if (delta.type === 'delete') {
       this.#written.evict(key);
       const finalizer = this.#finalizer;
       const cleanedUp = this.#cleanedUp.has(key) && this.#cleanedUp.get(key) === delta.object.metadata?.uid;
       this.#cleanedUp.delete(key);
-      if (
-        finalizer !== undefined &&
-        delta.object.metadata?.finalizers?.includes(finalizer) &&
-        origin !== 'namespace-removed' &&
-        !cleanedUp
-      ) {
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && !isScopeRemoval(origin) && !cleanedUp) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
@@ -620,7 +651,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#tombstones.delete(key);
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
-    if (origin === 'namespace-removed') return;
+    if (isScopeRemoval(origin)) return;
     if (!evaluate(this.#filter, delta, (error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error }))) return;
     const rv = delta.object.metadata?.resourceVersion;
     this.#primaryTriggers.next({
