@@ -608,7 +608,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   /**
    * Changes the shard ranges of the primaries at run time, and of every event source that
-   * inherits them (see {@link ControllerOptions.shardSelector}). The new ranges sync before this
+   * inherits them (see the `shardSelector` option). The new ranges sync before this
    * resolves; primaries that left leave the caches without reconciles, new ones are reconciled.
    */
   async changeShardSelector(selector: ShardSelector | undefined): Promise<void> {
