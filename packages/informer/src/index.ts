@@ -129,3 +129,10 @@ export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } f
 
 // --- config: checks of configuration where it is written
 export { UnknownOptionError } from './config/option-validation.js';
+
+// --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
+export { ShardCoordinator } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions, ShardOwnership } from './sharding/shard-coordinator.js';
+export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
+export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
+export { ShardingConfigError } from './sharding/sharding-config-error.js';
