@@ -136,3 +136,4 @@ export type { ShardCoordinatorOptions, ShardOwnership } from './sharding/shard-c
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
 export { ShardingConfigError } from './sharding/sharding-config-error.js';
+export type { OperatorShardingOptions } from './sharding/operator-sharding.js';

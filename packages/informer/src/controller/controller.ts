@@ -178,6 +178,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #filter: Predicate<P>;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   #shards: ShardSelector | undefined;
+  #dispatchGuard: ((primary: P) => boolean) | undefined;
+  /** Primaries being reconciled now, by key: what a shard release waits for. */
+  readonly #inFlight = new Map<string, P>();
   readonly #finalizer: string | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
@@ -601,6 +604,22 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     ]);
   }
 
+  /**
+   * @internal Set by `Operator` under sharding: reconciles run only for primaries it accepts,
+   * checked synchronously right before each one.
+   */
+  setDispatchGuard(guard: ((primary: P) => boolean) | undefined): void {
+    this.#dispatchGuard = guard;
+  }
+
+  /**
+   * @internal Resolves once no reconcile of a primary matching `belongs` is running (polled: a
+   * shard release waits for it before handing the shard over).
+   */
+  async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
+    while ([...this.#inFlight.values()].some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+
   /** The shard selector of the primaries now, if any. */
   get shardSelector(): ShardSelector | undefined {
     return this.#shards;
@@ -730,7 +749,27 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   ): Promise<{ rescheduleAfterMs?: number } | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
-    let primary = this.getPrimary(key);
+    const primary = this.getPrimary(key);
+    const subject = primary ?? this.#tombstones.get(key)?.primary;
+    // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
+    // is its owner's to reconcile; checked at the last moment, synchronously.
+    if (subject !== undefined && this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
+    if (subject !== undefined) this.#inFlight.set(key, subject);
+    try {
+      return await this.#dispatchOwned(key, primary, retryInfo, signal, log);
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #dispatchOwned(
+    key: string,
+    found: P | undefined,
+    retryInfo: RetryInfo | undefined,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<{ rescheduleAfterMs?: number } | void> {
+    let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
