@@ -7,7 +7,8 @@
  * a Lease `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
  * Every `retryPeriodMs` a replica lists the group's leases, counts the live members, and:
  * - renews the shards it holds, and its membership;
- * - releases shards above its fair share `ceil(shards / live)` (a replica joined): it stops
+ * - releases shards above its fair share (`floor(shards / live)`, plus one for the first
+ *   `shards mod live` members by lease name, so the shares add up) when a replica joined: it stops
  *   owning them first, waits for `onRelease` (the caller drains in-flight work), then empties
  *   their holder, so the next owner starts at once;
  * - takes free shards, and shards whose holder has not renewed for `leaseDurationMs` as measured
@@ -212,13 +213,18 @@ export class ShardCoordinator {
     // Membership first: the count of live replicas decides the fair share.
     this.#member = await this.#claim(this.#memberName, byName.get(this.#memberName));
     const memberPrefix = `${this.#group}-member-`;
-    let live = 0;
+    const members = [this.#memberName];
     for (const [name, lease] of byName) {
       if (!name.startsWith(memberPrefix) || name === this.#memberName) continue;
-      if (this.#alive(name, lease)) live++;
+      if (this.#alive(name, lease)) members.push(name);
     }
-    this.#live = live + 1;
-    const share = Math.ceil(this.shards / this.#live);
+    this.#live = members.length;
+    // Exact shares that add up to the shard count: the first `shards mod live` members (by lease
+    // name, the same order for everyone) take one more. A plain ceil would let 4 shards settle
+    // as 2+2+0 on three replicas.
+    members.sort();
+    const rank = members.indexOf(this.#memberName);
+    const share = Math.floor(this.shards / this.#live) + (rank < this.shards % this.#live ? 1 : 0);
 
     // Renew what is held; a lease that moved on (another holder, a lost race) is lost at once.
     for (const [shard, held] of [...this.#held]) {
