@@ -19,6 +19,11 @@ export type { FieldRequirement } from './selector/field-selector.js';
 export { InvalidSelectorError } from './selector/invalid-selector-error.js';
 export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './selector/label-syntax.js';
 
+// --- shard: server-side sharded list and watch (KEP-5866), same hash client-side
+export { ShardSelector, shardIndexOf, SHARD_SPACE_END } from './shard/shard-selector.js';
+export type { ShardField, ShardRange, ShardableObject } from './shard/shard-selector.js';
+export { fnv1a64Hex } from './shard/fnv1a64.js';
+
 // --- store: the persistent indexed store
 export { IndexedStore } from './store/indexed-store.js';
 export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './store/indexed-store.js';

@@ -28,6 +28,7 @@ export { InformerRegistry } from './cache/informer-registry.js';
 export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
 export type { SharedInformerStats } from './cache/shared-informer.js';
 export { InformerCache, CacheSnapshot } from './cache/informer-cache.js';
+export { isScopeRemoval } from './cache/informer-cache.js';
 export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions } from './cache/informer-cache.js';
 export { NotCachedError } from './cache/cache-errors.js';
 
@@ -129,3 +130,11 @@ export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } f
 
 // --- config: checks of configuration where it is written
 export { UnknownOptionError } from './config/option-validation.js';
+
+// --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
+export { ShardCoordinator } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions, ShardOwnership } from './sharding/shard-coordinator.js';
+export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
+export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
+export { ShardingConfigError } from './sharding/sharding-config-error.js';
+export type { OperatorShardingOptions } from './sharding/operator-sharding.js';

@@ -136,4 +136,10 @@ export interface TestApiServerOptions {
    * sends them about once a minute whatever this says. Defaults to the server's own default.
    */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * Whether the server honours `shardSelector` on list and watch (KEP-5866, feature gate
+   * `ShardedListAndWatch` of kube-apiserver 1.36). When false, the server ignores the parameter
+   * and sends every object, as a server without the gate does. Defaults to true.
+   */
+  readonly shardedListAndWatch?: boolean;
 }

@@ -3,6 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   FieldSelector,
   ResourceID,
+  ShardSelector,
   type Indexer,
   type KubernetesObject,
   type StoreDelta,
@@ -64,18 +65,25 @@ export type NamespaceSet = 'all' | readonly string[];
  * - `attach`: the cache joined a shared informer that already held the object;
  * - `namespace-removed`: the namespace left the cache's set; the object is gone from the cache
  *   but not from the server, so consumers clean up without reconciling anything.
+ * - `shard-removed`: the cache's shard selector changed and no longer covers the object (another
+ *   replica owns it now); as `namespace-removed`, a cleanup and not a deletion.
  *
  * @example
  * ```ts
  * import type { CacheDeltaOrigin, InformerCache } from '@kindex/informer';
  * declare const configMaps: InformerCache;
  *
- * // Objects leaving because a namespace was dropped are not real deletes: do not clean up after them.
- * const isRealChange = (origin: CacheDeltaOrigin) => origin !== 'namespace-removed';
+ * // Objects leaving because a namespace or a shard was dropped are not real deletes: do not clean up after them.
+ * const isRealChange = (origin: CacheDeltaOrigin) => origin !== 'namespace-removed' && origin !== 'shard-removed';
  * configMaps.deltas$.subscribe((d) => isRealChange(d.origin) && console.log(d.delta.type));
  * ```
  */
-export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed';
+export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed' | 'shard-removed';
+
+/** Whether a delta only says the object left this cache's scope (namespaces or shards), not the server. */
+export function isScopeRemoval(origin: CacheDeltaOrigin): boolean {
+  return origin === 'namespace-removed' || origin === 'shard-removed';
+}
 
 /**
  * A store change of an {@link InformerCache}, with its origin.
@@ -127,6 +135,11 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   readonly labelSelector?: string;
   /** Server-side field selector. Defaults to none. */
   readonly fieldSelector?: string;
+  /**
+   * Only the objects of these hash ranges (sent to the server, and applied client-side when the
+   * server lacks the `ShardedListAndWatch` gate); changeable with `setShardSelector`. Defaults to none.
+   */
+  readonly shardSelector?: ShardSelector | undefined;
   /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
   readonly transform?: ObjectTransform<R> | null;
   /** Connection tuning passed to each reflector (page size, timeouts, backoff). */
@@ -174,13 +187,17 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
   readonly #nameSelector: FieldSelector | undefined;
   #namespaces: NamespaceSet;
+  #shards: ShardSelector | undefined;
   #running = false;
+  // setShardSelector calls run one after the other: each swaps every informer.
+  #shardChange: Promise<void> = Promise.resolve();
 
   constructor(options: InformerCacheOptions<R>) {
     this.#options = options;
     this.name = options.name;
     this.kind = options.kind;
     this.#namespaces = normalize(options.namespaces ?? 'all');
+    this.#shards = options.shardSelector;
     this.deltas$ = this.#deltas.asObservable();
     this.errors$ = this.#errors.asObservable();
     this.health$ = this.#health.asObservable();
@@ -271,6 +288,70 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     await Promise.all(added.map((ns) => this.#attach(ns)));
   }
 
+  /** The shard selector applied now, if any. */
+  get shardSelector(): ShardSelector | undefined {
+    return this.#shards;
+  }
+
+  /**
+   * Changes the shard ranges held. New informers for the new selector start and sync first, then
+   * take over in one step: objects only the old ranges had leave as `shard-removed` deltas, those
+   * only the new ranges have arrive as `attach` creates, and objects in both stay without an event.
+   * So reads never see a gap. Resolves once the new informers serve the cache.
+   */
+  setShardSelector(selector: ShardSelector | undefined): Promise<void> {
+    const run = this.#shardChange.then(() => this.#swapShards(selector));
+    this.#shardChange = run.catch(() => undefined);
+    return run;
+  }
+
+  async #swapShards(selector: ShardSelector | undefined): Promise<void> {
+    const same = selector === undefined ? this.#shards === undefined : this.#shards !== undefined && selector.equals(this.#shards);
+    this.#shards = selector;
+    if (same || !this.#running) return;
+    const fresh = new Map<string, InformerLease<R>>();
+    try {
+      for (const ns of this.#leases.keys()) {
+        const lease = this.#acquire(ns);
+        fresh.set(ns, lease);
+        for (const [name, indexer] of this.#indexers) lease.informer.ensureIndexer(name, indexer);
+        await lease.informer.start();
+      }
+      await Promise.all([...fresh.values()].map((l) => l.informer.waitForSync()));
+    } catch (error) {
+      await Promise.all([...fresh.values()].map((l) => l.release()));
+      throw error;
+    }
+    // From here to the end, synchronous: no delta of either informer can fall between the diff
+    // and the new subscriptions.
+    const released: InformerLease<R>[] = [];
+    for (const [ns, lease] of fresh) {
+      const old = this.#leases.get(ns);
+      if (old === undefined || !this.#running) {
+        released.push(lease);
+        continue;
+      }
+      for (const s of old.subscriptions) s.unsubscribe();
+      const before = old.lease.informer.store;
+      const after = lease.informer.store;
+      for (const object of before.list()) {
+        if (after.get(ResourceID.keyOfResource(object)) === undefined) {
+          this.#deltas.next({ delta: { type: 'delete', object, deleteStateUnknown: true }, origin: 'shard-removed' });
+        }
+      }
+      for (const object of after.list()) {
+        const previous = before.get(ResourceID.keyOfResource(object));
+        if (previous === undefined) this.#deltas.next({ delta: { type: 'create', object }, origin: 'attach' });
+        else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
+          this.#deltas.next({ delta: { type: 'update', object, oldObject: previous }, origin: 'attach' });
+        }
+      }
+      this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
+      released.push(old.lease);
+    }
+    await Promise.all(released.map((l) => l.release()));
+  }
+
   /** Whether every informer has synced. */
   hasSynced(): boolean {
     return this.#running && [...this.#leases.values()].every((l) => l.lease.informer.hasSynced());
@@ -351,6 +432,14 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     if (this.kind.namespaced && this.#namespaces !== 'all' && id.namespace !== undefined && !this.#namespaces.includes(id.namespace)) {
       return `namespace ${id.namespace} is not watched (watched: ${this.#namespaces.join(', ') || 'none'})`;
     }
+    const shards = this.#shards;
+    if (
+      shards !== undefined &&
+      shards.field === 'object.metadata.namespace' &&
+      !shards.matches({ metadata: { namespace: id.namespace ?? '' } })
+    ) {
+      return `its namespace is in another shard (this cache holds ${shards.toString()})`;
+    }
     if (this.#nameSelector !== undefined) {
       const fields: Record<string, string | undefined> = { 'metadata.name': id.name, 'metadata.namespace': id.namespace ?? '' };
       const relevant = this.#nameSelector.requirements.every((r) => r.field in fields);
@@ -366,6 +455,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     const parts: string[] = [];
     if (this.#options.labelSelector) parts.push(`label selector ${JSON.stringify(this.#options.labelSelector)}`);
     if (this.#options.fieldSelector) parts.push(`field selector ${JSON.stringify(this.#options.fieldSelector)}`);
+    if (this.#shards !== undefined) parts.push(`shard selector ${JSON.stringify(this.#shards.toString())}`);
     return parts.length ? parts.join(' and ') : undefined;
   }
 
@@ -376,27 +466,13 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
 
   async #attach(ns: string, wait: { signal?: AbortSignal; rejectOn?: (error: Error) => boolean } = {}): Promise<void> {
     if (this.#leases.has(ns)) return;
-    const o = this.#options;
-    const lease = o.registry.acquire<R>({
-      ...o.reflector,
-      kubeConfig: o.kubeConfig,
-      type: o.kind,
-      ...(ns === ALL ? {} : { namespace: ns }),
-      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
-      ...(o.transform !== undefined ? { transform: o.transform } : {}),
-    });
+    const lease = this.#acquire(ns);
     const informer = lease.informer;
     for (const [name, indexer] of this.#indexers) informer.ensureIndexer(name, indexer);
     // Replay what a shared informer already holds, then follow it: both in this same tick, so
     // no change can fall between the two.
     for (const object of informer.store.list()) this.#deltas.next({ delta: { type: 'create', object }, origin: 'attach' });
-    const subscriptions = [
-      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: 'watch' })),
-      informer.errors$.subscribe((e) => this.#errors.next(e)),
-      informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
-    ];
-    this.#leases.set(ns, { lease, subscriptions });
+    this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
     await informer.start();
     let synced: boolean;
     try {
@@ -406,6 +482,29 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     }
     // Unsynced without an error: aborted, or stopped under us (the informer completed its health).
     if (!synced && wait.signal !== undefined) throw new StartAbortedError(`cache of ${this.name}`, 'aborted');
+  }
+
+  #acquire(ns: string): InformerLease<R> {
+    const o = this.#options;
+    return o.registry.acquire<R>({
+      ...o.reflector,
+      kubeConfig: o.kubeConfig,
+      type: o.kind,
+      ...(ns === ALL ? {} : { namespace: ns }),
+      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
+      ...(this.#shards !== undefined ? { shardSelector: this.#shards } : {}),
+      ...(o.transform !== undefined ? { transform: o.transform } : {}),
+    });
+  }
+
+  #follow(ns: string, lease: InformerLease<R>): Subscription[] {
+    const informer = lease.informer;
+    return [
+      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: 'watch' })),
+      informer.errors$.subscribe((e) => this.#errors.next(e)),
+      informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
+    ];
   }
 
   async #detach(ns: string, announce: boolean): Promise<void> {

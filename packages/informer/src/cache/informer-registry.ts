@@ -1,4 +1,4 @@
-import type { KubernetesObject } from '@kindex/core';
+import { ShardSelector, type KubernetesObject } from '@kindex/core';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { SharedInformer } from './shared-informer.js';
 
@@ -118,6 +118,7 @@ export class InformerRegistry {
       `ns=${s.namespace ?? '*'}`,
       `l=${s.labelSelector ?? ''}`,
       `f=${s.fieldSelector ?? ''}`,
+      `s=${typeof s.shardSelector === 'string' ? (s.shardSelector === '' ? '' : ShardSelector.parse(s.shardSelector).toString()) : (s.shardSelector?.toString() ?? '')}`,
       `t=${transform}`,
     ].join('|');
   }

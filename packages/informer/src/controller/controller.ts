@@ -36,12 +36,13 @@ import {
   type ResourceEvent,
   type RetryInfo,
   type Trigger,
+  ShardSelector,
 } from '@kindex/core';
-import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
+import { InformerCache, isScopeRemoval, type CacheDeltaOrigin, type NamespaceSet } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { InformerEventSource, type KubeEventSourceContext } from '../source/informer-event-source.js';
+import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
@@ -142,6 +143,14 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * with the ClusterRole to grant). Excludes `namespaces`. Defaults to none.
    */
   readonly namespaceSelector?: string;
+  /**
+   * Only the primaries of these hash ranges (KEP-5866 `shardRange` syntax or a parsed
+   * `ShardSelector`): sent to the server as `shardSelector` and applied client-side when the
+   * server lacks the `ShardedListAndWatch` gate. Event sources inherit it when it shards by
+   * `object.metadata.namespace`, which keeps each primary's secondaries in the same replica's
+   * caches. Change it at run time with `changeShardSelector`. Defaults to none (every primary).
+   */
+  readonly shardSelector?: ShardSelector | string;
 };
 
 /**
@@ -157,6 +166,7 @@ const CONTROLLER_OPTION_KEYS = {
   reflector: true,
   fieldSelector: true,
   namespaceSelector: true,
+  shardSelector: true,
   name: true,
   namespaces: true,
   labelSelector: true,
@@ -267,6 +277,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #stealthFilter: Predicate<P> | undefined;
   readonly #stealth: EventTransform<P> | undefined;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
+  #shards: ShardSelector | undefined;
+  #dispatchGuard: ((primary: P) => boolean) | undefined;
+  /** Primaries being reconciled now, by key: what a shard release waits for. */
+  readonly #inFlight = new Map<string, P>();
   readonly #finalizer: string | undefined;
   readonly #workflow: Workflow<P> | undefined;
   readonly #namespaceSelection: NamespaceSelection | undefined;
@@ -310,6 +324,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       statusSubresource,
       reflector,
       fieldSelector,
+      shardSelector,
       whenCrdMissing,
       crdPollIntervalMs,
       optimisticLocking,
@@ -367,8 +382,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
             kubeConfig: client.kubeConfig,
             registry: client.registry,
           });
+    this.#shards =
+      typeof shardSelector === 'string' ? (shardSelector === '' ? undefined : ShardSelector.parse(shardSelector)) : shardSelector;
     this.primaryCache = new InformerCache<P>({
       name: `controller ${this.name}`,
+      shardSelector: this.#shards,
       kubeConfig: client.kubeConfig,
       registry: client.registry,
       kind,
@@ -414,6 +432,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         client: this.#client,
         configuration: this.configuration,
         eventFilters: this.#eventFilters,
+        shardSelector: this.#shards,
       };
       const sources = [
         ...((await this.#reconciler.prepareEventSources?.(context)) ?? []),
@@ -763,25 +782,56 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     await this.primaryCache.setNamespaces(namespaces);
   }
 
+  /**
+   * @internal Set by `Operator` under sharding: reconciles run only for primaries it accepts,
+   * checked synchronously right before each one.
+   */
+  setDispatchGuard(guard: ((primary: P) => boolean) | undefined): void {
+    this.#dispatchGuard = guard;
+  }
+
+  /**
+   * @internal Resolves once no reconcile of a primary matching `belongs` is running (polled: a
+   * shard release waits for it before handing the shard over).
+   */
+  async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
+    while ([...this.#inFlight.values()].some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+
+  /** The shard selector of the primaries now, if any. */
+  get shardSelector(): ShardSelector | undefined {
+    return this.#shards;
+  }
+
+  /**
+   * Changes the shard ranges of the primaries at run time, and of every event source that
+   * inherits them (see the `shardSelector` option). The new ranges sync before this
+   * resolves; primaries that left leave the caches without reconciles, new ones are reconciled.
+   */
+  async changeShardSelector(selector: ShardSelector | undefined): Promise<void> {
+    this.#shards = selector;
+    await Promise.all([
+      this.primaryCache.setShardSelector(selector),
+      ...this.#sources
+        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsShardSelector)
+        .map((s) => s.changeShardSelector(inheritedShardSelector(selector))),
+    ]);
+  }
+
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
   getPrimary(id: ResourceID | string): P | undefined {
     const key = typeof id === 'string' ? id : id.key;
     return this.#written.resolve(key, this.primaryCache.snapshot().peek(key));
   }
 
-  #onPrimaryDelta(delta: import('@kindex/core').StoreDelta<P>, origin: string): void {
+  #onPrimaryDelta(delta: import('@kindex/core').StoreDelta<P>, origin: CacheDeltaOrigin): void {
     const key = ResourceID.keyOfResource(delta.object);
     if (delta.type === 'delete') {
       this.#written.evict(key);
       const finalizer = this.#finalizer;
       const cleanedUp = this.#cleanedUp.has(key) && this.#cleanedUp.get(key) === delta.object.metadata?.uid;
       this.#cleanedUp.delete(key);
-      if (
-        finalizer !== undefined &&
-        delta.object.metadata?.finalizers?.includes(finalizer) &&
-        origin !== 'namespace-removed' &&
-        !cleanedUp
-      ) {
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && !isScopeRemoval(origin) && !cleanedUp) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         this.#tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
@@ -798,7 +848,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#tombstones.delete(key);
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
     this.#written.onInformerEvent(key, delta.object);
-    if (origin === 'namespace-removed') return;
+    if (isScopeRemoval(origin)) return;
     const onError = (error: unknown): void => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
     let event: ResourceEvent<P> | undefined = delta;
     // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
@@ -924,7 +974,27 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   ): Promise<{ rescheduleAfterMs?: number } | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
-    let primary = this.getPrimary(key);
+    const primary = this.getPrimary(key);
+    const subject = primary ?? this.#tombstones.get(key)?.primary;
+    // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
+    // is its owner's to reconcile; checked at the last moment, synchronously.
+    if (subject !== undefined && this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
+    if (subject !== undefined) this.#inFlight.set(key, subject);
+    try {
+      return await this.#dispatchOwned(key, primary, retryInfo, signal, log);
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+
+  async #dispatchOwned(
+    key: string,
+    found: P | undefined,
+    retryInfo: RetryInfo | undefined,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<{ rescheduleAfterMs?: number } | void> {
+    let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);

@@ -8,6 +8,8 @@ import { KubeLeaseStore } from '../leader-election/kube-lease-store.js';
 import { LeaderElectionConfigError, NotLeaderError } from '../leader-election/leader-election-errors.js';
 import { LeaderElector, type LeaderElectionStatus } from '../leader-election/leader-elector.js';
 import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
@@ -37,6 +39,8 @@ import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 export type OperatorOptions = {
   readonly kubeConfig: KubeConfig;
   readonly leaderElection?: OperatorLeaderElectionOptions;
+  /** Split the primaries among replicas, each owning shards on Leases. Defaults to none (one replica reconciles all). */
+  readonly sharding?: OperatorShardingOptions;
   /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
   readonly cacheSyncTimeoutMs?: number;
 } & KubeClientOptions &
@@ -100,6 +104,7 @@ export class Operator {
   /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
   readonly leaderElector: LeaderElector | undefined;
   readonly #controllers: Controller<KubernetesObject>[] = [];
+  readonly #sharding: OperatorSharding | undefined;
   readonly #onLost: OperatorLeaderElectionOptions['onLost'];
   #started = false;
   readonly #cacheSyncTimeoutMs: number | undefined;
@@ -149,6 +154,16 @@ export class Operator {
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
+    if (options.sharding !== undefined) {
+      if (election !== undefined) throw new Error('Operator: choose leaderElection or sharding, not both');
+      // The coordinator's own client: its lease writes must not go through any fence.
+      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#controllers);
+    }
+  }
+
+  /** This replica's shard ownership; undefined without the `sharding` option. */
+  get shardCoordinator(): ShardCoordinator | undefined {
+    return this.#sharding?.coordinator;
   }
 
   /** The registered controllers. */
@@ -175,6 +190,12 @@ export class Operator {
     }
     // Warm standby: caches start and sync, reconciles wait for the lease.
     if (this.leaderElector) controller.pauseDispatch();
+    const sharding = this.#sharding;
+    if (sharding !== undefined) {
+      // Until the first round says otherwise, this replica owns nothing and caches next to nothing.
+      void controller.changeShardSelector(sharding.selectorFor([]));
+      controller.setDispatchGuard((primary) => sharding.owns(primary));
+    }
     this.#controllers.push(controller as unknown as Controller<KubernetesObject>);
     this.#observability.registered(controller as unknown as Controller<KubernetesObject>);
     return controller;
@@ -199,6 +220,19 @@ export class Operator {
     const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
     const elector = this.leaderElector;
     if (elector !== undefined) this.#followLease(elector);
+    const sharding = this.#sharding;
+    if (sharding !== undefined) {
+      // The first round decides the ranges the caches start with; later changes follow.
+      await sharding.coordinator.start();
+      await sharding.apply(sharding.coordinator.ownership);
+      sharding.coordinator.ownership$.subscribe((ownership) => {
+        if (!this.#shuttingDown)
+          void sharding
+            .apply(ownership)
+            .catch((error: unknown) => this.logger.warn({ err: error }, 'sharding: changing cache ranges failed'));
+      });
+      sharding.coordinator.problems$.subscribe((error) => this.logger.warn({ err: error }, 'sharding: lease request failed'));
+    }
     const starts = [
       ...(elector !== undefined ? [elector.start()] : []),
       ...this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) })),
@@ -235,6 +269,7 @@ export class Operator {
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
     // Only now: the next leader must not start while our reconciles still run.
     await this.leaderElector?.stop();
+    await this.#sharding?.coordinator.stop();
     await this.client.registry.stopAll();
     await this.#observability.stopped();
   }

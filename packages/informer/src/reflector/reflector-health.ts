@@ -28,4 +28,11 @@ export interface ReflectorHealth {
   readonly restarts: number;
   /** How many full lists ran (the first one included). */
   readonly lists: number;
+  /**
+   * With a shard selector: `server` when the last list came back with `metadata.shardInfo` (the
+   * server filtered), `client` when it did not (a server without the `ShardedListAndWatch` gate
+   * sent everything, and the reflector dropped what is outside its range). Undefined without a
+   * shard selector or before the first list.
+   */
+  readonly shardFilter?: 'server' | 'client';
 }

@@ -13,7 +13,7 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject } from '@kindex/core';
+import { ShardSelector, type KubernetesObject } from '@kindex/core';
 import { Backoff } from './internal/backoff.js';
 import type { BackoffOptions } from './internal/backoff.js';
 import { KnownObjects } from './internal/known-objects.js';
@@ -57,6 +57,13 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   readonly labelSelector?: string;
   /** Server-side field selector, for example `status.phase=Running`. Defaults to none. */
   readonly fieldSelector?: string;
+  /**
+   * Only the objects of these hash ranges (KEP-5866): sent as `shardSelector` on list and watch,
+   * and applied here too, so a server without the `ShardedListAndWatch` gate (which ignores the
+   * parameter and sends everything) gives the same view, only at the cost of the traffic.
+   * Defaults to none (every object).
+   */
+  readonly shardSelector?: ShardSelector | string;
   /** Objects per list page (`limit`). Defaults to 500. */
   readonly pageSize?: number;
   /**
@@ -154,7 +161,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   private readonly kubeConfig: KubeConfig;
   private readonly path: string;
-  private readonly selectors: { labelSelector: string | undefined; fieldSelector: string | undefined };
+  private readonly selectors: { labelSelector: string | undefined; fieldSelector: string | undefined; shardSelector: string | undefined };
+  private readonly shards: ShardSelector | undefined;
+  private received = 0;
   private readonly pageSize: number;
   private readonly watchTimeoutSeconds: number | undefined;
   private readonly inactivityMs: number;
@@ -179,7 +188,18 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.kubeConfig = options.kubeConfig;
     this.known = new KnownObjects<R>(options.knownObjects);
     this.path = collectionPath(type, options.namespace);
-    this.selectors = { labelSelector: options.labelSelector || undefined, fieldSelector: options.fieldSelector || undefined };
+    // Parsed once here: a bad selector is a configuration error, not a 400 to retry forever.
+    this.shards =
+      options.shardSelector === undefined || options.shardSelector === ''
+        ? undefined
+        : typeof options.shardSelector === 'string'
+          ? ShardSelector.parse(options.shardSelector)
+          : options.shardSelector;
+    this.selectors = {
+      labelSelector: options.labelSelector || undefined,
+      fieldSelector: options.fieldSelector || undefined,
+      shardSelector: this.shards?.toString(),
+    };
     this.pageSize = options.pageSize ?? 500;
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
@@ -266,6 +286,19 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     return this.healthSubject.value;
   }
 
+  /** The shard selector applied, if any. */
+  get shardSelector(): ShardSelector | undefined {
+    return this.shards;
+  }
+
+  /**
+   * Objects received from the server so far, list items and watch events, counted before the
+   * client-side shard filter: what sharding on the server saves shows here.
+   */
+  get objectsReceived(): number {
+    return this.received;
+  }
+
   /** The resourceVersion of the last event, bookmark or list seen. */
   get resourceVersion(): string | undefined {
     return this.rv;
@@ -328,8 +361,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     let continueToken: string | undefined;
     let limit: string | undefined = String(this.pageSize);
     let resourceVersion: string;
+    let serverSharded = true;
     for (;;) {
-      let page: { items: unknown[]; resourceVersion: string; continueToken: string | undefined };
+      let page: { items: unknown[]; resourceVersion: string; continueToken: string | undefined; sharded: boolean };
       try {
         page = await this.getList({ limit, continue: continueToken, ...this.selectors });
       } catch (error) {
@@ -342,7 +376,11 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         limit = undefined;
         continue;
       }
+      this.received += page.items.length;
+      serverSharded &&= page.sharded;
       for (const raw of page.items) {
+        // Always checked, not only without shardInfo: cheap, and the view never depends on trusting the server.
+        if (this.shards !== undefined && !this.inShard(raw)) continue;
         try {
           items.push(prepareObject(raw, this.prepare));
         } catch (error) {
@@ -356,12 +394,17 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     if (this.stopped) return;
     this.known.replace(items, this.emit);
     this.rv = resourceVersion;
-    this.update({ synced: true, lists: this.health.lists + 1, lastSyncResourceVersion: resourceVersion });
+    this.update({
+      synced: true,
+      lists: this.health.lists + 1,
+      lastSyncResourceVersion: resourceVersion,
+      ...(this.shards === undefined ? {} : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
+    });
   }
 
   private async getList(
     query: Record<string, string | undefined>,
-  ): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string | undefined }> {
+  ): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string | undefined; sharded: boolean }> {
     const open = await openGet(this.kubeConfig, this.path, query, this.inactivityMs, this.abort.signal);
     let text: string;
     try {
@@ -369,7 +412,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     } finally {
       open.close();
     }
-    let body: { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } };
+    let body: { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown; shardInfo?: unknown } };
     try {
       body = JSON.parse(text) as typeof body;
     } catch (error) {
@@ -380,7 +423,17 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
     }
     const cont = body.metadata?.continue;
-    return { items: body.items, resourceVersion: rv, continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined };
+    return {
+      items: body.items,
+      resourceVersion: rv,
+      continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined,
+      sharded: body.metadata?.shardInfo !== undefined && body.metadata.shardInfo !== null,
+    };
+  }
+
+  // The object's own field, read off the wire before any transform could drop it.
+  private inShard(raw: unknown): boolean {
+    return raw !== null && typeof raw === 'object' && this.shards!.matches(raw);
   }
 
   /** One watch request, read to its end; resolves on a normal end or 410, rejects on failure. */
@@ -460,6 +513,13 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
+        this.received++;
+        if (this.shards !== undefined && !this.inShard(event.object)) {
+          // Outside the range (a server without the gate sends it anyway): only its version counts.
+          const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+          if (typeof rv === 'string' && rv !== '') this.rv = rv;
+          return undefined;
+        }
         let prepared: PreparedObject<R>;
         try {
           prepared = prepareObject(event.object, this.prepare);

@@ -36,8 +36,16 @@ import {
   type SecondaryToPrimaryMapper,
   type Trigger,
   type StoreDelta,
+  type ShardSelector,
 } from '@kindex/core';
-import { InformerCache, type CacheDelta, type CacheSnapshot, type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache.js';
+import {
+  InformerCache,
+  isScopeRemoval,
+  type CacheDelta,
+  type CacheSnapshot,
+  type CacheStartOptions,
+  type NamespaceSet,
+} from '../cache/informer-cache.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { KubeClient } from '../client/kube-client.js';
@@ -89,6 +97,12 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly fieldSelector: string | undefined;
   /** Defaults to `'inherit'`: the controller's namespaces, following its changes. */
   readonly namespaces: NamespaceChoice;
+  /**
+   * Which shard ranges to cache: `'inherit'` takes the controller's shard selector when it
+   * shards by namespace (and follows its changes), and none otherwise; `'none'` caches every
+   * object. Defaults to `'inherit'`.
+   */
+  readonly shardSelector: ShardSelector | 'inherit' | 'none';
   /** Defaults to the owner references of the primary kind. */
   readonly toPrimaryIds: SecondaryToPrimaryMapper<R>;
   /** When set, `getSecondaryResources` uses it and no reverse index is kept. */
@@ -133,6 +147,8 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
 export interface KubeEventSourceContext<P extends KubernetesObject> extends EventSourceContext<P, KubeClient> {
   /** Filters applied to the events of every source of the controller (ANDed with each source's). */
   readonly eventFilters: readonly Predicate<KubernetesObject>[];
+  /** The controller's shard selector, if it has one. */
+  readonly shardSelector?: ShardSelector | undefined;
 }
 
 /**
@@ -185,6 +201,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
       labelSelector: undefined,
       fieldSelector: undefined,
       namespaces: 'inherit',
+      shardSelector: 'inherit',
       // Without a primary kind no owner reference can name a primary: nothing to reconcile.
       toPrimaryIds:
         primaryKind === undefined
@@ -225,6 +242,13 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   /** Watch these namespaces (changeable later with `changeNamespaces`). */
   withNamespaces(namespaces: readonly string[]): this {
     return this.#with({ namespaces: [...namespaces] });
+  }
+  /**
+   * Cache only these shard ranges (`'none'`: every object; `'inherit'`, the default: the
+   * controller's, when it shards by namespace).
+   */
+  withShardSelector(shardSelector: ShardSelector | 'inherit' | 'none'): this {
+    return this.#with({ shardSelector });
   }
   /** Watch every namespace. */
   withAllNamespaces(): this {
@@ -335,7 +359,8 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
             ...this.#config,
             filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])),
           };
-    return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces);
+    const inherited = 'shardSelector' in context ? inheritedShardSelector(context.shardSelector) : undefined;
+    return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces, inherited);
   }
 }
 
@@ -435,9 +460,15 @@ export class InformerEventSource<
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
   readonly #inherit: boolean;
   readonly #selection: NamespaceSelection | undefined;
+  readonly #inheritShards: boolean;
   #subscriptions: Subscription[] = [];
 
-  constructor(config: InformerEventSourceConfiguration<R, P>, client: KubeClient, controllerNamespaces: NamespaceSet = 'all') {
+  constructor(
+    config: InformerEventSourceConfiguration<R, P>,
+    client: KubeClient,
+    controllerNamespaces: NamespaceSet = 'all',
+    controllerShards?: ShardSelector,
+  ) {
     this.configuration = config;
     this.name = config.name;
     this.resourceType = config.kind;
@@ -452,6 +483,9 @@ export class InformerEventSource<
             registry: client.registry,
           })
         : undefined;
+    this.#inheritShards = config.shardSelector === 'inherit';
+    const shards =
+      config.shardSelector === 'inherit' ? controllerShards : config.shardSelector === 'none' ? undefined : config.shardSelector;
     this.cache = new InformerCache<R>({
       name: `event source ${config.name}`,
       kubeConfig: client.kubeConfig,
@@ -461,6 +495,7 @@ export class InformerEventSource<
       namespaces: choice === 'inherit' ? controllerNamespaces : typeof choice === 'object' && 'selector' in choice ? [] : choice,
       ...(config.labelSelector ? { labelSelector: config.labelSelector } : {}),
       ...(config.fieldSelector ? { fieldSelector: config.fieldSelector } : {}),
+      ...(shards !== undefined ? { shardSelector: shards } : {}),
       ...(config.transform !== undefined ? { transform: config.transform } : {}),
       ...(config.reflector ? { reflector: config.reflector } : {}),
     });
@@ -548,6 +583,19 @@ export class InformerEventSource<
     return this.cache.setNamespaces(namespaces);
   }
 
+  /** Whether the shard selector follows the controller's. */
+  get inheritsShardSelector(): boolean {
+    return this.#inheritShards;
+  }
+
+  /**
+   * Changes the cached shard ranges at run time: the new ranges sync before this resolves; objects
+   * outside them leave the cache and the index without reconciling.
+   */
+  changeShardSelector(selector: ShardSelector | undefined): Promise<void> {
+    return this.cache.setShardSelector(selector);
+  }
+
   /**
    * The secondaries of a primary, from the index (or the primary-to-secondary mapper), read live:
    * the index and the stores cannot change during this synchronous call, so no snapshot is
@@ -613,7 +661,7 @@ export class InformerEventSource<
     let primaries = this.#primariesOf(delta);
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
-    if (origin === 'namespace-removed') return;
+    if (isScopeRemoval(origin)) return;
     const stealth = this.configuration.stealth;
     const event = stealth === undefined ? delta : stealth(delta, (error) => this.#report(error));
     if (event === undefined) return;
@@ -706,4 +754,12 @@ function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
     for (const key of index.secondaryKeys(ResourceID.keyOfResource(primary))) add(key);
   }
   return out;
+}
+
+/**
+ * The part of a controller's shard selector its event sources share: namespace sharding only,
+ * since a secondary's uid hashes independently of its primary's.
+ */
+export function inheritedShardSelector(selector: ShardSelector | undefined): ShardSelector | undefined {
+  return selector?.field === 'object.metadata.namespace' ? selector : undefined;
 }

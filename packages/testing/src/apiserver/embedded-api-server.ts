@@ -83,6 +83,11 @@ export interface EmbeddedApiServerOptions {
   tls?: boolean;
   /** Largest request body accepted, in bytes (larger gets 413). Defaults to 3 MiB, as kube-apiserver. */
   maxBodyBytes?: number;
+  /**
+   * Honour `shardSelector` on list and watch, as kube-apiserver with the `ShardedListAndWatch`
+   * feature gate; when false the parameter is ignored, as without the gate. Defaults to true.
+   */
+  shardedListAndWatch?: boolean;
 }
 
 /**
@@ -162,6 +167,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.hub = parts.hub;
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
+    this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
     this.handler.hooks = {
       beforeWrite: (t, draft, old) => crds.beforeWrite(t, draft, old),
@@ -446,7 +452,7 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
     const q = request.query;
-    const { labels, fields } = this.handler.selectors(request);
+    const { labels, fields, shards } = this.handler.selectors(request);
     const rvText = q.get('resourceVersion');
     let fromRv: number | undefined;
     if (rvText !== null && rvText !== '' && rvText !== '0') {
@@ -485,6 +491,7 @@ export class EmbeddedApiServer implements TestApiServer {
           namespace: request.namespace,
           labels,
           fields,
+          ...(shards === undefined ? {} : { shards: shards.selector }),
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           timeoutMs,
           sendInitialEvents,

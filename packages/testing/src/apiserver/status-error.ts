@@ -55,6 +55,8 @@ export class ApiStatusError extends Error {
       reason: this.reason,
       code: this.code,
     };
+    // Go's omitempty again: a Status built from a plain error (an InternalError without reason) has none.
+    if (this.reason === '') delete status.reason;
     if (this.details !== undefined) {
       // Go's omitempty: empty name and group are left out, as kube-apiserver writes them.
       const details: StatusDetails = { ...this.details };

@@ -4,7 +4,7 @@
 // event line is serialized once and shared by every watcher that receives it.
 
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector, LabelSelector } from '@kindex/core';
+import type { FieldSelector, LabelSelector, ShardSelector } from '@kindex/core';
 import { fieldValue } from './field-selectors.js';
 import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from './object-store.js';
 import type { ResourceType } from './resource-registry.js';
@@ -17,6 +17,8 @@ export interface WatchSpec {
   readonly namespace: string | undefined;
   readonly labels: LabelSelector;
   readonly fields: FieldSelector;
+  /** Only objects whose shard hash falls in these ranges (`shardSelector`). Defaults to all. */
+  readonly shards?: ShardSelector | undefined;
   readonly bookmarks: boolean;
   readonly timeoutMs: number | undefined;
   /**
@@ -33,11 +35,12 @@ export interface WatchHubOptions {
 }
 
 /** Whether an object passes a watch's namespace, label and field filters. */
-export function matchesSpec(spec: Pick<WatchSpec, 'type' | 'namespace' | 'labels' | 'fields'>, obj: Readonly<Json>): boolean {
+export function matchesSpec(spec: Pick<WatchSpec, 'type' | 'namespace' | 'labels' | 'fields' | 'shards'>, obj: Readonly<Json>): boolean {
   const meta = obj['metadata'] as Json;
   if (spec.namespace !== undefined && meta['namespace'] !== spec.namespace) return false;
   if (!spec.labels.isEmpty() && !spec.labels.matches(meta['labels'] as Record<string, string> | undefined)) return false;
   if (!spec.fields.isEmpty() && !spec.fields.matches((f) => fieldValue(spec.type, obj, f))) return false;
+  if (spec.shards !== undefined && !spec.shards.matches(obj)) return false;
   return true;
 }
 

@@ -90,7 +90,11 @@ class SharedServerPool {
   readonly #servers = new Map<string, PooledServer>();
 
   async acquire(options: TestApiServerOptions): Promise<{ server: TestApiServer; release: () => void }> {
-    const key = JSON.stringify({ historyWindow: options.historyWindow, bookmarkIntervalMs: options.bookmarkIntervalMs });
+    const key = JSON.stringify({
+      historyWindow: options.historyWindow,
+      bookmarkIntervalMs: options.bookmarkIntervalMs,
+      shardedListAndWatch: options.shardedListAndWatch,
+    });
     let pooled = this.#servers.get(key);
     if (pooled === undefined) {
       pooled = { server: startTestApiServer(options), users: 0, stopTimer: undefined };

@@ -14,7 +14,8 @@ import { realApiServerBinaries, type RealApiServerBinaries } from './real-api-se
 import { RealApiServerStartError } from './real-api-server-start-error.js';
 
 /**
- * Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored.
+ * Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored, and
+ * `shardedListAndWatch` (default true) passes `--feature-gates=ShardedListAndWatch=true`.
  *
  * @example
  * ```ts
@@ -262,6 +263,9 @@ class RealApiServerInstance implements RealApiServer {
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${this.#file('service-account.pub')}`,
         `--service-account-signing-key-file=${this.#file('service-account.key')}`,
+        // Server-side sharded list and watch (KEP-5866, alpha in 1.36): on unless a test asks for
+        // a server without it, to check the client-side fallback.
+        ...(this.options.shardedListAndWatch === false ? [] : ['--feature-gates=ShardedListAndWatch=true']),
         ...(this.options.extraApiServerArgs ?? []),
       ],
       { logFile: this.#file('kube-apiserver.log') },

@@ -1,0 +1,75 @@
+import { ResourceID } from '@kindex/core';
+import { KubeApiError, type KubeClient } from '../client/kube-client.js';
+import { Kinds } from '../kind/resource-kind.js';
+import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
+import { openGet, readBody } from '../reflector/internal/kube-request.js';
+import { collectionPath } from '../reflector/resource-type.js';
+import type { ShardLeaseStore } from './shard-lease-store.js';
+
+/** The label that ties a group's leases together, so one list finds them all. */
+export const SHARD_GROUP_LABEL = 'sharding.kindex.dev/group';
+
+/**
+ * A {@link ShardLeaseStore} on the API server: `coordination.k8s.io/v1` Leases in one namespace,
+ * labelled {@link SHARD_GROUP_LABEL}`=<group>`, listed with that label selector and written with
+ * POST and PUT (the PUT carries the resourceVersion read: a stale write gets 409).
+ */
+export class KubeShardLeaseStore implements ShardLeaseStore {
+  readonly description: string;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly group: { readonly name: string; readonly namespace: string },
+  ) {
+    this.description = `${group.namespace}/${group.name}`;
+  }
+
+  async list(): Promise<readonly Lease[]> {
+    const path = collectionPath(Kinds.Lease, this.group.namespace);
+    const open = await openGet(
+      this.client.kubeConfig,
+      path,
+      { labelSelector: `${SHARD_GROUP_LABEL}=${this.group.name}` },
+      30_000,
+      AbortSignal.timeout(30_000),
+    );
+    let text: string;
+    try {
+      text = await readBody(open);
+    } finally {
+      open.close();
+    }
+    const body = JSON.parse(text) as { items?: Lease[] };
+    if (!Array.isArray(body.items)) throw new Error(`${open.description}: not a list of leases`);
+    return body.items;
+  }
+
+  async create(name: string, spec: LeaseSpec): Promise<Lease> {
+    const lease: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: this.group.namespace, labels: { [SHARD_GROUP_LABEL]: this.group.name } },
+      spec,
+    };
+    try {
+      return await this.client.create(Kinds.Lease, lease);
+    } catch (error) {
+      throw asConflict(error, ResourceID.of(name, this.group.namespace).key);
+    }
+  }
+
+  async update(current: Lease, spec: LeaseSpec): Promise<Lease> {
+    if (current.metadata?.resourceVersion === undefined) {
+      throw new Error(`lease ${current.metadata?.name ?? '?'}: cannot update without the resourceVersion read (optimistic concurrency)`);
+    }
+    try {
+      return await this.client.update<Lease>(Kinds.Lease, { ...current, spec });
+    } catch (error) {
+      throw asConflict(error, ResourceID.of(current.metadata.name ?? '', this.group.namespace).key);
+    }
+  }
+}
+
+function asConflict(error: unknown, lease: string): unknown {
+  return error instanceof KubeApiError && error.status === 409 ? new LeaseConflictError(lease, { cause: error }) : error;
+}

@@ -1,0 +1,97 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField } from '@kindex/core';
+import type { KubeClient } from '../client/kube-client.js';
+import type { Controller } from '../controller/controller.js';
+import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
+import { ShardCoordinator, type ShardOwnership } from './shard-coordinator.js';
+import { ShardingConfigError } from './sharding-config-error.js';
+
+/**
+ * The `sharding` option of `Operator`: N replicas split the primaries of every controller.
+ *
+ * Each replica owns some of `shards` equal slices of the hash of `field` (Leases decide which,
+ * see {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`
+ * gate, client-side without it) and reconciles only the primaries of shards it owns right now.
+ * When replicas join or leave, shards move: caches change ranges at run time, and a shard is
+ * handed over only after its reconciles drained.
+ */
+export interface OperatorShardingOptions {
+  /** Prefix of the Leases (`<group>-shard-<i>`, `<group>-member-<hash>`), shared by all replicas. */
+  readonly group: string;
+  /** Namespace of the Leases, usually the operator's own. */
+  readonly namespace: string;
+  /** How many shards; fixed for the group (more shards than replicas lets load spread when scaling). */
+  readonly shards: number;
+  /**
+   * What is hashed: `object.metadata.namespace` keeps a primary and its secondaries in one
+   * replica's caches; `object.metadata.uid` spreads better but event sources then cache every
+   * secondary. Defaults to `object.metadata.namespace`.
+   */
+  readonly field?: ShardField;
+  /** This replica's name on the Leases. Defaults to `$POD_NAME` (or the hostname) plus a random suffix. */
+  readonly identity?: string;
+  /** Defaults to 15000. */
+  readonly leaseDurationMs?: number;
+  /** Defaults to 10000. */
+  readonly renewDeadlineMs?: number;
+  /** Defaults to 2000. */
+  readonly retryPeriodMs?: number;
+}
+
+/** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
+export class OperatorSharding {
+  readonly coordinator: ShardCoordinator;
+  readonly field: ShardField;
+  readonly #controllers: () => readonly Controller<KubernetesObject>[];
+  #applied: Promise<void> = Promise.resolve();
+
+  constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly Controller<KubernetesObject>[]) {
+    for (const field of ['group', 'namespace'] as const) {
+      if (typeof options[field] !== 'string' || options[field] === '') {
+        throw new ShardingConfigError(field, options[field], 'give the name shared by all replicas (and the namespace of its Leases)');
+      }
+    }
+    this.field = options.field ?? 'object.metadata.namespace';
+    if (this.field !== 'object.metadata.namespace' && this.field !== 'object.metadata.uid') {
+      throw new ShardingConfigError('field', this.field, "use 'object.metadata.namespace' or 'object.metadata.uid'");
+    }
+    this.#controllers = controllers;
+    const { group, namespace, shards, field: _field, identity, ...timing } = options;
+    this.coordinator = new ShardCoordinator({
+      group,
+      shards,
+      identity: identity ?? `${process.env['POD_NAME'] || hostname()}_${randomUUID().slice(0, 8)}`,
+      store: new KubeShardLeaseStore(client, { name: group, namespace }),
+      ...timing,
+      onRelease: (shard) => this.#drain(shard),
+    });
+  }
+
+  /** The selector of the shards owned (one that matches next to nothing while none is owned). */
+  selectorFor(owned: readonly number[]): ShardSelector {
+    if (owned.length > 0) return ShardSelector.forShards(this.field, owned, this.coordinator.shards);
+    // A selector cannot be empty: the one hash value 0 stands for "none" (2^-64 of the space).
+    return ShardSelector.of(this.field, [{ start: '0x0000000000000000', end: '0x0000000000000001' }]);
+  }
+
+  /** Whether this replica owns the shard of `primary` right now. */
+  owns(primary: KubernetesObject): boolean {
+    return this.coordinator.owns(shardIndexOf(this.field, primary, this.coordinator.shards));
+  }
+
+  /** Applies an ownership to every controller's caches, one change after the other. */
+  apply(ownership: ShardOwnership): Promise<void> {
+    const selector = this.selectorFor(ownership.owned);
+    const run = this.#applied.then(() =>
+      Promise.all(this.#controllers().map((c) => c.changeShardSelector(selector))).then(() => undefined),
+    );
+    this.#applied = run.catch(() => undefined);
+    return run;
+  }
+
+  async #drain(shard: number): Promise<void> {
+    const total = this.coordinator.shards;
+    await Promise.all(this.#controllers().map((c) => c.whenIdle((p) => shardIndexOf(this.field, p, total) === shard)));
+  }
+}

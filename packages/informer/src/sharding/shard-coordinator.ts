@@ -1,0 +1,363 @@
+/**
+ * The sharding stage: N replicas of an operator split the primaries, each caching and
+ * reconciling only its share (JOSDK passes a shard selector through but leaves ownership to the
+ * user; controller-runtime has nothing).
+ *
+ * The hash space is cut into `shards` equal slices ({@link ShardSelector.split}); each slice has
+ * a Lease `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
+ * Every `retryPeriodMs` a replica lists the group's leases, counts the live members, and:
+ * - renews the shards it holds, and its membership;
+ * - releases shards above its fair share (`floor(shards / live)`, plus one for the first
+ *   `shards mod live` members by lease name, so the shares add up) when a replica joined: it stops
+ *   owning them first, waits for `onRelease` (the caller drains in-flight work), then empties
+ *   their holder, so the next owner starts at once;
+ * - takes free shards, and shards whose holder has not renewed for `leaseDurationMs` as measured
+ *   by its OWN clock since it saw the lease change (a replica died), up to its fair share.
+ *
+ * Safety is the leader elector's, per shard: ownership lasts `renewDeadlineMs` after the last
+ * renewal was sent and is checked synchronously ({@link ShardCoordinator.owns}); nobody else may
+ * take the shard before `leaseDurationMs` > `renewDeadlineMs` has passed since it saw that
+ * renewal; every write carries the resourceVersion read, so two replicas never both win a race.
+ * A shard is therefore owned by at most one replica at any instant.
+ *
+ * @module
+ */
+import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
+import { fnv1a64Hex, type Clock, type TimerHandle } from '@kindex/core';
+import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
+import { ShardingConfigError } from './sharding-config-error.js';
+import type { ShardLeaseStore } from './shard-lease-store.js';
+
+/** Options of {@link ShardCoordinator}. */
+export interface ShardCoordinatorOptions {
+  /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`). */
+  readonly group: string;
+  /** How many shards the hash space is cut into; fixed for the life of the group. */
+  readonly shards: number;
+  /** Where the leases live. */
+  readonly store: ShardLeaseStore;
+  /** This replica's name in `holderIdentity`; unique per replica (for example the pod name). */
+  readonly identity: string;
+  /** How long others wait after the last renewal they saw before taking a shard over. Defaults to 15000. */
+  readonly leaseDurationMs?: number;
+  /** How long a replica keeps owning a shard without a successful renewal. Defaults to 10000. */
+  readonly renewDeadlineMs?: number;
+  /** Time between rounds (list, renew, release, acquire). Defaults to 2000. */
+  readonly retryPeriodMs?: number;
+  /**
+   * Called after a shard stopped being owned for a rebalance and before its lease is released:
+   * resolve once work on the shard has drained. Defaults to resolving at once.
+   */
+  readonly onRelease?: (shard: number) => Promise<void>;
+  /** Time source. Defaults to a monotonic clock. */
+  readonly clock?: Clock;
+}
+
+/** What a replica sees of the group. */
+export interface ShardOwnership {
+  /** The shards this replica owns now, ascending. */
+  readonly owned: readonly number[];
+  /** Live replicas seen in the last round (this one included). */
+  readonly liveReplicas: number;
+}
+
+const monotonicClock: Clock = Object.freeze({
+  now: () => performance.timeOrigin + performance.now(),
+  setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
+    const timer = setTimeout(callback, Math.max(0, delayMs));
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle: TimerHandle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+});
+
+/**
+ * One replica's share of a sharded operator, kept on Leases.
+ *
+ * @example
+ * ```ts
+ * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: podName, store: new KubeShardLeaseStore(client, { name: 'jobs', namespace: 'ops' }) });
+ * coordinator.ownership$.subscribe(({ owned }) => controller.changeShardSelector(ShardSelector.forShards('object.metadata.namespace', owned, 8)));
+ * await coordinator.start();
+ * ```
+ */
+export class ShardCoordinator {
+  readonly identity: string;
+  readonly shards: number;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  /** Owned shards and live replicas, replayed to new subscribers; emits on change. */
+  readonly ownership$: Observable<ShardOwnership>;
+  /** Failed calls on the leases (retried next round). */
+  readonly problems$: Observable<unknown>;
+
+  readonly #group: string;
+  readonly #store: ShardLeaseStore;
+  readonly #clock: Clock;
+  readonly #onRelease: (shard: number) => Promise<void>;
+  readonly #ownership: BehaviorSubject<ShardOwnership>;
+  readonly #problems = new Subject<unknown>();
+  /** Per lease name: the spec last seen and when (own clock) it was first seen. */
+  readonly #seen = new Map<string, { spec: string; at: number }>();
+  /** Shards held, with the lease as last written and until when ownership lasts. */
+  readonly #held = new Map<number, { lease: Lease; validUntil: number }>();
+  readonly #memberName: string;
+  #member: Lease | undefined;
+  #live = 1;
+  #timer: TimerHandle | undefined;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+
+  constructor(options: ShardCoordinatorOptions) {
+    this.identity = options.identity;
+    this.shards = options.shards;
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.#group = options.group;
+    this.#store = options.store;
+    this.#clock = options.clock ?? monotonicClock;
+    this.#onRelease = options.onRelease ?? (() => Promise.resolve());
+    validate(this);
+    this.#memberName = `${this.#group}-member-${fnv1a64Hex(this.identity)}`;
+    this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1 });
+    this.ownership$ = this.#ownership.pipe(
+      distinctUntilChanged((a, b) => a.owned.join() === b.owned.join() && a.liveReplicas === b.liveReplicas),
+    );
+    this.problems$ = this.#problems.asObservable();
+  }
+
+  /** The name of shard `i`'s lease. */
+  shardLeaseName(i: number): string {
+    return `${this.#group}-shard-${i}`;
+  }
+
+  /**
+   * Whether this replica owns `shard` right now: it holds the lease and renewed it less than
+   * `renewDeadlineMs` ago by its own clock. Check it synchronously before every fenced action.
+   */
+  owns(shard: number): boolean {
+    const held = this.#held.get(shard);
+    return held !== undefined && this.#clock.now() < held.validUntil;
+  }
+
+  /** The shards owned now (each passing {@link owns}), ascending. */
+  owned(): number[] {
+    return [...this.#held.keys()].filter((s) => this.owns(s)).sort((a, b) => a - b);
+  }
+
+  /** The current ownership. */
+  get ownership(): ShardOwnership {
+    return this.#ownership.value;
+  }
+
+  /** Starts the rounds; resolves after the first one. */
+  async start(): Promise<void> {
+    if (this.#loop !== undefined) throw new Error(`shard coordinator ${this.identity} of ${this.#group} started already`);
+    await this.#roundReporting();
+    this.#loop = this.#run();
+  }
+
+  /**
+   * Stops: owns nothing at once, then (when `release`, the default) empties the holder of every
+   * shard and of its membership, so the survivors take over without waiting out the leases.
+   * Call it after the work the shards protect has stopped.
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop;
+    const held = [...this.#held.values()].map((h) => h.lease);
+    this.#held.clear();
+    this.#publish();
+    if (options.release === false) return;
+    await Promise.all([...held, ...(this.#member ? [this.#member] : [])].map((lease) => this.#release(lease)));
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        this.#timer = this.#clock.setTimeout(resolve, this.retryPeriodMs);
+      });
+      this.#clock.clearTimeout(this.#timer);
+      this.#wake = undefined;
+      if (this.#stopping) break;
+      await this.#roundReporting();
+    }
+  }
+
+  async #roundReporting(): Promise<void> {
+    try {
+      await this.#round();
+    } catch (error) {
+      this.#problems.next(error);
+    }
+    this.#publish();
+  }
+
+  async #round(): Promise<void> {
+    const leases = await this.#store.list();
+    const seenAt = this.#clock.now();
+    const byName = new Map<string, Lease>();
+    for (const lease of leases) {
+      const name = lease.metadata?.name;
+      if (name === undefined) continue;
+      byName.set(name, lease);
+      const spec = JSON.stringify(lease.spec ?? {});
+      if (this.#seen.get(name)?.spec !== spec) this.#seen.set(name, { spec, at: seenAt });
+    }
+    if (this.#stopping) return;
+    // Membership first: the count of live replicas decides the fair share.
+    this.#member = await this.#claim(this.#memberName, byName.get(this.#memberName));
+    const memberPrefix = `${this.#group}-member-`;
+    const members = [this.#memberName];
+    for (const [name, lease] of byName) {
+      if (!name.startsWith(memberPrefix) || name === this.#memberName) continue;
+      if (this.#alive(name, lease)) members.push(name);
+    }
+    this.#live = members.length;
+    // Exact shares that add up to the shard count: the first `shards mod live` members (by lease
+    // name, the same order for everyone) take one more. A plain ceil would let 4 shards settle
+    // as 2+2+0 on three replicas.
+    members.sort();
+    const rank = members.indexOf(this.#memberName);
+    const share = Math.floor(this.shards / this.#live) + (rank < this.shards % this.#live ? 1 : 0);
+
+    // Renew what is held; a lease that moved on (another holder, a lost race) is lost at once.
+    for (const [shard, held] of [...this.#held]) {
+      if (this.#stopping) return;
+      const current = byName.get(this.shardLeaseName(shard));
+      if (current === undefined || current.spec?.holderIdentity !== this.identity) {
+        this.#held.delete(shard);
+        continue;
+      }
+      const sentAt = this.#clock.now();
+      try {
+        const written = await this.#store.update(current, this.#spec(current.spec, sentAt));
+        this.#held.set(shard, { lease: written, validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs) });
+      } catch (error) {
+        if (error instanceof LeaseConflictError) this.#held.delete(shard);
+        else this.#problems.next(error);
+      }
+    }
+    this.#publish();
+
+    // Above the fair share: give the highest shards back, after they stopped being owned.
+    const extra = [...this.#held.keys()].sort((a, b) => b - a).slice(0, Math.max(0, this.#held.size - share));
+    for (const shard of extra) {
+      if (this.#stopping) return;
+      const { lease } = this.#held.get(shard)!;
+      this.#held.delete(shard);
+      this.#publish();
+      await this.#onRelease(shard);
+      await this.#release(lease);
+    }
+
+    // Below it: take free or abandoned shards, starting at a point of our own to spread contention.
+    const start = parseInt(fnv1a64Hex(this.identity).slice(0, 8), 16) % this.shards;
+    for (let k = 0; k < this.shards && this.#held.size < share; k++) {
+      if (this.#stopping) return;
+      const shard = (start + k) % this.shards;
+      if (this.#held.has(shard)) continue;
+      const name = this.shardLeaseName(shard);
+      const current = byName.get(name);
+      if (current !== undefined && this.#alive(name, current)) continue;
+      const sentAt = this.#clock.now();
+      try {
+        const written =
+          current === undefined
+            ? await this.#store.create(name, this.#spec(undefined, sentAt))
+            : await this.#store.update(current, this.#spec(current.spec, sentAt));
+        this.#held.set(shard, { lease: written, validUntil: sentAt + this.renewDeadlineMs });
+        this.#publish();
+      } catch (error) {
+        if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+      }
+    }
+  }
+
+  /** Whether a lease has a holder that renewed within its duration, by our clock since we saw it change. */
+  #alive(name: string, lease: Lease): boolean {
+    const holder = lease.spec?.holderIdentity ?? '';
+    if (holder === '') return false;
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
+    return (this.#seen.get(name)?.at ?? -Infinity) + durationMs > this.#clock.now();
+  }
+
+  async #claim(name: string, current: Lease | undefined): Promise<Lease | undefined> {
+    const sentAt = this.#clock.now();
+    try {
+      return current === undefined
+        ? await this.#store.create(name, this.#spec(undefined, sentAt))
+        : await this.#store.update(current, this.#spec(current.spec, sentAt));
+    } catch (error) {
+      this.#problems.next(error);
+      return this.#member;
+    }
+  }
+
+  #spec(current: LeaseSpec | undefined, at: number): LeaseSpec {
+    const time = microTime(at);
+    const mine = current?.holderIdentity === this.identity;
+    return {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      renewTime: time,
+      acquireTime: mine ? (current?.acquireTime ?? time) : time,
+      leaseTransitions: mine ? (current?.leaseTransitions ?? 0) : current === undefined ? 0 : (current.leaseTransitions ?? 0) + 1,
+    };
+  }
+
+  async #release(lease: Lease): Promise<void> {
+    if (lease.spec?.holderIdentity !== this.identity) return;
+    const now = microTime(this.#clock.now());
+    try {
+      await this.#store.update(lease, {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: lease.spec.leaseTransitions ?? 0,
+      });
+    } catch (error) {
+      // Moved on (409) or unreachable: the lease expires on its own.
+      this.#problems.next(error);
+    }
+  }
+
+  #publish(): void {
+    if (this.#ownership.closed) return;
+    this.#ownership.next({ owned: this.owned(), liveReplicas: this.#live });
+  }
+}
+
+function validate(c: ShardCoordinator): void {
+  if (typeof c.identity !== 'string' || c.identity === '') {
+    throw new ShardingConfigError('identity', c.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
+  }
+  if (!Number.isInteger(c.shards) || c.shards < 1 || c.shards > 1024) {
+    throw new ShardingConfigError('shards', c.shards, 'must be an integer from 1 to 1024');
+  }
+  for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
+    if (!Number.isFinite(c[field]) || c[field] <= 0)
+      throw new ShardingConfigError(field, c[field], 'must be a positive number of milliseconds');
+  }
+  if (c.leaseDurationMs < 1000) {
+    throw new ShardingConfigError('leaseDurationMs', c.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');
+  }
+  if (c.leaseDurationMs <= c.renewDeadlineMs) {
+    throw new ShardingConfigError(
+      'leaseDurationMs',
+      c.leaseDurationMs,
+      `must exceed renewDeadlineMs (${c.renewDeadlineMs}) so an owner stands down before anyone may take over`,
+    );
+  }
+}
+
+/** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}

@@ -1,0 +1,19 @@
+import type { Lease, LeaseSpec } from '../leader-election/lease-store.js';
+
+/**
+ * The API a {@link ShardCoordinator} uses on its group of Leases (one per shard, one per
+ * replica): list them all, create one, and replace one with a resourceVersion precondition.
+ *
+ * Contract: `create` and `update` throw `LeaseConflictError` when they lose a race (the lease
+ * exists already; its resourceVersion moved on); any other error is a failed call.
+ */
+export interface ShardLeaseStore {
+  /** Where the leases live, for messages (for example `ops/my-operator`). */
+  readonly description: string;
+  /** Every lease of the group. */
+  list(): Promise<readonly Lease[]>;
+  /** Creates the lease `name`. */
+  create(name: string, spec: LeaseSpec): Promise<Lease>;
+  /** Replaces the spec of `current` if its resourceVersion is still the server's. */
+  update(current: Lease, spec: LeaseSpec): Promise<Lease>;
+}
