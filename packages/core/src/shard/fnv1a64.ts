@@ -19,7 +19,10 @@ const utf8 = new TextEncoder();
  *
  * @example
  * ```ts
- * fnv1a64Hex('default'); // 'ebada5168620c5fe'
+ * import { fnv1a64Hex } from '@kindex/core';
+ *
+ * // Which half of the hash space the namespace "default" falls in (the server hashes the same bytes).
+ * const inFirstHalf = '0x' + fnv1a64Hex('default') < '0x8000000000000000';
  * ```
  */
 export function fnv1a64Hex(value: string): string {

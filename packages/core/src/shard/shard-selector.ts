@@ -19,24 +19,65 @@
 import { InvalidSelectorError } from '../selector/invalid-selector-error.js';
 import { fnv1a64Hex } from './fnv1a64.js';
 
-/** The object fields kube-apiserver can shard on. */
+/**
+ * The object fields kube-apiserver can shard on.
+ *
+ * @example
+ * ```ts
+ * import { ShardSelector, type ShardField } from '@kindex/core';
+ *
+ * // Namespace sharding keeps a primary and its secondaries (same namespace) on one replica.
+ * const field: ShardField = 'object.metadata.namespace';
+ * const quarters = ShardSelector.split(field, 4);
+ * ```
+ */
 export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
 
 /**
  * A half-open range `[start, end)` of the 64-bit hash space, as the server writes bounds:
  * `0x` and 16 lowercase hex digits, or `0x10000000000000000` (2^64) for the end of the space.
+ *
+ * @example
+ * ```ts
+ * import { SHARD_SPACE_END, ShardSelector, type ShardRange } from '@kindex/core';
+ *
+ * // The upper half of the hash space, by uid.
+ * const upper: ShardRange = { start: '0x8000000000000000', end: SHARD_SPACE_END };
+ * const selector = ShardSelector.of('object.metadata.uid', [upper]);
+ * ```
  */
 export interface ShardRange {
   readonly start: string;
   readonly end: string;
 }
 
-/** The metadata a shard selector reads. */
+/**
+ * The metadata a shard selector reads.
+ *
+ * @example
+ * ```ts
+ * import { ShardSelector, type ShardableObject } from '@kindex/core';
+ *
+ * // Any object with metadata will do: a cached primary, or a plain literal in a test.
+ * const job: ShardableObject = { metadata: { namespace: 'team-a', uid: '6b1c…' } };
+ * const mine = ShardSelector.split('object.metadata.namespace', 2)[0]!.matches(job);
+ * ```
+ */
 export interface ShardableObject {
   readonly metadata?: { readonly uid?: string | undefined; readonly namespace?: string | undefined } | undefined;
 }
 
-/** The exclusive end of the hash space, 2^64, the only 17-digit bound the server accepts. */
+/**
+ * The exclusive end of the hash space, 2^64, the only 17-digit bound the server accepts.
+ *
+ * @example
+ * ```ts
+ * import { SHARD_SPACE_END, ShardSelector } from '@kindex/core';
+ *
+ * // Everything: one range over the whole hash space.
+ * const all = ShardSelector.of('object.metadata.namespace', [{ start: '0x0000000000000000', end: SHARD_SPACE_END }]);
+ * ```
+ */
 export const SHARD_SPACE_END = '0x10000000000000000';
 const FIELDS: readonly ShardField[] = ['object.metadata.uid', 'object.metadata.namespace'];
 const TWO_64 = 1n << 64n;
@@ -46,7 +87,9 @@ const TWO_64 = 1n << 64n;
  *
  * @example
  * ```ts
- * const [first, second] = ShardSelector.split('object.metadata.namespace', 2);
+ * import { ShardSelector } from '@kindex/core';
+ *
+ * const [first, second] = ShardSelector.split('object.metadata.namespace', 2) as [ShardSelector, ShardSelector];
  * first.toString(); // "shardRange(object.metadata.namespace, '0x0000000000000000', '0x8000000000000000')"
  * first.matches({ metadata: { namespace: 'default' } }) !== second.matches({ metadata: { namespace: 'default' } }); // true
  * ```
@@ -161,6 +204,14 @@ export class ShardSelector {
 /**
  * The shard (`0` to `total - 1`) that an object falls in when the hash space is cut into `total`
  * equal slices, as {@link ShardSelector.split} cuts it.
+ *
+ * @example
+ * ```ts
+ * import { shardIndexOf } from '@kindex/core';
+ *
+ * // Which of 4 shards (and so which shard Lease) serves the primaries of namespace "team-a".
+ * const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: 'team-a' } }, 4);
+ * ```
  */
 export function shardIndexOf(field: ShardField, object: ShardableObject, total: number): number {
   const bounds = shardBoundaries(total);

@@ -80,7 +80,20 @@ export type NamespaceSet = 'all' | readonly string[];
  */
 export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed' | 'shard-removed';
 
-/** Whether a delta only says the object left this cache's scope (namespaces or shards), not the server. */
+/**
+ * Whether a delta only says the object left this cache's scope (namespaces or shards), not the server.
+ *
+ * @example
+ * ```ts
+ * import { isScopeRemoval, type InformerCache } from '@kindex/informer';
+ * declare const jobs: InformerCache;
+ *
+ * // Forget what left the cache's scope; clean up only after what the server deleted.
+ * jobs.deltas$.subscribe(({ delta, origin }) => {
+ *   if (delta.type === 'delete' && !isScopeRemoval(origin)) console.log('deleted', delta.object.metadata?.name);
+ * });
+ * ```
+ */
 export function isScopeRemoval(origin: CacheDeltaOrigin): boolean {
   return origin === 'namespace-removed' || origin === 'shard-removed';
 }

@@ -6,13 +6,35 @@ import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { collectionPath } from '../reflector/resource-type.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
-/** The label that ties a group's leases together, so one list finds them all. */
+/**
+ * The label that ties a group's leases together, so one list finds them all.
+ *
+ * @example
+ * ```ts
+ * import { SHARD_GROUP_LABEL } from '@kindex/informer';
+ *
+ * // kubectl get leases -n ops -l sharding.kindex.dev/group=jobs
+ * const selector = `${SHARD_GROUP_LABEL}=jobs`;
+ * ```
+ */
 export const SHARD_GROUP_LABEL = 'sharding.kindex.dev/group';
 
 /**
  * A {@link ShardLeaseStore} on the API server: `coordination.k8s.io/v1` Leases in one namespace,
  * labelled {@link SHARD_GROUP_LABEL}`=<group>`, listed with that label selector and written with
  * POST and PUT (the PUT carries the resourceVersion read: a stale write gets 409).
+ *
+ * @example
+ * ```ts
+ * import { KubeConfig } from '@kubernetes/client-node';
+ * import { KubeClient, KubeShardLeaseStore, ShardCoordinator } from '@kindex/informer';
+ * const kubeConfig = new KubeConfig();
+ * kubeConfig.loadFromDefault();
+ *
+ * // The shard and member Leases of group "jobs" in namespace "ops".
+ * const store = new KubeShardLeaseStore(new KubeClient(kubeConfig), { name: 'jobs', namespace: 'ops' });
+ * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: 'replica-a', store });
+ * ```
  */
 export class KubeShardLeaseStore implements ShardLeaseStore {
   readonly description: string;

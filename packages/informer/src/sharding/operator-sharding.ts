@@ -15,6 +15,18 @@ import { ShardingConfigError } from './sharding-config-error.js';
  * gate, client-side without it) and reconciles only the primaries of shards it owns right now.
  * When replicas join or leave, shards move: caches change ranges at run time, and a shard is
  * handed over only after its reconciles drained.
+ *
+ * @example
+ * ```ts
+ * import { KubeConfig } from '@kubernetes/client-node';
+ * import { Operator } from '@kindex/informer';
+ * const kubeConfig = new KubeConfig();
+ * kubeConfig.loadFromDefault();
+ *
+ * // Every replica of the Deployment runs this: 8 namespace shards, spread over the live replicas.
+ * const operator = new Operator({ kubeConfig, sharding: { group: 'job-operator', namespace: 'ops', shards: 8 } });
+ * operator.shardCoordinator?.ownership$.subscribe(({ owned, liveReplicas }) => console.log(owned, liveReplicas));
+ * ```
  */
 export interface OperatorShardingOptions {
   /** Prefix of the Leases (`<group>-shard-<i>`, `<group>-member-<hash>`), shared by all replicas. */

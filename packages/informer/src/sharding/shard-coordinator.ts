@@ -28,7 +28,18 @@ import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-electi
 import { ShardingConfigError } from './sharding-config-error.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
-/** Options of {@link ShardCoordinator}. */
+/**
+ * Options of {@link ShardCoordinator}.
+ *
+ * @example
+ * ```ts
+ * import type { ShardCoordinatorOptions, ShardLeaseStore } from '@kindex/informer';
+ * declare const store: ShardLeaseStore;
+ *
+ * // A shorter lease than client-go's default: faster takeover, more writes.
+ * const options: ShardCoordinatorOptions = { group: 'jobs', shards: 8, identity: 'replica-a', store, leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };
+ * ```
+ */
 export interface ShardCoordinatorOptions {
   /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`). */
   readonly group: string;
@@ -53,7 +64,18 @@ export interface ShardCoordinatorOptions {
   readonly clock?: Clock;
 }
 
-/** What a replica sees of the group. */
+/**
+ * What a replica sees of the group.
+ *
+ * @example
+ * ```ts
+ * import type { ShardCoordinator, ShardOwnership } from '@kindex/informer';
+ * declare const coordinator: ShardCoordinator;
+ *
+ * const report = ({ owned, liveReplicas }: ShardOwnership) => console.log(`owns ${owned.join(',')} of ${liveReplicas} replicas`);
+ * coordinator.ownership$.subscribe(report);
+ * ```
+ */
 export interface ShardOwnership {
   /** The shards this replica owns now, ascending. */
   readonly owned: readonly number[];
@@ -76,8 +98,15 @@ const monotonicClock: Clock = Object.freeze({
  *
  * @example
  * ```ts
- * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: podName, store: new KubeShardLeaseStore(client, { name: 'jobs', namespace: 'ops' }) });
- * coordinator.ownership$.subscribe(({ owned }) => controller.changeShardSelector(ShardSelector.forShards('object.metadata.namespace', owned, 8)));
+ * import { ShardSelector } from '@kindex/core';
+ * import { KubeShardLeaseStore, ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
+ * declare const client: KubeClient;
+ * declare const controller: Controller;
+ *
+ * // By hand what the Operator's sharding option does: follow ownership with the controller's caches.
+ * const store = new KubeShardLeaseStore(client, { name: 'jobs', namespace: 'ops' });
+ * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: process.env['POD_NAME'] ?? 'local', store });
+ * coordinator.ownership$.subscribe(({ owned }) => void controller.changeShardSelector(ShardSelector.forShards('object.metadata.namespace', owned, 8)));
  * await coordinator.start();
  * ```
  */

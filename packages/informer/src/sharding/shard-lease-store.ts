@@ -6,6 +6,15 @@ import type { Lease, LeaseSpec } from '../leader-election/lease-store.js';
  *
  * Contract: `create` and `update` throw `LeaseConflictError` when they lose a race (the lease
  * exists already; its resourceVersion moved on); any other error is a failed call.
+ *
+ * @example
+ * ```ts
+ * import { ShardCoordinator, type ShardLeaseStore } from '@kindex/informer';
+ * declare const inMemoryLeases: ShardLeaseStore; // a test double with the same contract
+ *
+ * // Property tests drive the ownership algorithm on a store like this, with a fake clock.
+ * const coordinator = new ShardCoordinator({ group: 'g', shards: 4, identity: 'r1', store: inMemoryLeases });
+ * ```
  */
 export interface ShardLeaseStore {
   /** Where the leases live, for messages (for example `ops/my-operator`). */
