@@ -8,7 +8,8 @@
  * with the pod's service account, under leader election on Lease `job-cluster-operator` in
  * `$POD_NAMESPACE`.
  * With `--replicas N`: N replica processes under leader election on the embedded server, with a
- * failover halfway (see replicas.ts).
+ * failover halfway (see replicas.ts); with `--shards M` as well, the replicas split the primaries
+ * into M shards instead, and one is killed halfway to show the takeover.
  * With `--webpage`: the WebPage sample (dependent resources) instead, see webpage/run-webpage.ts.
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -80,12 +81,19 @@ function replicasArgument(argv: readonly string[]): number | undefined {
   return inline === undefined ? undefined : Number(inline.slice('--replicas='.length));
 }
 
+function shardsArgument(argv: readonly string[]): number | undefined {
+  const i = argv.indexOf('--shards');
+  if (i >= 0) return Number(argv[i + 1]);
+  const inline = argv.find((a) => a.startsWith('--shards='));
+  return inline === undefined ? undefined : Number(inline.slice('--shards='.length));
+}
+
 const argv = process.argv.slice(2);
 const replicas = replicasArgument(argv);
 try {
   if (argv.includes('--webpage')) await runWebPage(kubeconfigArgument(argv));
   else if (argv.includes('--replica')) await runReplica(argv);
-  else if (replicas !== undefined) await runReplicas(replicas);
+  else if (replicas !== undefined) await runReplicas(replicas, shardsArgument(argv));
   else if (argv.includes('--in-cluster')) {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromCluster();

@@ -7,6 +7,10 @@
  * warm caches takes over after the lease duration), finishes the scenario, then SIGTERMs the
  * replicas: each drains, releases the lease and exits 0.
  *
+ * `pnpm sample -- --replicas 3 --shards 4`: the replicas split the primaries instead (sharding by
+ * uid on one Lease per shard): the parent prints which replica owns which shards as they settle,
+ * SIGKILLs one replica mid-scenario and shows the survivors take its shards over.
+ *
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -30,8 +34,10 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 interface ReplicaLine {
   readonly identity: string;
-  readonly event: 'started' | 'leading' | 'following';
+  readonly event: 'started' | 'leading' | 'following' | 'owns';
   readonly at: number;
+  /** The shards the replica owns (on `owns`). */
+  readonly shards?: readonly number[];
   /** The replica's /metrics, /healthz and /readyz server (on `started`). */
   readonly url?: string;
 }
@@ -84,9 +90,11 @@ class Replica {
   }
 }
 
-/** The parent: server, replicas, scenario, failover, shutdown. */
-export async function runReplicas(count: number): Promise<void> {
+/** The parent: server, replicas, scenario, failover (or shard takeover), shutdown. */
+export async function runReplicas(count: number, shards?: number): Promise<void> {
   if (!Number.isInteger(count) || count < 1) throw new Error(`--replicas must be a positive integer, got ${count}`);
+  if (shards !== undefined && (!Number.isInteger(shards) || shards < 1))
+    throw new Error(`--shards must be a positive integer, got ${shards}`);
   const server = await startEmbeddedApiServer();
   const replicas: Replica[] = [];
   try {
@@ -97,20 +105,28 @@ export async function runReplicas(count: number): Promise<void> {
     const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'kindex-sample-')), 'kubeconfig');
     writeFileSync(kubeconfig, server.kubeConfig.exportConfig());
     console.log(
-      `kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, leader election on Lease ${namespace}/${LEASE}\n`,
+      shards === undefined
+        ? `kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, leader election on Lease ${namespace}/${LEASE}\n`
+        : `kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, ${shards} shards by uid on Leases ${namespace}/${LEASE}-shard-*\n`,
     );
     const timeline = new Timeline();
     const onLine = (line: ReplicaLine): void => {
       if (line.event === 'leading') timeline.note(`${line.identity} leads`);
+      else if (line.event === 'owns') timeline.note(`${line.identity} owns shards [${line.shards?.join(', ')}]`);
       else if (line.event === 'started')
         timeline.note(
           `${line.identity} started, caches synced (${replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading') ? 'leading' : 'warm follower'})`,
         );
     };
     for (let i = 1; i <= count; i++) {
-      replicas.push(new Replica(`replica-${i}`, ['--kubeconfig', kubeconfig, '--namespace', namespace], onLine));
+      const args = ['--kubeconfig', kubeconfig, '--namespace', namespace, ...(shards === undefined ? [] : ['--shards', String(shards)])];
+      replicas.push(new Replica(`replica-${i}`, args, onLine));
     }
     await Promise.all(replicas.map((r) => r.started()));
+    if (shards !== undefined) {
+      await runSharded(client, namespace, replicas, shards, timeline);
+      return;
+    }
 
     const holder = async (): Promise<string | undefined> =>
       (await client.get<Lease>(Kinds.Lease, ResourceID.of(LEASE, namespace)))?.spec?.holderIdentity || undefined;
@@ -146,6 +162,63 @@ export async function runReplicas(count: number): Promise<void> {
   }
 }
 
+/** What each replica last said it owns. */
+function ownership(replicas: readonly Replica[]): Map<string, readonly number[]> {
+  return new Map(replicas.map((r) => [r.identity, r.lines.filter((l) => l.event === 'owns').at(-1)?.shards ?? []]));
+}
+
+/** Every shard owned by exactly one of these replicas, none holding more than its fair share. */
+function settled(replicas: readonly Replica[], shards: number): boolean {
+  const owned = [...ownership(replicas).values()];
+  const all = owned.flat().sort((a, b) => a - b);
+  const fair = Math.ceil(shards / replicas.length);
+  return all.length === shards && all.every((s, i) => s === i) && owned.every((o) => o.length <= fair);
+}
+
+async function untilSettled(replicas: readonly Replica[], shards: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!settled(replicas, shards)) {
+    if (Date.now() > deadline) throw new Error(`shards did not settle: ${JSON.stringify([...ownership(replicas)])}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The sharded run: ownership settles, the scenario plays, one replica is killed, the others take over. */
+async function runSharded(client: KubeClient, namespace: string, replicas: Replica[], shards: number, timeline: Timeline): Promise<void> {
+  await untilSettled(replicas, shards);
+  const table = (): string => [...ownership(replicas)].map(([identity, owned]) => `${identity} [${owned.join(', ')}]`).join(', ');
+  timeline.note(`shards settled: ${table()}`);
+  let killedAt = 0;
+  const jobs = await playScenario(client, serverView(client), namespace, timeline, async () => {
+    if (replicas.length < 2) return;
+    // The replica holding the most shards: its primaries go unreconciled until others take over.
+    const victim = [...replicas].sort(
+      (a, b) => (ownership([b]).get(b.identity)?.length ?? 0) - (ownership([a]).get(a.identity)?.length ?? 0),
+    )[0]!;
+    timeline.note(
+      `SIGKILL ${victim.identity} (shards [${ownership([victim]).get(victim.identity)?.join(', ')}]): the others wait out its leases and take them over`,
+    );
+    killedAt = Date.now();
+    victim.signal('SIGKILL');
+    await victim.exited;
+    replicas.splice(replicas.indexOf(victim), 1);
+  });
+  if (killedAt > 0) {
+    await untilSettled(replicas, shards);
+    const last = Math.max(...replicas.flatMap((r) => r.lines.filter((l) => l.event === 'owns').map((l) => l.at)));
+    timeline.note(`takeover: ${table()} own all ${shards} shards, ${last - killedAt} ms after the kill`);
+  }
+  await printScrape(replicas, undefined, timeline);
+  timeline.note(`SIGTERM the ${replicas.length} remaining replicas: each drains, releases its shards, exits 0`);
+  for (const r of replicas) r.signal('SIGTERM');
+  const codes = await Promise.all(replicas.map((r) => r.exited));
+  for (const [i, r] of replicas.entries()) {
+    if (codes[i] !== 0) throw new Error(`replica ${r.identity} exited with ${codes[i]}:\n${r.stderr}`);
+  }
+  timeline.note('all replicas exited 0');
+  console.log(`\n${jobTable(jobs)}`);
+}
+
 /** The series a dashboard shows first, as scraped from each replica: who leads, what it reconciled, what it caches. */
 const SHOWN_SERIES =
   /^(leader_election_master_status|controller_runtime_reconcile_total|controller_runtime_active_workers|workqueue_depth|kindex_informer_objects)\{/;
@@ -159,9 +232,8 @@ async function printScrape(replicas: readonly Replica[], leader: string | undefi
       fetch(`${url}/readyz`).then((res) => res.status),
     ]);
     const shown = metrics.split('\n').filter((line) => SHOWN_SERIES.test(line) && !line.endsWith(' 0'));
-    timeline.note(
-      `scrape of ${r.identity}${r.identity === leader ? ' (leader)' : ' (warm follower)'}: GET /readyz ${ready}, ${shown.length} non-zero series of interest`,
-    );
+    const role = leader === undefined ? '' : r.identity === leader ? ' (leader)' : ' (warm follower)';
+    timeline.note(`scrape of ${r.identity}${role}: GET /readyz ${ready}, ${shown.length} non-zero series of interest`);
     for (const line of shown) console.log(`      ${line}`);
   }
 }
@@ -177,13 +249,19 @@ export async function runReplica(argv: readonly string[]): Promise<void> {
   const namespace = option('--namespace');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(option('--kubeconfig'));
-  const say = (event: ReplicaLine['event']): void => void process.stdout.write(`${JSON.stringify({ identity, event, at: Date.now() })}\n`);
+  const say = (event: ReplicaLine['event'], extra: Partial<ReplicaLine> = {}): void =>
+    void process.stdout.write(`${JSON.stringify({ identity, event, at: Date.now(), ...extra })}\n`);
+  const shards = argv.includes('--shards') ? Number(option('--shards')) : undefined;
   const sample = createSampleOperator({
     kubeConfig,
     namespaces: [namespace],
-    leaderElection: { leaseName: LEASE, leaseNamespace: namespace, identity, ...TIMING },
+    // The sample's primaries share one namespace, so they are sharded by uid.
+    ...(shards === undefined
+      ? { leaderElection: { leaseName: LEASE, leaseNamespace: namespace, identity, ...TIMING } }
+      : { sharding: { group: LEASE, namespace, shards, field: 'object.metadata.uid' as const, identity, ...TIMING } }),
     server: { port: 0, host: '127.0.0.1' },
   });
+  sample.operator.shardCoordinator?.ownership$.subscribe(({ owned }) => say('owns', { shards: owned }));
   sample.operator.leaderElector?.isLeader$.subscribe((leading) => {
     if (leading) say('leading');
   });

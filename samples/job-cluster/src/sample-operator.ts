@@ -1,5 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Operator, type Controller, type OperatorLeaderElectionOptions, type OperatorServerOptions } from '@kindex/informer';
+import {
+  Operator,
+  type Controller,
+  type OperatorLeaderElectionOptions,
+  type OperatorServerOptions,
+  type OperatorShardingOptions,
+} from '@kindex/informer';
 import { ConfigBundleReconciler } from './config-bundle-reconciler.js';
 import { JobReconciler, type JobReconcilerOptions } from './job-reconciler.js';
 import { ConfigBundleKind, JobKind, type ConfigBundle, type Job } from './model.js';
@@ -22,6 +28,8 @@ export interface SampleOperatorOptions extends JobReconcilerOptions {
   readonly timeline?: Timeline;
   /** Run as one of several replicas. Defaults to none (one replica). */
   readonly leaderElection?: OperatorLeaderElectionOptions;
+  /** Run as one of several replicas that split the primaries by shard. Defaults to none. */
+  readonly sharding?: OperatorShardingOptions;
   /** Serve /metrics, /healthz and /readyz. Defaults to no server. */
   readonly server?: OperatorServerOptions;
 }
@@ -31,6 +39,7 @@ export function createSampleOperator(options: SampleOperatorOptions): SampleOper
   const operator = new Operator({
     kubeConfig: options.kubeConfig,
     ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
+    ...(options.sharding ? { sharding: options.sharding } : {}),
     ...(options.server ? { server: options.server } : {}),
   });
   const jobReconciler = new JobReconciler(options);
