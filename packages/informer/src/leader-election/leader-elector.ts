@@ -26,6 +26,7 @@ import type { Clock, TimerHandle } from '@kindex/core';
 import { KubeApiError } from '../client/kube-client.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
 import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
+import { monotonicClock } from './monotonic-clock.js';
 
 /**
  * Timing and identity of a candidate (the `Operator` option adds the lease's name).
@@ -107,20 +108,6 @@ const JITTER_FACTOR = 1.2;
 
 /** Statuses that retrying will not fix; the first attempt fails fast on them. */
 const NON_TRANSIENT = new Set([400, 401, 403, 404, 422]);
-
-/**
- * `Date.now()` can jump (NTP, a suspended VM); lease expiry is measured on this monotonic clock,
- * which is also what the lease timestamps are written from.
- */
-const monotonicClock: Clock = Object.freeze({
-  now: () => performance.timeOrigin + performance.now(),
-  setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
-    timer.unref();
-    return timer;
-  },
-  clearTimeout: (handle: TimerHandle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-});
 
 /**
  * One candidate in a leader election on one Lease.

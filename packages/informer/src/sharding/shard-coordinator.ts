@@ -25,6 +25,7 @@
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
 import { fnv1a64Hex, type Clock, type TimerHandle } from '@kindex/core';
 import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
+import { monotonicClock } from '../leader-election/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
@@ -82,16 +83,6 @@ export interface ShardOwnership {
   /** Live replicas seen in the last round (this one included). */
   readonly liveReplicas: number;
 }
-
-const monotonicClock: Clock = Object.freeze({
-  now: () => performance.timeOrigin + performance.now(),
-  setTimeout: (callback: () => void, delayMs: number): TimerHandle => {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
-    timer.unref();
-    return timer;
-  },
-  clearTimeout: (handle: TimerHandle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-});
 
 /**
  * One replica's share of a sharded operator, kept on Leases.
