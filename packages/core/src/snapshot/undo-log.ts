@@ -137,7 +137,7 @@ export class UndoView<K, V> {
    * usually one.
    */
   valueAt(key: K): V | undefined | typeof UNRECORDED {
-    for (let layer = this.#live(); layer !== undefined; layer = layer.newer) {
+    for (let layer: Layer<K, V> | undefined = this.#live(); layer !== undefined; layer = layer.newer) {
       const v = layer.entries.get(key);
       if (v !== undefined) return v === ABSENT ? undefined : v;
       // A recorded value is never undefined (absence is ABSENT), so `get` alone decides.
