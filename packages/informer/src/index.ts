@@ -11,6 +11,7 @@ export type { ResourceType } from './reflector/resource-type.js';
 export type { ReflectorDelta, ReflectorAdded, ReflectorUpdated, ReflectorDeleted } from './reflector/reflector-delta.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ReflectorStore } from './reflector/reflector-store.js';
+export type { ReflectorFill } from './reflector/reflector-fill.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';

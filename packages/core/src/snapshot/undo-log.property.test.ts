@@ -34,10 +34,7 @@ class LoggedMap {
 }
 
 type Op =
-  | { kind: 'set'; key: string; value: number }
-  | { kind: 'delete'; key: string }
-  | { kind: 'snapshot' }
-  | { kind: 'release'; pick: number };
+  { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string } | { kind: 'snapshot' } | { kind: 'release'; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('set' as const), key: fc.constantFrom('a', 'b', 'c', 'd'), value: fc.integer({ min: 0, max: 5 }) }),

@@ -240,6 +240,14 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     return result;
   }
 
+  /** TEMPORARY until the store redesign lands: upsert unless the stored object has this resourceVersion. */
+  upsertIfChanged(obj: R): UpsertResult<R> | undefined {
+    const rv = obj.metadata?.resourceVersion;
+    const old = obj.metadata?.name === undefined ? undefined : this.get(ResourceID.keyOf(obj.metadata.name, obj.metadata.namespace));
+    if (rv !== undefined && rv !== '' && old?.metadata?.resourceVersion === rv) return undefined;
+    return this.upsert(obj);
+  }
+
   /**
    * Removes one object (a watch DELETED) and its index entries; tolerates absence.
    * @param resourceVersion the delete's resourceVersion, recorded as the store's when given.

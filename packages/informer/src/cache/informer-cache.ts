@@ -61,7 +61,9 @@ export type NamespaceSet = 'all' | readonly string[];
 
 /**
  * Why a cache delta happened:
- * - `watch`: the server reported it (including the initial list and relists);
+ * - `watch`: a watch event reported it;
+ * - `list`: a list found it (the first list, or a relist after 410 Gone); a list's deltas arrive
+ *   in one synchronous run, so a consumer may gather them and act once per batch;
  * - `attach`: the cache joined a shared informer that already held the object;
  * - `namespace-removed`: the namespace left the cache's set; the object is gone from the cache
  *   but not from the server, so consumers clean up without reconciling anything.
@@ -78,7 +80,7 @@ export type NamespaceSet = 'all' | readonly string[];
  * configMaps.deltas$.subscribe((d) => isRealChange(d.origin) && console.log(d.delta.type));
  * ```
  */
-export type CacheDeltaOrigin = 'watch' | 'attach' | 'namespace-removed' | 'shard-removed';
+export type CacheDeltaOrigin = 'watch' | 'list' | 'attach' | 'namespace-removed' | 'shard-removed';
 
 /**
  * Whether a delta only says the object left this cache's scope (namespaces or shards), not the server.
@@ -514,7 +516,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   #follow(ns: string, lease: InformerLease<R>): Subscription[] {
     const informer = lease.informer;
     return [
-      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: 'watch' })),
+      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: informer.listing ? 'list' : 'watch' })),
       informer.errors$.subscribe((e) => this.#errors.next(e)),
       informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
     ];

@@ -12,7 +12,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
-import type { ReflectorDelta } from '../reflector/reflector-delta.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 
 /**
@@ -96,20 +95,22 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   #started: Promise<void> | undefined;
   #stats = { added: 0, updated: 0, deleted: 0, lastHeardAt: 0 };
   #lastSyncResourceVersion: string | undefined;
+  #listing = false;
 
   constructor(key: string, options: ReflectorOptions<R>) {
     this.key = key;
     this.spec = options;
     // The reflector freezes every object it emits, so the store need not walk them again.
     this.store = new IndexedStore<R>({ assumeFrozen: true });
-    // The reflector diffs relists against this store instead of a map of its own: one entry less
-    // per cached object. #apply below keeps the contract that makes it safe (every delta applied
-    // synchronously, before the next one is emitted).
-    this.reflector = new Reflector<R>({ ...options, knownObjects: this.store });
+    // The reflector fills this store itself: its diff base and its output at once, so a watch
+    // event costs one lookup of the old object and a list one store batch.
+    this.reflector = new Reflector<R>({
+      ...options,
+      fill: { store: this.store, onDelta: (delta) => this.#apply(delta), onList: (deltas) => this.#applyList(deltas) },
+    });
     this.deltas$ = this.#deltas.asObservable();
     this.errors$ = this.#errors.asObservable();
     this.#subscriptions.push(
-      this.reflector.deltas$.subscribe((delta) => this.#apply(delta)),
       this.reflector.errors$.subscribe((error) => this.#errors.next(error)),
       this.store.errors$.subscribe((error) => this.#errors.next(error)),
       // A list or a bookmark moves lastSyncResourceVersion: the server was heard from.
@@ -130,6 +131,14 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   /** Reflector health: synced, last resourceVersion, last error, restarts. */
   get health$(): Observable<ReflectorHealth> {
     return this.reflector.health$;
+  }
+
+  /**
+   * True while `deltas$` delivers the changes of a list (the first, or a relist after 410 Gone),
+   * all in one synchronous run: a consumer can gather them and act once per batch.
+   */
+  get listing(): boolean {
+    return this.#listing;
   }
 
   /** Starts the list/watch once, whoever asks first. */
@@ -169,24 +178,28 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.#errors.complete();
   }
 
-  #apply(delta: ReflectorDelta<R>): void {
+  #apply(delta: StoreDelta<R>): void {
     this.#stats.lastHeardAt = Date.now();
-    switch (delta.type) {
-      case 'added':
-        this.store.upsert(delta.object);
-        this.#stats.added++;
-        this.#deltas.next({ type: 'create', object: delta.object });
-        return;
-      case 'updated':
-        this.store.upsert(delta.object);
-        this.#stats.updated++;
-        this.#deltas.next({ type: 'update', object: delta.object, oldObject: delta.oldObject });
-        return;
-      case 'deleted':
-        this.store.delete(delta.key);
-        this.#stats.deleted++;
-        this.#deltas.next({ type: 'delete', object: delta.object, deleteStateUnknown: delta.deleteStateUnknown });
-        return;
+    this.#count(delta);
+    this.#deltas.next(delta);
+  }
+
+  #applyList(deltas: readonly StoreDelta<R>[]): void {
+    this.#stats.lastHeardAt = Date.now();
+    this.#listing = true;
+    try {
+      for (const delta of deltas) {
+        this.#count(delta);
+        this.#deltas.next(delta);
+      }
+    } finally {
+      this.#listing = false;
     }
+  }
+
+  #count(delta: StoreDelta<R>): void {
+    if (delta.type === 'create') this.#stats.added++;
+    else if (delta.type === 'update') this.#stats.updated++;
+    else this.#stats.deleted++;
   }
 }

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
-import type { KubernetesObject } from '@kindex/core';
+import { IndexedStore, ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
 import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
 import type { ReflectorDelta, ReflectorHealth, ReflectorOptions, ReflectorStore, ResourceType } from '../index.js';
@@ -49,6 +49,12 @@ class StrictConsumer implements ReflectorStore<KubernetesObject> {
   }
 }
 
+function applyStoreDelta(map: Map<string, KubernetesObject>, d: StoreDelta<KubernetesObject>): void {
+  const key = ResourceID.keyOfResource(d.object);
+  if (d.type === 'delete') map.delete(key);
+  else map.set(key, d.object);
+}
+
 describe('Reflector', function () {
   this.timeout(60_000);
   const server = useTestApiServer({ historyWindow: 1000, bookmarkIntervalMs: 200 });
@@ -65,17 +71,32 @@ describe('Reflector', function () {
     for (const r of running.splice(0)) await r.stop();
   });
 
-  let consumerIsStore = false;
+  let mode: 'its own view' | 'the consumer store' | 'a store it fills' = 'its own view';
+
+  /** What the fill's callbacks reported, applied to a map: must match `deltas$` and the store. */
+  function filledState(deltas: Map<string, KubernetesObject>): Record<string, string | undefined> {
+    return Object.fromEntries([...deltas].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort());
+  }
 
   async function start(options: Partial<ReflectorOptions> = {}) {
     const consumer = new StrictConsumer();
+    const filled = new Map<string, KubernetesObject>();
     const reflector = new Reflector({
       kubeConfig: server().kubeConfig,
       type: configMaps,
       namespace,
       backoff: { initialMs: 20, maxMs: 200 },
       inactivityTimeoutMs: 10_000,
-      ...(consumerIsStore ? { knownObjects: consumer } : {}),
+      ...(mode === 'the consumer store' ? { knownObjects: consumer } : {}),
+      ...(mode === 'a store it fills'
+        ? {
+            fill: {
+              store: new IndexedStore<KubernetesObject>({ assumeFrozen: true }),
+              onDelta: (d: StoreDelta<KubernetesObject>) => applyStoreDelta(filled, d),
+              onList: (ds: readonly StoreDelta<KubernetesObject>[]) => ds.forEach((d) => applyStoreDelta(filled, d)),
+            },
+          }
+        : {}),
       ...options,
     });
     running.push(reflector);
@@ -85,7 +106,7 @@ describe('Reflector', function () {
     reflector.errors$.subscribe((e) => errors.push(e));
     reflector.health$.subscribe((h) => health.push(h));
     await reflector.start();
-    return { reflector, consumer, errors, health };
+    return { reflector, consumer, errors, health, filled: mode === 'a store it fills' ? filled : undefined };
   }
 
   async function serverState(labelSelector?: string): Promise<Record<string, string | undefined>> {
@@ -94,7 +115,10 @@ describe('Reflector', function () {
   }
 
   /** Waits until the consumer equals the server, then checks it equals the reflector's own view. */
-  async function converged(run: { reflector: Reflector; consumer: StrictConsumer }, labelSelector?: string): Promise<void> {
+  async function converged(
+    run: { reflector: Reflector; consumer: StrictConsumer; filled?: Map<string, KubernetesObject> | undefined },
+    labelSelector?: string,
+  ): Promise<void> {
     await eventually(async () => expect(run.consumer.state()).to.deep.equal(await serverState(labelSelector)), {
       timeoutMs: 20_000,
       description: 'consumer equals the server',
@@ -106,6 +130,7 @@ describe('Reflector', function () {
         .sort(),
     );
     expect(own).to.deep.equal(run.consumer.state());
+    if (run.filled !== undefined) expect(filledState(run.filled)).to.deep.equal(run.consumer.state());
     expect(run.consumer.violations).to.deep.equal([]);
   }
 
@@ -119,10 +144,10 @@ describe('Reflector', function () {
     for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
   }
 
-  for (const mode of ['its own view', 'the consumer store'] as const) {
-    describe(`diffing against ${mode}`, () => {
+  for (const diffBase of ['its own view', 'the consumer store', 'a store it fills'] as const) {
+    describe(`diffing against ${diffBase}`, () => {
       before(() => {
-        consumerIsStore = mode === 'the consumer store';
+        mode = diffBase;
       });
 
       it('lists every page of a large collection, then reports each watch change once, in order', async () => {

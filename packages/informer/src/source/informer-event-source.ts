@@ -36,6 +36,7 @@ import {
   type SecondaryToPrimaryMapper,
   type Trigger,
   type StoreDelta,
+  type ResourceEvent,
   type ShardSelector,
 } from '@kindex/core';
 import {
@@ -455,6 +456,8 @@ export class InformerEventSource<
   readonly cache: InformerCache<R>;
 
   readonly #triggers = new Subject<Trigger>();
+  /** Primaries of the list being delivered, each with its last event; see #gather. */
+  #gathered: Map<string, [ResourceID, ResourceEvent<R>]> | undefined;
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
@@ -670,6 +673,28 @@ export class InformerEventSource<
     const handler = this.configuration.handler;
     if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
     if (primaries.length === 0) return;
+    if (origin === 'list' || origin === 'attach') this.#gather(primaries, event);
+    else this.#trigger(primaries, event);
+  }
+
+  /**
+   * A list's (or an attach's) deltas arrive in one synchronous run: gather their primaries and
+   * trigger each once when the run is over, not once per secondary (a primary with five
+   * ConfigMaps is enqueued once at start, not five times).
+   */
+  #gather(primaries: readonly ResourceID[], event: ResourceEvent<R>): void {
+    let gathered = this.#gathered;
+    if (gathered === undefined) {
+      this.#gathered = gathered = new Map();
+      queueMicrotask(() => {
+        this.#gathered = undefined;
+        for (const [id, cause] of gathered!.values()) this.#trigger([id], cause);
+      });
+    }
+    for (const id of primaries) gathered.set(id.key, [id, event]);
+  }
+
+  #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>): void {
     const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
     this.#triggers.next({

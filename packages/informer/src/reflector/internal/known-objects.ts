@@ -40,7 +40,7 @@ export class KnownObjects<R extends KubernetesObject> {
   }
 
   /** Applies an ADDED or MODIFIED watch event; `emit` receives 0, 1 or 2 deltas. */
-  upsert(next: PreparedObject<R>, emit: (delta: ReflectorDelta<R>) => void): void {
+  upsert(next: PreparedObject<R>, emit: ((delta: ReflectorDelta<R>) => void) | undefined): void {
     const old = this.view.get(next.key);
     if (old !== undefined && old.metadata?.resourceVersion === next.resourceVersion) return;
     this.own?.set(next.key, next.object);
@@ -48,10 +48,10 @@ export class KnownObjects<R extends KubernetesObject> {
   }
 
   /** Applies a DELETED watch event. A delete of an object never seen emits nothing. */
-  delete(next: PreparedObject<R>, emit: (delta: ReflectorDelta<R>) => void): void {
+  delete(next: PreparedObject<R>, emit: ((delta: ReflectorDelta<R>) => void) | undefined): void {
     if (this.view.get(next.key) === undefined) return;
     this.own?.delete(next.key);
-    emit({ type: 'deleted', key: next.key, object: next.object, deleteStateUnknown: false });
+    emit?.({ type: 'deleted', key: next.key, object: next.object, deleteStateUnknown: false });
   }
 
   /**
@@ -59,7 +59,7 @@ export class KnownObjects<R extends KubernetesObject> {
    * changed, then `deleted` with `deleteStateUnknown` for what vanished. Unchanged objects keep
    * the instance the consumer already holds and emit nothing.
    */
-  replace(listed: readonly PreparedObject<R>[], emit: (delta: ReflectorDelta<R>) => void): void {
+  replace(listed: readonly PreparedObject<R>[], emit: ((delta: ReflectorDelta<R>) => void) | undefined): void {
     const listedKeys = new Set<string>();
     const changes: Array<[string, R | undefined, R]> = [];
     for (const item of listed) {
@@ -81,7 +81,7 @@ export class KnownObjects<R extends KubernetesObject> {
       for (const [key] of vanished) this.own.delete(key);
     }
     for (const [key, old, object] of changes) emitChange(key, old, object, emit);
-    for (const [key, old] of vanished) emit({ type: 'deleted', key, object: old, deleteStateUnknown: true });
+    for (const [key, old] of vanished) emit?.({ type: 'deleted', key, object: old, deleteStateUnknown: true });
   }
 }
 
@@ -89,15 +89,15 @@ function emitChange<R extends KubernetesObject>(
   key: string,
   old: R | undefined,
   object: R,
-  emit: (delta: ReflectorDelta<R>) => void,
+  emit: ((delta: ReflectorDelta<R>) => void) | undefined,
 ): void {
   if (old === undefined) {
-    emit({ type: 'added', key, object });
+    emit?.({ type: 'added', key, object });
   } else if (old.metadata?.uid !== undefined && object.metadata?.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
     // Deleted and re-created under the same name while we were not looking.
-    emit({ type: 'deleted', key, object: old, deleteStateUnknown: true });
-    emit({ type: 'added', key, object });
+    emit?.({ type: 'deleted', key, object: old, deleteStateUnknown: true });
+    emit?.({ type: 'added', key, object });
   } else {
-    emit({ type: 'updated', key, object, oldObject: old });
+    emit?.({ type: 'updated', key, object, oldObject: old });
   }
 }
