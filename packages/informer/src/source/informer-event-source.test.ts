@@ -102,6 +102,22 @@ describe('InformerEventSource', function () {
     expect(() => source.getSecondaryResource(webPage('page-a', ns))).to.throw(MultipleSecondaryResourcesError, new RegExp(`${ns}/page-a`));
   });
 
+  it('triggers each primary once for the initial list, however many secondaries it has', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    for (const name of ['a1', 'a2', 'a3', 'a4', 'a5']) await createConfigMap(ns, name, 'page-a');
+    await createConfigMap(ns, 'b1', 'page-b');
+    const { source, triggers } = build((b) => b, [ns]);
+    await source.start();
+    await eventually(() => expect(triggers).to.have.length(2));
+    const keys = triggers.flatMap((t) => t.primaryIds.map((id) => id.key)).sort();
+    expect(keys).to.deep.equal([`${ns}/page-a`, `${ns}/page-b`]);
+    // Watch events after the list are not gathered: one trigger each.
+    triggers.length = 0;
+    await createConfigMap(ns, 'a6', 'page-a');
+    await eventually(() => expect(triggers).to.have.length(1));
+    expect(triggers[0]!.cause).to.include({ type: 'resource', event: 'create', objectKey: `${ns}/a6` });
+  });
+
   it('triggers both primaries when a reference moves, and cleans the index on delete', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const { source, triggers } = build((b) => b, [ns]);
