@@ -1,4 +1,5 @@
-import { Subject, type Observable, type Subscription } from 'rxjs';
+import { Subject, Subscription, type Observable } from 'rxjs';
+import { DeltaListeners } from './delta-listeners.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   FieldSelector,
@@ -197,7 +198,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #options: InformerCacheOptions<R>;
   readonly #leases = new Map<string, { lease: InformerLease<R>; subscriptions: Subscription[] }>();
   readonly #indexers = new Map<string, Indexer<R>>();
-  readonly #deltas = new Subject<CacheDelta<R>>();
+  readonly #deltas = new DeltaListeners<StoreDelta<R>, CacheDeltaOrigin>();
   readonly #errors = new Subject<Error>();
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
   readonly #nameSelector: FieldSelector | undefined;
@@ -213,12 +214,32 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.kind = options.kind;
     this.#namespaces = normalize(options.namespaces ?? 'all');
     this.#shards = options.shardSelector;
-    this.deltas$ = this.#deltas.asObservable();
+    this.deltas$ = this.#deltas.observe((delta, origin) => ({ delta, origin }));
     this.errors$ = this.#errors.asObservable();
     this.health$ = this.#health.asObservable();
     // Both selectors are checked here, where they are configured: the server would answer 400.
     if (options.labelSelector) checkLabelSelector(options.name, options.labelSelector);
     this.#nameSelector = options.fieldSelector ? checkFieldSelector(options.name, options.fieldSelector) : undefined;
+  }
+
+  /**
+   * Calls `listener` with every store change across the namespaces, after the store shows it, as
+   * `deltas$` does but as a plain call, with no wrapper object per change: the per-event path of
+   * event sources and controllers.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import { isScopeRemoval, type InformerCache } from '@kindex/informer';
+   * declare const configMaps: InformerCache;
+   *
+   * const stop = configMaps.onDelta((delta, origin) => {
+   *   if (!isScopeRemoval(origin)) console.log(delta.type, delta.object.metadata?.name);
+   * });
+   * stop();
+   * ```
+   */
+  onDelta(listener: (delta: StoreDelta<R>, origin: CacheDeltaOrigin) => void): () => void {
+    return this.#deltas.add(listener);
   }
 
   /** The namespaces held now. */
@@ -351,14 +372,14 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       const after = lease.informer.store;
       for (const object of before.list()) {
         if (after.get(ResourceID.keyOfResource(object)) === undefined) {
-          this.#deltas.next({ delta: { type: 'delete', object, deleteStateUnknown: true }, origin: 'shard-removed' });
+          this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'shard-removed');
         }
       }
       for (const object of after.list()) {
         const previous = before.get(ResourceID.keyOfResource(object));
-        if (previous === undefined) this.#deltas.next({ delta: { type: 'create', object }, origin: 'attach' });
+        if (previous === undefined) this.#deltas.emit({ type: 'create', object }, 'attach');
         else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
-          this.#deltas.next({ delta: { type: 'update', object, oldObject: previous }, origin: 'attach' });
+          this.#deltas.emit({ type: 'update', object, oldObject: previous }, 'attach');
         }
       }
       this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
@@ -486,7 +507,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     for (const [name, indexer] of this.#indexers) informer.ensureIndexer(name, indexer);
     // Replay what a shared informer already holds, then follow it: both in this same tick, so
     // no change can fall between the two.
-    for (const object of informer.store.list()) this.#deltas.next({ delta: { type: 'create', object }, origin: 'attach' });
+    for (const object of informer.store.list()) this.#deltas.emit({ type: 'create', object }, 'attach');
     this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
     await informer.start();
     let synced: boolean;
@@ -516,7 +537,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   #follow(ns: string, lease: InformerLease<R>): Subscription[] {
     const informer = lease.informer;
     return [
-      informer.deltas$.subscribe((delta) => this.#deltas.next({ delta, origin: informer.listing ? 'list' : 'watch' })),
+      new Subscription(informer.onDelta((delta, listing) => this.#deltas.emit(delta, listing ? 'list' : 'watch'))),
       informer.errors$.subscribe((e) => this.#errors.next(e)),
       informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
     ];
@@ -529,7 +550,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     for (const s of entry.subscriptions) s.unsubscribe();
     if (announce) {
       for (const object of entry.lease.informer.store.list()) {
-        this.#deltas.next({ delta: { type: 'delete', object, deleteStateUnknown: true }, origin: 'namespace-removed' });
+        this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
       }
     }
     await entry.lease.release();

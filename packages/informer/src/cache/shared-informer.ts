@@ -10,6 +10,7 @@
  * @module
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
+import { DeltaListeners } from './delta-listeners.js';
 import { IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
@@ -88,14 +89,13 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   readonly deltas$: Observable<StoreDelta<R>>;
   /** Reflector and store problems (bad objects, request failures, throwing indexers). */
   readonly errors$: Observable<Error>;
-  readonly #deltas = new Subject<StoreDelta<R>>();
+  readonly #deltas = new DeltaListeners<StoreDelta<R>, boolean>();
   readonly #errors = new Subject<Error>();
   readonly #indexers = new Map<string, Indexer<R>>();
   readonly #subscriptions: Subscription[] = [];
   #started: Promise<void> | undefined;
   #stats = { added: 0, updated: 0, deleted: 0, lastHeardAt: 0 };
   #lastSyncResourceVersion: string | undefined;
-  #listing = false;
 
   constructor(key: string, options: ReflectorOptions<R>) {
     this.key = key;
@@ -108,7 +108,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
       ...options,
       fill: { store: this.store, onDelta: (delta) => this.#apply(delta), onList: (deltas) => this.#applyList(deltas) },
     });
-    this.deltas$ = this.#deltas.asObservable();
+    this.deltas$ = this.#deltas.observe((delta) => delta);
     this.errors$ = this.#errors.asObservable();
     this.#subscriptions.push(
       this.reflector.errors$.subscribe((error) => this.#errors.next(error)),
@@ -134,11 +134,24 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * True while `deltas$` delivers the changes of a list (the first, or a relist after 410 Gone),
-   * all in one synchronous run: a consumer can gather them and act once per batch.
+   * Calls `listener` with every change, after the store applied it, as `deltas$` does but as a
+   * plain call (the per-event path of the caches built on this informer). `listing` is true for
+   * the changes of a list (the first, or a relist after 410 Gone), delivered in one synchronous
+   * run: a consumer can gather them and act once per list.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import type { SharedInformer } from '@kindex/informer';
+   * declare const informer: SharedInformer;
+   *
+   * const stop = informer.onDelta((delta, listing) => {
+   *   if (!listing) console.log(delta.type, delta.object.metadata?.name);
+   * });
+   * stop();
+   * ```
    */
-  get listing(): boolean {
-    return this.#listing;
+  onDelta(listener: (delta: StoreDelta<R>, listing: boolean) => void): () => void {
+    return this.#deltas.add(listener);
   }
 
   /** Starts the list/watch once, whoever asks first. */
@@ -181,19 +194,14 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   #apply(delta: StoreDelta<R>): void {
     this.#stats.lastHeardAt = Date.now();
     this.#count(delta);
-    this.#deltas.next(delta);
+    this.#deltas.emit(delta, false);
   }
 
   #applyList(deltas: readonly StoreDelta<R>[]): void {
     this.#stats.lastHeardAt = Date.now();
-    this.#listing = true;
-    try {
-      for (const delta of deltas) {
-        this.#count(delta);
-        this.#deltas.next(delta);
-      }
-    } finally {
-      this.#listing = false;
+    for (const delta of deltas) {
+      this.#count(delta);
+      this.#deltas.emit(delta, true);
     }
   }
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import {
   and,
   controllerConfiguration,
@@ -588,7 +588,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#subscriptions.push(
       processor.events$.subscribe((event) => this.#events.next({ type: 'processing', event })),
       processor.triggers$.subscribe((trigger) => this.#events.next({ type: 'trigger', trigger })),
-      this.primaryCache.deltas$.subscribe(({ delta, origin }) => this.#onPrimaryDelta(delta, origin)),
+      new Subscription(this.primaryCache.onDelta((delta, origin) => this.#onPrimaryDelta(delta, origin))),
       this.primaryCache.errors$.subscribe((error) => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
       ...(this.#namespaceSelection === undefined
         ? []

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { BehaviorSubject, Subject, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import {
   and,
   evaluate,
@@ -42,7 +42,7 @@ import {
 import {
   InformerCache,
   isScopeRemoval,
-  type CacheDelta,
+  type CacheDeltaOrigin,
   type CacheSnapshot,
   type CacheStartOptions,
   type NamespaceSet,
@@ -529,7 +529,7 @@ export class InformerEventSource<
   async start(options: CacheStartOptions = {}): Promise<void> {
     if (this.#subscriptions.length === 0) {
       this.#subscriptions = [
-        this.cache.deltas$.subscribe((d) => this.#onDelta(d)),
+        new Subscription(this.cache.onDelta((delta, origin) => this.#onDelta(delta, origin))),
         this.cache.errors$.subscribe((error) => this.#report(error)),
         this.cache.health$.subscribe(({ namespace, health }) => {
           const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
@@ -660,7 +660,7 @@ export class InformerEventSource<
     return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), this.#index?.snapshot(), this.configuration.toSecondaryIds);
   }
 
-  #onDelta({ delta, origin }: CacheDelta<R>): void {
+  #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
     let primaries = this.#primariesOf(delta);
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
