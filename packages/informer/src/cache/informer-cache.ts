@@ -408,7 +408,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    *   field selector excludes its name or namespace.
    */
   get(id: ResourceID | string): R | undefined {
-    return this.snapshot().get(id);
+    return this.#live().get(id);
   }
 
   /**
@@ -422,17 +422,17 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
 
   /** Objects of one namespace, or of all held namespaces, optionally filtered. */
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
-    return this.snapshot().list(namespace, predicate);
+    return this.#live().list(namespace, predicate);
   }
 
   /** Objects an index holds under a value, across namespaces. */
   byIndex(indexName: string, value: string): R[] {
-    return this.snapshot().byIndex(indexName, value);
+    return this.#live().byIndex(indexName, value);
   }
 
   /** Keys of the objects an index holds under a value, across namespaces. */
   indexKeys(indexName: string, value: string): ReadonlySet<string> {
-    return this.snapshot().indexKeys(indexName, value);
+    return this.#live().indexKeys(indexName, value);
   }
 
   /** Number of cached objects. */
@@ -454,6 +454,16 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       sizes[name] = n;
     }
     return sizes;
+  }
+
+  /**
+   * The live stores as one reader: for the cache's own one-call reads, which cannot see a change
+   * halfway (JavaScript runs them to completion), so they need no snapshot.
+   */
+  #live(): CacheSnapshot<R> {
+    const stores = new Map<string, StoreReader<R>>();
+    for (const [ns, { lease }] of this.#leases) stores.set(ns, lease.informer.store);
+    return new CacheSnapshot(this, stores);
   }
 
   /** All namespaces frozen now, as one reader. O(namespaces). */
@@ -577,10 +587,10 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
   'indexValues' | 'indexNames' | 'resourceVersion'
 > {
   readonly #cache: InformerCache<R>;
-  readonly #stores: ReadonlyMap<string, StoreSnapshot<R>>;
+  readonly #stores: ReadonlyMap<string, StoreReader<R>>;
 
   /** @internal */
-  constructor(cache: InformerCache<R>, stores: ReadonlyMap<string, StoreSnapshot<R>>) {
+  constructor(cache: InformerCache<R>, stores: ReadonlyMap<string, StoreReader<R>>) {
     this.#cache = cache;
     this.#stores = stores;
   }
@@ -647,7 +657,7 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
     return out;
   }
 
-  #storeFor(namespace: string | undefined): StoreSnapshot<R> | undefined {
+  #storeFor(namespace: string | undefined): StoreReader<R> | undefined {
     return this.#stores.get(ALL) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
   }
 }

@@ -821,7 +821,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
   getPrimary(id: ResourceID | string): P | undefined {
     const key = typeof id === 'string' ? id : id.key;
-    return this.#written.resolve(key, this.primaryCache.snapshot().peek(key));
+    return this.#written.resolve(key, this.primaryCache.peekKey(key));
   }
 
   #onPrimaryDelta(delta: import('@kindex/core').StoreDelta<P>, origin: CacheDeltaOrigin): void {
