@@ -165,6 +165,29 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     return this.#signal;
   }
 
+  /**
+   * Ends the reconcile's views: releases every snapshot the context took (the event sources'
+   * and the primary cache's), so the caches stop keeping old versions for it. The controller
+   * calls it when the reconcile ends; reading a released snapshot throws. Idempotent.
+   * @example
+   * ```ts
+   * import { DefaultContext, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+   * declare const webApp: KubernetesObject;
+   * declare const primaryCache: PrimaryCacheReader;
+   *
+   * const context = new DefaultContext({ primary: webApp, eventSources: [], primaryCache, client: undefined });
+   * try {
+   *   // ... run the reconciler with the context ...
+   * } finally {
+   *   context.release();
+   * }
+   * ```
+   */
+  release(): void {
+    for (const entries of this.#byType.values()) for (const { reader } of entries) reader?.release?.();
+    this.#primaryCache.release?.();
+  }
+
   #entries(type: SecondaryType<unknown>, name: string | undefined) {
     const all = this.#byType.get(type.name) ?? [];
     const chosen = name === undefined ? all : all.filter((e) => e.source.name === name);

@@ -24,6 +24,8 @@ export interface PrimaryCacheReader<P extends KubernetesObject = KubernetesObjec
   list(namespace?: string): P[];
   /** The primaries an indexer filed under `value`. Throws for an unknown index name. */
   byIndex(indexName: string, value: string): P[];
+  /** Ends a snapshot's view; the controller calls it when the reconcile ends. Absent on live readers. */
+  release?(): void;
 }
 
 /**

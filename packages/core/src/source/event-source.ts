@@ -83,6 +83,11 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
 export interface SecondaryResourceReader<R, P extends KubernetesObject = KubernetesObject> {
   /** The secondary resources of `primary` as the source holds them, read without I/O; frozen, do not change them. */
   getSecondaryResources(primary: P): readonly R[];
+  /**
+   * Ends a snapshot reader's view and frees what it kept (see `IndexedStore.snapshot`); the
+   * Context calls it when the reconcile ends. Absent on readers that read live.
+   */
+  release?(): void;
 }
 
 /**

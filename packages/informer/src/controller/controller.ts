@@ -33,6 +33,7 @@ import {
   type Predicate,
   type ProcessingEvent,
   type Reconciler,
+  type ErrorStatusUpdateControl,
   type ResourceEvent,
   type RetryInfo,
   type Trigger,
@@ -892,13 +893,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   #context(
+    opened: DefaultContext<P, KubeClient>[],
     primary: P,
     retryInfo: RetryInfo | undefined,
     signal: AbortSignal | undefined,
     primaryFinalStateUnknown = false,
     logger?: Logger,
   ): DefaultContext<P, KubeClient> {
-    return new DefaultContext<P, KubeClient>({
+    const context = new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#sources,
       primaryCache: this.primaryCache.snapshot(),
@@ -908,6 +910,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
       ...(signal ? { signal } : {}),
     });
+    // Released when the dispatch that opened it ends (see #dispatch), so the caches stop keeping
+    // old versions for it.
+    opened.push(context);
+    return context;
   }
 
   /**
@@ -980,14 +986,17 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     // is its owner's to reconcile; checked at the last moment, synchronously.
     if (subject !== undefined && this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
     if (subject !== undefined) this.#inFlight.set(key, subject);
+    const opened: DefaultContext<P, KubeClient>[] = [];
     try {
-      return await this.#dispatchOwned(key, primary, retryInfo, signal, log);
+      return await this.#dispatchOwned(opened, key, primary, retryInfo, signal, log);
     } finally {
       this.#inFlight.delete(key);
+      for (const context of opened) context.release();
     }
   }
 
   async #dispatchOwned(
+    opened: DefaultContext<P, KubeClient>[],
     key: string,
     found: P | undefined,
     retryInfo: RetryInfo | undefined,
@@ -1000,7 +1009,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       const tombstone = this.#tombstones.get(key);
       if (tombstone === undefined) return;
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#cleanup(tombstone.primary, this.#context(tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
+      await this.#cleanup(tombstone.primary, this.#context(opened, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
@@ -1012,7 +1021,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
       if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
-      const control = await this.#cleanup(primary, this.#context(primary, retryInfo, signal, false, log));
+      const control = await this.#cleanup(primary, this.#context(opened, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
@@ -1024,7 +1033,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const context = this.#context(primary, retryInfo, signal, false, log);
+    const context = this.#context(opened, primary, retryInfo, signal, false, log);
     if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#reconciler.reconcile(primary, context);
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
@@ -1073,7 +1082,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (this.#reconciler.updateErrorStatus === undefined) return;
     const primary = this.getPrimary(key);
     if (primary === undefined) return;
-    const control = await this.#reconciler.updateErrorStatus(primary, this.#context(primary, retryInfo, undefined), error);
+    const opened: DefaultContext<P, KubeClient>[] = [];
+    let control: ErrorStatusUpdateControl<P>;
+    try {
+      control = await this.#reconciler.updateErrorStatus(primary, this.#context(opened, primary, retryInfo, undefined), error);
+    } finally {
+      for (const context of opened) context.release();
+    }
     if (control.resource !== undefined) {
       if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) {
         this.#events.next({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
