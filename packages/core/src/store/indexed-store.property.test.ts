@@ -158,6 +158,33 @@ describe('IndexedStore (properties)', () => {
     );
   });
 
+  it('keeps held snapshots unchanged while others are released, and records nothing once all are released', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(opArb, fc.constantFrom('take', 'release', 'none')), { maxLength: 30 }), (steps) => {
+        const store = new IndexedStore<Thing>({ indexers: { app: INDEXERS['app']! } });
+        store.errors$.subscribe(() => undefined);
+        const held: [StoreSnapshot<Thing>, unknown][] = [];
+        for (const [op, action] of steps) {
+          if (op.kind === 'upsert') store.upsert(structuredClone(op.obj));
+          else if (op.kind === 'delete') store.delete(ResourceID.of(op.name, op.namespace));
+          else if (op.kind === 'replace') store.replace(op.objs.map((o) => structuredClone(o)));
+          else if (op.kind === 'clear') store.clear();
+          if (action === 'take') {
+            const snap = store.snapshot();
+            held.push([snap, describeSnapshot(snap)]);
+          } else if (action === 'release' && held.length > 0) {
+            held.shift()![0].release();
+          }
+          for (const [snap, seen] of held) expect(describeSnapshot(snap)).to.deep.equal(seen);
+        }
+        expect(store.openSnapshots).to.equal(held.length);
+        for (const [snap] of held) snap.release();
+        expect(store.openSnapshots).to.equal(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('returns from replace exactly the changes between the old and the new content', () => {
     fc.assert(
       fc.property(fc.array(objectArb, { maxLength: 10 }), fc.array(objectArb, { maxLength: 10 }), (first, second) => {

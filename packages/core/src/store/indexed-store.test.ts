@@ -4,6 +4,7 @@ import {
   IndexedStore,
   IndexerError,
   InvalidResourceError,
+  ReleasedSnapshotError,
   ResourceID,
   UnknownIndexError,
   type KubernetesObject,
@@ -117,10 +118,22 @@ describe('IndexedStore', () => {
     expect(store.size).to.equal(0);
   });
 
-  it('takes snapshots in O(1): the same object until the next write', () => {
-    const store = new IndexedStore<Job>();
-    store.upsert(job('a', 'ns', 'c1'));
-    expect(store.snapshot()).to.equal(store.snapshot());
+  it('takes snapshots in O(1) and keeps old versions only while a snapshot is open', () => {
+    const store = new IndexedStore<Job>({ indexers: { byCluster } });
+    store.upsert(job('a', 'ns', 'c1', '1'));
+    const first = store.snapshot();
+    const second = store.snapshot();
+    expect(store.openSnapshots).to.equal(2);
+    store.upsert(job('a', 'ns', 'c2', '2'));
+    first.release();
+    first.release(); // idempotent
+    expect(second.get('ns/a')?.spec?.cluster).to.equal('c1');
+    expect([...second.indexKeys('byCluster', 'c1')]).to.deep.equal(['ns/a']);
+    expect(second.indexValues('byCluster')).to.deep.equal(['c1']);
+    second.release();
+    expect(store.openSnapshots).to.equal(0);
+    expect(() => first.get('ns/a')).to.throw(ReleasedSnapshotError);
+    expect(store.get('ns/a')?.spec?.cluster).to.equal('c2');
   });
 
   it('indexes objects added before and after addIndexer', () => {
@@ -323,7 +336,9 @@ describe('IndexedStore', () => {
           throw new Error('stop');
         }),
       ).to.throw('stop');
-      expect(store.snapshot()).to.equal(before);
+      expect(store.keys()).to.deep.equal(before.keys());
+      expect(store.get('ns/a')).to.equal(before.get('ns/a'));
+      expect(store.size).to.equal(1);
       expect([...store.indexKeys('byCluster', 'c1')]).to.deep.equal(['ns/a']);
     });
 

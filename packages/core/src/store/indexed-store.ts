@@ -3,15 +3,15 @@
  *
  * {@link IndexedStore} holds frozen objects keyed by `namespace/name`, grouped by namespace (so
  * `list(namespace)` costs only that namespace), plus any number of named indexes
- * (`addIndexer`). Its whole state is one persistent value (immutable.js maps of small
- * copy-on-write chunks) swapped on each write, so `snapshot()` is O(1) and a snapshot never
- * changes. Writers are the reflector and event sources: `replace` after a list (returns the
- * deltas), `upsert`/`delete` per watch event, `batch` for many at once. Readers use the
- * {@link StoreReader} API on the store (current content) or on a {@link StoreSnapshot} (one
- * consistent view across many calls).
+ * (`addIndexer`). Its content is plain mutable Maps, so a write costs about a Map write;
+ * `snapshot()` is O(1) all the same and a snapshot never changes: while one is open, each write
+ * first records the version it replaces in an undo log (`snapshot/undo-log.ts`), which the
+ * snapshot reads through. Writers are the reflector and event sources: `replace` after a list
+ * (returns the deltas; a bulk load when the store is empty), `upsert`/`upsertIfChanged`/`delete`
+ * per watch event, `batch` for many at once. Readers use the {@link StoreReader} API on the store
+ * (current content) or on a {@link StoreSnapshot} (one consistent view across many calls).
  *
- * Cost (100k pod-like objects of ~2 KB, Node 20 x64): ~55 bytes retained per object beyond the
- * object itself with no custom index, ~100 more per index; see `indexed-store.bench.ts`.
+ * Cost: see `indexed-store.bench.ts` for writes, lookups and bytes per object.
  *
  * @module
  */
@@ -20,12 +20,10 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from '../resource/deep-freeze.js';
 import { jsonEqual } from '../resource/json-equal.js';
-import { nameOf } from './internal/names.js';
-import { StoreDraft } from './internal/store-draft.js';
-import { multimapAdd, type StringMultimap } from './internal/string-multimap.js';
-import { Map as IMap } from 'immutable';
+import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from './internal/key-bucket.js';
+import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/store-content.js';
 import type { StoreDelta } from './store-delta.js';
-import { DuplicateIndexerError, IndexerError, type StoreError } from './store-error.js';
+import { DuplicateIndexerError, IndexerError, UnknownIndexError, type StoreError } from './store-error.js';
 import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
 
 /**
@@ -115,10 +113,8 @@ export interface StoreWriter<R extends KubernetesObject = KubernetesObject> {
   delete(idOrKey: ResourceID | string, resourceVersion?: string): R | undefined;
 }
 
-const NO_VALUES: readonly string[] = Object.freeze([]);
-
 /**
- * A persistent, indexed cache of Kubernetes objects of one kind.
+ * A indexed cache of Kubernetes objects of one kind, with O(1) consistent snapshots.
  *
  * - Keys: `namespace/name`, or `name` for cluster-scoped objects ({@link ResourceID.key}).
  * - Objects are deeply frozen on the way in and returned as they are: never copied, never
@@ -128,7 +124,7 @@ const NO_VALUES: readonly string[] = Object.freeze([]);
  *   but an array of strings) for one object keeps that object out of that index only and is
  *   reported as an {@link IndexerError}. Everything else goes on.
  * - Not thread-safe by design: JavaScript runs each write to completion, and readers that need
- *   several calls to agree take a `snapshot()`.
+ *   several calls to agree take a `snapshot()` (and `release()` it when done).
  *
  * @example
  * ```ts
@@ -144,13 +140,13 @@ const NO_VALUES: readonly string[] = Object.freeze([]);
  * jobs.upsert(changedJob);
  * const view = jobs.snapshot();
  * view.byIndex('byCluster', 'team-a/cluster-1'); // every Job of that Cluster
+ * view.release();
  * ```
  */
 export class IndexedStore<R extends KubernetesObject = KubernetesObject> implements StoreReader<R> {
-  readonly #indexers = new Map<string, Indexer<R>>();
+  readonly #content = new StoreContent<R>();
   readonly #assumeFrozen: boolean;
   readonly #errors = new Subject<StoreError>();
-  #state: StoreSnapshot<R> = new StoreSnapshot<R>(IMap(), IMap(), 0, undefined);
 
   /**
    * Problems the store reported and moved past. Hot: subscribe before writing to see them all.
@@ -162,90 +158,128 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     for (const [name, indexer] of Object.entries(options.indexers ?? {})) this.addIndexer(name, indexer);
   }
 
-  /** The current content as a snapshot that never changes. O(1). */
+  /** The current content as a snapshot that never changes. O(1); `release()` it when done. */
   snapshot(): StoreSnapshot<R> {
-    return this.#state;
+    return new StoreSnapshot<R>(this.#content);
+  }
+
+  /** Snapshots taken and not yet released (nor garbage collected): each makes writes keep old versions. */
+  get openSnapshots(): number {
+    return this.#content.log.openCount;
   }
 
   get size(): number {
-    return this.#state.size;
+    return this.#content.size;
   }
 
   get resourceVersion(): string | undefined {
-    return this.#state.resourceVersion;
+    return this.#content.resourceVersion;
   }
 
   get(idOrKey: ResourceID | string): R | undefined {
-    return this.#state.get(idOrKey);
+    return this.#content.lookup(idOrKey);
   }
 
   has(idOrKey: ResourceID | string): boolean {
-    return this.#state.has(idOrKey);
+    return this.#content.lookup(idOrKey) !== undefined;
   }
 
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
-    return this.#state.list(namespace, predicate);
+    const out: R[] = [];
+    const collect = (byName: ReadonlyMap<string, R>): void => {
+      if (predicate === undefined) for (const obj of byName.values()) out.push(obj);
+      else for (const obj of byName.values()) if (predicate(obj)) out.push(obj);
+    };
+    if (namespace === undefined || namespace === '') for (const byName of this.#content.objects.values()) collect(byName);
+    else {
+      const byName = this.#content.objects.get(namespace);
+      if (byName !== undefined) collect(byName);
+    }
+    return out;
   }
 
   keys(namespace?: string): string[] {
-    return this.#state.keys(namespace);
+    const out: string[] = [];
+    for (const [ns, byName] of this.#content.objects) {
+      if (namespace !== undefined && namespace !== '' && ns !== namespace) continue;
+      for (const name of byName.keys()) out.push(ResourceID.keyOf(name, ns));
+    }
+    return out;
   }
 
   byIndex(indexName: string, value: string): R[] {
-    return this.#state.byIndex(indexName, value);
+    const out: R[] = [];
+    bucketForEach(this.#index(indexName).get(value), (key) => {
+      const obj = this.#content.lookup(key);
+      if (obj !== undefined) out.push(obj);
+    });
+    return out;
   }
 
   indexKeys(indexName: string, value: string): ReadonlySet<string> {
-    return this.#state.indexKeys(indexName, value);
+    const bucket = this.#index(indexName).get(value);
+    return bucket === undefined ? new Set() : typeof bucket === 'string' ? new Set([bucket]) : new Set(bucket);
   }
 
   indexValues(indexName: string): string[] {
-    return this.#state.indexValues(indexName);
+    return [...this.#index(indexName).keys()];
   }
 
   indexNames(): string[] {
-    return this.#state.indexNames();
+    return [...this.#content.indexNames];
   }
 
   /**
-   * Adds a named index and fills it from the current content (one batch, O(objects)).
-   * Works before and after objects arrive; later writes keep it up to date.
+   * Adds a named index and fills it from the current content (O(objects)). Works before and
+   * after objects arrive; later writes keep it up to date. Snapshots taken before do not have it.
    * @throws {DuplicateIndexerError} when an indexer of that name exists.
    */
   addIndexer(indexName: string, indexer: Indexer<R>): void {
-    if (this.#indexers.has(indexName)) throw new DuplicateIndexerError(indexName);
-    this.#indexers.set(indexName, indexer);
-    const draft = new StoreDraft(this.#state, true);
-    let index: StringMultimap = IMap<string, string>().asMutable();
-    for (const [namespace, byName] of this.#state.objects) {
-      for (const obj of byName.values()) {
-        const key = ResourceID.keyOf(nameOf(obj), namespace);
-        for (const value of this.#values(indexName, indexer, obj, key)) index = multimapAdd(index, value, key);
+    const content = this.#content;
+    if (content.indexers.has(indexName)) throw new DuplicateIndexerError(indexName);
+    const index = new Map<string, KeyBucket>();
+    for (const [namespace, byName] of content.objects) {
+      for (const [name, obj] of byName) {
+        const key = ResourceID.keyOf(name, namespace);
+        for (const value of this.#values(indexName, indexer, obj, key)) bucketAdd(index, value, key);
       }
     }
-    draft.addIndex(indexName, index.asImmutable());
-    this.#state = draft.finish(this.#state.resourceVersion);
+    content.indexers.set(indexName, indexer);
+    content.indexes.set(indexName, index);
+    content.indexNames = Object.freeze([...content.indexNames, indexName]);
   }
 
   /**
    * Inserts or replaces one object (a watch ADDED or MODIFIED) and updates every index for it
-   * only: O(log n + indexed values). The store's resourceVersion becomes the object's.
+   * only: O(indexed values). The store's resourceVersion becomes the object's.
    * @returns the stored object and the version it replaced, or undefined when the object was
    *   rejected (reported on `errors$`).
    */
   upsert(obj: R): UpsertResult<R> | undefined {
-    const draft = new StoreDraft(this.#state, false);
-    const result = this.#upsertInto(draft, obj);
-    if (result !== undefined) this.#state = draft.finish(obj.metadata?.resourceVersion ?? this.#state.resourceVersion);
-    return result;
+    if (!this.#valid(obj)) return undefined;
+    const meta = obj.metadata!;
+    const namespace = meta.namespace ?? '';
+    const old = this.#content.get(namespace, meta.name!);
+    return { object: this.#put(namespace, meta.name!, old, obj), old };
   }
 
-  /** TEMPORARY until the store redesign lands: upsert unless the stored object has this resourceVersion. */
+  /**
+   * As {@link upsert}, unless the store holds the object with the same non-empty
+   * resourceVersion already (a replayed watch event): then nothing is written. One lookup of the
+   * old object, which is the one returned: the reflector's diff base and write in one step.
+   * @returns the stored object and the version it replaced, or undefined when nothing was
+   *   written (unchanged, or rejected and reported on `errors$`).
+   */
   upsertIfChanged(obj: R): UpsertResult<R> | undefined {
-    const rv = obj.metadata?.resourceVersion;
-    const old = obj.metadata?.name === undefined ? undefined : this.get(ResourceID.keyOf(obj.metadata.name, obj.metadata.namespace));
-    if (rv !== undefined && rv !== '' && old?.metadata?.resourceVersion === rv) return undefined;
-    return this.upsert(obj);
+    if (!this.#valid(obj)) return undefined;
+    const meta = obj.metadata!;
+    const namespace = meta.namespace ?? '';
+    const old = this.#content.get(namespace, meta.name!);
+    if (old !== undefined) {
+      const rv = meta.resourceVersion;
+      if (rv !== undefined && rv !== '' && old.metadata?.resourceVersion === rv) return undefined;
+    }
+    return { object: this.#put(namespace, meta.name!, old, obj), old };
   }
 
   /**
@@ -254,19 +288,17 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
    * @returns the removed object, or undefined when there was none.
    */
   delete(idOrKey: ResourceID | string, resourceVersion?: string): R | undefined {
-    const draft = new StoreDraft(this.#state, false);
-    const old = this.#deleteFrom(draft, idOrKey);
-    if (old !== undefined || resourceVersion !== undefined) {
-      this.#state = draft.finish(resourceVersion ?? this.#state.resourceVersion);
-    }
+    const [namespace, name] = splitKey(idOrKey);
+    const old = this.#content.get(namespace, name);
+    if (old !== undefined) this.#remove(namespace, name, old);
+    if (resourceVersion !== undefined) this.#content.resourceVersion = resourceVersion;
     return old;
   }
 
   /**
    * Applies many upserts and deletes as one write: readers (and snapshots) see none of them
-   * until `apply` returns, then all of them. Cheaper than single writes for more than a handful
-   * (transient maps, no path copying): use it to apply a relist's deltas. When `apply` throws,
-   * nothing is applied and the error is rethrown.
+   * until `apply` returns, then all of them. When `apply` throws, nothing is applied and the
+   * error is rethrown.
    * @returns what `apply` returned.
    * @example
    * ```ts
@@ -278,29 +310,49 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
    * ```
    */
   batch<T>(apply: (writer: StoreWriter<R>) => T): T {
-    const draft = new StoreDraft(this.#state, true);
-    let resourceVersion = this.#state.resourceVersion;
+    // Writes wait here, in order, until apply returns: nothing to undo when it throws.
+    const pending = new Map<string, [namespace: string, name: string, obj: R | undefined]>();
+    let resourceVersion = this.#content.resourceVersion;
     let open = true;
+    const current = (namespace: string, name: string, key: string): R | undefined => {
+      const write = pending.get(key);
+      return write === undefined ? this.#content.get(namespace, name) : write[2];
+    };
     const writer: StoreWriter<R> = {
       get: (idOrKey) => {
-        const [namespace, name] = split(idOrKey);
-        return draft.get(namespace, name);
+        const [namespace, name] = splitKey(idOrKey);
+        return current(namespace, name, ResourceID.keyOf(name, namespace));
       },
       upsert: (obj) => {
         if (!open) throw new Error('IndexedStore.batch: writer used after the batch ended');
-        const result = this.#upsertInto(draft, obj);
-        if (result !== undefined) resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
-        return result;
+        if (!this.#valid(obj)) return undefined;
+        const meta = obj.metadata!;
+        const namespace = meta.namespace ?? '';
+        const key = ResourceID.keyOf(meta.name!, namespace);
+        const old = current(namespace, meta.name!, key);
+        const stored = this.#assumeFrozen ? obj : deepFreeze(obj);
+        pending.set(key, [namespace, meta.name!, stored]);
+        resourceVersion = meta.resourceVersion ?? resourceVersion;
+        return { object: stored, old };
       },
       delete: (idOrKey, rv) => {
         if (!open) throw new Error('IndexedStore.batch: writer used after the batch ended');
         resourceVersion = rv ?? resourceVersion;
-        return this.#deleteFrom(draft, idOrKey);
+        const [namespace, name] = splitKey(idOrKey);
+        const key = ResourceID.keyOf(name, namespace);
+        const old = current(namespace, name, key);
+        if (old !== undefined) pending.set(key, [namespace, name, undefined]);
+        return old;
       },
     };
     try {
       const result = apply(writer);
-      this.#state = draft.finish(resourceVersion);
+      for (const [key, [namespace, name, obj]] of pending) {
+        const old = this.#content.get(namespace, name);
+        if (obj !== undefined) this.#put(namespace, name, old, obj, key);
+        else if (old !== undefined) this.#remove(namespace, name, old, key);
+      }
+      this.#content.resourceVersion = resourceVersion;
       return result;
     } finally {
       open = false;
@@ -316,24 +368,59 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
    * `metadata.uid` changed was deleted and created again: `delete` (state unknown) then `create`,
    * as the reflector reports it. Creates and updates come in list order, deletes last. Unchanged
    * objects produce nothing and keep their stored (frozen, indexed) version untouched. O(n)
-   * overall. When a key appears twice in `objects`, the last one wins. Rejected objects are
-   * reported on `errors$` and skipped.
+   * overall, and into an empty store (the initial list) a bulk load that compares nothing. When a
+   * key appears twice in `objects`, the last one wins. Rejected objects are reported on
+   * `errors$` and skipped.
    * @param resourceVersion the list's resourceVersion, recorded as the store's.
    */
   replace(objects: Iterable<R>, resourceVersion?: string): StoreDelta<R>[] {
-    const incoming = new Map<string, [namespace: string, name: string, obj: R]>();
-    for (const obj of objects) {
-      const at = this.#locate(obj);
-      if (at !== undefined) incoming.set(ResourceID.keyOf(at[1], at[0]), [at[0], at[1], obj]);
+    const content = this.#content;
+    const deltas = content.size === 0 ? this.#load(objects) : this.#diff(objects);
+    content.resourceVersion = resourceVersion ?? content.resourceVersion;
+    return deltas;
+  }
+
+  /** Removes every object, keeping the indexers. Emits nothing. */
+  clear(): void {
+    const content = this.#content;
+    if (content.log.recording) {
+      for (const [namespace, byName] of content.objects) {
+        for (const [name, obj] of byName) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), obj);
+      }
     }
-    // Index entries reuse the incoming key strings: one string per object, shared by all indexes.
-    const base = this.#state;
-    const draft = new StoreDraft(base, true);
+    content.objects.clear();
+    for (const name of content.indexes.keys()) content.indexes.set(name, new Map());
+    content.size = 0;
+    content.resourceVersion = undefined;
+  }
+
+  /** The initial list: every object is new, so nothing is compared (a key listed twice: the last wins). */
+  #load(objects: Iterable<R>): StoreDelta<R>[] {
+    const content = this.#content;
     const deltas: StoreDelta<R>[] = [];
-    for (const [key, [namespace, name, obj]] of incoming) {
-      const old = draft.get(namespace, name);
+    for (const obj of objects) {
+      if (!this.#valid(obj)) continue;
+      const meta = obj.metadata!;
+      const namespace = meta.namespace ?? '';
+      const old = content.get(namespace, meta.name!);
+      const stored = this.#put(namespace, meta.name!, old, obj);
+      if (old === undefined) deltas.push({ type: 'create', object: stored });
+      else deltas[deltas.findIndex((d) => d.object === old)] = { type: 'create', object: stored };
+    }
+    return deltas;
+  }
+
+  #diff(objects: Iterable<R>): StoreDelta<R>[] {
+    const content = this.#content;
+    const incoming = new Map<string, R>();
+    for (const obj of objects) if (this.#valid(obj)) incoming.set(ResourceID.keyOf(obj.metadata!.name!, obj.metadata!.namespace), obj);
+    const deltas: StoreDelta<R>[] = [];
+    for (const [key, obj] of incoming) {
+      const namespace = obj.metadata!.namespace ?? '';
+      const name = obj.metadata!.name!;
+      const old = content.get(namespace, name);
       if (old !== undefined && unchanged(old, obj)) continue;
-      const stored = this.#writeInto(draft, namespace, name, old, obj, key);
+      const stored = this.#put(namespace, name, old, obj, key);
       if (old === undefined) {
         deltas.push({ type: 'create', object: stored });
       } else if (recreated(old, stored)) {
@@ -343,30 +430,22 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
         deltas.push({ type: 'update', object: stored, oldObject: old });
       }
     }
-    for (const [namespace, byName] of base.objects) {
-      for (const old of byName.values()) {
-        const name = nameOf(old);
+    const vanished: Array<[namespace: string, name: string, key: string, old: R]> = [];
+    for (const [namespace, byName] of content.objects) {
+      for (const [name, old] of byName) {
         const key = ResourceID.keyOf(name, namespace);
-        if (incoming.has(key)) continue;
-        draft.remove(namespace, name);
-        draft.size--;
-        this.#reindex(draft, key, old, undefined);
-        deltas.push({ type: 'delete', object: old, deleteStateUnknown: true });
+        if (!incoming.has(key)) vanished.push([namespace, name, key, old]);
       }
     }
-    this.#state = draft.finish(resourceVersion ?? base.resourceVersion);
+    for (const [namespace, name, key, old] of vanished) {
+      this.#remove(namespace, name, old, key);
+      deltas.push({ type: 'delete', object: old, deleteStateUnknown: true });
+    }
     return deltas;
   }
 
-  /** Removes every object, keeping the indexers. Emits nothing. */
-  clear(): void {
-    let indexes = IMap<string, StringMultimap>();
-    for (const name of this.#indexers.keys()) indexes = indexes.set(name, IMap());
-    this.#state = new StoreSnapshot<R>(IMap(), indexes, 0, undefined);
-  }
-
-  /** Namespace ('' when cluster-scoped) and name of an object, or undefined after reporting it. */
-  #locate(obj: R): [namespace: string, name: string] | undefined {
+  /** Whether an object can be stored (namespace and name readable); reports it when not. */
+  #valid(obj: R): boolean {
     const meta = (obj as KubernetesObject | null | undefined)?.metadata;
     if (
       meta !== null &&
@@ -375,7 +454,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
       meta.name !== '' &&
       (meta.namespace === undefined || typeof meta.namespace === 'string')
     ) {
-      return [meta.namespace ?? '', meta.name];
+      return true;
     }
     try {
       ResourceID.fromResource(obj); // throws the error naming the field
@@ -387,42 +466,47 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
           : new InvalidResourceError(undefined, 'metadata', 'object is not a resource', { cause: error }),
       );
     }
-    return undefined;
+    return false;
   }
 
-  #upsertInto(draft: StoreDraft<R>, obj: R): UpsertResult<R> | undefined {
-    const at = this.#locate(obj);
-    if (at === undefined) return undefined;
-    const old = draft.get(at[0], at[1]);
-    return { object: this.#writeInto(draft, at[0], at[1], old, obj), old };
-  }
-
-  #deleteFrom(draft: StoreDraft<R>, idOrKey: ResourceID | string): R | undefined {
-    const [namespace, name] = split(idOrKey);
-    const old = draft.get(namespace, name);
-    if (old === undefined) return undefined;
-    draft.remove(namespace, name);
-    draft.size--;
-    if (this.#indexers.size > 0) this.#reindex(draft, ResourceID.keyOf(name, namespace), old, undefined);
-    return old;
-  }
-
-  #writeInto(draft: StoreDraft<R>, namespace: string, name: string, old: R | undefined, obj: R, key?: string): R {
+  /** Writes one object over `old` (undefined: new): the undo log, the table, the size, the indexes. */
+  #put(namespace: string, name: string, old: R | undefined, obj: R, knownKey?: string): R {
+    const content = this.#content;
     const stored = this.#assumeFrozen ? obj : deepFreeze(obj);
-    draft.put(namespace, name, stored);
-    if (old === undefined) draft.size++;
-    if (this.#indexers.size > 0) this.#reindex(draft, key ?? ResourceID.keyOf(name, namespace), old, stored);
+    const key = content.log.recording || content.indexers.size > 0 ? (knownKey ?? ResourceID.keyOf(name, namespace)) : undefined;
+    if (content.log.recording) content.log.recordBeforeWrite(key!, old);
+    let byName = content.objects.get(namespace);
+    if (byName === undefined) content.objects.set(namespace, (byName = new Map<string, R>()));
+    // The object's own name string as the key: no key string per stored object.
+    byName.set((stored.metadata as { name: string }).name, stored);
+    if (old === undefined) content.size++;
+    if (content.indexers.size > 0) this.#reindex(key!, old, stored);
+    const rv = stored.metadata?.resourceVersion;
+    if (rv !== undefined) content.resourceVersion = rv;
     return stored;
   }
 
+  #remove(namespace: string, name: string, old: R, knownKey?: string): void {
+    const content = this.#content;
+    const key = content.log.recording || content.indexers.size > 0 ? (knownKey ?? ResourceID.keyOf(name, namespace)) : undefined;
+    if (content.log.recording) content.log.recordBeforeWrite(key!, old);
+    const byName = content.objects.get(namespace)!;
+    byName.delete(name);
+    if (byName.size === 0) content.objects.delete(namespace);
+    content.size--;
+    if (content.indexers.size > 0) this.#reindex(key!, old, undefined);
+  }
+
   /** Moves one object's index entries from what `old` indexes to what `obj` indexes. */
-  #reindex(draft: StoreDraft<R>, key: string, old: R | undefined, obj: R | undefined): void {
-    for (const [indexName, indexer] of this.#indexers) {
-      const before = old === undefined ? NO_VALUES : this.#previousValues(indexer, old);
+  #reindex(key: string, old: R | undefined, obj: R | undefined): void {
+    const content = this.#content;
+    for (const [indexName, indexer] of content.indexers) {
+      const before = old === undefined ? NO_VALUES : storedValues(indexer, old);
       const after = obj === undefined ? NO_VALUES : this.#values(indexName, indexer, obj, key);
       if (sameValues(before, after)) continue; // the common update: labels untouched
-      for (const value of before) if (!has(after, value)) draft.unindex(indexName, value, key);
-      for (const value of after) if (!has(before, value)) draft.index(indexName, value, key);
+      const index = content.indexes.get(indexName)!;
+      for (const value of before) if (!has(after, value)) bucketRemove(index, value, key);
+      for (const value of after) if (!has(before, value)) bucketAdd(index, value, key);
     }
   }
 
@@ -448,25 +532,11 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     return values.length === 0 ? NO_VALUES : (values as readonly string[]);
   }
 
-  /**
-   * Values of an object leaving an index. A failure was reported when the object came in, and
-   * kept it out of the index then, so it means "nothing to remove" now.
-   */
-  #previousValues(indexer: Indexer<R>, old: R): readonly string[] {
-    try {
-      const values: unknown = indexer(old);
-      return Array.isArray(values) && values.every((v) => typeof v === 'string') ? values : NO_VALUES;
-    } catch {
-      return NO_VALUES;
-    }
+  #index(indexName: string): Map<string, KeyBucket> {
+    const index = this.#content.indexes.get(indexName);
+    if (index === undefined) throw new UnknownIndexError(indexName, this.indexNames());
+    return index;
   }
-}
-
-/** Namespace ('' when cluster-scoped) and name of an ID or key, without allocating an ID. */
-function split(idOrKey: ResourceID | string): [namespace: string, name: string] {
-  if (typeof idOrKey !== 'string') return [idOrKey.namespace ?? '', idOrKey.name];
-  const slash = idOrKey.indexOf('/');
-  return slash < 0 ? ['', idOrKey] : [idOrKey.slice(0, slash), idOrKey.slice(slash + 1)];
 }
 
 function recreated(old: KubernetesObject, obj: KubernetesObject): boolean {

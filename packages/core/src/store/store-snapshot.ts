@@ -1,9 +1,8 @@
-import { Map as IMap } from 'immutable';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import type { ChunkTable } from './internal/chunk-table.js';
-import { nameOf } from './internal/names.js';
-import { bucketArray, bucketSet, type StringMultimap } from './internal/string-multimap.js';
+import { UNRECORDED, type UndoView } from '../snapshot/undo-log.js';
+import { bucketForEach } from './internal/key-bucket.js';
+import { storedValues, type StoreContent } from './internal/store-content.js';
 import { UnknownIndexError } from './store-error.js';
 
 /**
@@ -29,7 +28,7 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
   readonly size: number;
   /** resourceVersion of the last applied write that carried one. */
   readonly resourceVersion: string | undefined;
-  /** The object with this ID or key, if present. O(log n), effectively constant. */
+  /** The object with this ID or key, if present. O(1). */
   get(idOrKey: ResourceID | string): R | undefined;
   /** Whether an object with this ID or key is present. */
   has(idOrKey: ResourceID | string): boolean;
@@ -47,7 +46,7 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
    */
   byIndex(indexName: string, value: string): R[];
   /**
-   * The keys of the objects an index holds under one indexed value. O(1).
+   * The keys of the objects an index holds under one indexed value. O(keys).
    * @throws {UnknownIndexError} when no indexer has that name.
    */
   indexKeys(indexName: string, value: string): ReadonlySet<string>;
@@ -60,14 +59,16 @@ export interface StoreReader<R extends KubernetesObject = KubernetesObject> {
   indexNames(): string[];
 }
 
-/** Objects by namespace (`''` for cluster-scoped), then by name. */
-export type ObjectTable<R extends KubernetesObject> = IMap<string, ChunkTable<R>>;
-
 /**
  * A consistent, never-changing view of an {@link IndexedStore}: the objects and indexes as they
- * were when `snapshot()` was called. Taking one is O(1) (the store swaps in a new persistent
- * value on every write and never changes an old one), so a reconcile can take one and read it
- * across many calls, or keep it as long as it likes.
+ * were when `snapshot()` was called. Taking one is O(1) and copies nothing: the store keeps the
+ * previous version of each object it changes while a snapshot that predates the change is open
+ * (an undo log), and the snapshot reads the live store through it. Reads cost what the store's
+ * do, plus the changes made since the snapshot was taken.
+ *
+ * Call `release()` when done (a reconcile's Context does it when the reconcile ends), so the
+ * store stops keeping old versions for it; a snapshot nobody releases is released when it is
+ * garbage collected. Reads after `release()` throw {@link ReleasedSnapshotError}.
  *
  * @example
  * ```ts
@@ -76,30 +77,38 @@ export type ObjectTable<R extends KubernetesObject> = IMap<string, ChunkTable<R>
  *
  * // One consistent view for a whole reconcile, however the store changes meanwhile.
  * const snapshot: StoreSnapshot = store.snapshot();
- * const total = snapshot.size;
- * const inShop = snapshot.list('shop');
+ * try {
+ *   const total = snapshot.size;
+ *   const inShop = snapshot.list('shop');
+ * } finally {
+ *   snapshot.release();
+ * }
  * ```
  */
 export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implements StoreReader<R> {
-  /** @internal */
-  readonly objects: ObjectTable<R>;
-  /** @internal */
-  readonly indexes: IMap<string, StringMultimap>;
   readonly size: number;
   readonly resourceVersion: string | undefined;
+  readonly #content: StoreContent<R>;
+  readonly #view: UndoView<string, R>;
+  readonly #indexNames: readonly string[];
 
   /** @internal Built by IndexedStore only. */
-  constructor(objects: ObjectTable<R>, indexes: IMap<string, StringMultimap>, size: number, resourceVersion: string | undefined) {
-    this.objects = objects;
-    this.indexes = indexes;
-    this.size = size;
-    this.resourceVersion = resourceVersion;
+  constructor(content: StoreContent<R>) {
+    this.#content = content;
+    this.size = content.size;
+    this.resourceVersion = content.resourceVersion;
+    this.#indexNames = content.indexNames;
+    this.#view = content.log.open(this);
+  }
+
+  /** Ends the view: the store stops keeping old versions for it. Reads afterwards throw. Idempotent. */
+  release(): void {
+    this.#view.release();
   }
 
   get(idOrKey: ResourceID | string): R | undefined {
-    if (typeof idOrKey !== 'string') return this.objects.get(idOrKey.namespace ?? '')?.get(idOrKey.name);
-    const slash = idOrKey.indexOf('/');
-    return slash < 0 ? this.objects.get('')?.get(idOrKey) : this.objects.get(idOrKey.slice(0, slash))?.get(idOrKey.slice(slash + 1));
+    const then = this.#view.valueAt(typeof idOrKey === 'string' ? idOrKey : idOrKey.key);
+    return then === UNRECORDED ? this.#content.lookup(idOrKey) : then;
   }
 
   has(idOrKey: ResourceID | string): boolean {
@@ -108,30 +117,46 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
     const out: R[] = [];
-    const collect = (byName: ChunkTable<R>): void => {
-      byName.forEach(predicate === undefined ? (obj) => out.push(obj) : (obj) => predicate(obj) && out.push(obj));
+    const all = namespace === undefined || namespace === '';
+    const changed = this.#changedByNamespace();
+    const collect = (ns: string, byName: ReadonlyMap<string, R>): void => {
+      const skip = changed.get(ns);
+      for (const [name, obj] of byName) {
+        if (skip?.has(name) === true) continue;
+        if (predicate === undefined || predicate(obj)) out.push(obj);
+      }
     };
-    if (namespace === undefined || namespace === '') {
-      for (const byName of this.objects.values()) collect(byName);
-    } else {
-      const byName = this.objects.get(namespace);
-      if (byName !== undefined) collect(byName);
+    if (all) for (const [ns, byName] of this.#content.objects) collect(ns, byName);
+    else {
+      const byName = this.#content.objects.get(namespace);
+      if (byName !== undefined) collect(namespace, byName);
+    }
+    for (const [ns, byName] of changed) {
+      if (!all && ns !== namespace) continue;
+      for (const then of byName.values()) if (then !== undefined && (predicate === undefined || predicate(then))) out.push(then);
     }
     return out;
   }
 
   keys(namespace?: string): string[] {
     const out: string[] = [];
-    for (const [ns, byName] of this.objects) {
-      if (namespace !== undefined && namespace !== '' && ns !== namespace) continue;
-      byName.forEach((obj) => out.push(ResourceID.keyOf(nameOf(obj), ns)));
+    const all = namespace === undefined || namespace === '';
+    const changed = this.#changedByNamespace();
+    for (const [ns, byName] of this.#content.objects) {
+      if (!all && ns !== namespace) continue;
+      const skip = changed.get(ns);
+      for (const name of byName.keys()) if (skip?.has(name) !== true) out.push(ResourceID.keyOf(name, ns));
+    }
+    for (const [ns, byName] of changed) {
+      if (!all && ns !== namespace) continue;
+      for (const [name, then] of byName) if (then !== undefined) out.push(ResourceID.keyOf(name, ns));
     }
     return out;
   }
 
   byIndex(indexName: string, value: string): R[] {
     const out: R[] = [];
-    for (const key of bucketArray(this.#index(indexName).get(value))) {
+    for (const key of this.indexKeys(indexName, value)) {
       const obj = this.get(key);
       if (obj !== undefined) out.push(obj);
     }
@@ -139,20 +164,55 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
   }
 
   indexKeys(indexName: string, value: string): ReadonlySet<string> {
-    return bucketSet(this.#index(indexName).get(value));
+    const indexer = this.#indexer(indexName);
+    const changed = this.#changedByKey();
+    const out = new Set<string>();
+    bucketForEach(this.#content.indexes.get(indexName)?.get(value), (key) => {
+      if (!changed.has(key)) out.add(key);
+    });
+    for (const [key, then] of changed) if (then !== undefined && storedValues(indexer, then).includes(value)) out.add(key);
+    return out;
   }
 
   indexValues(indexName: string): string[] {
-    return this.#index(indexName).keySeq().toArray();
+    const indexer = this.#indexer(indexName);
+    const changed = this.#changedByKey();
+    const out = new Set<string>();
+    for (const [value, bucket] of this.#content.indexes.get(indexName) ?? []) {
+      // A value stays when at least one of its keys is unchanged since the snapshot.
+      if (typeof bucket === 'string' ? !changed.has(bucket) : [...bucket].some((k) => !changed.has(k))) out.add(value);
+    }
+    for (const then of changed.values()) if (then !== undefined) for (const value of storedValues(indexer, then)) out.add(value);
+    return [...out];
   }
 
   indexNames(): string[] {
-    return this.indexes.keySeq().toArray();
+    return [...this.#indexNames];
   }
 
-  #index(indexName: string): StringMultimap {
-    const index = this.indexes.get(indexName);
-    if (index === undefined) throw new UnknownIndexError(indexName, this.indexNames());
-    return index;
+  #indexer(indexName: string) {
+    const indexer = this.#indexNames.includes(indexName) ? this.#content.indexers.get(indexName) : undefined;
+    if (indexer === undefined) throw new UnknownIndexError(indexName, this.indexNames());
+    return indexer;
+  }
+
+  /** Keys changed since the snapshot, with their value then (undefined: absent then). */
+  #changedByKey(): Map<string, R | undefined> {
+    const changed = new Map<string, R | undefined>();
+    this.#view.forEachChanged((key, then) => changed.set(key, then));
+    return changed;
+  }
+
+  /** The same, by namespace then name, for walking the live table without building keys. */
+  #changedByNamespace(): Map<string, Map<string, R | undefined>> {
+    const changed = new Map<string, Map<string, R | undefined>>();
+    this.#view.forEachChanged((key, then) => {
+      const slash = key.indexOf('/');
+      const ns = slash < 0 ? '' : key.slice(0, slash);
+      let byName = changed.get(ns);
+      if (byName === undefined) changed.set(ns, (byName = new Map<string, R | undefined>()));
+      byName.set(slash < 0 ? key : key.slice(slash + 1), then);
+    });
+    return changed;
   }
 }
