@@ -28,6 +28,7 @@ export { fnv1a64Hex } from './shard/fnv1a64.js';
 export { IndexedStore } from './store/indexed-store.js';
 export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './store/indexed-store.js';
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
+export { ReleasedSnapshotError } from './snapshot/undo-log.js';
 export type { StoreDelta } from './store/store-delta.js';
 export { IndexerError, UnknownIndexError, DuplicateIndexerError } from './store/store-error.js';
 export type { StoreError } from './store/store-error.js';
@@ -39,8 +40,8 @@ export type {
   ReverseIndexUpdate,
   PrimaryToSecondaryIndexOptions,
 } from './reverse-index/primary-to-secondary-index.js';
-export { Mappers } from './reverse-index/mappers.js';
-export type { SecondaryToPrimaryMapper, PrimaryToSecondaryMapper, IndexLookup } from './reverse-index/mappers.js';
+export { Mappers, withInputsEqual } from './reverse-index/mappers.js';
+export type { SecondaryToPrimaryMapper, PrimaryToSecondaryMapper, IndexLookup, MapperInputsEqual } from './reverse-index/mappers.js';
 export { MapperError } from './reverse-index/mapper-error.js';
 
 // --- predicate: controller-runtime style predicates

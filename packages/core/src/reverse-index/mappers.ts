@@ -33,6 +33,54 @@ import type { StoreReader } from '../store/store-snapshot.js';
 export type SecondaryToPrimaryMapper<S extends KubernetesObject = KubernetesObject> = (secondary: S) => Iterable<ResourceID>;
 
 /**
+ * Marks a {@link SecondaryToPrimaryMapper} whose result depends only on what `inputsEqual`
+ * compares: when a secondary's update leaves those inputs equal, the reverse index keeps the
+ * previous result and does not call the mapper (the common MODIFIED event that changes data but
+ * not ownership costs no mapping and no allocation). The owner-reference mapper of
+ * `@kindex/informer` carries one; a mapper that reads anything else (another cache, the time)
+ * must not.
+ * @returns the same mapper, carrying `inputsEqual`.
+ * @example
+ * ```ts
+ * import { ResourceID, withInputsEqual, type KubernetesObject } from '@kindex/core';
+ *
+ * // The app label alone decides the primary: skip the mapper when it did not change.
+ * const byAppLabel = withInputsEqual(
+ *   (pod: KubernetesObject) => [ResourceID.of(pod.metadata!.labels!['app']!, pod.metadata?.namespace)],
+ *   (a, b) => a.metadata?.labels?.['app'] === b.metadata?.labels?.['app'],
+ * );
+ * ```
+ */
+export function withInputsEqual<S extends KubernetesObject>(
+  mapper: SecondaryToPrimaryMapper<S>,
+  inputsEqual: (a: S, b: S) => boolean,
+): SecondaryToPrimaryMapper<S> & MapperInputsEqual<S> {
+  return Object.assign((secondary: S) => mapper(secondary), { inputsEqual });
+}
+
+/**
+ * What a mapper made by {@link withInputsEqual} carries.
+ *
+ * @example
+ * ```ts
+ * import { ResourceID, withInputsEqual, type KubernetesObject, type MapperInputsEqual } from '@kindex/core';
+ *
+ * const mapper = withInputsEqual((o: KubernetesObject) => [ResourceID.of(o.metadata!.name!)], () => true);
+ * const carried: MapperInputsEqual<KubernetesObject> = mapper;
+ * ```
+ */
+export interface MapperInputsEqual<S extends KubernetesObject> {
+  /** Whether two versions of a secondary give the mapper the same inputs, so the same result. */
+  readonly inputsEqual: (a: S, b: S) => boolean;
+}
+
+/** The `inputsEqual` a mapper carries (see {@link withInputsEqual}), if any. */
+export function inputsEqualOf<S extends KubernetesObject>(mapper: SecondaryToPrimaryMapper<S>): ((a: S, b: S) => boolean) | undefined {
+  const equal = (mapper as { inputsEqual?: unknown }).inputsEqual;
+  return typeof equal === 'function' ? (equal as (a: S, b: S) => boolean) : undefined;
+}
+
+/**
  * The secondaries a primary resource reads (replaces the reverse index when configured).
  *
  * @example

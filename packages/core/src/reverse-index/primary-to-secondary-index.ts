@@ -8,21 +8,13 @@
  *
  * @module
  */
-import { Map as IMap } from 'immutable';
 import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import {
-  bucketArray,
-  bucketOf,
-  bucketSet,
-  multimapAdd,
-  multimapRemove,
-  type Bucket,
-  type StringMultimap,
-} from '../store/internal/string-multimap.js';
+import { UNRECORDED, UndoLog, type UndoView } from '../snapshot/undo-log.js';
+import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../store/internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
-import type { SecondaryToPrimaryMapper } from './mappers.js';
+import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
 
 /**
  * Which primaries one call touched: enqueue `newPrimaries ∪ oldPrimaries`.
@@ -64,12 +56,31 @@ export interface ReverseIndexUpdate {
 export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = KubernetesObject> {
   /** The mapper whose results the index records. Required. */
   toPrimaryIds: SecondaryToPrimaryMapper<S>;
+  /**
+   * When two versions of a secondary map alike without calling the mapper (see
+   * `withInputsEqual`, which mappers can carry themselves). Defaults to the mapper's own, else
+   * none (the mapper runs on every event).
+   */
+  mapperInputsEqual?: (a: S, b: S) => boolean;
+}
+
+/** The primaries a secondary is filed under: one interned ID bare (the usual owner), a frozen array beyond. */
+type PrimaryRefs = ResourceID | readonly ResourceID[];
+
+/** The live content, shared by the index and its snapshots. */
+class IndexContent {
+  /** Secondary key -> the primaries it is filed under. */
+  readonly forward = new Map<string, PrimaryRefs>();
+  /** Primary key -> its interned ID and the keys of its secondaries. */
+  readonly reverse = new Map<string, { readonly id: ResourceID; secondaries: KeyBucket }>();
+  /** Secondary key -> its refs before a write, for the snapshots open at the time. */
+  readonly log = new UndoLog<string, PrimaryRefs>();
 }
 
 /**
  * A never-changing view of a {@link PrimaryToSecondaryIndex}. O(1) to take; take it together
  * with the secondary store's `snapshot()` (synchronously, between two events) for one consistent
- * view of both.
+ * view of both, and `release()` both when done (unreleased ones are released when collected).
  *
  * @example
  * ```ts
@@ -78,42 +89,56 @@ export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = Kub
  *
  * const view: ReverseIndexSnapshot = index.snapshot();
  * const configMapKeys = view.secondaryKeys(ResourceID.of('web', 'shop'));
+ * view.release();
  * ```
  */
 export class ReverseIndexSnapshot {
-  /** @internal primary key -> secondary keys */
-  readonly reverse: StringMultimap;
-  /** @internal secondary key -> primary keys */
-  readonly forward: StringMultimap;
+  /** Number of primaries with at least one secondary. */
+  readonly primaryCount: number;
+  /** Number of secondaries indexed under at least one primary. */
+  readonly secondaryCount: number;
+  readonly #content: IndexContent;
+  readonly #view: UndoView<string, PrimaryRefs>;
 
   /** @internal Built by PrimaryToSecondaryIndex only. */
-  constructor(reverse: StringMultimap, forward: StringMultimap) {
-    this.reverse = reverse;
-    this.forward = forward;
+  constructor(content: IndexContent) {
+    this.#content = content;
+    this.primaryCount = content.reverse.size;
+    this.secondaryCount = content.forward.size;
+    this.#view = content.log.open(this);
   }
 
-  /** Keys of the secondaries indexed under a primary. O(1). */
+  /** Ends the view: the index stops keeping old entries for it. Reads afterwards throw. Idempotent. */
+  release(): void {
+    this.#view.release();
+  }
+
+  /** Keys of the secondaries indexed under a primary. O(secondaries + changes since the snapshot). */
   secondaryKeys(primary: ResourceID | string): ReadonlySet<string> {
-    return bucketSet(this.reverse.get(typeof primary === 'string' ? primary : primary.key));
+    const out = new Set<string>();
+    this.forEachSecondaryKey(typeof primary === 'string' ? primary : primary.key, (key) => out.add(key));
+    return out;
   }
 
-  /** Keys of the primaries a secondary is indexed under (the mapper's last good result). O(1). */
+  /** Calls `fn` with the key of each secondary indexed under a primary (no Set built). */
+  forEachSecondaryKey(primaryKey: string, fn: (secondaryKey: string) => void): void {
+    const view = this.#view;
+    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, (key) => {
+      if (view.valueAt(key) === UNRECORDED) fn(key);
+    });
+    view.forEachChanged((key, then) => {
+      if (then !== undefined && refsInclude(then, primaryKey)) fn(key);
+    });
+  }
+
+  /** Keys of the primaries a secondary is indexed under (the mapper's last good result). */
   primaryKeys(secondary: ResourceID | string): ReadonlySet<string> {
-    return bucketSet(this.forward.get(typeof secondary === 'string' ? secondary : secondary.key));
-  }
-
-  /** Number of primaries with at least one secondary. */
-  get primaryCount(): number {
-    return this.reverse.size;
-  }
-
-  /** Number of secondaries indexed under at least one primary. */
-  get secondaryCount(): number {
-    return this.forward.size;
+    const key = typeof secondary === 'string' ? secondary : secondary.key;
+    const then = this.#view.valueAt(key);
+    return keySet(then === UNRECORDED ? this.#content.forward.get(key) : then);
   }
 }
 
-const EMPTY = new ReverseIndexSnapshot(IMap(), IMap());
 const NONE: readonly ResourceID[] = Object.freeze([]);
 
 /**
@@ -128,12 +153,15 @@ const NONE: readonly ResourceID[] = Object.freeze([]);
  *
  * Better than JOSDK under faults: the index remembers what each secondary mapped to (one
  * entry per secondary), so it never re-runs the mapper on an old version. A delete therefore
- * always cleans up, even when the mapper would now throw, and the mapper runs once per event.
- * When the mapper throws (or returns something other than ResourceIDs) for an update, the
- * secondary keeps its previous entries (nothing is lost), the failure is reported on `errors$`
- * with the object's key, and the call returns its previous primaries as both P_new and P_old.
+ * always cleans up, even when the mapper would now throw, and the mapper runs at most once per
+ * event: not at all when the mapper's inputs did not change (`mapperInputsEqual`). When the
+ * mapper throws (or returns something other than ResourceIDs) for an update, the secondary
+ * keeps its previous entries (nothing is lost), the failure is reported on `errors$` with the
+ * object's key, and the call returns its previous primaries as both P_new and P_old.
  *
- * Persistent (immutable.js) like {@link IndexedStore}: `snapshot()` is O(1).
+ * Lean: plain mutable Maps (one entry per secondary, one per primary with its interned ID, the
+ * secondary's key string shared by both sides); `snapshot()` is O(1) through an undo log that
+ * keeps old entries only while a snapshot is open.
  *
  * @example
  * ```ts
@@ -153,79 +181,96 @@ const NONE: readonly ResourceID[] = Object.freeze([]);
  */
 export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObject> {
   readonly #toPrimaryIds: SecondaryToPrimaryMapper<S>;
+  readonly #inputsEqual: ((a: S, b: S) => boolean) | undefined;
   readonly #errors = new Subject<MapperError>();
-  #state: ReverseIndexSnapshot = EMPTY;
+  readonly #content = new IndexContent();
 
   /** Mapper failures the index reported and moved past. Hot: subscribe before feeding it. */
   readonly errors$: Observable<MapperError> = this.#errors.asObservable();
 
   constructor(options: PrimaryToSecondaryIndexOptions<S>) {
     this.#toPrimaryIds = options.toPrimaryIds;
+    this.#inputsEqual = options.mapperInputsEqual ?? inputsEqualOf(options.toPrimaryIds);
   }
 
-  /** The current content as a snapshot that never changes. O(1). */
+  /** The current content as a snapshot that never changes. O(1); `release()` it when done. */
   snapshot(): ReverseIndexSnapshot {
-    return this.#state;
+    return new ReverseIndexSnapshot(this.#content);
   }
 
-  /** Keys of the secondaries indexed under a primary. O(1). */
+  /** Snapshots taken and not yet released (nor collected). */
+  get openSnapshots(): number {
+    return this.#content.log.openCount;
+  }
+
+  /** Number of primaries with at least one secondary. */
+  get primaryCount(): number {
+    return this.#content.reverse.size;
+  }
+
+  /** Number of secondaries indexed under at least one primary. */
+  get secondaryCount(): number {
+    return this.#content.forward.size;
+  }
+
+  /** Keys of the secondaries indexed under a primary. O(secondaries). */
   secondaryKeys(primary: ResourceID | string): ReadonlySet<string> {
-    return this.#state.secondaryKeys(primary);
+    const out = new Set<string>();
+    bucketForEach(this.#content.reverse.get(typeof primary === 'string' ? primary : primary.key)?.secondaries, (key) => out.add(key));
+    return out;
   }
 
-  /** Keys of the primaries a secondary is indexed under. O(1). */
+  /** Calls `fn` with the key of each secondary indexed under a primary: the lookup path, no Set built. */
+  forEachSecondaryKey(primaryKey: string, fn: (secondaryKey: string) => void): void {
+    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, fn);
+  }
+
+  /** Keys of the primaries a secondary is indexed under. */
   primaryKeys(secondary: ResourceID | string): ReadonlySet<string> {
-    return this.#state.primaryKeys(secondary);
+    return keySet(this.#content.forward.get(typeof secondary === 'string' ? secondary : secondary.key));
   }
 
   /**
    * Replaces the whole content with the mapping of these secondaries (the cache's content at
-   * start, or after a cache was rebuilt), in one batch. Mapper failures are reported and leave
+   * start, or after a cache was rebuilt), in one pass. Mapper failures are reported and leave
    * that secondary unindexed.
    */
   seed(secondaries: Iterable<S>): void {
-    let reverse: StringMultimap = IMap<string, Bucket>().asMutable();
-    let forward: StringMultimap = IMap<string, Bucket>().asMutable();
+    this.clear();
     for (const secondary of secondaries) {
       const key = this.#keyOf(secondary);
       if (key === undefined) continue;
-      const primaries = this.#map(secondary, key);
-      if (primaries === undefined || primaries.length === 0) continue;
-      const bucket = bucketOf(primaries.map((id) => id.key)) as Bucket;
-      forward = forward.set(key, bucket);
-      for (const primaryKey of bucketArray(bucket)) reverse = multimapAdd(reverse, primaryKey, key);
+      const mapped = this.#map(secondary, key);
+      if (mapped !== undefined && mapped.length > 0) this.#file(key, undefined, this.#intern(mapped));
     }
-    this.#state = new ReverseIndexSnapshot(reverse.asImmutable(), forward.asImmutable());
   }
 
   /**
-   * Records a created or updated secondary. O(primaries of S · log n).
+   * Records a created or updated secondary. O(primaries of S). With `old` (the version it
+   * replaces) and a mapper whose inputs did not change, the mapper is not called.
    * @returns P_new and P_old; enqueue both.
    */
-  onAddOrUpdate(secondary: S): ReverseIndexUpdate {
+  onAddOrUpdate(secondary: S, old?: S): ReverseIndexUpdate {
     const key = this.#keyOf(secondary);
     if (key === undefined) return { newPrimaries: NONE, oldPrimaries: NONE };
-    const state = this.#state;
-    const before = state.forward.get(key);
-    const oldKeys = bucketArray(before);
+    const before = this.#content.forward.get(key);
+    if (before !== undefined && old !== undefined && this.#inputsEqual !== undefined && this.#sameInputs(old, secondary)) {
+      const same = refsArray(before);
+      return { newPrimaries: same, oldPrimaries: same };
+    }
     const mapped = this.#map(secondary, key);
     if (mapped === undefined) {
-      const previous = oldKeys.map((k) => ResourceID.parse(k));
+      const previous = refsArray(before);
       return { newPrimaries: previous, oldPrimaries: previous };
     }
-    const newKeys = mapped.map((id) => id.key);
-    // The common update (a MODIFIED event that keeps its references) changes nothing here: skip
-    // the persistent writes and the ID allocations, and answer P_old = P_new.
-    if (newKeys.length === oldKeys.length && newKeys.every((k) => oldKeys.includes(k))) {
-      return { newPrimaries: mapped, oldPrimaries: mapped };
+    const after = mapped.length === 0 ? undefined : this.#intern(mapped);
+    if (sameRefs(before, after)) {
+      // The common update (a MODIFIED event that keeps its references): nothing to write.
+      const same = refsArray(before);
+      return { newPrimaries: same, oldPrimaries: same };
     }
-    let reverse = state.reverse;
-    for (const primaryKey of oldKeys) if (!newKeys.includes(primaryKey)) reverse = multimapRemove(reverse, primaryKey, key);
-    for (const primaryKey of newKeys) reverse = multimapAdd(reverse, primaryKey, key);
-    const after = bucketOf(newKeys);
-    const forward = after === undefined ? state.forward.delete(key) : state.forward.set(key, after);
-    this.#state = new ReverseIndexSnapshot(reverse, forward);
-    return { newPrimaries: mapped, oldPrimaries: oldKeys.map((k) => ResourceID.parse(k)) };
+    this.#file(key, before, after);
+    return { newPrimaries: refsArray(after), oldPrimaries: refsArray(before) };
   }
 
   /**
@@ -236,23 +281,59 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   onDelete(secondary: S | ResourceID): ReverseIndexUpdate {
     const key = secondary instanceof ResourceID ? secondary.key : this.#keyOf(secondary);
     if (key === undefined) return { newPrimaries: NONE, oldPrimaries: NONE };
-    const state = this.#state;
-    const before = state.forward.get(key);
+    const before = this.#content.forward.get(key);
     if (before === undefined) {
       // Never recorded (say, the index was not seeded): still tell the caller whom it concerned.
       const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, key);
       return { newPrimaries: NONE, oldPrimaries: mapped ?? NONE };
     }
-    let reverse = state.reverse;
-    const oldKeys = bucketArray(before);
-    for (const primaryKey of oldKeys) reverse = multimapRemove(reverse, primaryKey, key);
-    this.#state = new ReverseIndexSnapshot(reverse, state.forward.delete(key));
-    return { newPrimaries: NONE, oldPrimaries: oldKeys.map((k) => ResourceID.parse(k)) };
+    this.#file(key, before, undefined);
+    return { newPrimaries: NONE, oldPrimaries: refsArray(before) };
   }
 
   /** Forgets everything. */
   clear(): void {
-    this.#state = EMPTY;
+    const content = this.#content;
+    if (content.log.recording) for (const [key, refs] of content.forward) content.log.recordBeforeWrite(key, refs);
+    content.forward.clear();
+    content.reverse.clear();
+  }
+
+  #sameInputs(old: S, secondary: S): boolean {
+    try {
+      return this.#inputsEqual!(old, secondary);
+    } catch {
+      return false; // a failing comparison only costs a mapper call
+    }
+  }
+
+  /** Moves a secondary's entries from `before` to `after` (undefined: none). */
+  #file(key: string, before: PrimaryRefs | undefined, after: PrimaryRefs | undefined): void {
+    const content = this.#content;
+    if (content.log.recording) content.log.recordBeforeWrite(key, before);
+    if (after === undefined) content.forward.delete(key);
+    else content.forward.set(key, after);
+    forEachRef(before, (id) => {
+      if (refsInclude(after, id.key)) return;
+      const entry = content.reverse.get(id.key);
+      if (entry === undefined) return;
+      const rest = bucketWithout(entry.secondaries, key);
+      if (rest === undefined) content.reverse.delete(id.key);
+      else entry.secondaries = rest;
+    });
+    forEachRef(after, (id) => {
+      if (refsInclude(before, id.key)) return;
+      const entry = content.reverse.get(id.key);
+      if (entry === undefined) content.reverse.set(id.key, { id, secondaries: key });
+      else entry.secondaries = bucketWith(entry.secondaries, key);
+    });
+  }
+
+  /** The mapper's IDs as refs, reusing each primary's interned ID (one ResourceID per primary, shared by all its secondaries). */
+  #intern(mapped: readonly ResourceID[]): PrimaryRefs {
+    const reverse = this.#content.reverse;
+    if (mapped.length === 1) return reverse.get(mapped[0]!.key)?.id ?? mapped[0]!;
+    return Object.freeze(mapped.map((id) => reverse.get(id.key)?.id ?? id));
   }
 
   #keyOf(secondary: S): string | undefined {
@@ -276,16 +357,12 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
         return undefined;
       }
       const out: ResourceID[] = [];
-      const seen = new Set<string>();
       for (const id of result) {
         if (!(id instanceof ResourceID)) {
           this.#errors.next(new MapperError(key, `mapper returned ${id === null ? 'null' : typeof id} among its ResourceIDs`));
           return undefined;
         }
-        if (!seen.has(id.key)) {
-          seen.add(id.key);
-          out.push(id);
-        }
+        if (!out.some((seen) => seen.key === id.key)) out.push(id);
       }
       return out;
     } catch (cause) {
@@ -293,4 +370,34 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       return undefined;
     }
   }
+}
+
+function forEachRef(refs: PrimaryRefs | undefined, fn: (id: ResourceID) => void): void {
+  if (refs === undefined) return;
+  if (refs instanceof ResourceID) fn(refs);
+  else for (const id of refs) fn(id);
+}
+
+function refsInclude(refs: PrimaryRefs | undefined, primaryKey: string): boolean {
+  if (refs === undefined) return false;
+  if (refs instanceof ResourceID) return refs.key === primaryKey;
+  return refs.some((id) => id.key === primaryKey);
+}
+
+function refsArray(refs: PrimaryRefs | undefined): readonly ResourceID[] {
+  return refs === undefined ? NONE : refs instanceof ResourceID ? [refs] : refs;
+}
+
+function sameRefs(a: PrimaryRefs | undefined, b: PrimaryRefs | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const left = refsArray(a);
+  const right = refsArray(b);
+  return left.length === right.length && left.every((id) => refsInclude(b, id.key));
+}
+
+function keySet(refs: PrimaryRefs | undefined): ReadonlySet<string> {
+  const out = new Set<string>();
+  forEachRef(refs, (id) => out.add(id.key));
+  return out;
 }

@@ -1,5 +1,6 @@
 import {
   enqueueForOwner,
+  withInputsEqual,
   type EnqueueForOwnerOptions,
   type KubernetesObject,
   type ResourceID,
@@ -52,5 +53,37 @@ export function fromOwnerReferences<S extends KubernetesObject = KubernetesObjec
   const report = (problem: unknown, object?: S): void => {
     if (onProblem !== undefined && object !== undefined) onProblem(problem, object);
   };
-  return (secondary: S): ResourceID[] => [...handler.map({ type: 'generic', object: secondary }, report)];
+  // The result depends on the owner references alone (the namespace is part of the key): an
+  // update that keeps them needs no mapping, and the reverse index skips the call.
+  return withInputsEqual(
+    (secondary: S): ResourceID[] => [...handler.map({ type: 'generic', object: secondary }, report)],
+    sameOwnerReferences,
+  );
+}
+
+/** Whether two versions of an object name the same owners (the fields an owner mapper reads). */
+function sameOwnerReferences(a: KubernetesObject, b: KubernetesObject): boolean {
+  const before = a.metadata?.ownerReferences;
+  const after = b.metadata?.ownerReferences;
+  if (before === after) return true;
+  if (!Array.isArray(before) || !Array.isArray(after) || before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    const x = before[i];
+    const y = after[i];
+    if (x === y) continue;
+    if (
+      x === null ||
+      y === null ||
+      typeof x !== 'object' ||
+      typeof y !== 'object' ||
+      x.apiVersion !== y.apiVersion ||
+      x.kind !== y.kind ||
+      x.name !== y.name ||
+      x.uid !== y.uid ||
+      x.controller !== y.controller
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
