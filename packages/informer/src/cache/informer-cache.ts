@@ -443,6 +443,16 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   }
 
   /**
+   * Snapshots of this cache's stores taken and not yet released, summed over the namespaces:
+   * each makes writes keep old versions, so it should fall back to 0 between reconciles.
+   */
+  get openSnapshots(): number {
+    let n = 0;
+    for (const { lease } of this.#leases.values()) n += lease.informer.store.openSnapshots;
+    return n;
+  }
+
+  /**
    * Distinct values of each named index, summed over the namespaces. O(values): for
    * diagnostics, not for hot paths.
    */
@@ -593,6 +603,14 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
   constructor(cache: InformerCache<R>, stores: ReadonlyMap<string, StoreReader<R>>) {
     this.#cache = cache;
     this.#stores = stores;
+  }
+
+  /**
+   * Ends the view: each namespace's store stops keeping old versions for it (a reconcile's
+   * Context does it when the reconcile ends). Idempotent; reads afterwards throw.
+   */
+  release(): void {
+    for (const store of this.#stores.values()) (store as Partial<StoreSnapshot<R>>).release?.();
   }
 
   get size(): number {

@@ -86,6 +86,30 @@ describe('Controller', function () {
     expect(calls).to.equal(1);
   });
 
+  it('releases the snapshots a reconcile reads, when it succeeds and when it throws', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const openDuring: number[] = [];
+    let controllerRef: { primaryCache: { openSnapshots: number } } | undefined;
+    const { controller } = await run<Widget>(
+      {
+        reconcile: (w, context) => {
+          openDuring.push(controllerRef!.primaryCache.openSnapshots);
+          expect(context.getPrimaryCache().list(ns).length).to.be.greaterThan(0);
+          if ((w.spec?.size ?? 0) > 1) throw new Error('too big');
+          return UpdateControl.noUpdate();
+        },
+      },
+      ns,
+      { retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10, intervalMultiplier: 1 }) },
+    );
+    controllerRef = controller;
+    await client.create(WidgetKind, widget('ok', ns, 1));
+    await client.create(WidgetKind, widget('bad', ns, 2));
+    await eventually(() => expect(openDuring.length).to.be.greaterThanOrEqual(3));
+    expect(Math.min(...openDuring)).to.be.greaterThan(0);
+    await eventually(() => expect(controller.primaryCache.openSnapshots).to.equal(0));
+  });
+
   it('reconciles again on a spec change and reads its own status write before the watch shows it', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const seen: (number | undefined)[] = [];

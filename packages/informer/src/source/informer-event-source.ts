@@ -651,8 +651,8 @@ export class InformerEventSource<
    * undefined when a primary-to-secondary mapper replaces it. For diagnostics.
    */
   reverseIndexSize(): { readonly primaries: number; readonly secondaries: number } | undefined {
-    const snapshot = this.#index?.snapshot();
-    return snapshot === undefined ? undefined : { primaries: snapshot.primaryCount, secondaries: snapshot.secondaryCount };
+    const index = this.#index;
+    return index === undefined ? undefined : { primaries: index.primaryCount, secondaries: index.secondaryCount };
   }
 
   /** The cache and the reverse index frozen together. */
@@ -710,21 +710,24 @@ export class InformerEventSource<
   }
 
   /** Updates the index and returns `P_new ∪ P_old`, deduplicated. */
-  #primariesOf(delta: StoreDelta<R>): ResourceID[] {
+  #primariesOf(delta: StoreDelta<R>): readonly ResourceID[] {
+    if (this.#index !== undefined) {
+      const update =
+        delta.type === 'delete'
+          ? this.#index.onDelete(delta.object)
+          : this.#index.onAddOrUpdate(delta.object, delta.type === 'update' ? delta.oldObject : undefined);
+      // The hot path: references unchanged (the index answers with one array for both).
+      if (update.oldPrimaries === update.newPrimaries || update.oldPrimaries.length === 0) return update.newPrimaries;
+      if (update.newPrimaries.length === 0) return update.oldPrimaries;
+      const union = [...update.newPrimaries];
+      for (const id of update.oldPrimaries) if (!union.some((seen) => seen.key === id.key)) union.push(id);
+      return union;
+    }
+    // No index: map both versions each time (the mapper is pure, per its contract).
     const seen = new Map<string, ResourceID>();
     const add = (ids: Iterable<ResourceID>): void => {
       for (const id of ids) if (!seen.has(id.key)) seen.set(id.key, id);
     };
-    if (this.#index !== undefined) {
-      const update = delta.type === 'delete' ? this.#index.onDelete(delta.object) : this.#index.onAddOrUpdate(delta.object);
-      // The hot path: references unchanged (the index answers with one array for both).
-      if (update.oldPrimaries === update.newPrimaries || update.oldPrimaries.length === 0) return [...update.newPrimaries];
-      if (update.newPrimaries.length === 0) return [...update.oldPrimaries];
-      add(update.newPrimaries);
-      add(update.oldPrimaries);
-      return [...seen.values()];
-    }
-    // No index: map both versions each time (the mapper is pure, per its contract).
     this.#mapSafely(delta.object, add);
     if (delta.type === 'update') this.#mapSafely(delta.oldObject, add);
     return [...seen.values()];
@@ -755,6 +758,11 @@ class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObj
   getSecondaryResources(primary: P): readonly R[] {
     return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
   }
+
+  release(): void {
+    this.cache.release();
+    this.index?.release();
+  }
 }
 
 /**
@@ -765,7 +773,7 @@ class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObj
 function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
   primary: P,
   toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
-  index: { secondaryKeys(primary: string): Iterable<string> } | undefined,
+  index: { forEachSecondaryKey(primaryKey: string, fn: (key: string) => void): void } | undefined,
   lookup: (key: string) => R | undefined,
 ): R[] {
   const out: R[] = [];
@@ -776,7 +784,7 @@ function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
   if (toSecondaryIds !== undefined) {
     for (const id of toSecondaryIds(primary)) add(id.key);
   } else if (index !== undefined) {
-    for (const key of index.secondaryKeys(ResourceID.keyOfResource(primary))) add(key);
+    index.forEachSecondaryKey(ResourceID.keyOfResource(primary), add);
   }
   return out;
 }
