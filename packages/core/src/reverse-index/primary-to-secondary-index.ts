@@ -64,17 +64,33 @@ export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = Kub
   mapperInputsEqual?: (a: S, b: S) => boolean;
 }
 
-/** The primaries a secondary is filed under: one interned ID bare (the usual owner), a frozen array beyond. */
-type PrimaryRefs = ResourceID | readonly ResourceID[];
+/**
+ * The primaries a secondary is filed under, as a frozen array of interned IDs. The one-primary
+ * array is interned too (a primary's `alone`), so the usual secondary, with one owner, shares it
+ * with its siblings and costs no array of its own; callers get it as P_new/P_old with no copy.
+ */
+type PrimaryRefs = readonly ResourceID[];
 
 /** The live content, shared by the index and its snapshots. */
 class IndexContent {
-  /** Secondary key -> the primaries it is filed under. */
-  readonly forward = new Map<string, PrimaryRefs>();
-  /** Primary key -> its interned ID and the keys of its secondaries. */
-  readonly reverse = new Map<string, { readonly id: ResourceID; secondaries: KeyBucket }>();
+  /**
+   * Secondary namespace ('' for cluster-scoped) -> name -> the primaries it is filed under. Keyed
+   * by the object's own strings, so an event whose references did not change builds no key
+   * string, and the store's lookup of the same object already hashed them.
+   */
+  readonly forward = new Map<string, Map<string, PrimaryRefs>>();
+  secondaryCount = 0;
+  /** Primary key -> its interned ID, its one-primary array, and the keys of its secondaries. */
+  readonly reverse = new Map<string, { readonly id: ResourceID; readonly alone: PrimaryRefs; secondaries: KeyBucket }>();
   /** Secondary key -> its refs before a write, for the snapshots open at the time. */
   readonly log = new UndoLog<string, PrimaryRefs>();
+
+  refsOf(secondaryKey: string): PrimaryRefs | undefined {
+    const slash = secondaryKey.indexOf('/');
+    return slash < 0
+      ? this.forward.get('')?.get(secondaryKey)
+      : this.forward.get(secondaryKey.slice(0, slash))?.get(secondaryKey.slice(slash + 1));
+  }
 }
 
 /**
@@ -104,7 +120,7 @@ export class ReverseIndexSnapshot {
   constructor(content: IndexContent) {
     this.#content = content;
     this.primaryCount = content.reverse.size;
-    this.secondaryCount = content.forward.size;
+    this.secondaryCount = content.secondaryCount;
     this.#view = content.log.open(this);
   }
 
@@ -135,11 +151,12 @@ export class ReverseIndexSnapshot {
   primaryKeys(secondary: ResourceID | string): ReadonlySet<string> {
     const key = typeof secondary === 'string' ? secondary : secondary.key;
     const then = this.#view.valueAt(key);
-    return keySet(then === UNRECORDED ? this.#content.forward.get(key) : then);
+    return keySet(then === UNRECORDED ? this.#content.refsOf(key) : then);
   }
 }
 
 const NONE: readonly ResourceID[] = Object.freeze([]);
+const NOTHING: ReverseIndexUpdate = Object.freeze({ newPrimaries: NONE, oldPrimaries: NONE });
 
 /**
  * The reverse index from primary to secondary resources, maintained from a
@@ -210,7 +227,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
 
   /** Number of secondaries indexed under at least one primary. */
   get secondaryCount(): number {
-    return this.#content.forward.size;
+    return this.#content.secondaryCount;
   }
 
   /** Keys of the secondaries indexed under a primary. O(secondaries). */
@@ -227,7 +244,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
 
   /** Keys of the primaries a secondary is indexed under. */
   primaryKeys(secondary: ResourceID | string): ReadonlySet<string> {
-    return keySet(this.#content.forward.get(typeof secondary === 'string' ? secondary : secondary.key));
+    return keySet(this.#content.refsOf(typeof secondary === 'string' ? secondary : secondary.key));
   }
 
   /**
@@ -238,39 +255,40 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   seed(secondaries: Iterable<S>): void {
     this.clear();
     for (const secondary of secondaries) {
-      const key = this.#keyOf(secondary);
-      if (key === undefined) continue;
+      const meta = this.#metadataOf(secondary);
+      if (meta === undefined) continue;
+      const namespace = meta.namespace ?? '';
+      const key = ResourceID.keyOf(meta.name, namespace);
       const mapped = this.#map(secondary, key);
-      if (mapped !== undefined && mapped.length > 0) this.#file(key, undefined, this.#intern(mapped));
+      if (mapped !== undefined && mapped.length > 0)
+        this.#file(namespace, meta.name, key, this.#content.forward.get(namespace)?.get(meta.name), this.#intern(mapped));
     }
   }
 
   /**
    * Records a created or updated secondary. O(primaries of S). With `old` (the version it
-   * replaces) and a mapper whose inputs did not change, the mapper is not called.
+   * replaces) and a mapper whose inputs did not change, the mapper is not called and nothing is
+   * allocated but the answer.
    * @returns P_new and P_old; enqueue both.
    */
   onAddOrUpdate(secondary: S, old?: S): ReverseIndexUpdate {
-    const key = this.#keyOf(secondary);
-    if (key === undefined) return { newPrimaries: NONE, oldPrimaries: NONE };
-    const before = this.#content.forward.get(key);
+    const meta = this.#metadataOf(secondary);
+    if (meta === undefined) return NOTHING;
+    const namespace = meta.namespace ?? '';
+    const before = this.#content.forward.get(namespace)?.get(meta.name);
     if (before !== undefined && old !== undefined && this.#inputsEqual !== undefined && this.#sameInputs(old, secondary)) {
-      const same = refsArray(before);
-      return { newPrimaries: same, oldPrimaries: same };
+      return { newPrimaries: before, oldPrimaries: before };
     }
+    const key = ResourceID.keyOf(meta.name, namespace);
     const mapped = this.#map(secondary, key);
-    if (mapped === undefined) {
-      const previous = refsArray(before);
-      return { newPrimaries: previous, oldPrimaries: previous };
-    }
+    if (mapped === undefined) return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
     const after = mapped.length === 0 ? undefined : this.#intern(mapped);
     if (sameRefs(before, after)) {
       // The common update (a MODIFIED event that keeps its references): nothing to write.
-      const same = refsArray(before);
-      return { newPrimaries: same, oldPrimaries: same };
+      return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
     }
-    this.#file(key, before, after);
-    return { newPrimaries: refsArray(after), oldPrimaries: refsArray(before) };
+    this.#file(namespace, meta.name, key, before, after);
+    return { newPrimaries: after ?? NONE, oldPrimaries: before ?? NONE };
   }
 
   /**
@@ -279,24 +297,39 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
    * @returns the primaries it was indexed under, as `oldPrimaries`; enqueue them.
    */
   onDelete(secondary: S | ResourceID): ReverseIndexUpdate {
-    const key = secondary instanceof ResourceID ? secondary.key : this.#keyOf(secondary);
-    if (key === undefined) return { newPrimaries: NONE, oldPrimaries: NONE };
-    const before = this.#content.forward.get(key);
+    let namespace: string;
+    let name: string;
+    if (secondary instanceof ResourceID) {
+      namespace = secondary.namespace ?? '';
+      name = secondary.name;
+    } else {
+      const meta = this.#metadataOf(secondary);
+      if (meta === undefined) return NOTHING;
+      namespace = meta.namespace ?? '';
+      name = meta.name;
+    }
+    const key = ResourceID.keyOf(name, namespace);
+    const before = this.#content.forward.get(namespace)?.get(name);
     if (before === undefined) {
       // Never recorded (say, the index was not seeded): still tell the caller whom it concerned.
       const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, key);
       return { newPrimaries: NONE, oldPrimaries: mapped ?? NONE };
     }
-    this.#file(key, before, undefined);
-    return { newPrimaries: NONE, oldPrimaries: refsArray(before) };
+    this.#file(namespace, name, key, before, undefined);
+    return { newPrimaries: NONE, oldPrimaries: before };
   }
 
   /** Forgets everything. */
   clear(): void {
     const content = this.#content;
-    if (content.log.recording) for (const [key, refs] of content.forward) content.log.recordBeforeWrite(key, refs);
+    if (content.log.recording) {
+      for (const [namespace, byName] of content.forward) {
+        for (const [name, refs] of byName) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), refs);
+      }
+    }
     content.forward.clear();
     content.reverse.clear();
+    content.secondaryCount = 0;
   }
 
   #sameInputs(old: S, secondary: S): boolean {
@@ -308,41 +341,62 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   }
 
   /** Moves a secondary's entries from `before` to `after` (undefined: none). */
-  #file(key: string, before: PrimaryRefs | undefined, after: PrimaryRefs | undefined): void {
+  #file(namespace: string, name: string, key: string, before: PrimaryRefs | undefined, after: PrimaryRefs | undefined): void {
     const content = this.#content;
     if (content.log.recording) content.log.recordBeforeWrite(key, before);
-    if (after === undefined) content.forward.delete(key);
-    else content.forward.set(key, after);
-    forEachRef(before, (id) => {
-      if (refsInclude(after, id.key)) return;
+    let byName = content.forward.get(namespace);
+    if (after === undefined) {
+      if (byName?.delete(name) === true) {
+        content.secondaryCount--;
+        if (byName.size === 0) content.forward.delete(namespace);
+      }
+    } else {
+      if (byName === undefined) content.forward.set(namespace, (byName = new Map<string, PrimaryRefs>()));
+      if (before === undefined) content.secondaryCount++;
+      byName.set(name, after);
+    }
+    for (const id of before ?? NONE) {
+      if (refsInclude(after, id.key)) continue;
       const entry = content.reverse.get(id.key);
-      if (entry === undefined) return;
+      if (entry === undefined) continue;
       const rest = bucketWithout(entry.secondaries, key);
       if (rest === undefined) content.reverse.delete(id.key);
       else entry.secondaries = rest;
-    });
-    forEachRef(after, (id) => {
-      if (refsInclude(before, id.key)) return;
+    }
+    for (const id of after ?? NONE) {
+      if (refsInclude(before, id.key)) continue;
       const entry = content.reverse.get(id.key);
-      if (entry === undefined) content.reverse.set(id.key, { id, secondaries: key });
-      else entry.secondaries = bucketWith(entry.secondaries, key);
-    });
+      if (entry === undefined) {
+        content.reverse.set(id.key, { id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: key });
+      } else entry.secondaries = bucketWith(entry.secondaries, key);
+    }
   }
 
-  /** The mapper's IDs as refs, reusing each primary's interned ID (one ResourceID per primary, shared by all its secondaries). */
+  /** The mapper's IDs as refs, reusing each primary's interned ID and one-primary array. */
   #intern(mapped: readonly ResourceID[]): PrimaryRefs {
     const reverse = this.#content.reverse;
-    if (mapped.length === 1) return reverse.get(mapped[0]!.key)?.id ?? mapped[0]!;
+    if (mapped.length === 1) return reverse.get(mapped[0]!.key)?.alone ?? Object.freeze([mapped[0]!]);
     return Object.freeze(mapped.map((id) => reverse.get(id.key)?.id ?? id));
   }
 
-  #keyOf(secondary: S): string | undefined {
+  /** The secondary's metadata when it names the secondary, else undefined after reporting it. */
+  #metadataOf(secondary: S): { name: string; namespace?: string } | undefined {
+    const meta = (secondary as KubernetesObject | null | undefined)?.metadata;
+    if (
+      meta !== null &&
+      typeof meta === 'object' &&
+      typeof meta.name === 'string' &&
+      meta.name !== '' &&
+      (meta.namespace === undefined || typeof meta.namespace === 'string')
+    ) {
+      return meta as { name: string; namespace?: string };
+    }
     try {
-      return ResourceID.keyOfResource(secondary);
+      ResourceID.fromResource(secondary); // throws the error naming the field
     } catch (cause) {
       this.#errors.next(new MapperError(undefined, 'secondary has no valid metadata.name', { cause }));
-      return undefined;
     }
+    return undefined;
   }
 
   /** The mapper's result deduplicated by key, or undefined after reporting a failure. */
@@ -372,32 +426,16 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   }
 }
 
-function forEachRef(refs: PrimaryRefs | undefined, fn: (id: ResourceID) => void): void {
-  if (refs === undefined) return;
-  if (refs instanceof ResourceID) fn(refs);
-  else for (const id of refs) fn(id);
-}
-
 function refsInclude(refs: PrimaryRefs | undefined, primaryKey: string): boolean {
-  if (refs === undefined) return false;
-  if (refs instanceof ResourceID) return refs.key === primaryKey;
-  return refs.some((id) => id.key === primaryKey);
-}
-
-function refsArray(refs: PrimaryRefs | undefined): readonly ResourceID[] {
-  return refs === undefined ? NONE : refs instanceof ResourceID ? [refs] : refs;
+  return refs !== undefined && refs.some((id) => id.key === primaryKey);
 }
 
 function sameRefs(a: PrimaryRefs | undefined, b: PrimaryRefs | undefined): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined) return false;
-  const left = refsArray(a);
-  const right = refsArray(b);
-  return left.length === right.length && left.every((id) => refsInclude(b, id.key));
+  return a.length === b.length && a.every((id) => refsInclude(b, id.key));
 }
 
 function keySet(refs: PrimaryRefs | undefined): ReadonlySet<string> {
-  const out = new Set<string>();
-  forEachRef(refs, (id) => out.add(id.key));
-  return out;
+  return new Set((refs ?? NONE).map((id) => id.key));
 }
