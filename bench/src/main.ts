@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expiredLine, listBytes, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
 import { E2E_NODE_CONTENDERS } from './e2e/run-e2e.js';
+import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
@@ -25,6 +26,8 @@ interface Settings {
   lookups: number;
   contenders: string[];
   scenarios: string[];
+  /** Compare kindex's ratios with quick-thresholds.json and fail on a regression; writes no results. */
+  check: boolean;
 }
 
 const distDir = fileURLToPath(new URL('.', import.meta.url));
@@ -43,22 +46,24 @@ function parseSettings(argv: readonly string[]): Settings {
     else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) flags.set(name, argv[++i]!);
     else flags.set(name, 'true');
   }
-  const quick = flags.has('quick') || process.env.BENCH_QUICK === '1';
+  const check = flags.has('check');
+  const quick = check || flags.has('quick') || process.env.BENCH_QUICK === '1';
   const num = (name: string, fallback: number): number =>
     Number(flags.get(name) ?? process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
   const list = (name: string, fallback: string): string[] => (flags.get(name) ?? fallback).split(',').filter((s) => s !== '');
   return {
-    sizes: list('sizes', quick ? '1000,10000' : '1000,10000,100000').map(Number),
-    watchObjects: num('watch-objects', quick ? 2000 : 10_000),
-    events: num('events', quick ? 20_000 : 100_000),
+    sizes: list('sizes', check ? '20000' : quick ? '1000,10000' : '1000,10000,100000').map(Number),
+    watchObjects: num('watch-objects', check ? 10_000 : quick ? 2000 : 10_000),
+    events: num('events', check ? 100_000 : quick ? 20_000 : 100_000),
     relistObjects: num('relist-objects', quick ? 10_000 : 100_000),
     e2eRate: num('e2e-rate', 1000),
     e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
     e2eObjects: num('e2e-objects', 1000),
-    reps: num('reps', quick ? 1 : 3),
+    reps: num('reps', check ? 3 : quick ? 1 : 3),
     lookups: num('lookups', 20_000),
-    contenders: list('contenders', ALL_CONTENDERS.join(',')),
-    scenarios: list('scenarios', 'sync,watch,relist'),
+    contenders: list('contenders', check ? 'kindex,client-node,limit' : ALL_CONTENDERS.join(',')),
+    scenarios: list('scenarios', check ? 'sync,watch' : 'sync,watch,relist'),
+    check,
   };
 }
 
@@ -221,6 +226,8 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${goVersion()}; shared with other work, so compare ratios within one run`;
   const sections: Section[] = [];
+  // kindex's ratios to the baselines of this run, for --check.
+  const figures = new Map<string, number>();
   console.error(`kindex bench: ${JSON.stringify(settings)}\n${machine}`);
   const series = settings.contenders;
 
@@ -265,6 +272,14 @@ async function main(): Promise<void> {
           ]);
       }
     }
+    const [largest, atLargest] = [...bySize].at(-1)!;
+    const kindexAt = atLargest.get('kindex');
+    const limitAt = atLargest.get('limit');
+    const clientNodeAt = atLargest.get('client-node');
+    figures.set('sync.kindexVsLimit', (kindexAt?.get('syncMs') ?? NaN) / (limitAt?.get('syncMs') ?? NaN));
+    figures.set('memory.kindexVsLimit', (kindexAt?.get('retainedHeapBytes') ?? NaN) / (limitAt?.get('retainedHeapBytes') ?? NaN));
+    figures.set('lookupP50.kindexVsClientNode', (kindexAt?.get('lookupP50Us') ?? NaN) / (clientNodeAt?.get('lookupP50Us') ?? NaN));
+    console.error(`ratios at ${largest} objects: ${JSON.stringify(Object.fromEntries(figures))}`);
     sections.push({
       name: 'initial-sync',
       markdown: `### Initial sync: list and index N objects (median of ${settings.reps})\n\n${markdownTable(['objects', 'contender', 'wall ms', 'vs kindex', 'vs limit', 'CPU s', 'peak RSS MiB'], syncRows)}`,
@@ -302,6 +317,8 @@ async function main(): Promise<void> {
     });
     const k = medians.get('kindex');
     const l = medians.get('limit');
+    figures.set('watch.kindexVsLimit', (k?.get('eventsPerS') ?? NaN) / (l?.get('eventsPerS') ?? NaN));
+    figures.set('watch.kindexVsClientNode', (k?.get('eventsPerS') ?? NaN) / (medians.get('client-node')?.get('eventsPerS') ?? NaN));
     const rows = [...medians].map(([c, m]) => [
       c,
       fmt(m.get('eventsPerS')),
@@ -370,6 +387,18 @@ async function main(): Promise<void> {
     });
   }
 
+  if (settings.check) {
+    for (const section of sections) console.log(`\n${section.markdown}`);
+    const boundsPath = join(benchDir, 'quick-thresholds.json');
+    const failures = checkRatios(figures, readBounds(boundsPath), boundsPath);
+    const measured = [...figures].map(([figure, value]) => `${figure} ${value.toFixed(2)}x`).join(', ');
+    if (failures.length > 0) {
+      console.error(`\nbench check FAILED (${measured}):\n- ${failures.join('\n- ')}`);
+      process.exit(1);
+    }
+    console.log(`\nbench check passed: ${measured}`);
+    return;
+  }
   for (const section of sections) {
     write(section);
     console.log(`\n${section.markdown}`);

@@ -31,7 +31,8 @@ export function kindexContender(options: ContenderOptions): Contender {
   source.problems$.subscribe((problem) => console.error('kindex problem:', problem.error));
   let synced = false;
   let callback: ((name: string) => void) | undefined;
-  source.cache.deltas$.subscribe(({ delta }) => {
+  // The harness counts deliveries through the cache's own listener hook (what the event source uses), not an rxjs stream.
+  source.cache.onDelta((delta) => {
     if (synced) callback?.(delta.object.metadata?.name ?? '');
   });
 
