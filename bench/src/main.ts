@@ -390,6 +390,52 @@ async function main(): Promise<void> {
     });
   }
 
+  if (settings.scenarios.includes('e2e-max')) {
+    // The highest paced rate each contender sustains end to end: p99 event-to-reconcile under
+    // 100 ms and the server able to send at the rate (a client that stops draining its socket
+    // slows the sender). Doubling from 1,000 events/s, then one bisection step.
+    const seconds = Math.min(settings.e2eSeconds, 5);
+    const n = settings.e2eObjects;
+    const contenders = settings.contenders.filter((c) => E2E_NODE_CONTENDERS.includes(c) || c === 'client-go');
+    const once = { ...settings, reps: 1 };
+    const sustains = async (contender: string, rate: number): Promise<boolean> => {
+      const m = (await measure(once, 'e2e', n, Math.round(rate * seconds), { type: 'paced', objects: n, rate, seconds }, [contender])).get(
+        contender,
+      );
+      const p99 = m?.get('latencyP99Ms');
+      const sent = m?.get('sentPerS');
+      return p99 !== undefined && p99 < 100 && sent !== undefined && sent >= rate * 0.9;
+    };
+    const rows: string[][] = [];
+    const best = new Map<string, number>();
+    for (const contender of contenders) {
+      let pass = 0;
+      let fail: number | undefined;
+      for (let rate = 1000; rate <= 64_000; rate *= 2) {
+        if (await sustains(contender, rate)) pass = rate;
+        else {
+          fail = rate;
+          break;
+        }
+      }
+      if (fail !== undefined && pass > 0) {
+        const mid = Math.round((pass + fail) / 2);
+        if (await sustains(contender, mid)) pass = mid;
+      }
+      best.set(contender, pass);
+      rows.push([displayName(contender), fmt(pass), fail === undefined ? 'none up to 64,000' : fmt(fail)]);
+    }
+    const k = best.get('kindex');
+    for (const row of rows) row.push(ratio(best.get(row[0] === 'client-go (JSON)' ? 'client-go' : row[0]!), k));
+    sections.push({
+      name: 'e2e-max-rate',
+      markdown: `### End to end: highest sustained event rate with p99 under 100 ms (${n.toLocaleString('en-US')} ConfigMaps, ${seconds} s per step)\n\n${markdownTable(['contender', 'sustained events/s', 'first rate that failed', 'vs kindex'], rows)}\n\nEach step runs the end-to-end scenario once at a paced rate: doubling from 1,000 events/s until p99 event-to-reconcile reaches 100 ms or the server cannot send at the rate (the client stopped draining), then one bisection step between the last rate sustained and the first that failed.`,
+      svg: svgBarChart('Highest sustained end-to-end rate (p99 < 100 ms)', 'events/s (higher is better)', contenders, [
+        { label: 'sustained', values: new Map([...best].map(([c, v]) => [c, v])) },
+      ]),
+    });
+  }
+
   if (settings.check) {
     for (const section of sections) console.log(`\n${section.markdown}`);
     const boundsPath = join(benchDir, 'quick-thresholds.json');

@@ -24,7 +24,7 @@ export { ShardSelector, shardIndexOf, SHARD_SPACE_END } from './shard/shard-sele
 export type { ShardField, ShardRange, ShardableObject } from './shard/shard-selector.js';
 export { fnv1a64Hex } from './shard/fnv1a64.js';
 
-// --- store: the persistent indexed store
+// --- store: the indexed store (mutable Maps, O(1) snapshots through an undo log)
 export { IndexedStore } from './store/indexed-store.js';
 export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './store/indexed-store.js';
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';

@@ -63,7 +63,7 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
  * The standard {@link Context}: resolves secondary resources over a list of event sources.
  *
  * Every source that serves resources is snapshotted when the context is created, so the whole
- * reconcile reads one point in time (O(1) per source for persistent caches).
+ * reconcile reads one point in time (O(1) per source for indexed caches; `release()` ends them).
  *
  * @example
  * ```ts
