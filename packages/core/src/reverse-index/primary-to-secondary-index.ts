@@ -10,6 +10,7 @@
  */
 import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import { namedMetadataOf, type NamedMetadata } from '../resource/named-metadata.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { UNRECORDED, UndoLog, type UndoView } from '../snapshot/undo-log.js';
 import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../store/internal/key-bucket.js';
@@ -380,17 +381,9 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   }
 
   /** The secondary's metadata when it names the secondary, else undefined after reporting it. */
-  #metadataOf(secondary: S): { name: string; namespace?: string } | undefined {
-    const meta = (secondary as KubernetesObject | null | undefined)?.metadata;
-    if (
-      meta !== null &&
-      typeof meta === 'object' &&
-      typeof meta.name === 'string' &&
-      meta.name !== '' &&
-      (meta.namespace === undefined || typeof meta.namespace === 'string')
-    ) {
-      return meta as { name: string; namespace?: string };
-    }
+  #metadataOf(secondary: S): NamedMetadata | undefined {
+    const meta = namedMetadataOf(secondary);
+    if (meta !== undefined) return meta;
     try {
       ResourceID.fromResource(secondary); // throws the error naming the field
     } catch (cause) {

@@ -19,6 +19,7 @@ import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from '../resource/deep-freeze.js';
+import { namedMetadataOf } from '../resource/named-metadata.js';
 import { jsonEqual } from '../resource/json-equal.js';
 import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from './internal/key-bucket.js';
 import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/store-content.js';
@@ -446,16 +447,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
 
   /** Whether an object can be stored (namespace and name readable); reports it when not. */
   #valid(obj: R): boolean {
-    const meta = (obj as KubernetesObject | null | undefined)?.metadata;
-    if (
-      meta !== null &&
-      typeof meta === 'object' &&
-      typeof meta.name === 'string' &&
-      meta.name !== '' &&
-      (meta.namespace === undefined || typeof meta.namespace === 'string')
-    ) {
-      return true;
-    }
+    if (namedMetadataOf(obj) !== undefined) return true;
     try {
       ResourceID.fromResource(obj); // throws the error naming the field
       this.#errors.next(new InvalidResourceError(undefined, 'metadata', 'object is not a resource'));
