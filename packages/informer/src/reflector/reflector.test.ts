@@ -244,6 +244,9 @@ describe('Reflector', function () {
         await createMany(['r-a', 'r-b']);
         const run = await start();
         await run.reflector.waitForSync({ timeoutMs: 20_000 });
+        // Synced means listed; restart only once the watch is open, or the reflector may simply
+        // open its first watch on the restarted server and never see the restart.
+        await eventually(() => expect(run.reflector.health.watching).to.equal(true));
         await restart();
         await create('r-c');
         await update('r-a', { v: '2' });

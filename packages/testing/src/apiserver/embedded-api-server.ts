@@ -275,6 +275,10 @@ export class EmbeddedApiServer implements TestApiServer {
   private async restart(): Promise<void> {
     if (this.stopped) throw new Error('the embedded API server is stopped');
     const old = this.server;
+    // Break open connections first, as a process that dies does (a watch then ends mid-stream, an
+    // error to its client), and only then forget the watchers: ending them cleanly first would look
+    // like a server-side watch timeout, which no client counts as a failure.
+    old.closeAllConnections();
     this.hub.closeAll();
     await closeServer(old);
     const next = createServer(this.certificate);
