@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expiredLine, listBytes, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
+import { expiredLine, ListFixture, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
 import { E2E_NODE_CONTENDERS } from './e2e/run-e2e.js';
 import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
@@ -135,7 +135,7 @@ async function measure(
   watch: WatchScript,
   contenders = settings.contenders,
 ): Promise<Medians> {
-  const server = await StreamServer.start(listBytes(objects), watch);
+  const server = await StreamServer.start(new ListFixture(objects), watch);
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {

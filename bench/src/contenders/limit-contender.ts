@@ -24,26 +24,31 @@ export function limitContender(options: ContenderOptions): Contender {
   let stopped = false;
   let resourceVersion = '';
 
-  const list = (): Promise<void> =>
+  // Pages as every real client does (kindex, client-go's pager): the server answers lists of up
+  // to 250,000 objects in one page whatever the limit, larger ones by limit and continue.
+  type ListPage = { metadata: { resourceVersion: string; continue?: string }; items: ParsedObject[] };
+  const getPage = (continueToken: string | undefined): Promise<ListPage> =>
     new Promise((resolve, reject) => {
       http
-        .get(base, (res) => {
+        .get(`${base}?limit=500${continueToken === undefined ? '' : `&continue=${encodeURIComponent(continueToken)}`}`, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-              metadata: { resourceVersion: string };
-              items: ParsedObject[];
-            };
-            objects.clear();
-            for (const item of parsed.items) objects.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
-            resourceVersion = parsed.metadata.resourceVersion;
-            resolve();
-          });
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ListPage));
           res.on('error', reject);
         })
         .on('error', reject);
     });
+
+  const list = async (): Promise<void> => {
+    objects.clear();
+    let continueToken: string | undefined;
+    do {
+      const page = await getPage(continueToken);
+      for (const item of page.items) objects.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
+      resourceVersion = page.metadata.resourceVersion;
+      continueToken = page.metadata.continue || undefined;
+    } while (continueToken !== undefined);
+  };
 
   const watch = (): void => {
     request = http.get(`${base}?watch=true&resourceVersion=${resourceVersion}`, (res) => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pacedEventLine, wallClockMicros } from '../fixture/config-map-fixture.js';
+import { pacedEventLine, wallClockMicros, type ListFixture } from '../fixture/config-map-fixture.js';
 
 /** What the stream server answers to watches. */
 export type WatchScript =
@@ -42,8 +42,9 @@ const PATHS = new Set(['/api/v1/configmaps', '/api/v1/namespaces/bench/configmap
 
 /**
  * A purpose-built API server for ConfigMaps on 127.0.0.1: the same pre-generated list and watch
- * bytes for every contender, served as fast as the socket takes them. It ignores `limit` (one
- * page for everyone) and label/field selectors.
+ * bytes for every contender, served as fast as the socket takes them. Lists of up to 250,000
+ * objects come in one piece whatever `limit` says (one page for everyone); larger ones page by
+ * `limit` and `continue` (see `ListFixture`). Label and field selectors are ignored.
  */
 export class StreamServer {
   timings: StreamTimings = { writeRequests: 0 };
@@ -55,6 +56,8 @@ export class StreamServer {
   /** Bumped by `reset()`, so a previous run's pacer stops. */
   #run = 0;
   #pacing = false;
+  /** The unpaged list, built on first request. */
+  #whole: Buffer | undefined;
 
   private constructor(
     private readonly server: http.Server,
@@ -63,7 +66,7 @@ export class StreamServer {
   ) {}
 
   /** Starts a server on a free loopback port and writes a kubeconfig for it. */
-  static async start(list: Buffer, watch: WatchScript): Promise<StreamServer> {
+  static async start(list: ListFixture, watch: WatchScript): Promise<StreamServer> {
     let self: StreamServer | undefined;
     const server = http.createServer((req, res) => self!.handle(req, res, list, watch));
     server.keepAliveTimeout = 60_000;
@@ -105,7 +108,7 @@ export class StreamServer {
     await once(this.server, 'close');
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse, list: Buffer, watch: WatchScript): void {
+  private handle(req: http.IncomingMessage, res: http.ServerResponse, list: ListFixture, watch: WatchScript): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === START_PATH) {
       this.#startGate.resolve();
@@ -130,8 +133,26 @@ export class StreamServer {
     const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
     if (!isWatch) {
       if (this.timings.expiredAt !== undefined && this.timings.relistAt === undefined) this.timings.relistAt = performance.now();
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length });
-      res.end(list);
+      const limit = Number(url.searchParams.get('limit') ?? '') || undefined;
+      let body: Buffer;
+      if (list.paged(limit)) body = list.page(Number(url.searchParams.get('continue') ?? '0') || 0, limit!);
+      else if (list.sendableWhole) body = this.#whole ??= list.whole();
+      else {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'BadRequest',
+            code: 400,
+            message: `a list of ${list.objects} objects needs limit and continue`,
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      res.end(body);
       return;
     }
     this.#watches++;
