@@ -134,7 +134,8 @@ export { UnknownOptionError } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';
-export type { ShardCoordinatorOptions, ShardOwnership } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions, ShardLoss, ShardOwnership } from './sharding/shard-coordinator.js';
+export { ShardLostError } from './sharding/shard-lost-error.js';
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
 export { ShardingConfigError } from './sharding/sharding-config-error.js';

@@ -317,6 +317,19 @@ export class EventProcessor {
     if (abortReason !== undefined) for (const controller of this.#inFlight.values()) controller.abort(abortReason);
   }
 
+  /**
+   * Aborts the signal of the attempt in flight for one primary (it still settles as usual: a
+   * reconciler that honours the signal fails fast and is retried per the retry policy). Sharding
+   * uses it when a shard's lease is lost under a running reconcile. Returns whether an attempt
+   * was running and not aborted yet.
+   */
+  abortInFlight(primary: ResourceID | string, reason: unknown): boolean {
+    const controller = this.#inFlight.get(typeof primary === 'string' ? primary : primary.key);
+    if (controller === undefined || controller.signal.aborted) return false;
+    controller.abort(reason);
+    return true;
+  }
+
   /** Dispatches again after `pause()`. Idempotent. */
   resume(): void {
     const open = this.#openGate;

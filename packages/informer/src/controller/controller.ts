@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { ShardLostError } from '../sharding/shard-lost-error.js';
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import {
@@ -792,6 +793,18 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
+   * @internal Aborts the signals of the running reconciles of primaries matching `belongs` (a
+   * lost shard); returns their keys.
+   */
+  abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
+    const aborted: string[] = [];
+    for (const [key, primary] of this.#inFlight) {
+      if (belongs(primary) && this.#processor?.abortInFlight(key, reason)) aborted.push(key);
+    }
+    return aborted;
+  }
+
+  /**
    * @internal Resolves once no reconcile of a primary matching `belongs` is running (polled: a
    * shard release waits for it before handing the shard over).
    */
@@ -1023,6 +1036,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
       const control = await this.#cleanup(primary, this.#context(opened, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
+        throwIfShardLost(signal);
         this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
@@ -1030,12 +1044,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
+      throwIfShardLost(signal);
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
     const context = this.#context(opened, primary, retryInfo, signal, false, log);
     if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#reconciler.reconcile(primary, context);
+    if (control.resource !== undefined) throwIfShardLost(signal);
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
@@ -1117,4 +1133,13 @@ function validateCrdPolicy(
     );
   }
   return { wait: whenCrdMissing === 'wait', pollIntervalMs: pollIntervalMs ?? 10_000 };
+}
+
+/**
+ * Fencing under sharding: a reconcile aborted because its shard was lost does not get what it
+ * returns written (another replica may own the primary by then); a shard handed over for a
+ * rebalance drains with its writes, since its lease is released only after.
+ */
+function throwIfShardLost(signal: AbortSignal): void {
+  if (signal.aborted && signal.reason instanceof ShardLostError) throw signal.reason;
 }

@@ -232,6 +232,10 @@ export class Operator {
             .catch((error: unknown) => this.logger.warn({ err: error }, 'sharding: changing cache ranges failed'));
       });
       sharding.coordinator.problems$.subscribe((error) => this.logger.warn({ err: error }, 'sharding: lease request failed'));
+      sharding.coordinator.lost$.subscribe((loss) => {
+        const { error, aborted } = sharding.abortLost(loss);
+        this.logger.warn({ err: error, shard: loss.shard, aborted }, 'sharding: shard lost, running reconciles aborted');
+      });
     }
     const starts = [
       ...(elector !== undefined ? [elector.start()] : []),

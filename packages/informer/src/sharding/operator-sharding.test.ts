@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { Kinds, Operator, type KubeClient } from '../index.js';
+import { Kinds, KubeClient, Operator, ShardLostError, type Lease } from '../index.js';
 
 interface Run {
   readonly replica: string;
@@ -115,5 +115,43 @@ describe('Operator sharding', function () {
         if (mine[i]!.replica !== mine[i - 1]!.replica) expect(mine[i]!.start, key).to.be.at.least(mine[i - 1]!.end);
       }
     }
+  });
+
+  it('aborts a running reconcile the moment its shard is lost, and does not write what it returns', async () => {
+    const group = uniqueName('lost');
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const namespace = await createNamespace(server.kubeConfig);
+    const label = uniqueName('primary');
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'busy', labels: { role: label } } } });
+    let signal: AbortSignal | undefined;
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      sharding: { group, namespace: leaseNamespace, shards: 2, identity: 'solo', ...TIMING },
+    });
+    operator.register<KubernetesObject>(
+      {
+        reconcile: async (primary, context) => {
+          signal ??= context.getSignal();
+          await new Promise((resolve) => context.getSignal().addEventListener('abort', resolve));
+          return UpdateControl.patchResource({ ...primary, metadata: { ...primary.metadata, annotations: { written: 'after-loss' } } });
+        },
+      },
+      { kind: Kinds.ConfigMap, labelSelector: `role=${label}`, generationAware: false },
+    );
+    operators.push(operator);
+    await operator.start();
+    await eventually(() => expect(signal).to.not.equal(undefined), { timeoutMs: 30_000 });
+    const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace } }, 2);
+    const client = new KubeClient(server.kubeConfig);
+    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of(`${group}-shard-${shard}`, leaseNamespace)))!;
+    expect(lease.spec?.holderIdentity).to.equal('solo');
+    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await eventually(() => expect(signal!.aborted).to.equal(true), { timeoutMs: 5_000 });
+    expect(signal!.reason).to.be.instanceOf(ShardLostError);
+    expect(signal!.reason).to.include({ shard, reason: 'moved', identity: 'solo' });
+    expect(operator.shardCoordinator!.owns(shard)).to.equal(false);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stored = await core.readNamespacedConfigMap({ name: 'busy', namespace });
+    expect(stored.metadata?.annotations?.['written'], 'fenced').to.equal(undefined);
   });
 });

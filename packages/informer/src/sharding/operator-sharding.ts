@@ -4,7 +4,8 @@ import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField } f
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
-import { ShardCoordinator, type ShardOwnership } from './shard-coordinator.js';
+import { ShardCoordinator, type ShardLoss, type ShardOwnership } from './shard-coordinator.js';
+import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
 /**
@@ -56,6 +57,7 @@ export class OperatorSharding {
   readonly coordinator: ShardCoordinator;
   readonly field: ShardField;
   readonly #controllers: () => readonly Controller<KubernetesObject>[];
+  readonly #group: string;
   #applied: Promise<void> = Promise.resolve();
 
   constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly Controller<KubernetesObject>[]) {
@@ -69,6 +71,7 @@ export class OperatorSharding {
       throw new ShardingConfigError('field', this.field, "use 'object.metadata.namespace' or 'object.metadata.uid'");
     }
     this.#controllers = controllers;
+    this.#group = options.group;
     const { group, namespace, shards, field: _field, identity, ...timing } = options;
     this.coordinator = new ShardCoordinator({
       group,
@@ -100,6 +103,17 @@ export class OperatorSharding {
     );
     this.#applied = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Aborts the running reconciles of a shard lost without a handover (new ones are already
+   * refused by {@link owns}); returns the error they were aborted with and their keys.
+   */
+  abortLost(loss: ShardLoss): { readonly error: ShardLostError; readonly aborted: readonly string[] } {
+    const error = new ShardLostError(this.#group, this.coordinator.identity, loss);
+    const total = this.coordinator.shards;
+    const aborted = this.#controllers().flatMap((c) => c.abortReconciles((p) => shardIndexOf(this.field, p, total) === loss.shard, error));
+    return { error, aborted };
   }
 
   async #drain(shard: number): Promise<void> {

@@ -1,43 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { FakeClock } from '@kindex/core';
-import { LeaseConflictError, ShardCoordinator, type Lease, type LeaseSpec, type ShardLeaseStore } from '../index.js';
-
-/** Leases in memory with resourceVersions, as the API server keeps them; one view per replica can be cut off. */
-class MemoryLeases {
-  readonly leases = new Map<string, Lease>();
-  #rv = 1;
-
-  view(isCut: () => boolean): ShardLeaseStore {
-    const check = (): void => {
-      if (isCut()) throw new Error('network partition');
-    };
-    return {
-      description: 'memory',
-      list: async () => {
-        check();
-        return [...this.leases.values()];
-      },
-      create: async (name: string, spec: LeaseSpec) => {
-        check();
-        if (this.leases.has(name)) throw new LeaseConflictError(name);
-        const lease: Lease = { metadata: { name, resourceVersion: String(this.#rv++) }, spec };
-        this.leases.set(name, lease);
-        return lease;
-      },
-      update: async (current: Lease, spec: LeaseSpec) => {
-        check();
-        const name = current.metadata!.name!;
-        const stored = this.leases.get(name);
-        if (stored === undefined || stored.metadata!.resourceVersion !== current.metadata!.resourceVersion)
-          throw new LeaseConflictError(name);
-        const lease: Lease = { metadata: { name, resourceVersion: String(this.#rv++) }, spec };
-        this.leases.set(name, lease);
-        return lease;
-      },
-    };
-  }
-}
+import { ShardCoordinator } from '../index.js';
+import { MemoryLeases } from './memory-leases.fixture.test.js';
 
 type Action =
   | { readonly type: 'join' }

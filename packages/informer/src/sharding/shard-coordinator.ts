@@ -18,7 +18,10 @@
  * renewal was sent and is checked synchronously ({@link ShardCoordinator.owns}); nobody else may
  * take the shard before `leaseDurationMs` > `renewDeadlineMs` has passed since it saw that
  * renewal; every write carries the resourceVersion read, so two replicas never both win a race.
- * A shard is therefore owned by at most one replica at any instant.
+ * A shard is therefore owned by at most one replica at any instant. A shard lost without a
+ * handover (the deadline passed, by a timer of its own even while a lease call hangs, or the
+ * lease moved to another holder) is announced on {@link ShardCoordinator.lost$} at once, so work
+ * still running on it can be aborted before anyone else may take the shard.
  *
  * @module
  */
@@ -85,6 +88,27 @@ export interface ShardOwnership {
 }
 
 /**
+ * A shard this replica stopped owning without handing it over.
+ *
+ * @example
+ * ```ts
+ * import type { ShardCoordinator, ShardLoss } from '@kindex/informer';
+ * declare const coordinator: ShardCoordinator;
+ *
+ * coordinator.lost$.subscribe(({ shard, reason }: ShardLoss) => console.warn(`lost shard ${shard}: ${reason}`));
+ * ```
+ */
+export interface ShardLoss {
+  readonly shard: number;
+  /**
+   * `renew-deadline`: no renewal succeeded within `renewDeadlineMs` (the API server is slow or
+   * unreachable, or this process was paused); ownership resumes if a later renewal finds the
+   * lease still ours. `moved`: the lease has another holder or changed under us.
+   */
+  readonly reason: 'renew-deadline' | 'moved';
+}
+
+/**
  * One replica's share of a sharded operator, kept on Leases.
  *
  * @example
@@ -111,6 +135,12 @@ export class ShardCoordinator {
   readonly ownership$: Observable<ShardOwnership>;
   /** Failed calls on the leases (retried next round). */
   readonly problems$: Observable<unknown>;
+  /**
+   * Shards lost without a handover, as soon as it happens (not at the next round): abort what
+   * still runs on them, since another replica may take them over `leaseDurationMs -
+   * renewDeadlineMs` later. Shards given back for a rebalance are not lost: they drain first.
+   */
+  readonly lost$: Observable<ShardLoss>;
 
   readonly #group: string;
   readonly #store: ShardLeaseStore;
@@ -118,6 +148,10 @@ export class ShardCoordinator {
   readonly #onRelease: (shard: number) => Promise<void>;
   readonly #ownership: BehaviorSubject<ShardOwnership>;
   readonly #problems = new Subject<unknown>();
+  readonly #lost = new Subject<ShardLoss>();
+  /** Held shards whose deadline passed (reported once; a later renewal clears it). */
+  readonly #lapsed = new Set<number>();
+  #deadlineTimer: TimerHandle | undefined;
   /** Per lease name: the spec last seen and when (own clock) it was first seen. */
   readonly #seen = new Map<string, { spec: string; at: number }>();
   /** Shards held, with the lease as last written and until when ownership lasts. */
@@ -147,6 +181,7 @@ export class ShardCoordinator {
       distinctUntilChanged((a, b) => a.owned.join() === b.owned.join() && a.liveReplicas === b.liveReplicas),
     );
     this.problems$ = this.#problems.asObservable();
+    this.lost$ = this.#lost.asObservable();
   }
 
   /** The name of shard `i`'s lease. */
@@ -191,6 +226,7 @@ export class ShardCoordinator {
     await this.#loop;
     const held = [...this.#held.values()].map((h) => h.lease);
     this.#held.clear();
+    this.#lapsed.clear();
     this.#publish();
     if (options.release === false) return;
     await Promise.all([...held, ...(this.#member ? [this.#member] : [])].map((lease) => this.#release(lease)));
@@ -251,15 +287,17 @@ export class ShardCoordinator {
       if (this.#stopping) return;
       const current = byName.get(this.shardLeaseName(shard));
       if (current === undefined || current.spec?.holderIdentity !== this.identity) {
-        this.#held.delete(shard);
+        this.#lose(shard);
         continue;
       }
       const sentAt = this.#clock.now();
       try {
         const written = await this.#store.update(current, this.#spec(current.spec, sentAt));
+        if (!this.#held.has(shard)) continue;
         this.#held.set(shard, { lease: written, validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs) });
+        this.#lapsed.delete(shard);
       } catch (error) {
-        if (error instanceof LeaseConflictError) this.#held.delete(shard);
+        if (error instanceof LeaseConflictError) this.#lose(shard);
         else this.#problems.next(error);
       }
     }
@@ -271,6 +309,7 @@ export class ShardCoordinator {
       if (this.#stopping) return;
       const { lease } = this.#held.get(shard)!;
       this.#held.delete(shard);
+      this.#lapsed.delete(shard);
       this.#publish();
       await this.#onRelease(shard);
       await this.#release(lease);
@@ -348,9 +387,41 @@ export class ShardCoordinator {
     }
   }
 
+  /** A held shard whose lease moved on: gone now, announced unless its deadline already was. */
+  #lose(shard: number): void {
+    if (!this.#held.delete(shard)) return;
+    if (!this.#lapsed.delete(shard)) this.#lost.next({ shard, reason: 'moved' });
+  }
+
   #publish(): void {
+    this.#armDeadline();
     if (this.#ownership.closed) return;
     this.#ownership.next({ owned: this.owned(), liveReplicas: this.#live });
+  }
+
+  /**
+   * Times the earliest deadline of the shards still owned: a round can hang on a lease call far
+   * past it (a server that stopped answering), and ownership must end on time anyway.
+   */
+  #armDeadline(): void {
+    if (this.#deadlineTimer !== undefined) this.#clock.clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimer = undefined;
+    let earliest = Infinity;
+    for (const [shard, { validUntil }] of this.#held) if (!this.#lapsed.has(shard) && validUntil < earliest) earliest = validUntil;
+    if (earliest === Infinity) return;
+    this.#deadlineTimer = this.#clock.setTimeout(
+      () => {
+        this.#deadlineTimer = undefined;
+        const now = this.#clock.now();
+        for (const [shard, { validUntil }] of this.#held) {
+          if (validUntil > now || this.#lapsed.has(shard)) continue;
+          this.#lapsed.add(shard);
+          this.#lost.next({ shard, reason: 'renew-deadline' });
+        }
+        this.#publish();
+      },
+      Math.max(0, earliest - this.#clock.now()),
+    );
   }
 }
 
