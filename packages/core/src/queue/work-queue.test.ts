@@ -74,6 +74,55 @@ describe('WorkQueue', () => {
     expect(clock.pendingTimers()).to.equal(0);
   });
 
+  it('replaceDelayed moves a pending delay later without a new timer, or earlier, and adds at once for zero', async () => {
+    const clock = new FakeClock();
+    const q = newQueue(clock);
+    q.replaceDelayed('a', 100);
+    expect(clock.pendingTimers()).to.equal(1);
+    await clock.advance(60);
+    // Later: the armed timer stays (it re-arms for the rest when it fires).
+    q.replaceDelayed('a', 100);
+    expect(q.delayOf('a')).to.equal(100);
+    expect(clock.pendingTimers()).to.equal(1);
+    await clock.advance(99);
+    expect(q.len(), 'not at the first deadline').to.equal(0);
+    expect(clock.pendingTimers()).to.equal(1);
+    await clock.advance(1);
+    expect(q.len()).to.equal(1);
+    expect(clock.pendingTimers()).to.equal(0);
+    expect(await q.get()).to.equal('a');
+    q.done('a');
+    // Earlier: re-armed, so it fires on the new deadline.
+    q.replaceDelayed('b', 500);
+    q.replaceDelayed('b', 20);
+    expect(clock.pendingTimers()).to.equal(1);
+    await clock.advance(20);
+    expect(q.len()).to.equal(1);
+    expect(await q.get()).to.equal('b');
+    q.done('b');
+    q.replaceDelayed('c', 500);
+    q.replaceDelayed('c', 0);
+    expect(q.delayOf('c')).to.equal(undefined);
+    expect(q.len()).to.equal(1);
+    await clock.advance(1000);
+    expect(q.len()).to.equal(1);
+    expect(clock.pendingTimers()).to.equal(0);
+  });
+
+  it('cancelDelayed and remove also stop a delay that was moved later', async () => {
+    const clock = new FakeClock();
+    const q = newQueue(clock);
+    q.replaceDelayed('a', 10);
+    q.replaceDelayed('a', 50);
+    expect(q.cancelDelayed('a')).to.equal(true);
+    q.replaceDelayed('b', 10);
+    q.replaceDelayed('b', 50);
+    expect(q.remove('b')).to.equal(true);
+    await clock.advance(100);
+    expect(q.len()).to.equal(0);
+    expect(clock.pendingTimers()).to.equal(0);
+  });
+
   it('adds at once for a delay of zero', () => {
     const q = newQueue();
     q.addAfter('a', 0);

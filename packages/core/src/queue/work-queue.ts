@@ -36,8 +36,14 @@ export interface WorkQueueOptions<K extends string = string> {
 }
 
 interface Delayed {
-  readonly at: number;
-  readonly timer: TimerHandle;
+  /** When the item is due. */
+  at: number;
+  /**
+   * The timer armed for it, set to fire at or before `at`: a later deadline keeps the timer,
+   * which re-arms for the rest when it fires (no timer churn when a reconcile pushes its own
+   * reschedule further out, as every successful one does).
+   */
+  timer: TimerHandle;
 }
 
 /**
@@ -146,13 +152,45 @@ export class WorkQueue<K extends string = string> {
       if (pending.at <= at) return;
       this.#clock.clearTimeout(pending.timer);
     }
-    const timer = this.#clock.setTimeout(() => {
+    this.#arm(item, at, delayMs);
+  }
+
+  /**
+   * Replaces any pending delayed add of `item` (earlier or later) with one after `delayMs`; a
+   * delay of 0 or less adds at once. Cheap when the new deadline is later: the timer stays.
+   */
+  replaceDelayed(item: K, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (!(delayMs > 0)) {
+      this.cancelDelayed(item);
+      this.add(item);
+      return;
+    }
+    const pending = this.#delayed.get(item);
+    const at = this.#clock.now() + delayMs;
+    if (pending !== undefined && pending.at <= at) {
+      pending.at = at;
+      return;
+    }
+    if (pending !== undefined) this.#clock.clearTimeout(pending.timer);
+    this.#arm(item, at, delayMs);
+  }
+
+  #arm(item: K, at: number, delayMs: number): void {
+    const delayed: Delayed = { at, timer: undefined };
+    const fire = (): void => {
       // A replaced timer that fires anyway (clock race) must not add early.
-      if (this.#delayed.get(item)?.timer !== timer) return;
+      if (this.#delayed.get(item) !== delayed) return;
+      const left = delayed.at - this.#clock.now();
+      if (left > 0) {
+        delayed.timer = this.#clock.setTimeout(fire, left);
+        return;
+      }
       this.#delayed.delete(item);
       this.add(item);
-    }, delayMs);
-    this.#delayed.set(item, { at, timer });
+    };
+    delayed.timer = this.#clock.setTimeout(fire, delayMs);
+    this.#delayed.set(item, delayed);
   }
 
   /**

@@ -48,8 +48,12 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly retryInfo?: RetryInfo | undefined;
   /** Whether the primary's final state is unknown. Defaults to false. */
   readonly primaryFinalStateUnknown?: boolean;
-  /** Aborted when the attempt should give up (see `Context.getSignal`). Defaults to a signal never aborted. */
-  readonly signal?: AbortSignal;
+  /**
+   * Aborted when the attempt should give up (see `Context.getSignal`), or a function that makes
+   * it when the reconciler first asks (a signal costs about a microsecond to create, and most
+   * reconciles never look). Defaults to a signal never aborted.
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal);
   /**
    * How to freeze one source for this reconcile. Defaults to `source.snapshot()` when the
    * source has it, else the source itself (read live).
@@ -87,7 +91,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
-  readonly #signal: AbortSignal;
+  #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
@@ -97,7 +101,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
     this.#logger = options.logger ?? noopLogger;
-    this.#signal = options.signal ?? new AbortController().signal;
+    this.#signal = options.signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
       const type = source.resourceType?.name;
@@ -162,7 +166,11 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSignal(): AbortSignal {
-    return this.#signal;
+    const signal = this.#signal;
+    if (signal instanceof AbortSignal) return signal;
+    const made = signal === undefined ? new AbortController().signal : signal();
+    this.#signal = made;
+    return made;
   }
 
   /**

@@ -230,6 +230,34 @@ describe('EventProcessor', () => {
     await t.processor.stop();
   });
 
+  it('times out each attempt at its own deadline, with one timer for all of them', async () => {
+    const t = setup({ concurrency: 3, reconcileTimeoutMs: 100 });
+    t.processor.start();
+    t.source.next(trigger('first'));
+    await tick();
+    await t.clock.advance(40);
+    t.source.next(trigger('second', 'quick'));
+    await tick();
+    expect(t.clock.pendingTimers(), 'one timer for three attempts').to.equal(1);
+    t.dispatcher.callsOf('ns/quick')[0]?.resolve();
+    await tick();
+    const timedOut = () => t.events.filter((e) => e.type === 'timed-out').map((e) => (e as { key: string }).key);
+    await t.clock.advance(59);
+    expect(timedOut()).to.deep.equal([]);
+    await t.clock.advance(1);
+    expect(timedOut()).to.deep.equal(['ns/first']);
+    expect(t.dispatcher.callsOf('ns/second')[0]?.request.signal.aborted).to.equal(false);
+    await t.clock.advance(39);
+    expect(timedOut()).to.deep.equal(['ns/first']);
+    await t.clock.advance(1);
+    expect(timedOut()).to.deep.equal(['ns/first', 'ns/second']);
+    expect(t.dispatcher.callsOf('ns/second')[0]?.request.signal.reason).to.be.instanceOf(ReconcileTimeoutError);
+    expect(t.clock.pendingTimers(), 'nothing left to time').to.equal(0);
+    for (const call of t.dispatcher.calls) call.resolve();
+    await tick();
+    await t.processor.stop();
+  });
+
   it('does not reconcile a timed-out primary again until its hung call settles, then retries it', async () => {
     const t = setup({ concurrency: 2, reconcileTimeoutMs: 1000, retry: new GenericRetry({ initialIntervalMs: 50 }) });
     t.processor.start();

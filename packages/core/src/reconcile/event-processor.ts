@@ -7,6 +7,7 @@ import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
@@ -211,7 +212,13 @@ export class EventProcessor {
   readonly #subscription: Subscription;
   readonly #retries = new Map<string, RetryExecution>();
   readonly #droppedInFlight = new Set<string>();
-  readonly #inFlight = new Map<string, AbortController>();
+  readonly #inFlight = new Map<string, Attempt>();
+  /**
+   * One timer for every attempt's timeout, armed for the earliest deadline in flight (at most
+   * `concurrency` attempts plus timed-out ones still running): no timer per attempt.
+   */
+  #timeoutTimer: TimerHandle | undefined;
+  #timeoutTimerAt = Infinity;
   readonly #causes: PendingCauses;
   /** Primaries with a retry or reschedule pending, and which: listed as a cause once it fires. */
   readonly #scheduled = new Map<string, 'retry' | 'reschedule'>();
@@ -314,7 +321,7 @@ export class EventProcessor {
    */
   pause(abortReason?: unknown): void {
     if (this.#gate === undefined) this.#gate = new Promise((resolve) => (this.#openGate = resolve));
-    if (abortReason !== undefined) for (const controller of this.#inFlight.values()) controller.abort(abortReason);
+    if (abortReason !== undefined) for (const attempt of this.#inFlight.values()) attempt.abort.abort(abortReason);
   }
 
   /**
@@ -324,9 +331,9 @@ export class EventProcessor {
    * was running and not aborted yet.
    */
   abortInFlight(primary: ResourceID | string, reason: unknown): boolean {
-    const controller = this.#inFlight.get(typeof primary === 'string' ? primary : primary.key);
-    if (controller === undefined || controller.signal.aborted) return false;
-    controller.abort(reason);
+    const attempt = this.#inFlight.get(typeof primary === 'string' ? primary : primary.key);
+    if (attempt === undefined || attempt.abort.aborted) return false;
+    attempt.abort.abort(reason);
     return true;
   }
 
@@ -357,8 +364,10 @@ export class EventProcessor {
         : new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
     const result = await Promise.race([drained, gaveUp]);
     if (timer !== undefined) this.#clock.clearTimeout(timer);
+    if (this.#timeoutTimer !== undefined) this.#clock.clearTimeout(this.#timeoutTimer);
+    this.#timeoutTimer = undefined;
     if (result === 'timeout') {
-      for (const controller of this.#inFlight.values()) controller.abort(new Error('event processor stopped'));
+      for (const attempt of this.#inFlight.values()) attempt.abort.abort(new Error('event processor stopped'));
     }
     this.#events.complete();
   }
@@ -408,13 +417,10 @@ export class EventProcessor {
   }
 
   /** Resolves when the attempt is done, or when it times out (it then goes on in the background). */
-  async #process(key: string): Promise<void> {
+  #process(key: string): Promise<void> {
     const exec = this.#retries.get(key);
     const retryInfo: RetryInfo | undefined =
       exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
-    const controller = new AbortController();
-    const state = { timedOut: false };
-    this.#inFlight.set(key, controller);
     const scheduled = this.#scheduled.get(key);
     // A retry or reschedule whose delay is no longer pending has fired: it is (one of) the causes.
     if (scheduled !== undefined && this.queue.delayOf(key) === undefined) {
@@ -422,36 +428,58 @@ export class EventProcessor {
       this.#causes.add(key, { type: scheduled, source: scheduled }, this.#clock.now());
     }
     const causes = this.#causes.take(key);
-    this.#events.next({ type: 'started', key, retryInfo, causes });
-    const attempt = this.#attempt(key, retryInfo, controller.signal, state, causes);
     const timeoutMs = this.#config.reconcileTimeoutMs;
-    if (timeoutMs === undefined) return attempt;
-
-    let timer: TimerHandle | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
-    const winner = await Promise.race([attempt, timedOut]);
-    this.#clock.clearTimeout(timer);
-    if (winner === 'timeout') {
-      state.timedOut = true;
-      this.#events.next({ type: 'timed-out', key, timeoutMs });
-      controller.abort(new ReconcileTimeoutError(key, timeoutMs));
-    }
+    const now = this.#clock.now();
+    return new Promise<void>((release) => {
+      const attempt: Attempt = { key, abort: new LazyAbortController(), deadline: now + (timeoutMs ?? Infinity), timedOut: false, release };
+      this.#inFlight.set(key, attempt);
+      this.#events.next({ type: 'started', key, retryInfo, causes });
+      if (timeoutMs !== undefined && attempt.deadline < this.#timeoutTimerAt) this.#armTimeouts(attempt.deadline);
+      void this.#attempt(attempt, retryInfo, causes);
+    });
   }
 
-  async #attempt(
-    key: string,
-    retryInfo: RetryInfo | undefined,
-    signal: AbortSignal,
-    state: { timedOut: boolean },
-    causes: ReconcileCauses,
-  ): Promise<void> {
+  #armTimeouts(at: number): void {
+    if (this.#timeoutTimer !== undefined) this.#clock.clearTimeout(this.#timeoutTimer);
+    this.#timeoutTimerAt = at;
+    this.#timeoutTimer = this.#clock.setTimeout(() => this.#onTimeouts(), Math.max(0, at - this.#clock.now()));
+  }
+
+  /** Times out the attempts past their deadline, then arms for the earliest one left. */
+  #onTimeouts(): void {
+    this.#timeoutTimer = undefined;
+    this.#timeoutTimerAt = Infinity;
+    const now = this.#clock.now();
+    let next = Infinity;
+    for (const attempt of [...this.#inFlight.values()]) {
+      if (attempt.timedOut) continue;
+      if (attempt.deadline <= now) {
+        attempt.timedOut = true;
+        const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
+        this.#events.next({ type: 'timed-out', key: attempt.key, timeoutMs });
+        attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
+        // Frees the worker; the primary stays blocked until the call settles.
+        attempt.release();
+      } else if (attempt.deadline < next) next = attempt.deadline;
+    }
+    if (next !== Infinity) this.#armTimeouts(next);
+  }
+
+  async #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses): Promise<void> {
+    const { key, abort } = attempt;
     const startedAt = this.#clock.now();
     let outcome: ReconcileOutcome;
     try {
-      const result = await this.#dispatch(key, { retryInfo, signal, causes });
-      outcome = state.timedOut ? this.#timeoutOutcome(key, undefined) : { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs };
+      const result = await this.#dispatch(key, {
+        retryInfo,
+        causes,
+        get signal() {
+          return abort.signal;
+        },
+      });
+      outcome = attempt.timedOut ? this.#timeoutOutcome(key, undefined) : { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs };
     } catch (error) {
-      outcome = state.timedOut
+      outcome = attempt.timedOut
         ? this.#timeoutOutcome(key, error)
         : { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
     }
@@ -463,6 +491,7 @@ export class EventProcessor {
     } finally {
       this.#inFlight.delete(key);
       this.queue.done(key);
+      attempt.release();
     }
   }
 
@@ -484,11 +513,11 @@ export class EventProcessor {
     if (outcome.type === 'success') {
       this.#retries.delete(key);
       this.queue.forget(key);
-      this.queue.cancelDelayed(key);
       const requested = outcome.rescheduleAfterMs;
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
-      if (delay !== undefined) {
-        this.queue.addAfter(key, delay);
+      if (delay === undefined) this.queue.cancelDelayed(key);
+      else {
+        this.queue.replaceDelayed(key, delay);
         this.#scheduled.set(key, 'reschedule');
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
@@ -522,4 +551,15 @@ export class EventProcessor {
     }
     await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
   }
+}
+
+/** One dispatch in flight. */
+interface Attempt {
+  readonly key: string;
+  readonly abort: LazyAbortController;
+  /** Clock ms after which it times out (Infinity without a timeout). */
+  readonly deadline: number;
+  timedOut: boolean;
+  /** Lets the worker go on: when the attempt settles, or when it times out. */
+  readonly release: () => void;
 }
