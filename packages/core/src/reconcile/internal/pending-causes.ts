@@ -3,14 +3,24 @@ import type { ReconcileCause, ReconcileCauses } from '../reconcile-cause.js';
 
 type CauseSeed = Omit<ReconcileCause, 'count' | 'lastAt'>;
 
+interface Entry {
+  /** Distinct causes in order of first arrival; handed out (frozen) by `take`. */
+  readonly causes: ReconcileCause[];
+  triggers: number;
+  omitted: number;
+}
+
 /**
  * The causes gathered for each primary between two of its dispatches. Bounded per primary
  * (`maxCauses` distinct entries; further triggers are only counted) so a storm of events on one
  * primary costs O(1) memory, and a primary's entry lives only until its next dispatch.
+ *
+ * On the per-event path: most primaries gather one cause between dispatches, so causes are
+ * matched by comparing their fields over the (bounded) list, with no key string per trigger.
  */
 export class PendingCauses {
   readonly #maxCauses: number;
-  readonly #pending = new Map<string, { readonly byKey: Map<string, ReconcileCause>; triggers: number; omitted: number }>();
+  readonly #pending = new Map<string, Entry>();
 
   constructor(maxCauses: number) {
     this.#maxCauses = maxCauses;
@@ -18,22 +28,60 @@ export class PendingCauses {
 
   /** Records the trigger's cause for `primaryKey`. */
   addTrigger(primaryKey: string, trigger: Trigger, now: number): void {
-    this.add(primaryKey, seedOf(trigger), now);
+    const cause = trigger.cause;
+    const source = String(trigger.source);
+    switch (cause?.type) {
+      case 'resource':
+        return this.#add(primaryKey, 'resource', source, cause.event, cause.objectKey, undefined, now);
+      case 'poll':
+        return this.#add(primaryKey, 'poll', source, cause.change, undefined, undefined, now);
+      case 'external':
+        return this.#add(primaryKey, 'external', source, undefined, undefined, cause.detail, now);
+      case 'timer':
+        return this.#add(primaryKey, 'timer', source, undefined, undefined, undefined, now);
+      default:
+        return this.#add(primaryKey, 'external', source, undefined, undefined, `cause ${String(cause?.type)}`, now);
+    }
   }
 
   /** Records one cause for `primaryKey`. */
   add(primaryKey: string, seed: CauseSeed, now: number): void {
+    this.#add(primaryKey, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, now);
+  }
+
+  #add(
+    primaryKey: string,
+    type: ReconcileCause['type'],
+    source: string,
+    event: ReconcileCause['event'],
+    objectKey: string | undefined,
+    detail: string | undefined,
+    now: number,
+  ): void {
     let entry = this.#pending.get(primaryKey);
     if (entry === undefined) {
-      entry = { byKey: new Map(), triggers: 0, omitted: 0 };
+      entry = { causes: [], triggers: 0, omitted: 0 };
       this.#pending.set(primaryKey, entry);
     }
     entry.triggers++;
-    const key = `${seed.type}\u0000${seed.source}\u0000${seed.event ?? ''}\u0000${seed.objectKey ?? ''}\u0000${seed.detail ?? ''}`;
-    const existing = entry.byKey.get(key);
-    if (existing !== undefined) entry.byKey.set(key, { ...existing, count: existing.count + 1, lastAt: now });
-    else if (entry.byKey.size < this.#maxCauses) entry.byKey.set(key, { ...seed, count: 1, lastAt: now });
-    else entry.omitted++;
+    const causes = entry.causes;
+    for (let i = 0; i < causes.length; i++) {
+      const c = causes[i]!;
+      if (c.type === type && c.source === source && c.event === event && c.objectKey === objectKey && c.detail === detail) {
+        // A new object: `peek` may have handed out the old one.
+        causes[i] = { ...c, count: c.count + 1, lastAt: now };
+        return;
+      }
+    }
+    if (causes.length >= this.#maxCauses) {
+      entry.omitted++;
+      return;
+    }
+    const cause: { -readonly [F in keyof ReconcileCause]: ReconcileCause[F] } = { type, source, count: 1, lastAt: now };
+    if (event !== undefined) cause.event = event;
+    if (objectKey !== undefined) cause.objectKey = objectKey;
+    if (detail !== undefined) cause.detail = detail;
+    causes.push(cause);
   }
 
   /** The causes gathered for `primaryKey`, without taking them. */
@@ -41,14 +89,16 @@ export class PendingCauses {
     const entry = this.#pending.get(primaryKey);
     return entry === undefined
       ? undefined
-      : Object.freeze({ causes: Object.freeze([...entry.byKey.values()]), triggers: entry.triggers, omitted: entry.omitted });
+      : Object.freeze({ causes: Object.freeze([...entry.causes]), triggers: entry.triggers, omitted: entry.omitted });
   }
 
   /** Takes the causes gathered for `primaryKey`: the next ones start afresh. */
   take(primaryKey: string): ReconcileCauses {
-    const causes = this.peek(primaryKey) ?? EMPTY;
+    const entry = this.#pending.get(primaryKey);
+    if (entry === undefined) return EMPTY;
     this.#pending.delete(primaryKey);
-    return causes;
+    // The entry is gone: its list is handed over as is.
+    return Object.freeze({ causes: Object.freeze(entry.causes), triggers: entry.triggers, omitted: entry.omitted });
   }
 
   /** Forgets `primaryKey` (deleted primary). */
@@ -62,20 +112,3 @@ export class PendingCauses {
 }
 
 const EMPTY: ReconcileCauses = Object.freeze({ causes: Object.freeze([]), triggers: 0, omitted: 0 });
-
-function seedOf(trigger: Trigger): CauseSeed {
-  const cause = trigger.cause;
-  const source = String(trigger.source);
-  switch (cause?.type) {
-    case 'resource':
-      return { type: 'resource', source, event: cause.event, objectKey: cause.objectKey };
-    case 'poll':
-      return { type: 'poll', source, event: cause.change };
-    case 'external':
-      return { type: 'external', source, detail: cause.detail };
-    case 'timer':
-      return { type: 'timer', source };
-    default:
-      return { type: 'external', source, detail: `cause ${String(cause?.type)}` };
-  }
-}
