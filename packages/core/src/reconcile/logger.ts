@@ -48,6 +48,11 @@ export interface Logger {
   fatal: LogFn;
   /** A logger that adds `bindings` to every line it writes. */
   child(bindings: Record<string, unknown>): Logger;
+  /**
+   * Whether a line at `level` would be written (pino's method): callers skip building the fields
+   * of lines nobody reads. Absent means every level may be.
+   */
+  isLevelEnabled?(level: string): boolean;
 }
 
 const ignore: LogFn = () => {};
@@ -73,4 +78,5 @@ export const noopLogger: Logger = Object.freeze({
   error: ignore,
   fatal: ignore,
   child: () => noopLogger,
+  isLevelEnabled: () => false,
 });

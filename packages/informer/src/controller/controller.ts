@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { ShardLostError } from '../sharding/shard-lost-error.js';
+import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import {
@@ -283,6 +283,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #dispatchGuard: ((primary: P) => boolean) | undefined;
   /** Primaries being reconciled now, by key: what a shard release waits for. */
   readonly #inFlight = new Map<string, P>();
+  /** Running reconciles whose shard was lost, with the error: what they return is not written. */
+  readonly #shardLost = new Map<string, unknown>();
   readonly #finalizer: string | undefined;
   readonly #workflow: Workflow<P> | undefined;
   readonly #namespaceSelection: NamespaceSelection | undefined;
@@ -793,13 +795,25 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
+   * Fencing under sharding: a reconcile aborted because its shard was lost does not get what it
+   * returns written (another replica may own the primary by then); a shard handed over for a
+   * rebalance drains with its writes, since its lease is released only after.
+   */
+  #throwIfShardLost(key: string): void {
+    if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+  }
+
+  /**
    * @internal Aborts the signals of the running reconciles of primaries matching `belongs` (a
    * lost shard); returns their keys.
    */
   abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
     const aborted: string[] = [];
     for (const [key, primary] of this.#inFlight) {
-      if (belongs(primary) && this.#processor?.abortInFlight(key, reason)) aborted.push(key);
+      if (!belongs(primary) || this.#shardLost.has(key)) continue;
+      this.#shardLost.set(key, reason);
+      this.#processor?.abortInFlight(key, reason);
+      aborted.push(key);
     }
     return aborted;
   }
@@ -909,7 +923,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     opened: DefaultContext<P, KubeClient>[],
     primary: P,
     retryInfo: RetryInfo | undefined,
-    signal: AbortSignal | undefined,
+    signal: (() => AbortSignal) | undefined,
     primaryFinalStateUnknown = false,
     logger?: Logger,
   ): DefaultContext<P, KubeClient> {
@@ -935,33 +949,34 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    */
   async #observedDispatch(key: string, request: DispatchRequest): Promise<{ rescheduleAfterMs?: number } | void> {
     const reconcileID = randomUUID();
-    const log = this.#logger.child({ ...namespaceAndName(key), reconcileID });
+    const log = new LazyChildLogger(this.#logger, { ...namespaceAndName(key), reconcileID });
     const started = Date.now();
-    const base = { reconcileID, startedAt: new Date(started).toISOString(), causes: request.causes };
+    const startedAt = new Date(started).toISOString();
+    const causes = request.causes;
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
-    // secondary naming a primary that does not exist) runs no reconciler: say so.
+    // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
+    // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
     const present = this.getPrimary(key) !== undefined || this.#tombstones.has(key);
-    // Records only of primaries that exist, so triggers naming missing ones leave nothing behind.
-    const record = (r: ReconcileRecord): void => void (present ? this.#lastReconciles.set(key, r) : this.#lastReconciles.delete(key));
-    record(base);
-    const fields = {
-      triggers: request.causes.triggers,
-      causes: causesForLog(request.causes),
-      ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
-      ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
-    };
+    if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes });
+    else this.#lastReconciles.delete(key);
     try {
-      const result = await this.#dispatch(key, request.retryInfo, request.signal, log);
+      const result = await this.#dispatch(key, request, log);
       const durationMs = Date.now() - started;
-      record({ ...base, result: 'success', durationMs });
-      const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
-      log.debug({ ...fields, durationMs, ...rescheduled }, present ? 'reconciled' : 'primary not in cache, nothing to reconcile');
+      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'success', durationMs });
+      // The line of every reconcile: its fields are built only when debug lines are written.
+      if (log.isLevelEnabled('debug')) {
+        const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
+        log.debug(
+          { ...reconcileLogFields(request), durationMs, ...rescheduled },
+          present ? 'reconciled' : 'primary not in cache, nothing to reconcile',
+        );
+      }
       return result;
     } catch (error) {
       const durationMs = Date.now() - started;
       const message = error instanceof Error ? error.message : String(error);
-      record({ ...base, result: 'error', durationMs, error: message });
-      log.error({ ...fields, durationMs, err: error }, 'reconcile failed');
+      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'error', durationMs, error: message });
+      log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
       throw error;
     }
   }
@@ -985,12 +1000,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(
-    key: string,
-    retryInfo: RetryInfo | undefined,
-    signal: AbortSignal,
-    log: Logger,
-  ): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     const primary = this.getPrimary(key);
@@ -1001,9 +1011,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (subject !== undefined) this.#inFlight.set(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     try {
-      return await this.#dispatchOwned(opened, key, primary, retryInfo, signal, log);
+      // The signal is made only if the reconciler asks for it.
+      return await this.#dispatchOwned(opened, key, primary, request.retryInfo, () => request.signal, log);
     } finally {
       this.#inFlight.delete(key);
+      this.#shardLost.delete(key);
       for (const context of opened) context.release();
     }
   }
@@ -1013,7 +1025,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     key: string,
     found: P | undefined,
     retryInfo: RetryInfo | undefined,
-    signal: AbortSignal,
+    signal: () => AbortSignal,
     log: Logger,
   ): Promise<{ rescheduleAfterMs?: number } | void> {
     let primary = found;
@@ -1036,7 +1048,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
       const control = await this.#cleanup(primary, this.#context(opened, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
-        throwIfShardLost(signal);
+        this.#throwIfShardLost(key);
         this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
@@ -1044,14 +1056,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
-      throwIfShardLost(signal);
+      this.#throwIfShardLost(key);
       primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
     const context = this.#context(opened, primary, retryInfo, signal, false, log);
     if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#reconciler.reconcile(primary, context);
-    if (control.resource !== undefined) throwIfShardLost(signal);
+    if (control.resource !== undefined) this.#throwIfShardLost(key);
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
       const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
@@ -1114,6 +1126,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 }
 
 /** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
+/** The fields of a reconcile's log line that say why it ran. */
+function reconcileLogFields(request: DispatchRequest): object {
+  return {
+    triggers: request.causes.triggers,
+    causes: causesForLog(request.causes),
+    ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
+    ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
+  };
+}
+
 function namespaceAndName(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
@@ -1133,13 +1155,4 @@ function validateCrdPolicy(
     );
   }
   return { wait: whenCrdMissing === 'wait', pollIntervalMs: pollIntervalMs ?? 10_000 };
-}
-
-/**
- * Fencing under sharding: a reconcile aborted because its shard was lost does not get what it
- * returns written (another replica may own the primary by then); a shard handed over for a
- * rebalance drains with its writes, since its lease is released only after.
- */
-function throwIfShardLost(signal: AbortSignal): void {
-  if (signal.aborted && signal.reason instanceof ShardLostError) throw signal.reason;
 }
