@@ -17,7 +17,7 @@
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
 //   Terminating meanwhile).
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
-//   covers list and get, not watches, with the printer columns of a few built-ins and of CRDs
+//   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
 //   (see table-output.ts). No protobuf or CBOR bodies (415; the
 //   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
 //   `kubectl apply -f` send JSON and work).
@@ -41,7 +41,7 @@ import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
-import { tableVersionOf, toTable } from './table-output.js';
+import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
@@ -450,8 +450,12 @@ export class EmbeddedApiServer implements TestApiServer {
     const tableVersion = tableVersionOf(accept);
     if (tableVersion === undefined) return answer;
     const t = request.type;
-    const crd = t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
+    const crd = this.crdOf(t);
     return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd)) };
+  }
+
+  private crdOf(t: ResourceRequest['type']): Json | undefined {
+    return t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
   }
 
   private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -484,6 +488,8 @@ export class EmbeddedApiServer implements TestApiServer {
         },
       );
     }
+    // `kubectl get --watch` asks for its rows as Tables.
+    const tableVersion = tableVersionOf(req.headers.accept);
     req.socket.setNoDelay(true);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
@@ -499,6 +505,9 @@ export class EmbeddedApiServer implements TestApiServer {
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           timeoutMs,
           sendInitialEvents,
+          ...(tableVersion === undefined
+            ? {}
+            : { transform: tableWatchTransform(request.type, request.version, tableVersion, () => this.crdOf(request.type)) }),
         },
         res,
         fromRv,

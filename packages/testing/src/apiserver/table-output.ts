@@ -4,7 +4,7 @@
 // Namespace: Name, Status, Age; Pod: Name, Ready, Status, Restarts, Age; others: Name, Age), and
 // for custom resources Name plus the CRD version's additionalPrinterColumns (Name and Age when it
 // declares none). Rows carry the object's metadata (PartialObjectMetadata), kubectl's default.
-// Watches are not converted.
+// A watch asked for as a Table (`kubectl get --watch`) gets one single-row Table per event.
 
 import type { Json } from './object-store.js';
 import type { ResourceType } from './resource-registry.js';
@@ -172,5 +172,28 @@ export function toTable(t: ResourceType, version: string, answer: Json, tableVer
       cells: columns.map((c) => c.cell(o) ?? null),
       object: { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${tableVersion}`, metadata: meta(o) },
     })),
+  };
+}
+
+/**
+ * The event lines of a watch asked for as a Table: each object becomes a one-row Table, with the
+ * column definitions on the first event only (kube-apiserver sends the headers once); ERROR
+ * events pass as they are.
+ * @param crd reads the CustomResourceDefinition of a custom type when an event needs it.
+ */
+export function tableWatchTransform(
+  t: ResourceType,
+  version: string,
+  tableVersion: 'v1' | 'v1beta1',
+  crd: () => Json | undefined,
+): (line: string) => string {
+  let first = true;
+  return (line) => {
+    const event = JSON.parse(line) as { type: string; object: Json };
+    if (event.type === 'ERROR') return line;
+    const table = toTable(t, version, event.object, tableVersion, crd());
+    if (!first) table['columnDefinitions'] = null;
+    first = false;
+    return `${JSON.stringify({ type: event.type, object: table })}\n`;
   };
 }

@@ -26,6 +26,8 @@ export interface WatchSpec {
    * resourceVersion, then a BOOKMARK annotated `k8s.io/initial-events-end`.
    */
   readonly sendInitialEvents?: boolean;
+  /** Rewrites each event line before it is written (server-side printing). Defaults to none. */
+  readonly transform?: (line: string) => string;
 }
 
 /** Options of {@link WatchHub}. */
@@ -65,7 +67,7 @@ class Watcher {
 
   write(line: string): void {
     if (this.closed) return;
-    this.res.write(line);
+    this.res.write(this.spec.transform === undefined ? line : this.spec.transform(line));
     // Like the apiserver's cacher, a watcher that cannot keep up is dropped (it relists and
     // rewatches) rather than buffering without bound.
     if (this.res.writableLength > MAX_BUFFERED_BYTES) this.close();

@@ -98,6 +98,23 @@ describe('kindex-apiserver (CLI)', function () {
     watcher.kill('SIGKILL');
     expect(firstLine).to.equal('configmap/from-kubectl');
 
+    // Without -o, kubectl watches for server-side Table rows and prints them under one header.
+    const tableWatcher = spawn(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const tableLines = await new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      tableWatcher.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const lines = out.split('\n');
+        if (lines.length > 2) resolve(lines.slice(0, 2));
+      });
+      tableWatcher.once('exit', (code) => reject(new Error(`kubectl get --watch exited with ${code}`)));
+    });
+    tableWatcher.kill('SIGKILL');
+    expect(tableLines[0]!.split(/\s+/)).to.deep.equal(['NAME', 'DATA', 'AGE']);
+    expect(tableLines[1]!.split(/\s+/).slice(0, 2)).to.deep.equal(['from-kubectl', '1']);
+
     const deleted = run('delete', 'configmap', 'from-kubectl', '-n', 'default');
     expect(deleted.status, deleted.stderr).to.equal(0);
     expect(deleted.stdout).to.contain('"from-kubectl" deleted');

@@ -92,4 +92,34 @@ describe('conformance: Table output (kubectl get)', () => {
     // Dates print as ages, as kubectl shows them.
     expect(plain.rows[0]!.cells[1]).to.match(/^\d+s$/);
   });
+
+  it('answers a watch asked as Table (kubectl get --watch) with a one-row Table per event, the column definitions on the first only', async () => {
+    const { core, kubeConfig, namespace } = fixture();
+    const a = await createConfigMap(core, namespace, { data: { a: '1' } });
+    const watched = rawRequest(kubeConfig, {
+      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=3`,
+      headers: { Accept: TABLE_ACCEPT },
+      timeoutMs: 20_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const b = await createConfigMap(core, namespace, { data: { b: '1', c: '2' } });
+    await core.patchNamespacedConfigMap({ name: a.metadata!.name!, namespace, body: [{ op: 'add', path: '/data/z', value: '9' }] });
+    const r = await watched;
+    expect(r.status).to.equal(200);
+    const events = r.text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { type: string; object: Table });
+    expect(events.map((e) => [e.type, e.object.rows.map((row) => row.cells.slice(0, 2))])).to.deep.equal([
+      ['ADDED', [[a.metadata!.name, 1]]],
+      ['ADDED', [[b.metadata!.name, 2]]],
+      ['MODIFIED', [[a.metadata!.name, 2]]],
+    ]);
+    for (const { object } of events) {
+      expect(object).to.include({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+      expect(object.rows[0]!.object).to.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    }
+    expect(events[0]!.object.columnDefinitions.map((c) => c.name)).to.deep.equal(['Name', 'Data', 'Age']);
+    expect(events.slice(1).map((e) => e.object.columnDefinitions ?? [])).to.deep.equal([[], []]);
+  });
 });
