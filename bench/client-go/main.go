@@ -95,13 +95,22 @@ func startAndSync(factory informers.SharedInformerFactory, registration cache.Re
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the stream server")
-	mode := flag.String("mode", "sync", "sync | watch | relist | e2e")
+	mode := flag.String("mode", "sync", "sync | watch | relist | e2e | convert-list | convert-events")
 	objects := flag.Int("objects", 0, "objects in the list")
 	events := flag.Int("events", 0, "MODIFIED events to wait for (watch)")
 	lookups := flag.Int("lookups", 20000, "lookups after sync (sync)")
 	primaries := flag.Int("primaries", 0, "number of primaries (lookup keys)")
 	namespace := flag.String("namespace", "bench", "namespace of the objects")
+	useProtobuf := flag.Bool("protobuf", false, "read protobuf, as client-go does from a real kube-apiserver for built-in kinds")
 	flag.Parse()
+	switch *mode {
+	case "convert-list":
+		convertList()
+		return
+	case "convert-events":
+		convertEvents()
+		return
+	}
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
@@ -109,6 +118,14 @@ func main() {
 	}
 	cfg.QPS = 1e6
 	cfg.Burst = 1e6
+	// client-go asks for protobuf by default for built-in kinds; the JSON contender asks for JSON only.
+	if *useProtobuf {
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf"
+	} else {
+		cfg.ContentType = "application/json"
+		cfg.AcceptContentTypes = "application/json"
+	}
 	client := kubernetes.NewForConfigOrDie(cfg)
 	if *mode == "e2e" {
 		out, _ := json.Marshal(runE2E(client, cfg, *objects, *events))

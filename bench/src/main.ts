@@ -12,7 +12,7 @@ import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
-import { StreamServer, type WatchScript } from './server/stream-server.js';
+import { StreamServer, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
 
 interface Settings {
   sizes: number[];
@@ -34,7 +34,9 @@ const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
 const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
-const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go'];
+const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go', 'client-go-pb'];
+/** The Go contenders: client-go reading JSON, and the same binary reading protobuf (sync and watch only). */
+const GO_CONTENDERS = ['client-go', 'client-go-pb'];
 
 function parseSettings(argv: readonly string[]): Settings {
   const flags = new Map<string, string>();
@@ -77,34 +79,51 @@ function buildGo(): boolean {
   }
 }
 
+/** Converts JSON fixture bytes to protobuf with the Go contender's converter (`client-go/protobuf.go`). */
+function toProtobuf(mode: 'convert-list' | 'convert-events', json: Buffer): Buffer {
+  return execFileSync(goBinary, [`-mode=${mode}`], { input: json, maxBuffer: 2 ** 31 - 1 });
+}
+
+/** The protobuf fixture of a scenario, when the protobuf contender runs it. */
+function protobufFixture(contenders: readonly string[], list: ListFixture, watch: WatchScript): ProtobufFixture {
+  if (!contenders.includes('client-go-pb')) return {};
+  const frames = watch.type === 'stream' && watch.chunks.length > 0 ? toProtobuf('convert-events', Buffer.concat(watch.chunks)) : undefined;
+  const slices: Buffer[] = [];
+  if (frames !== undefined) for (let at = 0; at < frames.length; at += 1 << 20) slices.push(frames.subarray(at, at + (1 << 20)));
+  return {
+    ...(list.sendableWhole ? { list: toProtobuf('convert-list', list.whole()) } : {}),
+    ...(frames !== undefined ? { watch: slices } : {}),
+  };
+}
+
 function runChild(params: ChildParams): Promise<RunResult> {
-  const [command, args, env] =
-    params.contender === 'client-go'
-      ? [
-          goBinary,
-          [
-            `-kubeconfig=${params.kubeconfigPath}`,
-            `-mode=${params.mode}`,
-            `-objects=${params.objects}`,
-            `-events=${params.events}`,
-            `-lookups=${params.lookups}`,
-            `-primaries=${params.primaries}`,
-          ],
-          // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
-          { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
-        ]
-      : [
-          process.execPath,
-          [
-            '--expose-gc',
-            '--max-old-space-size=6144',
-            '--import',
-            join(distDir, 'register-dist.js'),
-            join(distDir, 'child.js'),
-            JSON.stringify(params),
-          ],
-          process.env,
-        ];
+  const [command, args, env] = GO_CONTENDERS.includes(params.contender)
+    ? [
+        goBinary,
+        [
+          `-kubeconfig=${params.kubeconfigPath}`,
+          `-mode=${params.mode}`,
+          `-objects=${params.objects}`,
+          `-events=${params.events}`,
+          `-lookups=${params.lookups}`,
+          `-primaries=${params.primaries}`,
+          ...(params.contender === 'client-go-pb' ? ['-protobuf'] : []),
+        ],
+        // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
+        { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
+      ]
+    : [
+        process.execPath,
+        [
+          '--expose-gc',
+          '--max-old-space-size=6144',
+          '--import',
+          join(distDir, 'register-dist.js'),
+          join(distDir, 'child.js'),
+          JSON.stringify(params),
+        ],
+        process.env,
+      ];
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -135,7 +154,8 @@ async function measure(
   watch: WatchScript,
   contenders = settings.contenders,
 ): Promise<Medians> {
-  const server = await StreamServer.start(new ListFixture(objects), watch);
+  const list = new ListFixture(objects);
+  const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch));
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
@@ -197,8 +217,9 @@ function summary(r: RunResult): string {
   return parts.join(', ');
 }
 
-/** client-go decodes JSON here; on a real kube-apiserver it reads built-in kinds as protobuf, which is several times faster. */
-const displayName = (contender: string): string => (contender === 'client-go' ? 'client-go (JSON)' : contender);
+/** client-go reads built-in kinds as protobuf from a real kube-apiserver: both rows are shown. */
+const displayName = (contender: string): string =>
+  contender === 'client-go' ? 'client-go (JSON)' : contender === 'client-go-pb' ? 'client-go (protobuf)' : contender;
 
 const fmt = (v: number | undefined, digits = 0): string =>
   v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -225,7 +246,8 @@ function groups(bySize: ReadonlyMap<number, Medians>, key: keyof RunResult, scal
 
 async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2));
-  if (settings.contenders.includes('client-go') && !buildGo()) settings.contenders = settings.contenders.filter((c) => c !== 'client-go');
+  if (settings.contenders.some((c) => GO_CONTENDERS.includes(c)) && !buildGo())
+    settings.contenders = settings.contenders.filter((c) => !GO_CONTENDERS.includes(c));
   mkdirSync(resultsDir, { recursive: true });
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${goVersion()}; shared with other work, so compare ratios within one run`;
   const sections: Section[] = [];
@@ -343,7 +365,15 @@ async function main(): Promise<void> {
 
   if (settings.scenarios.includes('relist')) {
     const n = settings.relistObjects;
-    const medians = await measure(settings, 'relist', n, 0, { type: 'expire', expired: expiredLine(), after: sentinelLine(n) });
+    // Protobuf only where it changes the work: the relist's 410 and sentinel stay JSON.
+    const medians = await measure(
+      settings,
+      'relist',
+      n,
+      0,
+      { type: 'expire', expired: expiredLine(), after: sentinelLine(n) },
+      settings.contenders.filter((c) => c !== 'client-go-pb'),
+    );
     const k = medians.get('kindex');
     const l = medians.get('limit');
     const rows = [...medians].map(([c, m]) => [
@@ -357,9 +387,12 @@ async function main(): Promise<void> {
     sections.push({
       name: 'relist',
       markdown: `### Relist after 410 Gone of ${n.toLocaleString('en-US')} unchanged objects (median of ${settings.reps})\n\n${markdownTable(['contender', 'relist ms', 'vs kindex', 'vs limit', '410 → new watch ms', 'events emitted'], rows)}\n\nrelist ms: from the relist request to the next watch request, at the server; 410 → new watch includes the client's backoff. Events emitted: delivered to handlers, before any filter (must be 0).`,
-      svg: svgBarChart('Relist after 410 of unchanged objects', 'ms from list request to the next watch (lower is better)', series, [
-        { label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) },
-      ]),
+      svg: svgBarChart(
+        'Relist after 410 of unchanged objects',
+        'ms from list request to the next watch (lower is better)',
+        series.filter((c) => c !== 'client-go-pb'),
+        [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }],
+      ),
     });
   }
 
@@ -452,7 +485,7 @@ async function main(): Promise<void> {
     write(section);
     console.log(`\n${section.markdown}`);
   }
-  const summaryText = `## kindex benchmarks\n\nMachine: ${machine}.\n\nSettings: ${JSON.stringify(settings)}\n\nclient-go (JSON): client-go decodes the JSON this stream server sends; against a real kube-apiserver it would read built-in kinds such as ConfigMaps as protobuf, several times faster (a protobuf row is not measured here yet).\n\n${sections.map((s) => `${s.markdown}\n\n${s.svg !== undefined ? `![${s.name}](${s.name}.svg)\n` : ''}`).join('\n')}`;
+  const summaryText = `## kindex benchmarks\n\nMachine: ${machine}.\n\nSettings: ${JSON.stringify(settings)}\n\nclient-go (JSON): client-go decoding the JSON this stream server sends. client-go (protobuf): the same binary reading the same objects as protobuf (\`-protobuf\`; list and watch bytes converted once with the apiserver's serializers), as it reads built-in kinds such as ConfigMaps from a real kube-apiserver; sync and watch only. Custom resources are JSON for every client.\n\n${sections.map((s) => `${s.markdown}\n\n${s.svg !== undefined ? `![${s.name}](${s.name}.svg)\n` : ''}`).join('\n')}`;
   writeFileSync(join(resultsDir, 'summary.md'), summaryText);
   console.log(`\nwritten to ${resultsDir}`);
 }

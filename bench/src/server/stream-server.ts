@@ -17,6 +17,18 @@ export type WatchScript =
    */
   | { readonly type: 'paced'; readonly objects: number; readonly rate: number; readonly seconds: number };
 
+/**
+ * The same list and watch events as protobuf (see `client-go/protobuf.go`), served to a client
+ * that asks for `application/vnd.kubernetes.protobuf`, as kube-apiserver serves built-in kinds.
+ */
+export interface ProtobufFixture {
+  readonly list?: Buffer;
+  /** Length-delimited WatchEvent frames, in slices. */
+  readonly watch?: readonly Buffer[];
+}
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
 /** Server-side times (ms, `performance.now()`) of the last run, for the relist scenario. */
 export interface StreamTimings {
   expiredAt?: number;
@@ -66,9 +78,9 @@ export class StreamServer {
   ) {}
 
   /** Starts a server on a free loopback port and writes a kubeconfig for it. */
-  static async start(list: ListFixture, watch: WatchScript): Promise<StreamServer> {
+  static async start(list: ListFixture, watch: WatchScript, protobuf: ProtobufFixture = {}): Promise<StreamServer> {
     let self: StreamServer | undefined;
-    const server = http.createServer((req, res) => self!.handle(req, res, list, watch));
+    const server = http.createServer((req, res) => self!.handle(req, res, list, watch, protobuf));
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -108,7 +120,13 @@ export class StreamServer {
     await once(this.server, 'close');
   }
 
-  private handle(req: http.IncomingMessage, res: http.ServerResponse, list: ListFixture, watch: WatchScript): void {
+  private handle(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    list: ListFixture,
+    watch: WatchScript,
+    protobuf: ProtobufFixture,
+  ): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === START_PATH) {
       this.#startGate.resolve();
@@ -131,6 +149,15 @@ export class StreamServer {
       return;
     }
     const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    // Content negotiation as kube-apiserver does it for built-in kinds: protobuf to a client that
+    // accepts it, where this scenario has protobuf bytes; JSON otherwise.
+    const wantsProtobuf = (req.headers.accept ?? '').includes(PROTOBUF);
+    const protobufWatch = wantsProtobuf && isWatch && watch.type === 'stream' ? protobuf.watch : undefined;
+    if (!isWatch && wantsProtobuf && protobuf.list !== undefined) {
+      res.writeHead(200, { 'content-type': PROTOBUF, 'content-length': protobuf.list.length });
+      res.end(protobuf.list);
+      return;
+    }
     if (!isWatch) {
       if (this.timings.expiredAt !== undefined && this.timings.relistAt === undefined) this.timings.relistAt = performance.now();
       const limit = Number(url.searchParams.get('limit') ?? '') || undefined;
@@ -156,7 +183,10 @@ export class StreamServer {
       return;
     }
     this.#watches++;
-    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    res.writeHead(200, {
+      'content-type': protobufWatch !== undefined ? `${PROTOBUF};stream=watch` : 'application/json',
+      'transfer-encoding': 'chunked',
+    });
     res.flushHeaders();
     this.#open.add(res);
     res.on('close', () => this.#open.delete(res));
@@ -182,7 +212,7 @@ export class StreamServer {
       return;
     }
     // Events wait for the contender's start signal, so none is processed before its clock starts.
-    void this.#startGate.promise.then(() => this.writeAll(res, watch.chunks));
+    void this.#startGate.promise.then(() => this.writeAll(res, protobufWatch ?? watch.chunks));
   }
 
   private async writeAll(res: http.ServerResponse, chunks: readonly Buffer[]): Promise<void> {
