@@ -170,4 +170,27 @@ describe('DefaultContext', () => {
     expect(ctx.getPrimaryCache()).to.equal(emptyCache);
     expect(ResourceID.fromResource(primary).key).to.equal('ns/job');
   });
+
+  it('makes the signal from a function on the first getSignal only, and a never-aborted one when none is given', () => {
+    const controller = new AbortController();
+    let made = 0;
+    const ctx = new DefaultContext({
+      primary,
+      eventSources: [],
+      primaryCache: emptyCache,
+      client: undefined,
+      signal: () => (made++, controller.signal),
+    });
+    expect(made, 'not before it is asked for').to.equal(0);
+    expect(ctx.getSignal()).to.equal(controller.signal);
+    expect(ctx.getSignal()).to.equal(controller.signal);
+    expect(made).to.equal(1);
+    const given = new AbortController().signal;
+    expect(
+      new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined, signal: given }).getSignal(),
+    ).to.equal(given);
+    const none = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined });
+    expect(none.getSignal().aborted).to.equal(false);
+    expect(none.getSignal()).to.equal(none.getSignal());
+  });
 });

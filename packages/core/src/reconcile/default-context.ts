@@ -167,10 +167,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   getSignal(): AbortSignal {
     const signal = this.#signal;
-    if (signal instanceof AbortSignal) return signal;
-    const made = signal === undefined ? new AbortController().signal : signal();
-    this.#signal = made;
-    return made;
+    if (typeof signal === 'function') return (this.#signal = signal());
+    return signal ?? (this.#signal = new AbortController().signal);
   }
 
   /**
