@@ -22,6 +22,8 @@ interface Settings {
   e2eRate: number;
   e2eSeconds: number;
   e2eObjects: number;
+  /** Primaries of the scale-out scenario (`shards`). */
+  shardObjects: number;
   reps: number;
   lookups: number;
   contenders: string[];
@@ -61,6 +63,7 @@ function parseSettings(argv: readonly string[]): Settings {
     e2eRate: num('e2e-rate', 1000),
     e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
     e2eObjects: num('e2e-objects', 1000),
+    shardObjects: num('shard-objects', 2000),
     reps: num('reps', check ? 3 : quick ? 1 : 3),
     lookups: num('lookups', 20_000),
     contenders: list('contenders', check ? 'kindex,client-node,limit' : ALL_CONTENDERS.join(',')),
@@ -420,6 +423,34 @@ async function main(): Promise<void> {
         { label: 'p50', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP50Ms') ?? 0])) },
         { label: 'p99', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP99Ms') ?? 0])) },
       ]),
+    });
+  }
+
+  if (settings.scenarios.includes('shards')) {
+    // Scale-out needs an API server (Leases, shard selectors), not the stream server: the
+    // integration suite's scale-out benchmark runs on the embedded server, with the
+    // ShardedListAndWatch gate (the server filters) and without it (each replica filters).
+    const cwd = join(benchDir, '..', 'integration-tests');
+    const tables: string[] = [];
+    for (const gate of [true, false]) {
+      console.error(`  shards: ${settings.shardObjects} primaries, server ${gate ? 'with' : 'without'} ShardedListAndWatch`);
+      const args = [
+        '--expose-gc',
+        '--import',
+        'tsx',
+        'src/sharding-benchmark.ts',
+        '--objects',
+        String(settings.shardObjects),
+        '--namespaces',
+        '64',
+      ];
+      tables.push(
+        execFileSync(process.execPath, gate ? args : [...args, '--no-gate'], { cwd, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 }).trim(),
+      );
+    }
+    sections.push({
+      name: 'sharding',
+      markdown: `### Scale-out by shards: 1, 2 and 4 replicas of one operator, 8 shards by namespace (one run)\n\n${tables.join('\n\n')}\n\nReplicas run in one process, each with its own client and informers, against the embedded API server (lease 4 s, retry 0.5 s); a "kill" stops renewing without releasing, as SIGKILL would. Objects received are counted on the wire, before any client-side filter.`,
     });
   }
 
