@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import {
@@ -47,6 +46,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
+import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
@@ -1125,7 +1125,6 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 }
 
-/** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
 /** The fields of a reconcile's log line that say why it ran. */
 function reconcileLogFields(request: DispatchRequest): object {
   return {
@@ -1136,6 +1135,7 @@ function reconcileLogFields(request: DispatchRequest): object {
   };
 }
 
+/** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
 function namespaceAndName(key: string): { namespace?: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };

@@ -57,7 +57,6 @@ export class OperatorSharding {
   readonly coordinator: ShardCoordinator;
   readonly field: ShardField;
   readonly #controllers: () => readonly Controller<KubernetesObject>[];
-  readonly #group: string;
   #applied: Promise<void> = Promise.resolve();
 
   constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly Controller<KubernetesObject>[]) {
@@ -71,7 +70,6 @@ export class OperatorSharding {
       throw new ShardingConfigError('field', this.field, "use 'object.metadata.namespace' or 'object.metadata.uid'");
     }
     this.#controllers = controllers;
-    this.#group = options.group;
     const { group, namespace, shards, field: _field, identity, ...timing } = options;
     this.coordinator = new ShardCoordinator({
       group,
@@ -110,7 +108,7 @@ export class OperatorSharding {
    * refused by {@link owns}); returns the error they were aborted with and their keys.
    */
   abortLost(loss: ShardLoss): { readonly error: ShardLostError; readonly aborted: readonly string[] } {
-    const error = new ShardLostError(this.#group, this.coordinator.identity, loss);
+    const error = new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
     const total = this.coordinator.shards;
     const aborted = this.#controllers().flatMap((c) => c.abortReconciles((p) => shardIndexOf(this.field, p, total) === loss.shard, error));
     return { error, aborted };

@@ -126,6 +126,8 @@ export interface ShardLoss {
  * ```
  */
 export class ShardCoordinator {
+  /** Prefix of the lease names, shared by all replicas. */
+  readonly group: string;
   readonly identity: string;
   readonly shards: number;
   readonly leaseDurationMs: number;
@@ -142,7 +144,6 @@ export class ShardCoordinator {
    */
   readonly lost$: Observable<ShardLoss>;
 
-  readonly #group: string;
   readonly #store: ShardLeaseStore;
   readonly #clock: Clock;
   readonly #onRelease: (shard: number) => Promise<void>;
@@ -170,12 +171,12 @@ export class ShardCoordinator {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.#group = options.group;
+    this.group = options.group;
     this.#store = options.store;
     this.#clock = options.clock ?? monotonicClock;
     this.#onRelease = options.onRelease ?? (() => Promise.resolve());
     validate(this);
-    this.#memberName = `${this.#group}-member-${fnv1a64Hex(this.identity)}`;
+    this.#memberName = `${this.group}-member-${fnv1a64Hex(this.identity)}`;
     this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1 });
     this.ownership$ = this.#ownership.pipe(
       distinctUntilChanged((a, b) => a.owned.join() === b.owned.join() && a.liveReplicas === b.liveReplicas),
@@ -186,7 +187,7 @@ export class ShardCoordinator {
 
   /** The name of shard `i`'s lease. */
   shardLeaseName(i: number): string {
-    return `${this.#group}-shard-${i}`;
+    return `${this.group}-shard-${i}`;
   }
 
   /**
@@ -210,7 +211,7 @@ export class ShardCoordinator {
 
   /** Starts the rounds; resolves after the first one. */
   async start(): Promise<void> {
-    if (this.#loop !== undefined) throw new Error(`shard coordinator ${this.identity} of ${this.#group} started already`);
+    if (this.#loop !== undefined) throw new Error(`shard coordinator ${this.identity} of ${this.group} started already`);
     await this.#roundReporting();
     this.#loop = this.#run();
   }
@@ -268,7 +269,7 @@ export class ShardCoordinator {
     if (this.#stopping) return;
     // Membership first: the count of live replicas decides the fair share.
     this.#member = await this.#claim(this.#memberName, byName.get(this.#memberName));
-    const memberPrefix = `${this.#group}-member-`;
+    const memberPrefix = `${this.group}-member-`;
     const members = [this.#memberName];
     for (const [name, lease] of byName) {
       if (!name.startsWith(memberPrefix) || name === this.#memberName) continue;
@@ -293,7 +294,6 @@ export class ShardCoordinator {
       const sentAt = this.#clock.now();
       try {
         const written = await this.#store.update(current, this.#spec(current.spec, sentAt));
-        if (!this.#held.has(shard)) continue;
         this.#held.set(shard, { lease: written, validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs) });
         this.#lapsed.delete(shard);
       } catch (error) {
