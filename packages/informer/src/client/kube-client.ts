@@ -9,7 +9,7 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type SecondaryType } from '@kindex/core';
 import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { buildKubeRequest } from './internal/build-kube-request.js';
@@ -141,6 +141,13 @@ export interface KubeClientOptions {
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
  * registry of shared informers, and raw-JSON object operations.
  *
+ * The object type follows the kind: `get`, `list`, `create`, `update`, `patch` and `apply` of a
+ * `ResourceKind<T>` (`Kinds.ConfigMap`, `resourceKind<T>(...)`) read and return `T`. Of a plain
+ * `ResourceType` they return `KubernetesObject`, the type argument given, or the written object's
+ * type. (Their `type` is `ResourceType & Partial<SecondaryType<R>>`: the second part adds only
+ * optional members, the kind's name and its phantom object type, so every ResourceType fits and
+ * `R` is inferred from a ResourceKind without a type argument.)
+ *
  * @example
  * ```ts
  * import { KubeClient, Kinds } from '@kindex/informer';
@@ -183,7 +190,10 @@ export class KubeClient {
   }
 
   /** Reads one object from the server (not the cache); undefined when it does not exist. */
-  async get<R extends KubernetesObject>(type: ResourceType, id: ResourceID): Promise<R | undefined> {
+  async get<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    id: ResourceID,
+  ): Promise<R | undefined> {
     try {
       return await this.#send<R>('GET', objectPath(type, id));
     } catch (error) {
@@ -193,26 +203,54 @@ export class KubeClient {
   }
 
   /** Creates an object; the namespace comes from the object. */
-  create<R extends KubernetesObject>(type: ResourceType, object: R): Promise<R> {
+  create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
     const path = collectionPath(type, object.metadata?.namespace);
     return this.#send<R>('POST', path, object, 'application/json');
   }
 
   /** Replaces an object (optimistic concurrency on its resourceVersion). */
-  update<R extends KubernetesObject>(type: ResourceType, object: R, subresource?: 'status'): Promise<R> {
+  update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
     const id = ResourceID.fromResource(object);
     return this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
   }
 
   /** Patches an object, or its status subresource. */
-  patch<R extends KubernetesObject>(
-    type: ResourceType,
+  patch<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
     id: ResourceID,
     patch: unknown,
     options: { subresource?: 'status'; patchType?: PatchType } = {},
   ): Promise<R> {
     const contentType = CONTENT_TYPES[options.patchType ?? 'merge'];
     return this.#send<R>('PATCH', objectPath(type, id, options.subresource), patch, contentType);
+  }
+
+  /**
+   * Lists objects from the server (not the cache), every page of them: in one namespace, or
+   * across all (namespace left out, or the kind is cluster-scoped). Selectors are the server's
+   * `labelSelector` and `fieldSelector` strings.
+   */
+  async list<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    options: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
+  ): Promise<R[]> {
+    const items: R[] = [];
+    let continueToken: string | undefined;
+    do {
+      // Pages of 500, client-go's default for its pager: a large collection never comes as one body.
+      const query = new URLSearchParams({ limit: '500' });
+      if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+      if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+      if (continueToken) query.set('continue', continueToken);
+      const page = await this.#send<{ items?: R[]; metadata?: { continue?: string } }>(
+        'GET',
+        `${collectionPath(type, options.namespace)}?${query.toString()}`,
+      );
+      // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
+      for (const item of page.items ?? []) items.push({ apiVersion: apiVersionOf(type), kind: type.kind, ...item });
+      continueToken = page.metadata?.continue || undefined;
+    } while (continueToken !== undefined);
+    return items;
   }
 
   // --- Server-side apply (kept in one block, apart from the request plumbing) ---
@@ -227,7 +265,7 @@ export class KubeClient {
    *   or the object is not of `type`.
    * @throws {KubeApiError} 409 Conflict naming the managers of conflicting fields (without `force`).
    */
-  apply<R extends KubernetesObject>(type: ResourceType, object: R, options: ApplyOptions = {}): Promise<R> {
+  apply<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, options: ApplyOptions = {}): Promise<R> {
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
     if (!object.apiVersion || !object.kind) {
