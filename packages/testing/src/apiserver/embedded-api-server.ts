@@ -188,7 +188,9 @@ export class EmbeddedApiServer implements TestApiServer {
       clusters: [
         {
           name: CONTEXT,
-          cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true },
+          // Set for plain HTTP too: client-node refuses an http:// cluster unless it is ("HTTP protocol is
+          // not allowed when skipTLSVerify is not set or false"), and kubectl ignores it there.
+          cluster: { server: this.url, 'insecure-skip-tls-verify': true },
         },
       ],
       users: [{ name: CONTEXT, user: { token } }],

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,5 +167,64 @@ describe('kindex-apiserver (CLI)', function () {
     expect(table.status, table.stderr).to.equal(0);
     expect(table.stdout.split('\n')[0]).to.match(/^NAME\s+DATA\s+AGE$/);
     expect(table.stdout).to.match(/\nssa\s+2\s+\d+s/);
+  });
+});
+
+// `pnpm apiserver --kubeconfig kindex.kubeconfig` runs the CLI in packages/testing/ with INIT_CWD
+// set to where the user typed it (issue 18, item 8): the file belongs there, and a path that
+// cannot be written gets one line, not a stack trace. No kubectl needed.
+describe('kindex-apiserver (CLI) --kubeconfig paths', function () {
+  this.timeout(60_000);
+  const PACKAGE_DIR = join(dirname(BIN), '..');
+  let userDir: string;
+  let child: ChildProcess | undefined;
+
+  beforeEach(() => {
+    userDir = mkdtempSync(join(tmpdir(), 'kindex-cli-user-'));
+  });
+
+  afterEach(async () => {
+    if (child !== undefined && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    child = undefined;
+    rmSync(userDir, { recursive: true, force: true });
+  });
+
+  it('writes a relative --kubeconfig into the directory the command ran from (INIT_CWD), not the package', async () => {
+    const name = `kindex-${process.pid}-${Date.now()}.kubeconfig`;
+    child = spawn(process.execPath, [BIN, '--kubeconfig', name], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, INIT_CWD: userDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const banner = await waitForStartup(child);
+    expect(banner).to.include(`kubeconfig written to ${join(userDir, name)}`);
+    expect(readFileSync(join(userDir, name), 'utf8')).to.match(/server: https:\/\/127\.0\.0\.1:\d+/);
+    expect(existsSync(join(PACKAGE_DIR, name)), 'nothing written into packages/testing').to.equal(false);
+  });
+
+  it('without INIT_CWD (run by plain node), resolves against the working directory', async () => {
+    const env = { ...process.env };
+    delete env['INIT_CWD'];
+    child = spawn(process.execPath, [BIN, '--kubeconfig', 'here.kubeconfig'], { cwd: userDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    await waitForStartup(child);
+    expect(existsSync(join(userDir, 'here.kubeconfig'))).to.equal(true);
+  });
+
+  it('says in one line, and exits 2, when the directory of --kubeconfig does not exist', () => {
+    const r = spawnSync(process.execPath, [BIN, '--kubeconfig', join('no-such-dir', 'kindex.kubeconfig')], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, INIT_CWD: userDir },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).to.equal(2);
+    expect(r.stderr.trim().split('\n'), r.stderr).to.deep.equal([
+      `kindex-apiserver: cannot write --kubeconfig ${join(userDir, 'no-such-dir', 'kindex.kubeconfig')}: directory ${join(userDir, 'no-such-dir')} does not exist`,
+    ]);
+    expect(r.stdout).to.equal('');
   });
 });
