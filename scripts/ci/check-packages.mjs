@@ -62,7 +62,8 @@ try {
     ]) {
       if (!listing.includes(required)) throw new Error(`${tarball} lacks ${required}`);
     }
-    const tests = listing.filter((f) => /\.test\.(js|ts|d\.ts)/.test(f));
+    // Tests and type tests (`x.test.ts`, `x.test-d.ts`) and what they compile to stay out.
+    const tests = listing.filter((f) => /\.test(-d)?\.(js|ts|d\.ts)/.test(f));
     if (tests.length > 0) throw new Error(`${tarball} ships test files, e.g. ${tests[0]}; exclude them in package.json "files"`);
     run('npx', ['publint', '--strict', tarball], { cwd: root });
     run('npx', ['attw', '--profile', 'esm-only', '--no-emoji', '--no-color', tarball], { cwd: root });
