@@ -27,6 +27,14 @@ function waitForStartup(child: ChildProcess): Promise<string> {
   });
 }
 
+/** SIGTERMs a CLI process that still runs, and waits for it to exit. */
+async function stopCli(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 describe('kindex-apiserver (CLI)', function () {
   this.timeout(240_000);
   let dir: string;
@@ -47,11 +55,7 @@ describe('kindex-apiserver (CLI)', function () {
   });
 
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopCli(child);
     child = undefined;
     rmSync(dir, { recursive: true, force: true });
   });
@@ -184,11 +188,7 @@ describe('kindex-apiserver (CLI) --kubeconfig paths', function () {
   });
 
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopCli(child);
     child = undefined;
     rmSync(userDir, { recursive: true, force: true });
   });
