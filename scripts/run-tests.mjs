@@ -7,22 +7,12 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeUnknownNpmConfig } from './ci/npm-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// `pnpm test` hands its own settings to this process as npm_config_* variables, some of which npm
-// does not know (verify-deps-before-run, _jsr-registry, npm-globalconfig); every npx and npm below
-// inherited them and printed "npm warn Unknown env config" for each, 54 lines per run. Ask npm
-// once which ones it does not know, and remove just those, so the children inherit a clean
-// environment and the settings npm does know (registry, cache, proxy) still reach it.
-const probe = spawnSync('npm', ['config', 'get', 'registry'], { cwd: root, encoding: 'utf8' });
-for (const [, name] of (probe.stderr ?? '').matchAll(/Unknown env config "([^"]+)"/g)) {
-  const variable = `npm_config_${name.replace(/-/g, '_')}`.toLowerCase();
-  for (const key of Object.keys(process.env)) if (key.toLowerCase() === variable) delete process.env[key];
-}
-const suites = process.argv.slice(2).length
-  ? process.argv.slice(2)
-  : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests'];
+// Before any npx or npm runs: no "npm warn Unknown env config" lines from pnpm's variables.
+removeUnknownNpmConfig(process.env);
 
 const tsc = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
 if (tsc.status !== 0) {
@@ -54,6 +44,7 @@ const checks = process.argv.slice(2).length
       'scripts/ci/check-api-docs.mjs',
       'scripts/ci/check-doc-examples.mjs',
       'scripts/ci/check-doc-examples.test.mjs',
+      'scripts/ci/npm-env.test.mjs',
       'scripts/ci/check-packages.mjs',
     ];
 for (const check of checks) {
