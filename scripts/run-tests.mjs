@@ -13,6 +13,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 // Before any npx or npm runs: no "npm warn Unknown env config" lines from pnpm's variables.
 removeUnknownNpmConfig(process.env);
+const suites = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests'];
 
 const tsc = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
 if (tsc.status !== 0) {
