@@ -181,7 +181,8 @@ export class Operator {
     if (this.#started) throw new Error('register controllers before Operator.start()');
     const controller = new Controller<P>(
       reconciler,
-      this.leaderElector ? { optimisticLocking: true, ...options } : options,
+      // A late write of a replica that lost its lease or shard must not clobber its successor's.
+      this.leaderElector || this.#sharding ? { optimisticLocking: true, ...options } : options,
       this.client,
       this.#observability.forController(),
     );
@@ -195,6 +196,7 @@ export class Operator {
       // Until the first round says otherwise, this replica owns nothing and caches next to nothing.
       void controller.changeShardSelector(sharding.selectorFor([]));
       controller.setDispatchGuard((primary) => sharding.owns(primary));
+      controller.setPrimaryFence((primary) => sharding.fence(primary));
     }
     this.#controllers.push(controller as unknown as Controller<KubernetesObject>);
     this.#observability.registered(controller as unknown as Controller<KubernetesObject>);

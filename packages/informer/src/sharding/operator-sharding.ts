@@ -93,6 +93,15 @@ export class OperatorSharding {
     return this.coordinator.owns(shardIndexOf(this.field, primary, this.coordinator.shards));
   }
 
+  /**
+   * Throws a {@link ShardLostError} when this replica may not write on behalf of `primary` now
+   * (see {@link ShardCoordinator.writeRefusal}): the fence of every write a reconcile of it makes.
+   */
+  fence(primary: KubernetesObject): void {
+    const loss = this.coordinator.writeRefusal(shardIndexOf(this.field, primary, this.coordinator.shards));
+    if (loss !== undefined) throw new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
+  }
+
   /** Applies an ownership to every controller's caches, one change after the other. */
   apply(ownership: ShardOwnership): Promise<void> {
     const selector = this.selectorFor(ownership.owned);
