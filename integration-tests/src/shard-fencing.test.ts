@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import { KubeClient, Kinds } from '@kindex/informer';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { ReplicaProcess, readRecords, type ReplicaLine, type ReplicaSetup } from './support/replica-process.js';
+import { ReplicaProcess, readRecords, type ReplicaSetup } from './support/replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/fence-replica.ts', import.meta.url));
 // The frozen reconcile's wait (0.7 s) ends before its shard's renew deadline (2 s after the last
