@@ -48,7 +48,7 @@ import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContex
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
-import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
+import type { ControllerObservability, PrimaryDescription, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
@@ -989,7 +989,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
         log.debug(
           { ...reconcileLogFields(request), durationMs, ...rescheduled },
-          present ? 'reconciled' : 'primary not in cache, nothing to reconcile',
+          !present
+            ? 'primary not in cache, nothing to reconcile'
+            : result?.skipped
+              ? `nothing to reconcile (${result.skipped})`
+              : 'reconciled',
         );
       }
       return result;
@@ -1028,8 +1032,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const subject = primary ?? this.#tombstones.get(key)?.primary;
     // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
     // is its owner's to reconcile; checked at the last moment, synchronously.
-    if (subject === undefined) return;
-    if (this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
+    if (subject === undefined) return skip('not-cached');
+    if (this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return skip('not-owned');
     this.#inFlight.set(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     try {
@@ -1055,7 +1059,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
-      if (tombstone === undefined) return;
+      if (tombstone === undefined) return skip('not-cached');
       // The primary is gone: nothing to write back, whatever cleanup answers.
       await this.#cleanup(
         tombstone.primary,
@@ -1067,11 +1071,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     const finalizer = this.#finalizer;
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return;
+    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return skip('hidden');
     if (primary.metadata?.deletionTimestamp !== undefined) {
-      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
+      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
-      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
+      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
       const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         client.checkFence();
@@ -1150,6 +1154,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       }
     }
   }
+}
+
+/** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
+function skip(reason: ReconcileSkipReason): DispatchResult {
+  return { skipped: reason };
 }
 
 /** The fields of a reconcile's log line that say why it ran. */
