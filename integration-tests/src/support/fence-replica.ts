@@ -14,31 +14,17 @@
  * Environment: KINDEX_KUBECONFIG (file), KINDEX_NAMESPACE (of the Leases), KINDEX_GROUP,
  * KINDEX_LABEL, KINDEX_IDENTITY, KINDEX_RECORDS (file), KINDEX_TIMING (JSON), KINDEX_SLOW_MS.
  */
-import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Kinds, Operator } from '@kindex/informer';
+import { replicaEnv } from './replica-env.js';
 
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
 
-function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`fence-replica: set ${name}`);
-  return value;
-}
-
-const identity = env('KINDEX_IDENTITY');
-const records = env('KINDEX_RECORDS');
+const { env, identity, kubeConfig, timing, record, say } = replicaEnv('fence-replica');
 const slowMs = Number(env('KINDEX_SLOW_MS'));
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromFile(env('KINDEX_KUBECONFIG'));
-const timing = JSON.parse(env('KINDEX_TIMING')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
-const record = (line: object): void => appendFileSync(records, `${JSON.stringify({ pid: process.pid, identity, ...line })}\n`);
-const say = (line: object): void =>
-  void process.stdout.write(`${JSON.stringify({ pid: process.pid, identity, at: Date.now(), ...line })}\n`);
 
 // One shard: exactly one replica owns every primary, the other waits to take over.
 const operator = new Operator({

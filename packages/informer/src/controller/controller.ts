@@ -105,7 +105,8 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   /**
    * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
    * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
-   * election so a deposed leader's late writes are refused. Defaults to false.
+   * election and sharding so a deposed leader's or shard owner's late writes are refused.
+   * Defaults to false.
    */
   readonly optimisticLocking?: boolean;
   /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */

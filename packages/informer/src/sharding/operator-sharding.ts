@@ -17,6 +17,12 @@ import { ShardingConfigError } from './sharding-config-error.js';
  * When replicas join or leave, shards move: caches change ranges at run time, and a shard is
  * handed over only after its reconciles drained.
  *
+ * Fencing: every write a reconcile makes through its client (`context.getClient()`, dependents,
+ * the primary's status, resource and finalizer) is refused with `ShardLostError`, unsent, once
+ * its primary's shard is no longer this replica's by the local monotonic clock (its renew
+ * deadline passed, or its lease moved), checked as each request is sent; writes to primaries
+ * also carry the resourceVersion the reconcile read (optimistic locking).
+ *
  * @example
  * ```ts
  * import { KubeConfig } from '@kubernetes/client-node';

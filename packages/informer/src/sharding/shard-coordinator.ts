@@ -18,6 +18,9 @@
  * renewal was sent and is checked synchronously ({@link ShardCoordinator.owns}); nobody else may
  * take the shard before `leaseDurationMs` > `renewDeadlineMs` has passed since it saw that
  * renewal; every write carries the resourceVersion read, so two replicas never both win a race.
+ * Writes on behalf of a shard's primaries check {@link ShardCoordinator.writeRefusal}, read from
+ * the clock as each is sent, so a process that resumes from a pause past its deadline writes
+ * nothing even before its timers have run.
  * A shard is therefore owned by at most one replica at any instant. A shard lost without a
  * handover (the deadline passed, by a timer of its own even while a lease call hangs, or the
  * lease moved to another holder) is announced on {@link ShardCoordinator.lost$} at once, so work
