@@ -46,8 +46,13 @@ export {
   KubernetesDependentResource,
   InvalidDesiredResourceError,
   DependentNotPreparedError,
+  AmbiguousDependentResourceError,
 } from './dependent/kubernetes-dependent-resource.js';
-export type { KubernetesDependentResourceOptions, DependentAction } from './dependent/kubernetes-dependent-resource.js';
+export type {
+  KubernetesDependentResourceOptions,
+  DependentAction,
+  ResourceDiscriminator,
+} from './dependent/kubernetes-dependent-resource.js';
 export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
 export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';
 export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
