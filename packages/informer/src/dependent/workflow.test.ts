@@ -15,11 +15,12 @@ import {
   Operator,
   Workflow,
   resourceKind,
+  type WorkflowNode,
   type WorkflowResult,
 } from '../index.js';
 
 interface Site extends KubernetesObject {
-  spec?: { html?: string; secret?: boolean; expose?: boolean; serviceReady?: boolean };
+  spec?: { html?: string; secret?: boolean; expose?: boolean; serviceReady?: boolean; chain?: boolean };
   status?: { ready?: boolean; writes?: number };
 }
 const SiteKind = resourceKind<Site>({ group: 'deps.kindex.dev', version: 'v1', kind: 'Site', plural: 'sites', namespaced: true });
@@ -467,5 +468,84 @@ describe('dependent resources and workflows', function () {
     expect((error as AmbiguousDependentResourceError).candidates).to.have.members([`${ns}/web-front`, `${ns}/web-impostor`]);
     expect(String(error)).to.contain('dependent "front"').and.contain(`${ns}/web`).and.contain('discriminator');
     expect(failed.results.get('back')?.status, 'the other dependent goes on').to.equal('ready');
+  });
+
+  // A <- B <- C, all ConfigMaps; `condition` on A is true while spec.chain is not false. Each
+  // delete is recorded as it happens: the deletePostcondition runs right after its delete.
+  async function chainDeletes(condition: 'reconcilePrecondition' | 'activationCondition') {
+    const ns = await createNamespace(server.kubeConfig);
+    const deleted: string[] = [];
+    const node = (name: string, dependsOn: string[], extra: Partial<WorkflowNode<Site>> = {}): WorkflowNode<Site> => ({
+      dependent: page(name),
+      dependsOn,
+      deletePostcondition: () => (deleted.push(name), true),
+      ...extra,
+    });
+    const results = await runSites(
+      ns,
+      new Workflow<Site>([node('c', ['b']), node('a', [], { [condition]: (s: Site) => s.spec?.chain !== false }), node('b', ['a'])]),
+    );
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    await eventually(async () => {
+      expect(await htmlOf(ns, 'web-c')).to.equal(undefined);
+      expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
+    });
+    const last = await eventually(() => {
+      const r = results.at(-1)!;
+      expect(r.results.get('b')?.status).to.not.equal('ready');
+      return r;
+    });
+    return { ns, deleted, last, statuses: Object.fromEntries([...last.results].map(([k, r]) => [k, r.status])) };
+  }
+
+  it('deletes what depends on a dependent whose reconcile precondition turned false, children first (JOSDK rule 5)', async () => {
+    const { ns, deleted, statuses } = await chainDeletes('reconcilePrecondition');
+    expect(await htmlOf(ns, 'web-a')).to.equal(undefined);
+    // The first run after the change deletes c, then b, then a; later runs find nothing left.
+    expect(deleted.slice(0, 3)).to.deep.equal(['c', 'b', 'a']);
+    expect(statuses).to.deep.equal({ c: 'deleted', a: 'deleted', b: 'deleted' });
+  });
+
+  it('deletes what depends on a dependent whose activation condition turned false, children first, and leaves that one (JOSDK rule 6)', async () => {
+    const { ns, deleted, statuses } = await chainDeletes('activationCondition');
+    expect(await htmlOf(ns, 'web-a'), 'an inactive dependent is not deleted').to.equal('x');
+    expect(deleted.slice(0, 2)).to.deep.equal(['c', 'b']);
+    expect(deleted).to.not.include('a');
+    expect(statuses).to.deep.equal({ c: 'deleted', a: 'inactive', b: 'deleted' });
+  });
+
+  it('keeps what a dependent depends on while its deletePostcondition is false; independents are deleted regardless', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    let lingering = true;
+    // A <- B, A <- C; A's precondition turns false; C is not gone yet (say, a finalizer runs).
+    const results = await runSites(
+      ns,
+      new Workflow<Site>([
+        { dependent: page('a'), reconcilePrecondition: (s) => s.spec?.chain !== false },
+        { dependent: page('b'), dependsOn: ['a'] },
+        { dependent: page('c'), dependsOn: ['a'], deletePostcondition: () => !lingering },
+      ]),
+    );
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    // The first run that deleted c (later runs find b gone already).
+    const waiting = await eventually(() => {
+      const r = results.find((x) => x.results.get('c')?.status === 'notReady');
+      expect(r, 'a run that deleted c').to.not.equal(undefined);
+      return r!;
+    });
+    expect(waiting.results.get('b')).to.deep.equal({ status: 'deleted', existed: true });
+    expect(waiting.results.get('a')).to.deep.include({ status: 'skipped' });
+    expect(waiting.allReady).to.equal(false);
+    expect(await htmlOf(ns, 'web-a')).to.equal('x');
+    expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
+
+    lingering = false;
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'y' } });
+    await eventually(async () => expect(await htmlOf(ns, 'web-a')).to.equal(undefined));
+    expect(results.map((r) => r.results.get('a'))).to.deep.include({ status: 'deleted', existed: true });
   });
 });
