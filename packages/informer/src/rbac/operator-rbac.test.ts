@@ -46,7 +46,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
     for (const stop of stops.splice(0)) await stop();
   });
 
-  /** The operator under test: watches Secrets, owns a ConfigMap per Widget, writes status, has cleanup. */
+  /** The operator under test: watches Secrets, owns a ConfigMap per Widget, creates Events, writes status, has cleanup. */
   function operatorOf(kubeConfig: KubeConfig, namespace: string): Operator {
     const options: OperatorOptions = {
       kubeConfig,
@@ -64,7 +64,24 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       }),
     });
     const reconciler: Reconciler<Widget, KubeClient> = {
-      reconcile: (w) => UpdateControl.patchStatus<Widget>({ ...w, status: { seen: w.spec?.size ?? 0 } }),
+      // A write of the reconciler's own, declared with `writes` below.
+      reconcile: async (w, context) => {
+        await context.getClient().create(Kinds.Event, {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { generateName: `${w.metadata!.name!}.`, namespace: w.metadata!.namespace! },
+          involvedObject: {
+            apiVersion: w.apiVersion,
+            kind: w.kind,
+            name: w.metadata!.name!,
+            namespace: w.metadata!.namespace!,
+            uid: w.metadata!.uid!,
+          },
+          reason: 'Reconciled',
+          message: `size ${w.spec?.size ?? 0}`,
+        });
+        return UpdateControl.patchStatus<Widget>({ ...w, status: { seen: w.spec?.size ?? 0 } });
+      },
       cleanup: () => DeleteControl.defaultDelete(),
       prepareEventSources: (context) => [InformerEventSource.from(Kinds.Secret, WidgetKind).withName('secrets').build(context)],
     };
@@ -73,6 +90,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       name: 'widgets',
       namespaces: [namespace],
       workflow: new Workflow([{ dependent: config }]),
+      writes: [{ kind: Kinds.Event, verbs: ['create'] }],
     });
     return operator;
   }
@@ -116,6 +134,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
     expect(manifest.clusterRules).to.deep.equal([]);
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
       { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch'] },
@@ -146,7 +165,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       metadata: { name: 'w', namespace: ns },
       spec: { size: 7 },
     });
-    // Reconciled as the ServiceAccount: finalizer added, ConfigMap dependent created by apply, status written.
+    // Reconciled as the ServiceAccount: finalizer added, ConfigMap dependent created by apply, Event created, status written.
     await eventually(async () => {
       const w = await admin.get<Widget>(WidgetKind, ResourceID.of('w', ns));
       expect(w?.status?.seen).to.equal(7);
@@ -156,10 +175,15 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       ).to.deep.equal({ size: '7' });
     });
     expect(operator.isLeader).to.equal(true);
+    const events = await server().kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: ns });
+    expect(events.items.map((e) => e.reason)).to.include('Reconciled');
 
     // Outside the manifest: a watched kind is read-only, the primary cannot be created or deleted.
     await expectForbidden('creating a Secret (watched, not written)', () =>
       asOperator.create(Kinds.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'leak', namespace: ns } }),
+    );
+    await expectForbidden('deleting an Event (declared verbs: create only)', () =>
+      asOperator.delete(Kinds.Event, ResourceID.of(events.items[0]!.metadata.name!, ns)),
     );
     await expectForbidden('deleting a Widget (primary: no delete)', () => asOperator.delete(WidgetKind, ResourceID.of('w', ns)));
     await expectForbidden('creating a Widget (primary: no create)', () =>
