@@ -1,4 +1,5 @@
 import type { NamespaceSet } from '../cache/informer-cache.js';
+import { rejectUnknownOptions } from '../config/option-validation.js';
 import type { ResourceType } from '../reflector/resource-type.js';
 
 /**
@@ -68,12 +69,13 @@ export interface DeclaredWrite {
 export const DEFAULT_WRITE_VERBS: readonly RbacVerb[] = ['create', 'update', 'patch', 'delete'];
 
 const VERBS: readonly RbacVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-const KEYS = ['kind', 'verbs', 'namespaces'];
+const KEYS = { kind: true, verbs: true, namespaces: true } as const;
 
 /**
  * Checks a controller's `writes` option and fills in the defaults.
  *
- * @throws {TypeError} naming the controller, the entry (`writes[1].verbs[0]`) and the fix.
+ * @throws {TypeError} naming the controller, the entry (`writes[1].verbs[0]`) and the fix;
+ *   `UnknownOptionError` for an unknown key in an entry.
  */
 export function declaredWrites(owner: string, writes: unknown): DeclaredWrite[] {
   if (writes === undefined) return [];
@@ -85,8 +87,7 @@ export function declaredWrites(owner: string, writes: unknown): DeclaredWrite[] 
       throw new TypeError(`${owner}: ${field} must be a kind (for example Kinds.ConfigMap) or { kind, verbs }, got ${describe(entry)}`);
     }
     const { kind, verbs, namespaces } = entry as { kind: ResourceType; verbs?: unknown; namespaces?: unknown };
-    const unknown = Object.keys(entry).filter((k) => !KEYS.includes(k));
-    if (unknown.length > 0) throw new TypeError(`${owner}: ${field} has unknown keys ${unknown.join(', ')}; accepted: ${KEYS.join(', ')}`);
+    rejectUnknownOptions(`${owner}: ${field}`, entry, KEYS);
     if (verbs !== undefined) {
       if (!Array.isArray(verbs) || verbs.length === 0)
         throw new TypeError(`${owner}: ${field}.verbs must be a non-empty array of RBAC verbs (${VERBS.join(', ')})`);
