@@ -124,6 +124,9 @@ export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './rbac/required-permissions.js';
 export type { RbacListingOptions } from './rbac/required-permissions.js';
+export { leasePermissions } from './rbac/lease-permissions.js';
+export type { LeaseOwners } from './rbac/lease-permissions.js';
+export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
 
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';

@@ -16,6 +16,7 @@ import type { StartOptions } from '../startup/start-options.js';
 import { validateCacheSyncTimeout } from '../startup/start-options.js';
 import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
+import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 
 /**
  * Options of {@link Operator}.
@@ -120,11 +121,14 @@ export class Operator {
   /** The HTTP server, when the `server` option asked for one (listening from `start()` to `stop()`). */
   readonly server: OperatorServer | undefined;
   readonly #observability: OperatorObservability;
+  /** Where the leader election and sharding Leases live, for `rbacManifest()`. */
+  readonly #leaseOwners: LeaseOwners;
 
   constructor(options: OperatorOptions) {
     const { cacheSyncTimeoutMs, ...clientOptions } = options;
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
+    this.#leaseOwners = { leaderElection: election, sharding: options.sharding };
     this.#onLost = election?.onLost ?? 'exit';
     if (election !== undefined) {
       for (const field of ['leaseName', 'leaseNamespace'] as const) {
@@ -254,12 +258,16 @@ export class Operator {
   }
 
   /**
-   * The RBAC rules the registered controllers need, as Role/ClusterRole manifests (YAML and
-   * objects). It prepares each controller's event sources (once: `start()` reuses them) to learn
-   * their kinds and namespaces, and talks to no server.
+   * The RBAC rules the operator needs, least privilege, as Role/ClusterRole manifests (YAML and
+   * objects): read verbs on what the controllers watch, write verbs on what kindex writes
+   * (primary status and finalizers, workflow dependents, leader election and sharding Leases)
+   * and on the kinds declared with each controller's `writes` option. It prepares each
+   * controller's event sources (once: `start()` reuses them) to learn their kinds and
+   * namespaces, and talks to no server.
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
-    return rbacManifest(await requiredPermissions(this.#controllers, options), options);
+    const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
+    return rbacManifest(permissions, options);
   }
 
   /**
