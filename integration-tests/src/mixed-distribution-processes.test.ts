@@ -5,8 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { shardIndexOf } from '@kindex/core';
+import { ResourceID, shardIndexOf } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { Kinds, KubeClient, type Lease } from '@kindex/informer';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/mixed-replica.ts', import.meta.url));
@@ -161,6 +162,19 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
     );
     for (const r of survivors) r.child.kill('SIGTERM');
     await Promise.all(survivors.map((r) => r.exited));
+    // Graceful shutdown with both on: exit 0, the leader Lease and every shard Lease released.
+    expect(
+      survivors.map((r) => r.child.exitCode),
+      describeAll(),
+    ).to.deep.equal([0, 0]);
+    const client = new KubeClient(server.kubeConfig);
+    const names = ['mixed', ...Array.from({ length: SHARDS }, (_, i) => `mixed-shard-${i}`)];
+    const holders: Record<string, string> = {};
+    for (const name of names) {
+      const lease = await client.get<Lease>(Kinds.Lease, ResourceID.of(name, leaseNamespace));
+      holders[name] = lease === undefined ? 'missing' : (lease.spec?.holderIdentity ?? '');
+    }
+    expect(holders).to.deep.equal({ mixed: '', 'mixed-shard-0': '', 'mixed-shard-1': '', 'mixed-shard-2': '', 'mixed-shard-3': '' });
     const records = readRecords(recordsFile);
     // The singleton never ran in two processes: only the old leader until the kill, then only the new one.
     const singleAfter = new Set(records.filter((r) => r.key.startsWith('single ') && r.at > killedAt).map((r) => r.pid));
