@@ -33,6 +33,10 @@ export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
    * - `'standby'`: stay a warm candidate and lead again when the lease is free.
    * - a function: called with the status; the operator stays a stopped candidate.
    *
+   * Only leader-elected controllers stop; with `sharding` too, sharded and every-replica
+   * controllers go on, until `'exit'` stops the process (releasing its shards to the others, as
+   * controller-runtime's manager exits with all its runnables).
+   *
    * Defaults to `'exit'`.
    */
   readonly onLost?: 'exit' | 'standby' | ((status: LeaderElectionStatus) => void);
