@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,28 +5,20 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, shardIndexOf } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, createNamespacesPerShard, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import { Kinds, KubeClient, type Lease } from '@kindex/informer';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
+import { spawnShardReplica, type ShardReplica } from './support/shard-replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/mixed-replica.ts', import.meta.url));
 const SHARDS = 4;
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 
-interface Replica {
-  readonly identity: string;
-  readonly child: ChildProcess;
-  owned: number[];
-  leading: boolean;
-  stderr: string;
-  readonly exited: Promise<void>;
-}
-
 describe('operator mixing a leader-elected and a sharded controller, in child processes', function () {
   this.timeout(240_000);
   let server: TestApiServer;
   let dir: string;
-  const replicas: Replica[] = [];
+  const replicas: ShardReplica[] = [];
 
   before(async function () {
     this.timeout(180_000);
@@ -48,66 +39,29 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
     const recordsFile = path.join(dir, 'records.jsonl');
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
-    // Two namespaces per shard (names hash unevenly: pick them by their shard), one sharded primary each.
-    const namespaces: string[] = [];
-    const perShard = new Array<number>(SHARDS).fill(0);
-    const prefix = uniqueName('mx');
-    for (let i = 0; namespaces.length < 2 * SHARDS; i++) {
-      const name = `${prefix}-${i}`;
-      const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: name } }, SHARDS);
-      if (perShard[shard]! >= 2) continue;
-      perShard[shard]!++;
-      namespaces.push(await createNamespace(server.kubeConfig, name));
-      await core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'p', labels: { role: `${label}-sharded` } } } });
+    // Two namespaces per shard, one sharded primary in each.
+    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2 });
+    for (const namespace of namespaces) {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: `${label}-sharded` } } } });
     }
     const singletons = namespaces.slice(0, 2).map((namespace) => `single ${namespace}/one`);
     for (const namespace of namespaces.slice(0, 2)) {
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'one', labels: { role: `${label}-single` } } } });
     }
-    const spawnReplica = (identity: string): Replica => {
-      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-        cwd: path.resolve(path.dirname(FIXTURE), '../..'),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          KINDEX_KUBECONFIG: kubeconfigFile,
-          KINDEX_NAMESPACE: leaseNamespace,
-          KINDEX_GROUP: 'mixed',
-          KINDEX_SHARDS: String(SHARDS),
-          KINDEX_LABEL: label,
-          KINDEX_IDENTITY: identity,
-          KINDEX_RECORDS: recordsFile,
-          KINDEX_TIMING: JSON.stringify(TIMING),
-        },
+    const spawnReplica = (identity: string): ShardReplica => {
+      const replica = spawnShardReplica(FIXTURE, identity, {
+        KINDEX_KUBECONFIG: kubeconfigFile,
+        KINDEX_NAMESPACE: leaseNamespace,
+        KINDEX_GROUP: 'mixed',
+        KINDEX_SHARDS: String(SHARDS),
+        KINDEX_LABEL: label,
+        KINDEX_RECORDS: recordsFile,
+        KINDEX_TIMING: JSON.stringify(TIMING),
       });
-      const replica: Replica = {
-        identity,
-        child,
-        owned: [],
-        leading: false,
-        stderr: '',
-        exited: new Promise((resolve) => child.once('exit', () => resolve())),
-      };
-      let buffered = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        buffered += chunk;
-        for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-          const line = buffered.slice(0, i);
-          buffered = buffered.slice(i + 1);
-          try {
-            const parsed = JSON.parse(line) as { event?: string; owned?: number[] };
-            if (parsed.event === 'owned') replica.owned = parsed.owned ?? [];
-            if (parsed.event === 'leading' || parsed.event === 'following') replica.leading = parsed.event === 'leading';
-          } catch {
-            replica.stderr += `${line}\n`;
-          }
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (replica.stderr += chunk));
       replicas.push(replica);
       return replica;
     };
-    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [Replica, Replica, Replica];
+    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [ShardReplica, ShardReplica, ShardReplica];
     const describeAll = () =>
       replicas.map((r) => `${r.identity}${r.leading ? ' (leader)' : ''}: [${r.owned.join(',')}] ${r.stderr.slice(-300)}`).join('\n');
     await eventually(

@@ -5,7 +5,15 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { createNamespace, eventually, metricValue, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  createNamespace,
+  createNamespacesPerShard,
+  eventually,
+  metricValue,
+  startTestApiServer,
+  uniqueName,
+  type TestApiServer,
+} from '@kindex/testing';
 import {
   ControllerDistributionError,
   Kinds,
@@ -122,21 +130,6 @@ describe('Operator controller distribution', function () {
     });
   });
 
-  /** Fresh namespaces, `perShard` of them in each shard (names hash unevenly: pick them by their shard). */
-  async function namespacesCoveringShards(perShard: number): Promise<string[]> {
-    const picked: string[] = [];
-    const count = new Array<number>(SHARDS).fill(0);
-    const prefix = uniqueName('mx');
-    for (let i = 0; picked.length < SHARDS * perShard; i++) {
-      const name = `${prefix}-${i}`;
-      const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: name } }, SHARDS);
-      if (count[shard]! >= perShard) continue;
-      count[shard]!++;
-      picked.push(await createNamespace(server.kubeConfig, name));
-    }
-    return picked;
-  }
-
   /** One replica with both options: a singleton, a sharded and an every-replica controller, each on its own ConfigMaps. */
   function replica(replica: string, setup: { leaseNamespace: string; group: string; label: string; runs: Run[] }): Operator {
     const operator = new Operator({
@@ -183,7 +176,7 @@ describe('Operator controller distribution', function () {
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const runs: Run[] = [];
-    const namespaces = await namespacesCoveringShards(2);
+    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2 });
     for (const namespace of namespaces) {
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 's', labels: { role: `${label}-sharded` } } } });
     }
