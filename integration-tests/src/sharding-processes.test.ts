@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { shardIndexOf } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
-import { spawnShardReplica, type ShardReplica } from './support/shard-replica-process.js';
+import { spawnShardReplica, useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/shard-replica.ts', import.meta.url));
 const SHARDS = 4;
@@ -15,27 +12,14 @@ const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 30
 
 describe('sharded operator in child processes', function () {
   this.timeout(240_000);
-  let server: TestApiServer;
-  let dir: string;
-  const replicas: ShardReplica[] = [];
-
-  before(async function () {
-    this.timeout(180_000);
-    server = await startTestApiServer();
-    dir = mkdtempSync(path.join(tmpdir(), 'kindex-shards-'));
-  });
-  after(async () => {
-    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-    await Promise.all(replicas.map((r) => r.exited));
-    rmSync(dir, { recursive: true, force: true });
-    await server.stop();
-  });
+  const scenario = useShardScenario('kindex-shards-');
+  const replicas = scenario.replicas;
 
   it('three replicas split the shards; after a SIGKILL the survivors take them over, and no primary is reconciled by two processes at once', async () => {
+    const server = scenario.server();
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    const kubeconfigFile = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigFile, server.kubeConfig.exportConfig());
-    const recordsFile = path.join(dir, 'records.jsonl');
+    const kubeconfigFile = scenario.kubeconfigFile();
+    const recordsFile = scenario.file('records.jsonl');
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const namespaces: string[] = [];

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startTestApiServer, type TestApiServer } from '@kindex/testing';
 
 /** One operator replica of a sharding scenario running as a child process, as its stdout lines tell it. */
 export interface ShardReplica {
@@ -49,4 +52,40 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (replica.stderr += chunk));
   return replica;
+}
+
+/** What {@link useShardScenario} gives a test: the server, the files the replicas share, the replicas. */
+export interface ShardScenario {
+  readonly server: () => TestApiServer;
+  /** A kubeconfig file of the server, for the child processes. */
+  readonly kubeconfigFile: () => string;
+  /** A path in the scenario's scratch folder. */
+  readonly file: (name: string) => string;
+  /** The replicas started; those still running are SIGKILLed after the suite. */
+  readonly replicas: ShardReplica[];
+}
+
+/**
+ * Mocha hooks of a multi-process scenario: a test server and a scratch folder (with the server's
+ * kubeconfig) before the suite; after it, every replica still running killed, the folder and the
+ * server gone.
+ */
+export function useShardScenario(folderPrefix: string): ShardScenario {
+  let server: TestApiServer | undefined;
+  let dir: string | undefined;
+  const replicas: ShardReplica[] = [];
+  before(async function () {
+    this.timeout(180_000);
+    server = await startTestApiServer();
+    dir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+    writeFileSync(path.join(dir, 'kubeconfig'), server.kubeConfig.exportConfig());
+  });
+  after(async () => {
+    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.exited));
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
+  });
+  const file = (name: string): string => path.join(dir!, name);
+  return { server: () => server!, kubeconfigFile: () => file('kubeconfig'), file, replicas };
 }

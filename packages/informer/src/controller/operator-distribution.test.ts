@@ -10,7 +10,7 @@ import {
   createNamespacesPerShard,
   eventually,
   metricValue,
-  startTestApiServer,
+  useTestApiServer,
   uniqueName,
   type TestApiServer,
 } from '@kindex/testing';
@@ -38,21 +38,18 @@ interface Run {
 
 describe('Operator controller distribution', function () {
   this.timeout(120_000);
-  let server: TestApiServer;
-  let core: CoreV1Api;
+  const testServer = useTestApiServer();
   const operators: Operator[] = [];
   const noop: Reconciler<KubernetesObject, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
-
-  before(async function () {
-    this.timeout(180_000);
-    server = await startTestApiServer();
-    core = server.kubeConfig.makeApiClient(CoreV1Api);
-  });
   afterEach(async () => {
     await Promise.all(operators.splice(0).map((o) => o.stop({ drainTimeoutMs: 2_000 })));
   });
-  after(async () => {
-    await server.stop();
+  // Read in the tests (the server exists from the suite's before hook on).
+  let server: TestApiServer;
+  let core: CoreV1Api;
+  beforeEach(() => {
+    server = testServer();
+    core = server.kubeConfig.makeApiClient(CoreV1Api);
   });
 
   const election = { leaseName: 'mixed', leaseNamespace: 'ops', ...TIMING };
