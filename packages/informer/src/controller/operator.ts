@@ -111,6 +111,12 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`.
  */
 export class Operator {
+  /**
+   * The operator's client, with the `fence` option and, under leader election, refusing writes
+   * while this replica does not lead: the client of leader-elected controllers. Sharded and
+   * every-replica controllers write through one sharing its informer registry without the
+   * leadership fence.
+   */
   readonly client: KubeClient;
   /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
   readonly leaderElector: LeaderElector | undefined;
