@@ -4,7 +4,7 @@
 // integration-tests/src/mixed-distribution-processes.test.ts.
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type LogFn, type Logger, type Reconciler } from '@kindex/core';
 import {
   createNamespace,
   createNamespacesPerShard,
@@ -125,6 +125,26 @@ describe('Operator controller distribution', function () {
         `controller "typo": distribution "shard": use one of 'leader-elected', 'sharded', 'every-replica'`,
       );
     });
+  });
+
+  it('warns at start when a configured mechanism has no controller (with both options, sharded controllers must opt in)', async () => {
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const warnings: string[] = [];
+    const ignore: LogFn = () => {};
+    const warn: LogFn = (first: object | string, message?: string) =>
+      void warnings.push(typeof first === 'string' ? first : (message ?? ''));
+    const logger: Logger = { trace: ignore, debug: ignore, info: ignore, warn, error: ignore, fatal: ignore, child: () => logger };
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      logger,
+      leaderElection: { ...election, leaseName: uniqueName('warn'), leaseNamespace },
+      sharding: { ...sharding, group: uniqueName('warn'), namespace: leaseNamespace },
+    });
+    operators.push(operator);
+    operator.register(noop, { kind: Kinds.ConfigMap, namespaces: [leaseNamespace] });
+    await operator.start();
+    expect(warnings).to.include("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
+    expect(warnings.filter((w) => w.startsWith('leaderElection is configured'))).to.deep.equal([]);
   });
 
   /** One replica with both options: a singleton, a sharded and an every-replica controller, each on its own ConfigMaps. */
