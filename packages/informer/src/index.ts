@@ -81,6 +81,8 @@ export type {
 // --- controller: reconcilers running against the API server
 export { Operator } from './controller/operator.js';
 export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
+export { ControllerDistributionError } from './controller/controller-distribution.js';
+export type { ControllerDistribution, OperatorControllerOptions } from './controller/controller-distribution.js';
 export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
