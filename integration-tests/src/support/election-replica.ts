@@ -13,14 +13,14 @@
  */
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Operator, resourceKind } from '@kindex/informer';
-import { replicaEnv } from './replica-env.js';
+import { replicaFixture } from './replica-fixture.js';
 
 interface Counter extends KubernetesObject {
   spec?: { value?: number };
   status?: { observed?: number; by?: string };
 }
 
-const { env, identity, kubeConfig, timing, record, say } = replicaEnv('election-replica');
+const { env, identity, kubeConfig, timing, record, say } = replicaFixture('election-replica');
 const namespace = env('KINDEX_NAMESPACE');
 const reconcileMs = Number(process.env['KINDEX_RECONCILE_MS'] ?? '30');
 const onLost = process.env['KINDEX_ON_LOST'] === 'standby' ? 'standby' : 'exit';

@@ -17,13 +17,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Kinds, Operator } from '@kindex/informer';
-import { replicaEnv } from './replica-env.js';
+import { replicaFixture } from './replica-fixture.js';
 
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
 
-const { env, identity, kubeConfig, timing, record, say } = replicaEnv('fence-replica');
+const { env, identity, kubeConfig, timing, record, say } = replicaFixture('fence-replica');
 const slowMs = Number(env('KINDEX_SLOW_MS'));
 
 // One shard: exactly one replica owns every primary, the other waits to take over.

@@ -12,9 +12,9 @@
  */
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Kinds, Operator } from '@kindex/informer';
-import { replicaEnv } from './replica-env.js';
+import { replicaFixture } from './replica-fixture.js';
 
-const { env, identity, kubeConfig, timing, record, say } = replicaEnv('shard-replica');
+const { env, identity, kubeConfig, timing, record, say } = replicaFixture('shard-replica');
 
 const operator = new Operator({
   kubeConfig,

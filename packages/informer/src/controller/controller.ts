@@ -52,6 +52,7 @@ import type { ControllerObservability, PrimaryDescription, ReconcileRecord, Reco
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
+import { declaredWrites, type DeclaredWrite, type WrittenResource } from '../rbac/written-resource.js';
 import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
 import { collectionPath } from '../reflector/resource-type.js';
@@ -155,6 +156,15 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * caches. Change it at run time with `changeShardSelector`. Defaults to none (every primary).
    */
   readonly shardSelector?: ShardSelector | string;
+  /**
+   * Kinds the reconciler writes itself through `context.getClient()`, for
+   * `Operator.rbacManifest()` (kubebuilder's `+kubebuilder:rbac` markers, JOSDK's `@RBACRule`).
+   * The manifest grants read verbs on every watched kind and write verbs only on what kindex
+   * writes (primary status and finalizers, workflow dependents, leases) and on these. A kind
+   * alone gets `create`, `update`, `patch` and `delete`; `{ kind, verbs }` narrows that. List the
+   * primary kind when `reconcile` returns `patchResource`. Defaults to none.
+   */
+  readonly writes?: readonly WrittenResource[];
 };
 
 /**
@@ -186,6 +196,7 @@ const CONTROLLER_OPTION_KEYS = {
   optimisticLocking: true,
   primaryWrites: true,
   workflow: true,
+  writes: true,
 } as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
 /**
@@ -290,6 +301,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #shardLost = new Map<string, unknown>();
   readonly #finalizer: string | undefined;
   readonly #workflow: Workflow<P> | undefined;
+  readonly #writes: readonly DeclaredWrite[];
   readonly #namespaceSelection: NamespaceSelection | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
@@ -338,6 +350,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primaryWrites,
       workflow,
       namespaceSelector,
+      writes,
       ...rest
     } = options;
     if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
@@ -367,6 +380,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
     this.#workflow = workflow;
+    this.#writes = declaredWrites(`controller ${this.name}`, writes);
     this.#finalizer =
       reconciler.cleanup || workflow?.needsCleanup
         ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`)
@@ -426,6 +440,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** What the controller writes to its primaries (status subresource, finalizer), for the RBAC listing. */
   get primaryWrites(): { readonly statusSubresource: boolean; readonly finalizer: string | undefined } {
     return { statusSubresource: this.#statusSubresource, finalizer: this.#finalizer };
+  }
+
+  /** The managed workflow's dependents (kindex applies and deletes them), for the RBAC listing. */
+  get dependents(): readonly { readonly kind: ResourceKind<KubernetesObject>; readonly ownedByPrimary: boolean }[] {
+    return this.#workflow?.dependents ?? [];
+  }
+
+  /** The kinds declared with the `writes` option, defaults filled in, for the RBAC listing. */
+  get declaredWrites(): readonly DeclaredWrite[] {
+    return this.#writes;
   }
 
   /**

@@ -9,7 +9,9 @@ import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
 /**
- * The `sharding` option of `Operator`: N replicas split the primaries of every controller.
+ * The `sharding` option of `Operator`: N replicas split the primaries of every sharded
+ * controller (every controller, unless the operator also has `leaderElection`, where controllers
+ * ask for it with `distribution: 'sharded'`, or one is registered with another `distribution`).
  *
  * Each replica owns some of `shards` equal slices of the hash of `field` (Leases decide which,
  * see {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`

@@ -1,34 +1,31 @@
-/**
- * What every replica fixture run as a child process reads from its environment, and how it
- * reports: KINDEX_KUBECONFIG (file), KINDEX_IDENTITY, KINDEX_RECORDS (file: one JSON line per
- * record, written synchronously so a SIGKILL loses nothing already recorded) and KINDEX_TIMING
- * (JSON lease timing); lines on stdout are JSON too, stamped with the pid, identity and time.
- */
 import { appendFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 
-/** Lease timing of the replicas of one test. */
+/** The lease timings a scenario passes its replicas (KINDEX_TIMING). */
 export interface ReplicaTiming {
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
 }
 
-/** A fixture's view of its environment (see the module comment). */
-export interface ReplicaEnv {
-  /** The value of a variable the fixture needs; throws naming it when it is unset or empty. */
+/** What a replica fixture process reads from its environment, and how it reports. */
+export interface ReplicaFixture {
+  /** A required environment variable; throws naming the fixture and the variable when unset. */
   readonly env: (name: string) => string;
   readonly identity: string;
   readonly kubeConfig: KubeConfig;
   readonly timing: ReplicaTiming;
-  /** Appends a line to the records file. */
+  /** Appends a JSON line to the records file (sync: a SIGKILL loses nothing already recorded). */
   readonly record: (line: object) => void;
-  /** Prints a line on stdout for the test to read. */
+  /** Prints a JSON line on stdout, for the test to follow. */
   readonly say: (line: object) => void;
 }
 
-/** Reads the environment of the fixture `fixture` (named in errors). */
-export function replicaEnv(fixture: string): ReplicaEnv {
+/**
+ * Reads the common environment of a replica fixture: KINDEX_IDENTITY, KINDEX_RECORDS (file),
+ * KINDEX_KUBECONFIG (file) and KINDEX_TIMING (JSON).
+ */
+export function replicaFixture(fixture: string): ReplicaFixture {
   const env = (name: string): string => {
     const value = process.env[name];
     if (value === undefined || value === '') throw new Error(`${fixture}: set ${name}`);
