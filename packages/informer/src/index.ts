@@ -129,8 +129,8 @@ export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
-// --- config: checks of configuration where it is written
-export { UnknownOptionError } from './config/option-validation.js';
+// --- config: checks of configuration where it is written (unknown keys: UnknownOptionError of @kindex/core)
+export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';

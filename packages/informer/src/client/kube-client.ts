@@ -9,7 +9,7 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { buildKubeRequest } from './internal/build-kube-request.js';
@@ -137,6 +137,13 @@ export interface KubeClientOptions {
   readonly fence?: () => void;
 }
 
+/** The keys of {@link KubeClientOptions}: unknown ones are rejected, not ignored. */
+export const KUBE_CLIENT_OPTION_KEYS = {
+  fieldManager: true,
+  registry: true,
+  fence: true,
+} as const satisfies OptionKeysOf<KubeClientOptions>;
+
 /**
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
  * registry of shared informers, and raw-JSON object operations.
@@ -165,6 +172,7 @@ export class KubeClient {
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
     this.kubeConfig = kubeConfig;
     this.registry = options.registry ?? new InformerRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';

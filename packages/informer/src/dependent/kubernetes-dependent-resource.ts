@@ -23,7 +23,14 @@
  *
  * @module
  */
-import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import {
+  ResourceID,
+  type Context,
+  type EventSourceContext,
+  type KubernetesObject,
+  type OptionKeysOf,
+  rejectUnknownOptions,
+} from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import { matchesAppliedFields } from '../client/ssa-matcher.js';
 import {
@@ -116,6 +123,15 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
   readonly fieldManager?: string;
 }
 
+/** The keys of {@link KubernetesDependentResourceOptions}: unknown ones are rejected, not ignored. */
+export const KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS = {
+  kind: true,
+  primaryKind: true,
+  name: true,
+  desired: true,
+  fieldManager: true,
+} as const satisfies OptionKeysOf<KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject>>;
+
 /**
  * What `reconcile` did.
  *
@@ -165,6 +181,11 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
   #fieldManager: string | undefined;
 
   constructor(options: KubernetesDependentResourceOptions<R, P>) {
+    rejectUnknownOptions(
+      `KubernetesDependentResource options${options.name !== undefined ? ` (${options.name})` : ''}`,
+      options,
+      KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS,
+    );
     this.#options = options;
     this.kind = options.kind;
     this.name = options.name ?? options.kind.name;

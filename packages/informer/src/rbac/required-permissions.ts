@@ -1,9 +1,9 @@
-import type { EventSource, KubernetesObject } from '@kindex/core';
+import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
+import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
@@ -31,6 +31,13 @@ export interface RbacListingOptions extends RbacManifestOptions {
   /** Extra permissions, for what reconcilers do outside the event sources (Leases, Events, reads). */
   readonly extraPermissions?: readonly RequiredPermission[];
 }
+
+/** The keys of {@link RbacListingOptions}: unknown ones are rejected, not ignored. */
+export const RBAC_LISTING_OPTION_KEYS = {
+  ...RBAC_MANIFEST_OPTION_KEYS,
+  secondaryVerbs: true,
+  extraPermissions: true,
+} as const satisfies OptionKeysOf<RbacListingOptions>;
 
 const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
@@ -61,6 +68,7 @@ export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],
   options: RbacListingOptions = {},
 ): Promise<RequiredPermission[]> {
+  rejectUnknownOptions('requiredPermissions options', options, RBAC_LISTING_OPTION_KEYS);
   const secondaryVerbs = options.secondaryVerbs ?? DEFAULT_SECONDARY_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {
