@@ -15,6 +15,9 @@ import {
   OperatorServer,
   ShardCoordinator,
   Workflow,
+  fromAnnotations,
+  fromLabels,
+  fromOwnerReferences,
   rbacManifest,
   requiredPermissions,
 } from '../index.js';
@@ -210,6 +213,26 @@ const SITES: readonly Site[] = [
     site: 'Workflow nodes',
     attempt: () => new Workflow([{ dependent: dependent(), activationConditon: () => false }] as never),
     unknown: [['Workflow node [0] (v1/ConfigMap).activationConditon', 'activationCondition']],
+  },
+  {
+    site: 'fromOwnerReferences',
+    attempt: () => fromOwnerReferences({ group: 'apps', kind: 'Deployment', onProblm: () => {} } as never),
+    unknown: [['fromOwnerReferences options.onProblm', 'onProblem']],
+  },
+  {
+    site: 'fromAnnotations and fromLabels, with the nested type',
+    attempt: () => {
+      const labels = (() => {
+        try {
+          fromLabels({ namekey: 'x' } as never);
+        } catch (error) {
+          return error as UnknownOptionError;
+        }
+      })();
+      expect(labels?.paths).to.deep.equal(['fromLabels options.namekey']);
+      return fromAnnotations({ nameKey: 'x', type: { value: 'v', kye: 'k' } } as never);
+    },
+    unknown: [['fromAnnotations options.type.kye', 'key']],
   },
 ];
 
