@@ -20,7 +20,10 @@ export interface ItemExponentialFailureRateLimiterOptions {
 }
 
 /** The keys of {@link ItemExponentialFailureRateLimiterOptions}: unknown ones are rejected, not ignored. */
-const ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS = { baseDelayMs: true, maxDelayMs: true } as const satisfies OptionKeysOf<ItemExponentialFailureRateLimiterOptions>;
+const ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS = {
+  baseDelayMs: true,
+  maxDelayMs: true,
+} as const satisfies OptionKeysOf<ItemExponentialFailureRateLimiterOptions>;
 
 /**
  * Per-item exponential backoff: `baseDelayMs * 2^failures`, capped at `maxDelayMs`.

@@ -37,7 +37,12 @@ export interface WorkQueueOptions<K extends string = string> {
 }
 
 /** The keys of {@link WorkQueueOptions}: unknown ones are rejected, not ignored. */
-const WORK_QUEUE_OPTION_KEYS = { rateLimiter: true, clock: true, name: true, metrics: true } as const satisfies OptionKeysOf<WorkQueueOptions>;
+const WORK_QUEUE_OPTION_KEYS = {
+  rateLimiter: true,
+  clock: true,
+  name: true,
+  metrics: true,
+} as const satisfies OptionKeysOf<WorkQueueOptions>;
 
 interface Delayed {
   /** When the item is due. */

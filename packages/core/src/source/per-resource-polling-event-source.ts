@@ -36,7 +36,12 @@ export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObj
 }
 
 /** The keys of {@link PerResourcePollingEventSourceOptions}: unknown ones are rejected, not ignored. */
-const PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS = { ...POLLING_LOOP_OPTION_KEYS, fetch: true, primaries: true, concurrency: true } as const satisfies OptionKeysOf<PerResourcePollingEventSourceOptions<unknown, KubernetesObject>>;
+const PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS = {
+  ...POLLING_LOOP_OPTION_KEYS,
+  fetch: true,
+  primaries: true,
+  concurrency: true,
+} as const satisfies OptionKeysOf<PerResourcePollingEventSourceOptions<unknown, KubernetesObject>>;
 
 /**
  * Polls an external system once per known primary each period, caches the results by primary

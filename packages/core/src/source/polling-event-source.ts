@@ -35,7 +35,9 @@ export interface PollingEventSourceOptions<R> extends PollingLoopOptions<R> {
 }
 
 /** The keys of {@link PollingEventSourceOptions}: unknown ones are rejected, not ignored. */
-const POLLING_EVENT_SOURCE_OPTION_KEYS = { ...POLLING_LOOP_OPTION_KEYS, fetch: true } as const satisfies OptionKeysOf<PollingEventSourceOptions<unknown>>;
+const POLLING_EVENT_SOURCE_OPTION_KEYS = { ...POLLING_LOOP_OPTION_KEYS, fetch: true } as const satisfies OptionKeysOf<
+  PollingEventSourceOptions<unknown>
+>;
 
 /**
  * Polls an external system for the resources of all primaries in one call, caches them by
