@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import {
   catchUnknownOptions,
+  createTestCrd,
+  eventually,
+  realApiServerBinaries,
   startEmbeddedApiServer,
   startRealApiServer,
   startTestApiServer,
@@ -50,6 +53,21 @@ const SITES: readonly {
     site: 'useTestApiServer (when the suite is declared)',
     attempt: () => useTestApiServer({ share: true } as never),
     unknown: [['useTestApiServer options.share', 'shared']],
+  },
+  {
+    site: 'realApiServerBinaries',
+    attempt: () => realApiServerBinaries({ cachedir: '/tmp' } as never),
+    unknown: [['realApiServerBinaries options.cachedir', 'cacheDir']],
+  },
+  {
+    site: 'eventually',
+    attempt: () => eventually(() => true, { timeout: 10 } as never),
+    unknown: [['eventually options.timeout', 'timeoutMs']],
+  },
+  {
+    site: 'createTestCrd (before it talks to a server)',
+    attempt: () => createTestCrd({} as never, {} as never, { statusSubResource: true } as never),
+    unknown: [['createTestCrd options.statusSubResource', 'statusSubresource']],
   },
 ];
 

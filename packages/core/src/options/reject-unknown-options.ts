@@ -64,10 +64,14 @@ export function rejectUnknownOptions(path: string, options: unknown, keys: Optio
 }
 
 function collectUnknown(path: string, options: object, keys: OptionKeys, into: UnknownOption[]): void {
-  const accepted = Object.keys(keys).sort();
-  for (const key of Object.keys(options)) {
+  // Sorted only once a key is unknown: some checks sit on paths taken per reconcile
+  // (KubeClient.apply, getSecondaryResources), where the usual case must stay allocation-free.
+  let accepted: readonly string[] | undefined;
+  for (const key in options) {
+    if (!Object.hasOwn(options, key)) continue;
     const nested = Object.hasOwn(keys, key) ? keys[key] : undefined;
     if (nested === undefined) {
+      accepted ??= Object.keys(keys).sort();
       into.push({ path: `${path}.${key}`, key, accepted, suggestion: closestMatch(key, accepted) });
       continue;
     }

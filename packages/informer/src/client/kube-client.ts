@@ -92,6 +92,14 @@ export interface ApplyOptions {
   readonly dryRun?: boolean;
 }
 
+/** The keys of {@link ApplyOptions}: unknown ones are rejected, not ignored. */
+const APPLY_OPTION_KEYS = {
+  fieldManager: true,
+  force: true,
+  subresource: true,
+  dryRun: true,
+} as const satisfies OptionKeysOf<ApplyOptions>;
+
 /**
  * Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration.
  *
@@ -236,6 +244,7 @@ export class KubeClient {
    * @throws {KubeApiError} 409 Conflict naming the managers of conflicting fields (without `force`).
    */
   apply<R extends KubernetesObject>(type: ResourceType, object: R, options: ApplyOptions = {}): Promise<R> {
+    rejectUnknownOptions('KubeClient.apply options', options, APPLY_OPTION_KEYS);
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
     if (!object.apiVersion || !object.kind) {

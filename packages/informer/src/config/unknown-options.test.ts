@@ -154,6 +154,14 @@ const SITES: readonly Site[] = [
     unknown: [['KubeClient options.fieldmanager', 'fieldManager']],
   },
   {
+    site: 'KubeClient.apply',
+    attempt: () =>
+      client.apply(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'y' } }, {
+        forse: true,
+      } as never),
+    unknown: [['KubeClient.apply options.forse', 'force']],
+  },
+  {
     site: 'OperatorServer',
     attempt: () => new OperatorServer({ port: 0, debg: true } as never, {} as never),
     unknown: [['OperatorServer options.debg', 'debug']],
