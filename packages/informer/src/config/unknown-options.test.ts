@@ -4,7 +4,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { catchUnknownOptions } from '@kindex/testing';
 import {
   Controller,
+  InformerCache,
   InformerEventSource,
+  InformerRegistry,
   Kinds,
   KubeClient,
   KubeLeaseStore,
@@ -20,6 +22,7 @@ import {
   fromLabels,
   fromOwnerReferences,
   rbacManifest,
+  Reflector,
   requiredPermissions,
 } from '../index.js';
 
@@ -160,6 +163,30 @@ const SITES: readonly Site[] = [
         forse: true,
       } as never),
     unknown: [['KubeClient.apply options.forse', 'force']],
+  },
+  {
+    site: 'Reflector, with its backoff',
+    attempt: () => new Reflector({ kubeConfig, type: Kinds.ConfigMap, namespce: 'a', backoff: { jiter: 0 } } as never),
+    unknown: [
+      ['Reflector options.namespce', 'namespace'],
+      ['Reflector options.backoff.jiter', 'jitter'],
+    ],
+  },
+  {
+    site: 'InformerCache, with its reflector options',
+    attempt: () =>
+      new InformerCache({
+        name: 'maps',
+        kubeConfig,
+        kind: Kinds.ConfigMap,
+        registry: new InformerRegistry(),
+        labelselector: 'a=b',
+        reflector: { watchTimeoutSecond: 5 },
+      } as never),
+    unknown: [
+      ['InformerCache options (maps).labelselector', 'labelSelector'],
+      ['InformerCache options (maps).reflector.watchTimeoutSecond', 'watchTimeoutSeconds'],
+    ],
   },
   {
     site: 'OperatorServer',
