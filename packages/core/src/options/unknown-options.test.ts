@@ -2,10 +2,13 @@ import { expect } from 'chai';
 import {
   BucketRateLimiter,
   enqueueForOwner,
+  eventSourceHandle,
+  IndexedStore,
   GenericRetry,
   ItemExponentialFailureRateLimiter,
   PerResourcePollingEventSource,
   PollingEventSource,
+  PrimaryToSecondaryIndex,
   secondaryType,
   TimerEventSource,
   UnknownOptionError,
@@ -82,6 +85,21 @@ const SITES: readonly {
     site: 'enqueueForOwner',
     attempt: () => enqueueForOwner({ group: 'apps', kind: 'Deployment', controlerOnly: true } as never),
     unknown: [['enqueueForOwner options.controlerOnly', 'controllerOnly']],
+  },
+  {
+    site: 'IndexedStore',
+    attempt: () => new IndexedStore({ assumeFrozn: true } as never),
+    unknown: [['IndexedStore options.assumeFrozn', 'assumeFrozen']],
+  },
+  {
+    site: 'PrimaryToSecondaryIndex',
+    attempt: () => new PrimaryToSecondaryIndex({ toPrimaryIds: () => [], mapperInputEqual: () => true } as never),
+    unknown: [['PrimaryToSecondaryIndex options.mapperInputEqual', 'mapperInputsEqual']],
+  },
+  {
+    site: 'eventSourceHandle',
+    attempt: () => eventSourceHandle({ type: polled, className: 'X', accepts: () => true, sourceName: 'x' } as never),
+    unknown: [['eventSourceHandle options.sourceName', 'eventSourceName']],
   },
 ];
 

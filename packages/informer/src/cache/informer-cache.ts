@@ -47,6 +47,9 @@ export interface CacheStartOptions {
   readonly failFast?: boolean;
 }
 
+/** The keys of {@link CacheStartOptions}: unknown ones are rejected, not ignored. */
+const CACHE_START_OPTION_KEYS = { signal: true, failFast: true } as const satisfies OptionKeysOf<CacheStartOptions>;
+
 /**
  * Which namespaces a cache holds: every one, or a set (changeable at run time).
  *
@@ -275,6 +278,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * @throws {StartAbortedError} when `signal` aborts or the cache is stopped first.
    */
   async start(options: CacheStartOptions = {}): Promise<void> {
+    rejectUnknownOptions(`InformerCache ${this.name} start options`, options, CACHE_START_OPTION_KEYS);
     this.#running = true;
     // One controller for every pending wait, so the first failure ends the others' waits too.
     const waits = new AbortController();

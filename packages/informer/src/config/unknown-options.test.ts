@@ -13,15 +13,18 @@ import {
   KubeShardLeaseStore,
   KubernetesDependentResource,
   LeaderElector,
+  matchesAppliedFields,
   Operator,
   OperatorMetrics,
   OperatorServer,
   ShardCoordinator,
+  SourceHealthMonitor,
   Workflow,
   fromAnnotations,
   fromLabels,
   fromOwnerReferences,
   rbacManifest,
+  resolveResourceType,
   Reflector,
   requiredPermissions,
 } from '../index.js';
@@ -187,6 +190,35 @@ const SITES: readonly Site[] = [
       ['InformerCache options (maps).labelselector', 'labelSelector'],
       ['InformerCache options (maps).reflector.watchTimeoutSecond', 'watchTimeoutSeconds'],
     ],
+  },
+  {
+    site: 'Reflector.waitForSync and InformerCache.start',
+    attempt: async () => {
+      const reflector = new Reflector({ kubeConfig, type: Kinds.ConfigMap });
+      await catchUnknownOptions(
+        () => reflector.waitForSync({ timeout: 1 } as never),
+        [['Reflector.waitForSync options.timeout', 'timeoutMs']],
+      );
+      const cache = new InformerCache({ name: 'maps', kubeConfig, kind: Kinds.ConfigMap, registry: new InformerRegistry() });
+      return cache.start({ failfast: false } as never);
+    },
+    unknown: [['InformerCache maps start options.failfast', 'failFast']],
+  },
+  {
+    site: 'resolveResourceType (before it asks the server)',
+    attempt: () => resolveResourceType(kubeConfig, 'v1', 'ConfigMap', { inactivityTimeout: 1 } as never),
+    unknown: [['resolveResourceType options.inactivityTimeout', 'inactivityTimeoutMs']],
+  },
+  {
+    site: 'matchesAppliedFields',
+    attempt: () => matchesAppliedFields({}, {}, 'me', { subResource: 'status' } as never),
+    unknown: [['matchesAppliedFields options.subResource', 'subresource']],
+  },
+  {
+    site: 'SourceHealthMonitor',
+    attempt: () =>
+      new SourceHealthMonitor({ registry: new InformerRegistry(), controllers: () => [], unhealthyAfterMs: 1, sampleEvery: 1 } as never),
+    unknown: [['SourceHealthMonitor options.sampleEvery', 'sampleEveryMs']],
   },
   {
     site: 'OperatorServer',

@@ -146,6 +146,9 @@ export interface WaitForSyncOptions {
   readonly rejectOn?: (error: Error) => boolean;
 }
 
+/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
+const WAIT_FOR_SYNC_OPTION_KEYS = { timeoutMs: true, signal: true, rejectOn: true } as const satisfies OptionKeysOf<WaitForSyncOptions>;
+
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
 const LINE_PREFIX_LENGTH = 120;
@@ -279,6 +282,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * met before syncing when `rejectOn` accepts it.
    */
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
+    rejectUnknownOptions('Reflector.waitForSync options', options, WAIT_FOR_SYNC_OPTION_KEYS);
     if (this.hasSynced()) return true;
     const { signal, timeoutMs, rejectOn } = options;
     if (signal?.aborted) return false;
