@@ -100,6 +100,11 @@ const SITES: readonly Site[] = [
     ],
   },
   {
+    site: 'Operator.register: its own distribution option too',
+    attempt: () => new Operator({ kubeConfig }).register(noop, { kind: Kinds.ConfigMap, distributon: 'every-replica' } as never),
+    unknown: [['controller configmaps.core options.distributon', 'distribution']],
+  },
+  {
     site: 'controller reflector and its backoff',
     attempt: () =>
       new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', reflector: { pageSize: 5, backoff: { maxMS: 1 } } } as never, client),
