@@ -9,7 +9,7 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject, type SecondaryType } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryType, rejectUnknownOptions } from '@kindex/core';
 import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { buildKubeRequest } from './internal/build-kube-request.js';
@@ -92,6 +92,27 @@ export interface ApplyOptions {
   readonly dryRun?: boolean;
 }
 
+/** What {@link KubeClient.list} lists. */
+export interface ListOptions {
+  /** The namespace to list in. Defaults to every namespace (and is ignored for cluster-scoped kinds). */
+  readonly namespace?: string;
+  /** The server's `labelSelector`, for example `app=web,tier!=db`. Defaults to none. */
+  readonly labelSelector?: string;
+  /** The server's `fieldSelector`, for example `metadata.name=web`. Defaults to none. */
+  readonly fieldSelector?: string;
+}
+
+/** The keys of {@link ListOptions}: unknown ones are rejected, not ignored. */
+const LIST_OPTION_KEYS = { namespace: true, labelSelector: true, fieldSelector: true } as const satisfies OptionKeysOf<ListOptions>;
+
+/** The keys of {@link ApplyOptions}: unknown ones are rejected, not ignored. */
+const APPLY_OPTION_KEYS = {
+  fieldManager: true,
+  force: true,
+  subresource: true,
+  dryRun: true,
+} as const satisfies OptionKeysOf<ApplyOptions>;
+
 /**
  * Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration.
  *
@@ -137,6 +158,13 @@ export interface KubeClientOptions {
   readonly fence?: () => void;
 }
 
+/** The keys of {@link KubeClientOptions}: unknown ones are rejected, not ignored. */
+export const KUBE_CLIENT_OPTION_KEYS = {
+  fieldManager: true,
+  registry: true,
+  fence: true,
+} as const satisfies OptionKeysOf<KubeClientOptions>;
+
 /**
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
  * registry of shared informers, and raw-JSON object operations.
@@ -172,6 +200,7 @@ export class KubeClient {
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
     this.kubeConfig = kubeConfig;
     this.registry = options.registry ?? new InformerRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
@@ -267,8 +296,9 @@ export class KubeClient {
    */
   async list<R extends KubernetesObject = KubernetesObject>(
     type: ResourceType & Partial<SecondaryType<R>>,
-    options: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
+    options: ListOptions = {},
   ): Promise<R[]> {
+    rejectUnknownOptions('KubeClient.list options', options, LIST_OPTION_KEYS);
     const items: R[] = [];
     let continueToken: string | undefined;
     do {
@@ -301,6 +331,7 @@ export class KubeClient {
    * @throws {KubeApiError} 409 Conflict naming the managers of conflicting fields (without `force`).
    */
   apply<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, options: ApplyOptions = {}): Promise<R> {
+    rejectUnknownOptions('KubeClient.apply options', options, APPLY_OPTION_KEYS);
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
     if (!object.apiVersion || !object.kind) {
