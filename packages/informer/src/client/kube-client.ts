@@ -92,7 +92,19 @@ export interface ApplyOptions {
   readonly dryRun?: boolean;
 }
 
-/** What {@link KubeClient.list} lists. */
+/**
+ * What {@link KubeClient.list} lists.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type KubeClient, type ListOptions } from '@kindex/informer';
+ * declare const client: KubeClient;
+ *
+ * // The web tier's ConfigMaps in one namespace, straight from the server (every page).
+ * const options: ListOptions = { namespace: 'shop', labelSelector: 'tier=web' };
+ * const configMaps = await client.list(Kinds.ConfigMap, options);
+ * ```
+ */
 export interface ListOptions {
   /** The namespace to list in. Defaults to every namespace (and is ignored for cluster-scoped kinds). */
   readonly namespace?: string;
