@@ -151,7 +151,10 @@ export class Operator {
             if (!elector.isLeader) throw new NotLeaderError(elector.identity, elector.lease);
           };
     this.client = new KubeClient(options.kubeConfig, { ...clientOptions, ...(fence ? { fence } : {}) });
-    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
+    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers, {
+      client: this.client,
+      identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
+    });
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
@@ -271,6 +274,8 @@ export class Operator {
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
+    // Before the lease goes: the fenced client refuses Event writes once it is released.
+    await this.#observability.events?.stop({ timeoutMs: Math.min(options.drainTimeoutMs ?? 5_000, 5_000) });
     // Only now: the next leader must not start while our reconciles still run.
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();
