@@ -465,11 +465,15 @@ describe('Operator startup failures', function () {
     expect(manifest.clusterRules).to.deep.equal([]);
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      // context.getEventRecorder() writes the controller's Events beside its primaries.
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/finalizers`], verbs: ['update'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['get', 'update', 'patch'] },
     ]);
     expect(manifest.yaml).to.contain('kind: Role\n').and.contain(`namespace: ${ns}`);
+    const withoutEvents = await probe.rbacManifest({ events: false });
+    expect(withoutEvents.namespacedRules.get(ns)?.some((r) => r.apiGroups.includes('events.k8s.io'))).to.equal(false);
     if (server.flavor !== 'real') return; // the embedded server enforces no RBAC: the rest needs a real one
 
     const { kubeConfig, user } = await refusedConfig(ns, false);

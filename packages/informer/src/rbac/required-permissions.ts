@@ -1,6 +1,6 @@
 import type { EventSource, KubernetesObject } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
-import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
+import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
@@ -30,7 +30,17 @@ export interface RbacListingOptions extends RbacManifestOptions {
   readonly secondaryVerbs?: readonly string[];
   /** Extra permissions, for what reconcilers do outside the event sources (Leases, Events, reads). */
   readonly extraPermissions?: readonly RequiredPermission[];
+  /**
+   * Grant `create` and `patch` on events.k8s.io Events where each controller's Events go (its
+   * primaries' namespaces; `default` for a cluster-scoped primary), for `context.getEventRecorder()`.
+   * Set false when no reconciler records Events; Events about objects elsewhere need
+   * `extraPermissions`. Defaults to true.
+   */
+  readonly events?: boolean;
 }
+
+/** The kind `context.getEventRecorder()` writes. */
+const EVENTS = resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
 
 const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
@@ -74,6 +84,13 @@ export async function requiredPermissions(
     const writes = c.primaryWrites;
     if (writes.statusSubresource) out.push(primary(`${c.kind.plural}/status`, ['get', 'patch', 'update']));
     if (writes.finalizer !== undefined) out.push(primary(`${c.kind.plural}/finalizers`, ['update']));
+    if (options.events !== false) {
+      const where = c.kind.namespaced ? namespaces : ['default'];
+      out.push({
+        ...permission(EVENTS, 'events', ['create', 'patch'], where, `controller ${c.name}: Event recorder`),
+        clusterScoped: false,
+      });
+    }
     for (const source of await c.prepareEventSources()) {
       const kind = kindOf(source);
       if (kind === undefined) continue;
