@@ -20,5 +20,12 @@ describe('WebPage sample (dependent resources)', function () {
     expect(figures.noChangeReconciles).to.be.at.least(1);
     expect(figures.noChangeWrites, lines.join('\n')).to.equal(0);
     expect(figures.dependents).to.include({ configmap: 'ready', deployment: 'ready', service: 'ready' });
+    // The Ready convention: a True condition describing the generation the reconciler acted on.
+    expect(figures.generation).to.equal(2);
+    expect(figures.ready).to.include({ type: 'Ready', status: 'True', reason: 'AllDependentsReady', observedGeneration: 2 });
+    // One Event for becoming ready (the HTML change kept it ready: no second one).
+    expect(figures.events).to.deep.equal([
+      { type: 'Normal', reason: 'AllDependentsReady', reportingController: 'webpages.sample.javaoperatorsdk', count: 1 },
+    ]);
   });
 });
