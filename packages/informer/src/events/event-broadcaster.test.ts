@@ -2,7 +2,7 @@
 // kube-apiserver with KINDEX_APISERVER=real): Events read back from the server, series folded,
 // drops counted when the server refuses them, and the reconcile unaffected either way.
 import { expect } from 'chai';
-import { UpdateControl, type Context, type EventRecord, type KubernetesObject } from '@kindex/core';
+import { FakeClock, UpdateControl, type Context, type EventRecord, type KubernetesObject } from '@kindex/core';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import {
@@ -201,6 +201,71 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     } finally {
       allow();
     }
+  });
+
+  /** A broadcaster used directly (flush() instead of the timer), and a widget its Events regard. */
+  async function direct(options: EventRecorderOptions = {}) {
+    const namespace = await createNamespace(server.kubeConfig);
+    const registry = new Registry();
+    const broadcaster = new EventBroadcaster(client, new EventMetrics(registry), {
+      reportingInstance: 'replica-0',
+      seriesFlushIntervalMs: 600_000,
+      ...options,
+    });
+    const page: Widget = { metadata: { name: uniqueName('w'), namespace, uid: uniqueName('uid') } };
+    const recorder = broadcaster.recorderFor(CONTROLLER, WidgetKind, page);
+    const dropped = async (reason: string) =>
+      metricValue(await registry.metrics(), 'kindex_events_dropped_total', { controller: CONTROLLER, reason }) ?? 0;
+    return { namespace, broadcaster, recorder, dropped };
+  }
+
+  it('creates the Event again, series included, when a series patch finds it deleted (404)', async () => {
+    const { namespace, broadcaster, recorder } = await direct();
+    recorder.record(warning);
+    await broadcaster.flush();
+    const [first] = await eventsOf(namespace);
+    const name = (first!['metadata'] as Json)['name'] as string;
+    await client.delete(resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }), {
+      name,
+      namespace,
+    } as never);
+    recorder.record(warning);
+    recorder.record(warning);
+    await broadcaster.flush();
+    const items = await eventsOf(namespace);
+    expect(items).to.have.length(1);
+    expect((items[0]!['metadata'] as Json)['name']).to.equal(name);
+    expect(items[0]!['series']).to.include({ count: 3 });
+    await broadcaster.stop();
+  });
+
+  it('starts a new Event when a repeat comes 6 minutes after the last one, and refills the rate limit with time', async () => {
+    const clock = new FakeClock(Date.now());
+    const { namespace, broadcaster, recorder, dropped } = await direct({ clock, burstPerObject: 1, refillIntervalMs: 300_000 });
+    recorder.record(warning);
+    recorder.record(warning); // folds into the first: no token needed
+    await broadcaster.flush();
+    await clock.advance(6 * 60_000);
+    recorder.record(warning); // the series ended: a new Event, and its token came back after 5 minutes
+    await broadcaster.flush();
+    recorder.record({ ...warning, reason: 'Other' }); // no token left
+    await broadcaster.flush();
+    const items = await eventsOf(namespace);
+    expect(items.map((e) => (e['series'] as Json | undefined)?.['count'] ?? 1).sort()).to.deep.equal([1, 2]);
+    expect(await dropped('rate_limited')).to.equal(1);
+    await broadcaster.stop();
+  });
+
+  it('drops and counts Events past the write queue, and records after stop', async () => {
+    const { namespace, broadcaster, recorder, dropped } = await direct({ maxQueuedWrites: 1 });
+    // The first create goes to the writer at once, the second waits in the queue, the third finds it full.
+    for (const reason of ['One', 'Two', 'Three']) recorder.record({ type: 'Normal', reason, action: 'Reconcile' });
+    await broadcaster.flush();
+    expect(await eventsOf(namespace)).to.have.length(2);
+    expect(await dropped('queue_full')).to.equal(1);
+    await broadcaster.stop();
+    recorder.record(warning);
+    expect(await dropped('stopped')).to.equal(1);
   });
 
   it('throws EventRecordError naming the field for a record no retry could fix', () => {

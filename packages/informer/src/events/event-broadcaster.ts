@@ -23,8 +23,8 @@
  * @module
  */
 import { hostname } from 'node:os';
-import type { EventObjectReference, EventRecord, EventRecorder, EventType, KubernetesObject, Logger } from '@kindex/core';
-import { noopLogger, qualifiedNameErrors, ResourceID } from '@kindex/core';
+import type { Clock, EventObjectReference, EventRecord, EventRecorder, EventType, KubernetesObject, Logger } from '@kindex/core';
+import { noopLogger, qualifiedNameErrors, ResourceID, systemClock } from '@kindex/core';
 import { KubeApiError, type KubeClient } from '../client/kube-client.js';
 import { rejectUnknownOptions } from '../config/option-validation.js';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
@@ -55,6 +55,8 @@ export interface EventRecorderOptions {
   readonly refillIntervalMs?: number;
   /** Writes waiting for the API server at most; more are dropped (`queue_full`). Defaults to 1000 (client-go's maxQueuedEvents). */
   readonly maxQueuedWrites?: number;
+  /** Time of eventTime, series windows and the rate limit (the flush timer runs on real time). Defaults to `systemClock`. */
+  readonly clock?: Clock;
 }
 
 /** The `events.k8s.io/v1` Event kind the recorder writes. */
@@ -117,6 +119,7 @@ export class EventBroadcaster {
   readonly #burst: number;
   readonly #refillMs: number;
   readonly #maxQueued: number;
+  readonly #clock: Clock;
   readonly #series = new Map<string, Series>();
   readonly #buckets = new Map<string, Bucket>();
   readonly #queue: { readonly op: 'create' | 'patch'; readonly series: Series }[] = [];
@@ -137,6 +140,7 @@ export class EventBroadcaster {
       burstPerObject: true,
       refillIntervalMs: true,
       maxQueuedWrites: true,
+      clock: true,
       logger: true,
       defaultInstance: true,
     });
@@ -150,6 +154,7 @@ export class EventBroadcaster {
     this.#burst = positive(options.burstPerObject, 25, 'burstPerObject');
     this.#refillMs = positive(options.refillIntervalMs, 300_000, 'refillIntervalMs');
     this.#maxQueued = positive(options.maxQueuedWrites, 1000, 'maxQueuedWrites');
+    this.#clock = options.clock ?? systemClock;
     if (given !== undefined && (given === '' || given.length > MAX_INSTANCE)) {
       throw new EventRecordError(
         'reportingInstance',
@@ -169,7 +174,7 @@ export class EventBroadcaster {
 
   /** Queues the patch of every series with unwritten repeats and waits until the queue is empty. */
   async flush(): Promise<void> {
-    this.#flushSeries(Date.now());
+    this.#flushSeries(this.#clock.now());
     await this.#idle();
   }
 
@@ -181,7 +186,7 @@ export class EventBroadcaster {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     if (this.#stopped) return;
-    this.#flushSeries(Date.now());
+    this.#flushSeries(this.#clock.now());
     this.#stopped = true;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 5_000)));
@@ -204,7 +209,7 @@ export class EventBroadcaster {
       this.#metrics.dropped(controller, 'stopped', 1);
       return;
     }
-    const now = Date.now();
+    const now = this.#clock.now();
     const regarding = compact(record.regarding ?? referenceOf(kind, primary));
     const related = record.related === undefined ? undefined : compact(record.related);
     const note = record.note === undefined ? undefined : truncateBytes(record.note, MAX_NOTE_BYTES);
@@ -374,7 +379,7 @@ export class EventBroadcaster {
 
   #startTimer(): void {
     if (this.#timer !== undefined || this.#stopped) return;
-    this.#timer = setInterval(() => this.#flushSeries(Date.now()), this.#flushMs);
+    this.#timer = setInterval(() => this.#flushSeries(this.#clock.now()), this.#flushMs);
     // Series flushing alone must not keep a process alive.
     this.#timer.unref();
   }
