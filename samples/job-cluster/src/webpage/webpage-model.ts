@@ -46,7 +46,7 @@ export const WEBPAGE_CRD = {
         storage: true,
         subresources: { status: {} },
         additionalPrinterColumns: [
-          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+          { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
           { name: 'ConfigMap', type: 'string', jsonPath: '.status.htmlConfigMap' },
         ],
         schema: {
