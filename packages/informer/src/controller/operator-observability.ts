@@ -71,7 +71,7 @@ export class OperatorObservability {
         : new EventBroadcaster(events.client, this.metrics.events, {
             ...options.events,
             logger: this.logger.child({ component: 'event-recorder' }),
-            defaultInstance: () => events.identity() ?? process.env['POD_NAME'] ?? hostname(),
+            defaultInstance: () => events.identity() ?? (process.env['POD_NAME'] || hostname()),
           });
     this.metrics.observeInformers(registry);
     this.#controllers = controllers;
