@@ -124,9 +124,10 @@ describe('conformance: events.k8s.io/v1 Events', () => {
   it("refuses an eventTime with JavaScript's millisecond precision (400: MicroTime needs six digits)", async () => {
     const answer = await send('POST', v1Path(), { ...event('web.4'), eventTime: '2026-11-25T18:00:00.123Z' });
     expect(answer.status).to.equal(400);
-    expect(answer.json['message']).to.equal(
-      'Event in version "v1" cannot be handled as a Event: parsing time "2026-11-25T18:00:00.123Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".123Z" as ".000000"',
-    );
+    // The tail is Go's time.Parse error: check the parts that name the value and the layout.
+    expect(answer.json['message'])
+      .to.include('Event in version "v1" cannot be handled as a Event: parsing time "2026-11-25T18:00:00.123Z"')
+      .and.include('"2006-01-02T15:04:05.000000Z07:00"');
   });
 
   it('names every field the strict validation refuses, in kube-apiserver order', async () => {
