@@ -23,6 +23,7 @@ import {
   KubeClient,
   Operator,
   resourceKind,
+  UnknownOptionError,
   type EventRecorderOptions,
 } from '../index.js';
 
@@ -203,6 +204,41 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     }
   });
 
+  it("signs Events with the replica's leader-election identity when no reportingInstance is given", async () => {
+    const namespace = await createNamespace(server.kubeConfig);
+    operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      leaderElection: {
+        leaseName: uniqueName('lease'),
+        leaseNamespace: namespace,
+        identity: 'replica-b',
+        leaseDurationMs: 3_000,
+        renewDeadlineMs: 2_000,
+        retryPeriodMs: 400,
+      },
+    });
+    operator.register(
+      {
+        reconcile: (w: Widget, context: Context<Widget, KubeClient>) => {
+          context.getEventRecorder().record({ type: 'Normal', reason: 'Seen', action: 'Reconcile' });
+          return UpdateControl.noUpdate<Widget>();
+        },
+      },
+      { kind: WidgetKind, namespaces: [namespace] },
+    );
+    await operator.start();
+    await client.create(WidgetKind, { apiVersion: 'events.kindex.dev/v1', kind: 'Widget', metadata: { name: uniqueName('w'), namespace } });
+    const [event] = await eventually(
+      async () => {
+        const items = await eventsOf(namespace);
+        expect(items).to.have.length(1);
+        return items;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(event).to.include({ reportingInstance: 'replica-b', reportingController: CONTROLLER });
+  });
+
   /** A broadcaster used directly (flush() instead of the timer), and a widget its Events regard. */
   async function direct(options: EventRecorderOptions = {}) {
     const namespace = await createNamespace(server.kubeConfig);
@@ -284,6 +320,10 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     }
     const unnamed = broadcaster.recorderFor('Not a qualified name!', WidgetKind, { metadata: { name: 'w', namespace: 'default' } });
     expect(() => unnamed.record(warning)).to.throw(EventRecordError, /reportingController/);
+    expect(() => new EventBroadcaster(client, new EventMetrics(new Registry()), { flushMs: 10 } as EventRecorderOptions)).to.throw(
+      UnknownOptionError,
+      /flushMs/,
+    );
     expect(() => new EventBroadcaster(client, new EventMetrics(new Registry()), { seriesFlushIntervalMs: 0 })).to.throw(
       EventRecordError,
       /seriesFlushIntervalMs/,
