@@ -335,9 +335,12 @@ export class EventBroadcaster {
           { err: error, event: `${series.namespace}/${series.name}`, controller: series.controller },
           'could not write a Kubernetes Event; dropped (the reconcile goes on)',
         );
+        // A series whose Event was never written is forgotten, with the repeats that came during
+        // the attempt; one that exists keeps those for its next patch.
+        const lost = series.created ? count : series.count;
         if (!series.created) this.#forget(series);
-        this.#metrics.dropped(series.controller, 'write_failed', count - series.settled);
-        series.settled = count;
+        this.#metrics.dropped(series.controller, 'write_failed', lost - series.settled);
+        series.settled = lost;
       } finally {
         series.pending = false;
       }
