@@ -92,10 +92,17 @@ export type { OperatorObservabilityOptions } from './controller/operator-observa
 
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';
+export { EventMetrics } from './metrics/event-metrics.js';
+export type { EventDropReason } from './metrics/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
 export { ControllerMetrics } from './metrics/controller-metrics.js';
 export { InformerMetrics } from './metrics/informer-metrics.js';
+
+// --- events: Kubernetes Events from reconcilers, events.k8s.io/v1 with series (src/events/)
+export { EventBroadcaster } from './events/event-broadcaster.js';
+export type { EventRecorderOptions } from './events/event-broadcaster.js';
+export { EventRecordError } from './events/event-record-error.js';
 
 // --- server: /metrics, /healthz, /readyz and /debug/controllers (src/server/)
 export { OperatorServer, OperatorServerError } from './server/operator-server.js';

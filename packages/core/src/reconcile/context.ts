@@ -1,4 +1,5 @@
 import type { RetryInfo } from '../queue/retry.js';
+import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { EventSource } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
@@ -135,4 +136,11 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * fenced client are refused anyway.
    */
   getSignal(): AbortSignal;
+
+  /**
+   * Records Kubernetes Events (`events.k8s.io/v1`) about the primary, or another object named in
+   * the record. Fire and forget: recording never blocks or fails the reconcile (see
+   * `EventRecorder`). A context built without one drops the records.
+   */
+  getEventRecorder(): EventRecorder;
 }

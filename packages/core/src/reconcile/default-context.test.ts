@@ -207,4 +207,14 @@ describe('DefaultContext', () => {
     expect(none.getSignal().aborted).to.equal(false);
     expect(none.getSignal()).to.equal(none.getSignal());
   });
+
+  it('hands out the event recorder it was given, and one that drops records by default', () => {
+    const records: unknown[] = [];
+    const recorder = { record: (r: unknown) => void records.push(r) };
+    const ctx = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined, eventRecorder: recorder });
+    expect(ctx.getEventRecorder()).to.equal(recorder);
+    const none = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined });
+    expect(() => none.getEventRecorder().record({ type: 'Normal', reason: 'Synced', action: 'Reconcile' })).to.not.throw();
+    expect(records).to.deep.equal([]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { RetryInfo } from '../queue/retry.js';
+import { noopEventRecorder, type EventRecorder } from '../recorder/event-recorder.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { isNewerVersion } from '../resource/resource-version.js';
@@ -68,6 +69,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly snapshot?: (source: EventSource<unknown, P>) => SecondaryResourceReader<unknown, P>;
   /** The reconcile's logger. Defaults to {@link noopLogger}. */
   readonly logger?: Logger;
+  /** Records Events for this reconcile (regarding its primary). Defaults to {@link noopEventRecorder}. */
+  readonly eventRecorder?: EventRecorder;
 }
 
 /**
@@ -98,6 +101,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
+  readonly #eventRecorder: EventRecorder;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(options: DefaultContextOptions<P, C>) {
@@ -108,6 +112,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
     this.#logger = options.logger ?? noopLogger;
+    this.#eventRecorder = options.eventRecorder ?? noopEventRecorder;
     this.#signal = options.signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
@@ -172,6 +177,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   getLogger(): Logger {
     return this.#logger;
+  }
+
+  getEventRecorder(): EventRecorder {
+    return this.#eventRecorder;
   }
 
   getSignal(): AbortSignal {

@@ -323,6 +323,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #subscriptions: Subscription[] = [];
   readonly #logger: Logger;
   readonly #queueMetrics: ControllerObservability['queueMetrics'];
+  readonly #eventBroadcaster: ControllerObservability['events'];
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileRecord>();
   #dispatchPaused = false;
@@ -376,6 +377,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.name = this.configuration.name;
     this.#logger = (observability.logger ?? noopLogger).child({ controller: this.name, kind: kind.kind });
     this.#queueMetrics = observability.queueMetrics;
+    this.#eventBroadcaster = observability.events;
     this.#reconciler = reconciler;
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
@@ -983,6 +985,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
+      ...(this.#eventBroadcaster ? { eventRecorder: this.#eventBroadcaster.recorderFor(this.name, this.kind, primary) } : {}),
       ...(signal ? { signal } : {}),
     });
     // Released when the dispatch that opened it ends (see #dispatch), so the caches stop keeping

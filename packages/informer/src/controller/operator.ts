@@ -214,7 +214,12 @@ export class Operator {
             registry: this.client.registry,
             ...(userFence ? { fence: userFence } : {}),
           });
-    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
+    // Events go out through the lease-free client: recording is not a leader's privilege, and a
+    // sharded controller on a follower records too.
+    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers, {
+      client: this.#leaseFreeClient,
+      identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
+    });
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
@@ -357,7 +362,7 @@ export class Operator {
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
     rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
     // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
-    const { secondaryVerbs: _verbs, extraPermissions: _extra, ...manifestOptions } = options;
+    const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, ...manifestOptions } = options;
     const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
     return rbacManifest(permissions, manifestOptions);
   }
@@ -372,6 +377,8 @@ export class Operator {
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
+    // Before the lease goes: the fenced client refuses Event writes once it is released.
+    await this.#observability.events?.stop({ timeoutMs: Math.min(options.drainTimeoutMs ?? 5_000, 5_000) });
     // Only now: the next leader must not start while our reconciles still run.
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();

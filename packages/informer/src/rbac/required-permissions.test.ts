@@ -58,6 +58,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced, cluster } = await rulesFor(watchingConfigMaps(false), {});
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       'example.com/widgets/status': ['patch'],
     });
@@ -68,6 +70,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced } = await rulesFor(watchingConfigMaps(true), {});
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch', 'patch'],
       'example.com/widgets/finalizers': ['update'],
       'example.com/widgets/status': ['patch'],
@@ -78,6 +82,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced } = await rulesFor(watchingConfigMaps(false), { statusSubresource: false });
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch', 'patch'],
     });
   });
@@ -94,6 +100,7 @@ describe('Operator.rbacManifest (least privilege)', () => {
     );
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       // blockOwnerDeletion on the dependents' owner references needs it under OwnerReferencesPermissionEnforcement.
       'example.com/widgets/finalizers': ['update'],
@@ -113,6 +120,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const manifest = await operator.rbacManifest();
     expect(verbsByResource(manifest.namespacedRules.get('shop'))).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'core/events': ['create'],
       'core/secrets': ['create', 'update', 'patch', 'delete'],
       'example.com/widgets': ['get', 'list', 'watch'],
@@ -144,6 +153,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     expect(namespaced).to.equal(undefined);
     expect(verbsByResource(cluster)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'core/namespaces': ['list', 'watch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       'example.com/widgets/status': ['patch'],
