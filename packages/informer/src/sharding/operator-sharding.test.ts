@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { Kinds, KubeClient, Operator, ShardLostError, type Lease } from '../index.js';
+import { Kinds, KubeClient, Operator, Reflector, ShardLostError, type Controller, type Lease, type ReflectorHealth } from '../index.js';
 
 interface Run {
   readonly replica: string;
@@ -115,6 +115,133 @@ describe('Operator sharding', function () {
       const mine = runs.filter((r) => r.key === key).sort((x, y) => x.start - y.start);
       for (let i = 1; i < mine.length; i++) {
         if (mine[i]!.replica !== mine[i - 1]!.replica) expect(mine[i]!.start, key).to.be.at.least(mine[i - 1]!.end);
+      }
+    }
+  });
+
+  it('balances 30 sequential namespaces over 6 shards on 3 replicas: 5 namespaces a shard, each replica caching its share through a server-side filter, and rebalances when namespaces pile into one shard', async () => {
+    const group = uniqueName('balance');
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const label = uniqueName('bal');
+    const prefix = uniqueName('team');
+    const names: string[] = [];
+    const addNamespace = async (name: string): Promise<void> => {
+      await core.createNamespace({ body: { metadata: { name, labels: { 'shard-balance': label } } } });
+      await core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'p', labels: { role: label } } } });
+      names.push(name);
+    };
+    for (let i = 1; i <= 30; i++) await addNamespace(`${prefix}-${i}`);
+    // Equal slices would leave this population unbalanced; the test is about the map fixing that.
+    const equalLoads = ShardMap.equal('object.metadata.namespace', 6).loads(names);
+    const runs: Run[] = [];
+    const replicas: { name: string; operator: Operator; controller: Controller<KubernetesObject> }[] = [];
+    for (const replica of ['a', 'b', 'c']) {
+      const operator = new Operator({
+        kubeConfig: server.kubeConfig,
+        sharding: {
+          group,
+          namespace: leaseNamespace,
+          shards: 6,
+          identity: replica,
+          namespaceLabelSelector: `shard-balance=${label}`,
+          ...TIMING,
+        },
+      });
+      const controller = operator.register<KubernetesObject>(
+        {
+          reconcile: async (primary) => {
+            const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
+            runs.push(run);
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            run.end = performance.now();
+            return UpdateControl.noUpdate();
+          },
+        },
+        { kind: Kinds.ConfigMap, labelSelector: `role=${label}`, generationAware: false, maxReconciliationIntervalMs: 500 },
+      );
+      operators.push(operator);
+      replicas.push({ name: replica, operator, controller });
+    }
+    await Promise.all(replicas.map((r) => r.operator.start()));
+    /** Settled on a map of at least `epoch`: one map, every shard owned once, 2 each, caches holding exactly the namespaces of their shards. */
+    const settled = async (epoch: number): Promise<ShardMap> => {
+      let map: ShardMap | undefined;
+      await eventually(
+        () => {
+          const ownerships = replicas.map((r) => r.operator.shardCoordinator!.ownership);
+          map = ownerships[0]!.map;
+          expect(map.epoch).to.be.at.least(epoch);
+          for (const o of ownerships) {
+            expect(o.map.epoch).to.equal(map.epoch);
+            expect(o.settled).to.equal(true);
+            expect(o.ready).to.deep.equal(o.owned);
+            expect(o.owned).to.have.length(2);
+          }
+          expect(ownerships.flatMap((o) => o.owned).sort()).to.deep.equal([0, 1, 2, 3, 4, 5]);
+          for (const [i, r] of replicas.entries()) {
+            const mine = names.filter((n) => ownerships[i]!.owned.includes(map!.shardOfValue(n))).sort();
+            const cached = r.controller.primaryCache
+              .list()
+              .map((p) => p.metadata!.namespace!)
+              .sort();
+            expect(cached, `replica ${r.name}'s cache`).to.deep.equal(mine);
+          }
+        },
+        { timeoutMs: 60_000 },
+      );
+      return map!;
+    };
+    const map = await settled(1);
+    const loads = map.loads(names);
+    expect(loads, `equal slices: ${equalLoads.join(',')}`).to.deep.equal([5, 5, 5, 5, 5, 5]);
+    // Every replica's share is 10 namespaces, fetched through its selector (ranges joined by ||) and filtered by the server.
+    for (const r of replicas) {
+      const selector = r.controller.shardSelector!;
+      expect(selector.toString()).to.equal(map.selectorFor(r.operator.shardCoordinator!.owned()).toString());
+      const reflector = new Reflector<KubernetesObject>({
+        kubeConfig: server.kubeConfig,
+        type: Kinds.ConfigMap,
+        labelSelector: `role=${label}`,
+        shardSelector: selector.toString(),
+      });
+      let health: ReflectorHealth | undefined;
+      reflector.health$.subscribe((h) => (health = h));
+      try {
+        await reflector.start();
+        expect(await reflector.waitForSync({ timeoutMs: 30_000 })).to.equal(true);
+        expect(health?.shardFilter, `replica ${r.name}`).to.equal('server');
+        expect(reflector.objectsReceived, `replica ${r.name}`).to.equal(10);
+      } finally {
+        await reflector.stop();
+      }
+    }
+    // Namespaces that all fall into shard 0 pass the bound at 34 (shard 0 holds 9 > max(6, 8)): the map is recut.
+    const before = names.length;
+    for (let k = 0; names.length < before + 4; k++) {
+      const name = `${prefix}-x${k}`;
+      if (map.shardOfValue(name) === 0) await addNamespace(name);
+    }
+    const mark = performance.now();
+    const recut = await settled(map.epoch + 1);
+    const after = recut.loads(names);
+    for (const load of after) expect(load, `loads ${after.join(',')}`).to.be.within(5, 6);
+    // Every namespace reconciled after the change, by its owner under the new map; never by two replicas at once.
+    const ownerOf = (key: string): string =>
+      replicas.find((r) => r.operator.shardCoordinator!.owned().includes(recut.shardOfValue(key.split('/')[0]!)))!.name;
+    await eventually(
+      () => {
+        for (const name of names)
+          expect(
+            runs.some((run) => run.key === `${name}/p` && run.start > mark && run.replica === ownerOf(run.key)),
+            name,
+          ).to.equal(true);
+      },
+      { timeoutMs: 30_000 },
+    );
+    for (const name of names) {
+      const mine = runs.filter((r) => r.key === `${name}/p`).sort((x, y) => x.start - y.start);
+      for (let i = 1; i < mine.length; i++) {
+        if (mine[i]!.replica !== mine[i - 1]!.replica) expect(mine[i]!.start, name).to.be.at.least(mine[i - 1]!.end);
       }
     }
   });
