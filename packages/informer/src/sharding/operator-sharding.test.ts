@@ -11,6 +11,20 @@ interface Run {
   end: number;
 }
 
+/** A reconciler that records each run of `replica` in `runs`. */
+function recordingReconciler(replica: string, runs: Run[]): Reconciler<KubernetesObject, KubeClient> {
+  return {
+    reconcile: async (primary) => {
+      const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
+      runs.push(run);
+      // Long enough for a rebalance to land in the middle of some reconciles.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      run.end = performance.now();
+      return UpdateControl.noUpdate();
+    },
+  };
+}
+
 const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250 } as const;
 const SHARDS = 4;
 
@@ -38,16 +52,7 @@ describe('Operator sharding', function () {
     const runs: Run[] = [];
     const label = uniqueName('primary');
     const start = async (replica: string): Promise<Operator> => {
-      const reconciler: Reconciler<KubernetesObject, KubeClient> = {
-        reconcile: async (primary) => {
-          const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
-          runs.push(run);
-          // Long enough for a rebalance to land in the middle of some reconciles.
-          await new Promise((resolve) => setTimeout(resolve, 30));
-          run.end = performance.now();
-          return UpdateControl.noUpdate();
-        },
-      };
+      const reconciler = recordingReconciler(replica, runs);
       const operator = new Operator({
         kubeConfig: server.kubeConfig,
         sharding: { group, namespace: leaseNamespace, shards: SHARDS, identity: replica, ...TIMING },
@@ -147,18 +152,12 @@ describe('Operator sharding', function () {
           ...TIMING,
         },
       });
-      const controller = operator.register<KubernetesObject>(
-        {
-          reconcile: async (primary) => {
-            const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
-            runs.push(run);
-            await new Promise((resolve) => setTimeout(resolve, 30));
-            run.end = performance.now();
-            return UpdateControl.noUpdate();
-          },
-        },
-        { kind: Kinds.ConfigMap, labelSelector: `role=${label}`, generationAware: false, maxReconciliationIntervalMs: 500 },
-      );
+      const controller = operator.register<KubernetesObject>(recordingReconciler(replica, runs), {
+        kind: Kinds.ConfigMap,
+        labelSelector: `role=${label}`,
+        generationAware: false,
+        maxReconciliationIntervalMs: 500,
+      });
       operators.push(operator);
       replicas.push({ name: replica, operator, controller });
     }
