@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { shardIndexOf } from '@kindex/core';
+import { ShardMap } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
 
@@ -17,6 +17,8 @@ interface Replica {
   readonly identity: string;
   readonly child: ChildProcess;
   owned: number[];
+  /** The shard map it follows, as it last said. */
+  map: string | undefined;
   stderr: string;
   readonly exited: Promise<void>;
 }
@@ -72,6 +74,7 @@ describe('sharded operator in child processes', function () {
         identity,
         child,
         owned: [],
+        map: undefined,
         stderr: '',
         exited: new Promise((resolve) => child.once('exit', () => resolve())),
       };
@@ -82,8 +85,11 @@ describe('sharded operator in child processes', function () {
           const line = buffered.slice(0, i);
           buffered = buffered.slice(i + 1);
           try {
-            const parsed = JSON.parse(line) as { event?: string; owned?: number[] };
-            if (parsed.event === 'owned') replica.owned = parsed.owned ?? [];
+            const parsed = JSON.parse(line) as { event?: string; owned?: number[]; map?: string };
+            if (parsed.event === 'owned') {
+              replica.owned = parsed.owned ?? [];
+              replica.map = parsed.map;
+            }
           } catch {
             replica.stderr += `${line}\n`;
           }
@@ -113,9 +119,8 @@ describe('sharded operator in child processes', function () {
       timeoutMs: 60_000,
     });
     // The victim's primaries are reconciled again, by survivors.
-    const theirs = namespaces.filter((n) =>
-      orphaned.includes(shardIndexOf('object.metadata.namespace', { metadata: { namespace: n } }, SHARDS)),
-    );
+    const map = ShardMap.parse(victim.map!);
+    const theirs = namespaces.filter((n) => orphaned.includes(map.shardOfValue(n)));
     await eventually(
       () => {
         const records = readRecords(recordsFile);
