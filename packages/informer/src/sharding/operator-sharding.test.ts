@@ -2,7 +2,17 @@ import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { Kinds, KubeClient, Operator, Reflector, ShardLostError, type Controller, type Lease, type ReflectorHealth } from '../index.js';
+import {
+  Kinds,
+  KubeClient,
+  Operator,
+  Reflector,
+  ShardLostError,
+  ShardingConfigError,
+  type Controller,
+  type Lease,
+  type ReflectorHealth,
+} from '../index.js';
 
 interface Run {
   readonly replica: string;
@@ -281,5 +291,17 @@ describe('Operator sharding', function () {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stored = await core.readNamespacedConfigMap({ name: 'busy', namespace });
     expect(stored.metadata?.annotations?.['written'], 'fenced').to.equal(undefined);
+  });
+  it('rejects a namespaceLabelSelector that does not parse, or one given with uid sharding, naming the option and the fix', () => {
+    const make = (extra: { namespaceLabelSelector: string; field?: 'object.metadata.uid' }) =>
+      new Operator({ kubeConfig: server.kubeConfig, sharding: { group: 'g', namespace: 'ops', shards: 2, ...extra } });
+    expect(() => make({ namespaceLabelSelector: 'tier in (prod' })).to.throw(
+      ShardingConfigError,
+      /^sharding\.namespaceLabelSelector = "tier in \(prod": .*for example/,
+    );
+    expect(() => make({ namespaceLabelSelector: 'team', field: 'object.metadata.uid' })).to.throw(
+      ShardingConfigError,
+      /only with field 'object\.metadata\.namespace'/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ResourceID, ShardSelector, fnv1a64Hex, type KubernetesObject, type ShardField, type ShardMap } from '@kindex/core';
+import { LabelSelector, ResourceID, ShardSelector, fnv1a64Hex, type KubernetesObject, type ShardField, type ShardMap } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
@@ -82,8 +82,22 @@ export class OperatorSharding {
     }
     this.#controllers = controllers;
     const { group, namespace, shards, field: _field, identity, namespaceLabelSelector, ...timing } = options;
-    if (namespaceLabelSelector !== undefined && typeof namespaceLabelSelector !== 'string') {
-      throw new ShardingConfigError('namespaceLabelSelector', namespaceLabelSelector, "give a label selector string, for example 'team'");
+    if (namespaceLabelSelector !== undefined) {
+      // Checked here: a bad selector would otherwise fail the namespace list every round, quietly.
+      const bad = (why: string): never => {
+        throw new ShardingConfigError(
+          'namespaceLabelSelector',
+          namespaceLabelSelector,
+          `${why}; give a label selector, for example 'team' or 'tier in (prod)'`,
+        );
+      };
+      if (typeof namespaceLabelSelector !== 'string') bad('not a string');
+      try {
+        LabelSelector.parse(namespaceLabelSelector);
+      } catch (error) {
+        bad(error instanceof Error ? error.message : String(error));
+      }
+      if (this.field !== 'object.metadata.namespace') bad(`it applies only with field 'object.metadata.namespace', not '${this.field}'`);
     }
     this.coordinator = new ShardCoordinator({
       group,

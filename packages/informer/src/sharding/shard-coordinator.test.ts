@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FakeClock } from '@kindex/core';
+import { FakeClock, ShardMap } from '@kindex/core';
 import { ShardCoordinator, type ShardLoss } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 
@@ -95,5 +95,61 @@ describe('ShardCoordinator', () => {
     expect(a.lost).to.deep.equal([]);
     expect(b.lost).to.deep.equal([]);
     await Promise.all([a.coordinator.stop(), b.coordinator.stop()]);
+  });
+  it('on a map change, reconciles nothing that moved until every holder drained it, and what did not move throughout', async () => {
+    const clock = new FakeClock(1_000_000);
+    const leases = new MemoryLeases();
+    const present = Array.from({ length: 12 }, (_, i) => `team-${i + 1}`);
+    // Each replica's drain of a map change waits for the test while `hold` is set.
+    let hold = false;
+    const gates = new Map<string, () => void>();
+    const start = async (identity: string): Promise<ShardCoordinator> => {
+      const coordinator = new ShardCoordinator({
+        group: 'g',
+        shards: 4,
+        identity,
+        clock,
+        ...TIMING,
+        store: leases.view(() => false),
+        population: () => Promise.resolve([...present]),
+        onMapChange: () => (hold ? new Promise<void>((resolve) => gates.set(identity, resolve)) : Promise.resolve()),
+      });
+      await coordinator.start();
+      return coordinator;
+    };
+    const [a, b] = [await start('a'), await start('b')];
+    const owners = (ns: string): string[] => [a, b].filter((c) => c.ownsValue(ns)).map((c) => c.identity);
+    await clock.advance(20 * TIMING.retryPeriodMs);
+    const first = a.map;
+    expect(first.epoch).to.equal(1);
+    expect(first.loads(present)).to.deep.equal([3, 3, 3, 3]);
+    for (const ns of present) expect(owners(ns), ns).to.have.length(1);
+    // Three more namespaces in shard 0 (6 > max(4, 5)): the owner of shard 0 recuts the map.
+    hold = true;
+    for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
+    await clock.advance(4 * TIMING.retryPeriodMs);
+    expect([a.map.epoch, b.map.epoch]).to.deep.equal([2, 2]);
+    const second = a.map;
+    const moved = present.filter((ns) => first.shardOfValue(ns) !== second.shardOfValue(ns));
+    const stayed = present.filter((ns) => !moved.includes(ns));
+    expect(moved.length).to.be.greaterThan(0);
+    expect(stayed.length).to.be.greaterThan(0);
+    const check = (when: string): void => {
+      for (const ns of moved) expect(owners(ns), `${ns} (moved) ${when}`).to.deep.equal([]);
+      for (const ns of stayed) expect(owners(ns), `${ns} (stayed) ${when}`).to.have.length(1);
+    };
+    check('while both drain');
+    await clock.advance(10 * TIMING.retryPeriodMs);
+    check('while both drain, later');
+    gates.get('a')!();
+    await clock.advance(10 * TIMING.retryPeriodMs);
+    check('while b drains');
+    expect(a.ownership.settled).to.equal(false);
+    gates.get('b')!();
+    await clock.advance(4 * TIMING.retryPeriodMs);
+    for (const ns of present) expect(owners(ns), ns).to.have.length(1);
+    expect(second.loads(present).every((n) => n <= ShardMap.loadBound(15, 4))).to.equal(true);
+    expect([a.ownership.settled, b.ownership.settled]).to.deep.equal([true, true]);
+    await Promise.all([a.stop(), b.stop()]);
   });
 });

@@ -3,8 +3,8 @@
  * reconciling only its share (JOSDK passes a shard selector through but leaves ownership to the
  * user; controller-runtime has nothing).
  *
- * The hash space is cut into `shards` equal slices ({@link ShardSelector.split}); each slice has
- * a Lease `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
+ * The hash space is cut into `shards` shards (by the shard map below); each shard has a Lease
+ * `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
  * Every `retryPeriodMs` a replica lists the group's leases, counts the live members, and:
  * - renews the shards it holds, and its membership;
  * - releases shards above its fair share (`floor(shards / live)`, plus one for the first
@@ -148,15 +148,18 @@ export interface ShardLoss {
  *
  * @example
  * ```ts
- * import { ShardSelector } from '@kindex/core';
  * import { KubeShardLeaseStore, ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
  * declare const client: KubeClient;
  * declare const controller: Controller;
+ * declare const namespaceNames: () => Promise<string[]>;
  *
- * // By hand what the Operator's sharding option does: follow ownership with the controller's caches.
+ * // By hand what the Operator's sharding option does: follow ownership, under the shard map, with the controller's caches;
+ * // reconcile a primary only while coordinator.ownsValue(its namespace) says so.
  * const store = new KubeShardLeaseStore(client, { name: 'jobs', namespace: 'ops' });
- * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: process.env['POD_NAME'] ?? 'local', store });
- * coordinator.ownership$.subscribe(({ owned }) => void controller.changeShardSelector(ShardSelector.forShards('object.metadata.namespace', owned, 8)));
+ * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: process.env['POD_NAME'] ?? 'local', store, population: namespaceNames });
+ * coordinator.ownership$.subscribe(({ owned, map }) => {
+ *   if (owned.length > 0) void controller.changeShardSelector(map.selectorFor(owned));
+ * });
  * await coordinator.start();
  * ```
  */
