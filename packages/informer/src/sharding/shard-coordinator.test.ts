@@ -127,7 +127,8 @@ describe('ShardCoordinator', () => {
     // Three more namespaces in shard 0 (6 > max(4, 5)): the owner of shard 0 recuts the map.
     hold = true;
     for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
-    await clock.advance(4 * TIMING.retryPeriodMs);
+    // The owner of shard 0 reads the namespaces every 5 rounds.
+    await clock.advance(8 * TIMING.retryPeriodMs);
     expect([a.map.epoch, b.map.epoch]).to.deep.equal([2, 2]);
     const second = a.map;
     const moved = present.filter((ns) => first.shardOfValue(ns) !== second.shardOfValue(ns));

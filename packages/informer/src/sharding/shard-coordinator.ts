@@ -30,9 +30,10 @@
  * one of shards (see shard-map-lease.ts): on adopting epoch `e` a replica stops reconciling the
  * values that moved, waits for `onMapChange` to drain them, then writes `e` on its shard Leases;
  * a moved value is reconciled by its new owner ({@link ShardCoordinator.ownsHash}) only once
- * every live shard holder wrote `e`, and a holder counts its own write only after a later list
- * showed the map still at `e` (a replica that acquired a shard on a stale view of the map must
- * not reconcile by it). Values that did not move are reconciled throughout.
+ * every shard Lease with a holder says `e` (an expired one too, until it is taken over: its
+ * holder may yet land a renewal sent on the older map), and a holder counts its own write only
+ * after a later list showed the map still at `e` (a replica that acquired a shard on a stale view
+ * of the map must not reconcile by it). Values that did not move are reconciled throughout.
  *
  * @module
  */
@@ -81,7 +82,7 @@ export interface ShardCoordinatorOptions {
   /** The field the shard map hashes. Defaults to `object.metadata.namespace`. */
   readonly field?: ShardField;
   /**
-   * The values of `field` present (for namespace sharding: the namespace names), read each round
+   * The values of `field` present (for namespace sharding: the namespace names), read every 5 rounds
    * by the owner of shard 0 to cut a balanced map. Defaults to none: equal slices, which suit
    * random values such as uids.
    */
@@ -118,7 +119,7 @@ export interface ShardOwnership {
    * map's epoch. While `settled` is false, only values that did not move in the last map change.
    */
   readonly ready: readonly number[];
-  /** Whether every live shard holder switched to `map` (no map change under way). */
+  /** Whether every shard holder switched to `map` (no map change under way). */
   readonly settled: boolean;
 }
 
@@ -208,6 +209,7 @@ export class ShardCoordinator {
   /** The map epoch written on our shard leases: the last map whose moved values have drained. */
   #acked = 0;
   #mapChanges: Promise<void> = Promise.resolve();
+  #roundsSinceCheck = 0;
   #settled = true;
   readonly #memberName: string;
   #member: Lease | undefined;
@@ -424,7 +426,9 @@ export class ShardCoordinator {
         if (ack === listedEpoch && listedEpoch === this.#map.epoch) held.confirmed = ack;
         else if (held.confirmed !== undefined && held.confirmed < this.#map.epoch - 1) held.confirmed = undefined;
       }
-      if ((mine || this.#alive(name, lease)) && ack < this.#map.epoch) settled = false;
+      // Any holder counts, live or not: a holder whose lease looks expired here may still land a
+      // renewal sent on its older map; only a takeover (or a release) clears its old ack.
+      if ((lease.spec?.holderIdentity ?? '') !== '' && ack < this.#map.epoch) settled = false;
     }
     this.#settled = settled;
   }
@@ -525,6 +529,8 @@ export class ShardCoordinator {
     const current = this.#map;
     if (this.#population === undefined || this.#stopping || !this.#settled || this.#acked !== current.epoch) return;
     if (!this.owns(0) || this.#held.get(0)?.confirmed !== current.epoch) return;
+    if (current.epoch > 0 && ++this.#roundsSinceCheck < REBALANCE_CHECK_ROUNDS) return;
+    this.#roundsSinceCheck = 0;
     const values = await this.#population();
     if (values.length === 0 || (current.epoch > 0 && !current.needsRebalance(values))) return;
     const next = ShardMap.balanced(this.field, this.shards, values, current.epoch + 1);
@@ -666,6 +672,13 @@ function validate(c: ShardCoordinator): void {
     );
   }
 }
+
+/**
+ * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
+ * namespace list every 5 rounds (10 s at the default retry period) keeps the cost of following
+ * namespaces small, and a map moves only past the load bound anyway.
+ */
+const REBALANCE_CHECK_ROUNDS = 5;
 
 /** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
 function microTime(ms: number): string {

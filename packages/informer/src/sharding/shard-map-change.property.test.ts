@@ -8,13 +8,16 @@ import { replicaActions, type ReplicaAction } from './replica-actions.fixture.te
 type Action =
   | ReplicaAction
   | { readonly type: 'add'; readonly prefix: string; readonly count: number }
-  | { readonly type: 'remove'; readonly pick: number; readonly count: number };
+  | { readonly type: 'remove'; readonly pick: number; readonly count: number }
+  | { readonly type: 'hang'; readonly pick: number; readonly ms: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: replicaActions.join },
   { weight: 1, arbitrary: replicaActions.leave },
   { weight: 1, arbitrary: replicaActions.kill },
   { weight: 1, arbitrary: replicaActions.partition },
+  // The server stops answering one replica: its lease calls hang, then land late (a paused round).
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('hang' as const), pick: fc.nat(), ms: fc.integer({ min: 500, max: 8000 }) }) },
   // Namespaces come (sequential names, which pile into few equal slices) and go.
   {
     weight: 3,
@@ -36,6 +39,9 @@ interface Replica {
   readonly id: string;
   coordinator: ShardCoordinator;
   cutUntil: number;
+  hangUntil: number;
+  /** Lease calls waiting for `hangUntil`. */
+  readonly hung: (() => void)[];
   readonly running: Map<string, number>;
   /** Drains the coordinator waits for: resolved once no running reconcile matches. */
   readonly drains: { readonly matches: (ns: string) => boolean; readonly resolve: () => void }[];
@@ -43,7 +49,7 @@ interface Replica {
 
 describe('ShardCoordinator map changes (properties)', function () {
   this.timeout(600_000);
-  const RUNS = 100;
+  const RUNS = Number(process.env['RUNS'] ?? 100);
   let runsWithMapChanges = 0;
 
   it('as namespaces come and go and replicas join, leave, die and get cut off: never two replicas reconciling one namespace at once, and once settled one live owner per namespace on a map within the load bound', async () => {
@@ -73,6 +79,7 @@ describe('ShardCoordinator map changes (properties)', function () {
           };
           const step = (): void => {
             const now = clock.now();
+            for (const r of all) if (now >= r.hangUntil) for (const resume of r.hung.splice(0)) resume();
             for (const r of live) {
               for (const [ns, end] of r.running) if (end <= now) r.running.delete(ns);
               settleDrains(r);
@@ -101,6 +108,8 @@ describe('ShardCoordinator map changes (properties)', function () {
               id: `r${next++}`,
               coordinator: undefined as unknown as ShardCoordinator,
               cutUntil: 0,
+              hangUntil: 0,
+              hung: [],
               running: new Map(),
               drains: [],
             };
@@ -109,7 +118,10 @@ describe('ShardCoordinator map changes (properties)', function () {
               group: 'g',
               shards,
               identity: r.id,
-              store: leases.view(() => clock.now() < r.cutUntil),
+              store: leases.view(
+                () => clock.now() < r.cutUntil,
+                () => (clock.now() < r.hangUntil ? new Promise<void>((resolve) => r.hung.push(resolve)) : Promise.resolve()),
+              ),
               clock,
               ...TIMING,
               population: () => Promise.resolve([...present]),
@@ -133,6 +145,8 @@ describe('ShardCoordinator map changes (properties)', function () {
             // Leaving: the operator drains its reconciles before the coordinator lets go. Dying: they die with it.
             r.running.clear();
             settleDrains(r);
+            r.hangUntil = 0;
+            for (const resume of r.hung.splice(0)) resume();
             const stopping = r.coordinator.stop({ release });
             await clock.advance(0);
             await stopping;
@@ -148,12 +162,16 @@ describe('ShardCoordinator map changes (properties)', function () {
             } else if (live.length > 0) {
               const r = live[a.pick % live.length]!;
               if (a.type === 'partition') r.cutUntil = clock.now() + a.ms;
+              else if (a.type === 'hang') r.hangUntil = clock.now() + a.ms;
               else await stop(r, a.type === 'leave');
             }
             step();
           }
           if (live.length === 0) await join();
-          for (const r of live) r.cutUntil = 0;
+          for (const r of live) {
+            r.cutUntil = 0;
+            r.hangUntil = 0;
+          }
           await wait(16 * TIMING.leaseDurationMs);
 
           const epochs = new Set(live.map((r) => r.coordinator.map.epoch));

@@ -5,7 +5,7 @@
  * 0) with the resourceVersion it read, so two writers never both win; it carries the map before it
  * too, which tells which values did not move. Each shard Lease says, in its own annotation, the
  * epoch of the map its holder has switched to and drained for (its "ack"): a value that moved is
- * reconciled by its new owner only once every live shard holder acked the new epoch.
+ * reconciled by its new owner only once every shard holder acked the new epoch.
  *
  * @module
  */
