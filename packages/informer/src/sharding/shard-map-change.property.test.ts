@@ -49,6 +49,7 @@ interface Replica {
 
 describe('ShardCoordinator map changes (properties)', function () {
   this.timeout(600_000);
+  // RUNS=400 in the environment for a longer soak; 100 by default.
   const RUNS = Number(process.env['RUNS'] ?? 100);
   let runsWithMapChanges = 0;
 
