@@ -46,8 +46,13 @@ export {
   KubernetesDependentResource,
   InvalidDesiredResourceError,
   DependentNotPreparedError,
+  AmbiguousDependentResourceError,
 } from './dependent/kubernetes-dependent-resource.js';
-export type { KubernetesDependentResourceOptions, DependentAction } from './dependent/kubernetes-dependent-resource.js';
+export type {
+  KubernetesDependentResourceOptions,
+  DependentAction,
+  ResourceDiscriminator,
+} from './dependent/kubernetes-dependent-resource.js';
 export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
 export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';
 export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
@@ -76,6 +81,8 @@ export type {
 // --- controller: reconcilers running against the API server
 export { Operator } from './controller/operator.js';
 export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
+export { ControllerDistributionError } from './controller/controller-distribution.js';
+export type { ControllerDistribution, OperatorControllerOptions } from './controller/controller-distribution.js';
 export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
@@ -119,6 +126,9 @@ export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './rbac/required-permissions.js';
 export type { RbacListingOptions } from './rbac/required-permissions.js';
+export { leasePermissions } from './rbac/lease-permissions.js';
+export type { LeaseOwners } from './rbac/lease-permissions.js';
+export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
 
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';

@@ -176,6 +176,41 @@ export class KubeClient {
     this.#fence?.();
   }
 
+  /**
+   * A client on the same KubeConfig, registry and field manager whose writes also pass `fence`,
+   * checked after this client's own, synchronously as each request is about to be sent. Controllers
+   * hand one to each reconcile of a sharded primary, fenced by that primary's shard: a process
+   * paused past its renew deadline is refused on its first write after resuming, before any
+   * timer could tell it the shard is gone.
+   *
+   * @example
+   * ```ts
+   * import { KubeClient, Kinds } from '@kindex/informer';
+   * declare const client: KubeClient;
+   * declare const deadline: number;
+   *
+   * // Writes through `fenced` stop once the deadline has passed.
+   * const fenced = client.withFence(() => {
+   *   if (performance.now() >= deadline) throw new Error('deadline passed: this replica may not write now');
+   * });
+   * await fenced.apply(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'shop' } });
+   * ```
+   */
+  withFence(fence: () => void): KubeClient {
+    const outer = this.#fence;
+    return new KubeClient(this.kubeConfig, {
+      fieldManager: this.fieldManager,
+      registry: this.registry,
+      fence:
+        outer === undefined
+          ? fence
+          : (): void => {
+              outer();
+              fence();
+            },
+    });
+  }
+
   /** client-node's generic object API on the same KubeConfig. */
   objectApi(): KubernetesObjectApi {
     this.#objectApi ??= KubernetesObjectApi.makeApiClient(this.kubeConfig);

@@ -25,6 +25,7 @@ import {
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type DispatchRequest,
+  type DispatchResult,
   type EventSource,
   type EventSourceHealth,
   type EventTransform,
@@ -47,10 +48,11 @@ import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContex
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
-import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
+import type { ControllerObservability, PrimaryDescription, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
+import { declaredWrites, type DeclaredWrite, type WrittenResource } from '../rbac/written-resource.js';
 import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
 import { collectionPath } from '../reflector/resource-type.js';
@@ -104,7 +106,8 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   /**
    * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
    * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
-   * election so a deposed leader's late writes are refused. Defaults to false.
+   * election and sharding so a deposed leader's or shard owner's late writes are refused.
+   * Defaults to false.
    */
   readonly optimisticLocking?: boolean;
   /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
@@ -153,6 +156,15 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * caches. Change it at run time with `changeShardSelector`. Defaults to none (every primary).
    */
   readonly shardSelector?: ShardSelector | string;
+  /**
+   * Kinds the reconciler writes itself through `context.getClient()`, for
+   * `Operator.rbacManifest()` (kubebuilder's `+kubebuilder:rbac` markers, JOSDK's `@RBACRule`).
+   * The manifest grants read verbs on every watched kind and write verbs only on what kindex
+   * writes (primary status and finalizers, workflow dependents, leases) and on these. A kind
+   * alone gets `create`, `update`, `patch` and `delete`; `{ kind, verbs }` narrows that. List the
+   * primary kind when `reconcile` returns `patchResource`. Defaults to none.
+   */
+  readonly writes?: readonly WrittenResource[];
 };
 
 /**
@@ -184,6 +196,7 @@ const CONTROLLER_OPTION_KEYS = {
   optimisticLocking: true,
   primaryWrites: true,
   workflow: true,
+  writes: true,
 } as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
 
 /**
@@ -281,12 +294,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   #shards: ShardSelector | undefined;
   #dispatchGuard: ((primary: P) => boolean) | undefined;
+  #primaryFence: ((primary: P) => void) | undefined;
   /** Primaries being reconciled now, by key: what a shard release waits for. */
   readonly #inFlight = new Map<string, P>();
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
   readonly #shardLost = new Map<string, unknown>();
   readonly #finalizer: string | undefined;
   readonly #workflow: Workflow<P> | undefined;
+  readonly #writes: readonly DeclaredWrite[];
   readonly #namespaceSelection: NamespaceSelection | undefined;
   #sources: EventSource<unknown, P>[] = [];
   #prepared: Promise<EventSource<unknown, P>[]> | undefined;
@@ -335,6 +350,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primaryWrites,
       workflow,
       namespaceSelector,
+      writes,
       ...rest
     } = options;
     if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
@@ -364,6 +380,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
     this.#workflow = workflow;
+    this.#writes = declaredWrites(`controller ${this.name}`, writes);
     this.#finalizer =
       reconciler.cleanup || workflow?.needsCleanup
         ? (this.configuration.finalizerName ?? `${kind.plural}.${kind.group || 'core'}/finalizer`)
@@ -423,6 +440,16 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** What the controller writes to its primaries (status subresource, finalizer), for the RBAC listing. */
   get primaryWrites(): { readonly statusSubresource: boolean; readonly finalizer: string | undefined } {
     return { statusSubresource: this.#statusSubresource, finalizer: this.#finalizer };
+  }
+
+  /** The managed workflow's dependents (kindex applies and deletes them), for the RBAC listing. */
+  get dependents(): readonly { readonly kind: ResourceKind<KubernetesObject>; readonly ownedByPrimary: boolean }[] {
+    return this.#workflow?.dependents ?? [];
+  }
+
+  /** The kinds declared with the `writes` option, defaults filled in, for the RBAC listing. */
+  get declaredWrites(): readonly DeclaredWrite[] {
+    return this.#writes;
   }
 
   /**
@@ -795,12 +822,30 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Fencing under sharding: a reconcile aborted because its shard was lost does not get what it
-   * returns written (another replica may own the primary by then); a shard handed over for a
+   * @internal Set by `Operator` under sharding: throws to refuse the writes made on behalf of
+   * `primary` (its shard is lost). Checked synchronously as each request is about to be sent,
+   * through the client each reconcile gets (see {@link KubeClient.withFence}).
+   */
+  setPrimaryFence(fence: ((primary: P) => void) | undefined): void {
+    this.#primaryFence = fence;
+  }
+
+  /**
+   * The client (handed to the reconcile: its own writes, dependents') and primary writer of the
+   * work on one primary. Under sharding both are fenced by the primary's shard, checked as each
+   * request is sent: a timer announcing the loss (lost$) can come too late, e.g. when the
+   * process resumes from a pause (issue 18 item 1). A reconcile aborted because its shard was
+   * lost writes nothing more, even should the shard come back; a shard handed over for a
    * rebalance drains with its writes, since its lease is released only after.
    */
-  #throwIfShardLost(key: string): void {
-    if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+  #writesFor(key: string, primary: P): { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } {
+    const fence = this.#primaryFence;
+    if (fence === undefined) return { client: this.#client, writer: this.#writer };
+    const client = this.#client.withFence(() => {
+      if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+      fence(primary);
+    });
+    return { client, writer: this.#writer.withClient(client) };
   }
 
   /**
@@ -921,6 +966,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   #context(
     opened: DefaultContext<P, KubeClient>[],
+    client: KubeClient,
     primary: P,
     retryInfo: RetryInfo | undefined,
     signal: (() => AbortSignal) | undefined,
@@ -931,7 +977,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary,
       eventSources: this.#sources,
       primaryCache: this.primaryCache.snapshot(),
-      client: this.#client,
+      client,
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
@@ -947,7 +993,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * One reconcile with its id, its log line (naming its causes) and its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    */
-  async #observedDispatch(key: string, request: DispatchRequest): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #observedDispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
     const reconcileID = randomUUID();
     const log = new LazyChildLogger(this.#logger, { ...namespaceAndName(key), reconcileID });
     const started = Date.now();
@@ -968,7 +1014,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
         log.debug(
           { ...reconcileLogFields(request), durationMs, ...rescheduled },
-          present ? 'reconciled' : 'primary not in cache, nothing to reconcile',
+          !present
+            ? 'primary not in cache, nothing to reconcile'
+            : result?.skipped
+              ? `nothing to reconcile (${result.skipped})`
+              : 'reconciled',
         );
       }
       return result;
@@ -1000,19 +1050,20 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     const primary = this.getPrimary(key);
     const subject = primary ?? this.#tombstones.get(key)?.primary;
     // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
     // is its owner's to reconcile; checked at the last moment, synchronously.
-    if (subject !== undefined && this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
-    if (subject !== undefined) this.#inFlight.set(key, subject);
+    if (subject === undefined) return skip('not-cached');
+    if (this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return skip('not-owned');
+    this.#inFlight.set(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     try {
       // The signal is made only if the reconciler asks for it.
-      return await this.#dispatchOwned(opened, key, primary, request.retryInfo, () => request.signal, log);
+      return await this.#dispatchOwned(opened, this.#writesFor(key, subject), key, primary, request.retryInfo, () => request.signal, log);
     } finally {
       this.#inFlight.delete(key);
       this.#shardLost.delete(key);
@@ -1022,55 +1073,59 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   async #dispatchOwned(
     opened: DefaultContext<P, KubeClient>[],
+    { client, writer }: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> },
     key: string,
     found: P | undefined,
     retryInfo: RetryInfo | undefined,
     signal: () => AbortSignal,
     log: Logger,
-  ): Promise<{ rescheduleAfterMs?: number } | void> {
+  ): Promise<DispatchResult | void> {
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
-      if (tombstone === undefined) return;
+      if (tombstone === undefined) return skip('not-cached');
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#cleanup(tombstone.primary, this.#context(opened, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
+      await this.#cleanup(
+        tombstone.primary,
+        this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
+      );
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
     }
     const finalizer = this.#finalizer;
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return;
+    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return skip('hidden');
     if (primary.metadata?.deletionTimestamp !== undefined) {
-      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
+      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
-      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
-      const control = await this.#cleanup(primary, this.#context(opened, primary, retryInfo, signal, false, log));
+      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
+      const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
-        this.#throwIfShardLost(key);
-        this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
+        client.checkFence();
+        this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
       this.#events.next({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
-      this.#throwIfShardLost(key);
-      primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
+      client.checkFence();
+      primary = this.#remember(await writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const context = this.#context(opened, primary, retryInfo, signal, false, log);
+    const context = this.#context(opened, client, primary, retryInfo, signal, false, log);
     if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#reconciler.reconcile(primary, context);
-    if (control.resource !== undefined) this.#throwIfShardLost(key);
+    if (control.resource !== undefined) client.checkFence();
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
-      const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
+      const written = this.#remember(await writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
       primary = written ?? primary;
     }
     if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
-      if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
+      if (this.#remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
     return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
@@ -1111,18 +1166,24 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const primary = this.getPrimary(key);
     if (primary === undefined) return;
     const opened: DefaultContext<P, KubeClient>[] = [];
+    const { client, writer } = this.#writesFor(key, primary);
     let control: ErrorStatusUpdateControl<P>;
     try {
-      control = await this.#reconciler.updateErrorStatus(primary, this.#context(opened, primary, retryInfo, undefined), error);
+      control = await this.#reconciler.updateErrorStatus(primary, this.#context(opened, client, primary, retryInfo, undefined), error);
     } finally {
       for (const context of opened) context.release();
     }
     if (control.resource !== undefined) {
-      if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) {
+      if (this.#remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
         this.#events.next({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
       }
     }
   }
+}
+
+/** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
+function skip(reason: ReconcileSkipReason): DispatchResult {
+  return { skipped: reason };
 }
 
 /** The fields of a reconcile's log line that say why it ran. */

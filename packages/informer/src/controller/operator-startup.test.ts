@@ -464,10 +464,11 @@ describe('Operator startup failures', function () {
     const manifest = await probe.rbacManifest();
     expect(manifest.clusterRules).to.deep.equal([]);
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
-      { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'update', 'patch'] },
+      // Watched only: read verbs (issue 18 item 7). The finalizer is patched, status patched on /status.
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/finalizers`], verbs: ['update'] },
-      { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['get', 'update', 'patch'] },
+      { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['patch'] },
     ]);
     expect(manifest.yaml).to.contain('kind: Role\n').and.contain(`namespace: ${ns}`);
     if (server.flavor !== 'real') return; // the embedded server enforces no RBAC: the rest needs a real one

@@ -10,12 +10,14 @@ import { LeaderElector, type LeaderElectionStatus } from '../leader-election/lea
 import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller, type ControllerOptions } from './controller.js';
+import { Controller } from './controller.js';
+import { resolveDistribution, type ControllerDistribution, type OperatorControllerOptions } from './controller-distribution.js';
 import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { validateCacheSyncTimeout } from '../startup/start-options.js';
 import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
+import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 
 /**
  * Options of {@link Operator}.
@@ -38,8 +40,16 @@ import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
  */
 export type OperatorOptions = {
   readonly kubeConfig: KubeConfig;
+  /**
+   * Elect one replica to run the leader-elected controllers (all of them unless a controller's
+   * `distribution` says otherwise). Combines with `sharding`. Defaults to none.
+   */
   readonly leaderElection?: OperatorLeaderElectionOptions;
-  /** Split the primaries among replicas, each owning shards on Leases. Defaults to none (one replica reconciles all). */
+  /**
+   * Split the primaries among replicas, each owning shards on Leases. Combines with
+   * `leaderElection`: each controller says which it follows (`distribution` of `register`).
+   * Defaults to none (one replica reconciles all).
+   */
   readonly sharding?: OperatorShardingOptions;
   /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
   readonly cacheSyncTimeoutMs?: number;
@@ -79,7 +89,9 @@ const LOST_LEASE_DRAIN_MS = 5_000;
 
 /**
  * The process-level entry point: one KubeConfig, one registry of shared informers, any number
- * of controllers, and optionally leader election among replicas.
+ * of controllers, and optionally leader election and sharding among replicas. With both, each
+ * controller runs leader-elected (the default), sharded or on every replica, as its
+ * `distribution` says: a singleton controller beside sharded ones in one process.
  *
  * @example
  * ```ts
@@ -100,10 +112,23 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`.
  */
 export class Operator {
+  /**
+   * The operator's client, with the `fence` option and, under leader election, refusing writes
+   * while this replica does not lead: the client of leader-elected controllers. Sharded and
+   * every-replica controllers write through one sharing its informer registry without the
+   * leadership fence.
+   */
   readonly client: KubeClient;
   /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
   readonly leaderElector: LeaderElector | undefined;
   readonly #controllers: Controller<KubernetesObject>[] = [];
+  /** How each registered controller runs among the replicas. */
+  readonly #distributions = new Map<Controller<KubernetesObject>, ControllerDistribution>();
+  /**
+   * The client of the controllers that do not follow the leader Lease (sharded, every replica):
+   * the registry of `client` without its leadership fence. `client` itself when there is none.
+   */
+  readonly #leaseFreeClient: KubeClient;
   readonly #sharding: OperatorSharding | undefined;
   readonly #onLost: OperatorLeaderElectionOptions['onLost'];
   #started = false;
@@ -120,11 +145,14 @@ export class Operator {
   /** The HTTP server, when the `server` option asked for one (listening from `start()` to `stop()`). */
   readonly server: OperatorServer | undefined;
   readonly #observability: OperatorObservability;
+  /** Where the leader election and sharding Leases live, for `rbacManifest()`. */
+  readonly #leaseOwners: LeaseOwners;
 
   constructor(options: OperatorOptions) {
     const { cacheSyncTimeoutMs, ...clientOptions } = options;
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
+    this.#leaseOwners = { leaderElection: election, sharding: options.sharding };
     this.#onLost = election?.onLost ?? 'exit';
     if (election !== undefined) {
       for (const field of ['leaseName', 'leaseNamespace'] as const) {
@@ -151,13 +179,21 @@ export class Operator {
             if (!elector.isLeader) throw new NotLeaderError(elector.identity, elector.lease);
           };
     this.client = new KubeClient(options.kubeConfig, { ...clientOptions, ...(fence ? { fence } : {}) });
+    // One registry: controllers of either kind still share informers.
+    this.#leaseFreeClient =
+      elector === undefined
+        ? this.client
+        : new KubeClient(options.kubeConfig, {
+            ...clientOptions,
+            registry: this.client.registry,
+            ...(userFence ? { fence: userFence } : {}),
+          });
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
-      if (election !== undefined) throw new Error('Operator: choose leaderElection or sharding, not both');
       // The coordinator's own client: its lease writes must not go through any fence.
-      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#controllers);
+      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#distributed('sharded'));
     }
   }
 
@@ -171,34 +207,61 @@ export class Operator {
     return this.#controllers;
   }
 
-  /** Whether this replica reconciles now: always without leader election, else while it holds the lease. */
+  /**
+   * Whether this replica runs its leader-elected controllers now: always without leader
+   * election, else while it holds the lease.
+   */
   get isLeader(): boolean {
     return this.leaderElector?.isLeader ?? true;
   }
 
-  /** Registers a reconciler for a primary kind. Register before `start()`. */
-  register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>): Controller<P> {
+  /** How a registered controller runs among the replicas (its resolved `distribution`). */
+  distributionOf<P extends KubernetesObject>(controller: Controller<P>): ControllerDistribution | undefined {
+    return this.#distributions.get(controller as unknown as Controller<KubernetesObject>);
+  }
+
+  /**
+   * Registers a reconciler for a primary kind. Register before `start()`. Throws
+   * `ControllerDistributionError` when `distribution` asks for what the operator lacks.
+   */
+  register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: OperatorControllerOptions<P>): Controller<P> {
     if (this.#started) throw new Error('register controllers before Operator.start()');
+    // Malformed options (null, no kind) go through to the Controller, which says what is wrong.
+    const { distribution: requested, ...controllerOptions } = options ?? {};
+    const replication = { leaderElection: this.leaderElector !== undefined, sharding: this.#sharding !== undefined };
+    // Checked before the controller exists, under the name the Controller gives itself.
+    const name = controllerOptions.name ?? `${controllerOptions.kind?.plural}.${controllerOptions.kind?.group || 'core'}`;
+    const distribution = resolveDistribution(name, requested, replication);
+    const leaderElected = distribution === 'leader-elected';
     const controller = new Controller<P>(
       reconciler,
-      this.leaderElector ? { optimisticLocking: true, ...options } : options,
-      this.client,
+      // A late write of a replica that lost its lease or shard must not clobber its successor's.
+      leaderElected || distribution === 'sharded' ? { optimisticLocking: true, ...controllerOptions } : controllerOptions,
+      leaderElected ? this.client : this.#leaseFreeClient,
       this.#observability.forController(),
     );
     if (this.#controllers.some((c) => c.name === controller.name)) {
       throw new Error(`a controller named ${JSON.stringify(controller.name)} is registered already`);
     }
     // Warm standby: caches start and sync, reconciles wait for the lease.
-    if (this.leaderElector) controller.pauseDispatch();
+    if (leaderElected) controller.pauseDispatch();
     const sharding = this.#sharding;
-    if (sharding !== undefined) {
+    if (distribution === 'sharded' && sharding !== undefined) {
       // Until the first round says otherwise, this replica owns nothing and caches next to nothing.
       void controller.changeShardSelector(sharding.selectorFor([]));
       controller.setDispatchGuard((primary) => sharding.owns(primary));
+      controller.setPrimaryFence((primary) => sharding.fence(primary));
     }
-    this.#controllers.push(controller as unknown as Controller<KubernetesObject>);
-    this.#observability.registered(controller as unknown as Controller<KubernetesObject>);
+    const registered = controller as unknown as Controller<KubernetesObject>;
+    this.#controllers.push(registered);
+    this.#distributions.set(registered, distribution);
+    this.#observability.registered(registered);
     return controller;
+  }
+
+  /** The registered controllers that run with `distribution`. */
+  #distributed(distribution: ControllerDistribution): Controller<KubernetesObject>[] {
+    return this.#controllers.filter((c) => this.#distributions.get(c) === distribution);
   }
 
   /**
@@ -220,6 +283,7 @@ export class Operator {
     const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
     const elector = this.leaderElector;
     if (elector !== undefined) this.#followLease(elector);
+    this.#warnUnused();
     const sharding = this.#sharding;
     if (sharding !== undefined) {
       // The first round decides the ranges the caches start with; later changes follow.
@@ -254,12 +318,16 @@ export class Operator {
   }
 
   /**
-   * The RBAC rules the registered controllers need, as Role/ClusterRole manifests (YAML and
-   * objects). It prepares each controller's event sources (once: `start()` reuses them) to learn
-   * their kinds and namespaces, and talks to no server.
+   * The RBAC rules the operator needs, least privilege, as Role/ClusterRole manifests (YAML and
+   * objects): read verbs on what the controllers watch, write verbs on what kindex writes
+   * (primary status and finalizers, workflow dependents, leader election and sharding Leases)
+   * and on the kinds declared with each controller's `writes` option. It prepares each
+   * controller's event sources (once: `start()` reuses them) to learn their kinds and
+   * namespaces, and talks to no server.
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
-    return rbacManifest(await requiredPermissions(this.#controllers, options), options);
+    const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
+    return rbacManifest(permissions, options);
   }
 
   /**
@@ -311,21 +379,41 @@ export class Operator {
     if (options.exit ?? true) process.exit(0);
   }
 
-  /** Dispatch follows the lease: resumed while leading, paused (and in-flight work aborted) the moment it is lost. */
+  /**
+   * Dispatch of the leader-elected controllers follows the lease: resumed while leading, paused
+   * (and in-flight work aborted) the moment it is lost. Sharded and every-replica controllers
+   * go on (until `onLost: 'exit'` stops the whole process).
+   */
   #followLease(elector: LeaderElector): void {
     let leading = false;
     elector.status$.subscribe((status) => {
       if (status.role === 'leader') {
         leading = true;
-        if (!this.#shuttingDown) for (const c of this.#controllers) c.resumeDispatch();
+        if (!this.#shuttingDown) for (const c of this.#distributed('leader-elected')) c.resumeDispatch();
         return;
       }
       // Synchronous with the elector's decision: nothing is dispatched after it.
       const abort = leading ? new NotLeaderError(elector.identity, elector.lease) : undefined;
-      for (const c of this.#controllers) c.pauseDispatch(abort);
+      for (const c of this.#distributed('leader-elected')) c.pauseDispatch(abort);
       if (leading && !this.#shuttingDown) this.#lost(status);
       leading = false;
     });
+  }
+
+  /**
+   * A mechanism no controller follows still holds its Leases: say so, since the likely cause is
+   * a controller that should have asked for it (with both on, controllers default to the leader).
+   */
+  #warnUnused(): void {
+    if (this.#controllers.length === 0) return;
+    if (this.#sharding !== undefined && this.#distributed('sharded').length === 0) {
+      this.logger.warn("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
+    }
+    if (this.leaderElector !== undefined && this.#distributed('leader-elected').length === 0) {
+      this.logger.warn(
+        "leaderElection is configured but no controller is leader-elected: register singletons with distribution: 'leader-elected'",
+      );
+    }
   }
 
   /** Leader state in metrics, readiness and logs. */

@@ -17,7 +17,10 @@
  * - `delete` removes it (for a reconcile precondition that turned false, or for objects an owner
  *   reference cannot cover: cluster-scoped ones of a namespaced primary);
  * - reads come from the cache, with the object its own last write returned standing in until the
- *   informer has caught up (read-after-write).
+ *   informer has caught up (read-after-write). Of the primary's secondaries of the kind, the
+ *   dependent's own is the one whose name and namespace match `desired()` (JOSDK's
+ *   `selectTargetSecondaryResource`), so several dependents of one kind can share a primary; a
+ *   `discriminator` picks it instead where the name cannot tell.
  *
  * Workflows (ordering, readiness, conditions) are in workflow.ts.
  *
@@ -84,6 +87,66 @@ export class DependentNotPreparedError extends Error {
 }
 
 /**
+ * Thrown when a dependent's `discriminator` accepts more than one of the primary's secondaries;
+ * names the dependent, the primary and the candidates.
+ *
+ * @example
+ * ```ts
+ * import { AmbiguousDependentResourceError, type KubeClient, type KubernetesDependentResource } from '@kindex/informer';
+ * import type { Context, KubernetesObject } from '@kindex/core';
+ * declare const dependent: KubernetesDependentResource;
+ * declare const primary: KubernetesObject;
+ * declare const context: Context<KubernetesObject, KubeClient>;
+ *
+ * try {
+ *   dependent.getSecondaryResource(primary, context);
+ * } catch (error) {
+ *   if (error instanceof AmbiguousDependentResourceError) console.error(error.dependent, error.candidates);
+ * }
+ * ```
+ */
+export class AmbiguousDependentResourceError extends Error {
+  override readonly name = 'AmbiguousDependentResourceError';
+  /** `namespace/name` of the primary. */
+  readonly objectKey: string;
+  /** The dependent's name. */
+  readonly dependent: string;
+  /** Keys (`namespace/name`) of every secondary the discriminator accepted. */
+  readonly candidates: readonly string[];
+
+  constructor(objectKey: string, dependent: string, kind: string, candidates: readonly string[]) {
+    super(
+      `dependent "${dependent}" of ${objectKey}: its discriminator accepts ${candidates.length} ${kind}s (${candidates.join(', ')}) ` +
+        `where at most one was expected; make the discriminator accept only this dependent's object, for example by a label desired() sets`,
+    );
+    this.objectKey = objectKey;
+    this.dependent = dependent;
+    this.candidates = Object.freeze([...candidates]);
+  }
+}
+
+/**
+ * Picks a dependent's object among the primary's secondaries of its kind (JOSDK's resource
+ * discriminator): true for the one this dependent manages. It must accept what `desired()`
+ * returns, and at most one live object.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceDiscriminator } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ *
+ * // The ConfigMap labelled as the primary's "cache" component, whatever its name.
+ * const cache: ResourceDiscriminator<KubernetesObject, KubernetesObject> = (candidate) =>
+ *   candidate.metadata?.labels?.['app.kubernetes.io/component'] === 'cache';
+ * ```
+ */
+export type ResourceDiscriminator<R extends KubernetesObject, P extends KubernetesObject> = (
+  candidate: R,
+  primary: P,
+  context: Context<P, KubeClient>,
+) => boolean;
+
+/**
  * How a dependent is declared.
  *
  * @example
@@ -114,6 +177,12 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
   desired(primary: P, context: Context<P, KubeClient>): R;
   /** The field manager of the applies. Defaults to the client's with `/` and the dependent's name appended. */
   readonly fieldManager?: string;
+  /**
+   * Picks this dependent's object among the primary's secondaries of the kind, for when its name
+   * and namespace cannot (JOSDK's resource discriminator). Defaults to the secondary whose name
+   * and namespace match `desired()`.
+   */
+  readonly discriminator?: ResourceDiscriminator<R, P>;
 }
 
 /**
@@ -193,12 +262,34 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     return this.#source;
   }
 
-  /** The primary's dependent object as last known: the cache, or this dependent's newer write. */
+  /**
+   * The primary's dependent object as last known: the cache, or this dependent's newer write.
+   * Other secondaries of the kind (another dependent's, say) are not it: the one whose name and
+   * namespace match `desired()` is, or the one the `discriminator` accepts.
+   * @throws {AmbiguousDependentResourceError} when the discriminator accepts several.
+   */
   getSecondaryResource(primary: P, context: Context<P, KubeClient>): R | undefined {
-    const cached = context.getSecondaryResource(this.kind, { eventSourceName: this.name });
-    const id = this.#idOf(primary, context);
-    const resolved = this.#written.resolve(id.key, cached);
-    if (cached !== undefined && resolved === cached) this.#written.onInformerEvent(id.key, cached);
+    const candidates = context.getSecondaryResources(this.kind, { eventSourceName: this.name });
+    const key = this.#idOf(primary, context).key;
+    const discriminator = this.#options.discriminator;
+    let cached: R | undefined;
+    if (discriminator === undefined) {
+      cached = candidates.find((r) => ResourceID.keyOfResource(r) === key);
+    } else {
+      const accepted = candidates.filter((r) => discriminator(r, primary, context));
+      if (accepted.length > 1)
+        throw new AmbiguousDependentResourceError(
+          ResourceID.keyOfResource(primary),
+          this.name,
+          this.kind.kind,
+          accepted.map((r) => ResourceID.keyOfResource(r)),
+        );
+      cached = accepted[0];
+    }
+    // The write stands in under the desired object's key (what the apply named).
+    const writtenKey = cached === undefined ? key : ResourceID.keyOfResource(cached);
+    const resolved = this.#written.resolve(writtenKey, cached);
+    if (cached !== undefined && resolved === cached) this.#written.onInformerEvent(writtenKey, cached);
     return resolved;
   }
 
@@ -212,11 +303,13 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     return { action: actual === undefined ? 'created' : 'updated', resource: written };
   }
 
-  /** Deletes the dependent object; resolves false when there was none. */
+  /** Deletes the dependent object (the one `getSecondaryResource` finds); resolves false when there was none. */
   async delete(primary: P, context: Context<P, KubeClient>): Promise<boolean> {
-    const id = this.#idOf(primary, context);
+    const actual = this.getSecondaryResource(primary, context);
+    this.#written.evict(this.#idOf(primary, context).key);
+    if (actual === undefined) return false;
+    const id = ResourceID.fromResource(actual);
     this.#written.evict(id.key);
-    if (this.getSecondaryResource(primary, context) === undefined) return false;
     return context.getClient().delete(this.kind, id);
   }
 

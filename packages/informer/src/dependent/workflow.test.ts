@@ -6,6 +6,7 @@ import { DeleteControl, GenericRetry, ResourceID, UpdateControl, type Context, t
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, skipWithReason, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
+  AmbiguousDependentResourceError,
   InformerEventSource,
   InvalidWorkflowError,
   KubeClient,
@@ -14,11 +15,12 @@ import {
   Operator,
   Workflow,
   resourceKind,
+  type WorkflowNode,
   type WorkflowResult,
 } from '../index.js';
 
 interface Site extends KubernetesObject {
-  spec?: { html?: string; secret?: boolean; expose?: boolean; serviceReady?: boolean };
+  spec?: { html?: string; secret?: boolean; expose?: boolean; serviceReady?: boolean; chain?: boolean };
   status?: { ready?: boolean; writes?: number };
 }
 const SiteKind = resourceKind<Site>({ group: 'deps.kindex.dev', version: 'v1', kind: 'Site', plural: 'sites', namespaced: true });
@@ -88,8 +90,7 @@ describe('dependent resources and workflows', function () {
     await server.stop();
   });
 
-  async function runSites(namespace: string) {
-    const workflow = siteWorkflow();
+  async function runSites(namespace: string, workflow = siteWorkflow()) {
     const results: WorkflowResult[] = [];
     operator = new Operator({ kubeConfig: server.kubeConfig });
     operator.register<Site>(
@@ -107,6 +108,21 @@ describe('dependent resources and workflows', function () {
     await operator.start();
     return results;
   }
+
+  // A ConfigMap dependent `<site>-<name>` holding the Site's html, optionally labelled.
+  const page = (name: string, options: { label?: string; discriminate?: boolean } = {}) =>
+    new KubernetesDependentResource<ConfigMap, Site>({
+      kind: Kinds.ConfigMap,
+      primaryKind: SiteKind,
+      name,
+      desired: (s) => ({
+        metadata: { name: `${s.metadata!.name}-${name}`, ...(options.label ? { labels: { component: options.label } } : {}) },
+        data: { html: s.spec?.html ?? '' },
+      }),
+      ...(options.discriminate ? { discriminator: (cm: ConfigMap) => cm.metadata?.labels?.['component'] === options.label } : {}),
+    });
+  const htmlOf = async (ns: string, name: string) =>
+    (await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of(name, ns)))?.data?.['html'];
 
   const site = (namespace: string, spec: Site['spec']): Site => ({
     apiVersion: 'deps.kindex.dev/v1',
@@ -388,5 +404,148 @@ describe('dependent resources and workflows', function () {
     expect(String(failures[0])).to.contain('broken');
     expect(reconciled).to.equal(0);
     expect((await client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers ?? []).to.deep.equal([]);
+  });
+  it('keeps two dependents of one kind apart by name: spec changes reach both across reconciles, none fails', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const one = page('one');
+    const two = page('two');
+    const results = await runSites(ns, new Workflow<Site>([{ dependent: one }, { dependent: two }]));
+    await client.create(SiteKind, site(ns, { html: 'v1' }));
+    for (const html of ['v1', 'v2', 'v3']) {
+      if (html !== 'v1') await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html } });
+      await eventually(async () => {
+        expect(await htmlOf(ns, 'web-one')).to.equal(html);
+        expect(await htmlOf(ns, 'web-two')).to.equal(html);
+      });
+    }
+    await eventually(async () => expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
+    const failures = results.flatMap((r) => [...r.errors.values()].map(String));
+    console.log(`      (workflow runs: ${results.length}; failed dependents: ${failures.length})`);
+    expect(results.length).to.be.greaterThanOrEqual(3);
+    expect(failures).to.deep.equal([]);
+    // The later runs found each object (updated, not created again).
+    expect(results.slice(1).flatMap((r) => [...r.results.values()].map((d) => ('action' in d ? d.action : d.status)))).to.not.include(
+      'created',
+    );
+  });
+
+  it('picks the object a discriminator accepts, and names every candidate when it accepts two', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const front = page('front', { label: 'front', discriminate: true });
+    const back = page('back', { label: 'back', discriminate: true });
+    const seen: string[] = [];
+    const results = await runSites(
+      ns,
+      new Workflow<Site>([
+        { dependent: front, readyPostcondition: (cm) => (seen.push(`front:${cm.metadata!.name}`), true) },
+        { dependent: back, readyPostcondition: (cm) => (seen.push(`back:${cm.metadata!.name}`), true) },
+      ]),
+    );
+    const created = await client.create(SiteKind, site(ns, { html: 'v1' }));
+    await eventually(async () => expect(await htmlOf(ns, 'web-back')).to.equal('v1'));
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'v2' } });
+    await eventually(async () => {
+      expect(await htmlOf(ns, 'web-front')).to.equal('v2');
+      expect(await htmlOf(ns, 'web-back')).to.equal('v2');
+    });
+    expect([...new Set(seen)].sort()).to.deep.equal(['back:web-back', 'front:web-front']);
+    expect(results.flatMap((r) => [...r.errors.values()])).to.deep.equal([]);
+
+    // Another object of the primary carries the front label: the front dependent cannot tell which is its own.
+    const runs = results.length;
+    await client.create(Kinds.ConfigMap, {
+      metadata: {
+        name: 'web-impostor',
+        namespace: ns,
+        labels: { component: 'front' },
+        ownerReferences: [{ apiVersion: 'deps.kindex.dev/v1', kind: 'Site', name: 'web', uid: created.metadata!.uid! }],
+      },
+    });
+    await eventually(() => expect(results.slice(runs).some((r) => r.results.get('front')?.status === 'failed')).to.equal(true));
+    const failed = results.slice(runs).find((r) => r.results.get('front')?.status === 'failed')!;
+    const error = failed.errors.get('front');
+    expect(error).to.be.instanceOf(AmbiguousDependentResourceError);
+    expect((error as AmbiguousDependentResourceError).candidates).to.have.members([`${ns}/web-front`, `${ns}/web-impostor`]);
+    expect(String(error)).to.contain('dependent "front"').and.contain(`${ns}/web`).and.contain('discriminator');
+    expect(failed.results.get('back')?.status, 'the other dependent goes on').to.equal('ready');
+  });
+
+  // A <- B <- C, all ConfigMaps; `condition` on A is true while spec.chain is not false. Each
+  // delete is recorded as it happens: the deletePostcondition runs right after its delete.
+  async function chainDeletes(condition: 'reconcilePrecondition' | 'activationCondition') {
+    const ns = await createNamespace(server.kubeConfig);
+    const deleted: string[] = [];
+    const node = (name: string, dependsOn: string[], extra: Partial<WorkflowNode<Site>> = {}): WorkflowNode<Site> => ({
+      dependent: page(name),
+      dependsOn,
+      deletePostcondition: () => (deleted.push(name), true),
+      ...extra,
+    });
+    const results = await runSites(
+      ns,
+      new Workflow<Site>([node('c', ['b']), node('a', [], { [condition]: (s: Site) => s.spec?.chain !== false }), node('b', ['a'])]),
+    );
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    await eventually(async () => {
+      expect(await htmlOf(ns, 'web-c')).to.equal(undefined);
+      expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
+    });
+    const last = await eventually(() => {
+      const r = results.at(-1)!;
+      expect(r.results.get('b')?.status).to.not.equal('ready');
+      return r;
+    });
+    return { ns, deleted, last, statuses: Object.fromEntries([...last.results].map(([k, r]) => [k, r.status])) };
+  }
+
+  it('deletes what depends on a dependent whose reconcile precondition turned false, children first (JOSDK rule 5)', async () => {
+    const { ns, deleted, statuses } = await chainDeletes('reconcilePrecondition');
+    expect(await htmlOf(ns, 'web-a')).to.equal(undefined);
+    // The first run after the change deletes c, then b, then a; later runs find nothing left.
+    expect(deleted.slice(0, 3)).to.deep.equal(['c', 'b', 'a']);
+    expect(statuses).to.deep.equal({ c: 'deleted', a: 'deleted', b: 'deleted' });
+  });
+
+  it('deletes what depends on a dependent whose activation condition turned false, children first, and leaves that one (JOSDK rule 6)', async () => {
+    const { ns, deleted, statuses } = await chainDeletes('activationCondition');
+    expect(await htmlOf(ns, 'web-a'), 'an inactive dependent is not deleted').to.equal('x');
+    expect(deleted.slice(0, 2)).to.deep.equal(['c', 'b']);
+    expect(deleted).to.not.include('a');
+    expect(statuses).to.deep.equal({ c: 'deleted', a: 'inactive', b: 'deleted' });
+  });
+
+  it('keeps what a dependent depends on while its deletePostcondition is false; independents are deleted regardless', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    let lingering = true;
+    // A <- B, A <- C; A's precondition turns false; C is not gone yet (say, a finalizer runs).
+    const results = await runSites(
+      ns,
+      new Workflow<Site>([
+        { dependent: page('a'), reconcilePrecondition: (s) => s.spec?.chain !== false },
+        { dependent: page('b'), dependsOn: ['a'] },
+        { dependent: page('c'), dependsOn: ['a'], deletePostcondition: () => !lingering },
+      ]),
+    );
+    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    // The first run that deleted c (later runs find b gone already).
+    const waiting = await eventually(() => {
+      const r = results.find((x) => x.results.get('c')?.status === 'notReady');
+      expect(r, 'a run that deleted c').to.not.equal(undefined);
+      return r!;
+    });
+    expect(waiting.results.get('b')).to.deep.equal({ status: 'deleted', existed: true });
+    expect(waiting.results.get('a')).to.deep.include({ status: 'skipped' });
+    expect(waiting.allReady).to.equal(false);
+    expect(await htmlOf(ns, 'web-a')).to.equal('x');
+    expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
+
+    lingering = false;
+    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'y' } });
+    await eventually(async () => expect(await htmlOf(ns, 'web-a')).to.equal(undefined));
+    expect(results.map((r) => r.results.get('a'))).to.deep.include({ status: 'deleted', existed: true });
   });
 });

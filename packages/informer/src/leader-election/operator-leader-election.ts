@@ -4,8 +4,10 @@ import type { LeaderElectionStatus, LeaderElectionTiming } from './leader-electo
  * The `leaderElection` option of `Operator`: run several replicas, one reconciling at a time.
  *
  * Every replica starts its controllers and syncs its caches (warm standby: a failover costs the
- * lease wait, not a relist); only the lease holder dispatches reconciles, with optimistic
- * locking on its writes to primaries and every write fenced by its leadership.
+ * lease wait, not a relist); only the lease holder dispatches the reconciles of leader-elected
+ * controllers (every controller, unless one is registered with another `distribution`), with
+ * optimistic locking on their writes to primaries and every write fenced by its leadership.
+ * Combines with `sharding`: sharded controllers then run on every replica, on their own shards.
  *
  * @example
  * ```ts
@@ -30,6 +32,10 @@ export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
    *   does; the Deployment restarts it as a fresh candidate with fresh caches.
    * - `'standby'`: stay a warm candidate and lead again when the lease is free.
    * - a function: called with the status; the operator stays a stopped candidate.
+   *
+   * Only leader-elected controllers stop; with `sharding` too, sharded and every-replica
+   * controllers go on, until `'exit'` stops the process (releasing its shards to the others, as
+   * controller-runtime's manager exits with all its runnables).
    *
    * Defaults to `'exit'`.
    */

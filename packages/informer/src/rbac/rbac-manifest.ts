@@ -244,7 +244,8 @@ class RuleSet {
   /** Rules, minus the verbs `granted` already holds for the same resource. */
   rules(granted?: RuleSet): PolicyRule[] {
     const grouped = new Map<string, { group: string; resources: string[]; verbs: string[] }>();
-    for (const [key, { group, resource, verbs }] of [...this.#verbs].sort(([a], [b]) => a.localeCompare(b))) {
+    // By code unit, not localeCompare: that ignores the NUL separator, mixing groups and resources.
+    for (const [key, { group, resource, verbs }] of [...this.#verbs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const already = granted?.verbsOf(key);
       const needed = sortVerbs([...verbs].filter((v) => already === undefined || !already.has(v)));
       if (needed.length === 0) continue;

@@ -1,6 +1,7 @@
 import type { EventSource, KubernetesObject } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
+import type { ResourceType } from '../reflector/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
@@ -13,9 +14,8 @@ import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js
  * import type { Operator, RbacListingOptions } from '@kindex/informer';
  * declare const operator: Operator;
  *
- * // Our reconcilers also create and delete their secondaries, and read Nodes.
+ * // Our reconcilers also read Nodes, which no event source watches.
  * const options: RbacListingOptions = {
- *   secondaryVerbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
  *   extraPermissions: [{ group: '', resource: 'nodes', verbs: ['get'], namespaces: 'all', clusterScoped: true }],
  * };
  * const { yaml } = await operator.rbacManifest(options);
@@ -23,24 +23,38 @@ import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js
  */
 export interface RbacListingOptions extends RbacManifestOptions {
   /**
-   * Verbs on each event source's kind. A source only needs `list` and `watch` to cache; most
-   * reconcilers also create, update and delete what they watch, which kindex cannot see.
-   * Defaults to `['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']`.
+   * Verbs on each event source's kind. A source needs `list` and `watch` to cache (and `get`
+   * for reads by name); declare what a reconciler writes with the controller's `writes` option
+   * instead of widening this for every watched kind. Defaults to `['get', 'list', 'watch']`.
    */
   readonly secondaryVerbs?: readonly string[];
-  /** Extra permissions, for what reconcilers do outside the event sources (Leases, Events, reads). */
+  /** Extra permissions, for what reconcilers do outside the event sources and `writes` (reads of unwatched kinds). */
   readonly extraPermissions?: readonly RequiredPermission[];
 }
 
-const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+/** What caching a kind takes: list and watch for the informer, get for reads by name. */
+const READ_VERBS = ['get', 'list', 'watch'];
+/**
+ * What a workflow dependent takes: server-side apply is a PATCH, and kube-apiserver also checks
+ * `create` when the apply creates the object; delete when a condition turns false or on cleanup.
+ */
+const DEPENDENT_WRITE_VERBS = ['create', 'patch', 'delete'];
 
 /**
- * The permissions a set of controllers needs: per controller, its primary kind (read, watch,
- * patch), `/status` when it writes status through the subresource, `/finalizers` when it has
- * cleanup (needed where OwnerReferencesPermissionEnforcement is on), and every event source's
- * kind with `secondaryVerbs`, each in the namespaces it watches. Namespaces chosen by a label
- * selector are only known at run time: those permissions go to the ClusterRole, with list and
- * watch on namespaces for the selector's informer.
+ * The permissions a set of controllers needs, least privilege: read verbs (`get`, `list`,
+ * `watch`) on every kind a controller watches, and write verbs only on what it writes:
+ * - the primary: `patch` when kindex patches it (adding and removing the finalizer, or status
+ *   without a status subresource); `/status`: `patch` when the kind has a status subresource;
+ *   `/finalizers`: `update` when it has a finalizer or owned dependents (the
+ *   OwnerReferencesPermissionEnforcement admission plugin checks it for `blockOwnerDeletion`);
+ * - workflow dependents: `create`, `patch` and `delete` (applied with server-side apply);
+ * - the kinds declared with the controller's `writes` option, with their verbs.
+ *
+ * Each permission is in the namespaces the controller (or the event source) watches. Namespaces
+ * chosen by a label selector are only known at run time: those permissions go to the
+ * ClusterRole, with list and watch on namespaces for the selector's informer. Leases for leader
+ * election and sharding are the Operator's, not a controller's: see {@link leasePermissions}
+ * (`Operator.rbacManifest()` adds both). kindex writes no Events itself.
  *
  * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
  * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
@@ -51,7 +65,7 @@ const DEFAULT_SECONDARY_VERBS = ['get', 'list', 'watch', 'create', 'update', 'pa
  * import { rbacManifest, requiredPermissions, type Operator } from '@kindex/informer';
  * declare const operator: Operator;
  *
- * // What the registered controllers need: primaries, secondaries, leases, events.
+ * // What the registered controllers need: primaries, what they watch, what they write.
  * const permissions = await requiredPermissions(operator.controllers);
  * for (const p of permissions) console.log(p.group || 'core', p.resource, p.verbs.join(','), p.neededBy);
  * const { yaml } = rbacManifest(permissions);
@@ -61,19 +75,30 @@ export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],
   options: RbacListingOptions = {},
 ): Promise<RequiredPermission[]> {
-  const secondaryVerbs = options.secondaryVerbs ?? DEFAULT_SECONDARY_VERBS;
+  const secondaryVerbs = options.secondaryVerbs ?? READ_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {
     const namespaces = c.namespaceSelector !== undefined ? 'all' : c.primaryCache.namespaces;
     if (c.namespaceSelector !== undefined) {
       out.push(permission(Kinds.Namespace, 'namespaces', ['list', 'watch'], 'all', `controller ${c.name}: namespace selector`));
     }
-    const primary = (resource: string, verbs: readonly string[]): RequiredPermission =>
-      permission(c.kind, resource, verbs, namespaces, `controller ${c.name}: primary`);
-    out.push(primary(c.kind.plural, ['get', 'list', 'watch', 'patch', 'update']));
+    const primary = (resource: string, verbs: readonly string[], why: string): RequiredPermission =>
+      permission(c.kind, resource, verbs, namespaces, `controller ${c.name}: ${why}`);
+    out.push(primary(c.kind.plural, READ_VERBS, 'primary'));
     const writes = c.primaryWrites;
-    if (writes.statusSubresource) out.push(primary(`${c.kind.plural}/status`, ['get', 'patch', 'update']));
-    if (writes.finalizer !== undefined) out.push(primary(`${c.kind.plural}/finalizers`, ['update']));
+    // Finalizer edits are JSON patches of the primary; without a status subresource so is status.
+    if (writes.finalizer !== undefined) out.push(primary(c.kind.plural, ['patch'], 'primary finalizer'));
+    if (writes.statusSubresource) out.push(primary(`${c.kind.plural}/status`, ['patch'], 'primary status'));
+    else out.push(primary(c.kind.plural, ['patch'], 'primary status (no status subresource)'));
+    if (writes.finalizer !== undefined || c.dependents.some((d) => d.ownedByPrimary)) {
+      out.push(primary(`${c.kind.plural}/finalizers`, ['update'], 'primary finalizers'));
+    }
+    for (const d of c.dependents) {
+      out.push(permission(d.kind, d.kind.plural, DEPENDENT_WRITE_VERBS, namespaces, `controller ${c.name}: dependent ${d.kind.kind}`));
+    }
+    for (const w of c.declaredWrites) {
+      out.push(permission(w.kind, w.kind.plural, w.verbs, w.namespaces ?? namespaces, `controller ${c.name}: writes ${w.kind.kind}`));
+    }
     for (const source of await c.prepareEventSources()) {
       const kind = kindOf(source);
       if (kind === undefined) continue;
@@ -100,7 +125,7 @@ export async function requiredPermissions(
 }
 
 function permission(
-  kind: ResourceKind<KubernetesObject>,
+  kind: ResourceType,
   resource: string,
   verbs: readonly string[],
   namespaces: NamespaceSet,

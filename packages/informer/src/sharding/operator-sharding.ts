@@ -10,7 +10,9 @@ import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
 /**
- * The `sharding` option of `Operator`: N replicas split the primaries of every controller.
+ * The `sharding` option of `Operator`: N replicas split the primaries of every sharded
+ * controller (every controller, unless the operator also has `leaderElection`, where controllers
+ * ask for it with `distribution: 'sharded'`, or one is registered with another `distribution`).
  *
  * Each replica owns some of `shards` shards of the hash of `field` (Leases decide which, see
  * {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`
@@ -20,6 +22,12 @@ import { ShardingConfigError } from './sharding-config-error.js';
  * at quantiles of the namespaces present and recut when namespaces come and go (a namespace
  * that moves is reconciled by its new owner only after its old owner drained it); by uid they
  * stay equal slices, which random uids fill evenly.
+ *
+ * Fencing: every write a reconcile makes through its client (`context.getClient()`, dependents,
+ * the primary's status, resource and finalizer) is refused with `ShardLostError`, unsent, once
+ * its primary's shard is no longer this replica's by the local monotonic clock (its renew
+ * deadline passed, or its lease moved), checked as each request is sent; writes to primaries
+ * also carry the resourceVersion the reconcile read (optimistic locking).
  *
  * @example
  * ```ts
@@ -130,6 +138,15 @@ export class OperatorSharding {
     if (this.coordinator.ownsHash(hash)) return true;
     if (this.coordinator.owns(this.coordinator.map.shardOfHash(hash))) this.#heldBack.add(ResourceID.keyOfResource(primary));
     return false;
+  }
+
+  /**
+   * Throws a {@link ShardLostError} when this replica may not write on behalf of `primary` now
+   * (see {@link ShardCoordinator.writeRefusalOfHash}): the fence of every write a reconcile of it makes.
+   */
+  fence(primary: KubernetesObject): void {
+    const loss = this.coordinator.writeRefusalOfHash(fnv1a64Hex(this.#valueOf(primary)));
+    if (loss !== undefined) throw new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
   }
 
   /** Applies an ownership to every controller's caches, one change after the other; then reconciles what was held back. */

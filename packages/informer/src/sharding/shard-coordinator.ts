@@ -18,6 +18,9 @@
  * renewal was sent and is checked synchronously ({@link ShardCoordinator.owns}); nobody else may
  * take the shard before `leaseDurationMs` > `renewDeadlineMs` has passed since it saw that
  * renewal; every write carries the resourceVersion read, so two replicas never both win a race.
+ * Writes on behalf of a shard's primaries check {@link ShardCoordinator.writeRefusal}, read from
+ * the clock as each is sent, so a process that resumes from a pause past its deadline writes
+ * nothing even before its timers have run.
  * A shard is therefore owned by at most one replica at any instant. A shard lost without a
  * handover (the deadline passed, by a timer of its own even while a lease call hangs, or the
  * lease moved to another holder) is announced on {@link ShardCoordinator.lost$} at once, so work
@@ -211,6 +214,8 @@ export class ShardCoordinator {
   #mapChanges: Promise<void> = Promise.resolve();
   #roundsSinceCheck = 0;
   #settled = true;
+  /** Shards given back for a rebalance and draining, with their last renewal's deadline. */
+  readonly #draining = new Map<number, number>();
   readonly #memberName: string;
   #member: Lease | undefined;
   #live = 1;
@@ -308,6 +313,37 @@ export class ShardCoordinator {
     return held !== undefined && this.#clock.now() < held.validUntil;
   }
 
+  /**
+   * Why this replica may not write on behalf of `shard`'s primaries right now, or undefined when
+   * it may: it owns the shard, or is draining it for a handover (writes of the reconciles being
+   * drained still count, until the deadline of its last renewal). Read from the clock, not from
+   * a timer: a process paused past its deadline is refused on its first write after resuming,
+   * before the timer announcing the loss on {@link lost$} has run.
+   */
+  writeRefusal(shard: number): ShardLoss | undefined {
+    if (this.owns(shard)) return undefined;
+    const draining = this.#draining.get(shard);
+    if (draining !== undefined && this.#clock.now() < draining) return undefined;
+    return { shard, reason: this.#held.has(shard) || draining !== undefined ? 'renew-deadline' : 'moved' };
+  }
+
+  /**
+   * {@link writeRefusal} for a reconcile of the objects whose `field` hashes to `hash`: refused
+   * unless one of the shards it {@link belongsTo} here may still be written for. While a map
+   * change drains, a value that moved away is still this replica's to finish (its new owner waits
+   * for our ack); once acked, only its shard under the current map counts.
+   */
+  writeRefusalOfHash(hash: string): ShardLoss | undefined {
+    const shard = this.#map.shardOfHash(hash);
+    const refusal = this.writeRefusal(shard);
+    if (refusal === undefined) return undefined;
+    const before = this.#previousMap?.shardOfHash(hash);
+    if (before !== undefined && before !== shard && this.belongsTo(hash, before) && this.writeRefusal(before) === undefined) {
+      return undefined;
+    }
+    return refusal;
+  }
+
   /** The shards owned now (each passing {@link owns}), ascending. */
   owned(): number[] {
     return [...this.#held.keys()].filter((s) => this.owns(s)).sort((a, b) => a - b);
@@ -337,6 +373,7 @@ export class ShardCoordinator {
     const held = [...this.#held.values()].map((h) => h.lease);
     this.#held.clear();
     this.#lapsed.clear();
+    this.#draining.clear();
     this.#publish();
     if (options.release === false) return;
     await Promise.all([...held, ...(this.#member ? [this.#member] : [])].map((lease) => this.#release(lease)));
@@ -480,11 +517,17 @@ export class ShardCoordinator {
     const extra = [...this.#held.keys()].sort((a, b) => b - a).slice(0, Math.max(0, this.#held.size - share));
     for (const shard of extra) {
       if (this.#stopping) return;
-      const { lease } = this.#held.get(shard)!;
+      const { lease, validUntil } = this.#held.get(shard)!;
       this.#held.delete(shard);
       this.#lapsed.delete(shard);
+      this.#draining.set(shard, validUntil);
       this.#publish();
-      await this.#onRelease(shard);
+      try {
+        await this.#onRelease(shard);
+      } finally {
+        // Before the release: once the holder is empty, the next owner may write at once.
+        this.#draining.delete(shard);
+      }
       await this.#release(lease);
     }
 

@@ -1,0 +1,200 @@
+import { expect } from 'chai';
+import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { createNamespace, createTestCrd, eventually, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
+import {
+  InformerEventSource,
+  Kinds,
+  KubeApiError,
+  KubeClient,
+  KubernetesDependentResource,
+  Operator,
+  Workflow,
+  resourceKind,
+  type OperatorOptions,
+  type ResourceKind,
+} from '../index.js';
+
+interface Widget extends KubernetesObject {
+  spec?: { size?: number };
+  status?: { seen?: number };
+}
+
+/**
+ * End to end: the derived manifest, applied for a ServiceAccount, is enough for an operator
+ * running as that account (leader election, watched Secrets, a ConfigMap dependent, status and
+ * a finalizer), and nothing more: writes outside it are refused with 403.
+ */
+describe('Operator.rbacManifest on a server that enforces RBAC', function () {
+  this.timeout(120_000);
+  const server = useTestApiServer({ shared: true });
+  let WidgetKind: ResourceKind<Widget>;
+  const stops: (() => Promise<void>)[] = [];
+
+  before(async function () {
+    // The embedded server has no authorizer: it accepts every request of every user (its only
+    // refusals are the `forbid` fault's), so it cannot show that a derived Role is enough.
+    if (server().flavor !== 'real') return;
+    const crd = await createTestCrd(
+      server().kubeConfig.makeApiClient(ApiextensionsV1Api),
+      server().kubeConfig.makeApiClient(CustomObjectsApi),
+      { kind: 'Widget' },
+    );
+    WidgetKind = resourceKind<Widget>(crd);
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  /** The operator under test: watches Secrets, owns a ConfigMap per Widget, creates Events, writes status, has cleanup. */
+  function operatorOf(kubeConfig: KubeConfig, namespace: string): Operator {
+    const options: OperatorOptions = {
+      kubeConfig,
+      leaderElection: { leaseName: 'widgets', leaseNamespace: namespace, onLost: 'standby' },
+    };
+    const operator = new Operator(options);
+    const config = new KubernetesDependentResource({
+      kind: Kinds.ConfigMap,
+      primaryKind: WidgetKind,
+      desired: (w: Widget) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${w.metadata!.name!}-config` },
+        data: { size: String(w.spec?.size ?? 0) },
+      }),
+    });
+    const reconciler: Reconciler<Widget, KubeClient> = {
+      // A write of the reconciler's own, declared with `writes` below.
+      reconcile: async (w, context) => {
+        await context.getClient().create(Kinds.Event, {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { generateName: `${w.metadata!.name!}.`, namespace: w.metadata!.namespace! },
+          involvedObject: {
+            apiVersion: w.apiVersion,
+            kind: w.kind,
+            name: w.metadata!.name!,
+            namespace: w.metadata!.namespace!,
+            uid: w.metadata!.uid!,
+          },
+          reason: 'Reconciled',
+          message: `size ${w.spec?.size ?? 0}`,
+        });
+        return UpdateControl.patchStatus<Widget>({ ...w, status: { seen: w.spec?.size ?? 0 } });
+      },
+      cleanup: () => DeleteControl.defaultDelete(),
+      prepareEventSources: (context) => [InformerEventSource.from(Kinds.Secret, WidgetKind).withName('secrets').build(context)],
+    };
+    operator.register(reconciler, {
+      kind: WidgetKind,
+      name: 'widgets',
+      namespaces: [namespace],
+      workflow: new Workflow([{ dependent: config }]),
+      writes: [{ kind: Kinds.Event, verbs: ['create'] }],
+    });
+    return operator;
+  }
+
+  /** A ServiceAccount with a TokenRequest token and no rights yet. */
+  async function serviceAccount(namespace: string): Promise<{ name: string; kubeConfig: KubeConfig }> {
+    const core = server().kubeConfig.makeApiClient(CoreV1Api);
+    const name = uniqueName('sa');
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+    const request = await core.createNamespacedServiceAccountToken({
+      name,
+      namespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: request.status!.token });
+    return { name, kubeConfig };
+  }
+
+  async function expectForbidden(label: string, write: () => Promise<unknown>): Promise<void> {
+    let failure: unknown;
+    try {
+      await write();
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure, `${label} must be refused`).to.be.instanceOf(KubeApiError);
+    expect((failure as KubeApiError).status, `${label}: ${String(failure)}`).to.equal(403);
+  }
+
+  it('the derived Role lets the operator start and reconcile as its ServiceAccount, and refuses writes outside it', async function () {
+    if (server().flavor !== 'real')
+      skipWithReason(this, 'the embedded API server enforces no RBAC (no authorizer, every request is allowed)');
+    const ns = await createNamespace(server().kubeConfig);
+    const sa = await serviceAccount(ns);
+    const manifest = await operatorOf(server().kubeConfig, ns).rbacManifest({
+      name: 'widgets-operator',
+      subject: { kind: 'ServiceAccount', name: sa.name, namespace: ns },
+    });
+    // Everything lands in this namespace's Role: the ClusterRole would grant more than needed.
+    expect(manifest.clusterRules).to.deep.equal([]);
+    expect(manifest.namespacedRules.get(ns)).to.deep.equal([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/finalizers`], verbs: ['update'] },
+      { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['patch'] },
+    ]);
+    const rbac = server().kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    for (const o of manifest.objects) {
+      if (o.kind === 'Role') await rbac.createNamespacedRole({ namespace: ns, body: o as never });
+      else if (o.kind === 'RoleBinding') await rbac.createNamespacedRoleBinding({ namespace: ns, body: o as never });
+      else throw new Error(`unexpected ${o.kind} in the manifest`);
+    }
+    const asOperator = new KubeClient(sa.kubeConfig);
+    stops.push(() => asOperator.registry.stopAll());
+    // RBAC rules take effect once the authorizer's informers have seen them.
+    await eventually(async () => expect(await asOperator.get(Kinds.Lease, ResourceID.of('none', ns))).to.equal(undefined), {
+      timeoutMs: 30_000,
+    });
+
+    const operator = operatorOf(sa.kubeConfig, ns);
+    stops.push(() => operator.stop({ drainTimeoutMs: 5_000 }));
+    await operator.start({ cacheSyncTimeoutMs: 30_000 });
+    const admin = new KubeClient(server().kubeConfig);
+    stops.push(() => admin.registry.stopAll());
+    await admin.create(WidgetKind, {
+      apiVersion: WidgetKind.apiVersion,
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: ns },
+      spec: { size: 7 },
+    });
+    // Reconciled as the ServiceAccount: finalizer added, ConfigMap dependent created by apply, Event created, status written.
+    await eventually(async () => {
+      const w = await admin.get<Widget>(WidgetKind, ResourceID.of('w', ns));
+      expect(w?.status?.seen).to.equal(7);
+      expect(w?.metadata?.finalizers).to.have.length(1);
+      expect(
+        (await admin.get<KubernetesObject & { data?: Record<string, string> }>(Kinds.ConfigMap, ResourceID.of('w-config', ns)))?.data,
+      ).to.deep.equal({ size: '7' });
+    });
+    expect(operator.isLeader).to.equal(true);
+    const events = await server().kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: ns });
+    expect(events.items.map((e) => e.reason)).to.include('Reconciled');
+
+    // Outside the manifest: a watched kind is read-only, the primary cannot be created or deleted.
+    await expectForbidden('creating a Secret (watched, not written)', () =>
+      asOperator.create(Kinds.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'leak', namespace: ns } }),
+    );
+    await expectForbidden('deleting an Event (declared verbs: create only)', () =>
+      asOperator.delete(Kinds.Event, ResourceID.of(events.items[0]!.metadata.name!, ns)),
+    );
+    await expectForbidden('deleting a Widget (primary: no delete)', () => asOperator.delete(WidgetKind, ResourceID.of('w', ns)));
+    await expectForbidden('creating a Widget (primary: no create)', () =>
+      asOperator.create(WidgetKind, { apiVersion: WidgetKind.apiVersion, kind: 'Widget', metadata: { name: 'x', namespace: ns } }),
+    );
+    await expectForbidden('creating a ConfigMap in another namespace', () =>
+      asOperator.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'leak', namespace: 'default' } }),
+    );
+
+    // Cleanup as the ServiceAccount: the finalizer comes off and the Widget goes.
+    await admin.delete(WidgetKind, ResourceID.of('w', ns));
+    await eventually(async () => expect(await admin.get(WidgetKind, ResourceID.of('w', ns))).to.equal(undefined));
+  });
+});
