@@ -338,10 +338,12 @@ export class ShardCoordinator {
     const refusal = this.writeRefusal(shard);
     if (refusal === undefined) return undefined;
     const before = this.#previousMap?.shardOfHash(hash);
-    if (before !== undefined && before !== shard && this.belongsTo(hash, before) && this.writeRefusal(before) === undefined) {
-      return undefined;
-    }
-    return refusal;
+    if (before === undefined || before === shard || !this.belongsTo(hash, before)) return refusal;
+    // Still ours to drain under the map before, if we hold or drain its old shard.
+    const old = this.writeRefusal(before);
+    if (old === undefined) return undefined;
+    // Name the shard that was ours (its deadline lapsed) rather than one we never held.
+    return refusal.reason === 'moved' && old.reason === 'renew-deadline' ? old : refusal;
   }
 
   /** The shards owned now (each passing {@link owns}), ascending. */
