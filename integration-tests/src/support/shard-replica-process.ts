@@ -12,6 +12,8 @@ export interface ShardReplica {
   owned: number[];
   /** The shard map it follows, as it last said (`map` of its `owned` lines, serialized). */
   map: string | undefined;
+  /** Whether the last change of that map had settled (every shard holder switched), when it says so. */
+  settled: boolean | undefined;
   /** Whether it said it leads (`{ event: 'leading' | 'following' }` lines, when it runs leader election). */
   leading: boolean;
   /** What it printed on stderr, and stdout lines that are not JSON. */
@@ -34,6 +36,7 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
     child,
     owned: [],
     map: undefined,
+    settled: undefined,
     leading: false,
     stderr: '',
     exited: new Promise((resolve) => child.once('exit', () => resolve())),
@@ -45,10 +48,11 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
       const line = buffered.slice(0, i);
       buffered = buffered.slice(i + 1);
       try {
-        const parsed = JSON.parse(line) as { event?: string; owned?: number[]; map?: string };
+        const parsed = JSON.parse(line) as { event?: string; owned?: number[]; map?: string; settled?: boolean };
         if (parsed.event === 'owned') {
           replica.owned = parsed.owned ?? [];
           replica.map = parsed.map;
+          replica.settled = parsed.settled;
         }
         if (parsed.event === 'leading' || parsed.event === 'following') replica.leading = parsed.event === 'leading';
       } catch {
