@@ -46,6 +46,54 @@ function pausable(fake: FakeClock): { clock: Clock; pause: (ms: number) => void 
   return { clock, pause: (ms) => (paused += ms) };
 }
 
+/**
+ * Replicas a and b of 4 shards on in-memory leases, balancing over 12 names until their first map
+ * settles; `recut()` then adds 3 names to shard 0 of that map (6 > max(4, 5)), so the owner of
+ * shard 0 publishes a second map, and returns it once both follow it, each replica's drain held
+ * until the test opens its gate. `clock` defaults to `fake`, which the rounds advance.
+ */
+async function mapChangeGroup(fake: FakeClock, clock: Clock = fake) {
+  const leases = new MemoryLeases();
+  const present = Array.from({ length: 12 }, (_, i) => `team-${i + 1}`);
+  // Each replica's drain of a map change waits for the test while `hold` is set.
+  let hold = false;
+  const gates = new Map<string, () => void>();
+  const start = async (identity: string): Promise<ShardCoordinator> => {
+    const coordinator = new ShardCoordinator({
+      group: 'g',
+      shards: 4,
+      identity,
+      clock,
+      ...TIMING,
+      store: leases.view(() => false),
+      population: () => Promise.resolve([...present]),
+      onMapChange: () => (hold ? new Promise<void>((resolve) => gates.set(identity, resolve)) : Promise.resolve()),
+    });
+    await coordinator.start();
+    return coordinator;
+  };
+  const [a, b] = [await start('a'), await start('b')];
+  await fake.advance(20 * TIMING.retryPeriodMs);
+  const first = a.map;
+  expect(first.epoch).to.equal(1);
+  return {
+    a,
+    b,
+    leases,
+    present,
+    first,
+    gates,
+    recut: async (): Promise<ShardMap> => {
+      hold = true;
+      for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
+      // The owner of shard 0 reads the namespaces every 5 rounds.
+      await fake.advance(8 * TIMING.retryPeriodMs);
+      expect([a.map.epoch, b.map.epoch]).to.deep.equal([2, 2]);
+      return a.map;
+    },
+  };
+}
+
 describe('ShardCoordinator', () => {
   it('loses its shards at the renew deadline while a lease call hangs, says so once, and owns them again when a renewal finds them still its own', async () => {
     const clock = new FakeClock(1_000_000);
@@ -109,39 +157,11 @@ describe('ShardCoordinator', () => {
   });
   it('on a map change, reconciles nothing that moved until every holder drained it, and what did not move throughout', async () => {
     const clock = new FakeClock(1_000_000);
-    const leases = new MemoryLeases();
-    const present = Array.from({ length: 12 }, (_, i) => `team-${i + 1}`);
-    // Each replica's drain of a map change waits for the test while `hold` is set.
-    let hold = false;
-    const gates = new Map<string, () => void>();
-    const start = async (identity: string): Promise<ShardCoordinator> => {
-      const coordinator = new ShardCoordinator({
-        group: 'g',
-        shards: 4,
-        identity,
-        clock,
-        ...TIMING,
-        store: leases.view(() => false),
-        population: () => Promise.resolve([...present]),
-        onMapChange: () => (hold ? new Promise<void>((resolve) => gates.set(identity, resolve)) : Promise.resolve()),
-      });
-      await coordinator.start();
-      return coordinator;
-    };
-    const [a, b] = [await start('a'), await start('b')];
+    const { a, b, present, first, gates, recut } = await mapChangeGroup(clock);
     const owners = (ns: string): string[] => [a, b].filter((c) => c.ownsValue(ns)).map((c) => c.identity);
-    await clock.advance(20 * TIMING.retryPeriodMs);
-    const first = a.map;
-    expect(first.epoch).to.equal(1);
     expect(first.loads(present)).to.deep.equal([3, 3, 3, 3]);
     for (const ns of present) expect(owners(ns), ns).to.have.length(1);
-    // Three more namespaces in shard 0 (6 > max(4, 5)): the owner of shard 0 recuts the map.
-    hold = true;
-    for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
-    // The owner of shard 0 reads the namespaces every 5 rounds.
-    await clock.advance(8 * TIMING.retryPeriodMs);
-    expect([a.map.epoch, b.map.epoch]).to.deep.equal([2, 2]);
-    const second = a.map;
+    const second = await recut();
     const moved = present.filter((ns) => first.shardOfValue(ns) !== second.shardOfValue(ns));
     const stayed = present.filter((ns) => !moved.includes(ns));
     expect(moved.length).to.be.greaterThan(0);
@@ -168,33 +188,8 @@ describe('ShardCoordinator', () => {
   it('fences a value by the map: one that moved away is written by its draining old owner until it acks or its old shard lapses, one that moved in by the holder of its new shard', async () => {
     const fake = new FakeClock(1_000_000);
     const { clock, pause } = pausable(fake);
-    const leases = new MemoryLeases();
-    const present = Array.from({ length: 12 }, (_, i) => `team-${i + 1}`);
-    let hold = false;
-    const gates = new Map<string, () => void>();
-    const start = async (identity: string): Promise<ShardCoordinator> => {
-      const coordinator = new ShardCoordinator({
-        group: 'g',
-        shards: 4,
-        identity,
-        clock,
-        ...TIMING,
-        store: leases.view(() => false),
-        population: () => Promise.resolve([...present]),
-        onMapChange: () => (hold ? new Promise<void>((resolve) => gates.set(identity, resolve)) : Promise.resolve()),
-      });
-      await coordinator.start();
-      return coordinator;
-    };
-    const [a, b] = [await start('a'), await start('b')];
-    await fake.advance(20 * TIMING.retryPeriodMs);
-    const first = a.map;
-    expect(first.epoch).to.equal(1);
-    hold = true;
-    for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
-    await fake.advance(8 * TIMING.retryPeriodMs);
-    const second = a.map;
-    expect([second.epoch, b.map.epoch]).to.deep.equal([2, 2]);
+    const { a, b, leases, first, gates, recut } = await mapChangeGroup(fake, clock);
+    const second = await recut();
     expect(gates.size, 'both drain').to.equal(2);
     // A hash that moved from a shard of a to one of b: the moves sit at the cuts, so try the segment starts of both maps.
     const hex = (start: string): string => start.slice(2);
