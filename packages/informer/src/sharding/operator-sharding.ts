@@ -1,6 +1,15 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { LabelSelector, ResourceID, ShardSelector, fnv1a64Hex, type KubernetesObject, type OptionKeysOf, type ShardField, type ShardMap } from '@kindex/core';
+import {
+  LabelSelector,
+  ResourceID,
+  ShardSelector,
+  fnv1a64Hex,
+  type KubernetesObject,
+  type OptionKeysOf,
+  type ShardField,
+  type ShardMap,
+} from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
