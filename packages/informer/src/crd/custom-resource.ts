@@ -392,4 +392,4 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export type { JsonSchemaProps };
+

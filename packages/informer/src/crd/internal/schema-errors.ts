@@ -94,6 +94,8 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
       for (const name of ['apiVersion', 'kind']) if (typeof object[name] !== 'string' || object[name] === '') add('is required in an embedded resource', join(field, name));
     }
     for (const [name, child] of Object.entries(object)) {
+      // An explicit `undefined` is a missing field: JSON leaves it out.
+      if (child === undefined) continue;
       // metadata of the root (and of embedded resources) is the API server's, validated by it.
       if (name === 'metadata' && (field === '' || node['x-kubernetes-embedded-resource'])) continue;
       const schema = node.properties?.[name] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
