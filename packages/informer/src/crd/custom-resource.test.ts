@@ -101,7 +101,8 @@ describe('customResource', () => {
     expect(root.required).to.deep.equal(['spec']);
     const spec = root.properties!.spec!;
     const p = spec.properties!;
-    expect(spec.required).to.deep.equal(['replicas', 'maxReplicas', 'mode']);
+    // replicas, maxReplicas and mode have defaults: the server fills them in, so none is required.
+    expect(spec.required).to.equal(undefined);
     expect(p.replicas).to.deep.equal({ type: 'integer', minimum: 1, default: 1 });
     expect(p.mode).to.deep.equal({ type: 'string', enum: ['fast', 'safe'], default: 'safe' });
     expect(p.owner).to.deep.equal({ type: 'string', format: 'email' });

@@ -18,8 +18,9 @@
  * with `messageExpression` and `oldSelf` transition rules) and list types are TypeBox options, so
  * the static type and the schema cannot drift: `Type.Integer({ minimum: 1, default: 1 })`.
  *
- * Caveats: TypeBox `Type.Optional` makes a field optional in both; a field with a `default` is
- * still optional in the static type (the object you write may leave it out). The API server
+ * Caveats: a field with a `default` is left out of `required` in the CRD (the server fills it
+ * in), but stays required in the static type unless it is `Type.Optional`: the type describes
+ * the objects you read back, which always have it; write them with the field set. The API server
  * prunes unknown fields rather than refusing them, so `validate` does not report them either.
  *
  * @module

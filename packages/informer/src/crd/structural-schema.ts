@@ -172,7 +172,11 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
       out[key] = true;
     } else if (typeof v === 'boolean') out[key] = v;
   }
-  if (Array.isArray(node.required) && node.required.length > 0) out.required = [...(node.required as string[])];
+  // A field with a default is not required: the server fills it in before it validates, so a
+  // writer may leave it out (kube-rs does the same for #[serde(default)] fields).
+  const properties = (node.properties ?? {}) as Record<string, Node>;
+  const required = Array.isArray(node.required) ? (node.required as string[]).filter((name) => properties[name]?.default === undefined) : [];
+  if (required.length > 0) out.required = required;
   if (node.properties !== undefined) {
     const properties: Record<string, JsonSchemaProps> = {};
     for (const [name, child] of Object.entries(node.properties as Node)) properties[name] = translate(child, `${path}.properties[${name}]`, problems);
