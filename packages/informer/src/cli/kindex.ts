@@ -114,7 +114,8 @@ export async function main(
 ): Promise<number> {
   try {
     const [group, command, ...rest] = args;
-    if (group !== 'crd' || (command !== 'generate' && command !== 'types')) throw new UsageError(args.length ? `unknown command ${args.join(' ')}` : 'no command');
+    if (group !== 'crd' || (command !== 'generate' && command !== 'types'))
+      throw new UsageError(args.length ? `unknown command ${args.join(' ')}` : 'no command');
     const parsed = parse(rest);
     return command === 'generate' ? await generate(parsed, log) : types(parsed, log, write);
   } catch (error) {

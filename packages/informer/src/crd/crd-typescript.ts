@@ -52,7 +52,9 @@ export function crdTypeScript(crds: readonly CustomResourceDefinition[], options
   ];
   for (const crd of crds) {
     if (crd?.kind !== 'CustomResourceDefinition' || !crd.spec?.names?.kind) {
-      throw new TypeError(`crdTypeScript: ${JSON.stringify(crd?.metadata?.name ?? crd?.kind)} is not a CustomResourceDefinition (kind and spec.names.kind are required)`);
+      throw new TypeError(
+        `crdTypeScript: ${JSON.stringify(crd?.metadata?.name ?? crd?.kind)} is not a CustomResourceDefinition (kind and spec.names.kind are required)`,
+      );
     }
     const { group, names, scope } = crd.spec;
     for (const version of crd.spec.versions.filter((v) => v.served !== false)) {
@@ -86,7 +88,7 @@ function tsType(node: JsonSchemaProps, indent: string): string {
 
 function baseType(node: JsonSchemaProps, indent: string): string {
   if (node['x-kubernetes-int-or-string']) return 'number | string';
-  if (node.enum) return node.enum.map((e) => JSON.stringify(e)).join(' | ');
+  if (node.enum) return node.enum.map((e) => (typeof e === 'string' ? q(e) : JSON.stringify(e))).join(' | ');
   switch (node.type) {
     case 'string':
       return 'string';
@@ -97,7 +99,7 @@ function baseType(node: JsonSchemaProps, indent: string): string {
       return 'boolean';
     case 'array': {
       const item = node.items ? tsType(node.items, indent) : 'unknown';
-      return /[|&]/.test(item) ? `Array<${item}>` : `${item}[]`;
+      return /[|&]/.test(item) && !item.startsWith('{') ? `Array<${item}>` : `${item}[]`;
     }
     case 'object':
       break;
@@ -111,7 +113,10 @@ function baseType(node: JsonSchemaProps, indent: string): string {
   const inner = `${indent}  `;
   const lines = ['{'];
   for (const [field, schema] of properties) {
-    lines.push(...doc(schema.description, inner), `${inner}${key(field)}${node.required?.includes(field) ? '' : '?'}: ${tsType(schema, inner)};`);
+    lines.push(
+      ...doc(schema.description, inner),
+      `${inner}${key(field)}${node.required?.includes(field) ? '' : '?'}: ${tsType(schema, inner)};`,
+    );
   }
   if (node['x-kubernetes-preserve-unknown-fields']) lines.push(`${inner}[field: string]: unknown;`);
   lines.push(`${indent}}`);

@@ -64,7 +64,13 @@ const Widgets = customResource({
 
 describe('customResource', () => {
   it('is the ResourceKind of the storage version, with a kind per version', () => {
-    expect({ group: Widgets.group, version: Widgets.version, kind: Widgets.kind, plural: Widgets.plural, namespaced: Widgets.namespaced }).to.deep.equal({
+    expect({
+      group: Widgets.group,
+      version: Widgets.version,
+      kind: Widgets.kind,
+      plural: Widgets.plural,
+      namespaced: Widgets.namespaced,
+    }).to.deep.equal({
       group: 'example.com',
       version: 'v1',
       kind: 'Widget',
@@ -88,9 +94,18 @@ describe('customResource', () => {
       categories: ['all', 'example'],
     });
     const [beta, v1] = crd.spec.versions;
-    expect([beta!.name, beta!.served, beta!.storage, beta!.deprecated, beta!.deprecationWarning]).to.deep.equal(['v1beta1', true, false, true, 'use v1']);
+    expect([beta!.name, beta!.served, beta!.storage, beta!.deprecated, beta!.deprecationWarning]).to.deep.equal([
+      'v1beta1',
+      true,
+      false,
+      true,
+      'use v1',
+    ]);
     expect([v1!.name, v1!.served, v1!.storage]).to.deep.equal(['v1', true, true]);
-    expect(v1!.subresources).to.deep.equal({ status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } });
+    expect(v1!.subresources).to.deep.equal({
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+    });
     expect(beta!.subresources).to.equal(undefined);
     expect(v1!.additionalPrinterColumns).to.deep.equal([{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }]);
   });
@@ -108,7 +123,11 @@ describe('customResource', () => {
     expect(p.owner).to.deep.equal({ type: 'string', format: 'email' });
     expect(p.note).to.deep.equal({ type: 'string', nullable: true });
     expect(p.target).to.deep.equal({ 'x-kubernetes-int-or-string': true });
-    expect(p.template).to.deep.equal({ type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
+    expect(p.template).to.deep.equal({
+      type: 'object',
+      'x-kubernetes-embedded-resource': true,
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
     expect(p.extra).to.deep.equal({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     expect(p.labels).to.deep.equal({ type: 'object', additionalProperties: { type: 'string' } });
     expect(p.tags).to.deep.equal({ type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' });
@@ -131,7 +150,10 @@ describe('customResource', () => {
               ref: Type.Ref('Other'),
               both: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } } as never,
               untyped: { properties: { a: { type: 'string' } } } as never,
-              keys: Type.Array(Type.Object({ k: Type.Optional(Type.String()) }), { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] }),
+              keys: Type.Array(Type.Object({ k: Type.Optional(Type.String()) }), {
+                'x-kubernetes-list-type': 'map',
+                'x-kubernetes-list-map-keys': ['k'],
+              }),
               rule: Type.String({ 'x-kubernetes-validations': [{ rule: 'self ==' }] }),
             }),
           },
@@ -165,8 +187,12 @@ describe('customResource', () => {
       TypeError,
       /exactly one version must have storage: true, found none/,
     );
-    expect(() => customResource({ group: 'example', kind: 'W', plural: 'ws', versions: { v1: { spec } } })).to.throw(/group "example" must be a lower-case DNS subdomain/);
-    expect(() => customResource({ group: 'example.com', kind: 'W', plural: 'Ws', versions: { v1: { spec } } })).to.throw(/plural must be a lower-case DNS label/);
+    expect(() => customResource({ group: 'example', kind: 'W', plural: 'ws', versions: { v1: { spec } } })).to.throw(
+      /group "example" must be a lower-case DNS subdomain/,
+    );
+    expect(() => customResource({ group: 'example.com', kind: 'W', plural: 'Ws', versions: { v1: { spec } } })).to.throw(
+      /plural must be a lower-case DNS label/,
+    );
     expect(() =>
       customResource({
         group: 'example.com',
@@ -194,7 +220,16 @@ describe('CustomResource.validate', () => {
   it('lists every violation with its field path', () => {
     const violations = Widgets.validate({
       ...valid,
-      spec: { replicas: 0, mode: 'slow', owner: 'nobody', startAt: 'yesterday', target: true, labels: { a: 1 }, tags: ['x', 'x'], note: null },
+      spec: {
+        replicas: 0,
+        mode: 'slow',
+        owner: 'nobody',
+        startAt: 'yesterday',
+        target: true,
+        labels: { a: 1 },
+        tags: ['x', 'x'],
+        note: null,
+      },
     });
     expect(violations).to.deep.include.members([
       { field: 'spec.replicas', message: 'must be >= 1' },
@@ -247,7 +282,9 @@ describe('CustomResource.validate', () => {
 
   it('leaves required fields and CEL out for an apply configuration', () => {
     expect(Widgets.validate({ ...valid, spec: { maxReplicas: 0 } }, { partial: true })).to.deep.equal([]);
-    expect(Widgets.validate({ ...valid, spec: { replicas: -1 } }, { partial: true })).to.deep.equal([{ field: 'spec.replicas', message: 'must be >= 1' }]);
+    expect(Widgets.validate({ ...valid, spec: { replicas: -1 } }, { partial: true })).to.deep.equal([
+      { field: 'spec.replicas', message: 'must be >= 1' },
+    ]);
   });
 
   it('assertValid throws CustomResourceValidationError naming the object and each field', () => {

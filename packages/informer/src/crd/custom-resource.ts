@@ -105,7 +105,9 @@ export interface CustomResourceSubresources {
  * const Widgets = customResource(options);
  * ```
  */
-export interface CustomResourceOptions<V extends Readonly<Record<string, CustomResourceVersion>> = Readonly<Record<string, CustomResourceVersion>>> {
+export interface CustomResourceOptions<
+  V extends Readonly<Record<string, CustomResourceVersion>> = Readonly<Record<string, CustomResourceVersion>>,
+> {
   readonly group: string;
   /** CamelCase kind (`Widget`). */
   readonly kind: string;
@@ -196,8 +198,9 @@ export interface ValidateOptions {
  * // [{ field: 'spec.replicas', message: 'must be >= 1' }]
  * ```
  */
-export interface CustomResource<V extends Readonly<Record<string, CustomResourceVersion>> = Readonly<Record<string, CustomResourceVersion>>>
-  extends ResourceKind<CustomObject<V[StorageVersionOf<V>]>> {
+export interface CustomResource<
+  V extends Readonly<Record<string, CustomResourceVersion>> = Readonly<Record<string, CustomResourceVersion>>,
+> extends ResourceKind<CustomObject<V[StorageVersionOf<V>]>> {
   /** The `apiextensions.k8s.io/v1` CRD, a fresh copy each read. */
   readonly crd: CustomResourceDefinition;
   /** The kind of each version, typed by that version's schemas. */
@@ -238,10 +241,13 @@ export interface CustomResource<V extends Readonly<Record<string, CustomResource
  * });
  * ```
  */
-export function customResource<const V extends Readonly<Record<string, CustomResourceVersion>>>(options: CustomResourceOptions<V>): CustomResource<V> {
+export function customResource<const V extends Readonly<Record<string, CustomResourceVersion>>>(
+  options: CustomResourceOptions<V>,
+): CustomResource<V> {
   checkNames(options);
   const entries = Object.entries(options.versions);
-  if (entries.length === 0) throw new TypeError(`customResource ${options.kind}: versions is empty; add one, e.g. versions: { v1: { spec: Type.Object({...}) } }`);
+  if (entries.length === 0)
+    throw new TypeError(`customResource ${options.kind}: versions is empty; add one, e.g. versions: { v1: { spec: Type.Object({...}) } }`);
   const storage = entries.filter(([, v]) => v.storage === true || (entries.length === 1 && v.storage === undefined));
   if (storage.length !== 1) {
     throw new TypeError(
@@ -272,7 +278,8 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
     },
   };
   const namespaced = crd.spec.scope === 'Namespaced';
-  const kindOf = (version: string): ResourceKind => resourceKind({ group: options.group, version, kind: options.kind, plural: options.plural, namespaced });
+  const kindOf = (version: string): ResourceKind =>
+    resourceKind({ group: options.group, version, kind: options.kind, plural: options.plural, namespaced });
   const kinds = Object.freeze(Object.fromEntries(entries.map(([name]) => [name, kindOf(name)])));
   const schemas = new Map(versions.map((v) => [`${options.group}/${v.name}`, v.schema.openAPIV3Schema]));
   const storageName = storage[0]![0];
@@ -356,12 +363,18 @@ function crdVersion(
   const openAPIV3Schema = structuralSchema(root, subject);
   const subresources = v.subresources ?? options.subresources ?? {};
   const status = subresources.status ?? v.status !== undefined;
-  if (status && v.status === undefined) throw new TypeError(`${subject}: the status subresource needs a status schema; add status: Type.Object({...})`);
+  if (status && v.status === undefined)
+    throw new TypeError(`${subject}: the status subresource needs a status schema; add status: Type.Object({...})`);
   const columns = v.printerColumns ?? options.printerColumns;
   for (const [i, column] of (columns ?? []).entries()) {
-    if (!column.jsonPath?.startsWith('.')) throw new TypeError(`${subject}: printerColumns[${i}].jsonPath must start with '.' (.spec.replicas), got ${JSON.stringify(column.jsonPath)}`);
+    if (!column.jsonPath?.startsWith('.'))
+      throw new TypeError(
+        `${subject}: printerColumns[${i}].jsonPath must start with '.' (.spec.replicas), got ${JSON.stringify(column.jsonPath)}`,
+      );
     if (!['integer', 'number', 'string', 'boolean', 'date'].includes(column.type)) {
-      throw new TypeError(`${subject}: printerColumns[${i}].type must be integer, number, string, boolean or date, got ${JSON.stringify(column.type)}`);
+      throw new TypeError(
+        `${subject}: printerColumns[${i}].type must be integer, number, string, boolean or date, got ${JSON.stringify(column.type)}`,
+      );
     }
   }
   const scale = subresources.scale;
@@ -369,9 +382,12 @@ function crdVersion(
     const replicas = scale.specReplicasPath?.match(/^\.spec\.(.+)$/)?.[1];
     const field = replicas ? openAPIV3Schema.properties?.spec?.properties?.[replicas] : undefined;
     if (field?.type !== 'integer') {
-      throw new TypeError(`${subject}: scale.specReplicasPath ${JSON.stringify(scale.specReplicasPath)} must name an integer field under .spec (.spec.replicas)`);
+      throw new TypeError(
+        `${subject}: scale.specReplicasPath ${JSON.stringify(scale.specReplicasPath)} must name an integer field under .spec (.spec.replicas)`,
+      );
     }
-    if (!scale.statusReplicasPath?.startsWith('.status.')) throw new TypeError(`${subject}: scale.statusReplicasPath must be under .status (.status.replicas)`);
+    if (!scale.statusReplicasPath?.startsWith('.status.'))
+      throw new TypeError(`${subject}: scale.statusReplicasPath must be under .status (.status.replicas)`);
   }
   return {
     name,
@@ -392,5 +408,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-
-

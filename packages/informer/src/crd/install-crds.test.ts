@@ -42,14 +42,17 @@ describe('installCrds', function () {
                   'x-kubernetes-list-map-keys': ['name'],
                 }),
               ),
-              name: Type.Optional(Type.String({ maxLength: 63, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'name is immutable' }] })),
+              name: Type.Optional(
+                Type.String({ maxLength: 63, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'name is immutable' }] }),
+              ),
             },
             {
               'x-kubernetes-validations': [
                 {
                   rule: 'self.replicas <= self.maxReplicas',
                   // kube-apiserver refuses messageExpressions whose estimated cost is unbounded (string(int) is): this one is bounded.
-                  messageExpression: "has(self.mode) && self.mode == 'fast' ? 'replicas exceed maxReplicas (fast mode)' : 'replicas exceed maxReplicas'",
+                  messageExpression:
+                    "has(self.mode) && self.mode == 'fast' ? 'replicas exceed maxReplicas (fast mode)' : 'replicas exceed maxReplicas'",
                 },
               ],
             },
@@ -96,7 +99,10 @@ describe('installCrds', function () {
 
   it('installs the generated CRD, Established and served, and applying it again changes nothing', async () => {
     await installCrds(server().kubeConfig, [Gadgets.crd]);
-    const created = await client.create(Gadgets, gadget('plain', { replicas: 2, port: '80%', note: null, tags: ['a'], ports: [{ name: 'http', port: 80 }] }));
+    const created = await client.create(
+      Gadgets,
+      gadget('plain', { replicas: 2, port: '80%', note: null, tags: ['a'], ports: [{ name: 'http', port: 80 }] }),
+    );
     expect(created.spec).to.include({ replicas: 2, port: '80%' });
     const read = await client.get<typeof created>(Gadgets, ResourceID.of('plain', namespace));
     expect(read?.spec.tags).to.deep.equal(['a']);
@@ -127,7 +133,8 @@ describe('installCrds', function () {
     const [violation] = Gadgets.validate(bad);
     expect(violation).to.deep.equal({ field: 'spec', message: 'replicas exceed maxReplicas' });
     // The embedded server does not evaluate x-kubernetes-validations yet (issue 19, item 1).
-    if (server().flavor !== 'real') return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
+    if (server().flavor !== 'real')
+      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await refusal(client.create(Gadgets, bad));
     expect(error.status).to.equal(422);
     expect(error.message).to.match(serverViolation(violation!.field, violation!.message));
@@ -137,7 +144,8 @@ describe('installCrds', function () {
     const created = await client.create(Gadgets, gadget('named', { replicas: 1, maxReplicas: 10, name: 'a' }));
     const renamed = { ...created, spec: { ...created.spec, name: 'b' } };
     expect(Gadgets.validate(renamed, { old: created })).to.deep.equal([{ field: 'spec.name', message: 'name is immutable' }]);
-    if (server().flavor !== 'real') return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
+    if (server().flavor !== 'real')
+      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await refusal(client.update(Gadgets, renamed));
     expect(error.message).to.match(serverViolation('spec.name', 'name is immutable'));
   });
@@ -152,4 +160,3 @@ describe('installCrds', function () {
     expect(await client.get(Gadgets, ResourceID.of('never', namespace))).to.equal(undefined);
   });
 });
-

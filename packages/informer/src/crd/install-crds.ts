@@ -97,7 +97,10 @@ export async function installCrds(
       const names = conditions.find((c) => c.type === 'NamesAccepted' && c.status === 'False');
       if (names) throw new CrdNotEstablishedError(name, `names not accepted (${names.reason ?? ''}): ${names.message ?? ''}`);
       if (Date.now() > deadline) {
-        throw new CrdNotEstablishedError(name, `not Established after ${options.timeoutMs ?? 30_000} ms; conditions: ${JSON.stringify(conditions)}`);
+        throw new CrdNotEstablishedError(
+          name,
+          `not Established after ${options.timeoutMs ?? 30_000} ms; conditions: ${JSON.stringify(conditions)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

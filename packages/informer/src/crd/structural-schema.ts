@@ -131,11 +131,15 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
   for (const key of Object.keys(node)) {
     if (HANDLED.has(key)) continue;
     if (key === '$ref' || key === '$defs' || key === 'definitions') {
-      problems.push(`${path}: has ${key}; CRD schemas cannot reference other schemas, inline the type (TypeBox: use the type value, not Type.Ref)`);
+      problems.push(
+        `${path}: has ${key}; CRD schemas cannot reference other schemas, inline the type (TypeBox: use the type value, not Type.Ref)`,
+      );
     } else if (key === 'oneOf' || key === 'allOf' || key === 'not') {
       problems.push(`${path}: has ${key}; express the constraint as an x-kubernetes-validations CEL rule instead`);
     } else {
-      problems.push(`${path}: unknown keyword ${JSON.stringify(key)}; CRD schemas accept the OpenAPI v3 subset of apiextensions/v1, remove it`);
+      problems.push(
+        `${path}: unknown keyword ${JSON.stringify(key)}; CRD schemas accept the OpenAPI v3 subset of apiextensions/v1, remove it`,
+      );
     }
   }
   const out: Node = {};
@@ -151,7 +155,8 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
     } else if (node.type === 'null') {
       problems.push(`${path}: type "null" alone has no structural form; use Type.Union([T, Type.Null()]) for a nullable T`);
     } else out.type = node.type;
-    if (out.type !== undefined && !TYPES.has(out.type as string)) problems.push(`${path}: type ${JSON.stringify(out.type)} is not a Kubernetes schema type`);
+    if (out.type !== undefined && !TYPES.has(out.type as string))
+      problems.push(`${path}: type ${JSON.stringify(out.type)} is not a Kubernetes schema type`);
   }
   if (node.const !== undefined) {
     out.enum = [node.const];
@@ -175,11 +180,14 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
   // A field with a default is not required: the server fills it in before it validates, so a
   // writer may leave it out (kube-rs does the same for #[serde(default)] fields).
   const properties = (node.properties ?? {}) as Record<string, Node>;
-  const required = Array.isArray(node.required) ? (node.required as string[]).filter((name) => properties[name]?.default === undefined) : [];
+  const required = Array.isArray(node.required)
+    ? (node.required as string[]).filter((name) => properties[name]?.default === undefined)
+    : [];
   if (required.length > 0) out.required = required;
   if (node.properties !== undefined) {
     const properties: Record<string, JsonSchemaProps> = {};
-    for (const [name, child] of Object.entries(node.properties as Node)) properties[name] = translate(child, `${path}.properties[${name}]`, problems);
+    for (const [name, child] of Object.entries(node.properties as Node))
+      properties[name] = translate(child, `${path}.properties[${name}]`, problems);
     if (Object.keys(properties).length > 0 || node.additionalProperties !== true) out.properties = properties;
   }
   if (node.items !== undefined) {
@@ -192,7 +200,9 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
     if (entries.length === 1 && first && (first[0] === '^.*$' || first[0] === '^(.*)$')) {
       out.additionalProperties = translate(first[1], `${path}.additionalProperties`, problems);
     } else {
-      problems.push(`${path}: patternProperties ${JSON.stringify(entries.map(([k]) => k))} have no CRD form; use Type.Record(Type.String(), T) and a CEL rule on the keys`);
+      problems.push(
+        `${path}: patternProperties ${JSON.stringify(entries.map(([k]) => k))} have no CRD form; use Type.Record(Type.String(), T) and a CEL rule on the keys`,
+      );
     }
   }
   const additional = node.additionalProperties;
@@ -258,7 +268,9 @@ function check(node: JsonSchemaProps, path: string, problems: string[], context:
   const preserve = node['x-kubernetes-preserve-unknown-fields'] === true;
   const intOrString = node['x-kubernetes-int-or-string'] === true;
   if (node.type === undefined && !preserve && !intOrString) {
-    problems.push(`${path}: has no type; give it one (Type.String(), Type.Object(...)) or keep any value with x-kubernetes-preserve-unknown-fields: true (Type.Unknown())`);
+    problems.push(
+      `${path}: has no type; give it one (Type.String(), Type.Object(...)) or keep any value with x-kubernetes-preserve-unknown-fields: true (Type.Unknown())`,
+    );
   }
   if (context.root && node.type !== 'object') problems.push(`${path}: the root must be of type object`);
   if (context.root && node.nullable) problems.push(`${path}: the root cannot be nullable`);
@@ -272,13 +284,17 @@ function check(node: JsonSchemaProps, path: string, problems: string[], context:
     problems.push(`${path}: properties on a non-object; set type: object`);
   }
   if (node['x-kubernetes-embedded-resource'] && (node.type !== 'object' || !(preserve || node.properties))) {
-    problems.push(`${path}: x-kubernetes-embedded-resource needs type: object and properties or x-kubernetes-preserve-unknown-fields: true`);
+    problems.push(
+      `${path}: x-kubernetes-embedded-resource needs type: object and properties or x-kubernetes-preserve-unknown-fields: true`,
+    );
   }
   if (context.root && node.properties?.metadata) {
     const meta = node.properties.metadata;
     const extra = Object.keys(meta.properties ?? {}).filter((k) => k !== 'name' && k !== 'generateName');
     if (meta.type !== 'object' || extra.length > 0 || meta.additionalProperties !== undefined) {
-      problems.push(`${path}.properties[metadata]: only metadata.name and metadata.generateName may be constrained; remove ${extra.join(', ') || 'the rest'}`);
+      problems.push(
+        `${path}.properties[metadata]: only metadata.name and metadata.generateName may be constrained; remove ${extra.join(', ') || 'the rest'}`,
+      );
     }
   }
   const listType = node['x-kubernetes-list-type'];
@@ -286,29 +302,37 @@ function check(node: JsonSchemaProps, path: string, problems: string[], context:
   if (listType !== undefined && node.type !== 'array') problems.push(`${path}: x-kubernetes-list-type on a non-array`);
   if (listType === 'map') {
     const item = node.items;
-    if (!mapKeys || mapKeys.length === 0) problems.push(`${path}: x-kubernetes-list-type map needs x-kubernetes-list-map-keys naming the key fields`);
+    if (!mapKeys || mapKeys.length === 0)
+      problems.push(`${path}: x-kubernetes-list-type map needs x-kubernetes-list-map-keys naming the key fields`);
     else if (item?.type !== 'object') problems.push(`${path}: x-kubernetes-list-type map needs object items`);
     else {
       for (const key of mapKeys) {
         const field = item.properties?.[key];
         if (!field) problems.push(`${path}.items: list-map key ${key} is not a property of the items; add it`);
-        else if (!['string', 'integer', 'number', 'boolean'].includes(field.type ?? '')) problems.push(`${path}.items.properties[${key}]: a list-map key must be a scalar`);
+        else if (!['string', 'integer', 'number', 'boolean'].includes(field.type ?? ''))
+          problems.push(`${path}.items.properties[${key}]: a list-map key must be a scalar`);
         else if (!item.required?.includes(key) && field.default === undefined) {
           problems.push(`${path}.items.properties[${key}]: a list-map key must be required or have a default; make it required`);
         }
       }
     }
   } else if (mapKeys !== undefined) problems.push(`${path}: x-kubernetes-list-map-keys needs x-kubernetes-list-type: map`);
-  if (listType === 'set' && node.items && node.items.type === 'object') problems.push(`${path}: x-kubernetes-list-type set needs scalar items; use map with keys`);
+  if (listType === 'set' && node.items && node.items.type === 'object')
+    problems.push(`${path}: x-kubernetes-list-type set needs scalar items; use map with keys`);
   if (node.required) {
     for (const name of node.required) {
-      if (node.properties && !node.properties[name] && !preserve) problems.push(`${path}: required ${name} is not among the properties; add it or drop it from required`);
+      if (node.properties && !node.properties[name] && !preserve)
+        problems.push(`${path}: required ${name} is not among the properties; add it or drop it from required`);
     }
   }
   if (node.default !== undefined) {
-    if (context.underPreserve) problems.push(`${path}: a default under x-kubernetes-preserve-unknown-fields is not allowed (it could not be pruned); move it`);
+    if (context.underPreserve)
+      problems.push(`${path}: a default under x-kubernetes-preserve-unknown-fields is not allowed (it could not be pruned); move it`);
     const errors = schemaErrors(node, node.default, 'default');
-    if (errors.length > 0) problems.push(`${path}: the default ${JSON.stringify(node.default)} does not validate: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+    if (errors.length > 0)
+      problems.push(
+        `${path}: the default ${JSON.stringify(node.default)} does not validate: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      );
   }
   const rules = node['x-kubernetes-validations'];
   if (rules) {

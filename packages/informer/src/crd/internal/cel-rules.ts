@@ -89,7 +89,10 @@ export function evaluateRules(node: JsonSchemaProps, value: Value, old: Value, f
     try {
       holds = program(rule.rule)(context);
     } catch (error) {
-      problems.push({ field: where, message: `rule ${JSON.stringify(rule.rule)} could not be evaluated: ${(error as Error).message.split('\n')[0]}` });
+      problems.push({
+        field: where,
+        message: `rule ${JSON.stringify(rule.rule)} could not be evaluated: ${(error as Error).message.split('\n')[0]}`,
+      });
       continue;
     }
     if (holds === true) continue;
@@ -114,7 +117,8 @@ function messageOf(rule: ValidationRule, context: Record<string, unknown>): stri
 function celValue(node: JsonSchemaProps | undefined, value: Value): Value {
   if (value === null || value === undefined) return value;
   if (typeof value === 'number') {
-    const integral = node?.type === 'integer' || node?.['x-kubernetes-int-or-string'] || (node?.type === undefined && Number.isInteger(value));
+    const integral =
+      node?.type === 'integer' || node?.['x-kubernetes-int-or-string'] || (node?.type === undefined && Number.isInteger(value));
     return integral && Number.isInteger(value) ? BigInt(value) : value;
   }
   if (Array.isArray(value)) return value.map((v) => celValue(node?.items, v));

@@ -19,7 +19,10 @@ export interface SchemaErrorsOptions {
 /** Every problem of `value` against `node`; `field` is the path of `value` ('' at the root). */
 export function schemaErrors(node: JsonSchemaProps, value: unknown, field: string, options: SchemaErrorsOptions = {}): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  walk(node, applyDefaults(node, value), options.old, field, problems, { cel: options.cel !== false && !options.partial, partial: options.partial === true });
+  walk(node, applyDefaults(node, value), options.old, field, problems, {
+    cel: options.cel !== false && !options.partial,
+    partial: options.partial === true,
+  });
   return problems;
 }
 
@@ -60,7 +63,8 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
   const at = field === '' ? '(root)' : field;
   const add = (message: string, where = at): void => void problems.push({ field: where, message });
   if (value === null) {
-    if (!node.nullable && !node['x-kubernetes-preserve-unknown-fields']) add(`must not be null${node.type ? ` (must be of type ${node.type})` : ''}`);
+    if (!node.nullable && !node['x-kubernetes-preserve-unknown-fields'])
+      add(`must not be null${node.type ? ` (must be of type ${node.type})` : ''}`);
     return;
   }
   const actual = typeOf(value);
@@ -91,7 +95,8 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
     if (node.maxProperties !== undefined && count > node.maxProperties) add(`must have at most ${node.maxProperties} fields`);
     if (!mode.partial) for (const name of node.required ?? []) if (object[name] === undefined) add('is required', join(field, name));
     if (node['x-kubernetes-embedded-resource']) {
-      for (const name of ['apiVersion', 'kind']) if (typeof object[name] !== 'string' || object[name] === '') add('is required in an embedded resource', join(field, name));
+      for (const name of ['apiVersion', 'kind'])
+        if (typeof object[name] !== 'string' || object[name] === '') add('is required in an embedded resource', join(field, name));
     }
     for (const [name, child] of Object.entries(object)) {
       // An explicit `undefined` is a missing field: JSON leaves it out.
@@ -107,10 +112,12 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
 
 function numberErrors(node: JsonSchemaProps, value: number, add: (m: string) => void): void {
   if (node.minimum !== undefined) {
-    if (node.exclusiveMinimum ? value <= node.minimum : value < node.minimum) add(`must be ${node.exclusiveMinimum ? '>' : '>='} ${node.minimum}`);
+    if (node.exclusiveMinimum ? value <= node.minimum : value < node.minimum)
+      add(`must be ${node.exclusiveMinimum ? '>' : '>='} ${node.minimum}`);
   }
   if (node.maximum !== undefined) {
-    if (node.exclusiveMaximum ? value >= node.maximum : value > node.maximum) add(`must be ${node.exclusiveMaximum ? '<' : '<='} ${node.maximum}`);
+    if (node.exclusiveMaximum ? value >= node.maximum : value > node.maximum)
+      add(`must be ${node.exclusiveMaximum ? '<' : '<='} ${node.maximum}`);
   }
   if (node.multipleOf !== undefined && value % node.multipleOf !== 0) add(`must be a multiple of ${node.multipleOf}`);
   if (node.format === 'int32' && (value < -(2 ** 31) || value >= 2 ** 31)) add('must fit in int32');
@@ -124,7 +131,8 @@ const FORMATS: Record<string, (s: string) => boolean> = {
   uuid: (s) => /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(s),
   ipv4: (s) => isIP(s) === 4,
   ipv6: (s) => isIP(s) === 6,
-  hostname: (s) => s.length <= 253 && /^([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/.test(s),
+  hostname: (s) =>
+    s.length <= 253 && /^([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$/.test(s),
   email: (s) => /^[^@\s]+@[^@\s]+$/.test(s),
   byte: (s) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s),
   duration: (s) => /^-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s) || s === '0',
