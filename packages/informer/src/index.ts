@@ -37,14 +37,10 @@ export type {
 export { CustomResourceValidationError } from './crd/custom-resource-validation-error.js';
 export type { FieldViolation } from './crd/custom-resource-validation-error.js';
 export { KubeType } from './crd/kube-type.js';
+export type { EmbeddedObject } from './crd/kube-type.js';
 export { structuralSchema, NonStructuralSchemaError } from './crd/structural-schema.js';
 export type { JsonSchemaProps, ValidationRule } from './crd/json-schema-props.js';
-export type {
-  CustomResourceDefinition,
-  CustomResourceDefinitionVersion,
-  PrinterColumn,
-  ScaleSubresource,
-} from './crd/crd-manifest.js';
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd/crd-manifest.js';
 export { installCrds, CrdNotEstablishedError } from './crd/install-crds.js';
 export type { InstallCrdsOptions } from './crd/install-crds.js';
 export { crdYaml } from './crd/crd-yaml.js';

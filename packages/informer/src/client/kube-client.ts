@@ -193,7 +193,7 @@ export class KubeClient {
       check.call(type, object, { partial });
       return undefined;
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 

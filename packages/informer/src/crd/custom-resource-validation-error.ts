@@ -4,7 +4,6 @@
  * @module
  */
 import type { ResourceID } from '@kindex/core';
-import type { FieldProblem } from './internal/cel-rules.js';
 
 /**
  * One thing wrong with an object: its field path, as kube-apiserver names it (`spec.replicas`,
@@ -17,7 +16,10 @@ import type { FieldProblem } from './internal/cel-rules.js';
  * const violation: FieldViolation = { field: 'spec.replicas', message: 'must be >= 1' };
  * ```
  */
-export type FieldViolation = FieldProblem;
+export interface FieldViolation {
+  readonly field: string;
+  readonly message: string;
+}
 
 /**
  * An object that does not satisfy its custom resource's schema or CEL rules, refused before it

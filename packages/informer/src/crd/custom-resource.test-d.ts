@@ -38,7 +38,7 @@ const wrongMode: 'slow' = ({} as Widget).spec.mode;
 // Each version keeps its own type.
 const size: string = ({} as ObjectOfKind<typeof Widgets.kinds.v1beta1>).spec.size;
 // @ts-expect-error v1beta1 has no status schema
-void ({} as ObjectOfKind<typeof Widgets.kinds.v1beta1>).status?.ready;
+type NoStatus = ObjectOfKind<typeof Widgets.kinds.v1beta1>['status'];
 
 // A custom resource is a ResourceKind: it goes wherever one does.
 const kind: ResourceKind<Widget> = Widgets;
@@ -50,4 +50,5 @@ const created: Promise<Widget> = client.create(Widgets, {
   spec: { replicas: 1, mode: 'fast', note: null },
 });
 
+void (null as unknown as NoStatus);
 void [replicas, mode, port, note, ready, wrongReplicas, wrongMode, size, kind, created];

@@ -30,7 +30,7 @@ import type { Static, TSchema } from 'typebox';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd-manifest.js';
 import { CustomResourceValidationError, type FieldViolation } from './custom-resource-validation-error.js';
-import type { JsonSchemaProps, ValidationRule } from './json-schema-props.js';
+import type { ValidationRule } from './json-schema-props.js';
 import { schemaErrors } from './internal/schema-errors.js';
 import { structuralSchema } from './structural-schema.js';
 
@@ -150,7 +150,18 @@ export type CustomObject<V extends CustomResourceVersion> = KubernetesObject & {
     ? { status?: Static<S> }
     : unknown);
 
-/** The version whose `storage` is `true`, or the only version. */
+/**
+ * The name of the version whose `storage` is `true`, or of the only version.
+ *
+ * @example
+ * ```ts
+ * import Type from 'typebox';
+ * import type { StorageVersionOf } from '@kindex/informer';
+ *
+ * const versions = { v1beta1: { spec: Type.Object({}) }, v1: { spec: Type.Object({}), storage: true as const } };
+ * const stored: StorageVersionOf<typeof versions> = 'v1';
+ * ```
+ */
 export type StorageVersionOf<V> = {
   [K in keyof V]: V[K] extends { readonly storage: true } ? K : never;
 }[keyof V] extends infer S
@@ -296,7 +307,7 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
   const resource: Omit<CustomResource, '__resource'> = {
     ...(kindOf(storageName) as Omit<ResourceKind, '__resource'>),
     get crd() {
-      return structuredClone(frozenCrd) as CustomResourceDefinition;
+      return structuredClone<CustomResourceDefinition>(frozenCrd);
     },
     kinds: kinds as CustomResource['kinds'],
     validate,

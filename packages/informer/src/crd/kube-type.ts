@@ -6,8 +6,17 @@
 import type { KubernetesObject } from '@kindex/core';
 import Type, { type TInteger, type TNull, type TObject, type TSchema, type TString, type TUnion, type TUnsafe } from 'typebox';
 
-/** The static type of {@link KubeType.EmbeddedResource}: a Kubernetes object with any fields. */
-type EmbeddedObject = KubernetesObject & { apiVersion: string; kind: string; [field: string]: unknown };
+/**
+ * The static type of {@link KubeType.EmbeddedResource}: a Kubernetes object with any fields.
+ *
+ * @example
+ * ```ts
+ * import type { EmbeddedObject } from '@kindex/informer';
+ *
+ * const template: EmbeddedObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} };
+ * ```
+ */
+export type EmbeddedObject = KubernetesObject & { apiVersion: string; kind: string; [field: string]: unknown };
 
 /**
  * TypeBox builders for Kubernetes-only schema shapes, each translating to its CRD keyword:

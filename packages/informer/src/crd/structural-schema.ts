@@ -218,7 +218,7 @@ function translate(input: unknown, path: string, problems: string[]): JsonSchema
   if (out.type === undefined && !out['x-kubernetes-int-or-string'] && !out['x-kubernetes-preserve-unknown-fields'] && !hasStructure(node)) {
     out['x-kubernetes-preserve-unknown-fields'] = true;
   }
-  return out as JsonSchemaProps;
+  return out;
 }
 
 function hasStructure(node: Node): boolean {

@@ -7,11 +7,10 @@
 import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import type { JsonSchemaProps, ValidationRule } from '../json-schema-props.js';
 
+import type { FieldViolation } from '../custom-resource-validation-error.js';
+
 /** A field path and what is wrong there, as kube-apiserver reports it (`spec.replicas`). */
-export interface FieldProblem {
-  readonly field: string;
-  readonly message: string;
-}
+export type FieldProblem = FieldViolation;
 
 type Value = unknown;
 
@@ -104,7 +103,7 @@ export function evaluateRules(node: JsonSchemaProps, value: Value, old: Value, f
 function messageOf(rule: ValidationRule, context: Record<string, unknown>): string {
   if (rule.messageExpression !== undefined) {
     try {
-      const message = program(rule.messageExpression)(context);
+      const message: unknown = program(rule.messageExpression)(context);
       if (typeof message === 'string' && message.trim() !== '') return message;
     } catch {
       // The server falls back to `message` (or the rule) when messageExpression fails.
