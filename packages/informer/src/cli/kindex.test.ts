@@ -71,7 +71,7 @@ describe('kindex crd types', () => {
   it('types required, optional, enum, map, list-map and preserved fields, and names other versions', async () => {
     const { out } = await run('crd', 'types', `src/cli/fixtures/gateway-httproute.yaml`);
     expect(out).to.include('export interface HTTPRoute extends KubernetesObject {');
-    expect(out).to.include('export interface HTTPRouteV1beta1 extends KubernetesObject {');
+    expect(out).to.include('export type HTTPRouteV1beta1 = HTTPRoute;');
     expect(out).to.include(
       "export const HTTPRouteV1beta1Kind = resourceKind<HTTPRouteV1beta1>({ group: 'gateway.networking.k8s.io', version: 'v1beta1'",
     );

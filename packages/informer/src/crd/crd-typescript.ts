@@ -31,7 +31,7 @@ export interface CrdTypeScriptOptions {
  * TypeScript source declaring, for every served version of every CRD, the object type (`spec` and
  * `status` typed from the schema, descriptions as doc comments) and its `resourceKind` constant.
  * The storage version is named after the kind (`Certificate`, `CertificateKind`); other versions
- * add the version (`CertificateV1beta1`).
+ * add the version (`CertificateV1beta1`), as an alias when their schema is the storage version's.
  *
  * @example
  * ```ts
@@ -57,9 +57,14 @@ export function crdTypeScript(crds: readonly CustomResourceDefinition[], options
       );
     }
     const { group, names, scope } = crd.spec;
+    const stored = crd.spec.versions.find((v) => v.storage);
+    const storedSchema = JSON.stringify(stored?.schema);
     for (const version of crd.spec.versions.filter((v) => v.served !== false)) {
       const name = version.storage ? names.kind : `${names.kind}${version.name[0]!.toUpperCase()}${version.name.slice(1)}`;
-      out.push(...objectType(name, version, `${group}/${version.name}`));
+      // Versions often share one schema (Gateway API's v1 and v1beta1): one interface, aliased.
+      if (!version.storage && stored?.served !== false && JSON.stringify(version.schema) === storedSchema) {
+        out.push(`/** The ${version.name} schema is the ${stored!.name} one. */`, `export type ${name} = ${names.kind};`, '');
+      } else out.push(...objectType(name, version, `${group}/${version.name}`));
       out.push(
         `/** The ${group}/${version.name} ${names.kind} kind. */`,
         `export const ${name}Kind = resourceKind<${name}>({ group: ${q(group)}, version: ${q(version.name)}, kind: ${q(names.kind)}, plural: ${q(names.plural)}, namespaced: ${scope !== 'Cluster'} });`,
