@@ -6,6 +6,7 @@ import {
   KubeClient,
   KubeType,
   NonStructuralSchemaError,
+  Operator,
   customResource,
   structuralSchema,
   type JsonSchemaProps,
@@ -315,6 +316,15 @@ describe('KubeClient validate option', () => {
       expect(error).to.be.instanceOf(CustomResourceValidationError);
       expect((error as CustomResourceValidationError).violations).to.deep.equal([{ field: 'spec.replicas', message: 'must be >= 1' }]);
     }
+  });
+
+  it('is an Operator option too: the client reconcilers write through validates', async () => {
+    const operator = new Operator({ kubeConfig, validate: true });
+    const error = await operator.client.create(Widgets, bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(CustomResourceValidationError);
   });
 
   it('sends unchecked without the option', async () => {
