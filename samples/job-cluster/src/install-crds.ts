@@ -6,7 +6,10 @@ export function sampleCrds(): CustomResourceDefinition[] {
   return [ClusterKind.crd, ConfigBundleKind.crd, JobKind.crd];
 }
 
-/** Applies the sample's CRDs (server-side apply) and waits until each is Established. */
+/**
+ * Creates the sample's CRDs that are missing (leaving existing ones alone, so the Deployment's
+ * ClusterRole needs only get and create on them) and waits until each is Established.
+ */
 export async function installCrds(client: KubeClient): Promise<void> {
-  await install(client.kubeConfig, sampleCrds());
+  await install(client.kubeConfig, sampleCrds(), { onlyIfMissing: true });
 }

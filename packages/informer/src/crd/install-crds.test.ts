@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import Type from 'typebox';
 import { ResourceID } from '@kindex/core';
 import { createNamespace, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
-import { KubeApiError, KubeClient, KubeType, customResource, installCrds } from '../index.js';
+import { KubeApiError, KubeClient, KubeType, customResource, installCrds, resourceKind } from '../index.js';
+
+const CustomResourceDefinitions = resourceKind({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+});
 
 /**
  * The judge of a generated CRD is the API server: it must accept the schema as structural, serve
@@ -108,6 +116,31 @@ describe('installCrds', function () {
     expect(read?.spec.tags).to.deep.equal(['a']);
     // Defaulting is the API server's; the embedded one does not default custom resources yet.
     if (server().flavor === 'real') expect(read?.spec.maxReplicas).to.equal(10);
+  });
+
+  it('updates an installed CRD by apply, and leaves it alone with onlyIfMissing', async () => {
+    const crd = Gadgets.crd;
+    const live = async () =>
+      (await client.get<typeof crd>(CustomResourceDefinitions, ResourceID.of(crd.metadata.name)))!.spec.names.shortNames;
+    crd.spec.names.shortNames = ['gd', 'gdg'];
+    await installCrds(server().kubeConfig, [crd], { onlyIfMissing: true });
+    expect(await live()).to.deep.equal(['gd']);
+    await installCrds(server().kubeConfig, [crd]);
+    expect(await live()).to.deep.equal(['gd', 'gdg']);
+    await installCrds(server().kubeConfig, [Gadgets.crd]);
+    expect(await live()).to.deep.equal(['gd']);
+  });
+
+  it('creates a missing CRD with onlyIfMissing and waits until it is Established', async () => {
+    const Other = gadgets(`${uniqueName('crd')}.kindex.dev`);
+    await installCrds(server().kubeConfig, [Other.crd], { onlyIfMissing: true });
+    await client.create(Other, {
+      apiVersion: Other.apiVersion,
+      kind: 'Gadget',
+      metadata: { name: 'first', namespace },
+      spec: { replicas: 1, maxReplicas: 1 },
+    });
+    expect(await client.get(Other, ResourceID.of('first', namespace))).not.to.equal(undefined);
   });
 
   it('serves every version of the CRD', async () => {

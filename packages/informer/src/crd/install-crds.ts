@@ -5,7 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
-import { KubeClient } from '../client/kube-client.js';
+import { KubeApiError, KubeClient } from '../client/kube-client.js';
 import { resourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition } from './crd-manifest.js';
 
@@ -38,6 +38,12 @@ export interface InstallCrdsOptions {
   readonly timeoutMs?: number;
   /** Take ownership of fields another manager set (the CRD is this operator's). Defaults to true. */
   readonly force?: boolean;
+  /**
+   * Create the CRDs that do not exist and leave existing ones as they are, instead of applying:
+   * for an operator that installs its CRDs on first start but must not change CRDs an
+   * administrator manages; it needs only the `get` and `create` verbs. Defaults to false.
+   */
+  readonly onlyIfMissing?: boolean;
 }
 
 /**
@@ -62,8 +68,9 @@ export class CrdNotEstablishedError extends Error {
 }
 
 /**
- * Applies CRDs by server-side apply (creating or updating them) and waits until each is
- * Established, so that objects of its kinds can be written right after.
+ * Applies CRDs by server-side apply (creating or updating them), or only creates the missing ones
+ * (`onlyIfMissing`), and waits until each is Established, so that objects of its kinds can be
+ * written right after.
  *
  * @throws {KubeApiError} when the server refuses a CRD (a schema it finds invalid is a 422 naming the field).
  * @throws {CrdNotEstablishedError} when a CRD's names conflict or it is not Established within `timeoutMs`.
@@ -86,7 +93,17 @@ export async function installCrds(
   options: InstallCrdsOptions = {},
 ): Promise<void> {
   const client = new KubeClient(kubeConfig, { fieldManager: options.fieldManager ?? 'kindex' });
-  for (const crd of crds) await client.apply(CustomResourceDefinitions, crd, { force: options.force ?? true });
+  for (const crd of crds) {
+    if (options.onlyIfMissing) {
+      if ((await client.get(CustomResourceDefinitions, ResourceID.of(crd.metadata.name))) !== undefined) continue;
+      try {
+        await client.create(CustomResourceDefinitions, crd);
+      } catch (error) {
+        // Another replica created it between the get and the create: what this mode wants.
+        if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+      }
+    } else await client.apply(CustomResourceDefinitions, crd, { force: options.force ?? true });
+  }
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (const crd of crds) {
     const name = crd.metadata.name;
