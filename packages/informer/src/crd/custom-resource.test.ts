@@ -254,6 +254,51 @@ describe('CustomResource.validate', () => {
     ]);
   });
 
+  it('evaluates the Kubernetes CEL functions operators use: has, size, matches, string and list functions, macros', () => {
+    const rule = (r: string) => ({ rule: r, message: r });
+    const Checked = customResource({
+      group: 'example.com',
+      kind: 'Checked',
+      plural: 'checkeds',
+      versions: {
+        v1: {
+          spec: Type.Object(
+            {
+              name: Type.String(),
+              tags: Type.Array(Type.String()),
+              sizes: Type.Array(Type.Integer()),
+              owner: Type.Optional(Type.String()),
+            },
+            {
+              'x-kubernetes-validations': [
+                rule("self.name.matches('^[a-z-]+$')"),
+                rule("size(self.tags) <= 3 && self.tags.all(t, t.startsWith('t-'))"),
+                rule("self.tags.exists(t, t.endsWith('-main'))"),
+                rule("self.name.lowerAscii() == self.name && self.name.split('-').size() <= 2"),
+                rule("!has(self.owner) || self.owner.contains('@')"),
+                rule('self.sizes.isSorted() && self.sizes.sum() <= 10 && self.sizes.max() <= 5'),
+                rule("self.tags.filter(t, t == 't-x').size() <= 1 && self.tags.map(t, size(t)).all(n, n < 10)"),
+              ],
+            },
+          ),
+        },
+      },
+    });
+    const object = (spec: Record<string, unknown>) => ({ apiVersion: 'example.com/v1', kind: 'Checked', spec });
+    expect(Checked.validate(object({ name: 'web-app', tags: ['t-main', 't-x'], sizes: [1, 2, 5] }))).to.deep.equal([]);
+    const failed = Checked.validate(object({ name: 'Web_App', tags: ['t-a', 'x', 't-x', 't-x'], sizes: [5, 1], owner: 'nobody' }));
+    expect(failed.map((v) => v.message)).to.deep.equal([
+      "self.name.matches('^[a-z-]+$')",
+      "size(self.tags) <= 3 && self.tags.all(t, t.startsWith('t-'))",
+      "self.tags.exists(t, t.endsWith('-main'))",
+      "self.name.lowerAscii() == self.name && self.name.split('-').size() <= 2",
+      "!has(self.owner) || self.owner.contains('@')",
+      'self.sizes.isSorted() && self.sizes.sum() <= 10 && self.sizes.max() <= 5',
+      "self.tags.filter(t, t == 't-x').size() <= 1 && self.tags.map(t, size(t)).all(n, n < 10)",
+    ]);
+    expect(new Set(failed.map((v) => v.field))).to.deep.equal(new Set(['spec']));
+  });
+
   it('evaluates oldSelf transition rules only against an old object', () => {
     const renamed = { ...valid, spec: { replicas: 1, name: 'b' } };
     expect(Widgets.validate(renamed)).to.deep.equal([]);
