@@ -1,49 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { shardIndexOf } from '@kindex/core';
-import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
+import { spawnShardReplica, useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/shard-replica.ts', import.meta.url));
 const SHARDS = 4;
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 
-interface Replica {
-  readonly identity: string;
-  readonly child: ChildProcess;
-  owned: number[];
-  stderr: string;
-  readonly exited: Promise<void>;
-}
-
 describe('sharded operator in child processes', function () {
   this.timeout(240_000);
-  let server: TestApiServer;
-  let dir: string;
-  const replicas: Replica[] = [];
-
-  before(async function () {
-    this.timeout(180_000);
-    server = await startTestApiServer();
-    dir = mkdtempSync(path.join(tmpdir(), 'kindex-shards-'));
-  });
-  after(async () => {
-    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
-    await Promise.all(replicas.map((r) => r.exited));
-    rmSync(dir, { recursive: true, force: true });
-    await server.stop();
-  });
+  const scenario = useShardScenario('kindex-shards-');
+  const replicas = scenario.replicas;
 
   it('three replicas split the shards; after a SIGKILL the survivors take them over, and no primary is reconciled by two processes at once', async () => {
+    const server = scenario.server();
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    const kubeconfigFile = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfigFile, server.kubeConfig.exportConfig());
-    const recordsFile = path.join(dir, 'records.jsonl');
+    const kubeconfigFile = scenario.kubeconfigFile();
+    const recordsFile = scenario.file('records.jsonl');
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const namespaces: string[] = [];
@@ -52,48 +28,20 @@ describe('sharded operator in child processes', function () {
       namespaces.push(namespace);
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: label } } } });
     }
-    const spawnReplica = (identity: string): Replica => {
-      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-        cwd: path.resolve(path.dirname(FIXTURE), '../..'),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          KINDEX_KUBECONFIG: kubeconfigFile,
-          KINDEX_NAMESPACE: leaseNamespace,
-          KINDEX_GROUP: 'shards',
-          KINDEX_SHARDS: String(SHARDS),
-          KINDEX_LABEL: label,
-          KINDEX_IDENTITY: identity,
-          KINDEX_RECORDS: recordsFile,
-          KINDEX_TIMING: JSON.stringify(TIMING),
-        },
+    const spawnReplica = (identity: string): ShardReplica => {
+      const replica = spawnShardReplica(FIXTURE, identity, {
+        KINDEX_KUBECONFIG: kubeconfigFile,
+        KINDEX_NAMESPACE: leaseNamespace,
+        KINDEX_GROUP: 'shards',
+        KINDEX_SHARDS: String(SHARDS),
+        KINDEX_LABEL: label,
+        KINDEX_RECORDS: recordsFile,
+        KINDEX_TIMING: JSON.stringify(TIMING),
       });
-      const replica: Replica = {
-        identity,
-        child,
-        owned: [],
-        stderr: '',
-        exited: new Promise((resolve) => child.once('exit', () => resolve())),
-      };
-      let buffered = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        buffered += chunk;
-        for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-          const line = buffered.slice(0, i);
-          buffered = buffered.slice(i + 1);
-          try {
-            const parsed = JSON.parse(line) as { event?: string; owned?: number[] };
-            if (parsed.event === 'owned') replica.owned = parsed.owned ?? [];
-          } catch {
-            replica.stderr += `${line}\n`;
-          }
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (replica.stderr += chunk));
       replicas.push(replica);
       return replica;
     };
-    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [Replica, Replica, Replica];
+    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [ShardReplica, ShardReplica, ShardReplica];
     const describeAll = () => replicas.map((r) => `${r.identity}: [${r.owned.join(',')}] ${r.stderr.slice(-300)}`).join('\n');
     await eventually(
       () => {

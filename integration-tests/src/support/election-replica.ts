@@ -11,30 +11,19 @@
  * KINDEX_IDENTITY, KINDEX_RECORDS (file), KINDEX_TIMING (JSON: leaseDurationMs, renewDeadlineMs,
  * retryPeriodMs), KINDEX_ON_LOST (`exit` | `standby`), KINDEX_RECONCILE_MS.
  */
-import { appendFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Operator, resourceKind } from '@kindex/informer';
+import { replicaFixture } from './replica-fixture.js';
 
 interface Counter extends KubernetesObject {
   spec?: { value?: number };
   status?: { observed?: number; by?: string };
 }
 
-function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`election-replica: set ${name}`);
-  return value;
-}
-
-const identity = env('KINDEX_IDENTITY');
+const { env, identity, kubeConfig, timing, record, say } = replicaFixture('election-replica');
 const namespace = env('KINDEX_NAMESPACE');
-const records = env('KINDEX_RECORDS');
 const reconcileMs = Number(process.env['KINDEX_RECONCILE_MS'] ?? '30');
-const timing = JSON.parse(env('KINDEX_TIMING')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 const onLost = process.env['KINDEX_ON_LOST'] === 'standby' ? 'standby' : 'exit';
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromFile(env('KINDEX_KUBECONFIG'));
 const CounterKind = resourceKind<Counter>({
   group: env('KINDEX_GROUP'),
   version: 'v1',
@@ -42,10 +31,6 @@ const CounterKind = resourceKind<Counter>({
   plural: 'counters',
   namespaced: true,
 });
-
-const record = (line: object): void => appendFileSync(records, `${JSON.stringify({ pid: process.pid, identity, ...line })}\n`);
-const say = (line: object): void =>
-  void process.stdout.write(`${JSON.stringify({ pid: process.pid, identity, at: Date.now(), ...line })}\n`);
 
 const operator = new Operator({
   kubeConfig,

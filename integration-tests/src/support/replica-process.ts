@@ -6,12 +6,13 @@ import path from 'node:path';
 const FIXTURE = fileURLToPath(new URL('./election-replica.ts', import.meta.url));
 const PACKAGE_DIR = path.resolve(path.dirname(FIXTURE), '../..');
 
-/** A line an election replica prints on stdout. */
+/** A line a replica prints on stdout: an election replica's `started`, `leading`, `following`, or a fixture's own events and fields. */
 export interface ReplicaLine {
   readonly pid: number;
   readonly identity: string;
   readonly at: number;
-  readonly event: 'started' | 'leading' | 'following';
+  readonly event: 'started' | 'leading' | 'following' | (string & {});
+  readonly [field: string]: unknown;
 }
 
 /** A line of the records file: one reconcile's start or end, or a write the server accepted. */
@@ -35,9 +36,13 @@ export interface ReplicaSetup {
   readonly timing: { readonly leaseDurationMs: number; readonly renewDeadlineMs: number; readonly retryPeriodMs: number };
   readonly onLost?: 'exit' | 'standby';
   readonly reconcileMs?: number;
+  /** The replica's program. Defaults to `election-replica.ts`. */
+  readonly fixture?: string;
+  /** More environment for the fixture. Defaults to none. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
-/** One election replica running as a child process (see `election-replica.ts`). */
+/** One replica running as a child process (an election replica by default, see `election-replica.ts`). */
 export class ReplicaProcess {
   readonly lines: ReplicaLine[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -49,7 +54,7 @@ export class ReplicaProcess {
     readonly identity: string,
     setup: ReplicaSetup,
   ) {
-    this.#child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    this.#child = spawn(process.execPath, ['--import', 'tsx', setup.fixture ?? FIXTURE], {
       cwd: PACKAGE_DIR,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
@@ -62,6 +67,7 @@ export class ReplicaProcess {
         KINDEX_TIMING: JSON.stringify(setup.timing),
         KINDEX_ON_LOST: setup.onLost ?? 'exit',
         KINDEX_RECONCILE_MS: String(setup.reconcileMs ?? 30),
+        ...setup.env,
       },
     });
     let buffered = '';

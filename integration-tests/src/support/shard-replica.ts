@@ -10,25 +10,11 @@
  * Environment: KINDEX_KUBECONFIG (file), KINDEX_NAMESPACE (of the Leases), KINDEX_GROUP,
  * KINDEX_SHARDS, KINDEX_LABEL, KINDEX_IDENTITY, KINDEX_RECORDS (file), KINDEX_TIMING (JSON).
  */
-import { appendFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { Kinds, Operator } from '@kindex/informer';
+import { replicaFixture } from './replica-fixture.js';
 
-function env(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`shard-replica: set ${name}`);
-  return value;
-}
-
-const identity = env('KINDEX_IDENTITY');
-const records = env('KINDEX_RECORDS');
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromFile(env('KINDEX_KUBECONFIG'));
-const timing = JSON.parse(env('KINDEX_TIMING')) as { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
-const record = (line: object): void => appendFileSync(records, `${JSON.stringify({ pid: process.pid, identity, ...line })}\n`);
-const say = (line: object): void =>
-  void process.stdout.write(`${JSON.stringify({ pid: process.pid, identity, at: Date.now(), ...line })}\n`);
+const { env, identity, kubeConfig, timing, record, say } = replicaFixture('shard-replica');
 
 const operator = new Operator({
   kubeConfig,

@@ -159,5 +159,11 @@ export {
   EventSourceClassMismatchError,
 } from './reconcile/context-errors.js';
 
+// --- options: unknown-key checks every options object runs (src/options/)
+export { rejectUnknownOptions } from './options/reject-unknown-options.js';
+export type { OptionKeys, OptionKeysOf } from './options/reject-unknown-options.js';
+export { UnknownOptionError } from './options/unknown-option-error.js';
+export type { UnknownOption } from './options/unknown-option-error.js';
+
 // --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)
 export { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from './runtime/supported-runtime.js';

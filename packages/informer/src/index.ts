@@ -62,7 +62,7 @@ export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
-export type { ApplyOptions } from './client/kube-client.js';
+export type { ApplyOptions, ListOptions } from './client/kube-client.js';
 export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
@@ -105,6 +105,8 @@ export type {
 // --- controller: reconcilers running against the API server
 export { Operator } from './controller/operator.js';
 export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
+export { ControllerDistributionError } from './controller/controller-distribution.js';
+export type { ControllerDistribution, OperatorControllerOptions } from './controller/controller-distribution.js';
 export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
 export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
 export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
@@ -161,8 +163,8 @@ export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
-// --- config: checks of configuration where it is written
-export { UnknownOptionError } from './config/option-validation.js';
+// --- config: checks of configuration where it is written (unknown keys: UnknownOptionError of @kindex/core)
+export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';

@@ -5,6 +5,7 @@ import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
 import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
+import type { OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of `Context.getSecondaryResources`.
@@ -29,6 +30,12 @@ export interface SecondaryResourcesOptions {
   readonly deduplicate?: boolean;
 }
 
+/** The keys of {@link SecondaryResourcesOptions}: unknown ones are rejected, not ignored. */
+export const SECONDARY_RESOURCES_OPTION_KEYS = {
+  eventSourceName: true,
+  deduplicate: true,
+} as const satisfies OptionKeysOf<SecondaryResourcesOptions>;
+
 /**
  * Options of `Context.getSecondaryResource`.
  *
@@ -45,6 +52,9 @@ export interface SecondaryResourceOptions {
   /** The event source to read when several serve the type. Defaults to the only one. */
   readonly eventSourceName?: string;
 }
+
+/** The keys of {@link SecondaryResourceOptions}: unknown ones are rejected, not ignored. */
+export const SECONDARY_RESOURCE_OPTION_KEYS = { eventSourceName: true } as const satisfies OptionKeysOf<SecondaryResourceOptions>;
 
 /**
  * What a reconcile knows besides its primary (JOSDK `Context`).

@@ -9,6 +9,7 @@ import {
   NoEventSourceForTypeError,
   ResourceID,
   secondaryType,
+  UnknownOptionError,
   type EventSource,
   type EventSourceHealth,
   type KubernetesObject,
@@ -55,6 +56,19 @@ function context(sources: EventSource<unknown>[]) {
 }
 
 describe('DefaultContext', () => {
+  it('rejects unknown option keys of getSecondaryResources and getSecondaryResource, naming the closest key', () => {
+    const ctx = context([mapSource('pods-a', PodType, [pod('a', '1')])]);
+    expect(() => ctx.getSecondaryResources(PodType, { eventSource: 'pods-a', dedupe: false } as never)).to.throw(
+      UnknownOptionError,
+      /^2 unknown options: getSecondaryResources options\.eventSource \(did you mean "eventSourceName"\?\), getSecondaryResources options\.dedupe\. getSecondaryResources options accepts: deduplicate, eventSourceName\./,
+    );
+    expect(() => ctx.getSecondaryResource(PodType, { eventSourceNme: 'pods-a' } as never)).to.throw(
+      UnknownOptionError,
+      /getSecondaryResource options\.eventSourceNme \(did you mean "eventSourceName"\?\)/,
+    );
+    expect(ctx.getSecondaryResources(PodType, { eventSourceName: 'pods-a', deduplicate: false })).to.have.length(1);
+  });
+
   it('returns the union over every source of the type', () => {
     const ctx = context([
       mapSource('pods-a', PodType, [pod('a', '1')]),

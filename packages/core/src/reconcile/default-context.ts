@@ -5,7 +5,14 @@ import { isNewerVersion } from '../resource/resource-version.js';
 import type { EventSource, SecondaryResourceReader } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
-import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
+import {
+  SECONDARY_RESOURCE_OPTION_KEYS,
+  SECONDARY_RESOURCES_OPTION_KEYS,
+  type Context,
+  type SecondaryResourceOptions,
+  type SecondaryResourcesOptions,
+} from './context.js';
+import { rejectUnknownOptions } from '../options/reject-unknown-options.js';
 import {
   EventSourceClassMismatchError,
   MultipleEventSourcesForTypeError,
@@ -115,6 +122,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResources<R>(type: SecondaryType<R>, options: SecondaryResourcesOptions = {}): R[] {
+    rejectUnknownOptions('getSecondaryResources options', options, SECONDARY_RESOURCES_OPTION_KEYS);
     const entries = this.#entries(type, options.eventSourceName);
     const all: R[] = [];
     for (const { reader } of entries) {
@@ -124,6 +132,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResource<R>(type: SecondaryType<R>, options: SecondaryResourceOptions = {}): R | undefined {
+    rejectUnknownOptions('getSecondaryResource options', options, SECONDARY_RESOURCE_OPTION_KEYS);
     const entry = this.#single(type, options.eventSourceName);
     const found = entry.reader === undefined ? [] : (entry.reader.getSecondaryResources(this.#primary) as readonly R[]);
     if (found.length > 1) throw new MultipleSecondaryResourcesError(this.#primaryKey, type.name, found.length);

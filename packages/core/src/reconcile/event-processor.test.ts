@@ -83,6 +83,22 @@ describe('EventProcessor', () => {
     await t.processor.stop();
   });
 
+  it('reports a dispatch that called no reconciler as a success carrying the reason, and a reconcile without one', async () => {
+    const t = setup();
+    t.processor.start();
+    t.source.next(trigger('a', 'b'));
+    await tick();
+    t.dispatcher.callsOf('ns/a')[0]?.resolve({ skipped: 'not-cached' });
+    t.dispatcher.callsOf('ns/b')[0]?.resolve();
+    await tick();
+    const outcomes = t.events.flatMap((e) => (e.type === 'finished' ? [[e.key, e.outcome]] : []));
+    expect(outcomes).to.deep.equal([
+      ['ns/a', { type: 'success', rescheduleAfterMs: undefined, skipped: 'not-cached' }],
+      ['ns/b', { type: 'success', rescheduleAfterMs: undefined }],
+    ]);
+    await t.processor.stop();
+  });
+
   it('queues triggers that arrive before start', async () => {
     const t = setup();
     t.source.next(trigger('early'));

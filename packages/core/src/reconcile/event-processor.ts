@@ -52,6 +52,12 @@ export interface DispatchRequest {
 export interface DispatchResult {
   /** Run again after this many ms (bounded by `maxReconciliationIntervalMs`). */
   readonly rescheduleAfterMs?: number | undefined;
+  /**
+   * Set when the dispatch called no reconciler, to say why (for example `not-cached`: the
+   * primary is not in the cache). The attempt still succeeds; its outcome carries the reason, so
+   * metrics count it apart from reconciles. Defaults to none (a reconciler ran).
+   */
+  readonly skipped?: string | undefined;
 }
 
 /**
@@ -477,7 +483,11 @@ export class EventProcessor {
           return abort.signal;
         },
       });
-      outcome = attempt.timedOut ? this.#timeoutOutcome(key, undefined) : { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs };
+      outcome = attempt.timedOut
+        ? this.#timeoutOutcome(key, undefined)
+        : result?.skipped === undefined
+          ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
+          : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
     } catch (error) {
       outcome = attempt.timedOut
         ? this.#timeoutOutcome(key, error)

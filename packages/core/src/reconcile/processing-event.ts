@@ -18,7 +18,12 @@ import type { ReconcileCauses } from './reconcile-cause.js';
  * ```
  */
 export type ReconcileOutcome =
-  | { readonly type: 'success'; readonly rescheduleAfterMs?: number | undefined }
+  | {
+      readonly type: 'success';
+      readonly rescheduleAfterMs?: number | undefined;
+      /** Why no reconciler ran, when none did (see `DispatchResult.skipped`). */
+      readonly skipped?: string | undefined;
+    }
   | {
       readonly type: 'error';
       readonly error: unknown;

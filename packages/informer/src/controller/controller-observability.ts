@@ -52,6 +52,12 @@ export interface ReconcileRecord {
 }
 
 /**
+ * @internal Why a dispatch called no reconciler; the `reason` label of
+ * `kindex_reconcile_skipped_total` (see `ControllerMetrics`).
+ */
+export type ReconcileSkipReason = 'not-cached' | 'not-owned' | 'hidden' | 'deleting';
+
+/**
  * What a controller knows about one primary now (`Controller.describePrimary`).
  *
  * @example

@@ -25,6 +25,7 @@ import {
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type DispatchRequest,
+  type DispatchResult,
   type EventSource,
   type EventSourceHealth,
   type EventTransform,
@@ -37,6 +38,9 @@ import {
   type ResourceEvent,
   type RetryInfo,
   type Trigger,
+  type OptionKeysOf,
+  type StopOptions,
+  rejectUnknownOptions,
   ShardSelector,
 } from '@kindex/core';
 import { InformerCache, isScopeRemoval, type CacheDeltaOrigin, type NamespaceSet } from '../cache/informer-cache.js';
@@ -44,10 +48,9 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
-import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
-import type { ControllerObservability, PrimaryDescription, ReconcileRecord } from './controller-observability.js';
+import type { ControllerObservability, PrimaryDescription, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
@@ -56,8 +59,8 @@ import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
 import { collectionPath } from '../reflector/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
-import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
-import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
+import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /**
@@ -105,13 +108,14 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   /**
    * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
    * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
-   * election so a deposed leader's late writes are refused. Defaults to false.
+   * election and sharding so a deposed leader's or shard owner's late writes are refused.
+   * Defaults to false.
    */
   readonly optimisticLocking?: boolean;
   /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
   readonly primaryWrites?: PrimaryWriteMode;
   /** Connection tuning of the primary informers. */
-  readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+  readonly reflector?: ReflectorTuningOptions;
   /**
    * What `start()` does when the primary kind is not served (its CRD is not installed):
    * `'fail'` rejects with a `CacheSyncError` naming the CRD; `'wait'` resolves at once, keeps the
@@ -166,16 +170,17 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
 };
 
 /**
- * Every key of {@link ControllerOptions}: unknown keys passed from JavaScript are rejected, not
- * ignored. `satisfies` makes adding an option without listing it here a compile error.
+ * Every key of {@link ControllerOptions} (and of its nested `reflector` options): unknown keys
+ * passed from JavaScript are rejected, not ignored. `satisfies` makes adding an option without
+ * listing it here a compile error.
  */
-const CONTROLLER_OPTION_KEYS = {
+export const CONTROLLER_OPTION_KEYS = {
   kind: true,
   eventFilters: true,
   primaryEventFilters: true,
   stealthFilter: true,
   statusSubresource: true,
-  reflector: true,
+  reflector: REFLECTOR_TUNING_KEYS,
   fieldSelector: true,
   namespaceSelector: true,
   shardSelector: true,
@@ -195,7 +200,10 @@ const CONTROLLER_OPTION_KEYS = {
   primaryWrites: true,
   workflow: true,
   writes: true,
-} as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
+} as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
+
+/** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */
+export const STOP_OPTION_KEYS = { drainTimeoutMs: true } as const satisfies OptionKeysOf<StopOptions>;
 
 /**
  * What happened in a controller, for timelines, logs and tests.
@@ -292,6 +300,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   #shards: ShardSelector | undefined;
   #dispatchGuard: ((primary: P) => boolean) | undefined;
+  #primaryFence: ((primary: P) => void) | undefined;
   /** Primaries being reconciled now, by key: what a shard release waits for. */
   readonly #inFlight = new Map<string, P>();
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
@@ -328,7 +337,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
     }
     rejectUnknownOptions(
-      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`,
+      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`} options`,
       options,
       CONTROLLER_OPTION_KEYS,
     );
@@ -356,12 +365,6 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
           `keep namespaceSelector to follow labelled namespaces, or namespaces for a fixed list`,
       );
     }
-    if (reflector !== undefined)
-      rejectUnknownOptions(
-        `controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`,
-        reflector,
-        REFLECTOR_TUNING_KEYS,
-      );
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -487,6 +490,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * After any of these the controller's caches are stopped again.
    */
   async start(options: StartOptions = {}): Promise<void> {
+    rejectUnknownOptions(`controller ${this.name} start options`, options, START_OPTION_KEYS);
     const timeoutMs = validateCacheSyncTimeout(options.cacheSyncTimeoutMs, `controller ${this.name}`) ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     const target = `controller ${JSON.stringify(this.name)}`;
     if (this.#stopRequested) throw new StartAbortedError(target, 'stopped');
@@ -763,6 +767,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. A start in progress rejects. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    rejectUnknownOptions(`controller ${this.name} stop options`, options, STOP_OPTION_KEYS);
     this.#stopRequested = true;
     this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
@@ -819,12 +824,30 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Fencing under sharding: a reconcile aborted because its shard was lost does not get what it
-   * returns written (another replica may own the primary by then); a shard handed over for a
+   * @internal Set by `Operator` under sharding: throws to refuse the writes made on behalf of
+   * `primary` (its shard is lost). Checked synchronously as each request is about to be sent,
+   * through the client each reconcile gets (see {@link KubeClient.withFence}).
+   */
+  setPrimaryFence(fence: ((primary: P) => void) | undefined): void {
+    this.#primaryFence = fence;
+  }
+
+  /**
+   * The client (handed to the reconcile: its own writes, dependents') and primary writer of the
+   * work on one primary. Under sharding both are fenced by the primary's shard, checked as each
+   * request is sent: a timer announcing the loss (lost$) can come too late, e.g. when the
+   * process resumes from a pause (issue 18 item 1). A reconcile aborted because its shard was
+   * lost writes nothing more, even should the shard come back; a shard handed over for a
    * rebalance drains with its writes, since its lease is released only after.
    */
-  #throwIfShardLost(key: string): void {
-    if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+  #writesFor(key: string, primary: P): { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } {
+    const fence = this.#primaryFence;
+    if (fence === undefined) return { client: this.#client, writer: this.#writer };
+    const client = this.#client.withFence(() => {
+      if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+      fence(primary);
+    });
+    return { client, writer: this.#writer.withClient(client) };
   }
 
   /**
@@ -945,6 +968,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   #context(
     opened: DefaultContext<P, KubeClient>[],
+    client: KubeClient,
     primary: P,
     retryInfo: RetryInfo | undefined,
     signal: (() => AbortSignal) | undefined,
@@ -955,7 +979,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       primary,
       eventSources: this.#sources,
       primaryCache: this.primaryCache.snapshot(),
-      client: this.#client,
+      client,
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
@@ -971,7 +995,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * One reconcile with its id, its log line (naming its causes) and its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    */
-  async #observedDispatch(key: string, request: DispatchRequest): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #observedDispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
     const reconcileID = randomUUID();
     const log = new LazyChildLogger(this.#logger, { ...namespaceAndName(key), reconcileID });
     const started = Date.now();
@@ -992,7 +1016,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
         const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
         log.debug(
           { ...reconcileLogFields(request), durationMs, ...rescheduled },
-          present ? 'reconciled' : 'primary not in cache, nothing to reconcile',
+          !present
+            ? 'primary not in cache, nothing to reconcile'
+            : result?.skipped
+              ? `nothing to reconcile (${result.skipped})`
+              : 'reconciled',
         );
       }
       return result;
@@ -1024,19 +1052,20 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     const primary = this.getPrimary(key);
     const subject = primary ?? this.#tombstones.get(key)?.primary;
     // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
     // is its owner's to reconcile; checked at the last moment, synchronously.
-    if (subject !== undefined && this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return;
-    if (subject !== undefined) this.#inFlight.set(key, subject);
+    if (subject === undefined) return skip('not-cached');
+    if (this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return skip('not-owned');
+    this.#inFlight.set(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     try {
       // The signal is made only if the reconciler asks for it.
-      return await this.#dispatchOwned(opened, key, primary, request.retryInfo, () => request.signal, log);
+      return await this.#dispatchOwned(opened, this.#writesFor(key, subject), key, primary, request.retryInfo, () => request.signal, log);
     } finally {
       this.#inFlight.delete(key);
       this.#shardLost.delete(key);
@@ -1046,55 +1075,59 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   async #dispatchOwned(
     opened: DefaultContext<P, KubeClient>[],
+    { client, writer }: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> },
     key: string,
     found: P | undefined,
     retryInfo: RetryInfo | undefined,
     signal: () => AbortSignal,
     log: Logger,
-  ): Promise<{ rescheduleAfterMs?: number } | void> {
+  ): Promise<DispatchResult | void> {
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
       const tombstone = this.#tombstones.get(key);
-      if (tombstone === undefined) return;
+      if (tombstone === undefined) return skip('not-cached');
       // The primary is gone: nothing to write back, whatever cleanup answers.
-      await this.#cleanup(tombstone.primary, this.#context(opened, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log));
+      await this.#cleanup(
+        tombstone.primary,
+        this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
+      );
       this.#tombstones.delete(key);
       this.#events.next({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
       return;
     }
     const finalizer = this.#finalizer;
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return;
+    if (!this.#awaitsOurCleanup(primary) && !this.#visible(primary)) return skip('hidden');
     if (primary.metadata?.deletionTimestamp !== undefined) {
-      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return;
+      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
-      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return;
-      const control = await this.#cleanup(primary, this.#context(opened, primary, retryInfo, signal, false, log));
+      if (this.#cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
+      const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
-        this.#throwIfShardLost(key);
-        this.#onFinalizerRemoved(key, primary, await this.#writer.removeFinalizer(primary, finalizer));
+        client.checkFence();
+        this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
       this.#events.next({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
-      this.#throwIfShardLost(key);
-      primary = this.#remember(await this.#writer.addFinalizer(primary, finalizer)) ?? primary;
+      client.checkFence();
+      primary = this.#remember(await writer.addFinalizer(primary, finalizer)) ?? primary;
       wrote.push('finalizer');
     }
-    const context = this.#context(opened, primary, retryInfo, signal, false, log);
+    const context = this.#context(opened, client, primary, retryInfo, signal, false, log);
     if (this.#workflow !== undefined) (await this.#workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#reconciler.reconcile(primary, context);
-    if (control.resource !== undefined) this.#throwIfShardLost(key);
+    if (control.resource !== undefined) client.checkFence();
     if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
-      const written = this.#remember(await this.#writer.patchResource(primary, control.resource));
+      const written = this.#remember(await writer.patchResource(primary, control.resource));
       if (written !== undefined) wrote.push('resource');
       primary = written ?? primary;
     }
     if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
-      if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
+      if (this.#remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
     return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
@@ -1135,18 +1168,24 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const primary = this.getPrimary(key);
     if (primary === undefined) return;
     const opened: DefaultContext<P, KubeClient>[] = [];
+    const { client, writer } = this.#writesFor(key, primary);
     let control: ErrorStatusUpdateControl<P>;
     try {
-      control = await this.#reconciler.updateErrorStatus(primary, this.#context(opened, primary, retryInfo, undefined), error);
+      control = await this.#reconciler.updateErrorStatus(primary, this.#context(opened, client, primary, retryInfo, undefined), error);
     } finally {
       for (const context of opened) context.release();
     }
     if (control.resource !== undefined) {
-      if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) {
+      if (this.#remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
         this.#events.next({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
       }
     }
   }
+}
+
+/** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
+function skip(reason: ReconcileSkipReason): DispatchResult {
+  return { skipped: reason };
 }
 
 /** The fields of a reconcile's log line that say why it ran. */

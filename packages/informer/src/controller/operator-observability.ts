@@ -1,9 +1,9 @@
-import type { KubernetesObject, Logger } from '@kindex/core';
+import type { KubernetesObject, Logger, OptionKeysOf } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
-import { OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
+import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
 import { HealthChecks } from '../server/health-checks.js';
-import { OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
+import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { Controller } from './controller.js';
@@ -33,6 +33,13 @@ export interface OperatorObservabilityOptions {
   /** Serve `/metrics`, `/healthz`, `/readyz` (and `/debug/controllers`). Defaults to no server. */
   readonly server?: OperatorServerOptions;
 }
+
+/** The keys of {@link OperatorObservabilityOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_OBSERVABILITY_OPTION_KEYS = {
+  logger: true,
+  metrics: OPERATOR_METRICS_OPTION_KEYS,
+  server: OPERATOR_SERVER_OPTION_KEYS,
+} as const satisfies OptionKeysOf<OperatorObservabilityOptions>;
 
 type Phase = 'new' | 'starting' | 'running' | 'stopped';
 

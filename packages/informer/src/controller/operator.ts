@@ -1,20 +1,26 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject, Logger, Reconciler } from '@kindex/core';
-import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
+import { type KubernetesObject, type Logger, type Reconciler, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { KUBE_CLIENT_OPTION_KEYS, KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
 import { KubeLeaseStore } from '../leader-election/kube-lease-store.js';
 import { LeaderElectionConfigError, NotLeaderError } from '../leader-election/leader-election-errors.js';
 import { LeaderElector, type LeaderElectionStatus } from '../leader-election/leader-elector.js';
-import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
-import { OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { OPERATOR_SHARDING_OPTION_KEYS, OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller, type ControllerOptions } from './controller.js';
-import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
+import { Controller, STOP_OPTION_KEYS } from './controller.js';
+import {
+  OPERATOR_CONTROLLER_OPTION_KEYS,
+  resolveDistribution,
+  type ControllerDistribution,
+  type OperatorControllerOptions,
+} from './controller-distribution.js';
+import { OPERATOR_OBSERVABILITY_OPTION_KEYS, OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
-import { validateCacheSyncTimeout } from '../startup/start-options.js';
-import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
+import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 
@@ -39,13 +45,31 @@ import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js
  */
 export type OperatorOptions = {
   readonly kubeConfig: KubeConfig;
+  /**
+   * Elect one replica to run the leader-elected controllers (all of them unless a controller's
+   * `distribution` says otherwise). Combines with `sharding`. Defaults to none.
+   */
   readonly leaderElection?: OperatorLeaderElectionOptions;
-  /** Split the primaries among replicas, each owning shards on Leases. Defaults to none (one replica reconciles all). */
+  /**
+   * Split the primaries among replicas, each owning shards on Leases. Combines with
+   * `leaderElection`: each controller says which it follows (`distribution` of `register`).
+   * Defaults to none (one replica reconciles all).
+   */
   readonly sharding?: OperatorShardingOptions;
   /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
   readonly cacheSyncTimeoutMs?: number;
 } & KubeClientOptions &
   OperatorObservabilityOptions;
+
+/** The keys of {@link OperatorOptions}, nested options objects' own included: unknown ones are rejected, not ignored. */
+const OPERATOR_OPTION_KEYS = {
+  kubeConfig: true,
+  leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
+  sharding: OPERATOR_SHARDING_OPTION_KEYS,
+  cacheSyncTimeoutMs: true,
+  ...KUBE_CLIENT_OPTION_KEYS,
+  ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
+} as const satisfies OptionKeysOf<OperatorOptions>;
 
 /**
  * Options of {@link Operator.run}.
@@ -75,12 +99,22 @@ export interface OperatorRunOptions {
   readonly onStarted?: () => void;
 }
 
+/** The keys of {@link OperatorRunOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_RUN_OPTION_KEYS = {
+  signals: true,
+  exit: true,
+  gracefulShutdownTimeoutMs: true,
+  onStarted: true,
+} as const satisfies OptionKeysOf<OperatorRunOptions>;
+
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
 const LOST_LEASE_DRAIN_MS = 5_000;
 
 /**
  * The process-level entry point: one KubeConfig, one registry of shared informers, any number
- * of controllers, and optionally leader election among replicas.
+ * of controllers, and optionally leader election and sharding among replicas. With both, each
+ * controller runs leader-elected (the default), sharded or on every replica, as its
+ * `distribution` says: a singleton controller beside sharded ones in one process.
  *
  * @example
  * ```ts
@@ -101,10 +135,23 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`.
  */
 export class Operator {
+  /**
+   * The operator's client, with the `fence` option and, under leader election, refusing writes
+   * while this replica does not lead: the client of leader-elected controllers. Sharded and
+   * every-replica controllers write through one sharing its informer registry without the
+   * leadership fence.
+   */
   readonly client: KubeClient;
   /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
   readonly leaderElector: LeaderElector | undefined;
   readonly #controllers: Controller<KubernetesObject>[] = [];
+  /** How each registered controller runs among the replicas. */
+  readonly #distributions = new Map<Controller<KubernetesObject>, ControllerDistribution>();
+  /**
+   * The client of the controllers that do not follow the leader Lease (sharded, every replica):
+   * the registry of `client` without its leadership fence. `client` itself when there is none.
+   */
+  readonly #leaseFreeClient: KubeClient;
   readonly #sharding: OperatorSharding | undefined;
   readonly #onLost: OperatorLeaderElectionOptions['onLost'];
   #started = false;
@@ -125,7 +172,14 @@ export class Operator {
   readonly #leaseOwners: LeaseOwners;
 
   constructor(options: OperatorOptions) {
-    const { cacheSyncTimeoutMs, ...clientOptions } = options;
+    rejectUnknownOptions('Operator options', options, OPERATOR_OPTION_KEYS);
+    const { cacheSyncTimeoutMs, fieldManager, registry, validate } = options;
+    // Only the client's own options: KubeClient rejects the Operator's other keys as unknown.
+    const clientOptions: KubeClientOptions = {
+      ...(fieldManager !== undefined ? { fieldManager } : {}),
+      ...(registry ? { registry } : {}),
+      ...(validate !== undefined ? { validate } : {}),
+    };
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
     this.#leaseOwners = { leaderElection: election, sharding: options.sharding };
@@ -155,13 +209,21 @@ export class Operator {
             if (!elector.isLeader) throw new NotLeaderError(elector.identity, elector.lease);
           };
     this.client = new KubeClient(options.kubeConfig, { ...clientOptions, ...(fence ? { fence } : {}) });
+    // One registry: controllers of either kind still share informers.
+    this.#leaseFreeClient =
+      elector === undefined
+        ? this.client
+        : new KubeClient(options.kubeConfig, {
+            ...clientOptions,
+            registry: this.client.registry,
+            ...(userFence ? { fence: userFence } : {}),
+          });
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
-      if (election !== undefined) throw new Error('Operator: choose leaderElection or sharding, not both');
       // The coordinator's own client: its lease writes must not go through any fence.
-      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#controllers);
+      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#distributed('sharded'));
     }
   }
 
@@ -175,34 +237,63 @@ export class Operator {
     return this.#controllers;
   }
 
-  /** Whether this replica reconciles now: always without leader election, else while it holds the lease. */
+  /**
+   * Whether this replica runs its leader-elected controllers now: always without leader
+   * election, else while it holds the lease.
+   */
   get isLeader(): boolean {
     return this.leaderElector?.isLeader ?? true;
   }
 
-  /** Registers a reconciler for a primary kind. Register before `start()`. */
-  register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: ControllerOptions<P>): Controller<P> {
+  /** How a registered controller runs among the replicas (its resolved `distribution`). */
+  distributionOf<P extends KubernetesObject>(controller: Controller<P>): ControllerDistribution | undefined {
+    return this.#distributions.get(controller as unknown as Controller<KubernetesObject>);
+  }
+
+  /**
+   * Registers a reconciler for a primary kind. Register before `start()`. Throws
+   * `ControllerDistributionError` when `distribution` asks for what the operator lacks.
+   */
+  register<P extends KubernetesObject>(reconciler: Reconciler<P, KubeClient>, options: OperatorControllerOptions<P>): Controller<P> {
     if (this.#started) throw new Error('register controllers before Operator.start()');
+    // Malformed options (null, no kind) go through to the Controller, which says what is wrong.
+    const { distribution: requested, ...controllerOptions } = options ?? {};
+    const replication = { leaderElection: this.leaderElector !== undefined, sharding: this.#sharding !== undefined };
+    // Checked before the controller exists, under the name the Controller gives itself.
+    const name = controllerOptions.name ?? `${controllerOptions.kind?.plural}.${controllerOptions.kind?.group || 'core'}`;
+    // Here and not only in the Controller, which does not know `distribution` (and would not suggest it).
+    rejectUnknownOptions(`controller ${name} options`, options, OPERATOR_CONTROLLER_OPTION_KEYS);
+    const distribution = resolveDistribution(name, requested, replication);
+    const leaderElected = distribution === 'leader-elected';
     const controller = new Controller<P>(
       reconciler,
-      this.leaderElector ? { optimisticLocking: true, ...options } : options,
-      this.client,
+      // A late write of a replica that lost its lease or shard must not clobber its successor's.
+      leaderElected || distribution === 'sharded' ? { optimisticLocking: true, ...controllerOptions } : controllerOptions,
+      leaderElected ? this.client : this.#leaseFreeClient,
       this.#observability.forController(),
     );
     if (this.#controllers.some((c) => c.name === controller.name)) {
       throw new Error(`a controller named ${JSON.stringify(controller.name)} is registered already`);
     }
     // Warm standby: caches start and sync, reconciles wait for the lease.
-    if (this.leaderElector) controller.pauseDispatch();
+    if (leaderElected) controller.pauseDispatch();
     const sharding = this.#sharding;
-    if (sharding !== undefined) {
+    if (distribution === 'sharded' && sharding !== undefined) {
       // Until the first round says otherwise, this replica owns nothing and caches next to nothing.
       void controller.changeShardSelector(sharding.selectorFor([]));
       controller.setDispatchGuard((primary) => sharding.owns(primary));
+      controller.setPrimaryFence((primary) => sharding.fence(primary));
     }
-    this.#controllers.push(controller as unknown as Controller<KubernetesObject>);
-    this.#observability.registered(controller as unknown as Controller<KubernetesObject>);
+    const registered = controller as unknown as Controller<KubernetesObject>;
+    this.#controllers.push(registered);
+    this.#distributions.set(registered, distribution);
+    this.#observability.registered(registered);
     return controller;
+  }
+
+  /** The registered controllers that run with `distribution`. */
+  #distributed(distribution: ControllerDistribution): Controller<KubernetesObject>[] {
+    return this.#controllers.filter((c) => this.#distributions.get(c) === distribution);
   }
 
   /**
@@ -216,6 +307,7 @@ export class Operator {
    * of hanging. A controller registered with `whenCrdMissing: 'wait'` does not hold the start.
    */
   async start(options: StartOptions = {}): Promise<void> {
+    rejectUnknownOptions('Operator.start options', options, START_OPTION_KEYS);
     this.#started = true;
     await this.#observability.starting();
     const stopping = new AbortController();
@@ -224,6 +316,7 @@ export class Operator {
     const cacheSyncTimeoutMs = options.cacheSyncTimeoutMs ?? this.#cacheSyncTimeoutMs;
     const elector = this.leaderElector;
     if (elector !== undefined) this.#followLease(elector);
+    this.#warnUnused();
     const sharding = this.#sharding;
     if (sharding !== undefined) {
       // The first round decides the ranges the caches start with; later changes follow.
@@ -266,8 +359,11 @@ export class Operator {
    * namespaces, and talks to no server.
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
+    rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
+    // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
+    const { secondaryVerbs: _verbs, extraPermissions: _extra, ...manifestOptions } = options;
     const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
-    return rbacManifest(permissions, options);
+    return rbacManifest(permissions, manifestOptions);
   }
 
   /**
@@ -275,6 +371,7 @@ export class Operator {
    * releases the lease, and stops every shared informer.
    */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    rejectUnknownOptions('Operator.stop options', options, STOP_OPTION_KEYS);
     this.#shuttingDown = true;
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
@@ -293,6 +390,7 @@ export class Operator {
    * `LeaderElectionStartError`), stops what did start and rejects with the error.
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
+    rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);
     const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
     let received: (signal: NodeJS.Signals) => void = () => {};
     const signalled = new Promise<NodeJS.Signals>((resolve) => (received = resolve));
@@ -319,21 +417,41 @@ export class Operator {
     if (options.exit ?? true) process.exit(0);
   }
 
-  /** Dispatch follows the lease: resumed while leading, paused (and in-flight work aborted) the moment it is lost. */
+  /**
+   * Dispatch of the leader-elected controllers follows the lease: resumed while leading, paused
+   * (and in-flight work aborted) the moment it is lost. Sharded and every-replica controllers
+   * go on (until `onLost: 'exit'` stops the whole process).
+   */
   #followLease(elector: LeaderElector): void {
     let leading = false;
     elector.status$.subscribe((status) => {
       if (status.role === 'leader') {
         leading = true;
-        if (!this.#shuttingDown) for (const c of this.#controllers) c.resumeDispatch();
+        if (!this.#shuttingDown) for (const c of this.#distributed('leader-elected')) c.resumeDispatch();
         return;
       }
       // Synchronous with the elector's decision: nothing is dispatched after it.
       const abort = leading ? new NotLeaderError(elector.identity, elector.lease) : undefined;
-      for (const c of this.#controllers) c.pauseDispatch(abort);
+      for (const c of this.#distributed('leader-elected')) c.pauseDispatch(abort);
       if (leading && !this.#shuttingDown) this.#lost(status);
       leading = false;
     });
+  }
+
+  /**
+   * A mechanism no controller follows still holds its Leases: say so, since the likely cause is
+   * a controller that should have asked for it (with both on, controllers default to the leader).
+   */
+  #warnUnused(): void {
+    if (this.#controllers.length === 0) return;
+    if (this.#sharding !== undefined && this.#distributed('sharded').length === 0) {
+      this.logger.warn("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
+    }
+    if (this.leaderElector !== undefined && this.#distributed('leader-elected').length === 0) {
+      this.logger.warn(
+        "leaderElection is configured but no controller is leader-elected: register singletons with distribution: 'leader-elected'",
+      );
+    }
   }
 
   /** Leader state in metrics, readiness and logs. */

@@ -48,6 +48,11 @@ export class PrimaryWriter<P extends KubernetesObject> {
     private readonly mode: PrimaryWriteMode = 'patch',
   ) {}
 
+  /** The same writer, writing through `client` (one fenced for the reconcile at hand). */
+  withClient(client: KubeClient): PrimaryWriter<P> {
+    return new PrimaryWriter(client, this.kind, this.hasStatusSubresource, this.optimisticLock, this.mode);
+  }
+
   /** Patches `status` from `before` to `after`; undefined when nothing changed. */
   async patchStatus(before: P, after: P): Promise<P | undefined> {
     if (this.mode === 'apply' && this.hasStatusSubresource()) {

@@ -10,6 +10,7 @@ import {
   customResource,
   structuralSchema,
   type JsonSchemaProps,
+  type ObjectOfKind,
 } from '../index.js';
 
 const Port = Type.Object({ name: Type.String(), port: Type.Integer({ minimum: 1, maximum: 65535 }) });
@@ -349,7 +350,13 @@ describe('KubeClient validate option', () => {
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  const bad = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns' }, spec: { replicas: 0 } };
+  // Wrong on purpose (replicas 0, fields missing): what a program building objects at run time can send.
+  const bad = {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'ns' },
+    spec: { replicas: 0 },
+  } as unknown as ObjectOfKind<typeof Widgets>;
 
   it('refuses an invalid create, update or apply before sending it', async () => {
     const client = new KubeClient(kubeConfig, { validate: true });

@@ -2,9 +2,18 @@ import { expect } from 'chai';
 import Type from 'typebox';
 import { ResourceID } from '@kindex/core';
 import { createNamespace, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
-import { KubeApiError, KubeClient, KubeType, customResource, installCrds, resourceKind } from '../index.js';
+import {
+  KubeApiError,
+  KubeClient,
+  KubeType,
+  customResource,
+  installCrds,
+  resourceKind,
+  type CustomResourceDefinition,
+  type ObjectOfKind,
+} from '../index.js';
 
-const CustomResourceDefinitions = resourceKind({
+const CustomResourceDefinitions = resourceKind<CustomResourceDefinition>({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
@@ -89,12 +98,9 @@ describe('installCrds', function () {
     client = new KubeClient(server().kubeConfig);
   });
 
-  const gadget = (name: string, spec: Record<string, unknown>) => ({
-    apiVersion: Gadgets.apiVersion,
-    kind: 'Gadget',
-    metadata: { name, namespace },
-    spec,
-  });
+  /** A Gadget built loosely, as a program does at run time: some of these are invalid on purpose. */
+  const gadget = (name: string, spec: Record<string, unknown>) =>
+    ({ apiVersion: Gadgets.apiVersion, kind: 'Gadget', metadata: { name, namespace }, spec }) as unknown as ObjectOfKind<typeof Gadgets>;
 
   /** kube-apiserver's form of one field error: `<field>: Invalid value: [<value>: ]<message>`. */
   function serverViolation(field: string, message: string): RegExp {
@@ -118,7 +124,7 @@ describe('installCrds', function () {
       gadget('plain', { replicas: 2, port: '80%', note: null, tags: ['a'], ports: [{ name: 'http', port: 80 }] }),
     );
     expect(created.spec).to.include({ replicas: 2, port: '80%' });
-    const read = await client.get<typeof created>(Gadgets, ResourceID.of('plain', namespace));
+    const read = await client.get(Gadgets, ResourceID.of('plain', namespace));
     expect(read?.spec.tags).to.deep.equal(['a']);
     // Defaulting is the API server's; the embedded one does not default custom resources yet.
     if (server().flavor === 'real') expect(read?.spec.maxReplicas).to.equal(10);
@@ -126,8 +132,7 @@ describe('installCrds', function () {
 
   it('updates an installed CRD by apply, and leaves it alone with onlyIfMissing', async () => {
     const crd = Gadgets.crd;
-    const live = async () =>
-      (await client.get<typeof crd>(CustomResourceDefinitions, ResourceID.of(crd.metadata.name)))!.spec.names.shortNames;
+    const live = async () => (await client.get(CustomResourceDefinitions, ResourceID.of(crd.metadata.name)))!.spec.names.shortNames;
     crd.spec.names.shortNames = ['gd', 'gdg'];
     await installCrds(server().kubeConfig, [crd], { onlyIfMissing: true });
     expect(await live()).to.deep.equal(['gd']);

@@ -1,11 +1,14 @@
-import type { LeaderElectionStatus, LeaderElectionTiming } from './leader-elector.js';
+import type { OptionKeysOf } from '@kindex/core';
+import { LEADER_ELECTION_TIMING_KEYS, type LeaderElectionStatus, type LeaderElectionTiming } from './leader-elector.js';
 
 /**
  * The `leaderElection` option of `Operator`: run several replicas, one reconciling at a time.
  *
  * Every replica starts its controllers and syncs its caches (warm standby: a failover costs the
- * lease wait, not a relist); only the lease holder dispatches reconciles, with optimistic
- * locking on its writes to primaries and every write fenced by its leadership.
+ * lease wait, not a relist); only the lease holder dispatches the reconciles of leader-elected
+ * controllers (every controller, unless one is registered with another `distribution`), with
+ * optimistic locking on their writes to primaries and every write fenced by its leadership.
+ * Combines with `sharding`: sharded controllers then run on every replica, on their own shards.
  *
  * @example
  * ```ts
@@ -31,7 +34,19 @@ export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
    * - `'standby'`: stay a warm candidate and lead again when the lease is free.
    * - a function: called with the status; the operator stays a stopped candidate.
    *
+   * Only leader-elected controllers stop; with `sharding` too, sharded and every-replica
+   * controllers go on, until `'exit'` stops the process (releasing its shards to the others, as
+   * controller-runtime's manager exits with all its runnables).
+   *
    * Defaults to `'exit'`.
    */
   readonly onLost?: 'exit' | 'standby' | ((status: LeaderElectionStatus) => void);
 }
+
+/** The keys of {@link OperatorLeaderElectionOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_LEADER_ELECTION_OPTION_KEYS = {
+  ...LEADER_ELECTION_TIMING_KEYS,
+  leaseName: true,
+  leaseNamespace: true,
+  onLost: true,
+} as const satisfies OptionKeysOf<OperatorLeaderElectionOptions>;

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { KubernetesObject, ReconcileOutcome } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
+import type { ReconcileSkipReason } from '../controller/controller-observability.js';
 
 /** controller-runtime's `result` label values. */
 type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -13,10 +14,21 @@ const RECONCILE_TIME_BUCKETS = [
   4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 
+/** Why a dispatch called no reconciler (the `reason` label of `kindex_reconcile_skipped_total`). */
+const SKIP_REASONS: readonly ReconcileSkipReason[] = ['not-cached', 'not-owned', 'hidden', 'deleting'];
+
 /**
  * The `controller_runtime_*` series of every observed controller, fed by its `events$` (one
  * `finished` processing event per reconcile attempt) and, for the worker gauges, read from its
  * event processor when scraped.
+ *
+ * As in controller-runtime, `controller_runtime_reconcile_total` and
+ * `controller_runtime_reconcile_time_seconds` count calls of the reconciler (or of its cleanup)
+ * only. A dispatch that calls none counts in `kindex_reconcile_skipped_total{controller,reason}`
+ * instead, by reason: `not-cached` (the primary is not in the cache: deleted, or named by a
+ * secondary but never created), `not-owned` (sharding: its shard belongs to another replica
+ * now), `hidden` (the stealth filter hides it), `deleting` (marked for deletion with no
+ * cleanup of ours left to run).
  *
  * Caveats: `controller_runtime_reconcile_panics_total` is not exported: JavaScript has no panics
  * distinct from errors, and a throwing reconciler already counts under `result="error"`.
@@ -39,6 +51,7 @@ export class ControllerMetrics {
   readonly #errors: Counter<'controller'>;
   readonly #terminalErrors: Counter<'controller'>;
   readonly #time: Histogram<'controller'>;
+  readonly #skipped: Counter<'controller' | 'reason'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -66,6 +79,12 @@ export class ControllerMetrics {
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],
       buckets: RECONCILE_TIME_BUCKETS,
+      registers,
+    });
+    this.#skipped = new Counter({
+      name: 'kindex_reconcile_skipped_total',
+      help: 'Total number of dispatches that called no reconciler per controller, by reason',
+      labelNames: ['controller', 'reason'],
       registers,
     });
     new Gauge({
@@ -100,9 +119,14 @@ export class ControllerMetrics {
     this.#errors.inc({ controller: name }, 0);
     this.#terminalErrors.inc({ controller: name }, 0);
     this.#time.zero({ controller: name });
+    for (const reason of SKIP_REASONS) this.#skipped.inc({ controller: name, reason }, 0);
     const subscription = controller.events$.subscribe((event) => {
       if (event.type !== 'processing' || event.event.type !== 'finished') return;
       const { outcome, durationMs } = event.event;
+      if (outcome.type === 'success' && outcome.skipped !== undefined) {
+        this.#skipped.inc({ controller: name, reason: outcome.skipped });
+        return;
+      }
       this.#total.inc({ controller: name, result: resultOf(outcome) });
       if (outcome.type === 'error') {
         this.#errors.inc({ controller: name });

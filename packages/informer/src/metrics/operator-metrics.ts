@@ -17,7 +17,7 @@
  * @module
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { KubernetesObject } from '@kindex/core';
+import { type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { Controller } from '../controller/controller.js';
 import { ControllerMetrics } from './controller-metrics.js';
@@ -49,6 +49,12 @@ export interface OperatorMetricsOptions {
   readonly processMetrics?: boolean;
 }
 
+/** The keys of {@link OperatorMetricsOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_METRICS_OPTION_KEYS = {
+  registry: true,
+  processMetrics: true,
+} as const satisfies OptionKeysOf<OperatorMetricsOptions>;
+
 /**
  * The metrics of one operator, in one prom-client registry.
  *
@@ -72,6 +78,7 @@ export class OperatorMetrics {
   readonly #leader: Gauge<'name'>;
 
   constructor(options: OperatorMetricsOptions = {}) {
+    rejectUnknownOptions('OperatorMetrics options', options, OPERATOR_METRICS_OPTION_KEYS);
     this.registry = options.registry ?? new Registry();
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     this.workQueues = new PrometheusWorkQueueMetrics(this.registry);

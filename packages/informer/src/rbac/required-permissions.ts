@@ -1,10 +1,10 @@
-import type { EventSource, KubernetesObject } from '@kindex/core';
+import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../reflector/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
+import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
@@ -31,6 +31,13 @@ export interface RbacListingOptions extends RbacManifestOptions {
   /** Extra permissions, for what reconcilers do outside the event sources and `writes` (reads of unwatched kinds). */
   readonly extraPermissions?: readonly RequiredPermission[];
 }
+
+/** The keys of {@link RbacListingOptions}: unknown ones are rejected, not ignored. */
+export const RBAC_LISTING_OPTION_KEYS = {
+  ...RBAC_MANIFEST_OPTION_KEYS,
+  secondaryVerbs: true,
+  extraPermissions: true,
+} as const satisfies OptionKeysOf<RbacListingOptions>;
 
 /** What caching a kind takes: list and watch for the informer, get for reads by name. */
 const READ_VERBS = ['get', 'list', 'watch'];
@@ -75,6 +82,7 @@ export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],
   options: RbacListingOptions = {},
 ): Promise<RequiredPermission[]> {
+  rejectUnknownOptions('requiredPermissions options', options, RBAC_LISTING_OPTION_KEYS);
   const secondaryVerbs = options.secondaryVerbs ?? READ_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {

@@ -42,6 +42,8 @@ const widget = (name: string, namespace: string, config?: string): Widget => ({
 /** Widgets that copy `data.value` of the ConfigMap their `spec.config` names into their status. */
 class WidgetReconciler implements Reconciler<Widget, KubeClient> {
   fail = false;
+  /** Names of the widgets reconciled, one per call. */
+  readonly reconciled: string[] = [];
   prepareEventSources(context: KubeEventSourceContext<Widget>) {
     return [
       InformerEventSource.from(ConfigMapKind, WidgetKind)
@@ -54,6 +56,7 @@ class WidgetReconciler implements Reconciler<Widget, KubeClient> {
     ];
   }
   reconcile(w: Widget, context: import('@kindex/core').Context<Widget, KubeClient>) {
+    this.reconciled.push(w.metadata?.name ?? '');
     if (this.fail) throw new Error('reconcile refused');
     const cm = context.getSecondaryResource(ConfigMapKind);
     return UpdateControl.patchStatus<Widget>({ ...w, status: { seen: 1, value: cm?.data?.['value'] ?? '' } });
@@ -146,6 +149,40 @@ describe('OperatorServer', function () {
       expect(metricValue(text, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'error' })).to.be.at.least(1);
       expect(metricValue(text, 'workqueue_retries_total', { name: 'widgets' })).to.be.at.least(1);
     });
+  });
+
+  it('counts reconciler calls only: dispatches that call none (primary not cached, shard not owned) count as skipped, by reason', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { controller, reconciler } = newOperator(ns);
+    // What sharding's guard does for a primary of a shard another replica owns.
+    controller.setDispatchGuard((w) => w.metadata?.name !== 'foreign');
+    await operator!.start();
+    const skipped = (text: string, reason: string) =>
+      metricValue(text, 'kindex_reconcile_skipped_total', { controller: 'widgets', reason });
+    const before = await scrape();
+    for (const reason of ['not-cached', 'not-owned', 'hidden', 'deleting']) expect(skipped(before, reason), reason).to.equal(0);
+    await client.create(WidgetKind, widget('mine', ns));
+    await client.create(WidgetKind, widget('foreign', ns));
+    // A secondary naming a widget that does not exist.
+    await client.create(ConfigMapKind, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: ns, labels: { widget: 'ghost' } },
+    });
+    await eventually(async () => {
+      const text = await scrape();
+      expect(skipped(text, 'not-cached')).to.be.at.least(1);
+      expect(skipped(text, 'not-owned')).to.be.at.least(1);
+      expect(reconciler.reconciled).to.include('mine');
+      // Every success is a reconciler call, and every call is timed.
+      expect(metricValue(text, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(
+        reconciler.reconciled.length,
+      );
+      expect(metricValue(text, 'controller_runtime_reconcile_time_seconds_count', { controller: 'widgets' })).to.equal(
+        reconciler.reconciled.length,
+      );
+    });
+    expect(reconciler.reconciled).to.not.include('foreign').and.to.not.include('ghost');
   });
 
   it('counts the relist after a 410 Gone and the watch restarts in the informer series', async function () {

@@ -154,4 +154,70 @@ describe('Operator sharding', function () {
     const stored = await core.readNamespacedConfigMap({ name: 'busy', namespace });
     expect(stored.metadata?.annotations?.['written'], 'fenced').to.equal(undefined);
   });
+
+  it('refuses every write of a reconcile whose shard’s renew deadline passed while the process was paused, before any timer ran', async () => {
+    const group = uniqueName('paused');
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const namespace = await createNamespace(server.kubeConfig);
+    const label = uniqueName('primary');
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: label } } } });
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'victim' } } });
+    const refused: Record<string, unknown> = {};
+    let attempts = 0;
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      sharding: { group, namespace: leaseNamespace, shards: 1, identity: 'solo', ...TIMING },
+    });
+    const out = (name: string): KubernetesObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
+    operator.register<KubernetesObject>(
+      {
+        reconcile: async (primary, context) => {
+          const attempt = ++attempts;
+          const client = context.getClient();
+          if (attempt === 1) {
+            // The whole process stands still past the renew deadline, timers included (as under
+            // SIGSTOP); the writes below come first once it runs again.
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, TIMING.renewDeadlineMs + 300);
+            const writes: Record<string, () => Promise<unknown>> = {
+              apply: () => client.apply(Kinds.ConfigMap, out('applied-1'), { force: true }),
+              create: () => client.create(Kinds.ConfigMap, out('created-1')),
+              patch: () => client.patch(Kinds.ConfigMap, ResourceID.of('p', namespace), { metadata: { annotations: { patched: '1' } } }),
+              delete: () => client.delete(Kinds.ConfigMap, ResourceID.of('victim', namespace)),
+            };
+            for (const [name, write] of Object.entries(writes)) {
+              refused[name] = await write().then(
+                () => 'written',
+                (error: unknown) => (error instanceof ShardLostError ? error.reason : error),
+              );
+            }
+          } else {
+            await client.apply(Kinds.ConfigMap, out(`applied-${attempt}`), { force: true });
+          }
+          // The primary's own write, by the controller, is fenced the same way.
+          const annotations = { ...primary.metadata?.annotations, [`attempt-${attempt}`]: 'done' };
+          return UpdateControl.patchResource({ ...primary, metadata: { ...primary.metadata, annotations } });
+        },
+      },
+      { kind: Kinds.ConfigMap, labelSelector: `role=${label}`, generationAware: false },
+    );
+    operators.push(operator);
+    await operator.start();
+    await eventually(() => expect(attempts).to.be.at.least(1), { timeoutMs: 30_000 });
+    await eventually(() => expect(Object.keys(refused)).to.have.length(4), { timeoutMs: 10_000 });
+    expect(refused).to.deep.equal({ apply: 'renew-deadline', create: 'renew-deadline', patch: 'renew-deadline', delete: 'renew-deadline' });
+    // Nobody took the shard: a renewal finds it still ours, and the retry writes.
+    await eventually(
+      async () => {
+        const primary = await core.readNamespacedConfigMap({ name: 'p', namespace });
+        expect(Object.keys(primary.metadata?.annotations ?? {}).filter((a) => a.startsWith('attempt-'))).to.have.length.at.least(1);
+      },
+      { timeoutMs: 30_000 },
+    );
+    const primary = await core.readNamespacedConfigMap({ name: 'p', namespace });
+    expect(primary.metadata?.annotations?.['attempt-1'], 'the paused attempt’s primary write').to.equal(undefined);
+    expect(primary.metadata?.annotations?.['patched'], 'the paused attempt’s patch').to.equal(undefined);
+    const names = (await core.listNamespacedConfigMap({ namespace })).items.map((c) => c.metadata?.name);
+    expect(names).to.include('victim').and.to.include('applied-2');
+    expect(names).to.not.include('applied-1').and.to.not.include('created-1');
+  });
 });

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField } from '@kindex/core';
+import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField, type OptionKeysOf } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
@@ -9,13 +9,21 @@ import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
 /**
- * The `sharding` option of `Operator`: N replicas split the primaries of every controller.
+ * The `sharding` option of `Operator`: N replicas split the primaries of every sharded
+ * controller (every controller, unless the operator also has `leaderElection`, where controllers
+ * ask for it with `distribution: 'sharded'`, or one is registered with another `distribution`).
  *
  * Each replica owns some of `shards` equal slices of the hash of `field` (Leases decide which,
  * see {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`
  * gate, client-side without it) and reconciles only the primaries of shards it owns right now.
  * When replicas join or leave, shards move: caches change ranges at run time, and a shard is
  * handed over only after its reconciles drained.
+ *
+ * Fencing: every write a reconcile makes through its client (`context.getClient()`, dependents,
+ * the primary's status, resource and finalizer) is refused with `ShardLostError`, unsent, once
+ * its primary's shard is no longer this replica's by the local monotonic clock (its renew
+ * deadline passed, or its lease moved), checked as each request is sent; writes to primaries
+ * also carry the resourceVersion the reconcile read (optimistic locking).
  *
  * @example
  * ```ts
@@ -51,6 +59,18 @@ export interface OperatorShardingOptions {
   /** Defaults to 2000. */
   readonly retryPeriodMs?: number;
 }
+
+/** The keys of {@link OperatorShardingOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_SHARDING_OPTION_KEYS = {
+  group: true,
+  namespace: true,
+  shards: true,
+  field: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+} as const satisfies OptionKeysOf<OperatorShardingOptions>;
 
 /** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
 export class OperatorSharding {
@@ -91,6 +111,15 @@ export class OperatorSharding {
   /** Whether this replica owns the shard of `primary` right now. */
   owns(primary: KubernetesObject): boolean {
     return this.coordinator.owns(shardIndexOf(this.field, primary, this.coordinator.shards));
+  }
+
+  /**
+   * Throws a {@link ShardLostError} when this replica may not write on behalf of `primary` now
+   * (see {@link ShardCoordinator.writeRefusal}): the fence of every write a reconcile of it makes.
+   */
+  fence(primary: KubernetesObject): void {
+    const loss = this.coordinator.writeRefusal(shardIndexOf(this.field, primary, this.coordinator.shards));
+    if (loss !== undefined) throw new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
   }
 
   /** Applies an ownership to every controller's caches, one change after the other. */

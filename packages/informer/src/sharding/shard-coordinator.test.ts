@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FakeClock } from '@kindex/core';
+import { FakeClock, type Clock } from '@kindex/core';
 import { ShardCoordinator, type ShardLoss } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 
@@ -33,6 +33,17 @@ function replica(leases: MemoryLeases, clock: FakeClock, identity: string, shard
       opened = Promise.resolve();
     },
   };
+}
+
+/** `fake`'s time plus time that passes without timers firing: what a process frozen by SIGSTOP sees on resuming. */
+function pausable(fake: FakeClock): { clock: Clock; pause: (ms: number) => void } {
+  let paused = 0;
+  const clock: Clock = {
+    now: () => fake.now() + paused,
+    setTimeout: (callback, delayMs) => fake.setTimeout(callback, delayMs),
+    clearTimeout: (handle) => fake.clearTimeout(handle),
+  };
+  return { clock, pause: (ms) => (paused += ms) };
 }
 
 describe('ShardCoordinator', () => {
@@ -95,5 +106,56 @@ describe('ShardCoordinator', () => {
     expect(a.lost).to.deep.equal([]);
     expect(b.lost).to.deep.equal([]);
     await Promise.all([a.coordinator.stop(), b.coordinator.stop()]);
+  });
+
+  it('refuses writes for a shard once its renew deadline has passed by the clock, before any timer ran (a paused process)', async () => {
+    const fake = new FakeClock(1_000_000);
+    const { clock, pause } = pausable(fake);
+    const leases = new MemoryLeases();
+    const a = new ShardCoordinator({ group: 'g', shards: 2, identity: 'a', clock, ...TIMING, store: leases.view(() => false) });
+    const lost: ShardLoss[] = [];
+    a.lost$.subscribe((loss) => lost.push(loss));
+    await a.start();
+    expect([a.writeRefusal(0), a.writeRefusal(1)]).to.deep.equal([undefined, undefined]);
+    pause(TIMING.renewDeadlineMs);
+    expect(a.writeRefusal(0)).to.deep.equal({ shard: 0, reason: 'renew-deadline' });
+    expect(lost, 'no timer has run yet').to.deep.equal([]);
+    await a.stop({ release: false });
+    expect(a.writeRefusal(0), 'after stop').to.deep.equal({ shard: 0, reason: 'moved' });
+  });
+
+  it('lets a shard draining for a handover write until its last renewal’s deadline, and not after its release', async () => {
+    const fake = new FakeClock(1_000_000);
+    const { clock, pause } = pausable(fake);
+    const leases = new MemoryLeases();
+    let drained = (): void => {};
+    const draining: number[] = [];
+    const a = new ShardCoordinator({
+      group: 'g',
+      shards: 2,
+      identity: 'a',
+      clock,
+      ...TIMING,
+      store: leases.view(() => false),
+      onRelease: (shard) => {
+        draining.push(shard);
+        return new Promise((resolve) => (drained = resolve));
+      },
+    });
+    await a.start();
+    const b = replica(leases, fake, 'b', 2);
+    await b.coordinator.start();
+    for (let i = 0; i < 10 && draining.length === 0; i++) await fake.advance(TIMING.retryPeriodMs);
+    expect(draining).to.have.length(1);
+    const shard = draining[0]!;
+    expect(a.owns(shard), 'no new reconciles').to.equal(false);
+    expect(a.writeRefusal(shard), 'the drained reconciles still write').to.equal(undefined);
+    pause(TIMING.renewDeadlineMs);
+    expect(a.writeRefusal(shard), 'not past the deadline of its last renewal').to.deep.equal({ shard, reason: 'renew-deadline' });
+    pause(-TIMING.renewDeadlineMs);
+    drained();
+    await fake.advance(0);
+    expect(a.writeRefusal(shard), 'released').to.deep.equal({ shard, reason: 'moved' });
+    await Promise.all([a.stop(), b.coordinator.stop()]);
   });
 });

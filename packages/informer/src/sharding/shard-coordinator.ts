@@ -18,6 +18,9 @@
  * renewal was sent and is checked synchronously ({@link ShardCoordinator.owns}); nobody else may
  * take the shard before `leaseDurationMs` > `renewDeadlineMs` has passed since it saw that
  * renewal; every write carries the resourceVersion read, so two replicas never both win a race.
+ * Writes on behalf of a shard's primaries check {@link ShardCoordinator.writeRefusal}, read from
+ * the clock as each is sent, so a process that resumes from a pause past its deadline writes
+ * nothing even before its timers have run.
  * A shard is therefore owned by at most one replica at any instant. A shard lost without a
  * handover (the deadline passed, by a timer of its own even while a lease call hangs, or the
  * lease moved to another holder) is announced on {@link ShardCoordinator.lost$} at once, so work
@@ -26,7 +29,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { fnv1a64Hex, type Clock, type TimerHandle } from '@kindex/core';
+import { fnv1a64Hex, type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
 import { monotonicClock } from '../leader-election/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
@@ -67,6 +70,19 @@ export interface ShardCoordinatorOptions {
   /** Time source. Defaults to a monotonic clock. */
   readonly clock?: Clock;
 }
+
+/** The keys of {@link ShardCoordinatorOptions}: unknown ones are rejected, not ignored. */
+export const SHARD_COORDINATOR_OPTION_KEYS = {
+  group: true,
+  shards: true,
+  store: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  onRelease: true,
+  clock: true,
+} as const satisfies OptionKeysOf<ShardCoordinatorOptions>;
 
 /**
  * What a replica sees of the group.
@@ -157,6 +173,8 @@ export class ShardCoordinator {
   readonly #seen = new Map<string, { spec: string; at: number }>();
   /** Shards held, with the lease as last written and until when ownership lasts. */
   readonly #held = new Map<number, { lease: Lease; validUntil: number }>();
+  /** Shards given back for a rebalance and draining, with their last renewal's deadline. */
+  readonly #draining = new Map<number, number>();
   readonly #memberName: string;
   #member: Lease | undefined;
   #live = 1;
@@ -166,6 +184,7 @@ export class ShardCoordinator {
   #stopping = false;
 
   constructor(options: ShardCoordinatorOptions) {
+    rejectUnknownOptions('ShardCoordinator options', options, SHARD_COORDINATOR_OPTION_KEYS);
     this.identity = options.identity;
     this.shards = options.shards;
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -199,6 +218,20 @@ export class ShardCoordinator {
     return held !== undefined && this.#clock.now() < held.validUntil;
   }
 
+  /**
+   * Why this replica may not write on behalf of `shard`'s primaries right now, or undefined when
+   * it may: it owns the shard, or is draining it for a handover (writes of the reconciles being
+   * drained still count, until the deadline of its last renewal). Read from the clock, not from
+   * a timer: a process paused past its deadline is refused on its first write after resuming,
+   * before the timer announcing the loss on {@link lost$} has run.
+   */
+  writeRefusal(shard: number): ShardLoss | undefined {
+    if (this.owns(shard)) return undefined;
+    const draining = this.#draining.get(shard);
+    if (draining !== undefined && this.#clock.now() < draining) return undefined;
+    return { shard, reason: this.#held.has(shard) || draining !== undefined ? 'renew-deadline' : 'moved' };
+  }
+
   /** The shards owned now (each passing {@link owns}), ascending. */
   owned(): number[] {
     return [...this.#held.keys()].filter((s) => this.owns(s)).sort((a, b) => a - b);
@@ -228,6 +261,7 @@ export class ShardCoordinator {
     const held = [...this.#held.values()].map((h) => h.lease);
     this.#held.clear();
     this.#lapsed.clear();
+    this.#draining.clear();
     this.#publish();
     if (options.release === false) return;
     await Promise.all([...held, ...(this.#member ? [this.#member] : [])].map((lease) => this.#release(lease)));
@@ -307,11 +341,17 @@ export class ShardCoordinator {
     const extra = [...this.#held.keys()].sort((a, b) => b - a).slice(0, Math.max(0, this.#held.size - share));
     for (const shard of extra) {
       if (this.#stopping) return;
-      const { lease } = this.#held.get(shard)!;
+      const { lease, validUntil } = this.#held.get(shard)!;
       this.#held.delete(shard);
       this.#lapsed.delete(shard);
+      this.#draining.set(shard, validUntil);
       this.#publish();
-      await this.#onRelease(shard);
+      try {
+        await this.#onRelease(shard);
+      } finally {
+        // Before the release: once the holder is empty, the next owner may write at once.
+        this.#draining.delete(shard);
+      }
       await this.#release(lease);
     }
 

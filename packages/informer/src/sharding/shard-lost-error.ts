@@ -5,7 +5,10 @@ import type { ShardLoss } from './shard-coordinator.js';
  * loses the shard of its primary without a handover: its lease could not be renewed before the
  * renew deadline, or another replica holds it now. Another replica may reconcile the primary
  * once the lease expires, so stop writing; the attempt counts as failed and, should the shard
- * come back, is retried.
+ * come back, is retried. Every write the reconcile makes through its client (`context.getClient()`,
+ * dependents, the primary's status, resource and finalizer) throws it too, without being sent,
+ * from the moment the renew deadline has passed by the local clock: even before the signal is
+ * aborted, as when the process resumes from a pause.
  *
  * @example
  * ```ts
@@ -38,7 +41,7 @@ export class ShardLostError extends Error {
         ? 'its lease has another holder'
         : 'its lease was not renewed within the renew deadline (the API server is slow or unreachable, or the process was paused)';
     super(
-      `replica ${JSON.stringify(identity)} lost shard ${loss.shard} of ${JSON.stringify(group)}: ${why}; reconciles of its primaries are aborted`,
+      `replica ${JSON.stringify(identity)} lost shard ${loss.shard} of ${JSON.stringify(group)}: ${why}; reconciles of its primaries are aborted and their writes refused`,
     );
     this.shard = loss.shard;
     this.reason = loss.reason;

@@ -37,7 +37,8 @@ import type { AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
-import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
@@ -89,6 +90,17 @@ export interface EmbeddedApiServerOptions {
    */
   shardedListAndWatch?: boolean;
 }
+
+/** The keys of {@link EmbeddedApiServerOptions}: unknown ones are rejected, not ignored. */
+export const EMBEDDED_API_SERVER_OPTION_KEYS = {
+  ...TEST_API_SERVER_OPTION_KEYS,
+  port: true,
+  host: true,
+  token: true,
+  gcDelayMs: true,
+  tls: true,
+  maxBodyBytes: true,
+} as const satisfies OptionKeysOf<EmbeddedApiServerOptions>;
 
 /**
  * Every fault of {@link ApiServerFaults}: the embedded server provides them all.
@@ -188,7 +200,9 @@ export class EmbeddedApiServer implements TestApiServer {
       clusters: [
         {
           name: CONTEXT,
-          cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true },
+          // Set for plain HTTP too: client-node refuses an http:// cluster unless it is ("HTTP protocol is
+          // not allowed when skipTLSVerify is not set or false"), and kubectl ignores it there.
+          cluster: { server: this.url, 'insecure-skip-tls-verify': true },
         },
       ],
       users: [{ name: CONTEXT, user: { token } }],
@@ -622,6 +636,7 @@ function closeServer(server: http.Server): Promise<void> {
  * ```
  */
 export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions = {}): Promise<EmbeddedApiServer> {
+  rejectUnknownOptions('startEmbeddedApiServer options', options, EMBEDDED_API_SERVER_OPTION_KEYS);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(16).toString('hex');
   const store = new ObjectStore(options.historyWindow === undefined ? {} : { historyWindow: options.historyWindow });

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestApiServer, type TestApiServer } from '@kindex/testing';
+
+/** One operator replica of a sharding scenario running as a child process, as its stdout lines tell it. */
+export interface ShardReplica {
+  readonly identity: string;
+  readonly child: ChildProcess;
+  /** The shards it said it owns last (`{ event: 'owned', owned }` lines). */
+  owned: number[];
+  /** Whether it said it leads (`{ event: 'leading' | 'following' }` lines, when it runs leader election). */
+  leading: boolean;
+  /** What it printed on stderr, and stdout lines that are not JSON. */
+  stderr: string;
+  readonly exited: Promise<void>;
+}
+
+/**
+ * Starts `fixture` (`node --import tsx <fixture>`, from the integration-tests package) with
+ * `env` added to this process's environment, and follows what it prints.
+ */
+export function spawnShardReplica(fixture: string, identity: string, env: Readonly<Record<string, string>>): ShardReplica {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+    cwd: path.resolve(path.dirname(fixture), '../..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, KINDEX_IDENTITY: identity },
+  });
+  const replica: ShardReplica = {
+    identity,
+    child,
+    owned: [],
+    leading: false,
+    stderr: '',
+    exited: new Promise((resolve) => child.once('exit', () => resolve())),
+  };
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      try {
+        const parsed = JSON.parse(line) as { event?: string; owned?: number[] };
+        if (parsed.event === 'owned') replica.owned = parsed.owned ?? [];
+        if (parsed.event === 'leading' || parsed.event === 'following') replica.leading = parsed.event === 'leading';
+      } catch {
+        replica.stderr += `${line}\n`;
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (replica.stderr += chunk));
+  return replica;
+}
+
+/** What {@link useShardScenario} gives a test: the server, the files the replicas share, the replicas. */
+export interface ShardScenario {
+  readonly server: () => TestApiServer;
+  /** A kubeconfig file of the server, for the child processes. */
+  readonly kubeconfigFile: () => string;
+  /** A path in the scenario's scratch folder. */
+  readonly file: (name: string) => string;
+  /** The replicas started; those still running are SIGKILLed after the suite. */
+  readonly replicas: ShardReplica[];
+}
+
+/**
+ * Mocha hooks of a multi-process scenario: a test server and a scratch folder (with the server's
+ * kubeconfig) before the suite; after it, every replica still running killed, the folder and the
+ * server gone.
+ */
+export function useShardScenario(folderPrefix: string): ShardScenario {
+  let server: TestApiServer | undefined;
+  let dir: string | undefined;
+  const replicas: ShardReplica[] = [];
+  before(async function () {
+    this.timeout(180_000);
+    server = await startTestApiServer();
+    dir = mkdtempSync(path.join(tmpdir(), folderPrefix));
+    writeFileSync(path.join(dir, 'kubeconfig'), server.kubeConfig.exportConfig());
+  });
+  after(async () => {
+    for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.exited));
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await server?.stop();
+  });
+  const file = (name: string): string => path.join(dir!, name);
+  return { server: () => server!, kubeconfigFile: () => file('kubeconfig'), file, replicas };
+}

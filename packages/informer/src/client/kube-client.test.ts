@@ -1,0 +1,96 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { Kinds, KubeClient } from '../index.js';
+
+const CONFIG_MAP: KubernetesObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'c', namespace: 'ns', resourceVersion: '7' },
+};
+
+describe('KubeClient.withFence', () => {
+  let server: Server;
+  let kubeConfig: KubeConfig;
+  /** Requests the server received, as `METHOD path`. */
+  const received: string[] = [];
+
+  before(async () => {
+    // Any request succeeds: what matters is whether it was sent at all.
+    server = createServer((request, response) => {
+      received.push(`${request.method} ${request.url?.split('?')[0]}`);
+      request.resume();
+      request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+  });
+  beforeEach(() => received.splice(0));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Every kind of write, each through `client`. */
+  const writes = (client: KubeClient): Record<string, () => Promise<unknown>> => ({
+    create: () => client.create(Kinds.ConfigMap, CONFIG_MAP),
+    update: () => client.update(Kinds.ConfigMap, CONFIG_MAP),
+    updateStatus: () => client.update(Kinds.ConfigMap, CONFIG_MAP, 'status'),
+    patch: () => client.patch(Kinds.ConfigMap, ResourceID.of('c', 'ns'), { data: { a: '1' } }),
+    apply: () => client.apply(Kinds.ConfigMap, CONFIG_MAP, { force: true }),
+    delete: () => client.delete(Kinds.ConfigMap, ResourceID.of('c', 'ns')),
+  });
+
+  it('refuses every write while the added fence throws, sends none of them, and still reads', async () => {
+    const base = new KubeClient(kubeConfig, { fieldManager: 'web-operator' });
+    let open = true;
+    const refusal = new Error('shard 3 lost');
+    const fenced = base.withFence(() => {
+      if (!open) throw refusal;
+    });
+    expect(fenced.fieldManager).to.equal('web-operator');
+    expect(fenced.registry).to.equal(base.registry);
+    for (const write of Object.values(writes(fenced))) await write();
+    expect(received).to.have.length(6);
+
+    open = false;
+    received.splice(0);
+    for (const [name, write] of Object.entries(writes(fenced))) {
+      const error = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, name).to.equal(refusal);
+    }
+    expect(() => fenced.checkFence()).to.throw(refusal);
+    expect(received, 'nothing sent').to.deep.equal([]);
+    expect(await fenced.get(Kinds.ConfigMap, ResourceID.of('c', 'ns'))).to.deep.equal(CONFIG_MAP);
+    // The client it was made from is not fenced by it.
+    await base.apply(Kinds.ConfigMap, CONFIG_MAP);
+    expect(received).to.deep.equal(['GET /api/v1/namespaces/ns/configmaps/c', 'PATCH /api/v1/namespaces/ns/configmaps/c']);
+  });
+
+  it("checks the client's own fence (leader election's) first, then the added one", async () => {
+    const notLeader = new Error('not the leader');
+    const calls: string[] = [];
+    const base = new KubeClient(kubeConfig, {
+      fence: () => {
+        calls.push('own');
+        throw notLeader;
+      },
+    });
+    const fenced = base.withFence(() => calls.push('added'));
+    const error = await fenced.create(Kinds.ConfigMap, CONFIG_MAP).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.equal(notLeader);
+    expect(calls).to.deep.equal(['own']);
+    expect(received).to.deep.equal([]);
+  });
+});

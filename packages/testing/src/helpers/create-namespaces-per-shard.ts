@@ -1,0 +1,45 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { shardIndexOf } from '@kindex/core';
+import { createNamespace } from './create-namespace.js';
+import { uniqueName } from './unique-name.js';
+
+/**
+ * Creates fresh namespaces, `perShard` in each of `shards` namespace shards, and returns their
+ * names in creation order. Sequential names hash unevenly (the hash's top bits barely depend on
+ * the last characters), so a sharding test that needs work on every shard picks names by shard
+ * instead of hoping.
+ *
+ * @example
+ * ```ts
+ * import { createNamespacesPerShard, useTestApiServer } from '@kindex/testing';
+ *
+ * describe('sharded controller', () => {
+ *   const server = useTestApiServer();
+ *   it('reconciles on every replica', async () => {
+ *     // 4 shards, 2 namespaces in each: every replica gets primaries, whatever it owns.
+ *     const namespaces = await createNamespacesPerShard(server().kubeConfig, { shards: 4, perShard: 2 });
+ *     console.log(namespaces.length); // 8
+ *   });
+ * });
+ * ```
+ */
+export async function createNamespacesPerShard(
+  kubeConfig: KubeConfig,
+  options: { readonly shards: number; readonly perShard: number },
+): Promise<string[]> {
+  const { shards, perShard } = options;
+  if (!Number.isInteger(shards) || shards < 1 || !Number.isInteger(perShard) || perShard < 1) {
+    throw new RangeError(`createNamespacesPerShard: shards (${shards}) and perShard (${perShard}) must be positive integers`);
+  }
+  const count = new Array<number>(shards).fill(0);
+  const created: string[] = [];
+  const prefix = uniqueName('sh');
+  for (let i = 0; created.length < shards * perShard; i++) {
+    const name = `${prefix}-${i}`;
+    const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: name } }, shards);
+    if (count[shard]! >= perShard) continue;
+    count[shard]!++;
+    created.push(await createNamespace(kubeConfig, name));
+  }
+  return created;
+}
