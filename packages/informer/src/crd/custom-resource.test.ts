@@ -300,6 +300,30 @@ describe('CustomResource.validate', () => {
     expect(new Set(failed.map((v) => v.field))).to.deep.equal(new Set(['spec']));
   });
 
+  it('leaves to the server a rule calling a Kubernetes library it does not have, and reports one that fails', () => {
+    const Sized = customResource({
+      group: 'example.com',
+      kind: 'Sized',
+      plural: 'sizeds',
+      versions: {
+        v1: {
+          spec: Type.Object(
+            { memory: Type.String() },
+            {
+              'x-kubernetes-validations': [
+                { rule: "quantity(self.memory).isLessThan(quantity('4Gi'))", message: 'at most 4Gi' },
+                { rule: 'self.limit > 0', message: 'limit must be positive' },
+              ],
+            },
+          ),
+        },
+      },
+    });
+    expect(Sized.validate({ apiVersion: 'example.com/v1', kind: 'Sized', spec: { memory: '8Gi' } })).to.deep.equal([
+      { field: 'spec', message: 'rule "self.limit > 0" could not be evaluated: No such key: limit' },
+    ]);
+  });
+
   it('evaluates oldSelf transition rules only against an old object', () => {
     const renamed = { ...valid, spec: { replicas: 1, name: 'b' } };
     expect(Widgets.validate(renamed)).to.deep.equal([]);

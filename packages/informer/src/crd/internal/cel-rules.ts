@@ -3,7 +3,7 @@
 // an evaluation here. @bufbuild/cel (compared on the same rules) lacked those string functions and
 // brings protobuf in. Kubernetes' list library (isSorted, sum, min, max, indexOf, lastIndexOf) is
 // registered below; its url, ip, cidr, quantity and semver libraries are not, so a rule using
-// them is reported as not checkable client-side rather than as a violation (the server judges it).
+// them is skipped client-side rather than reported as a violation (the server judges it).
 import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import type { JsonSchemaProps, ValidationRule } from '../json-schema-props.js';
 
@@ -30,6 +30,9 @@ function extreme(list: Value[], sign: number): Value {
   if (list.length === 0) throw new Error('min/max of an empty list');
   return list.reduce((a, b) => (compare(b, a) * sign > 0 ? b : a));
 }
+
+/** cel-js's error for a call of a function (not an operator such as `_+_`) it does not have. */
+const UNKNOWN_FUNCTION = /found no matching overload for '(?:dyn\.)?[A-Za-z]\w*\(/;
 
 const programs = new Map<string, ParseResult>();
 
@@ -88,6 +91,9 @@ export function evaluateRules(node: JsonSchemaProps, value: Value, old: Value, f
     try {
       holds = program(rule.rule)(context);
     } catch (error) {
+      // A function of a Kubernetes library not registered here (quantity, ip, url, ...): the
+      // rule cannot be checked client-side, and the server, which has it, judges it.
+      if (UNKNOWN_FUNCTION.test((error as Error).message)) continue;
       problems.push({
         field: where,
         message: `rule ${JSON.stringify(rule.rule)} could not be evaluated: ${(error as Error).message.split('\n')[0]}`,
