@@ -8,10 +8,12 @@
  * injectable {@link Clock}. Rate limiters: {@link RateLimiter} and its built-ins. Retry policy
  * (attempt counting, JOSDK-style): {@link Retry} and {@link GenericRetry}.
  */
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
+import { DelayedAdds } from './internal/delayed-adds.js';
+import { QueueTiming } from './internal/queue-timing.js';
 import type { RateLimiter } from './rate-limiter.js';
-import type { WorkQueueMetrics, WorkQueueMetricsProvider } from './work-queue-metrics.js';
+import type { WorkQueueMetricsProvider } from './work-queue-metrics.js';
 
 /**
  * Options of {@link WorkQueue}.
@@ -33,17 +35,6 @@ export interface WorkQueueOptions<K extends string = string> {
   readonly name?: string;
   /** Receives the queue's measurements. Defaults to none (nothing is timed or counted). */
   readonly metrics?: WorkQueueMetricsProvider;
-}
-
-interface Delayed {
-  /** When the item is due. */
-  at: number;
-  /**
-   * The timer armed for it, set to fire at or before `at`: a later deadline keeps the timer,
-   * which re-arms for the rest when it fires (no timer churn when a reconcile pushes its own
-   * reschedule further out, as every successful one does).
-   */
-  timer: TimerHandle;
 }
 
 /**
@@ -89,49 +80,28 @@ export class WorkQueue<K extends string = string> {
   /** Added while processing: queued again at `done`. */
   readonly #followUp = new Set<K>();
   readonly #processing = new Set<K>();
-  readonly #delayed = new Map<K, Delayed>();
+  readonly #delayed: DelayedAdds<K>;
   readonly #waiters: ((item: K | undefined) => void)[] = [];
   readonly #drainWaiters: (() => void)[] = [];
   #shuttingDown = false;
-  // Only with a metrics provider: when each waiting item was added, and when each item being
-  // processed was handed out (clock ms), for the queue and work durations.
-  readonly #metrics: WorkQueueMetrics | undefined;
-  readonly #addedAt = new Map<K, number>();
-  readonly #startedAt = new Map<K, number>();
-  readonly #metricsNow: () => number;
+  /** Only with a metrics provider. */
+  readonly #timing: QueueTiming<K> | undefined;
 
   constructor(options: WorkQueueOptions<K> = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
-    // Date.now() counts whole milliseconds and most queue waits are shorter: with the system
-    // clock the durations come from the high-resolution timer (same epoch), else they would
-    // mostly read 0. A test's FakeClock is used as given.
-    const clock = this.#clock;
-    this.#metricsNow = clock === systemClock ? () => performance.timeOrigin + performance.now() : () => clock.now();
-    this.#metrics = options.metrics?.forQueue(options.name ?? '', {
-      depth: () => this.#queued.size + this.#followUp.size,
-      unfinishedWorkSeconds: () => {
-        const now = this.#metricsNow();
-        let total = 0;
-        for (const at of this.#startedAt.values()) total += now - at;
-        return total / 1000;
-      },
-      longestRunningProcessorSeconds: () => {
-        const now = this.#metricsNow();
-        let longest = 0;
-        for (const at of this.#startedAt.values()) longest = Math.max(longest, now - at);
-        return longest / 1000;
-      },
-    });
+    this.#delayed = new DelayedAdds<K>(this.#clock, (item) => this.add(item));
+    const metrics = options.metrics;
+    this.#timing =
+      metrics === undefined
+        ? undefined
+        : new QueueTiming<K>(metrics, options.name ?? '', this.#clock, () => this.#queued.size + this.#followUp.size);
   }
 
   /** Queues `item` unless it is already queued; if it is being processed, queues it after `done`. */
   add(item: K): void {
     if (this.#shuttingDown || this.#queued.has(item) || this.#followUp.has(item)) return;
-    if (this.#metrics !== undefined) {
-      this.#metrics.added();
-      this.#addedAt.set(item, this.#metricsNow());
-    }
+    this.#timing?.added(item);
     if (this.#processing.has(item)) this.#followUp.add(item);
     else this.#push(item);
   }
@@ -146,13 +116,7 @@ export class WorkQueue<K extends string = string> {
       this.add(item);
       return;
     }
-    const at = this.#clock.now() + delayMs;
-    const pending = this.#delayed.get(item);
-    if (pending !== undefined) {
-      if (pending.at <= at) return;
-      this.#clock.clearTimeout(pending.timer);
-    }
-    this.#arm(item, at, delayMs);
+    this.#delayed.addAfter(item, delayMs, 0);
   }
 
   /**
@@ -166,31 +130,7 @@ export class WorkQueue<K extends string = string> {
       this.add(item);
       return;
     }
-    const pending = this.#delayed.get(item);
-    const at = this.#clock.now() + delayMs;
-    if (pending !== undefined && pending.at <= at) {
-      pending.at = at;
-      return;
-    }
-    if (pending !== undefined) this.#clock.clearTimeout(pending.timer);
-    this.#arm(item, at, delayMs);
-  }
-
-  #arm(item: K, at: number, delayMs: number): void {
-    const delayed: Delayed = { at, timer: undefined };
-    const fire = (): void => {
-      // A replaced timer that fires anyway (clock race) must not add early.
-      if (this.#delayed.get(item) !== delayed) return;
-      const left = delayed.at - this.#clock.now();
-      if (left > 0) {
-        delayed.timer = this.#clock.setTimeout(fire, left);
-        return;
-      }
-      this.#delayed.delete(item);
-      this.add(item);
-    };
-    delayed.timer = this.#clock.setTimeout(fire, delayMs);
-    this.#delayed.set(item, delayed);
+    this.#delayed.replace(item, delayMs, 0);
   }
 
   /**
@@ -198,7 +138,7 @@ export class WorkQueue<K extends string = string> {
    * `minDelayMs` if that is longer.
    */
   addRateLimited(item: K, minDelayMs = 0): void {
-    if (!this.#shuttingDown) this.#metrics?.retried();
+    if (!this.#shuttingDown) this.#timing?.retried();
     this.addAfter(item, Math.max(this.#rateLimiter.when(item), minDelayMs));
   }
 
@@ -221,24 +161,19 @@ export class WorkQueue<K extends string = string> {
     const delayed = this.cancelDelayed(item);
     const queued = this.#queued.delete(item);
     const followUp = this.#followUp.delete(item);
-    if (queued || followUp) this.#addedAt.delete(item);
+    if (queued || followUp) this.#timing?.dropped(item);
     if (queued) this.#compactIfStale();
     return delayed || queued || followUp;
   }
 
   /** Cancels a pending `addAfter` of `item`; returns whether there was one. */
   cancelDelayed(item: K): boolean {
-    const pending = this.#delayed.get(item);
-    if (pending === undefined) return false;
-    this.#clock.clearTimeout(pending.timer);
-    this.#delayed.delete(item);
-    return true;
+    return this.#delayed.cancel(item);
   }
 
   /** Milliseconds until the pending delayed add of `item`, or `undefined` if none. */
   delayOf(item: K): number | undefined {
-    const pending = this.#delayed.get(item);
-    return pending === undefined ? undefined : Math.max(0, pending.at - this.#clock.now());
+    return this.#delayed.delayOf(item);
   }
 
   /**
@@ -255,11 +190,7 @@ export class WorkQueue<K extends string = string> {
   /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
   done(item: K): void {
     if (!this.#processing.delete(item)) return;
-    if (this.#metrics !== undefined) {
-      const startedAt = this.#startedAt.get(item);
-      this.#startedAt.delete(item);
-      if (startedAt !== undefined) this.#metrics.finished((this.#metricsNow() - startedAt) / 1000);
-    }
+    this.#timing?.finished(item);
     if (this.#followUp.delete(item) && !this.#shuttingDown) this.#push(item);
     if (this.#processing.size === 0 && this.#shuttingDown) {
       for (const w of this.#drainWaiters.splice(0)) w();
@@ -295,14 +226,13 @@ export class WorkQueue<K extends string = string> {
   shutDown(): void {
     if (this.#shuttingDown) return;
     this.#shuttingDown = true;
-    for (const d of this.#delayed.values()) this.#clock.clearTimeout(d.timer);
     this.#delayed.clear();
     this.#fifo = [];
     this.#head = 0;
     this.#fifoStart = 0;
     this.#queued.clear();
     this.#followUp.clear();
-    this.#addedAt.clear();
+    this.#timing?.droppedAll();
     for (const w of this.#waiters.splice(0)) w(undefined);
   }
 
@@ -317,7 +247,7 @@ export class WorkQueue<K extends string = string> {
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
       this.#processing.add(item);
-      this.#handedOut(item);
+      this.#timing?.handedOut(item);
       waiter(item);
       return;
     }
@@ -337,21 +267,11 @@ export class WorkQueue<K extends string = string> {
       if (this.#queued.get(item) === position) {
         this.#queued.delete(item);
         this.#processing.add(item);
-        this.#handedOut(item);
+        this.#timing?.handedOut(item);
         return item;
       }
     }
     return undefined;
-  }
-
-  /** Records the wait of an item handed to a worker and starts timing its work. */
-  #handedOut(item: K): void {
-    if (this.#metrics === undefined) return;
-    const now = this.#metricsNow();
-    const addedAt = this.#addedAt.get(item);
-    this.#addedAt.delete(item);
-    this.#startedAt.set(item, now);
-    this.#metrics.started(addedAt === undefined ? 0 : (now - addedAt) / 1000);
   }
 
   /** Rebuilds the FIFO when removed items make up most of it, so add/remove churn stays bounded. */

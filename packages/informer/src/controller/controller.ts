@@ -187,6 +187,7 @@ const CONTROLLER_OPTION_KEYS = {
   concurrency: true,
   retry: true,
   rateLimiter: true,
+  queue: true,
   maxReconciliationIntervalMs: true,
   reconcileTimeoutMs: true,
   whenCrdMissing: true,
