@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { FakeClock, ItemExponentialFailureRateLimiter, PriorityWorkQueue } from '../index.js';
+
+type Op =
+  | { op: 'add'; key: string; priority: number }
+  | { op: 'addAfter'; key: string; ms: number; priority: number }
+  | { op: 'get' }
+  | { op: 'done'; pick: number }
+  | { op: 'remove'; key: string }
+  | { op: 'advance'; ms: number };
+
+const keys = ['a', 'b', 'c', 'd', 'e'];
+const key = fc.constantFrom(...keys);
+// Few distinct priorities, so that ties (FIFO within one priority) and upgrades are common.
+const priority = fc.constantFrom(-100, 0, 0, 5);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('add' as const), key, priority }),
+  fc.record({ op: fc.constant('addAfter' as const), key, ms: fc.integer({ min: 0, max: 50 }), priority }),
+  fc.record({ op: fc.constant('get' as const) }),
+  fc.record({ op: fc.constant('done' as const), pick: fc.nat() }),
+  fc.record({ op: fc.constant('remove' as const), key }),
+  fc.record({ op: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 60 }) }),
+);
+
+interface Waiting {
+  key: string;
+  priority: number;
+  order: number;
+}
+
+/** controller-runtime's priority queue semantics written the obvious (slow) way. */
+class Model {
+  queued: Waiting[] = [];
+  processing = new Set<string>();
+  followUp = new Map<string, Waiting>();
+  delayed = new Map<string, { at: number; seq: number; priority: number }>();
+  now = 0;
+  seq = 0;
+  order = 0;
+
+  add(k: string, p: number): void {
+    const waiting = this.queued.find((w) => w.key === k) ?? this.followUp.get(k);
+    if (waiting !== undefined) {
+      // Dedupe: one entry per key, keeping its first place in line and the higher priority.
+      waiting.priority = Math.max(waiting.priority, p);
+      return;
+    }
+    const entry = { key: k, priority: p, order: this.order++ };
+    if (this.processing.has(k)) this.followUp.set(k, entry);
+    else this.queued.push(entry);
+  }
+  addAfter(k: string, ms: number, p: number): void {
+    if (ms <= 0) return this.add(k, p);
+    const cur = this.delayed.get(k);
+    if (cur !== undefined) {
+      cur.priority = Math.max(cur.priority, p);
+      if (cur.at <= this.now + ms) return;
+      p = cur.priority;
+    }
+    this.delayed.set(k, { at: this.now + ms, seq: this.seq++, priority: p });
+  }
+  /** Highest priority, then first added. */
+  get(): string | undefined {
+    let best: Waiting | undefined;
+    for (const w of this.queued) {
+      if (best === undefined || w.priority > best.priority || (w.priority === best.priority && w.order < best.order)) best = w;
+    }
+    if (best === undefined) return undefined;
+    this.queued = this.queued.filter((w) => w !== best);
+    this.processing.add(best.key);
+    return best.key;
+  }
+  done(k: string): void {
+    this.processing.delete(k);
+    const followUp = this.followUp.get(k);
+    if (followUp !== undefined) {
+      this.followUp.delete(k);
+      this.queued.push(followUp);
+    }
+  }
+  remove(k: string): void {
+    this.queued = this.queued.filter((w) => w.key !== k);
+    this.followUp.delete(k);
+    this.delayed.delete(k);
+  }
+  advance(ms: number): void {
+    const target = this.now + ms;
+    const due = [...this.delayed].filter(([, d]) => d.at <= target).sort(([, x], [, y]) => x.at - y.at || x.seq - y.seq);
+    for (const [k, d] of due) {
+      this.delayed.delete(k);
+      this.add(k, d.priority);
+    }
+    this.now = target;
+  }
+}
+
+describe('PriorityWorkQueue (properties)', () => {
+  it('behaves exactly like the reference model: order, dedupe, priority upgrade, delayed items', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 100 }), async (ops) => {
+        const clock = new FakeClock();
+        const q = new PriorityWorkQueue({ clock, rateLimiter: new ItemExponentialFailureRateLimiter() });
+        const m = new Model();
+        for (const o of ops) {
+          switch (o.op) {
+            case 'add':
+              q.add(o.key, o.priority);
+              m.add(o.key, o.priority);
+              break;
+            case 'addAfter':
+              q.addAfter(o.key, o.ms, o.priority);
+              m.addAfter(o.key, o.ms, o.priority);
+              break;
+            case 'get': {
+              if (q.len() === 0) break;
+              const expected = m.get();
+              const got = await q.get();
+              expect(got).to.equal(expected);
+              break;
+            }
+            case 'done': {
+              const processing = [...m.processing];
+              if (processing.length === 0) break;
+              const k = processing[o.pick % processing.length] as string;
+              q.done(k);
+              m.done(k);
+              break;
+            }
+            case 'remove':
+              q.remove(o.key);
+              m.remove(o.key);
+              break;
+            case 'advance':
+              await clock.advance(o.ms);
+              m.advance(o.ms);
+              break;
+          }
+          expect(q.len()).to.equal(m.queued.length);
+          expect(q.processingCount()).to.equal(m.processing.size);
+          for (const k of keys) {
+            expect(q.isProcessing(k)).to.equal(m.processing.has(k));
+            expect(q.delayOf(k)).to.equal(m.delayed.has(k) ? (m.delayed.get(k)?.at ?? 0) - m.now : undefined);
+            if (!m.processing.has(k)) expect(q.priorityOf(k)).to.equal(m.queued.find((w) => w.key === k)?.priority);
+          }
+        }
+        // Drain: the rest comes out in the model's order.
+        await clock.advance(1000);
+        m.advance(1000);
+        for (const k of [...m.processing]) {
+          q.done(k);
+          m.done(k);
+        }
+        while (m.queued.length > 0) expect(await q.get()).to.equal(m.get());
+        expect(q.len()).to.equal(0);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
