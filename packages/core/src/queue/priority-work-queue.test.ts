@@ -140,8 +140,8 @@ describe('PriorityWorkQueue', () => {
     for (let i = 0; i < 5000; i += 2) q.remove(`k${i}`);
     for (let i = 1; i < 5000; i += 4) q.add(`k${i}`, 1);
     const order = await drain(q);
-    const raised = [];
-    const low = [];
+    const raised: string[] = [];
+    const low: string[] = [];
     for (let i = 1; i < 5000; i += 2) ((i - 1) % 4 === 0 ? raised : low).push(`k${i}`);
     expect(order).to.deep.equal([...raised, ...low]);
   });

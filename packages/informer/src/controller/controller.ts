@@ -25,6 +25,7 @@ import {
   type ControllerConfiguration,
   type ControllerConfigurationOptions,
   type DispatchRequest,
+  type DispatchResult,
   type EventSource,
   type EventSourceHealth,
   type EventTransform,
@@ -972,7 +973,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * One reconcile with its id, its log line (naming its causes) and its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    */
-  async #observedDispatch(key: string, request: DispatchRequest): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #observedDispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
     const reconcileID = randomUUID();
     const log = new LazyChildLogger(this.#logger, { ...namespaceAndName(key), reconcileID });
     const started = Date.now();
@@ -1025,7 +1026,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     return written;
   }
 
-  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<{ rescheduleAfterMs?: number } | void> {
+  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#client.checkFence();
     const primary = this.getPrimary(key);
@@ -1052,7 +1053,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     retryInfo: RetryInfo | undefined,
     signal: () => AbortSignal,
     log: Logger,
-  ): Promise<{ rescheduleAfterMs?: number } | void> {
+  ): Promise<DispatchResult | void> {
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
@@ -1098,7 +1099,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (this.#remember(await this.#writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
-    return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
+    if (control.scheduleDelayMs === undefined) return undefined;
+    const priority = control.schedulePriority;
+    return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
   }
 
   /**
