@@ -60,6 +60,7 @@ import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingS
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
+import { unchangedPriority } from '../source/unchanged-priority.js';
 
 /**
  * How to register a reconciler: the primary kind plus controller configuration.
@@ -921,10 +922,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     if (!evaluate(this.#filter, event, onError)) return;
     const rv = event.object.metadata?.resourceVersion;
+    const priority = unchangedPriority(delta.type, origin);
     this.#primaryTriggers.next({
       primaryIds: [ResourceID.parse(key)],
       source: PRIMARY_SOURCE_NAME,
       cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+      ...(priority !== undefined ? { priority } : {}),
     });
   }
 
