@@ -177,7 +177,10 @@ describe('PriorityWorkQueue', () => {
 
   it('refuses a priority that is not a finite number, saying what a priority is', () => {
     const q = newQueue();
-    expect(() => q.add('a', Number.NaN)).to.throw(RangeError, /priority must be a finite number \(higher goes first, 0 by default\), got NaN/);
+    expect(() => q.add('a', Number.NaN)).to.throw(
+      RangeError,
+      /priority must be a finite number \(higher goes first, 0 by default\), got NaN/,
+    );
     expect(() => q.addAfter('a', 10, Infinity)).to.throw(RangeError, /got Infinity/);
   });
 

@@ -389,6 +389,8 @@ function before<K>(a: Entry<K>, b: Entry<K>): boolean {
 /** Anything but a finite number would break the order of the heap. */
 function checkPriority(priority: number): void {
   if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-    throw new RangeError(`PriorityWorkQueue: a priority must be a finite number (higher goes first, 0 by default), got ${String(priority)}`);
+    throw new RangeError(
+      `PriorityWorkQueue: a priority must be a finite number (higher goes first, 0 by default), got ${String(priority)}`,
+    );
   }
 }

@@ -32,7 +32,12 @@ function trigger(priority: number | undefined, ...names: string[]): Trigger {
  * for names in `failing`), triggers sent while the processor is paused so the queue decides the
  * order once it resumes.
  */
-function setup(queue: QueueKind | undefined, results: Record<string, DispatchResult> = {}, failing: string[] = [], options: Partial<EventProcessorOptions> = {}) {
+function setup(
+  queue: QueueKind | undefined,
+  results: Record<string, DispatchResult> = {},
+  failing: string[] = [],
+  options: Partial<EventProcessorOptions> = {},
+) {
   const clock = new FakeClock();
   const source = new Subject<Trigger>();
   const order: string[] = [];
@@ -85,12 +90,17 @@ describe('EventProcessor queue option', () => {
 
   it('builds the queue with a function, given the processor clock, rate limiter and name', () => {
     const seen: string[] = [];
-    const { processor } = setup((options) => {
-      seen.push(options.name ?? '');
-      expect(options.clock).to.be.instanceOf(FakeClock);
-      expect(options.rateLimiter).to.be.instanceOf(ItemExponentialFailureRateLimiter);
-      return new PriorityWorkQueue(options);
-    }, {}, [], { name: 'webapps' });
+    const { processor } = setup(
+      (options) => {
+        seen.push(options.name ?? '');
+        expect(options.clock).to.be.instanceOf(FakeClock);
+        expect(options.rateLimiter).to.be.instanceOf(ItemExponentialFailureRateLimiter);
+        return new PriorityWorkQueue(options);
+      },
+      {},
+      [],
+      { name: 'webapps' },
+    );
     expect(seen).to.deep.equal(['webapps']);
     expect(processor.queue).to.be.instanceOf(PriorityWorkQueue);
   });
