@@ -191,12 +191,11 @@ export function processingConfiguration(options: Partial<ProcessingConfiguration
     reconcileTimeoutMs: 'reconcileTimeoutMs' in options ? options.reconcileTimeoutMs : 300_000,
     queue: options.queue ?? 'fifo',
   };
-  if (config.queue !== 'fifo' && config.queue !== 'priority' && typeof config.queue !== 'function') {
-    throw new InvalidConfigurationError(
-      controller,
-      'queue',
-      `must be 'fifo', 'priority' or a function building a ReconcileQueue, got ${typeof config.queue === 'string' ? `'${config.queue}'` : String(config.queue)}`,
-    );
+  // Typed away, still possible from JavaScript or a typo in a config file.
+  const queue: unknown = config.queue;
+  if (queue !== 'fifo' && queue !== 'priority' && typeof queue !== 'function') {
+    const got = typeof queue === 'string' ? `'${queue}'` : String(queue);
+    throw new InvalidConfigurationError(controller, 'queue', `must be 'fifo', 'priority' or a function building a ReconcileQueue, got ${got}`);
   }
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
     throw new InvalidConfigurationError(controller, 'concurrency', `must be an integer >= 1, got ${config.concurrency}`);

@@ -26,20 +26,35 @@ import { WorkQueue, type WorkQueueOptions } from '../queue/work-queue.js';
  * ```
  */
 export interface ReconcileQueue {
+  /** Queues `item` (at `priority`) unless it is waiting already; during processing, once after `done`. */
   add(item: string, priority?: number): void;
+  /** Adds `item` after `delayMs`; an earlier pending deadline wins. */
   addAfter(item: string, delayMs: number, priority?: number): void;
+  /** Replaces the pending delayed add of `item`, earlier or later, with one after `delayMs`. */
   replaceDelayed(item: string, delayMs: number, priority?: number): void;
+  /** Adds `item` after the longer of the rate limiter's wait and `minDelayMs`. */
   addRateLimited(item: string, minDelayMs?: number, priority?: number): void;
+  /** Ends the failure streak of `item` in the rate limiter. */
   forget(item: string): void;
+  /** Drops the queued, delayed and follow-up work of `item`; returns whether there was any. */
   remove(item: string): boolean;
+  /** Cancels the pending delayed add of `item`; returns whether there was one. */
   cancelDelayed(item: string): boolean;
+  /** Milliseconds until the pending delayed add of `item`, or `undefined` if none. */
   delayOf(item: string): number | undefined;
+  /** The next item, marked processing; `undefined` once shut down. */
   get(): Promise<string | undefined>;
+  /** Marks `item` finished, queueing its follow-up if it was added meanwhile. */
   done(item: string): void;
+  /** Items waiting to be handed out. */
   len(): number;
+  /** Whether `item` is handed out and not yet `done`. */
   isProcessing(item: string): boolean;
+  /** Items handed out and not yet `done`. */
   processingCount(): number;
+  /** Items waiting for a delayed add. */
   delayedCount(): number;
+  /** Stops handing out; resolves when every item handed out is `done`. */
   shutDownWithDrain(): Promise<void>;
   /**
    * The priority an item being processed was handed out at, which its retry and requeue keep
