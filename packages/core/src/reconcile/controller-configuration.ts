@@ -195,7 +195,11 @@ export function processingConfiguration(options: Partial<ProcessingConfiguration
   const queue: unknown = config.queue;
   if (queue !== 'fifo' && queue !== 'priority' && typeof queue !== 'function') {
     const got = typeof queue === 'string' ? `'${queue}'` : String(queue);
-    throw new InvalidConfigurationError(controller, 'queue', `must be 'fifo', 'priority' or a function building a ReconcileQueue, got ${got}`);
+    throw new InvalidConfigurationError(
+      controller,
+      'queue',
+      `must be 'fifo', 'priority' or a function building a ReconcileQueue, got ${got}`,
+    );
   }
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
     throw new InvalidConfigurationError(controller, 'concurrency', `must be an integer >= 1, got ${config.concurrency}`);
