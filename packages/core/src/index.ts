@@ -93,7 +93,7 @@ export type { Clock, TimerHandle } from './queue/clock.js';
 export { systemClock } from './queue/clock.js';
 export { FakeClock } from './queue/fake-clock.js';
 export { WorkQueue } from './queue/work-queue.js';
-export type { WorkQueueOptions } from './queue/work-queue.js';
+export type { WorkQueueOptions } from './queue/work-queue-options.js';
 export { LOW_PRIORITY, PriorityWorkQueue } from './queue/priority-work-queue.js';
 export type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueProbe } from './queue/work-queue-metrics.js';
 export type { RateLimiter } from './queue/rate-limiter.js';

@@ -1,9 +1,5 @@
-import { systemClock, type Clock } from './clock.js';
-import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
-import { DelayedAdds } from './internal/delayed-adds.js';
-import { QueueTiming } from './internal/queue-timing.js';
-import type { RateLimiter } from './rate-limiter.js';
-import type { WorkQueueOptions } from './work-queue.js';
+import { QueueBase } from './internal/queue-base.js';
+import type { WorkQueueOptions } from './work-queue-options.js';
 
 /**
  * The priority that events of a list (the initial list after a start, a relist) and of resyncs
@@ -66,51 +62,29 @@ interface Entry<K> {
  * }
  * ```
  */
-export class PriorityWorkQueue<K extends string = string> {
-  readonly #clock: Clock;
-  readonly #rateLimiter: RateLimiter<K>;
+export class PriorityWorkQueue<K extends string = string> extends QueueBase<K> {
   /** Binary heap: highest priority, then lowest seq, at index 0. Holds stale entries too. */
   #heap: Entry<K>[] = [];
   /** Waiting items and their live heap entry. */
   readonly #queued = new Map<K, Entry<K>>();
   /** Added while processing: queued again at `done`, in the place of that add. */
   readonly #followUp = new Map<K, Entry<K>>();
-  /** Items handed out and not yet `done`, with the priority they were handed out at. */
-  readonly #processing = new Map<K, number>();
-  readonly #delayed: DelayedAdds<K>;
-  readonly #waiters: ((item: K | undefined) => void)[] = [];
-  readonly #drainWaiters: (() => void)[] = [];
+  /** Waiting items (queued and follow-ups) per priority; kept only with a metrics provider. */
+  readonly #depth = new Map<number, number>();
   #seq = 0;
-  #shuttingDown = false;
-  /** Only with a metrics provider: waiting items (queued and follow-ups) per priority. */
-  readonly #depth: Map<number, number> | undefined;
-  readonly #timing: QueueTiming<K> | undefined;
 
   constructor(options: WorkQueueOptions<K> = {}) {
-    this.#clock = options.clock ?? systemClock;
-    this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
-    this.#delayed = new DelayedAdds<K>(this.#clock, (item, priority) => this.add(item, priority));
-    const metrics = options.metrics;
-    if (metrics !== undefined) {
-      const depth = new Map<number, number>();
-      this.#depth = depth;
-      this.#timing = new QueueTiming<K>(
-        metrics,
-        options.name ?? '',
-        this.#clock,
-        () => this.#queued.size + this.#followUp.size,
-        () => depth,
-      );
-    }
+    super(options);
   }
 
   /**
-   * Queues `item` at `priority` (higher first; defaults to 0) unless it is already waiting (then its priority rises
-   * to this one if higher); if it is being processed, queues it after `done`.
+   * Queues `item` at `priority` (higher first; defaults to 0) unless it is already waiting
+   * (then its priority rises to this one if higher); if it is being processed, queues it after
+   * `done`.
    */
   add(item: K, priority = 0): void {
-    if (this.#shuttingDown) return;
-    checkPriority(priority);
+    if (this.shuttingDown) return;
+    this.checkPriority(priority);
     const queued = this.#queued.get(item);
     if (queued !== undefined) {
       if (priority > queued.priority) {
@@ -133,60 +107,12 @@ export class PriorityWorkQueue<K extends string = string> {
       }
       return;
     }
-    this.#timing?.added(item);
+    this.timing?.added(item);
     const entry: Entry<K> = { item, priority, seq: this.#seq++ };
-    if (this.#processing.has(item)) {
+    if (this.processing.has(item)) {
       this.#followUp.set(item, entry);
       this.#countDepth(priority, 1);
     } else this.#push(entry);
-  }
-
-  /**
-   * Adds `item` after `delayMs` at `priority`. A pending delay with an earlier deadline
-   * keeps its time; the higher priority is kept. A delay of 0 or less adds at once.
-   */
-  addAfter(item: K, delayMs: number, priority = 0): void {
-    if (this.#shuttingDown) return;
-    if (!(delayMs > 0)) {
-      this.add(item, priority);
-      return;
-    }
-    checkPriority(priority);
-    this.#delayed.addAfter(item, delayMs, priority);
-  }
-
-  /**
-   * Replaces any pending delayed add of `item` (earlier or later, whatever its priority) with
-   * one after `delayMs` at `priority`; a delay of 0 or less adds at once.
-   */
-  replaceDelayed(item: K, delayMs: number, priority = 0): void {
-    if (this.#shuttingDown) return;
-    if (!(delayMs > 0)) {
-      this.cancelDelayed(item);
-      this.add(item, priority);
-      return;
-    }
-    checkPriority(priority);
-    this.#delayed.replace(item, delayMs, priority);
-  }
-
-  /**
-   * Adds `item` after the rate limiter's wait (which counts as one requeue), or after
-   * `minDelayMs` if that is longer, at `priority`.
-   */
-  addRateLimited(item: K, minDelayMs = 0, priority = 0): void {
-    if (!this.#shuttingDown) this.#timing?.retried();
-    this.addAfter(item, Math.max(this.#rateLimiter.when(item), minDelayMs), priority);
-  }
-
-  /** Ends the failure streak of `item` in the rate limiter. It does not dequeue it. */
-  forget(item: K): void {
-    this.#rateLimiter.forget(item);
-  }
-
-  /** Rate-limited requeues of `item` since its last `forget`. */
-  numRequeues(item: K): number {
-    return this.#rateLimiter.numRequeues(item);
   }
 
   /**
@@ -194,65 +120,7 @@ export class PriorityWorkQueue<K extends string = string> {
    * as controller-runtime's `GetWithPriority`), else its waiting priority, else `undefined`.
    */
   priorityOf(item: K): number | undefined {
-    return this.#processing.get(item) ?? this.#queued.get(item)?.priority;
-  }
-
-  /**
-   * Drops all pending work of `item`: its place in the queue, its delayed add and the follow-up
-   * of an add during processing. Processing itself is not interrupted; `done` is still
-   * expected. Returns whether anything was dropped.
-   */
-  remove(item: K): boolean {
-    const delayed = this.cancelDelayed(item);
-    const queued = this.#queued.get(item);
-    const followUp = this.#followUp.get(item);
-    if (queued !== undefined) {
-      this.#queued.delete(item);
-      this.#countDepth(queued.priority, -1);
-      this.#compactIfStale();
-    }
-    if (followUp !== undefined) {
-      this.#followUp.delete(item);
-      this.#countDepth(followUp.priority, -1);
-    }
-    if (queued !== undefined || followUp !== undefined) this.#timing?.dropped(item);
-    return delayed || queued !== undefined || followUp !== undefined;
-  }
-
-  /** Cancels a pending delayed add of `item`; returns whether there was one. */
-  cancelDelayed(item: K): boolean {
-    return this.#delayed.cancel(item);
-  }
-
-  /** Milliseconds until the pending delayed add of `item`, or `undefined` if none. */
-  delayOf(item: K): number | undefined {
-    return this.#delayed.delayOf(item);
-  }
-
-  /**
-   * Waits for the waiting item of highest priority and marks it processing. Resolves
-   * `undefined` once the queue is shut down. Call `done(item)` when finished with it.
-   */
-  get(): Promise<K | undefined> {
-    if (this.#shuttingDown) return Promise.resolve(undefined);
-    const item = this.#pop();
-    if (item !== undefined) return Promise.resolve(item);
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
-  done(item: K): void {
-    if (!this.#processing.delete(item)) return;
-    this.#timing?.finished(item);
-    const followUp = this.#followUp.get(item);
-    if (followUp !== undefined && !this.#shuttingDown) {
-      this.#followUp.delete(item);
-      this.#countDepth(followUp.priority, -1);
-      this.#push(followUp);
-    }
-    if (this.#processing.size === 0 && this.#shuttingDown) {
-      for (const w of this.#drainWaiters.splice(0)) w();
-    }
+    return this.processing.get(item) ?? this.#queued.get(item)?.priority;
   }
 
   /** Items waiting to be handed out (not delayed, not processing). */
@@ -260,61 +128,25 @@ export class PriorityWorkQueue<K extends string = string> {
     return this.#queued.size;
   }
 
-  /** Whether `item` is handed out and not yet `done`. */
-  isProcessing(item: K): boolean {
-    return this.#processing.has(item);
+  protected depth(): number {
+    return this.#queued.size + this.#followUp.size;
   }
 
-  /** Items handed out and not yet `done`. */
-  processingCount(): number {
-    return this.#processing.size;
+  protected override depthByPriority(): ReadonlyMap<number, number> {
+    return this.#depth;
   }
 
-  /** Items waiting for a delayed add. */
-  delayedCount(): number {
-    return this.#delayed.size;
-  }
-
-  /** Whether `shutDown` was called. */
-  get shuttingDown(): boolean {
-    return this.#shuttingDown;
-  }
-
-  /** Stops the queue: adds are ignored, delays cancelled, waiting `get`s resolve `undefined`. */
-  shutDown(): void {
-    if (this.#shuttingDown) return;
-    this.#shuttingDown = true;
-    this.#delayed.clear();
-    this.#heap = [];
-    this.#queued.clear();
-    this.#followUp.clear();
-    this.#depth?.clear();
-    this.#timing?.droppedAll();
-    for (const w of this.#waiters.splice(0)) w(undefined);
-  }
-
-  /** Shuts down, then resolves when every item being processed is `done`. */
-  shutDownWithDrain(): Promise<void> {
-    this.shutDown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drainWaiters.push(resolve));
-  }
-
-  /** Hands `entry` to a waiting worker, or queues it. */
-  #push(entry: Entry<K>): void {
-    const waiter = this.#waiters.shift();
-    if (waiter !== undefined) {
-      this.#processing.set(entry.item, entry.priority);
-      this.#timing?.handedOut(entry.item);
-      waiter(entry.item);
-      return;
+  /** Anything but a finite number would break the order of the heap. */
+  protected override checkPriority(priority: number): number {
+    if (typeof priority !== 'number' || !Number.isFinite(priority)) {
+      throw new RangeError(
+        `PriorityWorkQueue: a priority must be a finite number (higher goes first, 0 by default), got ${String(priority)}`,
+      );
     }
-    this.#queued.set(entry.item, entry);
-    this.#heapPush(entry);
-    this.#countDepth(entry.priority, 1);
+    return priority;
   }
 
-  #pop(): K | undefined {
+  protected takeNext(): K | undefined {
     const heap = this.#heap;
     while (heap.length > 0) {
       const top = heap[0] as Entry<K>;
@@ -326,16 +158,53 @@ export class PriorityWorkQueue<K extends string = string> {
       if (this.#queued.get(top.item) !== top) continue; // stale: removed or raised
       this.#queued.delete(top.item);
       this.#countDepth(top.priority, -1);
-      this.#processing.set(top.item, top.priority);
-      this.#timing?.handedOut(top.item);
+      this.handOut(top.item, top.priority);
       return top.item;
     }
     return undefined;
   }
 
+  protected releaseFollowUp(item: K): void {
+    const followUp = this.#followUp.get(item);
+    if (followUp === undefined) return;
+    this.#followUp.delete(item);
+    this.#countDepth(followUp.priority, -1);
+    this.#push(followUp);
+  }
+
+  protected dropWaiting(item: K): boolean {
+    const queued = this.#queued.get(item);
+    const followUp = this.#followUp.get(item);
+    if (queued !== undefined) {
+      this.#queued.delete(item);
+      this.#countDepth(queued.priority, -1);
+      this.#compactIfStale();
+    }
+    if (followUp !== undefined) {
+      this.#followUp.delete(item);
+      this.#countDepth(followUp.priority, -1);
+    }
+    return queued !== undefined || followUp !== undefined;
+  }
+
+  protected dropAllWaiting(): void {
+    this.#heap = [];
+    this.#queued.clear();
+    this.#followUp.clear();
+    this.#depth.clear();
+  }
+
+  /** Hands `entry` to a waiting worker, or queues it. */
+  #push(entry: Entry<K>): void {
+    if (this.handToWaiter(entry.item, entry.priority)) return;
+    this.#queued.set(entry.item, entry);
+    this.#heapPush(entry);
+    this.#countDepth(entry.priority, 1);
+  }
+
   #countDepth(priority: number, delta: 1 | -1): void {
+    if (this.timing === undefined) return;
     const depth = this.#depth;
-    if (depth === undefined) return;
     const n = (depth.get(priority) ?? 0) + delta;
     // A priority nobody waits at any more leaves the map (and the metric), so one-off
     // priorities do not pile up label values.
@@ -384,13 +253,4 @@ export class PriorityWorkQueue<K extends string = string> {
 /** Heap order: higher priority first, then earlier add. */
 function before<K>(a: Entry<K>, b: Entry<K>): boolean {
   return a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
-}
-
-/** Anything but a finite number would break the order of the heap. */
-function checkPriority(priority: number): void {
-  if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-    throw new RangeError(
-      `PriorityWorkQueue: a priority must be a finite number (higher goes first, 0 by default), got ${String(priority)}`,
-    );
-  }
 }

@@ -1,5 +1,6 @@
 import { PriorityWorkQueue } from '../queue/priority-work-queue.js';
-import { WorkQueue, type WorkQueueOptions } from '../queue/work-queue.js';
+import { WorkQueue } from '../queue/work-queue.js';
+import type { WorkQueueOptions } from '../queue/work-queue-options.js';
 
 /**
  * The queue an {@link EventProcessor} hands its primaries' keys through: the subset of
