@@ -7,6 +7,14 @@
  * again after `done`. Delays (`addAfter`) and rate-limited requeues (`addRateLimited`) use an
  * injectable {@link Clock}. Rate limiters: {@link RateLimiter} and its built-ins. Retry policy
  * (attempt counting, JOSDK-style): {@link Retry} and {@link GenericRetry}.
+ *
+ * Two queues, one contract (the event processor takes either through its `queue` option):
+ * - {@link WorkQueue} hands items out in arrival order (FIFO), O(1) per operation. The default:
+ *   every controller was written against its order, and it is the cheaper of the two.
+ * - {@link PriorityWorkQueue} (controller-runtime's priority queue) hands out the highest priority
+ *   first, FIFO within one, O(log n). Choose it for operators with many primaries that restart
+ *   or resync: the list's events come at {@link LOW_PRIORITY}, so real changes are reconciled
+ *   first instead of waiting for the whole wave.
  */
 import { QueueBase } from './internal/queue-base.js';
 import type { WorkQueueOptions } from './work-queue-options.js';
