@@ -13,13 +13,24 @@ const PRIMARIES = 300;
 const nameOf = (i: number): string => `cm-${String(i).padStart(3, '0')}`;
 const LAST = nameOf(PRIMARIES - 1);
 
-/** Records each reconcile's primary name, in order, and takes `delayMs` over each. */
+/**
+ * Records each reconcile's primary name, in order, and takes `delayMs` over each; the first
+ * reconcile of `urgent` asks for a requeue at `urgentPriority`.
+ */
 class SlowRecorder implements Reconciler<KubernetesObject> {
   readonly order: string[] = [];
-  constructor(private readonly delayMs: number) {}
+  constructor(
+    private readonly delayMs: number,
+    private readonly urgent?: string,
+    private readonly urgentPriority?: number,
+  ) {}
   async reconcile(primary: KubernetesObject): Promise<UpdateControl<KubernetesObject>> {
-    this.order.push(primary.metadata!.name!);
+    const name = primary.metadata!.name!;
+    this.order.push(name);
     await new Promise((r) => setTimeout(r, this.delayMs));
+    if (name === this.urgent && this.order.filter((n) => n === name).length === 1) {
+      return UpdateControl.noUpdate().rescheduleAfter(1, this.urgentPriority === undefined ? {} : { priority: this.urgentPriority });
+    }
     return UpdateControl.noUpdate();
   }
 }
@@ -86,6 +97,34 @@ describe("Controller queue: 'priority' against 'fifo' on a restart over 300 prim
     expect(position, `position of ${LAST} among ${PRIMARIES}`).to.be.below(PRIMARIES / 2);
     // Exactly once: its list event and its change coalesced into one reconcile.
     expect(order.filter((n) => n === LAST)).to.have.length(1);
+  });
+
+  it('requeues a reschedule at the priority the reconcile asked for, else at the one it ran at', async () => {
+    const first = nameOf(0);
+    const run = async (priority: number | undefined): Promise<string[]> => {
+      const reconciler = new SlowRecorder(5, first, priority);
+      operator = new Operator({ kubeConfig: server().kubeConfig });
+      operator.register(reconciler, {
+        kind: Kinds.ConfigMap,
+        name: `requeue-${String(priority)}`,
+        namespaces: [namespace],
+        queue: 'priority',
+        concurrency: 1,
+        generationAware: false,
+      });
+      await operator.start();
+      await eventually(() => expect(new Set(reconciler.order).size).to.equal(PRIMARIES), { timeoutMs: 120_000 });
+      await eventually(() => expect(reconciler.order.filter((n) => n === first)).to.have.length(2), { timeoutMs: 30_000 });
+      await operator.stop({ drainTimeoutMs: 10_000 });
+      operator = undefined;
+      return reconciler.order;
+    };
+    // Asked at priority 0: above the rest of the wave (LOW_PRIORITY), so it runs right after its delay.
+    const raised = await run(0);
+    expect(raised.lastIndexOf(first), 'requeue at priority 0').to.be.below(PRIMARIES / 2);
+    // No priority asked: it keeps the low priority of the list it came from, behind the wave.
+    const kept = await run(undefined);
+    expect(kept.lastIndexOf(first), 'requeue at the priority it ran at').to.equal(PRIMARIES);
   });
 
   it("leaves it at its place in the list with the default 'fifo' queue", async () => {
