@@ -95,6 +95,49 @@ class Model {
   }
 }
 
+/** What the queue and the model both answer to: the adds and removes are applied to each alike. */
+interface Writable {
+  add(k: string, p: number): void;
+  addAfter(k: string, ms: number, p: number): void;
+  remove(k: string): unknown;
+}
+
+function write(target: Writable, o: Extract<Op, { op: 'add' | 'addAfter' | 'remove' }>): void {
+  if (o.op === 'add') target.add(o.key, o.priority);
+  else if (o.op === 'addAfter') target.addAfter(o.key, o.ms, o.priority);
+  else target.remove(o.key);
+}
+
+/** Applies one op to the queue and the model, checking what the queue hands out. */
+async function step(o: Op, q: PriorityWorkQueue, clock: FakeClock, m: Model): Promise<void> {
+  if (o.op === 'get') {
+    if (q.len() > 0) expect(await q.get()).to.equal(m.get());
+  } else if (o.op === 'done') {
+    const processing = [...m.processing];
+    const k = processing[o.pick % Math.max(1, processing.length)];
+    if (k === undefined) return;
+    q.done(k);
+    m.done(k);
+  } else if (o.op === 'advance') {
+    await clock.advance(o.ms);
+    m.advance(o.ms);
+  } else {
+    write(q, o);
+    write(m, o);
+  }
+}
+
+/** The queue's observable state equals the model's. */
+function expectSameState(q: PriorityWorkQueue, m: Model): void {
+  expect({ waiting: q.len(), processing: q.processingCount() }).to.deep.equal({ waiting: m.queued.length, processing: m.processing.size });
+  for (const k of keys) {
+    expect(q.isProcessing(k), `${k} processing`).to.equal(m.processing.has(k));
+    const delayed = m.delayed.get(k);
+    expect(q.delayOf(k), `${k} delay`).to.equal(delayed === undefined ? undefined : delayed.at - m.now);
+    if (!m.processing.has(k)) expect(q.priorityOf(k), `${k} priority`).to.equal(m.queued.find((w) => w.key === k)?.priority);
+  }
+}
+
 describe('PriorityWorkQueue (properties)', () => {
   it('behaves exactly like the reference model: order, dedupe, priority upgrade, delayed items', async () => {
     await fc.assert(
@@ -103,55 +146,19 @@ describe('PriorityWorkQueue (properties)', () => {
         const q = new PriorityWorkQueue({ clock, rateLimiter: new ItemExponentialFailureRateLimiter() });
         const m = new Model();
         for (const o of ops) {
-          switch (o.op) {
-            case 'add':
-              q.add(o.key, o.priority);
-              m.add(o.key, o.priority);
-              break;
-            case 'addAfter':
-              q.addAfter(o.key, o.ms, o.priority);
-              m.addAfter(o.key, o.ms, o.priority);
-              break;
-            case 'get': {
-              if (q.len() === 0) break;
-              const expected = m.get();
-              const got = await q.get();
-              expect(got).to.equal(expected);
-              break;
-            }
-            case 'done': {
-              const processing = [...m.processing];
-              if (processing.length === 0) break;
-              const k = processing[o.pick % processing.length] as string;
-              q.done(k);
-              m.done(k);
-              break;
-            }
-            case 'remove':
-              q.remove(o.key);
-              m.remove(o.key);
-              break;
-            case 'advance':
-              await clock.advance(o.ms);
-              m.advance(o.ms);
-              break;
-          }
-          expect(q.len()).to.equal(m.queued.length);
-          expect(q.processingCount()).to.equal(m.processing.size);
-          for (const k of keys) {
-            expect(q.isProcessing(k)).to.equal(m.processing.has(k));
-            expect(q.delayOf(k)).to.equal(m.delayed.has(k) ? (m.delayed.get(k)?.at ?? 0) - m.now : undefined);
-            if (!m.processing.has(k)) expect(q.priorityOf(k)).to.equal(m.queued.find((w) => w.key === k)?.priority);
-          }
+          await step(o, q, clock, m);
+          expectSameState(q, m);
         }
-        // Drain: the rest comes out in the model's order.
-        await clock.advance(1000);
-        m.advance(1000);
-        for (const k of [...m.processing]) {
-          q.done(k);
-          m.done(k);
+        // Everything left, delays included, comes out in the model's order once the workers are done.
+        await step({ op: 'advance', ms: 1000 }, q, clock, m);
+        for (const k of [...m.processing]) await step({ op: 'done', pick: [...m.processing].indexOf(k) }, q, clock, m);
+        const rest: (string | undefined)[] = [];
+        const expected: (string | undefined)[] = [];
+        while (m.queued.length > 0) {
+          expected.push(m.get());
+          rest.push(await q.get());
         }
-        while (m.queued.length > 0) expect(await q.get()).to.equal(m.get());
+        expect(rest).to.deep.equal(expected);
         expect(q.len()).to.equal(0);
       }),
       { numRuns: 400 },
