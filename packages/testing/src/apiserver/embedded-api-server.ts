@@ -47,6 +47,7 @@ import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
+import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
@@ -403,11 +404,14 @@ export class EmbeddedApiServer implements TestApiServer {
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
-    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const watch = url.searchParams.get('watch');
+    const isWatch = req.method === 'GET' && (watch === 'true' || watch === '1');
+    // Like kube-apiserver, the options are validated before the body is decoded.
+    const optionsProblem = requestOptionsError(req.method, r.name === undefined, isWatch, url.searchParams);
+    if (optionsProblem !== undefined) throw optionsProblem;
+    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     const dryRunValues = url.searchParams.getAll('dryRun');
-    const unsupported = dryRunValues.find((v) => v !== 'All');
-    if (unsupported !== undefined) throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(unsupported)}: supported values: "All"`);
     const request: ResourceRequest = {
       type,
       version: r.version,
@@ -420,10 +424,9 @@ export class EmbeddedApiServer implements TestApiServer {
       dryRun: dryRunValues.length > 0,
       userAgent: req.headers['user-agent'],
     };
-    const watch = url.searchParams.get('watch');
     switch (req.method) {
       case 'GET':
-        if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
+        if (isWatch) return this.openWatch(request, req, res);
         return this.send(
           res,
           this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)),
@@ -471,23 +474,8 @@ export class EmbeddedApiServer implements TestApiServer {
     // 0 means "the server's default", which here is no timeout.
     const timeoutMs = timeoutText === null || timeoutText === '' || timeoutText === '0' ? undefined : Number(timeoutText) * 1000;
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
+    // A watch-list without allowWatchBookmarks is valid (it then gets no initial-events-end bookmark).
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
-    if (sendInitialEvents && q.get('allowWatchBookmarks') !== 'true') {
-      throw new ApiStatusError(
-        422,
-        'Invalid',
-        'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
-        {
-          causes: [
-            {
-              reason: 'FieldValueForbidden',
-              field: 'allowWatchBookmarks',
-              message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
-            },
-          ],
-        },
-      );
-    }
     // `kubectl get --watch` asks for its rows as Tables.
     const tableVersion = tableVersionOf(req.headers.accept);
     req.socket.setNoDelay(true);
@@ -557,6 +545,29 @@ export class EmbeddedApiServer implements TestApiServer {
       return;
     }
     this.send(res, { status: err.code, body: JSON.stringify(err.toStatus()) });
+  }
+}
+
+/** The options error of a request (ListOptions for list, watch and deletecollection; DELETE's own come with its body). */
+function requestOptionsError(
+  method: string | undefined,
+  collection: boolean,
+  watch: boolean,
+  query: URLSearchParams,
+): ApiStatusError | undefined {
+  switch (method) {
+    case 'GET':
+      return collection || watch ? optionsError('ListOptions', listOptionsCauses(query, watch)) : undefined;
+    case 'POST':
+      return optionsError('CreateOptions', writeOptionsCauses(query));
+    case 'PUT':
+      return optionsError('UpdateOptions', writeOptionsCauses(query));
+    case 'PATCH':
+      return optionsError('PatchOptions', writeOptionsCauses(query));
+    case 'DELETE':
+      return collection ? optionsError('ListOptions', listOptionsCauses(query, false)) : undefined;
+    default:
+      return undefined;
   }
 }
 

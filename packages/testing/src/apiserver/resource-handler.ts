@@ -24,6 +24,7 @@ import {
   writeManagedFields,
   type ManagedEntry,
 } from './managed-fields.js';
+import { deleteOptionsCauses, optionsError } from './request-options.js';
 import type { ResourceRegistry, ResourceType } from './resource-registry.js';
 import {
   ApiStatusError,
@@ -384,7 +385,7 @@ export class ResourceHandler {
         kind: 'namespaces',
       });
     }
-    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
+    const options = deleteOptionsOf(req);
     const pre = (options['preconditions'] ?? {}) as Json;
     const meta = metaOf(existing.obj);
     if (typeof pre['uid'] === 'string' && pre['uid'] !== meta['uid']) {
@@ -403,16 +404,7 @@ export class ResourceHandler {
         `Precondition failed: ResourceVersion in precondition: ${pre['resourceVersion']}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`,
       );
     }
-    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
-    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw invalid('DeleteOptions', '', '', [
-        {
-          reason: 'FieldValueNotSupported',
-          field: 'propagationPolicy',
-          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-        },
-      ]);
-    }
+    const policy = propagationPolicyOf(options);
     const graceText = req.query.get('gracePeriodSeconds') ?? (options['gracePeriodSeconds'] as number | undefined);
     const grace = graceText === undefined || graceText === null || graceText === '' ? undefined : Number(graceText);
     if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0))
@@ -444,11 +436,7 @@ export class ResourceHandler {
     if (t.id === '/namespaces') throw methodNotAllowed();
     const { labels, fields } = this.selectors(req);
     const spec = { type: t, namespace: req.namespace, labels, fields };
-    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
-    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
-    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw badRequest(`unsupported propagationPolicy: ${policy}`);
-    }
+    const policy = propagationPolicyOf(deleteOptionsOf(req));
     for (const o of [...this.store.list(t.id, req.namespace)]) {
       if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
     }
@@ -837,6 +825,32 @@ export class ResourceHandler {
   get types(): ResourceRegistry {
     return this.registry;
   }
+}
+
+// The DeleteOptions of a DELETE: its query, overridden field by field by its body, as
+// kube-apiserver decodes them; invalid ones are a 422 before anything is deleted.
+function deleteOptionsOf(req: ResourceRequest): Json {
+  const body =
+    req.body !== undefined && req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Json) : {};
+  const q = req.query;
+  const options: Json = { ...body };
+  if (options['propagationPolicy'] === undefined && q.has('propagationPolicy')) options['propagationPolicy'] = q.get('propagationPolicy');
+  if (options['orphanDependents'] === undefined && q.has('orphanDependents'))
+    options['orphanDependents'] = q.get('orphanDependents') === 'true';
+  const dryRun = Array.isArray(options['dryRun']) ? (options['dryRun'] as unknown[]).map(String) : q.getAll('dryRun');
+  const problem = optionsError(
+    'DeleteOptions',
+    deleteOptionsCauses({ orphanDependents: options['orphanDependents'], propagationPolicy: options['propagationPolicy'], dryRun }),
+  );
+  if (problem !== undefined) throw problem;
+  return options;
+}
+
+// The propagation policy of valid DeleteOptions: the deprecated orphanDependents=true is Orphan.
+function propagationPolicyOf(options: Json): 'Background' | 'Foreground' | 'Orphan' {
+  const policy = options['propagationPolicy'];
+  if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') return policy;
+  return options['orphanDependents'] === true ? 'Orphan' : 'Background';
 }
 
 function withoutManagedFields(obj: Readonly<Json>): Json {

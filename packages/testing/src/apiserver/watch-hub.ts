@@ -152,7 +152,8 @@ export class WatchHub {
     } else {
       for (const e of backlog) if (e.typeId === spec.type.id) this.deliverTo(watcher, e, new EventLines(e));
     }
-    if (spec.sendInitialEvents === true) {
+    // kube-apiserver marks the end of the initial events only for watches that allow bookmarks.
+    if (spec.sendInitialEvents === true && spec.bookmarks) {
       watcher.write(this.bookmarkLine(spec, { 'k8s.io/initial-events-end': 'true' }));
     }
     // The initial events cover everything up to now, including events held by pauseEvents():
