@@ -531,7 +531,10 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private send(res: http.ServerResponse, r: JsonResponse): void {
     if (res.headersSent) return;
-    res.writeHead(r.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) });
+    const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) };
+    // One header per warning, quoted as Go's strconv.Quote does (RFC 7234 warn-text).
+    if (r.warnings !== undefined && r.warnings.length > 0) headers['Warning'] = r.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    res.writeHead(r.status, headers);
     res.end(r.body);
   }
 

@@ -13,6 +13,7 @@ import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
+import { fieldValidationOf, strictDecodingError, takeUnknownFields, unknownFieldWarnings } from './field-validation.js';
 import {
   applyConfiguration,
   fieldsOfConfig,
@@ -61,6 +62,8 @@ export interface ResourceRequest {
 export interface JsonResponse {
   readonly status: number;
   readonly body: string;
+  /** Texts of `Warning: 299` headers (unknown fields under fieldValidation=Warn). */
+  readonly warnings?: readonly string[];
 }
 
 /** Hooks other parts of the server run around writes (CRD serving, garbage collection). */
@@ -227,7 +230,22 @@ export class ResourceHandler {
   /** POST: creates an object (name or generateName). */
   create(req: ResourceRequest): JsonResponse {
     if (req.type.namespaced && req.namespace === undefined) throw methodNotAllowed();
-    return this.createObject(req, this.checkBody(req));
+    const draft = this.checkBody(req);
+    const warnings = this.dropUnknownFields(req, draft);
+    return { ...this.createObject(req, draft), warnings };
+  }
+
+  // Drops the fields the kind does not declare; under Strict they fail the write (400, as the
+  // decoder reports them), under Warn they come back as warnings.
+  private dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
+    const unknown = takeUnknownFields(draft, req.type, req.version);
+    if (unknown.length === 0) return [];
+    const mode = fieldValidationOf(req.query);
+    if (mode === 'Strict') {
+      const kind = req.type.kind;
+      throw badRequest(`${kind} in version ${JSON.stringify(req.version)} cannot be handled as a ${kind}: ${strictDecodingError(unknown)}`);
+    }
+    return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
   }
 
   // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
@@ -271,8 +289,9 @@ export class ResourceHandler {
   /** PUT of an object or of its status. */
   update(req: ResourceRequest): JsonResponse {
     const draft = this.checkBody(req);
+    const warnings = this.dropUnknownFields(req, draft);
     const result = this.applyUpdate(req, draft);
-    return this.objectResponse(200, req, result);
+    return { ...this.objectResponse(200, req, result), warnings };
   }
 
   /** PATCH of an object or of its status. */
@@ -287,6 +306,7 @@ export class ResourceHandler {
     }
     const existing = this.mustGet(t, req.namespace, req.name!);
     const patched = applyPatch(existing.obj, patchType, req.body);
+    const warnings = this.dropUnknownPatchedFields(req, patchType, patched);
     // A patch may not change what it addresses; kind/apiVersion come from the path.
     patched['kind'] = t.kind;
     patched['apiVersion'] = apiVersionOf(t, req.version);
@@ -294,7 +314,27 @@ export class ResourceHandler {
     patched['metadata'] = meta;
     if (meta['name'] === undefined) meta['name'] = req.name;
     if (t.namespaced && meta['namespace'] === undefined) meta['namespace'] = req.namespace;
-    return this.objectResponse(200, req, this.applyUpdate(req, patched, existing));
+    return { ...this.objectResponse(200, req, this.applyUpdate(req, patched, existing)), warnings };
+  }
+
+  // A patch's unknown fields are those of the patched object; under Strict kube-apiserver reports
+  // them as an invalid `patch` showing the patch (strategic) or the patched object (merge, JSON).
+  private dropUnknownPatchedFields(req: ResourceRequest, patchType: string, patched: Json): string[] {
+    const mode = fieldValidationOf(req.query);
+    const before = mode === 'Strict' ? structuredClone(patched) : undefined;
+    const unknown = takeUnknownFields(patched, req.type, req.version);
+    if (unknown.length === 0) return [];
+    if (before !== undefined) {
+      const shown = patchType === 'strategic' ? goValue(req.body) : JSON.stringify(sortedKeys(before));
+      throw invalid('', '', '', [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'patch',
+          message: `Invalid value: ${JSON.stringify(shown)}: ${strictDecodingError(unknown)}`,
+        },
+      ]);
+    }
+    return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
   }
 
   /**
@@ -332,9 +372,17 @@ export class ResourceHandler {
         `the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`,
       );
     }
-    const schema = t.schemas?.[req.version];
-    // Fields the schema prunes are neither stored nor owned.
-    if (schema !== undefined) pruneObject(config, schema);
+    // An apply configuration naming an undeclared field cannot become a typed patch: kube-apiserver
+    // answers 500 whatever fieldValidation says.
+    const unknown = takeUnknownFields(config, t, req.version);
+    if (unknown.length > 0) {
+      const ns = metaOf(config)['namespace'];
+      throw new ApiStatusError(
+        500,
+        '',
+        `failed to create typed patch object (${typeof ns === 'string' ? ns : ''}/${req.name}; ${t.group}/${req.version}, Kind=${t.kind}): .${unknown[0]}: field not declared in schema`,
+      );
+    }
     const fieldSchema = this.fieldSchema(t, req.version);
     const apiVersionOut = apiVersionOf(t, req.version);
     const existing = this.store.get(t.id, ResourceHandler.keyOf(t, req.namespace, req.name!));
@@ -851,6 +899,25 @@ function propagationPolicyOf(options: Json): 'Background' | 'Foreground' | 'Orph
   const policy = options['propagationPolicy'];
   if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') return policy;
   return options['orphanDependents'] === true ? 'Orphan' : 'Background';
+}
+
+// A JSON value as Go's %v prints the map it decodes to (`map[spec:map[bogus:1]]`), keys sorted.
+function goValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${entries.map(([k, x]) => `${k}:${goValue(x)}`).join(' ')}]`;
+  }
+  return v === null ? '<nil>' : String(v);
+}
+
+// An object with its keys sorted at every level, as Go encodes a decoded map.
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Json = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedKeys((v as Json)[k]);
+  return out;
 }
 
 function withoutManagedFields(obj: Readonly<Json>): Json {
