@@ -73,7 +73,12 @@ export interface EmbeddedApiServerOptions {
   token?: string;
   /** Events kept for watches resuming from an older resourceVersion. Defaults to 1000. */
   historyWindow?: number;
-  /** Interval of BOOKMARK events on watches that allow them. Defaults to 60000 (like kube-apiserver). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them, per watch from its start; whatever
+   * it is, a watch with `timeoutSeconds` also gets one 2 s before it times out, as from
+   * kube-apiserver's watch cache. Lower it (to seconds or less) for tests. Defaults to 60000 (like
+   * kube-apiserver).
+   */
   bookmarkIntervalMs?: number;
   /** Delay before background garbage collection and namespace cleanup run. Defaults to 50. */
   gcDelayMs?: number;
