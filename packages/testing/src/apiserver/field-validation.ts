@@ -7,10 +7,14 @@
 // field is listed by hand here. Custom resources are checked against their CRD version's
 // structural schema (metadata against ObjectMeta), the fields pruning removes.
 //
+// The same walk decodes metav1.MicroTime fields (typed V1MicroTime in the models) as the real
+// decoder does: six fractional digits or a 400, stored in UTC.
+//
 // Caveat: the models are those of the installed @kubernetes/client-node; a field newer than that
 // release counts as unknown.
 
 import * as models from '@kubernetes/client-node';
+import { parseMicroTime } from './micro-time.js';
 import type { Json } from './object-store.js';
 import type { ResourceType } from './resource-registry.js';
 
@@ -68,15 +72,23 @@ function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
+/** What decoding found in a written object. */
+export interface DecodedFields {
+  /** Paths of the unknown fields (dropped from the object), sorted as kube-apiserver lists them. */
+  readonly unknown: string[];
+  /** The first value the decoder cannot read (a MicroTime), as Go words it. */
+  error?: string;
+}
+
 // Walks a value of a client-node type name (`V1PodSpec`, `Array<V1Container>`, `{ [key: string]: X; }`).
-function walkModel(value: unknown, type: string, path: string, found: string[]): void {
+function walkModel(value: unknown, type: string, path: string, out: DecodedFields): void {
   if (type.startsWith('Array<') && type.endsWith('>')) {
-    if (Array.isArray(value)) value.forEach((v, i) => walkModel(v, type.slice(6, -1), `${path}[${i}]`, found));
+    if (Array.isArray(value)) value.forEach((v, i) => walkModel(v, type.slice(6, -1), `${path}[${i}]`, out));
     return;
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
   if (map !== null) {
-    if (isObject(value)) for (const [k, v] of Object.entries(value)) walkModel(v, map[1]!, join(path, k), found);
+    if (isObject(value)) for (const [k, v] of Object.entries(value)) walkModel(v, map[1]!, join(path, k), out);
     return;
   }
   const fields = fieldsOf(type);
@@ -84,20 +96,26 @@ function walkModel(value: unknown, type: string, path: string, found: string[]):
   for (const key of Object.keys(value)) {
     const sub = fields.get(key);
     if (sub === undefined) {
-      found.push(join(path, key));
+      out.unknown.push(join(path, key));
       delete value[key];
+    } else if (sub === 'V1MicroTime') {
+      const text = value[key];
+      if (typeof text !== 'string') continue;
+      const parsed = parseMicroTime(text);
+      if ('value' in parsed) value[key] = parsed.value;
+      else out.error ??= parsed.error;
     } else {
-      walkModel(value[key], sub, join(path, key), found);
+      walkModel(value[key], sub, join(path, key), out);
     }
   }
 }
 
 // Walks a value of a structural schema node, as pruning does.
-function walkSchema(value: unknown, schema: Json | undefined, path: string, found: string[], root = false): void {
+function walkSchema(value: unknown, schema: Json | undefined, path: string, out: DecodedFields, root = false): void {
   if (schema === undefined) return;
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (isObject(items)) value.forEach((v, i) => walkSchema(v, items, `${path}[${i}]`, found));
+    if (isObject(items)) value.forEach((v, i) => walkSchema(v, items, `${path}[${i}]`, out));
     return;
   }
   if (!isObject(value) || schema['x-kubernetes-preserve-unknown-fields'] === true) return;
@@ -106,28 +124,29 @@ function walkSchema(value: unknown, schema: Json | undefined, path: string, foun
   for (const key of Object.keys(value)) {
     if (root && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
     const sub = (properties?.[key] as Json | undefined) ?? (isObject(additional) ? additional : undefined);
-    if (sub !== undefined) walkSchema(value[key], sub, join(path, key), found);
+    if (sub !== undefined) walkSchema(value[key], sub, join(path, key), out);
     else if (additional !== true) {
-      found.push(join(path, key));
+      out.unknown.push(join(path, key));
       delete value[key];
     }
   }
 }
 
 /**
- * Removes, in place, the fields of `obj` that its kind does not declare and returns their paths
- * (`spec.ports[0].bogus`), sorted as kube-apiserver lists them.
+ * Decodes `obj` in place as kube-apiserver's typed decoder would: removes the fields its kind does
+ * not declare (returning their paths, such as `spec.ports[0].bogus`) and normalizes MicroTimes.
  */
-export function takeUnknownFields(obj: Json, t: ResourceType, version: string): string[] {
-  const found: string[] = [];
+export function decodeFields(obj: Json, t: ResourceType, version: string): DecodedFields {
+  const out: DecodedFields = { unknown: [] };
   if (t.custom) {
-    walkModel(obj['metadata'], 'V1ObjectMeta', 'metadata', found);
-    walkSchema(obj, t.schemas?.[version], '', found, true);
+    walkModel(obj['metadata'], 'V1ObjectMeta', 'metadata', out);
+    walkSchema(obj, t.schemas?.[version], '', out, true);
   } else {
     const model = modelOf(t, version);
-    if (model !== undefined) walkModel(obj, model, '', found);
+    if (model !== undefined) walkModel(obj, model, '', out);
   }
-  return found.sort();
+  out.unknown.sort();
+  return out;
 }
 
 /** The `strict decoding error: …` list of a request's unknown fields. */

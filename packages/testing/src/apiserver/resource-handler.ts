@@ -13,7 +13,7 @@ import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
-import { fieldValidationOf, strictDecodingError, takeUnknownFields, unknownFieldWarnings } from './field-validation.js';
+import { decodeFields, fieldValidationOf, strictDecodingError, unknownFieldWarnings } from './field-validation.js';
 import {
   applyConfiguration,
   fieldsOfConfig,
@@ -238,13 +238,11 @@ export class ResourceHandler {
   // Drops the fields the kind does not declare; under Strict they fail the write (400, as the
   // decoder reports them), under Warn they come back as warnings.
   private dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
-    const unknown = takeUnknownFields(draft, req.type, req.version);
+    const { unknown, error } = decodeFields(draft, req.type, req.version);
+    if (error !== undefined) throw cannotDecode(req.type, req.version, error);
     if (unknown.length === 0) return [];
     const mode = fieldValidationOf(req.query);
-    if (mode === 'Strict') {
-      const kind = req.type.kind;
-      throw badRequest(`${kind} in version ${JSON.stringify(req.version)} cannot be handled as a ${kind}: ${strictDecodingError(unknown)}`);
-    }
+    if (mode === 'Strict') throw cannotDecode(req.type, req.version, strictDecodingError(unknown));
     return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
   }
 
@@ -322,7 +320,8 @@ export class ResourceHandler {
   private dropUnknownPatchedFields(req: ResourceRequest, patchType: string, patched: Json): string[] {
     const mode = fieldValidationOf(req.query);
     const before = mode === 'Strict' ? structuredClone(patched) : undefined;
-    const unknown = takeUnknownFields(patched, req.type, req.version);
+    const { unknown, error } = decodeFields(patched, req.type, req.version);
+    if (error !== undefined) throw cannotDecode(req.type, req.version, error);
     if (unknown.length === 0) return [];
     if (before !== undefined) {
       const shown = patchType === 'strategic' ? goValue(req.body) : JSON.stringify(sortedKeys(before));
@@ -374,7 +373,8 @@ export class ResourceHandler {
     }
     // An apply configuration naming an undeclared field cannot become a typed patch: kube-apiserver
     // answers 500 whatever fieldValidation says.
-    const unknown = takeUnknownFields(config, t, req.version);
+    const { unknown, error } = decodeFields(config, t, req.version);
+    if (error !== undefined) throw cannotDecode(t, req.version, error);
     if (unknown.length > 0) {
       const ns = metaOf(config)['namespace'];
       throw new ApiStatusError(
@@ -830,7 +830,7 @@ export class ResourceHandler {
       }
     }
     causes.push(...kindCauses(t.id, obj));
-    if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
+    if (causes.length > 0) throw invalid(t.kind, t.group, name, causes);
     foldStringData(t.id, obj);
     defaultService(t.id, obj);
     defaultDeployment(t.id, obj);
@@ -899,6 +899,11 @@ function propagationPolicyOf(options: Json): 'Background' | 'Foreground' | 'Orph
   const policy = options['propagationPolicy'];
   if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') return policy;
   return options['orphanDependents'] === true ? 'Orphan' : 'Background';
+}
+
+// The decoder's 400 for a body it cannot read as the kind.
+function cannotDecode(t: ResourceType, version: string, detail: string): ApiStatusError {
+  return badRequest(`${t.kind} in version ${JSON.stringify(version)} cannot be handled as a ${t.kind}: ${detail}`);
 }
 
 // A JSON value as Go's %v prints the map it decodes to (`map[spec:map[bogus:1]]`), keys sorted.
