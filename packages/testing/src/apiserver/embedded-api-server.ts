@@ -47,6 +47,8 @@ import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
+import { healthResponse, type TextResponse } from './health-checks.js';
+import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
 import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
@@ -146,6 +148,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly handler: ResourceHandler;
   private readonly gc: GarbageCollector;
   private readonly requestFaults = new RequestFaults();
+  private readonly metrics = new RequestMetrics();
   private readonly maxBodyBytes: number;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
@@ -319,6 +322,7 @@ export class EmbeddedApiServer implements TestApiServer {
       if (!open && !this.authenticated(req)) {
         throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       }
+      this.countRequest(req, res, url, r);
       const failure = this.requestFaults.take();
       if (failure !== undefined) {
         if (failure.status === 429) {
@@ -338,6 +342,8 @@ export class EmbeddedApiServer implements TestApiServer {
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+      if (r.kind === 'health') return this.sendText(res, healthResponse(r.endpoint, r.check, url.searchParams));
+      if (r.kind === 'metrics') return this.sendText(res, { status: 200, body: this.metrics.text() }, METRICS_CONTENT_TYPE);
       this.send(res, this.discovery(r));
     } catch (e) {
       this.sendError(res, e);
@@ -384,8 +390,6 @@ export class EmbeddedApiServer implements TestApiServer {
     switch (r.kind) {
       case 'version':
         return json(versionInfo());
-      case 'health':
-        return { status: 200, body: '"ok"' };
       case 'api':
         return json(coreVersions(`${this.host}:${this.port}`));
       case 'apis':
@@ -532,6 +536,47 @@ export class EmbeddedApiServer implements TestApiServer {
       );
     }
     return { text: Buffer.concat(chunks).toString('utf8'), media, patch: req.method === 'PATCH' };
+  }
+
+  // Counts the request in apiserver_request_total once its answer is sent (watches when they end).
+  private countRequest(req: http.IncomingMessage, res: http.ServerResponse, url: URL, r: Route | undefined): void {
+    const method = req.method ?? 'GET';
+    const watch = url.searchParams.get('watch');
+    const labels = requestLabels({
+      method,
+      path: url.pathname,
+      ...(r?.kind === 'resource'
+        ? {
+            resource: {
+              group: r.group,
+              version: r.version,
+              resource: r.resource,
+              subresource: r.subresource,
+              namespace: r.namespace,
+              name: r.name,
+            },
+          }
+        : {}),
+      watch: method === 'GET' && (watch === 'true' || watch === '1'),
+      apply: (req.headers['content-type'] ?? '').startsWith('application/apply-patch'),
+      dryRun: url.searchParams.getAll('dryRun'),
+    });
+    const closeWatch = labels.verb === 'WATCH' ? this.metrics.open(labels) : undefined;
+    res.once('close', () => {
+      closeWatch?.();
+      this.metrics.count(labels, res.statusCode);
+    });
+  }
+
+  private sendText(res: http.ServerResponse, r: TextResponse, contentType = 'text/plain; charset=utf-8'): void {
+    const headers: http.OutgoingHttpHeaders = {
+      'Content-Type': contentType,
+      'Cache-Control': 'no-cache, private',
+      'Content-Length': Buffer.byteLength(r.body),
+    };
+    if (r.nosniff === true) headers['X-Content-Type-Options'] = 'nosniff';
+    res.writeHead(r.status, headers);
+    res.end(r.body);
   }
 
   private send(res: http.ServerResponse, r: JsonResponse): void {
