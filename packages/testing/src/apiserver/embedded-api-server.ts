@@ -47,6 +47,7 @@ import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
+import { duplicateFields } from './duplicate-fields.js';
 import { healthResponse, type TextResponse } from './health-checks.js';
 import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
 import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
@@ -432,6 +433,8 @@ export class EmbeddedApiServer implements TestApiServer {
       contentType: req.headers['content-type'],
       dryRun: dryRunValues.length > 0,
       userAgent: req.headers['user-agent'],
+      // Only object bodies decoded as JSON: patches and YAML go through other decoders.
+      duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
     };
     switch (req.method) {
       case 'GET':

@@ -149,12 +149,12 @@ export function decodeFields(obj: Json, t: ResourceType, version: string): Decod
   return out;
 }
 
-/** The `strict decoding error: …` list of a request's unknown fields. */
-export function strictDecodingError(unknown: readonly string[]): string {
-  return `strict decoding error: ${unknown.map((p) => `unknown field ${JSON.stringify(p)}`).join(', ')}`;
+/** The `strict decoding error: …` list of a request's repeated and unknown fields. */
+export function strictDecodingError(unknown: readonly string[], duplicates: readonly string[] = []): string {
+  return `strict decoding error: ${unknownFieldWarnings(unknown, duplicates).join(', ')}`;
 }
 
-/** The warning texts of a request's unknown fields (each sent as `Warning: 299 - "<text>"`). */
-export function unknownFieldWarnings(unknown: readonly string[]): string[] {
-  return unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
+/** The warning texts of a request's repeated and unknown fields (each sent as `Warning: 299 - "<text>"`). */
+export function unknownFieldWarnings(unknown: readonly string[], duplicates: readonly string[] = []): string[] {
+  return [...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), ...unknown.map((p) => `unknown field ${JSON.stringify(p)}`)];
 }

@@ -56,6 +56,8 @@ export interface ResourceRequest {
   readonly dryRun?: boolean;
   /** The User-Agent header: writes without `?fieldManager=` are recorded under its product name. */
   readonly userAgent?: string;
+  /** Paths of keys the JSON body repeats (JSON.parse kept the last value). Defaults to none. */
+  readonly duplicateFields?: readonly string[];
 }
 
 /** A finished response: HTTP status and JSON text. */
@@ -240,10 +242,11 @@ export class ResourceHandler {
   private dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
     const { unknown, error } = decodeFields(draft, req.type, req.version);
     if (error !== undefined) throw cannotDecode(req.type, req.version, error);
-    if (unknown.length === 0) return [];
+    const duplicates = req.duplicateFields ?? [];
+    if (unknown.length === 0 && duplicates.length === 0) return [];
     const mode = fieldValidationOf(req.query);
-    if (mode === 'Strict') throw cannotDecode(req.type, req.version, strictDecodingError(unknown));
-    return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
+    if (mode === 'Strict') throw cannotDecode(req.type, req.version, strictDecodingError(unknown, duplicates));
+    return mode === 'Warn' ? unknownFieldWarnings(unknown, duplicates) : [];
   }
 
   // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.

@@ -166,4 +166,29 @@ describe('conformance: field validation', () => {
     expect(warned.headers['warning']).to.equal(warningsOf(unknown));
     expect((JSON.parse(warned.text) as { spec: unknown }).spec).to.deep.equal({ size: 1, items: [{ n: 'a' }] });
   });
+
+  it('repeated keys in a JSON body: Strict refuses them, Warn names them and keeps the last value', async () => {
+    const { kubeConfig, namespace } = fixture();
+    const post = (path: string, text: string) =>
+      rawRequest(kubeConfig, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: text,
+      });
+    const name = uniqueName('svc');
+    const strict = await post(
+      `/api/v1/namespaces/${namespace}/services?fieldValidation=Strict`,
+      `{"apiVersion":"v1","kind":"Service","metadata":{"name":"${name}"},"spec":{"ports":[{"port":80}],"ports":[{"port":81}]}}`,
+    );
+    expect(JSON.parse(strict.text)).to.include({
+      code: 400,
+      message: 'Service in version "v1" cannot be handled as a Service: strict decoding error: duplicate field "spec.ports"',
+    });
+    const cm = uniqueName('cm');
+    const warned = await post(`/api/v1/namespaces/${namespace}/configmaps`, `{"metadata":{"name":"${cm}"},"data":{"a":"1","a":"2"}}`);
+    expect(warned.status).to.equal(201);
+    expect(warned.headers['warning']).to.equal('299 - "duplicate field \\"data.a\\""');
+    expect((JSON.parse(warned.text) as { data: unknown }).data).to.deep.equal({ a: '2' });
+  });
 });
