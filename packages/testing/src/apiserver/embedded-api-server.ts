@@ -16,6 +16,16 @@
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
 //   Terminating meanwhile).
+// - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
+//   custom resources per their schema) and repeated JSON keys follow `fieldValidation`
+//   (field-validation.ts), MicroTimes must have six fractional digits (micro-time.ts), request
+//   options are validated first (request-options.ts). Repeated keys in YAML and patch bodies are
+//   not detected.
+// - Bookmarks come per watch every bookmarkIntervalMs and 2 s before its timeoutSeconds end, as
+//   from the watch cache; a watch without timeoutSeconds never times out (the real server picks
+//   one of 30 to 60 minutes).
+// - Health endpoints answer kube-apiserver's text format with the embedded server's own checks;
+//   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
 //   (see table-output.ts). No protobuf or CBOR bodies (415; the
