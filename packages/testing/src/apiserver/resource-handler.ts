@@ -322,18 +322,14 @@ export class ResourceHandler {
   // them as an invalid `patch` showing the patch (strategic) or the patched object (merge, JSON).
   private dropUnknownPatchedFields(req: ResourceRequest, patchType: string, patched: Json): string[] {
     const mode = fieldValidationOf(req.query);
-    const before = mode === 'Strict' ? structuredClone(patched) : undefined;
+    const before = structuredClone(patched);
     const { unknown, error } = decodeFields(patched, req.type, req.version);
-    if (error !== undefined) throw cannotDecode(req.type, req.version, error);
-    if (unknown.length === 0) return [];
-    if (before !== undefined) {
+    // A value the decoder cannot read (a MicroTime) fails the patch in every mode.
+    const failure = error ?? (mode === 'Strict' && unknown.length > 0 ? strictDecodingError(unknown) : undefined);
+    if (failure !== undefined) {
       const shown = patchType === 'strategic' ? goValue(req.body) : JSON.stringify(sortedKeys(before));
       throw invalid('', '', '', [
-        {
-          reason: 'FieldValueInvalid',
-          field: 'patch',
-          message: `Invalid value: ${JSON.stringify(shown)}: ${strictDecodingError(unknown)}`,
-        },
+        { reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(shown)}: ${failure}` },
       ]);
     }
     return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
@@ -377,13 +373,16 @@ export class ResourceHandler {
     // An apply configuration naming an undeclared field cannot become a typed patch: kube-apiserver
     // answers 500 whatever fieldValidation says.
     const { unknown, error } = decodeFields(config, t, req.version);
-    if (error !== undefined) throw cannotDecode(t, req.version, error);
+    const ns = metaOf(config)['namespace'];
+    const target = `(${typeof ns === 'string' ? ns : ''}/${req.name}; ${t.group}/${req.version}, Kind=${t.kind})`;
     if (unknown.length > 0) {
-      const ns = metaOf(config)['namespace'];
+      throw new ApiStatusError(500, '', `failed to create typed patch object ${target}: .${unknown[0]}: field not declared in schema`);
+    }
+    if (error !== undefined) {
       throw new ApiStatusError(
         500,
         '',
-        `failed to create typed patch object (${typeof ns === 'string' ? ns : ''}/${req.name}; ${t.group}/${req.version}, Kind=${t.kind}): .${unknown[0]}: field not declared in schema`,
+        `failed to convert new object ${target} to proper version: unable to convert unstructured object to ${t.group}/${req.version}, Kind=${t.kind}: ${error}`,
       );
     }
     const fieldSchema = this.fieldSchema(t, req.version);

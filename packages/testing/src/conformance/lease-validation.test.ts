@@ -76,4 +76,41 @@ describe('conformance: Lease validation', () => {
     });
     expect(body.details).to.deep.equal({ name, group: 'coordination.k8s.io', kind: 'Lease', causes });
   });
+
+  it('refuses a millisecond time in a merge patch (422 on the patch) and in an apply (500), in a PUT (400)', async () => {
+    const { kubeConfig, namespace } = fixture();
+    const name = uniqueName('lease');
+    expect((await createLease({ holderIdentity: 'a' }, name)).status).to.equal(201);
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${name}`;
+    const parseError = `parsing time "2026-11-25T18:00:00.123Z" as ${layout}: cannot parse ".123Z" as ".000000"`;
+    const send = async (method: string, contentType: string, body: unknown, query = '') =>
+      JSON.parse(
+        (
+          await rawRequest(kubeConfig, {
+            method,
+            path: `${path}${query}`,
+            headers: { 'content-type': contentType, accept: 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).text,
+      ) as ApiStatus;
+    const merge = await send('PATCH', 'application/merge-patch+json', { spec: { renewTime: '2026-11-25T18:00:00.123Z' } });
+    expect(merge).to.include({ code: 422, reason: 'Invalid' });
+    expect(merge.message).to.match(/^ "" is invalid: patch: Invalid value: "\{.*\}": /);
+    expect(merge.message?.endsWith(`}": ${parseError}`)).to.equal(true);
+    const lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name },
+      spec: { renewTime: '2026-11-25T18:00:00.123Z' },
+    };
+    expect(await send('PATCH', 'application/apply-patch+yaml', lease, '?fieldManager=test')).to.include({
+      code: 500,
+      message: `failed to convert new object (/${name}; coordination.k8s.io/v1, Kind=Lease) to proper version: unable to convert unstructured object to coordination.k8s.io/v1, Kind=Lease: ${parseError}`,
+    });
+    expect(await send('PUT', 'application/json', lease)).to.include({
+      code: 400,
+      message: `Lease in version "v1" cannot be handled as a Lease: ${parseError}`,
+    });
+  });
 });
