@@ -167,6 +167,7 @@ export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus }
 export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
 export { LeaseConflictError } from './leader-election/lease-store.js';
 export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
