@@ -18,6 +18,9 @@ import { validateCacheSyncTimeout } from '../startup/start-options.js';
 import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
+import { WebhookConfigError } from '../webhook/webhook-errors.js';
+import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 
 /**
  * Options of {@link Operator}.
@@ -53,6 +56,11 @@ export type OperatorOptions = {
   readonly sharding?: OperatorShardingOptions;
   /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
   readonly cacheSyncTimeoutMs?: number;
+  /**
+   * Serve admission and conversion webhooks over HTTPS on a port of their own, from `start()`
+   * to `stop()`; register them on `Operator.webhooks`. Defaults to none.
+   */
+  readonly webhooks?: WebhookServerOptions;
 } & KubeClientOptions &
   OperatorObservabilityOptions;
 
@@ -147,9 +155,11 @@ export class Operator {
   readonly #observability: OperatorObservability;
   /** Where the leader election and sharding Leases live, for `rbacManifest()`. */
   readonly #leaseOwners: LeaseOwners;
+  /** The webhook server, when the `webhooks` option asked for one: register admission and conversion webhooks on it. */
+  readonly webhooks: WebhookServer | undefined;
 
   constructor(options: OperatorOptions) {
-    const { cacheSyncTimeoutMs, ...clientOptions } = options;
+    const { cacheSyncTimeoutMs, webhooks, ...clientOptions } = options;
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
     this.#leaseOwners = { leaderElection: election, sharding: options.sharding };
@@ -190,6 +200,7 @@ export class Operator {
           });
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
+    this.webhooks = webhooks === undefined ? undefined : new WebhookServer(webhooks, { registry: this.metrics.registry, logger: this.logger });
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
       // The coordinator's own client: its lease writes must not go through any fence.
@@ -277,6 +288,11 @@ export class Operator {
   async start(options: StartOptions = {}): Promise<void> {
     this.#started = true;
     await this.#observability.starting();
+    // Before the caches: the API server may call the webhooks as soon as they are configured.
+    await this.webhooks?.listen().catch(async (error: unknown) => {
+      await this.stop();
+      throw error;
+    });
     const stopping = new AbortController();
     this.#stopping = stopping;
     const signal = options.signal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, options.signal]);
@@ -331,6 +347,19 @@ export class Operator {
   }
 
   /**
+   * The Validating/MutatingWebhookConfigurations and CRD `spec.conversion` stanzas for the
+   * webhooks registered on `webhooks`, reached through `service` or `url`. Throws
+   * `WebhookConfigError` without the `webhooks` option or with neither or both of service and url.
+   */
+  webhookManifest(options: WebhookManifestOptions): WebhookManifest {
+    const server = this.webhooks;
+    if (server === undefined) {
+      throw new WebhookConfigError('Operator.webhookManifest', 'webhooks', 'the operator has no webhook server: give the Operator option webhooks: { port: 9443, ... }');
+    }
+    return webhookManifest(server.admissionWebhooks, server.conversionWebhooks, options);
+  }
+
+  /**
    * Stops taking new work, drains in-flight reconciles (abandoning them after `drainTimeoutMs`),
    * releases the lease, and stops every shared informer.
    */
@@ -343,6 +372,7 @@ export class Operator {
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();
     await this.client.registry.stopAll();
+    await this.webhooks?.close();
     await this.#observability.stopped();
   }
 
