@@ -200,7 +200,8 @@ export class Operator {
           });
     this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
-    this.webhooks = webhooks === undefined ? undefined : new WebhookServer(webhooks, { registry: this.metrics.registry, logger: this.logger });
+    this.webhooks =
+      webhooks === undefined ? undefined : new WebhookServer(webhooks, { registry: this.metrics.registry, logger: this.logger });
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
       // The coordinator's own client: its lease writes must not go through any fence.
@@ -354,7 +355,11 @@ export class Operator {
   webhookManifest(options: WebhookManifestOptions): WebhookManifest {
     const server = this.webhooks;
     if (server === undefined) {
-      throw new WebhookConfigError('Operator.webhookManifest', 'webhooks', 'the operator has no webhook server: give the Operator option webhooks: { port: 9443, ... }');
+      throw new WebhookConfigError(
+        'Operator.webhookManifest',
+        'webhooks',
+        'the operator has no webhook server: give the Operator option webhooks: { port: 9443, ... }',
+      );
     }
     return webhookManifest(server.admissionWebhooks, server.conversionWebhooks, options);
   }

@@ -119,8 +119,7 @@ export type ValidationVerdict = { readonly allowed: true; readonly warnings?: re
  * ```
  */
 export type MutationVerdict<T extends KubernetesObject> =
-  | { readonly allowed: true; readonly object: T; readonly warnings?: readonly string[] }
-  | AdmissionDenial;
+  { readonly allowed: true; readonly object: T; readonly warnings?: readonly string[] } | AdmissionDenial;
 
 /** The `response` of an AdmissionReview, as sent. */
 export interface AdmissionResponseWire {

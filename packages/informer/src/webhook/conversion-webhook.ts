@@ -70,7 +70,11 @@ export interface ConversionWebhook {
 export function validateConversionWebhook(webhook: ConversionWebhook): void {
   for (const field of ['group', 'plural', 'kind', 'hub'] as const) {
     if (typeof webhook?.[field] !== 'string' || webhook[field] === '') {
-      throw new WebhookConfigError(`conversion webhook ${webhook?.plural ?? '?'}.${webhook?.group ?? '?'}`, field, 'give a non-empty string');
+      throw new WebhookConfigError(
+        `conversion webhook ${webhook?.plural ?? '?'}.${webhook?.group ?? '?'}`,
+        field,
+        'give a non-empty string',
+      );
     }
   }
   const name = `conversion webhook ${webhook.plural}.${webhook.group}`;
@@ -78,7 +82,8 @@ export function validateConversionWebhook(webhook: ConversionWebhook): void {
     throw new WebhookConfigError(name, 'spokes', 'give at least one other version with its toHub and fromHub functions');
   }
   for (const [version, spoke] of Object.entries(webhook.spokes)) {
-    if (version === webhook.hub) throw new WebhookConfigError(name, `spokes.${version}`, `the hub version ${webhook.hub} needs no conversion: remove it`);
+    if (version === webhook.hub)
+      throw new WebhookConfigError(name, `spokes.${version}`, `the hub version ${webhook.hub} needs no conversion: remove it`);
     for (const fn of ['toHub', 'fromHub'] as const) {
       if (typeof spoke?.[fn] !== 'function') throw new WebhookConfigError(name, `spokes.${version}.${fn}`, 'give a function');
     }
@@ -94,8 +99,10 @@ export function convertThroughHub(webhook: ConversionWebhook, object: Kubernetes
   const from = versionOf(webhook, object.apiVersion);
   const to = versionOf(webhook, desiredApiVersion);
   const where = `${webhook.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata?.name ?? '<no name>'}`;
-  if (from === undefined) throw new Error(`${where}: apiVersion ${object.apiVersion} is not ${webhook.group}/<a version the webhook converts>`);
-  if (to === undefined) throw new Error(`${where}: desiredAPIVersion ${desiredApiVersion} is not ${webhook.group}/<a version the webhook converts>`);
+  if (from === undefined)
+    throw new Error(`${where}: apiVersion ${object.apiVersion} is not ${webhook.group}/<a version the webhook converts>`);
+  if (to === undefined)
+    throw new Error(`${where}: desiredAPIVersion ${desiredApiVersion} is not ${webhook.group}/<a version the webhook converts>`);
   let result: KubernetesObject = structuredClone(object);
   if (from !== to) {
     const hub = from === webhook.hub ? result : { ...webhook.spokes[from]!.toHub(result), apiVersion: `${webhook.group}/${webhook.hub}` };

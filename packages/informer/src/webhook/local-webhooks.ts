@@ -14,9 +14,27 @@ import { resourceKind } from '../kind/resource-kind.js';
 import { webhookManifest, type WebhookManifest } from './webhook-manifest.js';
 import type { WebhookServer } from './webhook-server.js';
 
-const ValidatingConfigurations = resourceKind({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration', plural: 'validatingwebhookconfigurations', namespaced: false });
-const MutatingConfigurations = resourceKind({ group: 'admissionregistration.k8s.io', version: 'v1', kind: 'MutatingWebhookConfiguration', plural: 'mutatingwebhookconfigurations', namespaced: false });
-const Crds = resourceKind({ group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false });
+const ValidatingConfigurations = resourceKind({
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  kind: 'ValidatingWebhookConfiguration',
+  plural: 'validatingwebhookconfigurations',
+  namespaced: false,
+});
+const MutatingConfigurations = resourceKind({
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  kind: 'MutatingWebhookConfiguration',
+  plural: 'mutatingwebhookconfigurations',
+  namespaced: false,
+});
+const Crds = resourceKind({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+});
 
 /**
  * Options of {@link startLocalWebhooks}.
@@ -117,7 +135,9 @@ export async function startLocalWebhooks(webhooks: WebhookServer, options: Local
     }
     for (const { crd, conversion } of manifest.conversions) {
       const id = ResourceID.of(crd);
-      const before = (await client.get<KubernetesObject & { spec?: { conversion?: unknown } }>(Crds, id))?.spec?.conversion ?? { strategy: 'None' };
+      const before = (await client.get<KubernetesObject & { spec?: { conversion?: unknown } }>(Crds, id))?.spec?.conversion ?? {
+        strategy: 'None',
+      };
       await client.patch(Crds, id, { spec: { conversion } });
       installed.push(() => client.patch(Crds, id, { spec: { conversion: { webhook: null, ...(before as object) } } }));
     }

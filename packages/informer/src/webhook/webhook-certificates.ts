@@ -76,7 +76,10 @@ export async function generateWebhookCertificates(options: GenerateWebhookCertif
   const notBefore = new Date(Date.now() - 60_000); // tolerate a little clock skew
   const notAfter = new Date(notBefore.getTime() + validityDays * 86_400_000);
   const caKeys = (await subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const serial = (): string => Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  const serial = (): string =>
+    Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1');
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: 'CN=kindex webhook CA',
@@ -105,7 +108,9 @@ export async function generateWebhookCertificates(options: GenerateWebhookCertif
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       // Go's TLS verification (the API server's) reads only subjectAltNames, never the CN.
-      new x509.SubjectAlternativeNameExtension(hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }))),
+      new x509.SubjectAlternativeNameExtension(
+        hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h })),
+      ),
       await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });

@@ -152,13 +152,30 @@ export function webhookManifest(
 function clientConfigOf(options: WebhookManifestOptions): (path: string) => Record<string, unknown> {
   const where = 'webhookManifest';
   const { service, url, caBundle } = options ?? {};
-  if ((service === undefined) === (url === undefined)) throw new WebhookConfigError(where, service ? 'url' : 'service', 'give either service (in the cluster) or url (outside it), one of them');
-  if (url !== undefined && !/^https:\/\/[^/?#]+$/.test(url)) throw new WebhookConfigError(where, 'url', `give the server's base URL as https://host:port, without a path, not ${JSON.stringify(url)}`);
-  if (service !== undefined && (typeof service.namespace !== 'string' || !service.namespace || typeof service.name !== 'string' || !service.name)) {
+  if ((service === undefined) === (url === undefined))
+    throw new WebhookConfigError(
+      where,
+      service ? 'url' : 'service',
+      'give either service (in the cluster) or url (outside it), one of them',
+    );
+  if (url !== undefined && !/^https:\/\/[^/?#]+$/.test(url))
+    throw new WebhookConfigError(
+      where,
+      'url',
+      `give the server's base URL as https://host:port, without a path, not ${JSON.stringify(url)}`,
+    );
+  if (
+    service !== undefined &&
+    (typeof service.namespace !== 'string' || !service.namespace || typeof service.name !== 'string' || !service.name)
+  ) {
     throw new WebhookConfigError(where, 'service', 'give the namespace and name of the Service in front of the operator');
   }
   if (caBundle !== undefined && !caBundle.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new WebhookConfigError(where, 'caBundle', 'give the CA certificate as PEM text (-----BEGIN CERTIFICATE-----); kindex base64-encodes it');
+    throw new WebhookConfigError(
+      where,
+      'caBundle',
+      'give the CA certificate as PEM text (-----BEGIN CERTIFICATE-----); kindex base64-encodes it',
+    );
   }
   const ca = caBundle !== undefined ? { caBundle: Buffer.from(caBundle).toString('base64') } : {};
   return (path) =>

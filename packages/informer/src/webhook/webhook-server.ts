@@ -133,7 +133,8 @@ export class WebhookServer {
       throw new WebhookConfigError(where, 'certDir', 'give certDir or certificates, not both');
     }
     const max = options.maxRequestBytes;
-    if (max !== undefined && (!Number.isInteger(max) || max <= 0)) throw new WebhookConfigError(where, 'maxRequestBytes', 'give a positive integer');
+    if (max !== undefined && (!Number.isInteger(max) || max <= 0))
+      throw new WebhookConfigError(where, 'maxRequestBytes', 'give a positive integer');
     this.#options = options;
     this.#certificates = options.certificates;
     this.#logger = sources.logger.child({ component: 'webhook-server' });
@@ -154,7 +155,12 @@ export class WebhookServer {
   conversion(webhook: ConversionWebhook): this {
     validateConversionWebhook(webhook);
     const key = `${webhook.kind}.${webhook.group}`;
-    if (this.#conversions.has(key)) throw new WebhookConfigError(`conversion webhook ${webhook.plural}.${webhook.group}`, 'kind', 'a conversion for this kind is registered already');
+    if (this.#conversions.has(key))
+      throw new WebhookConfigError(
+        `conversion webhook ${webhook.plural}.${webhook.group}`,
+        'kind',
+        'a conversion for this kind is registered already',
+      );
     this.#conversions.set(key, webhook);
     return this;
   }
@@ -192,7 +198,9 @@ export class WebhookServer {
       this.#directory = directory;
     } else if (this.#certificates === undefined) {
       const host = this.#options.host;
-      this.#certificates = await generateWebhookCertificates(host && host !== '0.0.0.0' && host !== '::' ? { hosts: [host, 'localhost'] } : {});
+      this.#certificates = await generateWebhookCertificates(
+        host && host !== '0.0.0.0' && host !== '::' ? { hosts: [host, 'localhost'] } : {},
+      );
       this.#logger.warn('serving webhooks with a generated self-signed certificate: for development only; set certDir in production');
     }
     const { cert, key } = this.#certificates;
@@ -207,7 +215,13 @@ export class WebhookServer {
     );
     const host = this.#options.host ?? '0.0.0.0';
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (error) => reject(new Error(`webhook server: cannot listen on ${host}:${this.#options.port} (${error.message}); choose another webhooks.port`, { cause: error })));
+      server.once('error', (error) =>
+        reject(
+          new Error(`webhook server: cannot listen on ${host}:${this.#options.port} (${error.message}); choose another webhooks.port`, {
+            cause: error,
+          }),
+        ),
+      );
       server.listen(this.#options.port, host, () => resolve());
     });
     this.#server = server;
@@ -228,15 +242,32 @@ export class WebhookServer {
   #register(type: 'validating' | 'mutating', webhook: ValidatingWebhook | MutatingWebhook, verb: string): this {
     const kind = webhook?.kind;
     const label = `${type} webhook ${webhook?.name ?? `for ${kind?.kind ?? '?'}`}`;
-    if (typeof kind?.plural !== 'string' || typeof kind.version !== 'string') throw new WebhookConfigError(label, 'kind', 'give a ResourceKind (resourceKind({ group, version, kind, plural, namespaced }))');
+    if (typeof kind?.plural !== 'string' || typeof kind.version !== 'string')
+      throw new WebhookConfigError(label, 'kind', 'give a ResourceKind (resourceKind({ group, version, kind, plural, namespaced }))');
     const fn = type === 'validating' ? 'validate' : 'mutate';
-    if (typeof (webhook as unknown as Record<string, unknown>)[fn] !== 'function') throw new WebhookConfigError(label, fn, 'give a function');
+    if (typeof (webhook as unknown as Record<string, unknown>)[fn] !== 'function')
+      throw new WebhookConfigError(label, fn, 'give a function');
     const name = webhook.name ?? `${verb}.${kind.plural}.${kind.group || 'core'}`;
-    if (!DNS_NAME.test(name)) throw new WebhookConfigError(label, 'name', `${JSON.stringify(name)} must be a lower-case DNS name of at least three labels, as validate.webpages.example.com`);
+    if (!DNS_NAME.test(name))
+      throw new WebhookConfigError(
+        label,
+        'name',
+        `${JSON.stringify(name)} must be a lower-case DNS name of at least three labels, as validate.webpages.example.com`,
+      );
     checkOptions(`${type} webhook ${name}`, webhook);
-    if (this.#admission.has(name)) throw new WebhookConfigError(`${type} webhook ${name}`, 'name', 'a webhook of this name is registered already: give each a name of its own');
+    if (this.#admission.has(name))
+      throw new WebhookConfigError(
+        `${type} webhook ${name}`,
+        'name',
+        'a webhook of this name is registered already: give each a name of its own',
+      );
     const path = `/${verb}/${name}`;
-    this.#admission.set(name, type === 'validating' ? { type, name, path, webhook: webhook as ValidatingWebhook } : { type, name, path, webhook: webhook as MutatingWebhook });
+    this.#admission.set(
+      name,
+      type === 'validating'
+        ? { type, name, path, webhook: webhook as ValidatingWebhook }
+        : { type, name, path, webhook: webhook as MutatingWebhook },
+    );
     return this;
   }
 
@@ -245,7 +276,9 @@ export class WebhookServer {
     const admission = /^\/(?:validate|mutate)\/([^/]+)$/.exec(path);
     const registered = admission ? this.#admission.get(admission[1]!) : undefined;
     if (path !== '/convert' && (registered === undefined || registered.path !== path)) {
-      send(res, 404, { error: `no webhook at ${path}; serving ${[...this.#admission.values()].map((w) => w.path).join(', ') || 'no admission webhook'}${this.#conversions.size ? ', /convert' : ''}` });
+      send(res, 404, {
+        error: `no webhook at ${path}; serving ${[...this.#admission.values()].map((w) => w.path).join(', ') || 'no admission webhook'}${this.#conversions.size ? ', /convert' : ''}`,
+      });
       return;
     }
     const done = this.#metrics.start(path);
@@ -287,7 +320,11 @@ export class WebhookServer {
     }
   }
 
-  async #admit(registered: RegisteredAdmissionWebhook, request: AdmissionRequest, timeoutMs: number | undefined): Promise<AdmissionResponseWire> {
+  async #admit(
+    registered: RegisteredAdmissionWebhook,
+    request: AdmissionRequest,
+    timeoutMs: number | undefined,
+  ): Promise<AdmissionResponseWire> {
     const { uid } = request;
     const seconds = timeoutMs ?? (registered.webhook.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
     const abort = new AbortController();
@@ -295,7 +332,9 @@ export class WebhookServer {
     const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), seconds)));
     try {
       const call = Promise.resolve().then(() =>
-        registered.type === 'validating' ? registered.webhook.validate(request, abort.signal) : registered.webhook.mutate(request, abort.signal),
+        registered.type === 'validating'
+          ? registered.webhook.validate(request, abort.signal)
+          : registered.webhook.mutate(request, abort.signal),
       );
       const verdict = await Promise.race([call, timedOut]);
       if (verdict === 'timed-out') {
@@ -319,7 +358,10 @@ export class WebhookServer {
       return { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), ...warnings };
     } catch (error) {
       const message = `webhook ${registered.name} failed: ${error instanceof Error ? error.message : String(error)}`;
-      this.#logger.error({ err: error, uid, webhook: registered.name, operation: request.operation, name: request.name, namespace: request.namespace }, 'admission webhook threw; denying');
+      this.#logger.error(
+        { err: error, uid, webhook: registered.name, operation: request.operation, name: request.name, namespace: request.namespace },
+        'admission webhook threw; denying',
+      );
       return { uid, allowed: false, status: { code: 500, message } };
     } finally {
       clearTimeout(timer);
@@ -337,7 +379,10 @@ export class WebhookServer {
     try {
       const converted = request.objects.map((object) => {
         const webhook = this.#conversions.get(`${object.kind}.${group}`);
-        if (webhook === undefined) throw new Error(`no conversion webhook for ${object.kind}.${group} (registered: ${[...this.#conversions.keys()].join(', ') || 'none'})`);
+        if (webhook === undefined)
+          throw new Error(
+            `no conversion webhook for ${object.kind}.${group} (registered: ${[...this.#conversions.keys()].join(', ') || 'none'})`,
+          );
         return convertThroughHub(webhook, object, request.desiredAPIVersion);
       });
       return reply({ status: 'Success' }, converted);
@@ -351,12 +396,26 @@ export class WebhookServer {
 
 function checkOptions(label: string, options: AdmissionWebhookOptions): void {
   const { failurePolicy, timeoutSeconds, operations } = options;
-  if (failurePolicy !== undefined && failurePolicy !== 'Fail' && failurePolicy !== 'Ignore') throw new WebhookConfigError(label, 'failurePolicy', `give 'Fail' or 'Ignore', not ${JSON.stringify(failurePolicy)}`);
+  if (failurePolicy !== undefined && failurePolicy !== 'Fail' && failurePolicy !== 'Ignore')
+    throw new WebhookConfigError(label, 'failurePolicy', `give 'Fail' or 'Ignore', not ${JSON.stringify(failurePolicy)}`);
   if (timeoutSeconds !== undefined && (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 30)) {
-    throw new WebhookConfigError(label, 'timeoutSeconds', `give an integer from 1 to 30 (the API server's limit), not ${JSON.stringify(timeoutSeconds)}`);
+    throw new WebhookConfigError(
+      label,
+      'timeoutSeconds',
+      `give an integer from 1 to 30 (the API server's limit), not ${JSON.stringify(timeoutSeconds)}`,
+    );
   }
-  if (operations !== undefined && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(o)))) {
-    throw new WebhookConfigError(label, 'operations', `give a non-empty list of CREATE, UPDATE, DELETE, CONNECT, not ${JSON.stringify(operations)}`);
+  if (
+    operations !== undefined &&
+    (!Array.isArray(operations) ||
+      operations.length === 0 ||
+      operations.some((o) => !['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(o)))
+  ) {
+    throw new WebhookConfigError(
+      label,
+      'operations',
+      `give a non-empty list of CREATE, UPDATE, DELETE, CONNECT, not ${JSON.stringify(operations)}`,
+    );
   }
 }
 

@@ -31,7 +31,10 @@ export class CertificateDirectory {
         return await readFile(join(this.#dir, name), 'utf8');
       } catch (error) {
         if (!required && (error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-        throw new Error(`webhook certificates: cannot read ${join(this.#dir, name)} (${(error as Error).message}); mount the Secret with tls.crt and tls.key there`, { cause: error });
+        throw new Error(
+          `webhook certificates: cannot read ${join(this.#dir, name)} (${(error as Error).message}); mount the Secret with tls.crt and tls.key there`,
+          { cause: error },
+        );
       }
     };
     const [cert, key, caCert] = await Promise.all([read('tls.crt', true), read('tls.key', true), read('ca.crt', false)]);
@@ -39,7 +42,9 @@ export class CertificateDirectory {
       // A cert and key that do not match, or half-written files, must not replace good ones.
       createSecureContext({ cert, key });
     } catch (error) {
-      throw new Error(`webhook certificates: ${this.#dir}/tls.crt and tls.key are not a usable pair (${(error as Error).message})`, { cause: error });
+      throw new Error(`webhook certificates: ${this.#dir}/tls.crt and tls.key are not a usable pair (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     this.#current = { cert, key, caCert };
     return this.#current;

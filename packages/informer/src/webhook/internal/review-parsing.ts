@@ -44,8 +44,15 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   field(userInfo, `${at}.userInfo`, 'username', optional(isString), 'a string');
   const object = field(request, at, 'object', optional(isRecord), 'an object');
   const oldObject = field(request, at, 'oldObject', optional(isRecord), 'an object');
-  field(request, at, 'dryRun', optional((v): v is boolean => typeof v === 'boolean'), 'a boolean');
-  if (operation !== 'DELETE' && operation !== 'CONNECT' && !object) throw new MalformedReviewError(`${at}.object is required for ${operation}`);
+  field(
+    request,
+    at,
+    'dryRun',
+    optional((v): v is boolean => typeof v === 'boolean'),
+    'a boolean',
+  );
+  if (operation !== 'DELETE' && operation !== 'CONNECT' && !object)
+    throw new MalformedReviewError(`${at}.object is required for ${operation}`);
   const { dryRun, ...rest } = request;
   return {
     ...(rest as Omit<AdmissionRequest, 'dryRun'>),
@@ -67,10 +74,17 @@ export interface ConversionRequest {
 export function parseConversionReview(body: unknown): ConversionRequest {
   const request = review(body, 'apiextensions.k8s.io/v1', 'ConversionReview');
   const uid = field(request, 'request', 'uid', isNonEmpty, 'a non-empty string');
-  const desiredAPIVersion = field(request, 'request', 'desiredAPIVersion', (v): v is string => isNonEmpty(v) && v.includes('/'), 'group/version');
+  const desiredAPIVersion = field(
+    request,
+    'request',
+    'desiredAPIVersion',
+    (v): v is string => isNonEmpty(v) && v.includes('/'),
+    'group/version',
+  );
   const objects = field(request, 'request', 'objects', (v): v is unknown[] => Array.isArray(v), 'an array');
   objects.forEach((o, i) => {
-    if (!isRecord(o) || !isNonEmpty(o.apiVersion) || !isNonEmpty(o.kind)) throw new MalformedReviewError(`request.objects[${i}] must be an object with apiVersion and kind`);
+    if (!isRecord(o) || !isNonEmpty(o.apiVersion) || !isNonEmpty(o.kind))
+      throw new MalformedReviewError(`request.objects[${i}] must be an object with apiVersion and kind`);
   });
   return { uid, desiredAPIVersion, objects: objects as KubernetesObject[] };
 }
