@@ -139,7 +139,7 @@ export async function startLocalWebhooks(webhooks: WebhookServer, options: Local
         strategy: 'None',
       };
       await client.patch(Crds, id, { spec: { conversion } });
-      installed.push(() => client.patch(Crds, id, { spec: { conversion: { webhook: null, ...(before as object) } } }));
+      installed.push(() => client.patch(Crds, id, { spec: { conversion: { webhook: null, ...before } } }));
     }
   } catch (error) {
     await dispose();

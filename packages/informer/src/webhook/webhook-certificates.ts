@@ -75,7 +75,7 @@ export async function generateWebhookCertificates(options: GenerateWebhookCertif
   const subtle = webcrypto.subtle;
   const notBefore = new Date(Date.now() - 60_000); // tolerate a little clock skew
   const notAfter = new Date(notBefore.getTime() + validityDays * 86_400_000);
-  const caKeys = (await subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const caKeys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const serial = (): string =>
     Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
       .toString('hex')
@@ -93,7 +93,7 @@ export async function generateWebhookCertificates(options: GenerateWebhookCertif
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const keys = (await subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const keys = await subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${hosts[0] ?? 'localhost'}`,

@@ -197,7 +197,7 @@ describe('WebhookServer', function () {
       const response = reply.body.response;
       expect(response.patchType).to.equal('JSONPatch');
       expect(response.warnings).to.deep.equal(['defaulted title']);
-      const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as jsonPatch.Operation[];
+      const patch = JSON.parse(Buffer.from(response.patch as string, 'base64').toString('utf8')) as jsonPatch.Operation[];
       const patched = jsonPatch.applyPatch(page({ replicas: 3 }), patch, true, false).newDocument;
       expect(patched.spec).to.deep.equal({ replicas: 3, title: 'Home', tags: ['a'] });
     });
@@ -268,7 +268,11 @@ describe('WebhookServer', function () {
         apiVersion: 'sample.kindex.dev/v3',
         spec: { host: 'example.com', route: '/docs' },
       });
-      const back = await post(`${s.url}/convert`, s.caCert!, review('sample.kindex.dev/v1', toV3.body.response.convertedObjects));
+      const back = await post(
+        `${s.url}/convert`,
+        s.caCert!,
+        review('sample.kindex.dev/v1', toV3.body.response.convertedObjects as unknown[]),
+      );
       expect(back.body.response.convertedObjects[0]).to.deep.equal(v1);
     });
 

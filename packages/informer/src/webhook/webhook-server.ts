@@ -143,12 +143,12 @@ export class WebhookServer {
 
   /** Registers a validating webhook; served at `/validate/<name>`. */
   validating<T extends KubernetesObject>(webhook: ValidatingWebhook<T>): this {
-    return this.#register('validating', webhook as unknown as ValidatingWebhook, 'validate');
+    return this.#register('validating', webhook, 'validate');
   }
 
   /** Registers a mutating webhook; served at `/mutate/<name>`. */
   mutating<T extends KubernetesObject>(webhook: MutatingWebhook<T>): this {
-    return this.#register('mutating', webhook as unknown as MutatingWebhook, 'mutate');
+    return this.#register('mutating', webhook, 'mutate');
   }
 
   /** Registers a CRD's conversion webhook; served at `/convert`. */
@@ -409,7 +409,7 @@ function checkOptions(label: string, options: AdmissionWebhookOptions): void {
     operations !== undefined &&
     (!Array.isArray(operations) ||
       operations.length === 0 ||
-      operations.some((o) => !['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(o)))
+      (operations as readonly unknown[]).some((o) => !['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(o as string)))
   ) {
     throw new WebhookConfigError(
       label,

@@ -59,8 +59,8 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
     uid,
     operation,
     userInfo: { ...userInfo, username: typeof userInfo.username === 'string' ? userInfo.username : '' },
-    ...(object ? { object: object as KubernetesObject } : { object: undefined }),
-    ...(oldObject ? { oldObject: oldObject as KubernetesObject } : { oldObject: undefined }),
+    ...(object ? { object: object } : { object: undefined }),
+    ...(oldObject ? { oldObject: oldObject } : { oldObject: undefined }),
     dryRun: dryRun === true,
   };
 }
