@@ -162,7 +162,6 @@ export type {
   AdmissionDenial,
   ValidationVerdict,
   MutationVerdict,
-  AdmissionResponseWire,
 } from './webhook/admission-review.js';
 export type { ConversionWebhook, SpokeConversion } from './webhook/conversion-webhook.js';
 export { generateWebhookCertificates } from './webhook/webhook-certificates.js';

@@ -121,7 +121,7 @@ export type ValidationVerdict = { readonly allowed: true; readonly warnings?: re
 export type MutationVerdict<T extends KubernetesObject> =
   { readonly allowed: true; readonly object: T; readonly warnings?: readonly string[] } | AdmissionDenial;
 
-/** The `response` of an AdmissionReview, as sent. */
+/** The `response` of an AdmissionReview, as sent (internal: handlers return verdicts). */
 export interface AdmissionResponseWire {
   uid: string;
   allowed: boolean;

@@ -26,7 +26,9 @@ import { WebhookConfigError } from './webhook-errors.js';
  * ```
  */
 export interface SpokeConversion<S extends KubernetesObject = KubernetesObject, H extends KubernetesObject = KubernetesObject> {
+  /** Converts an object of this version to the hub version. */
   toHub(spoke: S): H;
+  /** Converts an object of the hub version to this version. */
   fromHub(hub: H): S;
 }
 

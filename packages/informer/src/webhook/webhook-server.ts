@@ -88,7 +88,19 @@ export interface WebhookServerSources {
   readonly logger: Logger;
 }
 
-/** One registered admission webhook, as the manifest needs it. */
+/**
+ * One registered admission webhook, with the name and path it is served under: what
+ * {@link webhookManifest} reads.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, RegisteredAdmissionWebhook } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const served: readonly RegisteredAdmissionWebhook[] = operator.webhooks?.admissionWebhooks ?? [];
+ * for (const w of served) console.log(`${w.type} ${w.name} at ${w.path}`);
+ * ```
+ */
 export type RegisteredAdmissionWebhook =
   | { readonly type: 'validating'; readonly name: string; readonly path: string; readonly webhook: ValidatingWebhook }
   | { readonly type: 'mutating'; readonly name: string; readonly path: string; readonly webhook: MutatingWebhook };
