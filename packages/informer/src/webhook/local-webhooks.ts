@@ -10,31 +10,9 @@
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../client/kube-client.js';
-import { resourceKind } from '../kind/resource-kind.js';
+import { Crds, MutatingConfigurations, ValidatingConfigurations } from './internal/webhook-kinds.js';
 import { webhookManifest, type WebhookManifest } from './webhook-manifest.js';
 import type { WebhookServer } from './webhook-server.js';
-
-const ValidatingConfigurations = resourceKind({
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  kind: 'ValidatingWebhookConfiguration',
-  plural: 'validatingwebhookconfigurations',
-  namespaced: false,
-});
-const MutatingConfigurations = resourceKind({
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  kind: 'MutatingWebhookConfiguration',
-  plural: 'mutatingwebhookconfigurations',
-  namespaced: false,
-});
-const Crds = resourceKind({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-});
 
 /**
  * Options of {@link startLocalWebhooks}.

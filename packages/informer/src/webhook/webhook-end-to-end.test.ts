@@ -11,17 +11,10 @@ import {
   type SkippableContext,
 } from '@kindex/testing';
 import { KubeApiError, KubeClient, Operator, resourceKind, startLocalWebhooks, type LocalWebhooks, type ResourceKind } from '../index.js';
+import { createWebPageCrd } from './webpage-crd.fixture.test.js';
 
 type WebPageV1 = KubernetesObject & { spec?: { url?: string; replicas?: number; title?: string } };
 type WebPageV2 = KubernetesObject & { spec?: { host?: string; path?: string; replicas?: number; title?: string } };
-
-const Crds = resourceKind({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-});
 
 /**
  * The API server calls the operator's webhooks: kube-apiserver reaches the webhook server on
@@ -37,6 +30,7 @@ describe('webhooks called by the API server', function () {
   let V2: ResourceKind<WebPageV2>;
   let operator: Operator;
   let local: LocalWebhooks;
+  let deleteCrd: (() => Promise<void>) | undefined;
 
   function skipOnEmbedded(context: SkippableContext): void {
     if (server().flavor !== 'real') skipWithReason(context, 'the embedded server does not call webhooks yet, issue 21 item 3');
@@ -47,24 +41,8 @@ describe('webhooks called by the API server', function () {
     const kubeConfig = server().kubeConfig;
     client = new KubeClient(kubeConfig);
     group = `${uniqueName('web')}.kindex.test`;
-    const schema = {
-      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
-    };
     // Two versions, v1 stored: reads and writes of v2 go through the conversion webhook.
-    await client.create(Crds, {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `webpages.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural: 'webpages', singular: 'webpage', kind: 'WebPage', listKind: 'WebPageList' },
-        versions: [
-          { name: 'v1', served: true, storage: true, schema },
-          { name: 'v2', served: true, storage: false, schema },
-        ],
-      },
-    } as KubernetesObject);
+    deleteCrd = await createWebPageCrd(client, group, ['v1', 'v2']);
     V1 = resourceKind<WebPageV1>({ group, version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
     V2 = resourceKind<WebPageV2>({ group, version: 'v2', kind: 'WebPage', plural: 'webpages', namespaced: true });
     namespace = await createNamespace(kubeConfig);
@@ -111,7 +89,7 @@ describe('webhooks called by the API server', function () {
 
   after(async () => {
     await local?.dispose();
-    if (group !== undefined) await client.delete(Crds, ResourceID.of(`webpages.${group}`));
+    await deleteCrd?.();
   });
 
   beforeEach(function () {

@@ -7,20 +7,12 @@
 // webhook (the baseline), the same with one validating webhook, and the webhook server alone
 // (an HTTPS POST of an AdmissionReview straight to it, as the API server sends).
 import { Agent, request, type RequestOptions } from 'node:https';
-import type { KubernetesObject } from '@kindex/core';
 import { createNamespace, startRealApiServer, uniqueName, eventually } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, startLocalWebhooks } from '../index.js';
+import { createWebPageCrd } from './webpage-crd.fixture.test.js';
 
 const requests = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 16);
-const Crds = resourceKind({
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  kind: 'CustomResourceDefinition',
-  plural: 'customresourcedefinitions',
-  namespaced: false,
-});
-
 interface Row {
   readonly name: string;
   readonly p50: number;
@@ -55,24 +47,7 @@ try {
   const kubeConfig = server.kubeConfig;
   const client = new KubeClient(kubeConfig);
   const group = `${uniqueName('bench')}.kindex.test`;
-  await client.create(Crds, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `webpages.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'webpages', singular: 'webpage', kind: 'WebPage', listKind: 'WebPageList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
-    },
-  } as KubernetesObject);
+  await createWebPageCrd(client, group, ['v1']);
   const namespace = await createNamespace(kubeConfig);
   const path = `/apis/${group}/v1/namespaces/${namespace}/webpages?dryRun=All`;
   const body = JSON.stringify({ apiVersion: `${group}/v1`, kind: 'WebPage', metadata: { name: 'home', namespace }, spec: { replicas: 1 } });

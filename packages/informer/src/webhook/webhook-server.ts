@@ -38,6 +38,7 @@ import { WebhookConfigError } from './webhook-errors.js';
 import { CertificateDirectory } from './internal/certificate-directory.js';
 import { WebhookMetrics } from './internal/webhook-metrics.js';
 import { MalformedReviewError, parseAdmissionReview, parseConversionReview } from './internal/review-parsing.js';
+import { closeServer } from '../internal/close-server.js';
 
 /**
  * Where the webhook server listens and which certificates it serves.
@@ -245,10 +246,7 @@ export class WebhookServer {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 
   #register(type: 'validating' | 'mutating', webhook: ValidatingWebhook | MutatingWebhook, verb: string): this {
