@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { request } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { metricValue } from '@kindex/testing';
 import { Operator, resourceKind } from '../index.js';
+import { offlineKubeConfig } from './webhook.fixture.test.js';
 
 const WebPages = resourceKind({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
 
@@ -36,13 +36,7 @@ function post(url: string, ca: string, body: string): Promise<{ status: number; 
 
 describe('Operator option webhooks', () => {
   it('serves the registered webhooks from start() to stop(), with their metrics in the operator’s registry', async () => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const kubeConfig = offlineKubeConfig();
     const operator = new Operator({ kubeConfig, webhooks: { port: 0, host: '127.0.0.1' } });
     operator.webhooks!.validating({ kind: WebPages, validate: () => ({ allowed: false, message: 'no' }) });
     expect(operator.webhooks!.url).to.equal(undefined);

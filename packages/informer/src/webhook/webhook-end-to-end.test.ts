@@ -11,7 +11,7 @@ import {
   type SkippableContext,
 } from '@kindex/testing';
 import { KubeApiError, KubeClient, Operator, resourceKind, startLocalWebhooks, type LocalWebhooks, type ResourceKind } from '../index.js';
-import { createWebPageCrd } from './webpage-crd.fixture.test.js';
+import { createWebPageCrd } from './webhook.fixture.test.js';
 
 type WebPageV1 = KubernetesObject & { spec?: { url?: string; replicas?: number; title?: string } };
 type WebPageV2 = KubernetesObject & { spec?: { host?: string; path?: string; replicas?: number; title?: string } };

@@ -1,25 +1,14 @@
 import { expect } from 'chai';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { generateWebhookCertificates, Operator, resourceKind, WebhookConfigError, webhookManifest } from '../index.js';
+import { offlineKubeConfig } from './webhook.fixture.test.js';
 
 const WebPages = resourceKind({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
 const Tenants = resourceKind({ group: 'sample.kindex.dev', version: 'v2', kind: 'Tenant', plural: 'tenants', namespaced: false });
 
-function kubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
-
 describe('Operator.webhookManifest', () => {
   function operatorWithWebhooks(): Operator {
-    const operator = new Operator({ kubeConfig: kubeConfig(), webhooks: { port: 9443 } });
+    const operator = new Operator({ kubeConfig: offlineKubeConfig(), webhooks: { port: 9443 } });
     operator
       .webhooks!.validating({ kind: WebPages, validate: () => ({ allowed: true }) })
       .validating({
@@ -146,7 +135,7 @@ describe('Operator.webhookManifest', () => {
     expect(message(() => operator.webhookManifest({ url: 'https://127.0.0.1:9443', caBundle: 'LS0tLS1CRUdJTg==' }))).to.match(
       /caBundle: give the CA certificate as PEM text/,
     );
-    expect(message(() => new Operator({ kubeConfig: kubeConfig() }).webhookManifest({ url: 'https://127.0.0.1:9443' }))).to.equal(
+    expect(message(() => new Operator({ kubeConfig: offlineKubeConfig() }).webhookManifest({ url: 'https://127.0.0.1:9443' }))).to.equal(
       'Operator.webhookManifest: webhooks: the operator has no webhook server: give the Operator option webhooks: { port: 9443, ... }',
     );
   });

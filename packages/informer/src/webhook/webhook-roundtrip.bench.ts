@@ -9,7 +9,7 @@
 import { Agent, request, type RequestOptions } from 'node:https';
 import { createNamespace, startRealApiServer, uniqueName, eventually } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, startLocalWebhooks } from '../index.js';
-import { createWebPageCrd } from './webpage-crd.fixture.test.js';
+import { createWebPageCrd } from './webhook.fixture.test.js';
 
 const requests = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 16);

@@ -1,10 +1,10 @@
-// Shared by the webhook end-to-end test and the round-trip bench: a WebPage CRD in a fresh group,
-// its spec free-form, with the versions asked for (the first one stored). No tests here.
+// Fixtures of the webhook tests and the round-trip bench. No tests here.
 import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../index.js';
 import { Crds } from './internal/webhook-kinds.js';
 
-/** Creates `webpages.<group>`; returns a function that deletes it. */
+/** Creates a WebPage CRD `webpages.<group>` with the versions asked for (the first one stored), its spec free-form; returns a function that deletes it. */
 export async function createWebPageCrd(client: KubeClient, group: string, versions: readonly string[]): Promise<() => Promise<void>> {
   const schema = {
     openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
@@ -21,4 +21,16 @@ export async function createWebPageCrd(client: KubeClient, group: string, versio
     },
   } as KubernetesObject);
   return async () => void (await client.delete(Crds, ResourceID.of(`webpages.${group}`)));
+}
+
+/** A kubeconfig for an Operator that must not reach any server (nothing listens on port 1). */
+export function offlineKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kubeConfig;
 }
