@@ -202,7 +202,21 @@ describe('WebhookServer', function () {
       expect(patched.spec).to.deep.equal({ replicas: 3, title: 'Home', tags: ['a'] });
     });
 
-    it('sends no patch when the desired object equals the request object (changed in place or not)', async () => {
+    it('sends the patch of a handler that changed the request object in place and returned it', async () => {
+      const s = server().mutating({
+        kind: WebPages,
+        mutate: ({ object }) => {
+          object!.spec!.title = 'Home';
+          return { allowed: true, object: object! };
+        },
+      });
+      await s.listen();
+      const reply = await post(`${s.url}/mutate/mutate.webpages.sample.kindex.dev`, s.caCert!, admissionReview({}));
+      const patch = JSON.parse(Buffer.from(reply.body.response.patch as string, 'base64').toString('utf8')) as unknown;
+      expect(patch).to.deep.equal([{ op: 'add', path: '/spec/title', value: 'Home' }]);
+    });
+
+    it('sends no patch when the desired object equals the request object', async () => {
       const s = server().mutating({ kind: WebPages, mutate: ({ object }) => ({ allowed: true, object: object! }) });
       await s.listen();
       const reply = await post(`${s.url}/mutate/mutate.webpages.sample.kindex.dev`, s.caCert!, admissionReview({}));

@@ -341,10 +341,12 @@ export class WebhookServer {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed-out'>((resolve) => (timer = setTimeout(() => resolve('timed-out'), seconds)));
     try {
+      // A mutating handler may change the object it is given: it gets a copy, so that the patch
+      // is computed against the object the API server sent.
       const call = Promise.resolve().then(() =>
         registered.type === 'validating'
           ? registered.webhook.validate(request, abort.signal)
-          : registered.webhook.mutate(request, abort.signal),
+          : registered.webhook.mutate({ ...request, object: structuredClone(request.object) }, abort.signal),
       );
       const verdict = await Promise.race([call, timedOut]);
       if (verdict === 'timed-out') {
