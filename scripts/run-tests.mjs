@@ -7,8 +7,12 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeUnknownNpmConfig } from './ci/npm-env.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Before any npx or npm runs: no "npm warn Unknown env config" lines from pnpm's variables.
+removeUnknownNpmConfig(process.env);
 const suites = process.argv.slice(2).length
   ? process.argv.slice(2)
   : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests'];
@@ -43,6 +47,7 @@ const checks = process.argv.slice(2).length
       'scripts/ci/check-api-docs.mjs',
       'scripts/ci/check-doc-examples.mjs',
       'scripts/ci/check-doc-examples.test.mjs',
+      'scripts/ci/npm-env.test.mjs',
       'scripts/ci/check-packages.mjs',
     ];
 for (const check of checks) {

@@ -58,5 +58,16 @@ describe('the Job/Cluster sample with --replicas 3', function () {
     expect(stdout).to.include('all replicas exited 0');
     expect(stdout).to.match(/build\s+alpha\s+a-2/);
     expect(stdout).to.match(/test\s+beta\s+\(none\)/);
+    // Wording (issue 18, item 8): a sharded replica is no follower, and each replica's ownership
+    // is printed when it changes, once.
+    expect(stdout).to.not.include('follower');
+    expect(stdout).to.match(/replica-\d started, caches synced \(reconciles the shards it owns\)/);
+    const owns = [...stdout.matchAll(/── (replica-\d) (owns shards \[[\d, ]*\]|owns no shards)/g)].map((m) => [m[1]!, m[2]!] as const);
+    for (const identity of new Set(owns.map(([who]) => who))) {
+      const said = owns.filter(([who]) => who === identity).map(([, what]) => what);
+      expect(said[0], `${identity} first reports shards it owns`).to.not.equal('owns no shards');
+      said.slice(1).forEach((what, i) => expect(what, `${identity} repeats "${what}"\n${stdout}`).to.not.equal(said[i]));
+    }
+    expect(stdout).to.not.include('owns shards []');
   });
 });

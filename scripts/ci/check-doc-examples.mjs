@@ -10,10 +10,17 @@
 // program type-checks them all with strict settings. Examples may use top-level await and declare
 // free variables with `declare const x: T;`.
 //
+// The ```ts blocks of the READMEs (the root one and each package's) are checked the same way, in
+// the same program: a newcomer pastes the README's tour first. A block may need declarations it
+// does not show (the reader's own `kubeConfig`, the types of the tour's resources): an HTML
+// comment right before the fence, `<!-- example-preamble ... -->`, holds them. The preamble is
+// compiled in front of the block and never rendered; the visible code must compile as written.
+//
 // Fails, naming the symbol and file:line, on an example that does not compile or an exported
 // symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
-// the three packages; scripts/ci/check-doc-examples.test.mjs uses it to prove the check fails.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// the three packages, and `--readme <file.md>` (repeatable) other Markdown files instead of the
+// READMEs; scripts/ci/check-doc-examples.test.mjs uses them to prove the check fails.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -22,10 +29,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const started = Date.now();
 
 const entryArgs = [];
+const readmeArgs = [];
 for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === '--entry') entryArgs.push(process.argv[++i]);
+  else if (process.argv[i] === '--readme') readmeArgs.push(process.argv[++i]);
 }
-const entries = entryArgs.length ? entryArgs : ['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'src', 'index.ts'));
+const fixtureRun = entryArgs.length > 0 || readmeArgs.length > 0;
+const entries = fixtureRun ? entryArgs : ['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'src', 'index.ts'));
+const readmes = fixtureRun
+  ? readmeArgs
+  : [join(root, 'README.md'), ...['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'README.md'))].filter((f) =>
+      existsSync(f),
+    );
 
 const sourceOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -140,6 +155,47 @@ for (const sf of sourceProgram.getSourceFiles()) {
   visit(sf);
 }
 
+// --- 2b. Every ```ts block of the READMEs, with its preamble (see the header).
+/** The ```ts blocks of one Markdown file: 1-based line of the first code line, code, preamble. */
+function blocksInMarkdown(file) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const blocks = [];
+  let preamble = null; // { line, code: [] } of the comment just read, until a fence or other text
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s*<!--\s*example-preamble\b/.test(line)) {
+      const start = i;
+      const code = [line.replace(/^\s*<!--\s*example-preamble\b/, '')];
+      while (!code[code.length - 1].includes('-->') && i + 1 < lines.length) code.push(lines[++i]);
+      code[code.length - 1] = code[code.length - 1].replace(/-->\s*$/, '');
+      preamble = { line: start + 1, code };
+      continue;
+    }
+    const open = /^\s*(`{3,})\s*(\w*)/.exec(line);
+    if (!open) {
+      if (line.trim() !== '') preamble = null; // a preamble belongs to the block right after it
+      continue;
+    }
+    const start = i;
+    const code = [];
+    while (i + 1 < lines.length && !new RegExp(`^\\s*${open[1]}\\s*$`).test(lines[i + 1])) code.push(lines[++i]);
+    i++;
+    if (/^(ts|typescript)$/i.test(open[2])) blocks.push({ line: start + 2, code: code.join('\n'), preamble });
+    preamble = null;
+  }
+  return blocks;
+}
+let readmeBlockCount = 0;
+for (const file of readmes) {
+  for (const b of blocksInMarkdown(file)) {
+    readmeBlockCount++;
+    const symbol = `the README block at line ${b.line}`;
+    // Preamble lines keep their own Markdown lines in diagnostics; the block's follow it.
+    const lineMap = b.preamble ? [...b.preamble.code.map((_, i) => b.preamble.line + i)] : [];
+    examples.push({ symbol, file, line: b.line, code: b.code, preamble: b.preamble?.code.join('\n'), lineMap });
+  }
+}
+
 let exportCount = 0;
 for (const entry of entries) {
   for (const { name, declarations } of exportsOf(entry)) {
@@ -160,7 +216,7 @@ const exampleFiles = new Map();
 examples.forEach((ex, i) => {
   const file = join(outDir, `example-${String(i).padStart(4, '0')}.ts`);
   // `export {}` makes a snippet without imports a module too, so top-level await works everywhere.
-  writeFileSync(file, `${ex.code}\nexport {};\n`);
+  writeFileSync(file, `${ex.preamble === undefined ? '' : `${ex.preamble}\n`}${ex.code}\nexport {};\n`);
   exampleFiles.set(file, ex);
 });
 
@@ -177,7 +233,10 @@ for (const [file, ex] of exampleFiles) {
   for (const d of diagnostics) {
     const line = d.start === undefined ? 0 : sf.getLineAndCharacterOfPosition(d.start).line;
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n    ');
-    problems.push(`${where(ex.file, ex.line + line)}: @example of ${ex.symbol} does not compile: TS${d.code}: ${message}`);
+    const preambleLines = ex.lineMap?.length ?? 0;
+    const at = line < preambleLines ? ex.lineMap[line] : ex.line + line - preambleLines;
+    const what = ex.lineMap ? ex.symbol : `@example of ${ex.symbol}`;
+    problems.push(`${where(ex.file, at)}: ${what} does not compile: TS${d.code}: ${message}`);
   }
 }
 
@@ -185,7 +244,11 @@ rmSync(outDir, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 if (problems.length) {
   for (const p of problems) console.error(p);
-  console.error(`doc examples: ${problems.length} problem(s) in ${examples.length} examples of ${exportCount} exports (${seconds}s)`);
+  console.error(
+    `doc examples: ${problems.length} problem(s) in ${examples.length - readmeBlockCount} examples of ${exportCount} exports and ${readmeBlockCount} README blocks (${seconds}s)`,
+  );
   process.exit(1);
 }
-console.log(`doc examples: all ${exportCount} exports have an @example; ${examples.length} examples compile (${seconds}s)`);
+console.log(
+  `doc examples: all ${exportCount} exports have an @example; ${examples.length - readmeBlockCount} examples and ${readmeBlockCount} README blocks compile (${seconds}s)`,
+);

@@ -2,6 +2,8 @@
 // Proves check-doc-examples.mjs can fail: run on a small fixture package (through its `--entry`
 // option), it must name an example that does not compile by symbol and file:line, and an export
 // without an example, and exit non-zero; on a fixture whose examples all compile it must pass.
+// The same for the ```ts blocks of a Markdown file (its `--readme` option), with and without an
+// `<!-- example-preamble -->` comment.
 // Run by scripts/run-tests.mjs; by hand: `node scripts/ci/check-doc-examples.test.mjs`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,34 @@ export const withoutExample = 1;
 export function unfenced(): void {}
 `;
 
+// A README: a block that compiles only with its hidden preamble, a block that does not compile
+// (line 12 of this text), and a block in another language that is not checked.
+const README = `# fixture
+
+<!-- example-preamble
+import type { KubernetesObject } from '@kindex/core';
+declare const job: KubernetesObject;
+-->
+\`\`\`ts
+const name: string | undefined = job.metadata?.name;
+\`\`\`
+
+\`\`\`ts
+const replicas: number = 'three';
+\`\`\`
+
+\`\`\`sh
+not typescript at all
+\`\`\`
+`;
+
+function checkReadme(markdown) {
+  const file = join(mkdtempSync(join(dir, 'readme-')), 'README.md');
+  writeFileSync(file, markdown);
+  const r = spawnSync(process.execPath, [script, '--readme', file], { encoding: 'utf8' });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
 function check(source) {
   const sub = mkdtempSync(join(dir, 'pkg-'));
   const entry = join(sub, 'index.ts');
@@ -78,6 +108,28 @@ describe('check-doc-examples.mjs', () => {
   it('passes when every export has an example that compiles', () => {
     const { status, output } = check(GOOD);
     assert.equal(status, 0, output);
-    assert.match(output, /all 1 exports have an @example; 1 examples compile/);
+    assert.match(output, /all 1 exports have an @example; 1 examples and 0 README blocks compile/);
+  });
+
+  it('fails on a README block that does not compile, naming its Markdown line, and compiles a block with its preamble', () => {
+    const { status, output } = checkReadme(README);
+    assert.equal(status, 1, output);
+    assert.match(output, /README\.md:12: the README block at line 12 does not compile: TS2322/);
+    assert.doesNotMatch(output, /line 8 does not compile/);
+    assert.match(output, /1 problem\(s\) in 0 examples of 0 exports and 2 README blocks/);
+  });
+
+  it('fails on a README block whose declarations are neither shown nor in a preamble', () => {
+    const { status, output } = checkReadme(
+      README.replace(/<!-- example-preamble[^]*?-->\n/, '').replace(/```ts\nconst replicas[^]*?```\n/, ''),
+    );
+    assert.equal(status, 1, output);
+    assert.match(output, /README\.md:4: the README block at line 4 does not compile: TS2304: Cannot find name 'job'/);
+  });
+
+  it('passes a README whose blocks all compile', () => {
+    const { status, output } = checkReadme(README.replace("'three'", '3'));
+    assert.equal(status, 0, output);
+    assert.match(output, /0 examples and 2 README blocks compile/);
   });
 });

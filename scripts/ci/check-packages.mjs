@@ -4,13 +4,15 @@
 //   2. publint and @arethetypeswrong/cli on each tarball (no broken exports; types resolve for
 //      node16/nodenext and bundlers; the packages are ESM only, hence attw's esm-only profile);
 //   3. installs the tarballs with npm into a fresh project outside the workspace (no workspace
-//      links), compiles scripts/ci/consumer/main.ts with plain tsc (strict, module nodenext) and
-//      runs it with plain node against the embedded API server of the packed @kindex/testing;
+//      links), with the README's minimal project of "Use kindex in your own project" (its
+//      package.json, tsconfig.json and main.ts, each marked `<!-- consumer-project: FILE -->`, so
+//      the README stays true), compiles it with plain tsc and runs it with plain node against the
+//      embedded API server of the packed @kindex/testing;
 //   4. on Node < 22.19, installs client-node 2.x there and expects the import of @kindex/informer
 //      to fail with kindex's UnsupportedRuntimeError rather than a crash inside undici.
 // Needs a built workspace (`tsc -b`) and the npm registry. Exits non-zero on the first failure.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,6 +41,17 @@ const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')
 const typescriptVersion = rootManifest.devDependencies.typescript;
 const typesNodeVersion = process.env.KINDEX_TYPES_NODE_VERSION ?? rootManifest.devDependencies['@types/node'];
 
+/** The fenced block right after `<!-- consumer-project: NAME -->` in the README. */
+function consumerFile(readme, name) {
+  const marker = `<!-- consumer-project: ${name} -->`;
+  const at = readme.indexOf(marker);
+  const block = at < 0 ? null : /^\s*```\w*\n([^]*?)\n```/.exec(readme.slice(at + marker.length));
+  if (block === null) throw new Error(`README.md has no ${marker} followed by a fenced code block (the consumer project's ${name})`);
+  return `${block[1]}\n`;
+}
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const CONSUMER_FILES = ['package.json', 'tsconfig.json', 'main.ts'];
+
 const work = mkdtempSync(join(tmpdir(), 'kindex-packages-'));
 const started = Date.now();
 try {
@@ -62,7 +75,8 @@ try {
     ]) {
       if (!listing.includes(required)) throw new Error(`${tarball} lacks ${required}`);
     }
-    const tests = listing.filter((f) => /\.test\.(js|ts|d\.ts)/.test(f));
+    // Tests and type tests (`x.test.ts`, `x.test-d.ts`) and what they compile to stay out.
+    const tests = listing.filter((f) => /\.test(-d)?\.(js|ts|d\.ts)/.test(f));
     if (tests.length > 0) throw new Error(`${tarball} ships test files, e.g. ${tests[0]}; exclude them in package.json "files"`);
     run('npx', ['publint', '--strict', tarball], { cwd: root });
     run('npx', ['attw', '--profile', 'esm-only', '--no-emoji', '--no-color', tarball], { cwd: root });
@@ -70,9 +84,7 @@ try {
 
   const consumer = join(work, 'consumer');
   mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'kindex-consumer', private: true, type: 'module' }, null, 2));
-  copyFileSync(join(root, 'scripts', 'ci', 'consumer', 'main.ts'), join(consumer, 'main.ts'));
-  copyFileSync(join(root, 'scripts', 'ci', 'consumer', 'tsconfig.json'), join(consumer, 'tsconfig.json'));
+  for (const name of CONSUMER_FILES) writeFileSync(join(consumer, name), consumerFile(readme, name));
   const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
   run(
     'npm',
@@ -82,6 +94,8 @@ try {
       `@kubernetes/client-node@${clientNodeVersion}`,
       `typescript@${typescriptVersion}`,
       `@types/node@${typesNodeVersion}`,
+      // The README's tsconfig checks libraries (skipLibCheck: false): client-node's declarations import ws.
+      '@types/ws@8',
     ],
     { cwd: consumer },
   );

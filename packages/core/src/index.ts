@@ -159,5 +159,27 @@ export {
   EventSourceClassMismatchError,
 } from './reconcile/context-errors.js';
 
+// --- options: unknown-key checks every options object runs (src/options/)
+export { rejectUnknownOptions } from './options/reject-unknown-options.js';
+export type { OptionKeys, OptionKeysOf } from './options/reject-unknown-options.js';
+export { UnknownOptionError } from './options/unknown-option-error.js';
+export type { UnknownOption } from './options/unknown-option-error.js';
+
+// --- condition: status conditions (apimachinery meta.SetStatusCondition)
+export {
+  setStatusCondition,
+  findStatusCondition,
+  removeStatusCondition,
+  isStatusConditionTrue,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+} from './condition/condition.js';
+export type { Condition, ConditionInput, ConditionStatus, SetStatusConditionOptions } from './condition/condition.js';
+export { InvalidConditionError } from './condition/invalid-condition-error.js';
+
+// --- recorder: Kubernetes Events from a reconcile (the contract; @kindex/informer writes them)
+export { noopEventRecorder } from './recorder/event-recorder.js';
+export type { EventRecorder, EventRecord, EventType, EventObjectReference } from './recorder/event-recorder.js';
+
 // --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)
 export { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from './runtime/supported-runtime.js';

@@ -38,7 +38,7 @@ export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
-export type { ApplyOptions } from './client/kube-client.js';
+export type { ApplyOptions, ListOptions } from './client/kube-client.js';
 export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
@@ -92,10 +92,17 @@ export type { OperatorObservabilityOptions } from './controller/operator-observa
 
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';
+export { EventMetrics } from './metrics/event-metrics.js';
+export type { EventDropReason } from './metrics/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
 export { ControllerMetrics } from './metrics/controller-metrics.js';
 export { InformerMetrics } from './metrics/informer-metrics.js';
+
+// --- events: Kubernetes Events from reconcilers, events.k8s.io/v1 with series (src/events/)
+export { EventBroadcaster } from './events/event-broadcaster.js';
+export type { EventRecorderOptions } from './events/event-broadcaster.js';
+export { EventRecordError } from './events/event-record-error.js';
 
 // --- server: /metrics, /healthz, /readyz and /debug/controllers (src/server/)
 export { OperatorServer, OperatorServerError } from './server/operator-server.js';
@@ -139,8 +146,8 @@ export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
-// --- config: checks of configuration where it is written
-export { UnknownOptionError } from './config/option-validation.js';
+// --- config: checks of configuration where it is written (unknown keys: UnknownOptionError of @kindex/core)
+export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';

@@ -46,3 +46,4 @@ export type { ApiStatus, ApiStatusCause } from './helpers/api-status.js';
 export { rawRequest } from './helpers/raw-request.js';
 export type { RawRequest, RawResponse } from './helpers/raw-request.js';
 export { metricValue } from './helpers/metric-value.js';
+export { catchUnknownOptions } from './helpers/catch-unknown-options.js';

@@ -1,5 +1,6 @@
 import { startEmbeddedApiServer } from './apiserver/embedded-api-server.js';
-import type { TestApiServer, TestApiServerOptions } from './test-api-server.js';
+import { TEST_API_SERVER_OPTION_KEYS, type TestApiServer, type TestApiServerOptions } from './test-api-server.js';
+import { rejectUnknownOptions } from '@kindex/core';
 
 /**
  * The values `KINDEX_APISERVER` may take.
@@ -70,6 +71,9 @@ export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.
  * ```
  */
 export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
+  // Checked here, not only by the chosen launcher: a key one server accepts (`tls` of the
+  // embedded one) would otherwise pass on that server and fail on the other.
+  rejectUnknownOptions('startTestApiServer options', options, TEST_API_SERVER_OPTION_KEYS);
   const flavor = apiServerFlavorFromEnvironment();
   if (flavor === 'real') {
     // Loaded only when chosen: the real launcher brings process management and binaries that

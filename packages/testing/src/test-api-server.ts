@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { OptionKeysOf } from '@kindex/core';
 
 /**
  * One interface for every API server kindex tests run against: the embedded one (in-process,
@@ -143,3 +144,10 @@ export interface TestApiServerOptions {
    */
   readonly shardedListAndWatch?: boolean;
 }
+
+/** The keys of {@link TestApiServerOptions}: unknown ones are rejected, not ignored. */
+export const TEST_API_SERVER_OPTION_KEYS = {
+  historyWindow: true,
+  bookmarkIntervalMs: true,
+  shardedListAndWatch: true,
+} as const satisfies OptionKeysOf<TestApiServerOptions>;

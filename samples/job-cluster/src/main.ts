@@ -12,6 +12,8 @@
  * into M shards instead, and one is killed halfway to show the takeover.
  * With `--webpage`: the WebPage sample (dependent resources) instead, see webpage/run-webpage.ts.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
 import { KubeClient, Kinds } from '@kindex/informer';
@@ -22,15 +24,26 @@ import { jobTable, playScenario } from './scenario.js';
 import { Timeline } from './timeline.js';
 import { runWebPage } from './webpage/run-webpage.js';
 
+/** A mistake in how the sample was called: printed as one line, without a stack trace. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * The kubeconfig file to use, as an absolute path: `--kubeconfig FILE`, else `KUBECONFIG`.
+ * `pnpm sample` runs in samples/job-cluster/; pnpm puts the directory the user ran it from in
+ * INIT_CWD, and a relative path means a path from there.
+ */
 function kubeconfigArgument(argv: readonly string[]): string | undefined {
   const i = argv.indexOf('--kubeconfig');
-  if (i >= 0) {
-    const file = argv[i + 1];
-    if (file === undefined) throw new Error('--kubeconfig needs a file');
-    return file;
-  }
   const inline = argv.find((a) => a.startsWith('--kubeconfig='));
-  return inline?.slice('--kubeconfig='.length) ?? (process.env['KUBECONFIG'] || undefined);
+  const given = i >= 0 ? argv[i + 1] : (inline?.slice('--kubeconfig='.length) ?? (process.env['KUBECONFIG'] || undefined));
+  const source = i >= 0 || inline !== undefined ? '--kubeconfig' : 'KUBECONFIG';
+  if (i >= 0 && (given === undefined || given.startsWith('--'))) throw new UsageError('--kubeconfig needs a file');
+  if (given === undefined) return undefined;
+  const file = resolve(process.env['INIT_CWD'] ?? process.cwd(), given);
+  if (!existsSync(file)) throw new UsageError(`${source} ${given}: no such file (${file})`);
+  return file;
 }
 
 async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Promise<void> {
@@ -107,6 +120,7 @@ try {
     } else await runEmbedded();
   }
 } catch (error) {
-  console.error(error);
+  if (error instanceof UsageError) console.error(`sample: ${error.message}`);
+  else console.error(error);
   process.exitCode = 1;
 }

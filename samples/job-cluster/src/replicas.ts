@@ -110,13 +110,26 @@ export async function runReplicas(count: number, shards?: number): Promise<void>
         : `kindex Job/Cluster sample: ${count} replicas on the embedded API server at ${server.url}, ${shards} shards by uid on Leases ${namespace}/${LEASE}-shard-*\n`,
     );
     const timeline = new Timeline();
+    // Ownership is reported on every lease round; print it when it changes, once. A replica
+    // starts owning nothing, so "no shards" is news only once it owned some.
+    const printedOwnership = new Map<string, string>();
     const onLine = (line: ReplicaLine): void => {
       if (line.event === 'leading') timeline.note(`${line.identity} leads`);
-      else if (line.event === 'owns') timeline.note(`${line.identity} owns shards [${line.shards?.join(', ')}]`);
-      else if (line.event === 'started')
-        timeline.note(
-          `${line.identity} started, caches synced (${replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading') ? 'leading' : 'warm follower'})`,
-        );
+      else if (line.event === 'owns') {
+        const owned = line.shards ?? [];
+        const text = owned.length ? `owns shards [${owned.join(', ')}]` : 'owns no shards';
+        if ((printedOwnership.get(line.identity) ?? 'owns no shards') !== text) timeline.note(`${line.identity} ${text}`);
+        printedOwnership.set(line.identity, text);
+      } else if (line.event === 'started') {
+        // A sharded replica is no follower: it reconciles the shards it owns, none waits for a leader.
+        const role =
+          shards !== undefined
+            ? 'reconciles the shards it owns'
+            : replicas.find((r) => r.identity === line.identity)?.lines.some((l) => l.event === 'leading')
+              ? 'leading'
+              : 'warm follower';
+        timeline.note(`${line.identity} started, caches synced (${role})`);
+      }
     };
     for (let i = 1; i <= count; i++) {
       const args = ['--kubeconfig', kubeconfig, '--namespace', namespace, ...(shards === undefined ? [] : ['--shards', String(shards)])];

@@ -1,3 +1,4 @@
+import type { Trigger } from '@kindex/core';
 import type { ControllerEvent } from '@kindex/informer';
 
 /** Renders controller events as one readable line each: event, mapped primaries, reconcile, result. */
@@ -15,11 +16,10 @@ export class Timeline {
     switch (event.type) {
       case 'trigger': {
         const { trigger } = event;
-        const cause = trigger.cause;
-        const verb = cause.type === 'resource' ? (cause.event === 'generic' ? 'touched' : `${cause.event}d`) : cause.type;
-        const what = cause.type === 'resource' ? `${trigger.source}: ${cause.objectKey} ${verb}` : `${trigger.source}: ${verb}`;
         const primaries = trigger.primaryIds.map((id) => id.name).join(', ') || '(none)';
-        this.#emit(`  event      ${what.padEnd(40)} → ${controller} ${primaries}`);
+        // A deleted primary is forgotten, not reconciled: say so instead of pointing at a reconcile.
+        const target = trigger.cause.type === 'primary-deleted' ? `${controller} ${primaries} forgotten` : `${controller} ${primaries}`;
+        this.#emit(`  event      ${describeTrigger(trigger).padEnd(40)} → ${target}`);
         return;
       }
       case 'reconciled':
@@ -41,5 +41,23 @@ export class Timeline {
     const stamped = `[+${String(Date.now() - this.#start).padStart(5)} ms] ${line}`;
     this.lines.push(stamped);
     this.print(stamped);
+  }
+}
+
+/** What happened, in words: `clusters: sample/alpha updated`, `primary: sample/build deleted`. */
+function describeTrigger(trigger: Trigger): string {
+  const cause = trigger.cause;
+  switch (cause.type) {
+    case 'resource':
+      return `${trigger.source}: ${cause.objectKey} ${cause.event === 'generic' ? 'touched' : `${cause.event}d`}`;
+    case 'primary-deleted':
+      // The primaries' own keys: the cause carries none, the trigger names them.
+      return `${trigger.source}: ${trigger.primaryIds.map((id) => id.key).join(', ')} deleted`;
+    case 'timer':
+      return `${trigger.source}: timer due`;
+    case 'poll':
+      return `${trigger.source}: polled data ${cause.change}`;
+    case 'external':
+      return `${trigger.source}: ${cause.detail}`;
   }
 }

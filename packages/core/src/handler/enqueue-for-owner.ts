@@ -4,6 +4,7 @@ import { objectKeyOf } from '../predicate/internal/object-key.js';
 import type { EventHandler, HandlerProblemReporter } from './event-handler.js';
 import { objectsOf } from './internal/objects-of.js';
 import { apiGroupMatcher, isValidApiVersion } from './internal/api-group.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link enqueueForOwner}.
@@ -34,6 +35,15 @@ export interface EnqueueForOwnerOptions {
   name?: string;
 }
 
+/** The keys of {@link EnqueueForOwnerOptions}: unknown ones are rejected, not ignored. */
+export const ENQUEUE_FOR_OWNER_OPTION_KEYS = {
+  group: true,
+  kind: true,
+  controllerOnly: true,
+  clusterScopedOwner: true,
+  name: true,
+} as const satisfies OptionKeysOf<EnqueueForOwnerOptions>;
+
 /**
  * Reconciles the owners of the event's object (controller-runtime's EnqueueRequestForOwner):
  * the `metadata.ownerReferences` whose API group and kind match, the version ignored (an owner
@@ -56,6 +66,7 @@ export interface EnqueueForOwnerOptions {
  * @throws {TypeError} when `kind` is empty or `group` looks like an apiVersion (`apps/v1`).
  */
 export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(options: EnqueueForOwnerOptions): EventHandler<R> {
+  rejectUnknownOptions('enqueueForOwner options', options, ENQUEUE_FOR_OWNER_OPTION_KEYS);
   const { group, kind, controllerOnly = false, clusterScopedOwner = false } = options;
   if (typeof kind !== 'string' || kind === '') throw new TypeError('enqueueForOwner needs a non-empty kind');
   if (typeof group !== 'string' || group.includes('/')) {

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from './clock.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link BucketRateLimiter}.
@@ -20,6 +21,9 @@ export interface BucketRateLimiterOptions {
   /** Time source. Defaults to {@link systemClock}. */
   readonly clock?: Clock;
 }
+
+/** The keys of {@link BucketRateLimiterOptions}: unknown ones are rejected, not ignored. */
+const BUCKET_RATE_LIMITER_OPTION_KEYS = { qps: true, burst: true, clock: true } as const satisfies OptionKeysOf<BucketRateLimiterOptions>;
 
 /**
  * An overall token bucket shared by all items (client-go `BucketRateLimiter`, 10/s burst 100).
@@ -45,6 +49,7 @@ export class BucketRateLimiter<K extends string = string> implements RateLimiter
   #last: number;
 
   constructor(options: BucketRateLimiterOptions = {}) {
+    rejectUnknownOptions('BucketRateLimiter options', options, BUCKET_RATE_LIMITER_OPTION_KEYS);
     this.#qps = options.qps ?? 10;
     this.#burst = options.burst ?? 100;
     this.#clock = options.clock ?? systemClock;

@@ -1,4 +1,5 @@
 import type { Retry, RetryExecution } from './retry.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link GenericRetry}.
@@ -24,6 +25,14 @@ export interface GenericRetryOptions {
    */
   readonly maxIntervalMs?: number;
 }
+
+/** The keys of {@link GenericRetryOptions}: unknown ones are rejected, not ignored. */
+const GENERIC_RETRY_OPTION_KEYS = {
+  maxAttempts: true,
+  initialIntervalMs: true,
+  intervalMultiplier: true,
+  maxIntervalMs: true,
+} as const satisfies OptionKeysOf<GenericRetryOptions>;
 
 /**
  * JOSDK's exponential retry: 5 retries, waits of 2 s, 3 s, 4.5 s, 6.75 s, 10.1 s.
@@ -53,6 +62,7 @@ export class GenericRetry implements Retry {
   readonly maxIntervalMs: number;
 
   constructor(options: GenericRetryOptions = {}) {
+    rejectUnknownOptions('GenericRetry options', options, GENERIC_RETRY_OPTION_KEYS);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.initialIntervalMs = options.initialIntervalMs ?? 2000;
     this.intervalMultiplier = options.intervalMultiplier ?? 1.5;

@@ -1,4 +1,5 @@
 import type { RateLimiter } from './rate-limiter.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link ItemExponentialFailureRateLimiter}.
@@ -17,6 +18,12 @@ export interface ItemExponentialFailureRateLimiterOptions {
   /** Upper bound of the wait, in ms. Defaults to 1,000,000 (1000 s). */
   readonly maxDelayMs?: number;
 }
+
+/** The keys of {@link ItemExponentialFailureRateLimiterOptions}: unknown ones are rejected, not ignored. */
+const ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS = {
+  baseDelayMs: true,
+  maxDelayMs: true,
+} as const satisfies OptionKeysOf<ItemExponentialFailureRateLimiterOptions>;
 
 /**
  * Per-item exponential backoff: `baseDelayMs * 2^failures`, capped at `maxDelayMs`.
@@ -38,6 +45,7 @@ export class ItemExponentialFailureRateLimiter<K extends string = string> implem
   readonly #failures = new Map<K, number>();
 
   constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
+    rejectUnknownOptions('ItemExponentialFailureRateLimiter options', options, ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS);
     this.#base = options.baseDelayMs ?? 5;
     this.#max = options.maxDelayMs ?? 1_000_000;
     if (!(this.#base >= 0) || !(this.#max >= 0)) {

@@ -12,6 +12,7 @@ import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { defaultControllerRateLimiter } from './default-controller-rate-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { WorkQueueMetrics, WorkQueueMetricsProvider } from './work-queue-metrics.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link WorkQueue}.
@@ -34,6 +35,14 @@ export interface WorkQueueOptions<K extends string = string> {
   /** Receives the queue's measurements. Defaults to none (nothing is timed or counted). */
   readonly metrics?: WorkQueueMetricsProvider;
 }
+
+/** The keys of {@link WorkQueueOptions}: unknown ones are rejected, not ignored. */
+const WORK_QUEUE_OPTION_KEYS = {
+  rateLimiter: true,
+  clock: true,
+  name: true,
+  metrics: true,
+} as const satisfies OptionKeysOf<WorkQueueOptions>;
 
 interface Delayed {
   /** When the item is due. */
@@ -101,6 +110,7 @@ export class WorkQueue<K extends string = string> {
   readonly #metricsNow: () => number;
 
   constructor(options: WorkQueueOptions<K> = {}) {
+    rejectUnknownOptions('WorkQueue options', options, WORK_QUEUE_OPTION_KEYS);
     this.#clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.#clock);
     // Date.now() counts whole milliseconds and most queue waits are shorter: with the system

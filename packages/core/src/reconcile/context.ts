@@ -1,10 +1,12 @@
 import type { RetryInfo } from '../queue/retry.js';
+import type { EventRecorder } from '../recorder/event-recorder.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { EventSource } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
 import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
+import type { OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of `Context.getSecondaryResources`.
@@ -29,6 +31,12 @@ export interface SecondaryResourcesOptions {
   readonly deduplicate?: boolean;
 }
 
+/** The keys of {@link SecondaryResourcesOptions}: unknown ones are rejected, not ignored. */
+export const SECONDARY_RESOURCES_OPTION_KEYS = {
+  eventSourceName: true,
+  deduplicate: true,
+} as const satisfies OptionKeysOf<SecondaryResourcesOptions>;
+
 /**
  * Options of `Context.getSecondaryResource`.
  *
@@ -45,6 +53,9 @@ export interface SecondaryResourceOptions {
   /** The event source to read when several serve the type. Defaults to the only one. */
   readonly eventSourceName?: string;
 }
+
+/** The keys of {@link SecondaryResourceOptions}: unknown ones are rejected, not ignored. */
+export const SECONDARY_RESOURCE_OPTION_KEYS = { eventSourceName: true } as const satisfies OptionKeysOf<SecondaryResourceOptions>;
 
 /**
  * What a reconcile knows besides its primary (JOSDK `Context`).
@@ -125,4 +136,11 @@ export interface Context<P extends KubernetesObject = KubernetesObject, C = unkn
    * fenced client are refused anyway.
    */
   getSignal(): AbortSignal;
+
+  /**
+   * Records Kubernetes Events (`events.k8s.io/v1`) about the primary, or another object named in
+   * the record. Fire and forget: recording never blocks or fails the reconcile (see
+   * `EventRecorder`). A context built without one drops the records.
+   */
+  getEventRecorder(): EventRecorder;
 }

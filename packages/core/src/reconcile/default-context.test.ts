@@ -9,6 +9,7 @@ import {
   NoEventSourceForTypeError,
   ResourceID,
   secondaryType,
+  UnknownOptionError,
   type EventSource,
   type EventSourceHealth,
   type KubernetesObject,
@@ -55,6 +56,19 @@ function context(sources: EventSource<unknown>[]) {
 }
 
 describe('DefaultContext', () => {
+  it('rejects unknown option keys of getSecondaryResources and getSecondaryResource, naming the closest key', () => {
+    const ctx = context([mapSource('pods-a', PodType, [pod('a', '1')])]);
+    expect(() => ctx.getSecondaryResources(PodType, { eventSource: 'pods-a', dedupe: false } as never)).to.throw(
+      UnknownOptionError,
+      /^2 unknown options: getSecondaryResources options\.eventSource \(did you mean "eventSourceName"\?\), getSecondaryResources options\.dedupe\. getSecondaryResources options accepts: deduplicate, eventSourceName\./,
+    );
+    expect(() => ctx.getSecondaryResource(PodType, { eventSourceNme: 'pods-a' } as never)).to.throw(
+      UnknownOptionError,
+      /getSecondaryResource options\.eventSourceNme \(did you mean "eventSourceName"\?\)/,
+    );
+    expect(ctx.getSecondaryResources(PodType, { eventSourceName: 'pods-a', deduplicate: false })).to.have.length(1);
+  });
+
   it('returns the union over every source of the type', () => {
     const ctx = context([
       mapSource('pods-a', PodType, [pod('a', '1')]),
@@ -192,5 +206,15 @@ describe('DefaultContext', () => {
     const none = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined });
     expect(none.getSignal().aborted).to.equal(false);
     expect(none.getSignal()).to.equal(none.getSignal());
+  });
+
+  it('hands out the event recorder it was given, and one that drops records by default', () => {
+    const records: unknown[] = [];
+    const recorder = { record: (r: unknown) => void records.push(r) };
+    const ctx = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined, eventRecorder: recorder });
+    expect(ctx.getEventRecorder()).to.equal(recorder);
+    const none = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined });
+    expect(() => none.getEventRecorder().record({ type: 'Normal', reason: 'Synced', action: 'Reconcile' })).to.not.throw();
+    expect(records).to.deep.equal([]);
   });
 });

@@ -1,11 +1,19 @@
 import type { RetryInfo } from '../queue/retry.js';
+import { noopEventRecorder, type EventRecorder } from '../recorder/event-recorder.js';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { isNewerVersion } from '../resource/resource-version.js';
 import type { EventSource, SecondaryResourceReader } from '../source/event-source.js';
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
-import type { Context, SecondaryResourceOptions, SecondaryResourcesOptions } from './context.js';
+import {
+  SECONDARY_RESOURCE_OPTION_KEYS,
+  SECONDARY_RESOURCES_OPTION_KEYS,
+  type Context,
+  type SecondaryResourceOptions,
+  type SecondaryResourcesOptions,
+} from './context.js';
+import { rejectUnknownOptions } from '../options/reject-unknown-options.js';
 import {
   EventSourceClassMismatchError,
   MultipleEventSourcesForTypeError,
@@ -61,6 +69,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly snapshot?: (source: EventSource<unknown, P>) => SecondaryResourceReader<unknown, P>;
   /** The reconcile's logger. Defaults to {@link noopLogger}. */
   readonly logger?: Logger;
+  /** Records Events for this reconcile (regarding its primary). Defaults to {@link noopEventRecorder}. */
+  readonly eventRecorder?: EventRecorder;
 }
 
 /**
@@ -91,6 +101,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
+  readonly #eventRecorder: EventRecorder;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(options: DefaultContextOptions<P, C>) {
@@ -101,6 +112,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#retryInfo = options.retryInfo;
     this.#finalStateUnknown = options.primaryFinalStateUnknown ?? false;
     this.#logger = options.logger ?? noopLogger;
+    this.#eventRecorder = options.eventRecorder ?? noopEventRecorder;
     this.#signal = options.signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
     for (const source of options.eventSources) {
@@ -115,6 +127,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResources<R>(type: SecondaryType<R>, options: SecondaryResourcesOptions = {}): R[] {
+    rejectUnknownOptions('getSecondaryResources options', options, SECONDARY_RESOURCES_OPTION_KEYS);
     const entries = this.#entries(type, options.eventSourceName);
     const all: R[] = [];
     for (const { reader } of entries) {
@@ -124,6 +137,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResource<R>(type: SecondaryType<R>, options: SecondaryResourceOptions = {}): R | undefined {
+    rejectUnknownOptions('getSecondaryResource options', options, SECONDARY_RESOURCE_OPTION_KEYS);
     const entry = this.#single(type, options.eventSourceName);
     const found = entry.reader === undefined ? [] : (entry.reader.getSecondaryResources(this.#primary) as readonly R[]);
     if (found.length > 1) throw new MultipleSecondaryResourcesError(this.#primaryKey, type.name, found.length);
@@ -163,6 +177,10 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   getLogger(): Logger {
     return this.#logger;
+  }
+
+  getEventRecorder(): EventRecorder {
+    return this.#eventRecorder;
   }
 
   getSignal(): AbortSignal {

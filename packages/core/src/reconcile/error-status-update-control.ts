@@ -39,8 +39,11 @@ export class ErrorStatusUpdateControl<P extends KubernetesObject = KubernetesObj
     return new ErrorStatusUpdateControl(resource);
   }
 
-  /** Write nothing. */
-  static noStatusUpdate<P extends KubernetesObject = KubernetesObject>(): ErrorStatusUpdateControl<P> {
+  /**
+   * Write nothing. Without a type argument it fits every primary type, as
+   * `UpdateControl.noUpdate()` does, so an unannotated `updateErrorStatus` infers its primary's control.
+   */
+  static noStatusUpdate<P extends KubernetesObject = never>(): ErrorStatusUpdateControl<P> {
     return new ErrorStatusUpdateControl<P>(undefined);
   }
 }

@@ -49,8 +49,15 @@ export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
     Object.freeze(this);
   }
 
-  /** Write nothing. */
-  static noUpdate<P extends KubernetesObject = KubernetesObject>(): UpdateControl<P> {
+  /**
+   * Write nothing.
+   *
+   * Without a type argument the control is an `UpdateControl<never>`, which fits every primary
+   * type: a `reconcile` without a return type annotation that returns `noUpdate()` in one branch
+   * and `patchStatus(job)` in another infers `UpdateControl<Job>`, not
+   * `UpdateControl<KubernetesObject>` (which `Reconciler<Job>` rejects under `strict`).
+   */
+  static noUpdate<P extends KubernetesObject = never>(): UpdateControl<P> {
     return new UpdateControl<P>('noUpdate', undefined, undefined);
   }
 

@@ -16,6 +16,7 @@ import { UNRECORDED, UndoLog, type UndoView } from '../snapshot/undo-log.js';
 import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../store/internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
 import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Which primaries one call touched: enqueue `newPrimaries ∪ oldPrimaries`.
@@ -64,6 +65,12 @@ export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = Kub
    */
   mapperInputsEqual?: (a: S, b: S) => boolean;
 }
+
+/** The keys of {@link PrimaryToSecondaryIndexOptions}: unknown ones are rejected, not ignored. */
+const PRIMARY_TO_SECONDARY_INDEX_OPTION_KEYS = {
+  toPrimaryIds: true,
+  mapperInputsEqual: true,
+} as const satisfies OptionKeysOf<PrimaryToSecondaryIndexOptions>;
 
 /**
  * The primaries a secondary is filed under, as a frozen array of interned IDs. The one-primary
@@ -207,6 +214,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   readonly errors$: Observable<MapperError> = this.#errors.asObservable();
 
   constructor(options: PrimaryToSecondaryIndexOptions<S>) {
+    rejectUnknownOptions('PrimaryToSecondaryIndex options', options, PRIMARY_TO_SECONDARY_INDEX_OPTION_KEYS);
     this.#toPrimaryIds = options.toPrimaryIds;
     this.#inputsEqual = options.mapperInputsEqual ?? inputsEqualOf(options.toPrimaryIds);
   }

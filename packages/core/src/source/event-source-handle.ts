@@ -1,5 +1,6 @@
 import type { EventSource } from './event-source.js';
 import type { SecondaryType } from './secondary-type.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * A typed name for one registered event source: `context.getEventSource(handle)` returns the
@@ -65,6 +66,14 @@ export interface EventSourceHandleOptions<S> {
   readonly accepts: (source: EventSource<unknown, never>) => source is EventSource<unknown, never> & S;
 }
 
+/** The keys of {@link EventSourceHandleOptions}: unknown ones are rejected, not ignored. */
+const EVENT_SOURCE_HANDLE_OPTION_KEYS = {
+  type: true,
+  eventSourceName: true,
+  className: true,
+  accepts: true,
+} as const satisfies OptionKeysOf<EventSourceHandleOptions<unknown>>;
+
 /**
  * Makes an {@link EventSourceHandle}. Layers that define event source classes wrap it (see
  * `InformerEventSource.handle`); reconcilers rarely call it themselves.
@@ -84,6 +93,7 @@ export interface EventSourceHandleOptions<S> {
  * ```
  */
 export function eventSourceHandle<S>(options: EventSourceHandleOptions<S>): EventSourceHandle<S> {
+  rejectUnknownOptions('eventSourceHandle options', options, EVENT_SOURCE_HANDLE_OPTION_KEYS);
   if (typeof options?.accepts !== 'function' || typeof options.type?.name !== 'string') {
     throw new TypeError('eventSourceHandle: options need a type token and an accepts(source) check');
   }

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import { PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import { POLLING_LOOP_OPTION_KEYS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link PerResourcePollingEventSource}.
@@ -33,6 +34,14 @@ export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObj
   /** Fetches running at once within a round. Defaults to 10. */
   readonly concurrency?: number;
 }
+
+/** The keys of {@link PerResourcePollingEventSourceOptions}: unknown ones are rejected, not ignored. */
+const PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS = {
+  ...POLLING_LOOP_OPTION_KEYS,
+  fetch: true,
+  primaries: true,
+  concurrency: true,
+} as const satisfies OptionKeysOf<PerResourcePollingEventSourceOptions<unknown, KubernetesObject>>;
 
 /**
  * Polls an external system once per known primary each period, caches the results by primary
@@ -71,6 +80,8 @@ export class PerResourcePollingEventSource<R, P extends KubernetesObject = Kuber
   readonly #concurrency: number;
 
   constructor(options: PerResourcePollingEventSourceOptions<R, P>) {
+    // Before super(): the loop would otherwise start from options it half ignores.
+    rejectUnknownOptions('PerResourcePollingEventSource options', options, PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS);
     super(options);
     this.#fetch = options.fetch;
     this.#primaries = options.primaries;

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import { PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import { POLLING_LOOP_OPTION_KEYS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link PollingEventSource}.
@@ -33,6 +34,11 @@ export interface PollingEventSourceOptions<R> extends PollingLoopOptions<R> {
   readonly fetch: () => Promise<Iterable<readonly [ResourceID | string, readonly R[]]>>;
 }
 
+/** The keys of {@link PollingEventSourceOptions}: unknown ones are rejected, not ignored. */
+const POLLING_EVENT_SOURCE_OPTION_KEYS = { ...POLLING_LOOP_OPTION_KEYS, fetch: true } as const satisfies OptionKeysOf<
+  PollingEventSourceOptions<unknown>
+>;
+
 /**
  * Polls an external system for the resources of all primaries in one call, caches them by
  * primary, and triggers each primary whose resources appeared, changed or vanished (JOSDK
@@ -61,6 +67,8 @@ export class PollingEventSource<R, P extends KubernetesObject = KubernetesObject
   readonly #fetch: () => Promise<Iterable<readonly [ResourceID | string, readonly R[]]>>;
 
   constructor(options: PollingEventSourceOptions<R>) {
+    // Before super(): the loop would otherwise start from options it half ignores.
+    rejectUnknownOptions('PollingEventSource options', options, POLLING_EVENT_SOURCE_OPTION_KEYS);
     super(options);
     this.#fetch = options.fetch;
   }

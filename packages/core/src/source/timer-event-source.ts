@@ -5,6 +5,7 @@ import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource, EventSourceHealth } from './event-source.js';
 import { SourceChannels } from './internal/source-lifecycle.js';
 import type { Trigger } from './trigger.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Options of {@link TimerEventSource}.
@@ -24,6 +25,9 @@ export interface TimerEventSourceOptions {
   /** Time source. Defaults to {@link systemClock}. */
   readonly clock?: Clock;
 }
+
+/** The keys of {@link TimerEventSourceOptions}: unknown ones are rejected, not ignored. */
+const TIMER_EVENT_SOURCE_OPTION_KEYS = { name: true, clock: true } as const satisfies OptionKeysOf<TimerEventSourceOptions>;
 
 /**
  * Reconciles a primary at a chosen time (JOSDK `TimerEventSource`).
@@ -53,6 +57,7 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
   #running = false;
 
   constructor(options: TimerEventSourceOptions = {}) {
+    rejectUnknownOptions('TimerEventSource options', options, TIMER_EVENT_SOURCE_OPTION_KEYS);
     this.name = options.name ?? 'timer';
     this.#clock = options.clock ?? systemClock;
     this.#channels = new SourceChannels(this.name);

@@ -26,6 +26,7 @@ import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/stor
 import type { StoreDelta } from './store-delta.js';
 import { DuplicateIndexerError, IndexerError, UnknownIndexError, type StoreError } from './store-error.js';
 import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
  * Computes the indexed values of one object for a named index (client-go's IndexFunc).
@@ -70,6 +71,9 @@ export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObje
    */
   assumeFrozen?: boolean;
 }
+
+/** The keys of {@link IndexedStoreOptions}: unknown ones are rejected, not ignored. */
+const INDEXED_STORE_OPTION_KEYS = { indexers: true, assumeFrozen: true } as const satisfies OptionKeysOf<IndexedStoreOptions>;
 
 /**
  * What {@link IndexedStore.upsert} did: the object as stored and the version it replaced.
@@ -155,6 +159,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
   readonly errors$: Observable<StoreError> = this.#errors.asObservable();
 
   constructor(options: IndexedStoreOptions<R> = {}) {
+    rejectUnknownOptions('IndexedStore options', options, INDEXED_STORE_OPTION_KEYS);
     this.#assumeFrozen = options.assumeFrozen ?? false;
     for (const [name, indexer] of Object.entries(options.indexers ?? {})) this.addIndexer(name, indexer);
   }

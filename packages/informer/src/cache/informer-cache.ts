@@ -5,8 +5,10 @@ import {
   FieldSelector,
   ResourceID,
   ShardSelector,
+  rejectUnknownOptions,
   type Indexer,
   type KubernetesObject,
+  type OptionKeysOf,
   type StoreDelta,
   type StoreReader,
   type StoreSnapshot,
@@ -17,7 +19,7 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
-import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
+import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
 import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
@@ -44,6 +46,9 @@ export interface CacheStartOptions {
    */
   readonly failFast?: boolean;
 }
+
+/** The keys of {@link CacheStartOptions}: unknown ones are rejected, not ignored. */
+const CACHE_START_OPTION_KEYS = { signal: true, failFast: true } as const satisfies OptionKeysOf<CacheStartOptions>;
 
 /**
  * Which namespaces a cache holds: every one, or a set (changeable at run time).
@@ -162,6 +167,20 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   readonly reflector?: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
 }
 
+/** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
+const INFORMER_CACHE_OPTION_KEYS = {
+  name: true,
+  kubeConfig: true,
+  kind: true,
+  registry: true,
+  namespaces: true,
+  labelSelector: true,
+  fieldSelector: true,
+  shardSelector: true,
+  transform: true,
+  reflector: REFLECTOR_TUNING_KEYS,
+} as const satisfies OptionKeysOf<InformerCacheOptions>;
+
 const ALL = '';
 
 /**
@@ -209,6 +228,11 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   #shardChange: Promise<void> = Promise.resolve();
 
   constructor(options: InformerCacheOptions<R>) {
+    rejectUnknownOptions(
+      `InformerCache options${typeof options.name === 'string' ? ` (${options.name})` : ''}`,
+      options,
+      INFORMER_CACHE_OPTION_KEYS,
+    );
     this.#options = options;
     this.name = options.name;
     this.kind = options.kind;
@@ -254,6 +278,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * @throws {StartAbortedError} when `signal` aborts or the cache is stopped first.
    */
   async start(options: CacheStartOptions = {}): Promise<void> {
+    rejectUnknownOptions(`InformerCache ${this.name} start options`, options, CACHE_START_OPTION_KEYS);
     this.#running = true;
     // One controller for every pending wait, so the first failure ends the others' waits too.
     const waits = new AbortController();

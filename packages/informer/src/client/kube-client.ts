@@ -9,7 +9,7 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryType, rejectUnknownOptions } from '@kindex/core';
 import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { buildKubeRequest } from './internal/build-kube-request.js';
@@ -93,6 +93,39 @@ export interface ApplyOptions {
 }
 
 /**
+ * What {@link KubeClient.list} lists.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, type KubeClient, type ListOptions } from '@kindex/informer';
+ * declare const client: KubeClient;
+ *
+ * // The web tier's ConfigMaps in one namespace, straight from the server (every page).
+ * const options: ListOptions = { namespace: 'shop', labelSelector: 'tier=web' };
+ * const configMaps = await client.list(Kinds.ConfigMap, options);
+ * ```
+ */
+export interface ListOptions {
+  /** The namespace to list in. Defaults to every namespace (and is ignored for cluster-scoped kinds). */
+  readonly namespace?: string;
+  /** The server's `labelSelector`, for example `app=web,tier!=db`. Defaults to none. */
+  readonly labelSelector?: string;
+  /** The server's `fieldSelector`, for example `metadata.name=web`. Defaults to none. */
+  readonly fieldSelector?: string;
+}
+
+/** The keys of {@link ListOptions}: unknown ones are rejected, not ignored. */
+const LIST_OPTION_KEYS = { namespace: true, labelSelector: true, fieldSelector: true } as const satisfies OptionKeysOf<ListOptions>;
+
+/** The keys of {@link ApplyOptions}: unknown ones are rejected, not ignored. */
+const APPLY_OPTION_KEYS = {
+  fieldManager: true,
+  force: true,
+  subresource: true,
+  dryRun: true,
+} as const satisfies OptionKeysOf<ApplyOptions>;
+
+/**
  * Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration.
  *
  * @example
@@ -137,9 +170,23 @@ export interface KubeClientOptions {
   readonly fence?: () => void;
 }
 
+/** The keys of {@link KubeClientOptions}: unknown ones are rejected, not ignored. */
+export const KUBE_CLIENT_OPTION_KEYS = {
+  fieldManager: true,
+  registry: true,
+  fence: true,
+} as const satisfies OptionKeysOf<KubeClientOptions>;
+
 /**
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
  * registry of shared informers, and raw-JSON object operations.
+ *
+ * The object type follows the kind: `get`, `list`, `create`, `update`, `patch` and `apply` of a
+ * `ResourceKind<T>` (`Kinds.ConfigMap`, `resourceKind<T>(...)`) read and return `T`. Of a plain
+ * `ResourceType` they return `KubernetesObject`, the type argument given, or the written object's
+ * type. (Their `type` is `ResourceType & Partial<SecondaryType<R>>`: the second part adds only
+ * optional members, the kind's name and its phantom object type, so every ResourceType fits and
+ * `R` is inferred from a ResourceKind without a type argument.)
  *
  * @example
  * ```ts
@@ -165,6 +212,7 @@ export class KubeClient {
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
     this.kubeConfig = kubeConfig;
     this.registry = options.registry ?? new InformerRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
@@ -218,7 +266,10 @@ export class KubeClient {
   }
 
   /** Reads one object from the server (not the cache); undefined when it does not exist. */
-  async get<R extends KubernetesObject>(type: ResourceType, id: ResourceID): Promise<R | undefined> {
+  async get<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    id: ResourceID,
+  ): Promise<R | undefined> {
     try {
       return await this.#send<R>('GET', objectPath(type, id));
     } catch (error) {
@@ -228,26 +279,55 @@ export class KubeClient {
   }
 
   /** Creates an object; the namespace comes from the object. */
-  create<R extends KubernetesObject>(type: ResourceType, object: R): Promise<R> {
+  create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
     const path = collectionPath(type, object.metadata?.namespace);
     return this.#send<R>('POST', path, object, 'application/json');
   }
 
   /** Replaces an object (optimistic concurrency on its resourceVersion). */
-  update<R extends KubernetesObject>(type: ResourceType, object: R, subresource?: 'status'): Promise<R> {
+  update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
     const id = ResourceID.fromResource(object);
     return this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
   }
 
   /** Patches an object, or its status subresource. */
-  patch<R extends KubernetesObject>(
-    type: ResourceType,
+  patch<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
     id: ResourceID,
     patch: unknown,
     options: { subresource?: 'status'; patchType?: PatchType } = {},
   ): Promise<R> {
     const contentType = CONTENT_TYPES[options.patchType ?? 'merge'];
     return this.#send<R>('PATCH', objectPath(type, id, options.subresource), patch, contentType);
+  }
+
+  /**
+   * Lists objects from the server (not the cache), every page of them: in one namespace, or
+   * across all (namespace left out, or the kind is cluster-scoped). Selectors are the server's
+   * `labelSelector` and `fieldSelector` strings.
+   */
+  async list<R extends KubernetesObject = KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    options: ListOptions = {},
+  ): Promise<R[]> {
+    rejectUnknownOptions('KubeClient.list options', options, LIST_OPTION_KEYS);
+    const items: R[] = [];
+    let continueToken: string | undefined;
+    do {
+      // Pages of 500, client-go's default for its pager: a large collection never comes as one body.
+      const query = new URLSearchParams({ limit: '500' });
+      if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+      if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+      if (continueToken) query.set('continue', continueToken);
+      const page = await this.#send<{ items?: R[]; metadata?: { continue?: string } }>(
+        'GET',
+        `${collectionPath(type, options.namespace)}?${query.toString()}`,
+      );
+      // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
+      for (const item of page.items ?? []) items.push({ apiVersion: apiVersionOf(type), kind: type.kind, ...item });
+      continueToken = page.metadata?.continue || undefined;
+    } while (continueToken !== undefined);
+    return items;
   }
 
   // --- Server-side apply (kept in one block, apart from the request plumbing) ---
@@ -262,7 +342,8 @@ export class KubeClient {
    *   or the object is not of `type`.
    * @throws {KubeApiError} 409 Conflict naming the managers of conflicting fields (without `force`).
    */
-  apply<R extends KubernetesObject>(type: ResourceType, object: R, options: ApplyOptions = {}): Promise<R> {
+  apply<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, options: ApplyOptions = {}): Promise<R> {
+    rejectUnknownOptions('KubeClient.apply options', options, APPLY_OPTION_KEYS);
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
     if (!object.apiVersion || !object.kind) {

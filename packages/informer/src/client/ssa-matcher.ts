@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { jsonEqual, type KubernetesObject } from '@kindex/core';
+import { jsonEqual, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 
 type Json = Record<string, unknown>;
@@ -58,6 +58,9 @@ export interface AppliedFieldsMatchOptions {
   readonly subresource?: 'status';
 }
 
+/** The keys of {@link AppliedFieldsMatchOptions}: unknown ones are rejected, not ignored. */
+const APPLIED_FIELDS_MATCH_OPTION_KEYS = { subresource: true } as const satisfies OptionKeysOf<AppliedFieldsMatchOptions>;
+
 /**
  * Whether `actual` already holds every field of `desired` with the same value, counting only the
  * fields `fieldManager` owns through server-side apply; false when the manager owns nothing yet.
@@ -79,6 +82,7 @@ export function matchesAppliedFields(
   fieldManager: string,
   options: AppliedFieldsMatchOptions = {},
 ): boolean {
+  rejectUnknownOptions('matchesAppliedFields options', options, APPLIED_FIELDS_MATCH_OPTION_KEYS);
   const entries: readonly unknown[] = Array.isArray(actual.metadata?.managedFields) ? actual.metadata.managedFields : [];
   const entry = entries.find(
     (e): e is Json =>

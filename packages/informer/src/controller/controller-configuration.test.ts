@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { InvalidSelectorError, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { InvalidSelectorError, ResourceID, UnknownOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
-import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError, resourceKind, UnknownOptionError } from '../index.js';
+import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError, resourceKind } from '../index.js';
 
 // Configuration is checked where it is written, and the primaries' field selector works end to end.
 
@@ -40,7 +40,7 @@ describe('Controller configuration', function () {
     const attempt = () => new Controller<Widget>(noop, options, client);
     expect(attempt).to.throw(
       UnknownOptionError,
-      /controller widgets\.test\.kindex\.dev: unknown option "namespace"; accepted options: .*namespaces/,
+      /^Unknown option controller widgets\.test\.kindex\.dev options\.namespace \(did you mean "namespaces"\?\)\. controller widgets\.test\.kindex\.dev options accepts: .*namespaces/,
     );
     expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, client)).to.throw(
       UnknownOptionError,
@@ -48,7 +48,7 @@ describe('Controller configuration', function () {
     );
     expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, client)).to.throw(
       UnknownOptionError,
-      /reflector: unknown option "pagesize"/,
+      /controller widgets\.test\.kindex\.dev options\.reflector\.pagesize \(did you mean "pageSize"\?\)/,
     );
   });
 
@@ -73,7 +73,7 @@ describe('Controller configuration', function () {
     );
     expect(() =>
       InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withReflectorOptions({ pageSize: 5, watchTimeout: 3 } as never),
-    ).to.throw(UnknownOptionError, /unknown option "watchTimeout"/);
+    ).to.throw(UnknownOptionError, /event source \S+ reflector options\.watchTimeout \(did you mean "watchTimeoutSeconds"\?\)/);
   });
 
   it('lists, watches and reconciles only the primaries its field selector matches', async () => {

@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '@kindex/core';
-import type { ControllerOptions } from './controller.js';
+import type { KubernetesObject, OptionKeysOf } from '@kindex/core';
+import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from './controller.js';
 
 /**
  * How the replicas of an operator share one controller's work (controller-runtime's
@@ -53,6 +53,12 @@ export type OperatorControllerOptions<P extends KubernetesObject> = ControllerOp
    */
   readonly distribution?: ControllerDistribution;
 };
+
+/** The keys of {@link OperatorControllerOptions}: the controller's own and `distribution`. */
+export const OPERATOR_CONTROLLER_OPTION_KEYS = {
+  ...CONTROLLER_OPTION_KEYS,
+  distribution: true,
+} as const satisfies OptionKeysOf<OperatorControllerOptions<KubernetesObject>>;
 
 const DISTRIBUTIONS: readonly ControllerDistribution[] = ['leader-elected', 'sharded', 'every-replica'];
 

@@ -1,4 +1,5 @@
 import type { Logger, ReconcileCauses, WorkQueueMetricsProvider } from '@kindex/core';
+import type { EventBroadcaster } from '../events/event-broadcaster.js';
 
 /**
  * What the Operator hands each controller so it can be observed: where its logs go and who
@@ -23,6 +24,8 @@ export interface ControllerObservability {
   readonly logger?: Logger;
   /** Records the controller's work queue (`workqueue_*`). Defaults to none. */
   readonly queueMetrics?: WorkQueueMetricsProvider;
+  /** Writes the Events of `context.getEventRecorder()`. Defaults to none (records are dropped). */
+  readonly events?: EventBroadcaster;
 }
 
 /**

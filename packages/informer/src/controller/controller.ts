@@ -38,6 +38,9 @@ import {
   type ResourceEvent,
   type RetryInfo,
   type Trigger,
+  type OptionKeysOf,
+  type StopOptions,
+  rejectUnknownOptions,
   ShardSelector,
 } from '@kindex/core';
 import { InformerCache, isScopeRemoval, type CacheDeltaOrigin, type NamespaceSet } from '../cache/informer-cache.js';
@@ -45,7 +48,6 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
-import type { ReflectorOptions } from '../reflector/reflector.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
@@ -57,8 +59,8 @@ import { openGet, readBody } from '../reflector/internal/kube-request.js';
 import { ApiRequestError } from '../reflector/reflector-error.js';
 import { collectionPath } from '../reflector/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
-import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
-import { REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
+import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /**
@@ -113,7 +115,7 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
   /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
   readonly primaryWrites?: PrimaryWriteMode;
   /** Connection tuning of the primary informers. */
-  readonly reflector?: Pick<ReflectorOptions<P>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+  readonly reflector?: ReflectorTuningOptions;
   /**
    * What `start()` does when the primary kind is not served (its CRD is not installed):
    * `'fail'` rejects with a `CacheSyncError` naming the CRD; `'wait'` resolves at once, keeps the
@@ -168,16 +170,17 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
 };
 
 /**
- * Every key of {@link ControllerOptions}: unknown keys passed from JavaScript are rejected, not
- * ignored. `satisfies` makes adding an option without listing it here a compile error.
+ * Every key of {@link ControllerOptions} (and of its nested `reflector` options): unknown keys
+ * passed from JavaScript are rejected, not ignored. `satisfies` makes adding an option without
+ * listing it here a compile error.
  */
-const CONTROLLER_OPTION_KEYS = {
+export const CONTROLLER_OPTION_KEYS = {
   kind: true,
   eventFilters: true,
   primaryEventFilters: true,
   stealthFilter: true,
   statusSubresource: true,
-  reflector: true,
+  reflector: REFLECTOR_TUNING_KEYS,
   fieldSelector: true,
   namespaceSelector: true,
   shardSelector: true,
@@ -197,7 +200,10 @@ const CONTROLLER_OPTION_KEYS = {
   primaryWrites: true,
   workflow: true,
   writes: true,
-} as const satisfies Record<keyof ControllerOptions<KubernetesObject>, true>;
+} as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
+
+/** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */
+export const STOP_OPTION_KEYS = { drainTimeoutMs: true } as const satisfies OptionKeysOf<StopOptions>;
 
 /**
  * What happened in a controller, for timelines, logs and tests.
@@ -317,6 +323,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   #subscriptions: Subscription[] = [];
   readonly #logger: Logger;
   readonly #queueMetrics: ControllerObservability['queueMetrics'];
+  readonly #eventBroadcaster: ControllerObservability['events'];
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileRecord>();
   #dispatchPaused = false;
@@ -331,7 +338,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
     }
     rejectUnknownOptions(
-      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`}`,
+      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`} options`,
       options,
       CONTROLLER_OPTION_KEYS,
     );
@@ -359,12 +366,6 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
           `keep namespaceSelector to follow labelled namespaces, or namespaces for a fixed list`,
       );
     }
-    if (reflector !== undefined)
-      rejectUnknownOptions(
-        `controller ${options.name ?? `${kind.plural}.${kind.group || 'core'}`} reflector`,
-        reflector,
-        REFLECTOR_TUNING_KEYS,
-      );
     this.#crdPolicy = validateCrdPolicy(whenCrdMissing, crdPollIntervalMs, kind);
     this.#statusSubresource = statusSubresource ?? true;
     this.kind = kind;
@@ -376,6 +377,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.name = this.configuration.name;
     this.#logger = (observability.logger ?? noopLogger).child({ controller: this.name, kind: kind.kind });
     this.#queueMetrics = observability.queueMetrics;
+    this.#eventBroadcaster = observability.events;
     this.#reconciler = reconciler;
     this.#client = client;
     this.#writer = new PrimaryWriter<P>(client, kind, () => statusSubresource ?? true, optimisticLocking ?? false, primaryWrites);
@@ -490,6 +492,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
    * After any of these the controller's caches are stopped again.
    */
   async start(options: StartOptions = {}): Promise<void> {
+    rejectUnknownOptions(`controller ${this.name} start options`, options, START_OPTION_KEYS);
     const timeoutMs = validateCacheSyncTimeout(options.cacheSyncTimeoutMs, `controller ${this.name}`) ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
     const target = `controller ${JSON.stringify(this.name)}`;
     if (this.#stopRequested) throw new StartAbortedError(target, 'stopped');
@@ -766,6 +769,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. A start in progress rejects. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    rejectUnknownOptions(`controller ${this.name} stop options`, options, STOP_OPTION_KEYS);
     this.#stopRequested = true;
     this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
@@ -981,6 +985,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
+      ...(this.#eventBroadcaster ? { eventRecorder: this.#eventBroadcaster.recorderFor(this.name, this.kind, primary) } : {}),
       ...(signal ? { signal } : {}),
     });
     // Released when the dispatch that opened it ends (see #dispatch), so the caches stop keeping

@@ -1,9 +1,12 @@
-import type { KubernetesObject, Logger } from '@kindex/core';
+import { hostname } from 'node:os';
+import type { KubernetesObject, Logger, OptionKeysOf } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
+import type { KubeClient } from '../client/kube-client.js';
+import { EVENT_RECORDER_OPTION_KEYS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
-import { OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
+import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
 import { HealthChecks } from '../server/health-checks.js';
-import { OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
+import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { Controller } from './controller.js';
@@ -32,7 +35,17 @@ export interface OperatorObservabilityOptions {
   readonly metrics?: OperatorMetricsOptions;
   /** Serve `/metrics`, `/healthz`, `/readyz` (and `/debug/controllers`). Defaults to no server. */
   readonly server?: OperatorServerOptions;
+  /** How `context.getEventRecorder()` writes Kubernetes Events. Defaults to {@link EventRecorderOptions}' defaults. */
+  readonly events?: EventRecorderOptions;
 }
+
+/** The keys of {@link OperatorObservabilityOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_OBSERVABILITY_OPTION_KEYS = {
+  logger: true,
+  metrics: OPERATOR_METRICS_OPTION_KEYS,
+  server: OPERATOR_SERVER_OPTION_KEYS,
+  events: EVENT_RECORDER_OPTION_KEYS,
+} as const satisfies OptionKeysOf<OperatorObservabilityOptions>;
 
 type Phase = 'new' | 'starting' | 'running' | 'stopped';
 
@@ -48,15 +61,26 @@ export class OperatorObservability {
   readonly server: OperatorServer | undefined;
   readonly #monitor: SourceHealthMonitor;
   readonly #controllers: () => readonly Controller<KubernetesObject>[];
+  /** Writes reconcilers' Events; undefined when the operator gave no client (tests of parts). */
+  readonly events: EventBroadcaster | undefined;
   #phase: Phase = 'new';
 
   constructor(
     options: OperatorObservabilityOptions,
     registry: InformerRegistry,
     controllers: () => readonly Controller<KubernetesObject>[],
+    events?: { readonly client: KubeClient; readonly identity: () => string | undefined },
   ) {
     this.logger = createOperatorLogger(options.logger);
     this.metrics = new OperatorMetrics(options.metrics);
+    this.events =
+      events === undefined
+        ? undefined
+        : new EventBroadcaster(events.client, this.metrics.events, {
+            ...options.events,
+            logger: this.logger.child({ component: 'event-recorder' }),
+            defaultInstance: () => events.identity() ?? (process.env['POD_NAME'] || hostname()),
+          });
     this.metrics.observeInformers(registry);
     this.#controllers = controllers;
     // The server first: it validates the server options with messages naming them.
@@ -72,7 +96,7 @@ export class OperatorObservability {
 
   /** What each controller gets at registration. */
   forController(): ControllerObservability {
-    return { logger: this.logger, queueMetrics: this.metrics.workQueues };
+    return { logger: this.logger, queueMetrics: this.metrics.workQueues, ...(this.events ? { events: this.events } : {}) };
   }
 
   /** A controller was registered: record its reconciles, log the problems it moves past. */

@@ -466,11 +466,15 @@ describe('Operator startup failures', function () {
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
       // Watched only: read verbs (issue 18 item 7). The finalizer is patched, status patched on /status.
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+      // context.getEventRecorder() writes the controller's Events beside its primaries.
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/finalizers`], verbs: ['update'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['patch'] },
     ]);
     expect(manifest.yaml).to.contain('kind: Role\n').and.contain(`namespace: ${ns}`);
+    const withoutEvents = await probe.rbacManifest({ events: false });
+    expect(withoutEvents.namespacedRules.get(ns)?.some((r) => r.apiGroups.includes('events.k8s.io'))).to.equal(false);
     if (server.flavor !== 'real') return; // the embedded server enforces no RBAC: the rest needs a real one
 
     const { kubeConfig, user } = await refusedConfig(ns, false);

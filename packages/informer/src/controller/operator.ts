@@ -1,25 +1,30 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject, Logger, Reconciler } from '@kindex/core';
-import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
+import { type KubernetesObject, type Logger, type Reconciler, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { KUBE_CLIENT_OPTION_KEYS, KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
 import { KubeLeaseStore } from '../leader-election/kube-lease-store.js';
 import { LeaderElectionConfigError, NotLeaderError } from '../leader-election/leader-election-errors.js';
 import { LeaderElector, type LeaderElectionStatus } from '../leader-election/leader-elector.js';
-import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
-import { OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { OPERATOR_SHARDING_OPTION_KEYS, OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller } from './controller.js';
-import { resolveDistribution, type ControllerDistribution, type OperatorControllerOptions } from './controller-distribution.js';
-import { OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
+import { Controller, STOP_OPTION_KEYS } from './controller.js';
+import {
+  OPERATOR_CONTROLLER_OPTION_KEYS,
+  resolveDistribution,
+  type ControllerDistribution,
+  type OperatorControllerOptions,
+} from './controller-distribution.js';
+import { OPERATOR_OBSERVABILITY_OPTION_KEYS, OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
-import { validateCacheSyncTimeout } from '../startup/start-options.js';
-import { requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
+import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';
-import { WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { WEBHOOK_SERVER_OPTION_KEYS, WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
 import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 
 /**
@@ -64,6 +69,17 @@ export type OperatorOptions = {
 } & KubeClientOptions &
   OperatorObservabilityOptions;
 
+/** The keys of {@link OperatorOptions}, nested options objects' own included: unknown ones are rejected, not ignored. */
+const OPERATOR_OPTION_KEYS = {
+  kubeConfig: true,
+  leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
+  sharding: OPERATOR_SHARDING_OPTION_KEYS,
+  cacheSyncTimeoutMs: true,
+  webhooks: WEBHOOK_SERVER_OPTION_KEYS,
+  ...KUBE_CLIENT_OPTION_KEYS,
+  ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
+} as const satisfies OptionKeysOf<OperatorOptions>;
+
 /**
  * Options of {@link Operator.run}.
  *
@@ -91,6 +107,14 @@ export interface OperatorRunOptions {
   /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
   readonly onStarted?: () => void;
 }
+
+/** The keys of {@link OperatorRunOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_RUN_OPTION_KEYS = {
+  signals: true,
+  exit: true,
+  gracefulShutdownTimeoutMs: true,
+  onStarted: true,
+} as const satisfies OptionKeysOf<OperatorRunOptions>;
 
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
 const LOST_LEASE_DRAIN_MS = 5_000;
@@ -159,7 +183,10 @@ export class Operator {
   readonly webhooks: WebhookServer | undefined;
 
   constructor(options: OperatorOptions) {
-    const { cacheSyncTimeoutMs, webhooks, ...clientOptions } = options;
+    rejectUnknownOptions('Operator options', options, OPERATOR_OPTION_KEYS);
+    const { cacheSyncTimeoutMs, fieldManager, registry, webhooks } = options;
+    // Only the client's own options: KubeClient rejects the Operator's other keys as unknown.
+    const clientOptions: KubeClientOptions = { ...(fieldManager !== undefined ? { fieldManager } : {}), ...(registry ? { registry } : {}) };
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
     this.#leaseOwners = { leaderElection: election, sharding: options.sharding };
@@ -198,7 +225,12 @@ export class Operator {
             registry: this.client.registry,
             ...(userFence ? { fence: userFence } : {}),
           });
-    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers);
+    // Events go out through the lease-free client: recording is not a leader's privilege, and a
+    // sharded controller on a follower records too.
+    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers, {
+      client: this.#leaseFreeClient,
+      identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
+    });
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
     this.webhooks =
       webhooks === undefined ? undefined : new WebhookServer(webhooks, { registry: this.metrics.registry, logger: this.logger });
@@ -243,6 +275,8 @@ export class Operator {
     const replication = { leaderElection: this.leaderElector !== undefined, sharding: this.#sharding !== undefined };
     // Checked before the controller exists, under the name the Controller gives itself.
     const name = controllerOptions.name ?? `${controllerOptions.kind?.plural}.${controllerOptions.kind?.group || 'core'}`;
+    // Here and not only in the Controller, which does not know `distribution` (and would not suggest it).
+    rejectUnknownOptions(`controller ${name} options`, options, OPERATOR_CONTROLLER_OPTION_KEYS);
     const distribution = resolveDistribution(name, requested, replication);
     const leaderElected = distribution === 'leader-elected';
     const controller = new Controller<P>(
@@ -287,6 +321,7 @@ export class Operator {
    * of hanging. A controller registered with `whenCrdMissing: 'wait'` does not hold the start.
    */
   async start(options: StartOptions = {}): Promise<void> {
+    rejectUnknownOptions('Operator.start options', options, START_OPTION_KEYS);
     this.#started = true;
     await this.#observability.starting();
     // Before the caches: the API server may call the webhooks as soon as they are configured.
@@ -343,8 +378,11 @@ export class Operator {
    * namespaces, and talks to no server.
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
+    rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
+    // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
+    const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, ...manifestOptions } = options;
     const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
-    return rbacManifest(permissions, options);
+    return rbacManifest(permissions, manifestOptions);
   }
 
   /**
@@ -369,10 +407,13 @@ export class Operator {
    * releases the lease, and stops every shared informer.
    */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    rejectUnknownOptions('Operator.stop options', options, STOP_OPTION_KEYS);
     this.#shuttingDown = true;
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
     await Promise.all(this.#controllers.map((c) => c.stop(options)));
+    // Before the lease goes: the fenced client refuses Event writes once it is released.
+    await this.#observability.events?.stop({ timeoutMs: Math.min(options.drainTimeoutMs ?? 5_000, 5_000) });
     // Only now: the next leader must not start while our reconciles still run.
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();
@@ -388,6 +429,7 @@ export class Operator {
    * `LeaderElectionStartError`), stops what did start and rejects with the error.
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
+    rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);
     const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
     let received: (signal: NodeJS.Signals) => void = () => {};
     const signalled = new Promise<NodeJS.Signals>((resolve) => (received = resolve));

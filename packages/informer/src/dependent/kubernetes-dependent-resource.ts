@@ -26,7 +26,14 @@
  *
  * @module
  */
-import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import {
+  ResourceID,
+  type Context,
+  type EventSourceContext,
+  type KubernetesObject,
+  type OptionKeysOf,
+  rejectUnknownOptions,
+} from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import { matchesAppliedFields } from '../client/ssa-matcher.js';
 import {
@@ -185,6 +192,16 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
   readonly discriminator?: ResourceDiscriminator<R, P>;
 }
 
+/** The keys of {@link KubernetesDependentResourceOptions}: unknown ones are rejected, not ignored. */
+export const KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS = {
+  kind: true,
+  primaryKind: true,
+  name: true,
+  desired: true,
+  fieldManager: true,
+  discriminator: true,
+} as const satisfies OptionKeysOf<KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject>>;
+
 /**
  * What `reconcile` did.
  *
@@ -234,6 +251,11 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
   #fieldManager: string | undefined;
 
   constructor(options: KubernetesDependentResourceOptions<R, P>) {
+    rejectUnknownOptions(
+      `KubernetesDependentResource options${options.name !== undefined ? ` (${options.name})` : ''}`,
+      options,
+      KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS,
+    );
     this.#options = options;
     this.kind = options.kind;
     this.name = options.name ?? options.kind.name;

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { Context, KubernetesObject } from '@kindex/core';
+import { type Context, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { DependentAction, KubernetesDependentResource } from './kubernetes-dependent-resource.js';
 
@@ -85,6 +85,16 @@ export interface WorkflowNode<P extends KubernetesObject> {
    */
   readonly deletePostcondition?: WorkflowCondition<P>;
 }
+
+/** The keys of {@link WorkflowNode}: unknown ones are rejected, not ignored. */
+export const WORKFLOW_NODE_KEYS = {
+  dependent: true,
+  dependsOn: true,
+  activationCondition: true,
+  reconcilePrecondition: true,
+  readyPostcondition: true,
+  deletePostcondition: true,
+} as const satisfies OptionKeysOf<WorkflowNode<KubernetesObject>>;
 
 /**
  * What a workflow did with one dependent.
@@ -204,6 +214,7 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
   /** @throws {InvalidWorkflowError} for duplicate names, unknown `dependsOn` names and cycles. */
   constructor(nodes: readonly WorkflowNode<P>[]) {
     const map = new Map<string, WorkflowNode<P>>();
+    nodes.forEach((n, i) => rejectUnknownOptions(`Workflow node [${i}] (${n.dependent?.name ?? 'no dependent'})`, n, WORKFLOW_NODE_KEYS));
     for (const n of nodes) {
       if (map.has(n.dependent.name))
         throw new InvalidWorkflowError(`two dependents are named "${n.dependent.name}"; give one a name option`);

@@ -22,7 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
-import type { Clock, TimerHandle } from '@kindex/core';
+import { type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import { KubeApiError } from '../client/kube-client.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
 import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
@@ -56,6 +56,15 @@ export interface LeaderElectionTiming {
   readonly releaseOnCancel?: boolean;
 }
 
+/** The keys of {@link LeaderElectionTiming}: unknown ones are rejected, not ignored. */
+export const LEADER_ELECTION_TIMING_KEYS = {
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  releaseOnCancel: true,
+} as const satisfies OptionKeysOf<LeaderElectionTiming>;
+
 /**
  * Options of {@link LeaderElector}.
  *
@@ -82,6 +91,15 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
   /** Random numbers in [0, 1) for the acquire jitter. Defaults to `Math.random`. */
   readonly random?: () => number;
 }
+
+/** The keys of {@link LeaderElectorOptions}: unknown ones are rejected, not ignored. */
+export const LEADER_ELECTOR_OPTION_KEYS = {
+  ...LEADER_ELECTION_TIMING_KEYS,
+  store: true,
+  afterLoss: true,
+  clock: true,
+  random: true,
+} as const satisfies OptionKeysOf<LeaderElectorOptions>;
 
 /**
  * Where a candidate stands.
@@ -152,6 +170,7 @@ export class LeaderElector {
   #stopping = false;
 
   constructor(options: LeaderElectorOptions) {
+    rejectUnknownOptions('LeaderElector options', options, LEADER_ELECTOR_OPTION_KEYS);
     this.#store = options.store;
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;

@@ -1,4 +1,5 @@
-import type { LeaderElectionStatus, LeaderElectionTiming } from './leader-elector.js';
+import type { OptionKeysOf } from '@kindex/core';
+import { LEADER_ELECTION_TIMING_KEYS, type LeaderElectionStatus, type LeaderElectionTiming } from './leader-elector.js';
 
 /**
  * The `leaderElection` option of `Operator`: run several replicas, one reconciling at a time.
@@ -41,3 +42,11 @@ export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
    */
   readonly onLost?: 'exit' | 'standby' | ((status: LeaderElectionStatus) => void);
 }
+
+/** The keys of {@link OperatorLeaderElectionOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_LEADER_ELECTION_OPTION_KEYS = {
+  ...LEADER_ELECTION_TIMING_KEYS,
+  leaseName: true,
+  leaseNamespace: true,
+  onLost: true,
+} as const satisfies OptionKeysOf<OperatorLeaderElectionOptions>;

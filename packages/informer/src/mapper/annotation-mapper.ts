@@ -1,4 +1,11 @@
-import { InvalidResourceError, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
+import {
+  InvalidResourceError,
+  rejectUnknownOptions,
+  ResourceID,
+  type KubernetesObject,
+  type OptionKeysOf,
+  type SecondaryToPrimaryMapper,
+} from '@kindex/core';
 
 /**
  * Default key under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`).
@@ -70,6 +77,13 @@ export interface MetadataMapperOptions {
   readonly type?: { readonly key?: string; readonly value: string };
 }
 
+/** The keys of {@link MetadataMapperOptions}: unknown ones are rejected, not ignored. */
+const METADATA_MAPPER_OPTION_KEYS = {
+  nameKey: true,
+  namespaceKey: true,
+  type: { key: true, value: true },
+} as const satisfies OptionKeysOf<MetadataMapperOptions>;
+
 /**
  * A secondary-to-primary mapper reading the primary's name (and namespace, and type) from
  * annotations: for secondaries that cannot carry owner references (cross-namespace or
@@ -110,6 +124,7 @@ function metadataMapper<S extends KubernetesObject>(
   where: 'annotations' | 'labels',
   options: MetadataMapperOptions,
 ): SecondaryToPrimaryMapper<S> {
+  rejectUnknownOptions(`${where === 'labels' ? 'fromLabels' : 'fromAnnotations'} options`, options, METADATA_MAPPER_OPTION_KEYS);
   const nameKey = options.nameKey ?? DEFAULT_PRIMARY_NAME_KEY;
   const namespaceKey = options.namespaceKey === undefined ? DEFAULT_PRIMARY_NAMESPACE_KEY : options.namespaceKey;
   const typeKey = options.type?.key ?? DEFAULT_PRIMARY_TYPE_KEY;

@@ -1,8 +1,10 @@
 import {
   enqueueForOwner,
+  rejectUnknownOptions,
   withInputsEqual,
   type EnqueueForOwnerOptions,
   type KubernetesObject,
+  type OptionKeysOf,
   type ResourceID,
   type SecondaryToPrimaryMapper,
 } from '@kindex/core';
@@ -31,6 +33,15 @@ export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> &
   readonly onProblem?: (problem: unknown, object: KubernetesObject) => void;
 };
 
+/** The keys of {@link OwnerReferenceMapperOptions}: unknown ones are rejected, not ignored. */
+const OWNER_REFERENCE_MAPPER_OPTION_KEYS = {
+  group: true,
+  kind: true,
+  controllerOnly: true,
+  clusterScopedOwner: true,
+  onProblem: true,
+} as const satisfies OptionKeysOf<OwnerReferenceMapperOptions>;
+
 /**
  * A secondary-to-primary mapper from `metadata.ownerReferences`: the owners of the given API group
  * and kind (version ignored), in the secondary's namespace unless the owner kind is
@@ -48,6 +59,7 @@ export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> &
 export function fromOwnerReferences<S extends KubernetesObject = KubernetesObject>(
   options: OwnerReferenceMapperOptions,
 ): SecondaryToPrimaryMapper<S> {
+  rejectUnknownOptions('fromOwnerReferences options', options, OWNER_REFERENCE_MAPPER_OPTION_KEYS);
   const { onProblem, ...ownerOptions } = options;
   const handler = enqueueForOwner<S>(ownerOptions);
   const report = (problem: unknown, object?: S): void => {

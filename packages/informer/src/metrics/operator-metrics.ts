@@ -9,6 +9,7 @@
  * - {@link ControllerMetrics}: `controller_runtime_reconcile_*`, workers and concurrency;
  * - {@link InformerMetrics}: `kindex_informer_*`, what the shared informers hold and how their
  *   list/watch fares;
+ * - {@link EventMetrics}: `kindex_events_written_total` and `kindex_events_dropped_total`;
  * - `leader_election_master_status{name}`, set by the leader elector through
  *   {@link OperatorMetrics.setLeaderElectionStatus}.
  *
@@ -17,10 +18,11 @@
  * @module
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { KubernetesObject } from '@kindex/core';
+import { type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { Controller } from '../controller/controller.js';
 import { ControllerMetrics } from './controller-metrics.js';
+import { EventMetrics } from './event-metrics.js';
 import { InformerMetrics } from './informer-metrics.js';
 import { PrometheusWorkQueueMetrics } from './prometheus-work-queue-metrics.js';
 
@@ -49,6 +51,12 @@ export interface OperatorMetricsOptions {
   readonly processMetrics?: boolean;
 }
 
+/** The keys of {@link OperatorMetricsOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_METRICS_OPTION_KEYS = {
+  registry: true,
+  processMetrics: true,
+} as const satisfies OptionKeysOf<OperatorMetricsOptions>;
+
 /**
  * The metrics of one operator, in one prom-client registry.
  *
@@ -67,16 +75,20 @@ export class OperatorMetrics {
   readonly registry: Registry;
   /** Core's work-queue metrics provider, handed to each controller's event processor. */
   readonly workQueues: PrometheusWorkQueueMetrics;
+  /** `kindex_events_written_total` and `kindex_events_dropped_total`, for the Event recorder. */
+  readonly events: EventMetrics;
   readonly #controllers: ControllerMetrics;
   readonly #informers: InformerMetrics;
   readonly #leader: Gauge<'name'>;
 
   constructor(options: OperatorMetricsOptions = {}) {
+    rejectUnknownOptions('OperatorMetrics options', options, OPERATOR_METRICS_OPTION_KEYS);
     this.registry = options.registry ?? new Registry();
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     this.workQueues = new PrometheusWorkQueueMetrics(this.registry);
     this.#controllers = new ControllerMetrics(this.registry);
     this.#informers = new InformerMetrics(this.registry);
+    this.events = new EventMetrics(this.registry);
     this.#leader = new Gauge({
       name: 'leader_election_master_status',
       help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",

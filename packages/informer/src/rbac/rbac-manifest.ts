@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { dumpYaml } from '@kubernetes/client-node';
 
 /**
@@ -91,6 +92,12 @@ export interface RbacManifestOptions {
   readonly subject?: RbacSubject;
 }
 
+/** The keys of {@link RbacManifestOptions}: unknown ones are rejected, not ignored. */
+export const RBAC_MANIFEST_OPTION_KEYS = {
+  name: true,
+  subject: { kind: true, name: true, namespace: true },
+} as const satisfies OptionKeysOf<RbacManifestOptions>;
+
 /**
  * A Role, ClusterRole or binding, as plain JSON ready to create or print.
  *
@@ -154,6 +161,7 @@ const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete
  * ```
  */
 export function rbacManifest(permissions: readonly RequiredPermission[], options: RbacManifestOptions = {}): RbacManifest {
+  rejectUnknownOptions('rbacManifest options', options, RBAC_MANIFEST_OPTION_KEYS);
   const name = options.name ?? 'kindex-operator';
   const cluster = new RuleSet();
   const byNamespace = new Map<string, RuleSet>();

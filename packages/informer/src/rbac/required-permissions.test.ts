@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DeleteControl, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { DeleteControl, UnknownOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import {
   InformerEventSource,
   Kinds,
@@ -13,7 +13,6 @@ import {
   type ControllerOptions,
   type OperatorOptions,
   type PolicyRule,
-  UnknownOptionError,
   type WrittenResource,
 } from '../index.js';
 
@@ -59,6 +58,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced, cluster } = await rulesFor(watchingConfigMaps(false), {});
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       'example.com/widgets/status': ['patch'],
     });
@@ -69,6 +70,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced } = await rulesFor(watchingConfigMaps(true), {});
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch', 'patch'],
       'example.com/widgets/finalizers': ['update'],
       'example.com/widgets/status': ['patch'],
@@ -79,6 +82,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const { namespaced } = await rulesFor(watchingConfigMaps(false), { statusSubresource: false });
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch', 'patch'],
     });
   });
@@ -95,6 +100,7 @@ describe('Operator.rbacManifest (least privilege)', () => {
     );
     expect(verbsByResource(namespaced)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      'events.k8s.io/events': ['create', 'patch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       // blockOwnerDeletion on the dependents' owner references needs it under OwnerReferencesPermissionEnforcement.
       'example.com/widgets/finalizers': ['update'],
@@ -114,6 +120,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     const manifest = await operator.rbacManifest();
     expect(verbsByResource(manifest.namespacedRules.get('shop'))).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'core/events': ['create'],
       'core/secrets': ['create', 'update', 'patch', 'delete'],
       'example.com/widgets': ['get', 'list', 'watch'],
@@ -145,6 +153,8 @@ describe('Operator.rbacManifest (least privilege)', () => {
     expect(namespaced).to.equal(undefined);
     expect(verbsByResource(cluster)).to.deep.equal({
       'core/configmaps': ['get', 'list', 'watch'],
+      // context.getEventRecorder(): Events beside the primaries (events: false drops it).
+      'events.k8s.io/events': ['create', 'patch'],
       'core/namespaces': ['list', 'watch'],
       'example.com/widgets': ['get', 'list', 'watch'],
       'example.com/widgets/status': ['patch'],
@@ -169,8 +179,7 @@ describe('Operator.rbacManifest (least privilege)', () => {
     );
     expect(() => register([{ kind: Kinds.ConfigMap, verb: ['create'] }])).to.throw(
       UnknownOptionError,
-      // The wording is option-validation's (issue 18 item 5 reworks it): pin the entry and the key.
-      /^controller widgets: writes\[0\]: .*"verb"/,
+      /^Unknown option controller widgets options\.writes\[0\]\.verb \(did you mean "verbs"\?\)\. controller widgets options\.writes\[0\] accepts: kind, namespaces, verbs\./,
     );
     expect(() => register(Kinds.ConfigMap)).to.throw(TypeError, 'controller widgets: writes must be an array of kinds');
   });

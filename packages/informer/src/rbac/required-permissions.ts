@@ -1,10 +1,10 @@
-import type { EventSource, KubernetesObject } from '@kindex/core';
+import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
-import { Kinds, type ResourceKind } from '../kind/resource-kind.js';
+import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../reflector/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import type { RbacManifestOptions, RequiredPermission } from './rbac-manifest.js';
+import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
@@ -30,7 +30,22 @@ export interface RbacListingOptions extends RbacManifestOptions {
   readonly secondaryVerbs?: readonly string[];
   /** Extra permissions, for what reconcilers do outside the event sources and `writes` (reads of unwatched kinds). */
   readonly extraPermissions?: readonly RequiredPermission[];
+  /**
+   * Grant `create` and `patch` on events.k8s.io Events where each controller's Events go (its
+   * primaries' namespaces; `default` for a cluster-scoped primary), for `context.getEventRecorder()`.
+   * Set false when no reconciler records Events; Events about objects elsewhere need
+   * `extraPermissions`. Defaults to true.
+   */
+  readonly events?: boolean;
 }
+
+/** The keys of {@link RbacListingOptions}: unknown ones are rejected, not ignored. */
+export const RBAC_LISTING_OPTION_KEYS = {
+  ...RBAC_MANIFEST_OPTION_KEYS,
+  secondaryVerbs: true,
+  extraPermissions: true,
+  events: true,
+} as const satisfies OptionKeysOf<RbacListingOptions>;
 
 /** What caching a kind takes: list and watch for the informer, get for reads by name. */
 const READ_VERBS = ['get', 'list', 'watch'];
@@ -39,6 +54,9 @@ const READ_VERBS = ['get', 'list', 'watch'];
  * `create` when the apply creates the object; delete when a condition turns false or on cleanup.
  */
 const DEPENDENT_WRITE_VERBS = ['create', 'patch', 'delete'];
+
+/** The kind `context.getEventRecorder()` writes. */
+const EVENTS = resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
 
 /**
  * The permissions a set of controllers needs, least privilege: read verbs (`get`, `list`,
@@ -54,7 +72,8 @@ const DEPENDENT_WRITE_VERBS = ['create', 'patch', 'delete'];
  * chosen by a label selector are only known at run time: those permissions go to the
  * ClusterRole, with list and watch on namespaces for the selector's informer. Leases for leader
  * election and sharding are the Operator's, not a controller's: see {@link leasePermissions}
- * (`Operator.rbacManifest()` adds both). kindex writes no Events itself.
+ * (`Operator.rbacManifest()` adds both). Unless `events: false`, each controller may also
+ * `create` and `patch` events.k8s.io Events beside its primaries, for `context.getEventRecorder()`.
  *
  * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
  * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
@@ -75,6 +94,7 @@ export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],
   options: RbacListingOptions = {},
 ): Promise<RequiredPermission[]> {
+  rejectUnknownOptions('requiredPermissions options', options, RBAC_LISTING_OPTION_KEYS);
   const secondaryVerbs = options.secondaryVerbs ?? READ_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {
@@ -98,6 +118,13 @@ export async function requiredPermissions(
     }
     for (const w of c.declaredWrites) {
       out.push(permission(w.kind, w.kind.plural, w.verbs, w.namespaces ?? namespaces, `controller ${c.name}: writes ${w.kind.kind}`));
+    }
+    if (options.events !== false) {
+      const where = c.kind.namespaced ? namespaces : ['default'];
+      out.push({
+        ...permission(EVENTS, 'events', ['create', 'patch'], where, `controller ${c.name}: Event recorder`),
+        clusterScoped: false,
+      });
     }
     for (const source of await c.prepareEventSources()) {
       const kind = kindOf(source);

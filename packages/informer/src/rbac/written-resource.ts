@@ -1,5 +1,5 @@
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import { rejectUnknownOptions } from '../config/option-validation.js';
+import { rejectUnknownOptions } from '@kindex/core';
 import type { ResourceType } from '../reflector/resource-type.js';
 
 /**
@@ -87,7 +87,7 @@ export function declaredWrites(owner: string, writes: unknown): DeclaredWrite[] 
       throw new TypeError(`${owner}: ${field} must be a kind (for example Kinds.ConfigMap) or { kind, verbs }, got ${describe(entry)}`);
     }
     const { kind, verbs, namespaces } = entry as { kind: ResourceType; verbs?: unknown; namespaces?: unknown };
-    rejectUnknownOptions(`${owner}: ${field}`, entry, KEYS);
+    rejectUnknownOptions(`${owner} options.${field}`, entry, KEYS);
     if (verbs !== undefined) {
       if (!Array.isArray(verbs) || verbs.length === 0)
         throw new TypeError(`${owner}: ${field}.verbs must be a non-empty array of RBAC verbs (${VERBS.join(', ')})`);

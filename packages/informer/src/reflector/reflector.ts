@@ -13,8 +13,8 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ShardSelector, type KubernetesObject } from '@kindex/core';
-import { Backoff } from './internal/backoff.js';
+import { rejectUnknownOptions, ShardSelector, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
+import { Backoff, BACKOFF_OPTION_KEYS } from './internal/backoff.js';
 import type { BackoffOptions } from './internal/backoff.js';
 import { KnownObjects } from './internal/known-objects.js';
 import { openGet, readBody } from './internal/kube-request.js';
@@ -101,6 +101,23 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   readonly fill?: ReflectorFill<R>;
 }
 
+/** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
+const REFLECTOR_OPTION_KEYS = {
+  kubeConfig: true,
+  type: true,
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  shardSelector: true,
+  pageSize: true,
+  watchTimeoutSeconds: true,
+  inactivityTimeoutMs: true,
+  backoff: BACKOFF_OPTION_KEYS,
+  transform: true,
+  knownObjects: true,
+  fill: true,
+} as const satisfies OptionKeysOf<ReflectorOptions>;
+
 /**
  * Options of {@link Reflector.waitForSync}.
  *
@@ -128,6 +145,9 @@ export interface WaitForSyncOptions {
    */
   readonly rejectOn?: (error: Error) => boolean;
 }
+
+/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
+const WAIT_FOR_SYNC_OPTION_KEYS = { timeoutMs: true, signal: true, rejectOn: true } as const satisfies OptionKeysOf<WaitForSyncOptions>;
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
@@ -189,6 +209,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private expiredInARow = 0;
 
   constructor(options: ReflectorOptions<R>) {
+    rejectUnknownOptions('Reflector options', options, REFLECTOR_OPTION_KEYS);
     const { type } = options;
     if (options.namespace !== undefined && options.namespace !== '' && !type.namespaced) {
       throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
@@ -261,6 +282,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * met before syncing when `rejectOn` accepts it.
    */
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
+    rejectUnknownOptions('Reflector.waitForSync options', options, WAIT_FOR_SYNC_OPTION_KEYS);
     if (this.hasSynced()) return true;
     const { signal, timeoutMs, rejectOn } = options;
     if (signal?.aborted) return false;

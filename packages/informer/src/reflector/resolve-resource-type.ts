@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { openGet, readBody } from './internal/kube-request.js';
 import type { ResourceType } from './resource-type.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 
 /**
  * Options of {@link resolveResourceType}.
@@ -21,6 +22,12 @@ export interface ResolveResourceTypeOptions {
   /** Gives up when the server sends nothing for this long. Defaults to 30 000 ms. */
   readonly inactivityTimeoutMs?: number;
 }
+
+/** The keys of {@link ResolveResourceTypeOptions}: unknown ones are rejected, not ignored. */
+const RESOLVE_RESOURCE_TYPE_OPTION_KEYS = {
+  signal: true,
+  inactivityTimeoutMs: true,
+} as const satisfies OptionKeysOf<ResolveResourceTypeOptions>;
 
 /**
  * The API server does not serve the kind at that apiVersion.
@@ -71,6 +78,7 @@ export async function resolveResourceType(
   kind: string,
   options: ResolveResourceTypeOptions = {},
 ): Promise<ResourceType> {
+  rejectUnknownOptions('resolveResourceType options', options, RESOLVE_RESOURCE_TYPE_OPTION_KEYS);
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);

@@ -20,7 +20,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KubernetesObject } from '@kindex/core';
+import { type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { controllerDebugView } from './debug-controllers.js';
@@ -55,6 +55,14 @@ export interface OperatorServerOptions {
    */
   readonly unhealthyAfterMs?: number;
 }
+
+/** The keys of {@link OperatorServerOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_SERVER_OPTION_KEYS = {
+  port: true,
+  host: true,
+  debug: true,
+  unhealthyAfterMs: true,
+} as const satisfies OptionKeysOf<OperatorServerOptions>;
 
 /**
  * What the server reads; the Operator provides it.
@@ -124,6 +132,7 @@ export class OperatorServer {
   #server: Server | undefined;
 
   constructor(options: OperatorServerOptions, sources: OperatorServerSources) {
+    rejectUnknownOptions('OperatorServer options', options, OPERATOR_SERVER_OPTION_KEYS);
     if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
       throw new TypeError(`Operator option server.port must be an integer from 0 to 65535, got ${JSON.stringify(options.port)}`);
     }

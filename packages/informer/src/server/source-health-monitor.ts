@@ -1,4 +1,4 @@
-import type { EventSourceHealth, KubernetesObject } from '@kindex/core';
+import { type EventSourceHealth, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { Controller } from '../controller/controller.js';
@@ -25,6 +25,14 @@ export interface SourceHealthMonitorOptions {
   /** How often to sample while started. Defaults to a quarter of `unhealthyAfterMs`, at most 1 s. */
   readonly sampleEveryMs?: number;
 }
+
+/** The keys of {@link SourceHealthMonitorOptions}: unknown ones are rejected, not ignored. */
+const SOURCE_HEALTH_MONITOR_OPTION_KEYS = {
+  registry: true,
+  controllers: true,
+  unhealthyAfterMs: true,
+  sampleEveryMs: true,
+} as const satisfies OptionKeysOf<SourceHealthMonitorOptions>;
 
 /**
  * Tells a source that stayed broken from one that is recovering: samples every shared
@@ -53,6 +61,7 @@ export class SourceHealthMonitor {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceHealthMonitorOptions) {
+    rejectUnknownOptions('SourceHealthMonitor options', options, SOURCE_HEALTH_MONITOR_OPTION_KEYS);
     if (!(options.unhealthyAfterMs >= 0)) {
       throw new RangeError(`unhealthyAfterMs must be a number of milliseconds >= 0, got ${String(options.unhealthyAfterMs)}`);
     }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField } from '@kindex/core';
+import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField, type OptionKeysOf } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
@@ -59,6 +59,18 @@ export interface OperatorShardingOptions {
   /** Defaults to 2000. */
   readonly retryPeriodMs?: number;
 }
+
+/** The keys of {@link OperatorShardingOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_SHARDING_OPTION_KEYS = {
+  group: true,
+  namespace: true,
+  shards: true,
+  field: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+} as const satisfies OptionKeysOf<OperatorShardingOptions>;
 
 /** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
 export class OperatorSharding {

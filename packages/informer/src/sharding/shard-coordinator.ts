@@ -29,7 +29,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { fnv1a64Hex, type Clock, type TimerHandle } from '@kindex/core';
+import { fnv1a64Hex, type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
 import { monotonicClock } from '../leader-election/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
@@ -70,6 +70,19 @@ export interface ShardCoordinatorOptions {
   /** Time source. Defaults to a monotonic clock. */
   readonly clock?: Clock;
 }
+
+/** The keys of {@link ShardCoordinatorOptions}: unknown ones are rejected, not ignored. */
+export const SHARD_COORDINATOR_OPTION_KEYS = {
+  group: true,
+  shards: true,
+  store: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  onRelease: true,
+  clock: true,
+} as const satisfies OptionKeysOf<ShardCoordinatorOptions>;
 
 /**
  * What a replica sees of the group.
@@ -171,6 +184,7 @@ export class ShardCoordinator {
   #stopping = false;
 
   constructor(options: ShardCoordinatorOptions) {
+    rejectUnknownOptions('ShardCoordinator options', options, SHARD_COORDINATOR_OPTION_KEYS);
     this.identity = options.identity;
     this.shards = options.shards;
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;

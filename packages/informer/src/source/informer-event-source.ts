@@ -38,6 +38,7 @@ import {
   type StoreDelta,
   type ResourceEvent,
   type ShardSelector,
+  rejectUnknownOptions,
 } from '@kindex/core';
 import {
   InformerCache,
@@ -52,8 +53,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import { KubeClient } from '../client/kube-client.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
-import type { ReflectorOptions } from '../reflector/reflector.js';
-import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, rejectUnknownOptions } from '../config/option-validation.js';
+import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 
 /**
@@ -122,7 +122,7 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
    */
   readonly handler: EventHandler<R> | undefined;
   readonly transform: ObjectTransform<R> | null | undefined;
-  readonly reflector: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'> | undefined;
+  readonly reflector: ReflectorTuningOptions | undefined;
 }
 
 /**
@@ -333,7 +333,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
   }
   /** Connection tuning of the reflectors (page size, timeouts, backoff). */
   withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
-    if (reflector !== undefined) rejectUnknownOptions(`event source ${this.#config.name} reflector`, reflector, REFLECTOR_TUNING_KEYS);
+    rejectUnknownOptions(`event source ${this.#config.name} reflector options`, reflector, REFLECTOR_TUNING_KEYS);
     return this.#with({ reflector });
   }
 

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { OptionKeysOf } from '@kindex/core';
 
 /**
  * Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's.
@@ -47,6 +48,9 @@ export interface StartOptions {
    */
   readonly cacheSyncTimeoutMs?: number;
 }
+
+/** The keys of {@link StartOptions}: unknown ones are rejected, not ignored. */
+export const START_OPTION_KEYS = { signal: true, cacheSyncTimeoutMs: true } as const satisfies OptionKeysOf<StartOptions>;
 
 /** Checks a timeout option where it is written, naming the option. */
 export function validateCacheSyncTimeout(value: unknown, where: string): number | undefined {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { rejectUnknownOptions, ResourceID, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../client/kube-client.js';
 import { Crds, MutatingConfigurations, ValidatingConfigurations } from './internal/webhook-kinds.js';
@@ -32,6 +32,8 @@ export interface LocalWebhooksOptions {
   /** Name of the configurations; unique per test when tests share a server. Defaults to `kindex-operator`. */
   readonly name?: string;
 }
+
+const LOCAL_WEBHOOKS_OPTION_KEYS = { kubeConfig: true, name: true } as const satisfies OptionKeysOf<LocalWebhooksOptions>;
 
 /**
  * Webhooks served in-process and installed on the server; `dispose()` removes them.
@@ -85,6 +87,7 @@ export interface LocalWebhooks {
  * ```
  */
 export async function startLocalWebhooks(webhooks: WebhookServer, options: LocalWebhooksOptions): Promise<LocalWebhooks> {
+  rejectUnknownOptions('startLocalWebhooks options', options, LOCAL_WEBHOOKS_OPTION_KEYS);
   const opened = webhooks.url === undefined;
   await webhooks.listen();
   const url = webhooks.url!;
@@ -108,7 +111,7 @@ export async function startLocalWebhooks(webhooks: WebhookServer, options: Local
       if (object === undefined) continue;
       const id = ResourceID.of((object.metadata as { name: string }).name);
       await client.delete(kind, id); // a leftover of a crashed run
-      await client.create(kind, object as never);
+      await client.create(kind, object);
       installed.push(() => client.delete(kind, id));
     }
     for (const { crd, conversion } of manifest.conversions) {

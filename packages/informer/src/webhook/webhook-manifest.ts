@@ -7,6 +7,7 @@
  * @module
  */
 import { dumpYaml } from '@kubernetes/client-node';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import type { RegisteredAdmissionWebhook } from './webhook-server.js';
 import type { ConversionWebhook } from './conversion-webhook.js';
 import { WebhookConfigError } from './webhook-errors.js';
@@ -40,6 +41,13 @@ export interface WebhookManifestOptions {
   /** Name of both configurations. Defaults to `kindex-operator`. */
   readonly name?: string;
 }
+
+const WEBHOOK_MANIFEST_OPTION_KEYS = {
+  service: { namespace: true, name: true, port: true },
+  url: true,
+  caBundle: true,
+  name: true,
+} as const satisfies OptionKeysOf<WebhookManifestOptions>;
 
 /**
  * One CRD's conversion stanza: merge `conversion` into the CRD's `spec`.
@@ -151,6 +159,7 @@ export function webhookManifest(
 
 function clientConfigOf(options: WebhookManifestOptions): (path: string) => Record<string, unknown> {
   const where = 'webhookManifest';
+  rejectUnknownOptions('webhookManifest options', options, WEBHOOK_MANIFEST_OPTION_KEYS);
   const { service, url, caBundle } = options ?? {};
   if ((service === undefined) === (url === undefined))
     throw new WebhookConfigError(

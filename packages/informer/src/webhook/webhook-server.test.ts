@@ -8,17 +8,20 @@ import { Writable } from 'node:stream';
 import jsonPatch from 'fast-json-patch';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import type { KubernetesObject } from '@kindex/core';
+import { UnknownOptionError, type KubernetesObject } from '@kindex/core';
 import { eventually, metricValue } from '@kindex/testing';
 import {
   generateWebhookCertificates,
+  Operator,
   resourceKind,
   WebhookConfigError,
   WebhookServer,
   type AdmissionRequest,
+  type ValidatingWebhook,
   type WebhookCertificates,
   type WebhookServerOptions,
 } from '../index.js';
+import { offlineKubeConfig } from './webhook.fixture.test.js';
 
 type WebPage = KubernetesObject & { spec?: { replicas?: number; title?: string; tags?: string[] } };
 const WebPages = resourceKind<WebPage>({
@@ -419,6 +422,31 @@ describe('WebhookServer', function () {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('rejects unknown option keys of the server, of a webhook and of the Operator option, naming the closest key', () => {
+    const logger = pino({ level: 'silent' });
+    const unknown = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).to.be.instanceOf(UnknownOptionError);
+        return (e as Error).message;
+      }
+      throw new Error('no error thrown');
+    };
+    expect(unknown(() => new WebhookServer({ port: 0, certdir: '/certs' } as WebhookServerOptions, { registry: new Registry(), logger })))
+      .to.include('certdir')
+      .and.to.include('certDir');
+    const s = server();
+    expect(
+      unknown(() =>
+        s.validating({ kind: WebPages, failurPolicy: 'Ignore', validate: () => ({ allowed: true }) } as unknown as ValidatingWebhook),
+      ),
+    ).to.include('failurPolicy');
+    expect(
+      unknown(() => new Operator({ kubeConfig: offlineKubeConfig(), webhooks: { port: 0, maxBytes: 1 } as WebhookServerOptions })),
+    ).to.include('webhooks.maxBytes');
   });
 
   it('rejects bad options naming the webhook, the field and the fix', () => {

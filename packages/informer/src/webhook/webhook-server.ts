@@ -28,7 +28,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jsonPatch from 'fast-json-patch';
-import type { KubernetesObject, Logger } from '@kindex/core';
+import { rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf } from '@kindex/core';
 import type { Registry } from 'prom-client';
 import type { AdmissionRequest, AdmissionResponseWire, ValidationVerdict } from './admission-review.js';
 import type { MutatingWebhook, ValidatingWebhook, AdmissionWebhookOptions } from './admission-webhook.js';
@@ -69,6 +69,32 @@ export interface WebhookServerOptions {
   /** Largest request body accepted; a larger one gets 413. Defaults to 7 MiB, as controller-runtime. */
   readonly maxRequestBytes?: number;
 }
+
+/** The keys of {@link WebhookServerOptions}: unknown ones are rejected, not ignored. */
+export const WEBHOOK_SERVER_OPTION_KEYS = {
+  port: true,
+  host: true,
+  certDir: true,
+  certificates: { cert: true, key: true, caCert: true },
+  maxRequestBytes: true,
+} as const satisfies OptionKeysOf<WebhookServerOptions>;
+
+const ADMISSION_OPTION_KEYS = {
+  kind: true,
+  operations: true,
+  name: true,
+  failurePolicy: true,
+  timeoutSeconds: true,
+} as const satisfies OptionKeysOf<AdmissionWebhookOptions>;
+const VALIDATING_KEYS = { ...ADMISSION_OPTION_KEYS, validate: true } as const satisfies OptionKeysOf<ValidatingWebhook>;
+const MUTATING_KEYS = { ...ADMISSION_OPTION_KEYS, mutate: true, reinvocationPolicy: true } as const satisfies OptionKeysOf<MutatingWebhook>;
+const CONVERSION_KEYS = {
+  group: true,
+  plural: true,
+  kind: true,
+  hub: true,
+  spokes: true,
+} as const satisfies OptionKeysOf<ConversionWebhook>;
 
 /**
  * What the server reports to: the operator's metrics registry and logger.
@@ -139,6 +165,7 @@ export class WebhookServer {
 
   constructor(options: WebhookServerOptions, sources: WebhookServerSources) {
     const where = 'webhook server';
+    rejectUnknownOptions('webhook server options', options, WEBHOOK_SERVER_OPTION_KEYS);
     if (!Number.isInteger(options?.port) || options.port < 0 || options.port > 65535) {
       throw new WebhookConfigError(where, 'port', `give a TCP port 0-65535 (0 picks a free one), not ${JSON.stringify(options?.port)}`);
     }
@@ -166,6 +193,7 @@ export class WebhookServer {
 
   /** Registers a CRD's conversion webhook; served at `/convert`. */
   conversion(webhook: ConversionWebhook): this {
+    rejectUnknownOptions(`conversion webhook ${webhook?.plural}.${webhook?.group}`, webhook, CONVERSION_KEYS);
     validateConversionWebhook(webhook);
     const key = `${webhook.kind}.${webhook.group}`;
     if (this.#conversions.has(key))
@@ -252,6 +280,7 @@ export class WebhookServer {
   #register(type: 'validating' | 'mutating', webhook: ValidatingWebhook | MutatingWebhook, verb: string): this {
     const kind = webhook?.kind;
     const label = `${type} webhook ${webhook?.name ?? `for ${kind?.kind ?? '?'}`}`;
+    rejectUnknownOptions(label, webhook, type === 'validating' ? VALIDATING_KEYS : MUTATING_KEYS);
     if (typeof kind?.plural !== 'string' || typeof kind.version !== 'string')
       throw new WebhookConfigError(label, 'kind', 'give a ResourceKind (resourceKind({ group, version, kind, plural, namespaced }))');
     const fn = type === 'validating' ? 'validate' : 'mutate';

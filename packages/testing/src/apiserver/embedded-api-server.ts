@@ -37,8 +37,10 @@ import type { AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
-import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
+import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
@@ -89,6 +91,17 @@ export interface EmbeddedApiServerOptions {
    */
   shardedListAndWatch?: boolean;
 }
+
+/** The keys of {@link EmbeddedApiServerOptions}: unknown ones are rejected, not ignored. */
+export const EMBEDDED_API_SERVER_OPTION_KEYS = {
+  ...TEST_API_SERVER_OPTION_KEYS,
+  port: true,
+  host: true,
+  token: true,
+  gcDelayMs: true,
+  tls: true,
+  maxBodyBytes: true,
+} as const satisfies OptionKeysOf<EmbeddedApiServerOptions>;
 
 /**
  * Every fault of {@link ApiServerFaults}: the embedded server provides them all.
@@ -188,7 +201,9 @@ export class EmbeddedApiServer implements TestApiServer {
       clusters: [
         {
           name: CONTEXT,
-          cluster: parts.certificate === undefined ? { server: this.url } : { server: this.url, 'insecure-skip-tls-verify': true },
+          // Set for plain HTTP too: client-node refuses an http:// cluster unless it is ("HTTP protocol is
+          // not allowed when skipTLSVerify is not set or false"), and kubectl ignores it there.
+          cluster: { server: this.url, 'insecure-skip-tls-verify': true },
         },
       ],
       users: [{ name: CONTEXT, user: { token } }],
@@ -421,6 +436,7 @@ export class EmbeddedApiServer implements TestApiServer {
       userAgent: req.headers['user-agent'],
     };
     const watch = url.searchParams.get('watch');
+    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, watch === 'true' || watch === '1', req, res);
     switch (req.method) {
       case 'GET':
         if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
@@ -445,6 +461,33 @@ export class EmbeddedApiServer implements TestApiServer {
     }
   }
 
+  // events.k8s.io/v1: the verbs run on the core/v1 storage; bodies and answers are converted.
+  private serveEventsV1(request: ResourceRequest, watch: boolean, req: http.IncomingMessage, res: http.ServerResponse): void {
+    const core: ResourceRequest = { ...request, type: this.registry.byTypeId('/events')!, version: 'v1' };
+    const answer = (r: JsonResponse): void => this.send(res, { status: r.status, body: answerAsEventsV1(r.body) });
+    switch (req.method) {
+      case 'GET':
+        if (watch) return this.openWatch(core, req, res, watchLineAsEventsV1);
+        return answer(request.name === undefined ? this.handler.list(core) : this.handler.get(core));
+      case 'POST':
+        if (request.name !== undefined) throw methodNotAllowed();
+        return answer(this.handler.create({ ...core, body: eventsV1Body(request.body, undefined) }));
+      case 'PUT':
+        if (request.name === undefined) throw methodNotAllowed();
+        return answer(this.handler.update({ ...core, body: eventsV1Body(request.body, request.name) }));
+      case 'PATCH': {
+        if (request.name === undefined) throw methodNotAllowed();
+        const stored = JSON.parse(this.handler.get(core).body) as Json;
+        const patched = patchEventsV1(stored, request.contentType, request.body);
+        return answer(this.handler.update({ ...core, contentType: 'application/json', body: eventsV1Body(patched, request.name) }));
+      }
+      case 'DELETE':
+        return answer(request.name === undefined ? this.handler.deleteCollection(core) : this.handler.delete(core));
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
   // `kubectl get` asks for a Table; anything else gets the objects.
   private asTableIfAsked(request: ResourceRequest, accept: string | undefined, answer: JsonResponse): JsonResponse {
     const tableVersion = tableVersionOf(accept);
@@ -458,7 +501,12 @@ export class EmbeddedApiServer implements TestApiServer {
     return t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
   }
 
-  private openWatch(request: ResourceRequest, req: http.IncomingMessage, res: http.ServerResponse): void {
+  private openWatch(
+    request: ResourceRequest,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    convert?: (line: string) => string,
+  ): void {
     const q = request.query;
     const { labels, fields, shards } = this.handler.selectors(request);
     const rvText = q.get('resourceVersion');
@@ -506,7 +554,9 @@ export class EmbeddedApiServer implements TestApiServer {
           timeoutMs,
           sendInitialEvents,
           ...(tableVersion === undefined
-            ? {}
+            ? convert === undefined
+              ? {}
+              : { transform: convert }
             : { transform: tableWatchTransform(request.type, request.version, tableVersion, () => this.crdOf(request.type)) }),
         },
         res,
@@ -622,6 +672,7 @@ function closeServer(server: http.Server): Promise<void> {
  * ```
  */
 export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions = {}): Promise<EmbeddedApiServer> {
+  rejectUnknownOptions('startEmbeddedApiServer options', options, EMBEDDED_API_SERVER_OPTION_KEYS);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(16).toString('hex');
   const store = new ObjectStore(options.historyWindow === undefined ? {} : { historyWindow: options.historyWindow });

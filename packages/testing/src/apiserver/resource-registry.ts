@@ -84,6 +84,8 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     returnDeletedObject: true,
   }),
   builtin('', 'v1', 'events', 'Event', { shortNames: ['ev'] }),
+  // The same objects as core/v1 events, another view of them (events-api.ts).
+  builtin('events.k8s.io', 'v1', 'events', 'Event', { shortNames: ['ev'] }),
   builtin('apps', 'v1', 'deployments', 'Deployment', {
     shortNames: ['deploy'],
     categories: ['all'],

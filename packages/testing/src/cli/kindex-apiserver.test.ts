@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,31 @@ function waitForStartup(child: ChildProcess): Promise<string> {
   });
 }
 
+/** SIGTERMs a CLI process that still runs, and waits for it to exit. */
+async function stopCli(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A fresh directory per test, and the CLI a test started; both cleaned up after each test. */
+function useCliScratch(prefix: string): { dir: string; child: ChildProcess | undefined } {
+  const scratch: { dir: string; child: ChildProcess | undefined } = { dir: '', child: undefined };
+  beforeEach(() => {
+    scratch.dir = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await stopCli(scratch.child);
+    scratch.child = undefined;
+    rmSync(scratch.dir, { recursive: true, force: true });
+  });
+  return scratch;
+}
+
 describe('kindex-apiserver (CLI)', function () {
   this.timeout(240_000);
-  let dir: string;
-  let child: ChildProcess | undefined;
+  const scratch = useCliScratch('kindex-cli-');
   let kubectl: string | undefined;
 
   before(function () {
@@ -42,35 +63,23 @@ describe('kindex-apiserver (CLI)', function () {
     }
   });
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'kindex-cli-'));
-  });
-
-  afterEach(async () => {
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    child = undefined;
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => {
-    const r = spawnSync(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), ...args], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(kubectl!, ['--kubeconfig', join(scratch.dir, 'kubeconfig'), ...args], { encoding: 'utf8', timeout: 120_000 });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
 
   it('serves kubectl apply, get, get --watch and delete, and stops on SIGTERM', async () => {
-    child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const banner = await waitForStartup(child);
+    scratch.child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(scratch.dir, 'kubeconfig')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const banner = await waitForStartup(scratch.child);
     expect(banner).to.match(/listening on https:\/\/127\.0\.0\.1:\d+/);
 
     writeFileSync(
-      join(dir, 'cm.yaml'),
+      join(scratch.dir, 'cm.yaml'),
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-kubectl\n  namespace: default\ndata:\n  hello: world\n',
     );
-    const applied = run('apply', '--validate=false', '-f', join(dir, 'cm.yaml'));
+    const applied = run('apply', '--validate=false', '-f', join(scratch.dir, 'cm.yaml'));
     expect(applied.status, applied.stderr).to.equal(0);
     expect(applied.stdout).to.contain('configmap/from-kubectl created');
 
@@ -82,7 +91,7 @@ describe('kindex-apiserver (CLI)', function () {
 
     const watcher = spawn(
       kubectl!,
-      ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch', '-o', 'name'],
+      ['--kubeconfig', join(scratch.dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch', '-o', 'name'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -99,9 +108,13 @@ describe('kindex-apiserver (CLI)', function () {
     expect(firstLine).to.equal('configmap/from-kubectl');
 
     // Without -o, kubectl watches for server-side Table rows and prints them under one header.
-    const tableWatcher = spawn(kubectl!, ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const tableWatcher = spawn(
+      kubectl!,
+      ['--kubeconfig', join(scratch.dir, 'kubeconfig'), 'get', 'configmaps', '-n', 'default', '--watch'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const tableLines = await new Promise<string[]>((resolve, reject) => {
       let out = '';
       tableWatcher.stdout.on('data', (d: Buffer) => {
@@ -121,23 +134,33 @@ describe('kindex-apiserver (CLI)', function () {
     const after = run('get', 'configmaps', '-n', 'default', '-o', 'json');
     expect(JSON.parse(after.stdout).items).to.deep.equal([]);
 
-    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
-    child.kill('SIGTERM');
+    const exited = new Promise<number | null>((r) => scratch.child!.once('exit', (code) => r(code)));
+    scratch.child.kill('SIGTERM');
     expect(await exited).to.equal(0);
   });
 
   it('serves kubectl apply --server-side (conflicts included) and prints kubectl get as a server-side Table', async () => {
-    child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    await waitForStartup(child);
+    scratch.child = spawn(process.execPath, [BIN, '--port', '0', '--kubeconfig', join(scratch.dir, 'kubeconfig')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await waitForStartup(scratch.child);
     const manifest = (value: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: default\ndata:\n  hello: ${value}\n  other: x\n`;
-    writeFileSync(join(dir, 'a.yaml'), manifest('world'));
-    writeFileSync(join(dir, 'b.yaml'), manifest('moon'));
+    writeFileSync(join(scratch.dir, 'a.yaml'), manifest('world'));
+    writeFileSync(join(scratch.dir, 'b.yaml'), manifest('moon'));
 
-    const applied = run('apply', '--server-side', '--validate=false', '-f', join(dir, 'a.yaml'));
+    const applied = run('apply', '--server-side', '--validate=false', '-f', join(scratch.dir, 'a.yaml'));
     expect(applied.status, applied.stderr).to.equal(0);
     expect(applied.stdout).to.contain('configmap/ssa serverside-applied');
-    const conflict = run('apply', '--server-side', '--field-manager', 'someone-else', '--validate=false', '-f', join(dir, 'b.yaml'));
+    const conflict = run(
+      'apply',
+      '--server-side',
+      '--field-manager',
+      'someone-else',
+      '--validate=false',
+      '-f',
+      join(scratch.dir, 'b.yaml'),
+    );
     expect(conflict.status).to.not.equal(0);
     expect(conflict.stderr).to.contain('conflict with "kubectl"').and.contain('.data.hello');
     const forced = run(
@@ -148,7 +171,7 @@ describe('kindex-apiserver (CLI)', function () {
       'someone-else',
       '--validate=false',
       '-f',
-      join(dir, 'b.yaml'),
+      join(scratch.dir, 'b.yaml'),
     );
     expect(forced.status, forced.stderr).to.equal(0);
 
@@ -167,5 +190,53 @@ describe('kindex-apiserver (CLI)', function () {
     expect(table.status, table.stderr).to.equal(0);
     expect(table.stdout.split('\n')[0]).to.match(/^NAME\s+DATA\s+AGE$/);
     expect(table.stdout).to.match(/\nssa\s+2\s+\d+s/);
+  });
+});
+
+// `pnpm apiserver --kubeconfig kindex.kubeconfig` runs the CLI in packages/testing/ with INIT_CWD
+// set to where the user typed it (issue 18, item 8): the file belongs there, and a path that
+// cannot be written gets one line, not a stack trace. No kubectl needed.
+describe('kindex-apiserver (CLI) --kubeconfig paths', function () {
+  this.timeout(60_000);
+  const PACKAGE_DIR = join(dirname(BIN), '..');
+  const scratch = useCliScratch('kindex-cli-user-');
+
+  it('writes a relative --kubeconfig into the directory the command ran from (INIT_CWD), not the package', async () => {
+    const name = `kindex-${process.pid}-${Date.now()}.kubeconfig`;
+    scratch.child = spawn(process.execPath, [BIN, '--kubeconfig', name], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, INIT_CWD: scratch.dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const banner = await waitForStartup(scratch.child);
+    expect(banner).to.include(`kubeconfig written to ${join(scratch.dir, name)}`);
+    expect(readFileSync(join(scratch.dir, name), 'utf8')).to.match(/server: https:\/\/127\.0\.0\.1:\d+/);
+    expect(existsSync(join(PACKAGE_DIR, name)), 'nothing written into packages/testing').to.equal(false);
+  });
+
+  it('without INIT_CWD (run by plain node), resolves against the working directory', async () => {
+    const env = { ...process.env };
+    delete env['INIT_CWD'];
+    scratch.child = spawn(process.execPath, [BIN, '--kubeconfig', 'here.kubeconfig'], {
+      cwd: scratch.dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await waitForStartup(scratch.child);
+    expect(existsSync(join(scratch.dir, 'here.kubeconfig'))).to.equal(true);
+  });
+
+  it('says in one line, and exits 2, when the directory of --kubeconfig does not exist', () => {
+    const r = spawnSync(process.execPath, [BIN, '--kubeconfig', join('no-such-dir', 'kindex.kubeconfig')], {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, INIT_CWD: scratch.dir },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).to.equal(2);
+    expect(r.stderr.trim().split('\n'), r.stderr).to.deep.equal([
+      `kindex-apiserver: cannot write --kubeconfig ${join(scratch.dir, 'no-such-dir', 'kindex.kubeconfig')}: directory ${join(scratch.dir, 'no-such-dir')} does not exist`,
+    ]);
+    expect(r.stdout).to.equal('');
   });
 });

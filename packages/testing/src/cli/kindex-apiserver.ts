@@ -2,15 +2,15 @@
 // programs in other languages. Prints the URL and the kubeconfig path, serves until SIGINT or
 // SIGTERM, then stops cleanly.
 
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmbeddedApiServer } from '../apiserver/embedded-api-server.js';
 
 const USAGE = `Usage: kindex-apiserver [--port N] [--kubeconfig FILE] [--token T] [--history-window N] [--plain-http]
 
   --port N            TCP port on 127.0.0.1 (0 picks a free one; default 0)
-  --kubeconfig FILE   write a kubeconfig for kubectl to FILE
+  --kubeconfig FILE   write a kubeconfig for kubectl to FILE (relative to the directory you ran the command from)
   --token T           bearer token clients must send (default: random)
   --history-window N  watch events kept for resuming watches (default 1000)
   --bookmark-interval-ms N  interval of watch bookmarks (default 60000)
@@ -66,12 +66,30 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // `pnpm apiserver` runs this in packages/testing/; pnpm (and npm) put the directory the user ran
+  // the command from in INIT_CWD, and that is what a relative path means to the user.
+  const kubeconfigFile = values.kubeconfig === undefined ? undefined : resolve(process.env['INIT_CWD'] ?? process.cwd(), values.kubeconfig);
+  if (kubeconfigFile !== undefined && !isDirectory(dirname(kubeconfigFile))) {
+    // Checked before the server starts: one line naming the directory, not a stack trace later.
+    process.stderr.write(
+      `kindex-apiserver: cannot write --kubeconfig ${kubeconfigFile}: directory ${dirname(kubeconfigFile)} does not exist\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   const server = await startEmbeddedApiServer(options);
   process.stdout.write(`kindex-apiserver listening on ${server.url}\n`);
-  if (values.kubeconfig !== undefined) {
-    const file = resolve(values.kubeconfig);
-    writeFileSync(file, server.kubeconfigYaml, { mode: 0o600 });
-    process.stdout.write(`kubeconfig written to ${file}\n`);
+  if (kubeconfigFile !== undefined) {
+    try {
+      writeFileSync(kubeconfigFile, server.kubeconfigYaml, { mode: 0o600 });
+    } catch (e) {
+      // Permissions, a directory by that name, a full disk: the reason in one line.
+      process.stderr.write(`kindex-apiserver: cannot write --kubeconfig ${kubeconfigFile}: ${(e as Error).message}\n`);
+      await server.stop();
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`kubeconfig written to ${kubeconfigFile}\n`);
   }
   let stopping = false;
   const stop = (signal: string): void => {
@@ -88,6 +106,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
 main().catch((e: unknown) => {

@@ -1,3 +1,4 @@
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 /**
  * How long and how often {@link eventually} retries.
  *
@@ -26,6 +27,9 @@ export interface EventuallyOptions {
   readonly description?: string;
 }
 
+/** The keys of {@link EventuallyOptions}: unknown ones are rejected, not ignored. */
+const EVENTUALLY_OPTION_KEYS = { timeoutMs: true, intervalMs: true, description: true } as const satisfies OptionKeysOf<EventuallyOptions>;
+
 /**
  * Retries an assertion until it passes and returns its result; when time runs out, rethrows the
  * last failure with the attempt count and elapsed time prefixed to its message.
@@ -47,6 +51,7 @@ export interface EventuallyOptions {
  * ```
  */
 export async function eventually<T>(assertion: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
+  rejectUnknownOptions('eventually options', options, EVENTUALLY_OPTION_KEYS);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const intervalMs = options.intervalMs ?? 50;
   const description = options.description ?? 'eventually';

@@ -1,6 +1,7 @@
 import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { eventually } from './eventually.js';
 import { uniqueName } from './unique-name.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 
 /**
  * Coordinates of a CRD made by {@link createTestCrd}.
@@ -63,6 +64,15 @@ export interface TestCrdOptions {
   readonly specSchema?: V1JSONSchemaProps;
 }
 
+/** The keys of {@link TestCrdOptions}: unknown ones are rejected, not ignored. */
+const TEST_CRD_OPTION_KEYS = {
+  group: true,
+  kind: true,
+  scope: true,
+  statusSubresource: true,
+  specSchema: true,
+} as const satisfies OptionKeysOf<TestCrdOptions>;
+
 /**
  * Creates a CustomResourceDefinition (by default `Widget` in a fresh group, spec and status
  * free-form) and waits until its resource is served, which on a real server happens
@@ -90,6 +100,7 @@ export async function createTestCrd(
   custom: CustomObjectsApi,
   options: TestCrdOptions = {},
 ): Promise<TestCrd> {
+  rejectUnknownOptions('createTestCrd options', options, TEST_CRD_OPTION_KEYS);
   const group = options.group ?? `${uniqueName('g')}.kindex.test`;
   const kind = options.kind ?? 'Widget';
   const plural = `${kind.toLowerCase()}s`;

@@ -1,5 +1,6 @@
 import { startTestApiServer } from '../start-test-api-server.js';
-import type { TestApiServer, TestApiServerOptions } from '../test-api-server.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { TEST_API_SERVER_OPTION_KEYS, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 
 /**
  * Options of {@link useTestApiServer}: the server's options, plus whether suites may share it.
@@ -28,6 +29,12 @@ export interface UseTestApiServerOptions extends TestApiServerOptions {
   readonly shared?: boolean;
 }
 
+/** The keys of {@link UseTestApiServerOptions}: unknown ones are rejected, not ignored. */
+export const USE_TEST_API_SERVER_OPTION_KEYS = {
+  ...TEST_API_SERVER_OPTION_KEYS,
+  shared: true,
+} as const satisfies OptionKeysOf<UseTestApiServerOptions>;
+
 /**
  * Starts one server (see {@link startTestApiServer}) for the enclosing mocha `describe` and stops
  * it afterwards; returns a getter, valid inside tests and hooks of that suite.
@@ -44,6 +51,7 @@ export interface UseTestApiServerOptions extends TestApiServerOptions {
  * ```
  */
 export function useTestApiServer(options: UseTestApiServerOptions = {}): () => TestApiServer {
+  rejectUnknownOptions('useTestApiServer options', options, USE_TEST_API_SERVER_OPTION_KEYS);
   const { shared = false, ...serverOptions } = options;
   let server: TestApiServer | undefined;
   let release: (() => void) | undefined;

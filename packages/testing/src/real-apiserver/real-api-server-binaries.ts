@@ -2,6 +2,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 
 /**
  * The command that builds (or finds cached) the binaries {@link realApiServerBinaries} looks for.
@@ -89,6 +90,13 @@ export interface RealApiServerBinariesOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** The keys of {@link RealApiServerBinariesOptions}: unknown ones are rejected, not ignored. */
+const REAL_API_SERVER_BINARIES_OPTION_KEYS = {
+  cacheDir: true,
+  scriptsDir: true,
+  env: true,
+} as const satisfies OptionKeysOf<RealApiServerBinariesOptions>;
+
 // packages/testing/src/real-apiserver/ -> the repository root is four levels up.
 const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apiserver/', import.meta.url));
 
@@ -113,6 +121,7 @@ const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apis
  * ```
  */
 export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}): RealApiServerBinaries {
+  rejectUnknownOptions('realApiServerBinaries options', options, REAL_API_SERVER_BINARIES_OPTION_KEYS);
   const env = options.env ?? process.env;
   const scriptsDir = options.scriptsDir ?? DEFAULT_SCRIPTS_DIR;
   const cacheDir = options.cacheDir ?? defaultCacheDir(env);

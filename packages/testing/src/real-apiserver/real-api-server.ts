@@ -5,7 +5,8 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { rawRequest } from '../helpers/raw-request.js';
-import type { ApiServerFaults, TestApiServer, TestApiServerOptions } from '../test-api-server.js';
+import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 import { EtcdGateway } from './internal/etcd-gateway.js';
 import { freePorts } from './internal/free-port.js';
 import { startOrphanWatchdog } from './internal/orphan-watchdog.js';
@@ -34,6 +35,14 @@ export interface RealApiServerOptions extends TestApiServerOptions {
   /** More kube-apiserver flags, appended (a later flag wins). Defaults to none. */
   readonly extraApiServerArgs?: readonly string[];
 }
+
+/** The keys of {@link RealApiServerOptions}: unknown ones are rejected, not ignored. */
+export const REAL_API_SERVER_OPTION_KEYS = {
+  ...TEST_API_SERVER_OPTION_KEYS,
+  binaries: true,
+  startTimeoutMs: true,
+  extraApiServerArgs: true,
+} as const satisfies OptionKeysOf<RealApiServerOptions>;
 
 /**
  * A running kube-apiserver with its etcd, as {@link startRealApiServer} returns it.
@@ -95,6 +104,7 @@ const START_ATTEMPTS = 3;
  * ```
  */
 export async function startRealApiServer(options: RealApiServerOptions = {}): Promise<RealApiServer> {
+  rejectUnknownOptions('startRealApiServer options', options, REAL_API_SERVER_OPTION_KEYS);
   const binaries = options.binaries ?? realApiServerBinaries();
   for (let attempt = 1; ; attempt++) {
     try {

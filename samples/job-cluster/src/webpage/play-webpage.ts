@@ -4,9 +4,9 @@
  * reconcile that must write nothing), its HTML changes (the ConfigMap is re-applied). Returns
  * the figures the scenario measured.
  */
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { findStatusCondition, ResourceID, type Condition, type KubernetesObject } from '@kindex/core';
 import { Kinds, KubeClient, Operator, resourceKind, type WorkflowResult } from '@kindex/informer';
-import { NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { EventsV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { createWebPageReconciler } from './webpage-reconciler.js';
 import { WEBPAGE_CRD, WebPageKind, type WebPage } from './webpage-model.js';
 
@@ -28,6 +28,17 @@ export interface WebPageFigures {
   readonly noChangeReconciles: number;
   /** The dependents' results as the WebPage's status reports them at the end. */
   readonly dependents: Record<string, string>;
+  /** The WebPage's `metadata.generation` at the end (2: created, then its HTML changed). */
+  readonly generation: number | undefined;
+  /** Its `Ready` condition at the end. */
+  readonly ready: Condition | undefined;
+  /** The Kubernetes Events regarding the WebPage, as the API server holds them. */
+  readonly events: readonly {
+    readonly type: string;
+    readonly reason: string;
+    readonly reportingController: string;
+    readonly count: number;
+  }[];
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -112,8 +123,27 @@ export async function playWebPage(
       );
       return cm?.data?.['index.html'] === '<h1>Hello again</h1>';
     });
+    // The reconcile of the HTML change reports the new generation in its Ready condition.
+    await until('the Ready condition observed the new generation', async () => {
+      const page = await client.get<WebPage>(WebPageKind, id);
+      return findStatusCondition(page?.status?.conditions, 'Ready')?.observedGeneration === page?.metadata?.generation;
+    });
     const final = await client.get<WebPage>(WebPageKind, id);
+    const eventsApi = kubeConfig.makeApiClient(EventsV1Api);
+    const regardingPage = async () =>
+      (await eventsApi.listNamespacedEvent({ namespace })).items.filter((e) => e.regarding?.uid === final?.metadata?.uid);
+    await until('the Event of the page becoming ready is written', async () => (await regardingPage()).length > 0);
+    const events = (await regardingPage()).map((e) => ({
+      type: e.type ?? '',
+      reason: e.reason ?? '',
+      reportingController: e.reportingController ?? '',
+      count: e.series?.count ?? 1,
+    }));
+    log(`Events regarding the WebPage: ${events.map((e) => `${e.type} ${e.reason} x${e.count}`).join(', ')}`);
     return {
+      generation: final?.metadata?.generation,
+      ready: findStatusCondition(final?.status?.conditions, 'Ready'),
+      events,
       reconcilesToReady,
       noChangeWrites: quiet.reduce((n, r) => n + r.writes, 0),
       noChangeReconciles: quiet.length,

@@ -1,10 +1,17 @@
-import { type KubernetesObject } from '@kindex/core';
+import { type Condition, type KubernetesObject } from '@kindex/core';
 import { resourceKind } from '@kindex/informer';
 
 /** A WebPage (JOSDK's WebPage sample): HTML served by nginx, optionally exposed by an Ingress. */
 export interface WebPage extends KubernetesObject {
   spec?: { html?: string; exposed?: boolean };
-  status?: { htmlConfigMap?: string; ready?: boolean; dependents?: Record<string, string>; errorMessage?: string };
+  status?: {
+    htmlConfigMap?: string;
+    ready?: boolean;
+    dependents?: Record<string, string>;
+    errorMessage?: string;
+    /** The `Ready` condition (the Kubernetes convention), with the generation it describes. */
+    conditions?: readonly Condition[];
+  };
 }
 
 export const WebPageKind = resourceKind<WebPage>({
@@ -54,6 +61,24 @@ export const WEBPAGE_CRD = {
                   ready: { type: 'boolean' },
                   errorMessage: { type: 'string' },
                   dependents: { type: 'object', additionalProperties: { type: 'string' } },
+                  // metav1.Condition's schema, keyed by type as its +listType=map marker says.
+                  conditions: {
+                    type: 'array',
+                    'x-kubernetes-list-type': 'map',
+                    'x-kubernetes-list-map-keys': ['type'],
+                    items: {
+                      type: 'object',
+                      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+                      properties: {
+                        type: { type: 'string', maxLength: 316 },
+                        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+                        observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+                        lastTransitionTime: { type: 'string', format: 'date-time' },
+                        reason: { type: 'string', maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
+                        message: { type: 'string', maxLength: 32768 },
+                      },
+                    },
+                  },
                 },
               },
             },

@@ -4,9 +4,18 @@
  * the Deployment and, when `spec.exposed` and the cluster serves Ingresses, an Ingress. The
  * workflow orders them (the Deployment after the ConfigMap, the Service after the Deployment),
  * applies them by server-side apply and writes nothing when they already match; the reconciler
- * puts the per-dependent result into the WebPage's status.
+ * puts the per-dependent result into the WebPage's status, with a `Ready` condition (observed
+ * generation included) and a Kubernetes Event when the page becomes ready or a reconcile fails.
  */
-import { ErrorStatusUpdateControl, UpdateControl, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
+import {
+  ErrorStatusUpdateControl,
+  isStatusConditionTrue,
+  setStatusCondition,
+  UpdateControl,
+  type Context,
+  type KubernetesObject,
+  type Reconciler,
+} from '@kindex/core';
 import { Kinds, KubernetesDependentResource, Workflow, type KubeClient, type WorkflowNode, type WorkflowResult } from '@kindex/informer';
 import { DeploymentKind, IngressKind, WebPageKind, type WebPage } from './webpage-model.js';
 
@@ -115,15 +124,41 @@ export function createWebPageReconciler(options: WebPageReconcilerOptions): Reco
       // A failed dependent is retried with backoff; updateErrorStatus reports it when retries run out.
       result.throwIfFailed();
       const dependents = Object.fromEntries([...result.results].map(([name, r]) => [name, r.status]));
+      const waitingFor = Object.entries(dependents)
+        .filter(([, status]) => status !== 'ready')
+        .map(([name]) => name);
+      const conditions = setStatusCondition(page.status?.conditions, {
+        type: 'Ready',
+        status: result.allReady ? 'True' : 'False',
+        reason: result.allReady ? 'AllDependentsReady' : 'DependentsNotReady',
+        message: result.allReady ? 'every dependent is ready' : `waiting for ${waitingFor.join(', ')}`,
+        observedGeneration: page.metadata?.generation,
+      });
+      // An Event on the transition only: `kubectl describe webpage` shows when it became ready.
+      if (result.allReady && !isStatusConditionTrue(page.status?.conditions, 'Ready')) {
+        context
+          .getEventRecorder()
+          .record({ type: 'Normal', reason: 'AllDependentsReady', action: 'Reconcile', note: 'every dependent is ready' });
+      }
       return UpdateControl.patchStatus<WebPage>({
         ...page,
-        status: { htmlConfigMap: `${nameOf(page)}-html`, ready: result.allReady, dependents },
+        status: { htmlConfigMap: `${nameOf(page)}-html`, ready: result.allReady, dependents, conditions },
       });
     },
-    updateErrorStatus: (page: WebPage, _context: Context<WebPage, KubeClient>, error: unknown) =>
-      ErrorStatusUpdateControl.patchStatus<WebPage>({
+    updateErrorStatus: (page: WebPage, context: Context<WebPage, KubeClient>, error: unknown) => {
+      const message = (error as Error)?.message ?? String(error);
+      context.getEventRecorder().record({ type: 'Warning', reason: 'ReconcileFailed', action: 'Reconcile', note: message });
+      const conditions = setStatusCondition(page.status?.conditions, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'ReconcileFailed',
+        message,
+        observedGeneration: page.metadata?.generation,
+      });
+      return ErrorStatusUpdateControl.patchStatus<WebPage>({
         ...page,
-        status: { ...page.status, ready: false, errorMessage: (error as Error)?.message ?? String(error) },
-      }),
+        status: { ...page.status, ready: false, errorMessage: message, conditions },
+      });
+    },
   };
 }

@@ -7,6 +7,7 @@ import type { EventSource, EventSourceHealth, SecondaryResourceReader } from '..
 import type { SecondaryType } from '../secondary-type.js';
 import type { Trigger } from '../trigger.js';
 import { SourceChannels } from './source-lifecycle.js';
+import type { OptionKeysOf } from '../../options/reject-unknown-options.js';
 
 /** Fetched resources by primary key. Persistent, so a snapshot is one reference. */
 export type PolledTable<R> = IMap<string, readonly R[]>;
@@ -24,6 +25,15 @@ export interface PollingLoopOptions<R> {
   /** Time source. Defaults to {@link systemClock}. */
   readonly clock?: Clock;
 }
+
+/** The keys of {@link PollingLoopOptions}, shared by the polling sources' own lists. */
+export const POLLING_LOOP_OPTION_KEYS = {
+  name: true,
+  resourceType: true,
+  periodMs: true,
+  equals: true,
+  clock: true,
+} as const satisfies OptionKeysOf<PollingLoopOptions<unknown>>;
 
 /**
  * Runs `round` every period (never two at once: the next round is armed when one ends), keeps

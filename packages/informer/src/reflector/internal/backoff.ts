@@ -1,3 +1,5 @@
+import type { OptionKeysOf } from '@kindex/core';
+
 /**
  * Settings of the reflector's reconnect backoff.
  *
@@ -26,6 +28,15 @@ export interface BackoffOptions {
   /** Time without failures after which the delay starts again from `initialMs`. Defaults to 120 000. */
   resetAfterMs?: number;
 }
+
+/** The keys of {@link BackoffOptions}: unknown ones are rejected, not ignored. */
+export const BACKOFF_OPTION_KEYS = {
+  initialMs: true,
+  maxMs: true,
+  factor: true,
+  jitter: true,
+  resetAfterMs: true,
+} as const satisfies OptionKeysOf<BackoffOptions>;
 
 /**
  * Jittered exponential backoff in the manner of client-go's reflector: 800 ms doubling to 30 s,

@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import {
+  catchUnknownOptions,
+  createTestCrd,
+  eventually,
+  realApiServerBinaries,
+  startEmbeddedApiServer,
+  startRealApiServer,
+  startTestApiServer,
+  useTestApiServer,
+  type TestApiServer,
+} from './index.js';
+
+// The test servers' options reject unknown keys (issue 18, item 5) before anything starts, on
+// whichever server KINDEX_APISERVER selects.
+
+const SITES: readonly {
+  readonly site: string;
+  readonly attempt: () => unknown;
+  readonly unknown: readonly (readonly [path: string, suggestion: string | undefined])[];
+}[] = [
+  {
+    site: 'startTestApiServer',
+    attempt: () => startTestApiServer({ historyWindw: 5, bookmarkInterval: 10 } as never),
+    unknown: [
+      ['startTestApiServer options.historyWindw', 'historyWindow'],
+      ['startTestApiServer options.bookmarkInterval', 'bookmarkIntervalMs'],
+    ],
+  },
+  {
+    // An embedded-only key would pass on one server and fail on the other: rejected on both.
+    site: 'startTestApiServer, with a key only the embedded server knows',
+    attempt: () => startTestApiServer({ tls: true } as never),
+    unknown: [['startTestApiServer options.tls', undefined]],
+  },
+  {
+    site: 'startEmbeddedApiServer',
+    attempt: () => startEmbeddedApiServer({ hots: '127.0.0.1', gcDelay: 1 } as never),
+    unknown: [
+      ['startEmbeddedApiServer options.hots', 'host'],
+      ['startEmbeddedApiServer options.gcDelay', 'gcDelayMs'],
+    ],
+  },
+  {
+    site: 'startRealApiServer (before it looks for binaries or starts a process)',
+    attempt: () => startRealApiServer({ startTimeout: 1, extraApiserverArg: [] } as never),
+    unknown: [
+      ['startRealApiServer options.startTimeout', 'startTimeoutMs'],
+      ['startRealApiServer options.extraApiserverArg', 'extraApiServerArgs'],
+    ],
+  },
+  {
+    site: 'useTestApiServer (when the suite is declared)',
+    attempt: () => useTestApiServer({ share: true } as never),
+    unknown: [['useTestApiServer options.share', 'shared']],
+  },
+  {
+    site: 'realApiServerBinaries',
+    attempt: () => realApiServerBinaries({ cachedir: '/tmp' } as never),
+    unknown: [['realApiServerBinaries options.cachedir', 'cacheDir']],
+  },
+  {
+    site: 'eventually',
+    attempt: () => eventually(() => true, { timeout: 10 } as never),
+    unknown: [['eventually options.timeout', 'timeoutMs']],
+  },
+  {
+    site: 'createTestCrd (before it talks to a server)',
+    attempt: () => createTestCrd({} as never, {} as never, { statusSubResource: true } as never),
+    unknown: [['createTestCrd options.statusSubResource', 'statusSubresource']],
+  },
+];
+
+describe('unknown option keys of the test servers', () => {
+  for (const { site, attempt, unknown } of SITES) {
+    it(`rejects them: ${site}`, async () => {
+      await catchUnknownOptions(attempt, unknown);
+    });
+  }
+
+  it('names the accepted keys of startTestApiServer, the same on both servers', async () => {
+    const error = await catchUnknownOptions(() => startTestApiServer({ tls: true } as never));
+    expect(error.unknown[0]!.accepted).to.deep.equal(['bookmarkIntervalMs', 'historyWindow', 'shardedListAndWatch']);
+  });
+
+  it('starts with every accepted key', async function () {
+    this.timeout(120_000);
+    const server: TestApiServer = await startTestApiServer({ historyWindow: 50, bookmarkIntervalMs: 1_000, shardedListAndWatch: true });
+    await server.stop();
+  });
+});
