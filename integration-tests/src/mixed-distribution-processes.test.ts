@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ResourceID, shardIndexOf } from '@kindex/core';
+import { ResourceID, ShardMap } from '@kindex/core';
 import { createNamespace, createNamespacesPerShard, eventually, uniqueName } from '@kindex/testing';
 import { Kinds, KubeClient, type Lease } from '@kindex/informer';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
@@ -23,15 +23,6 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
     const recordsFile = scenario.file('records.jsonl');
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
-    // Two namespaces per shard, one sharded primary in each.
-    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2 });
-    for (const namespace of namespaces) {
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: `${label}-sharded` } } } });
-    }
-    const singletons = namespaces.slice(0, 2).map((namespace) => `single ${namespace}/one`);
-    for (const namespace of namespaces.slice(0, 2)) {
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'one', labels: { role: `${label}-single` } } } });
-    }
     const spawnReplica = (identity: string): ShardReplica => {
       const replica = spawnShardReplica(FIXTURE, identity, {
         KINDEX_KUBECONFIG: kubeconfigFile,
@@ -53,8 +44,34 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
         expect([a, b, c].filter((r) => r.leading).length, describeAll()).to.equal(1);
         expect([a, b, c].flatMap((r) => r.owned).sort(), describeAll()).to.deep.equal([0, 1, 2, 3]);
         for (const r of [a, b, c]) expect(r.owned.length, describeAll()).to.be.within(1, 2);
+        // The group published its map (cut at the quantiles of the namespaces present); all follow it, settled.
+        expect(ShardMap.parse(a.map!).epoch, describeAll()).to.be.at.least(1);
+        expect(new Set([a, b, c].map((r) => r.map)).size, describeAll()).to.equal(1);
+        expect(
+          [a, b, c].map((r) => r.settled),
+          describeAll(),
+        ).to.deep.equal([true, true, true]);
       },
       { timeoutMs: 90_000 },
+    );
+    const map = ShardMap.parse(a.map!);
+    // Two namespaces in each shard of that map (the same number in each: no recut), one sharded primary in each.
+    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2, map });
+    for (const namespace of namespaces) {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: `${label}-sharded` } } } });
+    }
+    const singletons = namespaces.slice(0, 2).map((namespace) => `single ${namespace}/one`);
+    for (const namespace of namespaces.slice(0, 2)) {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'one', labels: { role: `${label}-single` } } } });
+    }
+    // Every primary reconciled, so the window below sees the sharded controller at work in all three.
+    await eventually(
+      () => {
+        const keys = new Set(readRecords(recordsFile).map((r) => r.key));
+        for (const n of namespaces) expect(keys.has(`sharded ${n}/p`), n).to.equal(true);
+        for (const key of singletons) expect(keys.has(key), key).to.equal(true);
+      },
+      { timeoutMs: 30_000 },
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const leader = [a, b, c].find((r) => r.leading)!;
@@ -78,9 +95,11 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
     );
     const next = survivors.find((r) => r.leading)!;
     // The singleton's primaries are reconciled again, by the new leader; the victim's shards' by survivors.
-    const theirs = namespaces.filter((n) =>
-      orphaned.includes(shardIndexOf('object.metadata.namespace', { metadata: { namespace: n } }, SHARDS)),
-    );
+    expect(
+      survivors.map((r) => r.map),
+      'the map did not change',
+    ).to.deep.equal([map.serialize(), map.serialize()]);
+    const theirs = namespaces.filter((n) => orphaned.includes(map.shardOfValue(n)));
     await eventually(
       () => {
         const records = readRecords(recordsFile).filter((r) => r.type === 'end' && r.at > killedAt);

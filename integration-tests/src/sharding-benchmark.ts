@@ -15,7 +15,7 @@
  * every replica receives everything). KINDEX_APISERVER=real runs it on the real kube-apiserver.
  */
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ShardSelector, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { Kinds, Operator, type KubeClient } from '@kindex/informer';
 import { createNamespace, startTestApiServer, uniqueName } from '@kindex/testing';
 
@@ -84,9 +84,7 @@ try {
       const owned = operators.flatMap((o) => o.shardCoordinator!.owned());
       const applied = operators.every((o) => {
         const owned = o.shardCoordinator!.owned();
-        return (
-          owned.length > 0 && o.controllers[0]!.shardSelector?.equals(ShardSelector.forShards('object.metadata.namespace', owned, SHARDS))
-        );
+        return owned.length > 0 && o.controllers[0]!.shardSelector?.equals(o.shardCoordinator!.map.selectorFor(owned));
       });
       if (applied && owned.length === SHARDS && new Set(owned).size === SHARDS && operators.reduce((n, o) => n + cached(o), 0) === objects)
         break;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { shardIndexOf } from '@kindex/core';
+import { ShardMap } from '@kindex/core';
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
 import { spawnShardReplica, useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
@@ -61,9 +61,8 @@ describe('sharded operator in child processes', function () {
       timeoutMs: 60_000,
     });
     // The victim's primaries are reconciled again, by survivors.
-    const theirs = namespaces.filter((n) =>
-      orphaned.includes(shardIndexOf('object.metadata.namespace', { metadata: { namespace: n } }, SHARDS)),
-    );
+    const map = ShardMap.parse(victim.map!);
+    const theirs = namespaces.filter((n) => orphaned.includes(map.shardOfValue(n)));
     await eventually(
       () => {
         const records = readRecords(recordsFile);

@@ -7,7 +7,7 @@
  * every 300 ms at least, so reconciles keep coming while the lease and shards move), append one
  * JSON line per reconcile start and end to the records file (key `<controller> <namespace>/<name>`;
  * sync writes: a SIGKILL loses nothing already recorded), print a JSON line on stdout each time the
- * owned shards or the leadership change, and shut down through `Operator.run()` on SIGTERM.
+ * owned shards, the shard map (with whether its change settled) or the leadership change, and shut down through `Operator.run()` on SIGTERM.
  *
  * Environment: KINDEX_KUBECONFIG (file), KINDEX_NAMESPACE (of the Leases), KINDEX_GROUP,
  * KINDEX_SHARDS, KINDEX_LABEL, KINDEX_IDENTITY, KINDEX_RECORDS (file), KINDEX_TIMING (JSON).
@@ -44,6 +44,9 @@ operator.leaderElector?.status$.subscribe((status) => say({ event: status.role =
 await operator.run({
   gracefulShutdownTimeoutMs: 5_000,
   onStarted: () => {
-    operator.shardCoordinator?.ownership$.subscribe(({ owned }) => say({ event: 'owned', owned }));
+    // With the shard map followed (as shard-replica.ts): which namespaces a shard holds depends on it.
+    operator.shardCoordinator?.ownership$.subscribe(({ owned, map, settled }) =>
+      say({ event: 'owned', owned, map: map.serialize(), settled }),
+    );
   },
 });

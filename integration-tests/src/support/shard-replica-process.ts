@@ -10,6 +10,10 @@ export interface ShardReplica {
   readonly child: ChildProcess;
   /** The shards it said it owns last (`{ event: 'owned', owned }` lines). */
   owned: number[];
+  /** The shard map it follows, as it last said (`map` of its `owned` lines, serialized). */
+  map: string | undefined;
+  /** Whether the last change of that map had settled (every shard holder switched), when it says so. */
+  settled: boolean | undefined;
   /** Whether it said it leads (`{ event: 'leading' | 'following' }` lines, when it runs leader election). */
   leading: boolean;
   /** What it printed on stderr, and stdout lines that are not JSON. */
@@ -31,6 +35,8 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
     identity,
     child,
     owned: [],
+    map: undefined,
+    settled: undefined,
     leading: false,
     stderr: '',
     exited: new Promise((resolve) => child.once('exit', () => resolve())),
@@ -42,8 +48,12 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
       const line = buffered.slice(0, i);
       buffered = buffered.slice(i + 1);
       try {
-        const parsed = JSON.parse(line) as { event?: string; owned?: number[] };
-        if (parsed.event === 'owned') replica.owned = parsed.owned ?? [];
+        const parsed = JSON.parse(line) as { event?: string; owned?: number[]; map?: string; settled?: boolean };
+        if (parsed.event === 'owned') {
+          replica.owned = parsed.owned ?? [];
+          replica.map = parsed.map;
+          replica.settled = parsed.settled;
+        }
         if (parsed.event === 'leading' || parsed.event === 'following') replica.leading = parsed.event === 'leading';
       } catch {
         replica.stderr += `${line}\n`;

@@ -5,7 +5,7 @@
  * It reconciles ConfigMaps labelled `role=$KINDEX_LABEL` (every 300 ms at least, so reconciles
  * keep coming while shards move), appends one JSON line per reconcile start and end to the
  * records file (sync writes: a SIGKILL loses nothing already recorded), prints a JSON line on
- * stdout each time the shards it owns change, and shuts down through `Operator.run()` on SIGTERM.
+ * stdout each time the shards it owns or the shard map change, and shuts down through `Operator.run()` on SIGTERM.
  *
  * Environment: KINDEX_KUBECONFIG (file), KINDEX_NAMESPACE (of the Leases), KINDEX_GROUP,
  * KINDEX_SHARDS, KINDEX_LABEL, KINDEX_IDENTITY, KINDEX_RECORDS (file), KINDEX_TIMING (JSON).
@@ -36,6 +36,7 @@ operator.register<KubernetesObject>(
 await operator.run({
   gracefulShutdownTimeoutMs: 5_000,
   onStarted: () => {
-    operator.shardCoordinator?.ownership$.subscribe(({ owned }) => say({ event: 'owned', owned }));
+    // With the shard map followed: which namespaces a shard holds depends on it.
+    operator.shardCoordinator?.ownership$.subscribe(({ owned, map }) => say({ event: 'owned', owned, map: map.serialize() }));
   },
 });

@@ -23,6 +23,8 @@ export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './sel
 export { ShardSelector, shardIndexOf, SHARD_SPACE_END } from './shard/shard-selector.js';
 export type { ShardField, ShardRange, ShardableObject } from './shard/shard-selector.js';
 export { fnv1a64Hex } from './shard/fnv1a64.js';
+export { ShardMap } from './shard/shard-map.js';
+export type { ShardSegment } from './shard/shard-map.js';
 
 // --- store: the indexed store (mutable Maps, O(1) snapshots through an undo log)
 export { IndexedStore } from './store/indexed-store.js';

@@ -4,7 +4,7 @@
 // integration-tests/src/mixed-distribution-processes.test.ts.
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type LogFn, type Logger, type Reconciler } from '@kindex/core';
+import { ResourceID, UpdateControl, type KubernetesObject, type LogFn, type Logger, type Reconciler } from '@kindex/core';
 import {
   createNamespace,
   createNamespacesPerShard,
@@ -193,35 +193,43 @@ describe('Operator controller distribution', function () {
     const label = uniqueName('p');
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const runs: Run[] = [];
-    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2 });
-    for (const namespace of namespaces) {
-      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 's', labels: { role: `${label}-sharded` } } } });
-    }
-    const home = namespaces[0]!;
-    await core.createNamespacedConfigMap({ namespace: home, body: { metadata: { name: 'one', labels: { role: `${label}-single` } } } });
-    await core.createNamespacedConfigMap({ namespace: home, body: { metadata: { name: 'all', labels: { role: `${label}-every` } } } });
     const setup = { leaseNamespace, group, label, runs };
     const a = replica('a', setup);
     await a.start();
     await eventually(() => expect(a.isLeader).to.equal(true), { timeoutMs: 20_000 });
     const b = replica('b', setup);
     await b.start();
-    // Settled: a leads, the shards are split between a and b (2 each).
+    // Settled: a leads, the shards are split between a and b (2 each), both follow the map the group
+    // published (cut at the quantiles of the namespaces present) and the change to it has settled.
     await eventually(
       () => {
         expect([...a.shardCoordinator!.owned(), ...b.shardCoordinator!.owned()].sort()).to.deep.equal([0, 1, 2, 3]);
         expect(b.shardCoordinator!.owned()).to.have.length(2);
+        expect(a.shardCoordinator!.map.epoch).to.be.at.least(1);
+        expect(b.shardCoordinator!.map.epoch).to.equal(a.shardCoordinator!.map.epoch);
+        expect([a.shardCoordinator!.ownership.settled, b.shardCoordinator!.ownership.settled]).to.deep.equal([true, true]);
       },
       { timeoutMs: 30_000 },
     );
+    const map = a.shardCoordinator!.map;
+    // Two namespaces in each shard of that map (the same number in each: no recut), one sharded primary in each.
+    const namespaces = await createNamespacesPerShard(server.kubeConfig, { shards: SHARDS, perShard: 2, map });
+    for (const namespace of namespaces) {
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 's', labels: { role: `${label}-sharded` } } } });
+    }
+    const home = namespaces[0]!;
+    await core.createNamespacedConfigMap({ namespace: home, body: { metadata: { name: 'one', labels: { role: `${label}-single` } } } });
+    await core.createNamespacedConfigMap({ namespace: home, body: { metadata: { name: 'all', labels: { role: `${label}-every` } } } });
+    // Every sharded primary reconciled once, so the window below sees them all.
+    await eventually(() => {
+      for (const n of namespaces) expect(runs.some((r) => r.controller === 'sharded' && r.key === `${n}/s`)).to.equal(true);
+    });
     expect(b.isLeader).to.equal(false);
     const mark = runs.length;
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const window = runs.slice(mark);
-    const ownerOf = (key: string): string => {
-      const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: key.split('/')[0]! } }, SHARDS);
-      return a.shardCoordinator!.owns(shard) ? 'a' : 'b';
-    };
+    expect(a.shardCoordinator!.map, 'the map did not change in the window').to.equal(map);
+    const ownerOf = (key: string): string => (a.shardCoordinator!.owns(map.shardOfValue(key.split('/')[0]!)) ? 'a' : 'b');
     // The singleton runs on the leader only; each sharded primary on its shard's owner, both replicas working.
     expect(new Set(window.filter((r) => r.controller === 'single').map((r) => r.replica))).to.deep.equal(new Set(['a']));
     const shardedRuns = window.filter((r) => r.controller === 'sharded');

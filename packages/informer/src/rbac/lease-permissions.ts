@@ -1,3 +1,4 @@
+import type { ShardField } from '@kindex/core';
 import { Kinds } from '../kind/resource-kind.js';
 import type { RequiredPermission } from './rbac-manifest.js';
 
@@ -15,14 +16,18 @@ import type { RequiredPermission } from './rbac-manifest.js';
  */
 export interface LeaseOwners {
   readonly leaderElection?: { readonly leaseNamespace: string } | undefined;
-  readonly sharding?: { readonly namespace: string } | undefined;
+  /** `field` decides whether sharding lists Namespaces too (see {@link leasePermissions}); it defaults to the namespace, as in `Operator`. */
+  readonly sharding?: { readonly namespace: string; readonly field?: ShardField | undefined } | undefined;
 }
 
 /**
  * The permissions on `coordination.k8s.io` Leases that leader election and sharding use, in
  * their namespace, with the verbs their lease stores send: leader election reads its one Lease
  * by name, creates it when missing and renews it with PUT (`get`, `create`, `update`); sharding
- * lists its group's Leases by label and creates and renews them (`list`, `create`, `update`).
+ * lists its group's Leases by label and creates and renews them (`list`, `create`, `update`), the
+ * `<group>-map` Lease that carries the shard map included (no `get`: it comes with the list).
+ * Sharding by namespace (the default `field`) also lists the Namespaces present, cluster-wide,
+ * to cut the shard map at their quantiles (`list` on `namespaces`, in the ClusterRole).
  * `Operator.rbacManifest()` adds these to the controllers' {@link requiredPermissions}.
  *
  * @example
@@ -47,6 +52,19 @@ export function leasePermissions(owners: LeaseOwners): RequiredPermission[] {
   const out: RequiredPermission[] = [];
   if (owners.leaderElection !== undefined)
     out.push(lease(owners.leaderElection.leaseNamespace, ['get', 'create', 'update'], 'leader election'));
-  if (owners.sharding !== undefined) out.push(lease(owners.sharding.namespace, ['list', 'create', 'update'], 'sharding'));
+  if (owners.sharding !== undefined) {
+    out.push(lease(owners.sharding.namespace, ['list', 'create', 'update'], 'sharding'));
+    // One list every few rounds by the owner of shard 0 (sharding/namespace-population.ts): no watch, no get.
+    if ((owners.sharding.field ?? 'object.metadata.namespace') === 'object.metadata.namespace') {
+      out.push({
+        group: Kinds.Namespace.group,
+        resource: Kinds.Namespace.plural,
+        verbs: ['list'],
+        namespaces: 'all',
+        clusterScoped: true,
+        neededBy: 'sharding: the namespaces the shard map balances',
+      });
+    }
+  }
   return out;
 }

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import {
+  ApiextensionsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+} from '@kubernetes/client-node';
+import { DeleteControl, ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
@@ -9,6 +16,7 @@ import {
   KubeClient,
   KubernetesDependentResource,
   Operator,
+  SHARD_MAP_ANNOTATION,
   Workflow,
   resourceKind,
   type OperatorOptions,
@@ -196,5 +204,77 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
     // Cleanup as the ServiceAccount: the finalizer comes off and the Widget goes.
     await admin.delete(WidgetKind, ResourceID.of('w', ns));
     await eventually(async () => expect(await admin.get(WidgetKind, ResourceID.of('w', ns))).to.equal(undefined));
+  });
+  it('the derived manifest lets a namespace-sharded operator publish its shard map (listing Namespaces) and reconcile as its ServiceAccount', async function () {
+    if (server().flavor !== 'real')
+      skipWithReason(this, 'the embedded API server enforces no RBAC (no authorizer, every request is allowed)');
+    const ns = await createNamespace(server().kubeConfig);
+    const sa = await serviceAccount(ns);
+    const group = 'cms';
+    const shardedOperator = (kubeConfig: KubeConfig, reconciled: Set<string>): Operator => {
+      const operator = new Operator({
+        kubeConfig,
+        sharding: { group, namespace: ns, shards: 2, leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 250 },
+      });
+      const reconciler: Reconciler<KubernetesObject, KubeClient> = {
+        reconcile: (cm) => {
+          reconciled.add(cm.metadata!.name!);
+          return UpdateControl.noUpdate();
+        },
+      };
+      operator.register(reconciler, { kind: Kinds.ConfigMap, name: 'cms', namespaces: [ns], generationAware: false });
+      return operator;
+    };
+    const name = uniqueName('sharded-operator');
+    const manifest = await shardedOperator(server().kubeConfig, new Set()).rbacManifest({
+      name,
+      subject: { kind: 'ServiceAccount', name: sa.name, namespace: ns },
+    });
+    // The shard map is cut at the quantiles of the namespaces present: list on Namespaces, cluster-wide, nothing more.
+    expect(manifest.clusterRules).to.deep.equal([{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]);
+    const rbac = server().kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    for (const o of manifest.objects) {
+      if (o.kind === 'Role') await rbac.createNamespacedRole({ namespace: ns, body: o as never });
+      else if (o.kind === 'RoleBinding') await rbac.createNamespacedRoleBinding({ namespace: ns, body: o as never });
+      else if (o.kind === 'ClusterRole') {
+        await rbac.createClusterRole({ body: o as never });
+        stops.push(() => rbac.deleteClusterRole({ name: o.metadata.name }).then(() => undefined));
+      } else if (o.kind === 'ClusterRoleBinding') {
+        await rbac.createClusterRoleBinding({ body: o as never });
+        stops.push(() => rbac.deleteClusterRoleBinding({ name: o.metadata.name }).then(() => undefined));
+      } else throw new Error(`unexpected ${(o as { kind: string }).kind} in the manifest`);
+    }
+    // RBAC rules take effect once the authorizer's informers have seen them.
+    await eventually(
+      async () => {
+        await sa.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
+        await sa.kubeConfig.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: ns });
+      },
+      { timeoutMs: 30_000 },
+    );
+    const admin = server().kubeConfig.makeApiClient(CoreV1Api);
+    await admin.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'c' } } });
+    const reconciled = new Set<string>();
+    const operator = shardedOperator(sa.kubeConfig, reconciled);
+    const problems: unknown[] = [];
+    stops.push(() => operator.stop({ drainTimeoutMs: 5_000 }));
+    await operator.start({ cacheSyncTimeoutMs: 30_000 });
+    operator.shardCoordinator!.problems$.subscribe((p) => problems.push(p));
+    // The map published on `<group>-map` (by this, the only replica) and followed; the primary reconciled under it.
+    await eventually(
+      async () => {
+        const lease = await server()
+          .kubeConfig.makeApiClient(CoordinationV1Api)
+          .readNamespacedLease({ name: `${group}-map`, namespace: ns });
+        const published = ShardMap.parse(lease.metadata!.annotations![SHARD_MAP_ANNOTATION]!);
+        expect(published.epoch, String(problems)).to.be.at.least(1);
+        expect(operator.shardCoordinator!.map.epoch).to.equal(published.epoch);
+        expect(operator.shardCoordinator!.ownership.settled).to.equal(true);
+        expect([...reconciled]).to.include('c');
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(problems.map(String)).to.deep.equal([]);
+    await expectForbidden('reading a Namespace (list only)', () => new KubeClient(sa.kubeConfig).get(Kinds.Namespace, ResourceID.of(ns)));
   });
 });

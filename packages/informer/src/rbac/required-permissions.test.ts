@@ -139,10 +139,35 @@ describe('Operator.rbacManifest (least privilege)', () => {
     });
     const sharded = new Operator({ kubeConfig: offlineKubeConfig(), sharding: { group: 'op', namespace: 'ops', shards: 2 } });
     sharded.register(watchingConfigMaps(false), { kind: WidgetKind, name: 'widgets', namespaces: ['shop'] });
-    expect(verbsByResource((await sharded.rbacManifest()).namespacedRules.get('ops'))).to.deep.equal({
+    const shardedManifest = await sharded.rbacManifest();
+    expect(verbsByResource(shardedManifest.namespacedRules.get('ops'))).to.deep.equal({
       'coordination.k8s.io/leases': ['list', 'create', 'update'],
     });
+    // Sharding by namespace (the default) lists the Namespaces its shard map balances over: cluster-wide, list only.
+    expect(verbsByResource(shardedManifest.clusterRules)).to.deep.equal({ 'core/namespaces': ['list'] });
     expect(leasePermissions({})).to.deep.equal([]);
+  });
+
+  it('covers the shard map Lease with the group’s Lease rule: every lease, no resourceNames, the verbs its store sends', async () => {
+    const sharded = new Operator({ kubeConfig: offlineKubeConfig(), sharding: { group: 'op', namespace: 'ops', shards: 2 } });
+    sharded.register(watchingConfigMaps(false), { kind: WidgetKind, name: 'widgets', namespaces: ['shop'] });
+    // The `op-map` Lease is listed with the shard Leases, created once and updated on each new map.
+    expect((await sharded.rbacManifest()).namespacedRules.get('ops')).to.deep.equal([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'create', 'update'] },
+    ]);
+  });
+
+  it('lists Namespaces for sharding only when it shards by namespace', async () => {
+    const byUid = new Operator({
+      kubeConfig: offlineKubeConfig(),
+      sharding: { group: 'op', namespace: 'ops', shards: 2, field: 'object.metadata.uid' },
+    });
+    byUid.register(watchingConfigMaps(false), { kind: WidgetKind, name: 'widgets', namespaces: ['shop'] });
+    expect((await byUid.rbacManifest()).clusterRules).to.deep.equal([]);
+    expect(leasePermissions({ sharding: { namespace: 'ops', field: 'object.metadata.namespace' } }).map((p) => p.resource)).to.deep.equal([
+      'leases',
+      'namespaces',
+    ]);
   });
 
   it('puts everything in the ClusterRole for a namespace selector, with list and watch on namespaces', async () => {

@@ -2,8 +2,7 @@ import { ResourceID } from '@kindex/core';
 import { KubeApiError, type KubeClient } from '../client/kube-client.js';
 import { Kinds } from '../kind/resource-kind.js';
 import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
-import { openGet, readBody } from '../reflector/internal/kube-request.js';
-import { collectionPath } from '../reflector/resource-type.js';
+import { listItems } from './internal/list-items.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
 /**
@@ -46,31 +45,20 @@ export class KubeShardLeaseStore implements ShardLeaseStore {
     this.description = `${group.namespace}/${group.name}`;
   }
 
-  async list(): Promise<readonly Lease[]> {
-    const path = collectionPath(Kinds.Lease, this.group.namespace);
-    const open = await openGet(
-      this.client.kubeConfig,
-      path,
-      { labelSelector: `${SHARD_GROUP_LABEL}=${this.group.name}` },
-      30_000,
-      AbortSignal.timeout(30_000),
-    );
-    let text: string;
-    try {
-      text = await readBody(open);
-    } finally {
-      open.close();
-    }
-    const body = JSON.parse(text) as { items?: Lease[] };
-    if (!Array.isArray(body.items)) throw new Error(`${open.description}: not a list of leases`);
-    return body.items;
+  list(): Promise<readonly Lease[]> {
+    return listItems<Lease>(this.client, Kinds.Lease, this.group.namespace, `${SHARD_GROUP_LABEL}=${this.group.name}`);
   }
 
-  async create(name: string, spec: LeaseSpec): Promise<Lease> {
+  async create(name: string, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
     const lease: Lease = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name, namespace: this.group.namespace, labels: { [SHARD_GROUP_LABEL]: this.group.name } },
+      metadata: {
+        name,
+        namespace: this.group.namespace,
+        labels: { [SHARD_GROUP_LABEL]: this.group.name },
+        ...(annotations !== undefined ? { annotations: { ...annotations } } : {}),
+      },
       spec,
     };
     try {
@@ -80,12 +68,16 @@ export class KubeShardLeaseStore implements ShardLeaseStore {
     }
   }
 
-  async update(current: Lease, spec: LeaseSpec): Promise<Lease> {
+  async update(current: Lease, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
     if (current.metadata?.resourceVersion === undefined) {
       throw new Error(`lease ${current.metadata?.name ?? '?'}: cannot update without the resourceVersion read (optimistic concurrency)`);
     }
     try {
-      return await this.client.update<Lease>(Kinds.Lease, { ...current, spec });
+      const metadata =
+        annotations === undefined
+          ? current.metadata
+          : { ...current.metadata, annotations: { ...current.metadata.annotations, ...annotations } };
+      return await this.client.update<Lease>(Kinds.Lease, { ...current, metadata, spec });
     } catch (error) {
       throw asConflict(error, ResourceID.of(current.metadata.name ?? '', this.group.namespace).key);
     }

@@ -18,20 +18,23 @@ export class MemoryLeases {
         await check();
         return [...this.leases.values()];
       },
-      create: async (name: string, spec: LeaseSpec) => {
+      create: async (name: string, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>) => {
         await check();
         if (this.leases.has(name)) throw new LeaseConflictError(name);
-        const lease: Lease = { metadata: { name, resourceVersion: String(this.#rv++) }, spec };
+        const lease: Lease = { metadata: { name, resourceVersion: String(this.#rv++), annotations: { ...annotations } }, spec };
         this.leases.set(name, lease);
         return lease;
       },
-      update: async (current: Lease, spec: LeaseSpec) => {
+      update: async (current: Lease, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>) => {
         await check();
         const name = current.metadata!.name!;
         const stored = this.leases.get(name);
         if (stored === undefined || stored.metadata!.resourceVersion !== current.metadata!.resourceVersion)
           throw new LeaseConflictError(name);
-        const lease: Lease = { metadata: { name, resourceVersion: String(this.#rv++) }, spec };
+        const lease: Lease = {
+          metadata: { name, resourceVersion: String(this.#rv++), annotations: { ...stored.metadata!.annotations, ...annotations } },
+          spec,
+        };
         this.leases.set(name, lease);
         return lease;
       },

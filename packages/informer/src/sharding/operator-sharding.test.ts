@@ -1,14 +1,38 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ResourceID, shardIndexOf, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { Kinds, KubeClient, Operator, ShardLostError, type Lease } from '../index.js';
+import {
+  Kinds,
+  KubeClient,
+  Operator,
+  Reflector,
+  ShardLostError,
+  ShardingConfigError,
+  type Controller,
+  type Lease,
+  type ReflectorHealth,
+} from '../index.js';
 
 interface Run {
   readonly replica: string;
   readonly key: string;
   readonly start: number;
   end: number;
+}
+
+/** A reconciler that records each run of `replica` in `runs`. */
+function recordingReconciler(replica: string, runs: Run[]): Reconciler<KubernetesObject, KubeClient> {
+  return {
+    reconcile: async (primary) => {
+      const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
+      runs.push(run);
+      // Long enough for a rebalance to land in the middle of some reconciles.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      run.end = performance.now();
+      return UpdateControl.noUpdate();
+    },
+  };
 }
 
 const TIMING = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250 } as const;
@@ -38,16 +62,7 @@ describe('Operator sharding', function () {
     const runs: Run[] = [];
     const label = uniqueName('primary');
     const start = async (replica: string): Promise<Operator> => {
-      const reconciler: Reconciler<KubernetesObject, KubeClient> = {
-        reconcile: async (primary) => {
-          const run: Run = { replica, key: ResourceID.keyOfResource(primary), start: performance.now(), end: Infinity };
-          runs.push(run);
-          // Long enough for a rebalance to land in the middle of some reconciles.
-          await new Promise((resolve) => setTimeout(resolve, 30));
-          run.end = performance.now();
-          return UpdateControl.noUpdate();
-        },
-      };
+      const reconciler = recordingReconciler(replica, runs);
       const operator = new Operator({
         kubeConfig: server.kubeConfig,
         sharding: { group, namespace: leaseNamespace, shards: SHARDS, identity: replica, ...TIMING },
@@ -82,8 +97,11 @@ describe('Operator sharding', function () {
     );
     // Every primary reconciled, each by the owner of its shard.
     await eventually(() => expect([...new Set(runs.map((r) => r.key))].sort()).to.deep.equal(keys), { timeoutMs: 30_000 });
+    // The shard of a namespace under the map the replicas follow (cut at the quantiles of the namespaces present).
+    const shardOf = (key: string): number => a.shardCoordinator!.map.shardOfValue(key.split('/')[0]!);
+    expect(a.shardCoordinator!.map.epoch, 'a balanced map was published').to.be.at.least(1);
     const ownerOf = (key: string): string => {
-      const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: key.split('/')[0]! } }, SHARDS);
+      const shard = shardOf(key);
       return ['a', 'b', 'c'][[a, b, c].findIndex((o) => o.shardCoordinator!.owns(shard))]!;
     };
     const mark = runs.length;
@@ -98,8 +116,7 @@ describe('Operator sharding', function () {
     await eventually(
       () => {
         for (const key of keys) {
-          const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: key.split('/')[0]! } }, SHARDS);
-          if (!leaving.includes(shard)) continue;
+          if (!leaving.includes(shardOf(key))) continue;
           expect(
             runs.some((r) => r.key === key && r.start > afterLeave && r.replica !== 'a'),
             key,
@@ -113,6 +130,127 @@ describe('Operator sharding', function () {
       const mine = runs.filter((r) => r.key === key).sort((x, y) => x.start - y.start);
       for (let i = 1; i < mine.length; i++) {
         if (mine[i]!.replica !== mine[i - 1]!.replica) expect(mine[i]!.start, key).to.be.at.least(mine[i - 1]!.end);
+      }
+    }
+  });
+
+  it('balances 30 sequential namespaces over 6 shards on 3 replicas: 5 namespaces a shard, each replica caching its share through a server-side filter, and rebalances when namespaces pile into one shard', async () => {
+    const group = uniqueName('balance');
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const label = uniqueName('bal');
+    const prefix = uniqueName('team');
+    const names: string[] = [];
+    const addNamespace = async (name: string): Promise<void> => {
+      await core.createNamespace({ body: { metadata: { name, labels: { 'shard-balance': label } } } });
+      await core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'p', labels: { role: label } } } });
+      names.push(name);
+    };
+    for (let i = 1; i <= 30; i++) await addNamespace(`${prefix}-${i}`);
+    // Equal slices would leave this population unbalanced; the test is about the map fixing that.
+    const equalLoads = ShardMap.equal('object.metadata.namespace', 6).loads(names);
+    const runs: Run[] = [];
+    const replicas: { name: string; operator: Operator; controller: Controller<KubernetesObject> }[] = [];
+    for (const replica of ['a', 'b', 'c']) {
+      const operator = new Operator({
+        kubeConfig: server.kubeConfig,
+        sharding: {
+          group,
+          namespace: leaseNamespace,
+          shards: 6,
+          identity: replica,
+          namespaceLabelSelector: `shard-balance=${label}`,
+          ...TIMING,
+        },
+      });
+      const controller = operator.register<KubernetesObject>(recordingReconciler(replica, runs), {
+        kind: Kinds.ConfigMap,
+        labelSelector: `role=${label}`,
+        generationAware: false,
+        maxReconciliationIntervalMs: 500,
+      });
+      operators.push(operator);
+      replicas.push({ name: replica, operator, controller });
+    }
+    await Promise.all(replicas.map((r) => r.operator.start()));
+    /** Settled on a map of at least `epoch`: one map, every shard owned once, 2 each, caches holding exactly the namespaces of their shards. */
+    const settled = async (epoch: number): Promise<ShardMap> => {
+      let map: ShardMap | undefined;
+      await eventually(
+        () => {
+          const ownerships = replicas.map((r) => r.operator.shardCoordinator!.ownership);
+          map = ownerships[0]!.map;
+          expect(map.epoch).to.be.at.least(epoch);
+          for (const o of ownerships) {
+            expect(o.map.epoch).to.equal(map.epoch);
+            expect(o.settled).to.equal(true);
+            expect(o.ready).to.deep.equal(o.owned);
+            expect(o.owned).to.have.length(2);
+          }
+          expect(ownerships.flatMap((o) => o.owned).sort()).to.deep.equal([0, 1, 2, 3, 4, 5]);
+          for (const [i, r] of replicas.entries()) {
+            const mine = names.filter((n) => ownerships[i]!.owned.includes(map!.shardOfValue(n))).sort();
+            const cached = r.controller.primaryCache
+              .list()
+              .map((p) => p.metadata!.namespace!)
+              .sort();
+            expect(cached, `replica ${r.name}'s cache`).to.deep.equal(mine);
+          }
+        },
+        { timeoutMs: 60_000 },
+      );
+      return map!;
+    };
+    const map = await settled(1);
+    const loads = map.loads(names);
+    expect(loads, `equal slices: ${equalLoads.join(',')}`).to.deep.equal([5, 5, 5, 5, 5, 5]);
+    // Every replica's share is 10 namespaces, fetched through its selector (ranges joined by ||) and filtered by the server.
+    for (const r of replicas) {
+      const selector = r.controller.shardSelector!;
+      expect(selector.toString()).to.equal(map.selectorFor(r.operator.shardCoordinator!.owned()).toString());
+      const reflector = new Reflector<KubernetesObject>({
+        kubeConfig: server.kubeConfig,
+        type: Kinds.ConfigMap,
+        labelSelector: `role=${label}`,
+        shardSelector: selector.toString(),
+      });
+      let health: ReflectorHealth | undefined;
+      reflector.health$.subscribe((h) => (health = h));
+      try {
+        await reflector.start();
+        expect(await reflector.waitForSync({ timeoutMs: 30_000 })).to.equal(true);
+        expect(health?.shardFilter, `replica ${r.name}`).to.equal('server');
+        expect(reflector.objectsReceived, `replica ${r.name}`).to.equal(10);
+      } finally {
+        await reflector.stop();
+      }
+    }
+    // Namespaces that all fall into shard 0 pass the bound at 34 (shard 0 holds 9 > max(6, 8)): the map is recut.
+    const before = names.length;
+    for (let k = 0; names.length < before + 4; k++) {
+      const name = `${prefix}-x${k}`;
+      if (map.shardOfValue(name) === 0) await addNamespace(name);
+    }
+    const mark = performance.now();
+    const recut = await settled(map.epoch + 1);
+    const after = recut.loads(names);
+    for (const load of after) expect(load, `loads ${after.join(',')}`).to.be.within(5, 6);
+    // Every namespace reconciled after the change, by its owner under the new map; never by two replicas at once.
+    const ownerOf = (key: string): string =>
+      replicas.find((r) => r.operator.shardCoordinator!.owned().includes(recut.shardOfValue(key.split('/')[0]!)))!.name;
+    await eventually(
+      () => {
+        for (const name of names)
+          expect(
+            runs.some((run) => run.key === `${name}/p` && run.start > mark && run.replica === ownerOf(run.key)),
+            name,
+          ).to.equal(true);
+      },
+      { timeoutMs: 30_000 },
+    );
+    for (const name of names) {
+      const mine = runs.filter((r) => r.key === `${name}/p`).sort((x, y) => x.start - y.start);
+      for (let i = 1; i < mine.length; i++) {
+        if (mine[i]!.replica !== mine[i - 1]!.replica) expect(mine[i]!.start, name).to.be.at.least(mine[i - 1]!.end);
       }
     }
   });
@@ -141,7 +279,7 @@ describe('Operator sharding', function () {
     operators.push(operator);
     await operator.start();
     await eventually(() => expect(signal).to.not.equal(undefined), { timeoutMs: 30_000 });
-    const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace } }, 2);
+    const shard = operator.shardCoordinator!.map.shardOfValue(namespace);
     const client = new KubeClient(server.kubeConfig);
     const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of(`${group}-shard-${shard}`, leaseNamespace)))!;
     expect(lease.spec?.holderIdentity).to.equal('solo');
@@ -153,6 +291,18 @@ describe('Operator sharding', function () {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stored = await core.readNamespacedConfigMap({ name: 'busy', namespace });
     expect(stored.metadata?.annotations?.['written'], 'fenced').to.equal(undefined);
+  });
+  it('rejects a namespaceLabelSelector that does not parse, or one given with uid sharding, naming the option and the fix', () => {
+    const make = (extra: { namespaceLabelSelector: string; field?: 'object.metadata.uid' }) =>
+      new Operator({ kubeConfig: server.kubeConfig, sharding: { group: 'g', namespace: 'ops', shards: 2, ...extra } });
+    expect(() => make({ namespaceLabelSelector: 'tier in (prod' })).to.throw(
+      ShardingConfigError,
+      /^sharding\.namespaceLabelSelector = "tier in \(prod": .*for example/,
+    );
+    expect(() => make({ namespaceLabelSelector: 'team', field: 'object.metadata.uid' })).to.throw(
+      ShardingConfigError,
+      /only with field 'object\.metadata\.namespace'/,
+    );
   });
 
   it('refuses every write of a reconcile whose shard’s renew deadline passed while the process was paused, before any timer ran', async () => {

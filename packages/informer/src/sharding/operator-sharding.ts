@@ -1,9 +1,19 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { ShardSelector, shardIndexOf, type KubernetesObject, type ShardField, type OptionKeysOf } from '@kindex/core';
+import {
+  LabelSelector,
+  ResourceID,
+  ShardSelector,
+  fnv1a64Hex,
+  type KubernetesObject,
+  type OptionKeysOf,
+  type ShardField,
+  type ShardMap,
+} from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
+import { listNamespaceNames } from './namespace-population.js';
 import { ShardCoordinator, type ShardLoss, type ShardOwnership } from './shard-coordinator.js';
 import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
@@ -13,11 +23,14 @@ import { ShardingConfigError } from './sharding-config-error.js';
  * controller (every controller, unless the operator also has `leaderElection`, where controllers
  * ask for it with `distribution: 'sharded'`, or one is registered with another `distribution`).
  *
- * Each replica owns some of `shards` equal slices of the hash of `field` (Leases decide which,
- * see {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`
+ * Each replica owns some of `shards` shards of the hash of `field` (Leases decide which, see
+ * {@link ShardCoordinator}), caches only those (server-side with the `ShardedListAndWatch`
  * gate, client-side without it) and reconciles only the primaries of shards it owns right now.
  * When replicas join or leave, shards move: caches change ranges at run time, and a shard is
- * handed over only after its reconciles drained.
+ * handed over only after its reconciles drained. By namespace, the shards' hash ranges are cut
+ * at quantiles of the namespaces present and recut when namespaces come and go (a namespace
+ * that moves is reconciled by its new owner only after its old owner drained it); by uid they
+ * stay equal slices, which random uids fill evenly.
  *
  * Fencing: every write a reconcile makes through its client (`context.getClient()`, dependents,
  * the primary's status, resource and finalizer) is refused with `ShardLostError`, unsent, once
@@ -58,6 +71,11 @@ export interface OperatorShardingOptions {
   readonly renewDeadlineMs?: number;
   /** Defaults to 2000. */
   readonly retryPeriodMs?: number;
+  /**
+   * With `field` `object.metadata.namespace`: a label selector of the namespaces the shards are
+   * balanced over (those that hold primaries, say). Defaults to every namespace.
+   */
+  readonly namespaceLabelSelector?: string;
 }
 
 /** The keys of {@link OperatorShardingOptions}: unknown ones are rejected, not ignored. */
@@ -70,6 +88,7 @@ export const OPERATOR_SHARDING_OPTION_KEYS = {
   leaseDurationMs: true,
   renewDeadlineMs: true,
   retryPeriodMs: true,
+  namespaceLabelSelector: true,
 } as const satisfies OptionKeysOf<OperatorShardingOptions>;
 
 /** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
@@ -78,6 +97,8 @@ export class OperatorSharding {
   readonly field: ShardField;
   readonly #controllers: () => readonly Controller<KubernetesObject>[];
   #applied: Promise<void> = Promise.resolve();
+  /** Primaries of owned shards refused while a map change settled: reconciled once it has. */
+  readonly #heldBack = new Set<string>();
 
   constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly Controller<KubernetesObject>[]) {
     for (const field of ['group', 'namespace'] as const) {
@@ -90,46 +111,93 @@ export class OperatorSharding {
       throw new ShardingConfigError('field', this.field, "use 'object.metadata.namespace' or 'object.metadata.uid'");
     }
     this.#controllers = controllers;
-    const { group, namespace, shards, field: _field, identity, ...timing } = options;
+    const { group, namespace, shards, field: _field, identity, namespaceLabelSelector, ...timing } = options;
+    if (namespaceLabelSelector !== undefined) {
+      // Checked here: a bad selector would otherwise fail the namespace list every round, quietly.
+      const bad = (why: string): never => {
+        throw new ShardingConfigError(
+          'namespaceLabelSelector',
+          namespaceLabelSelector,
+          `${why}; give a label selector, for example 'team' or 'tier in (prod)'`,
+        );
+      };
+      if (typeof namespaceLabelSelector !== 'string') bad('not a string');
+      try {
+        LabelSelector.parse(namespaceLabelSelector);
+      } catch (error) {
+        bad(error instanceof Error ? error.message : String(error));
+      }
+      if (this.field !== 'object.metadata.namespace') bad(`it applies only with field 'object.metadata.namespace', not '${this.field}'`);
+    }
     this.coordinator = new ShardCoordinator({
       group,
       shards,
       identity: identity ?? `${process.env['POD_NAME'] || hostname()}_${randomUUID().slice(0, 8)}`,
       store: new KubeShardLeaseStore(client, { name: group, namespace }),
       ...timing,
-      onRelease: (shard) => this.#drain(shard),
+      field: this.field,
+      // Namespace names cluster in the hash space; uids are random, so equal slices fit them.
+      ...(this.field === 'object.metadata.namespace' ? { population: () => listNamespaceNames(client, namespaceLabelSelector) } : {}),
+      onRelease: (shard) => this.#drain((p) => this.coordinator.belongsTo(fnv1a64Hex(this.#valueOf(p)), shard)),
+      onMapChange: (previous, next) => this.#drain((p) => previous.shardOf(p) !== next.shardOf(p)),
     });
   }
 
-  /** The selector of the shards owned (one that matches next to nothing while none is owned). */
-  selectorFor(owned: readonly number[]): ShardSelector {
-    if (owned.length > 0) return ShardSelector.forShards(this.field, owned, this.coordinator.shards);
+  /** The selector of the shards owned under `map` (one that matches next to nothing while none is owned). */
+  selectorFor(owned: readonly number[], map: ShardMap = this.coordinator.map): ShardSelector {
+    if (owned.length > 0) return map.selectorFor(owned);
     // A selector cannot be empty: the one hash value 0 stands for "none" (2^-64 of the space).
     return ShardSelector.of(this.field, [{ start: '0x0000000000000000', end: '0x0000000000000001' }]);
   }
 
-  /** Whether this replica owns the shard of `primary` right now. */
+  /**
+   * Whether this replica may reconcile `primary` right now ({@link ShardCoordinator.ownsHash}).
+   * A primary of an owned shard refused only because a map change has not settled is
+   * remembered, and reconciled by {@link apply} once it has.
+   */
   owns(primary: KubernetesObject): boolean {
-    return this.coordinator.owns(shardIndexOf(this.field, primary, this.coordinator.shards));
+    const hash = fnv1a64Hex(this.#valueOf(primary));
+    if (this.coordinator.ownsHash(hash)) return true;
+    if (this.coordinator.owns(this.coordinator.map.shardOfHash(hash))) this.#heldBack.add(ResourceID.keyOfResource(primary));
+    return false;
   }
 
   /**
    * Throws a {@link ShardLostError} when this replica may not write on behalf of `primary` now
-   * (see {@link ShardCoordinator.writeRefusal}): the fence of every write a reconcile of it makes.
+   * (see {@link ShardCoordinator.writeRefusalOfHash}): the fence of every write a reconcile of it makes.
    */
   fence(primary: KubernetesObject): void {
-    const loss = this.coordinator.writeRefusal(shardIndexOf(this.field, primary, this.coordinator.shards));
+    const loss = this.coordinator.writeRefusalOfHash(fnv1a64Hex(this.#valueOf(primary)));
     if (loss !== undefined) throw new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
   }
 
-  /** Applies an ownership to every controller's caches, one change after the other. */
+  /** Applies an ownership to every controller's caches, one change after the other; then reconciles what was held back. */
   apply(ownership: ShardOwnership): Promise<void> {
-    const selector = this.selectorFor(ownership.owned);
-    const run = this.#applied.then(() =>
-      Promise.all(this.#controllers().map((c) => c.changeShardSelector(selector))).then(() => undefined),
-    );
+    const selector = this.selectorFor(ownership.owned, ownership.map);
+    const run = this.#applied.then(async () => {
+      await Promise.all(this.#controllers().map((c) => c.changeShardSelector(selector)));
+      this.#release();
+    });
     this.#applied = run.catch(() => undefined);
     return run;
+  }
+
+  /** Enqueues the held-back primaries that may be reconciled now; forgets those of shards owned elsewhere. */
+  #release(): void {
+    for (const key of [...this.#heldBack]) {
+      const cached = this.#controllers().flatMap((c) => {
+        const primary = c.getPrimary(key);
+        return primary === undefined ? [] : [{ c, primary }];
+      });
+      const shardOwned = cached.some(({ primary }) => this.coordinator.owns(this.coordinator.map.shardOf(primary)));
+      const ready = cached.filter(({ primary }) => this.coordinator.ownsHash(fnv1a64Hex(this.#valueOf(primary))));
+      for (const { c } of ready) c.processor?.enqueue(key);
+      if (ready.length > 0 || !shardOwned) this.#heldBack.delete(key);
+    }
+  }
+
+  #valueOf(primary: KubernetesObject): string {
+    return (this.field === 'object.metadata.uid' ? primary.metadata?.uid : primary.metadata?.namespace) ?? '';
   }
 
   /**
@@ -138,13 +206,14 @@ export class OperatorSharding {
    */
   abortLost(loss: ShardLoss): { readonly error: ShardLostError; readonly aborted: readonly string[] } {
     const error = new ShardLostError(this.coordinator.group, this.coordinator.identity, loss);
-    const total = this.coordinator.shards;
-    const aborted = this.#controllers().flatMap((c) => c.abortReconciles((p) => shardIndexOf(this.field, p, total) === loss.shard, error));
+    const aborted = this.#controllers().flatMap((c) =>
+      c.abortReconciles((p) => this.coordinator.belongsTo(fnv1a64Hex(this.#valueOf(p)), loss.shard), error),
+    );
     return { error, aborted };
   }
 
-  async #drain(shard: number): Promise<void> {
-    const total = this.coordinator.shards;
-    await Promise.all(this.#controllers().map((c) => c.whenIdle((p) => shardIndexOf(this.field, p, total) === shard)));
+  /** Resolves once no controller runs a reconcile of a primary matching `belongs`. */
+  async #drain(belongs: (primary: KubernetesObject) => boolean): Promise<void> {
+    await Promise.all(this.#controllers().map((c) => c.whenIdle(belongs)));
   }
 }

@@ -3,20 +3,16 @@ import fc from 'fast-check';
 import { FakeClock } from '@kindex/core';
 import { ShardCoordinator } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
+import { replicaActions, type ReplicaAction } from './replica-actions.fixture.test.js';
 
-type Action =
-  | { readonly type: 'join' }
-  | { readonly type: 'leave'; readonly pick: number }
-  | { readonly type: 'kill'; readonly pick: number }
-  | { readonly type: 'partition'; readonly pick: number; readonly ms: number }
-  | { readonly type: 'wait'; readonly ms: number };
+type Action = ReplicaAction;
 
 const action: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 3, arbitrary: fc.constant({ type: 'join' as const }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('leave' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('kill' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('partition' as const), pick: fc.nat(), ms: fc.integer({ min: 500, max: 8000 }) }) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('wait' as const), ms: fc.integer({ min: 100, max: 6000 }) }) },
+  { weight: 3, arbitrary: replicaActions.join },
+  { weight: 1, arbitrary: replicaActions.leave },
+  { weight: 1, arbitrary: replicaActions.kill },
+  { weight: 1, arbitrary: replicaActions.partition },
+  { weight: 3, arbitrary: replicaActions.wait },
 );
 
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 } as const;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { FakeClock, type Clock } from '@kindex/core';
-import { ShardCoordinator, type ShardLoss } from '../index.js';
+import { FakeClock, ShardMap, type Clock } from '@kindex/core';
+import { SHARD_EPOCH_ANNOTATION, ShardCoordinator, type ShardLoss } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 } as const;
@@ -44,6 +44,54 @@ function pausable(fake: FakeClock): { clock: Clock; pause: (ms: number) => void 
     clearTimeout: (handle) => fake.clearTimeout(handle),
   };
   return { clock, pause: (ms) => (paused += ms) };
+}
+
+/**
+ * Replicas a and b of 4 shards on in-memory leases, balancing over 12 names until their first map
+ * settles; `recut()` then adds 3 names to shard 0 of that map (6 > max(4, 5)), so the owner of
+ * shard 0 publishes a second map, and returns it once both follow it, each replica's drain held
+ * until the test opens its gate. `clock` defaults to `fake`, which the rounds advance.
+ */
+async function mapChangeGroup(fake: FakeClock, clock: Clock = fake) {
+  const leases = new MemoryLeases();
+  const present = Array.from({ length: 12 }, (_, i) => `team-${i + 1}`);
+  // Each replica's drain of a map change waits for the test while `hold` is set.
+  let hold = false;
+  const gates = new Map<string, () => void>();
+  const start = async (identity: string): Promise<ShardCoordinator> => {
+    const coordinator = new ShardCoordinator({
+      group: 'g',
+      shards: 4,
+      identity,
+      clock,
+      ...TIMING,
+      store: leases.view(() => false),
+      population: () => Promise.resolve([...present]),
+      onMapChange: () => (hold ? new Promise<void>((resolve) => gates.set(identity, resolve)) : Promise.resolve()),
+    });
+    await coordinator.start();
+    return coordinator;
+  };
+  const [a, b] = [await start('a'), await start('b')];
+  await fake.advance(20 * TIMING.retryPeriodMs);
+  const first = a.map;
+  expect(first.epoch).to.equal(1);
+  return {
+    a,
+    b,
+    leases,
+    present,
+    first,
+    gates,
+    recut: async (): Promise<ShardMap> => {
+      hold = true;
+      for (let k = 0; present.length < 15; k++) if (first.shardOfValue(`x${k}`) === 0) present.push(`x${k}`);
+      // The owner of shard 0 reads the namespaces every 5 rounds.
+      await fake.advance(8 * TIMING.retryPeriodMs);
+      expect([a.map.epoch, b.map.epoch]).to.deep.equal([2, 2]);
+      return a.map;
+    },
+  };
 }
 
 describe('ShardCoordinator', () => {
@@ -106,6 +154,72 @@ describe('ShardCoordinator', () => {
     expect(a.lost).to.deep.equal([]);
     expect(b.lost).to.deep.equal([]);
     await Promise.all([a.coordinator.stop(), b.coordinator.stop()]);
+  });
+  it('on a map change, reconciles nothing that moved until every holder drained it, and what did not move throughout', async () => {
+    const clock = new FakeClock(1_000_000);
+    const { a, b, present, first, gates, recut } = await mapChangeGroup(clock);
+    const owners = (ns: string): string[] => [a, b].filter((c) => c.ownsValue(ns)).map((c) => c.identity);
+    expect(first.loads(present)).to.deep.equal([3, 3, 3, 3]);
+    for (const ns of present) expect(owners(ns), ns).to.have.length(1);
+    const second = await recut();
+    const moved = present.filter((ns) => first.shardOfValue(ns) !== second.shardOfValue(ns));
+    const stayed = present.filter((ns) => !moved.includes(ns));
+    expect(moved.length).to.be.greaterThan(0);
+    expect(stayed.length).to.be.greaterThan(0);
+    const check = (when: string): void => {
+      for (const ns of moved) expect(owners(ns), `${ns} (moved) ${when}`).to.deep.equal([]);
+      for (const ns of stayed) expect(owners(ns), `${ns} (stayed) ${when}`).to.have.length(1);
+    };
+    check('while both drain');
+    await clock.advance(10 * TIMING.retryPeriodMs);
+    check('while both drain, later');
+    gates.get('a')!();
+    await clock.advance(10 * TIMING.retryPeriodMs);
+    check('while b drains');
+    expect(a.ownership.settled).to.equal(false);
+    gates.get('b')!();
+    await clock.advance(4 * TIMING.retryPeriodMs);
+    for (const ns of present) expect(owners(ns), ns).to.have.length(1);
+    expect(second.loads(present).every((n) => n <= ShardMap.loadBound(15, 4))).to.equal(true);
+    expect([a.ownership.settled, b.ownership.settled]).to.deep.equal([true, true]);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('fences a value by the map: one that moved away is written by its draining old owner until it acks or its old shard lapses, one that moved in by the holder of its new shard', async () => {
+    const fake = new FakeClock(1_000_000);
+    const { clock, pause } = pausable(fake);
+    const { a, b, leases, first, gates, recut } = await mapChangeGroup(fake, clock);
+    const second = await recut();
+    expect(gates.size, 'both drain').to.equal(2);
+    // A hash that moved from a shard of a to one of b: the moves sit at the cuts, so try the segment starts of both maps.
+    const hex = (start: string): string => start.slice(2);
+    const candidates = [...first.segments, ...second.segments].map((s) => hex(s.start));
+    const away = candidates.find((h) => a.owns(first.shardOfHash(h)) && b.owns(second.shardOfHash(h)));
+    const bOnly = candidates.find((h) => b.owns(first.shardOfHash(h)) && b.owns(second.shardOfHash(h)));
+    if (away === undefined || bOnly === undefined) throw new Error(`no hash moved from a to b, or stayed with b: ${second.serialize()}`);
+    const [awayOld, awayNew] = [first.shardOfHash(away), second.shardOfHash(away)];
+
+    expect(a.writeRefusalOfHash(away), 'moved away, a drains it holding its old shard').to.equal(undefined);
+    expect(b.writeRefusalOfHash(away), 'moved in, b holds its new shard').to.equal(undefined);
+    expect(a.writeRefusalOfHash(bOnly), 'never a’s').to.deep.equal({ shard: second.shardOfHash(bOnly), reason: 'moved' });
+    // The deadlines pass (a paused process): the drained write is refused naming the old shard, the new owner's too.
+    pause(TIMING.renewDeadlineMs);
+    expect(a.writeRefusalOfHash(away), 'old shard lapsed').to.deep.equal({ shard: awayOld, reason: 'renew-deadline' });
+    expect(b.writeRefusalOfHash(away), 'new shard lapsed').to.deep.equal({ shard: awayNew, reason: 'renew-deadline' });
+    pause(-TIMING.renewDeadlineMs);
+
+    // a drained and acked: what moved away is no longer a's to write; b, still draining, writes it by its new shard.
+    gates.get('a')!();
+    await fake.advance(2 * TIMING.retryPeriodMs);
+    expect(leases.leases.get(a.shardLeaseName(awayOld))?.metadata?.annotations?.[SHARD_EPOCH_ANNOTATION]).to.equal('2');
+    expect(a.writeRefusalOfHash(away), 'acked').to.deep.equal({ shard: awayNew, reason: 'moved' });
+    expect(b.writeRefusalOfHash(away)).to.equal(undefined);
+    gates.get('b')!();
+    await fake.advance(2 * TIMING.retryPeriodMs);
+    expect([a.ownership.settled, b.ownership.settled]).to.deep.equal([true, true]);
+    expect(b.writeRefusalOfHash(away), 'settled').to.equal(undefined);
+    expect(a.writeRefusalOfHash(away), 'settled').to.deep.equal({ shard: awayNew, reason: 'moved' });
+    await Promise.all([a.stop(), b.stop()]);
   });
 
   it('refuses writes for a shard once its renew deadline has passed by the clock, before any timer ran (a paused process)', async () => {

@@ -3,8 +3,8 @@
  * reconciling only its share (JOSDK passes a shard selector through but leaves ownership to the
  * user; controller-runtime has nothing).
  *
- * The hash space is cut into `shards` equal slices ({@link ShardSelector.split}); each slice has
- * a Lease `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
+ * The hash space is cut into `shards` shards (by the shard map below); each shard has a Lease
+ * `<group>-shard-<i>`, and each replica renews a membership Lease `<group>-member-<hash>`.
  * Every `retryPeriodMs` a replica lists the group's leases, counts the live members, and:
  * - renews the shards it holds, and its membership;
  * - releases shards above its fair share (`floor(shards / live)`, plus one for the first
@@ -26,14 +26,27 @@
  * lease moved to another holder) is announced on {@link ShardCoordinator.lost$} at once, so work
  * still running on it can be aborted before anyone else may take the shard.
  *
+ * Which hashes make up a shard is a {@link ShardMap}: equal slices (epoch 0) until, given a
+ * `population` (the namespace names present), the owner of shard 0 publishes one cut at the
+ * quantiles of their hashes on the Lease `<group>-map`, and a newer one when the load passes
+ * {@link ShardMap.needsRebalance}'s bound. A map change is a rebalance of values, made as safe as
+ * one of shards (see shard-map-lease.ts): on adopting epoch `e` a replica stops reconciling the
+ * values that moved, waits for `onMapChange` to drain them, then writes `e` on its shard Leases;
+ * a moved value is reconciled by its new owner ({@link ShardCoordinator.ownsHash}) only once
+ * every shard Lease with a holder says `e` (an expired one too, until it is taken over: its
+ * holder may yet land a renewal sent on the older map), and a holder counts its own write only
+ * after a later list showed the map still at `e` (a replica that acquired a shard on a stale view
+ * of the map must not reconcile by it). Values that did not move are reconciled throughout.
+ *
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { fnv1a64Hex, type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { ShardMap, fnv1a64Hex, rejectUnknownOptions, type Clock, type OptionKeysOf, type ShardField, type TimerHandle } from '@kindex/core';
 import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
 import { monotonicClock } from '../leader-election/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
+import { SHARD_EPOCH_ANNOTATION, ackedEpoch, readShardMap, shardMapAnnotations } from './shard-map-lease.js';
 
 /**
  * Options of {@link ShardCoordinator}.
@@ -48,7 +61,7 @@ import type { ShardLeaseStore } from './shard-lease-store.js';
  * ```
  */
 export interface ShardCoordinatorOptions {
-  /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`). */
+  /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`, `<group>-map`). */
   readonly group: string;
   /** How many shards the hash space is cut into; fixed for the life of the group. */
   readonly shards: number;
@@ -69,6 +82,20 @@ export interface ShardCoordinatorOptions {
   readonly onRelease?: (shard: number) => Promise<void>;
   /** Time source. Defaults to a monotonic clock. */
   readonly clock?: Clock;
+  /** The field the shard map hashes. Defaults to `object.metadata.namespace`. */
+  readonly field?: ShardField;
+  /**
+   * The values of `field` present (for namespace sharding: the namespace names), read every 5 rounds
+   * by the owner of shard 0 to cut a balanced map. Defaults to none: equal slices, which suit
+   * random values such as uids.
+   */
+  readonly population?: () => Promise<readonly string[]>;
+  /**
+   * Called when this replica switches from map `previous` to `next`, after it stopped starting
+   * reconciles of the values that moved: resolve once those running have drained. Defaults to
+   * resolving at once.
+   */
+  readonly onMapChange?: (previous: ShardMap, next: ShardMap) => Promise<void>;
 }
 
 /** The keys of {@link ShardCoordinatorOptions}: unknown ones are rejected, not ignored. */
@@ -82,6 +109,9 @@ export const SHARD_COORDINATOR_OPTION_KEYS = {
   retryPeriodMs: true,
   onRelease: true,
   clock: true,
+  field: true,
+  population: true,
+  onMapChange: true,
 } as const satisfies OptionKeysOf<ShardCoordinatorOptions>;
 
 /**
@@ -101,6 +131,15 @@ export interface ShardOwnership {
   readonly owned: readonly number[];
   /** Live replicas seen in the last round (this one included). */
   readonly liveReplicas: number;
+  /** The shard map this replica follows (the hash ranges of each shard). */
+  readonly map: ShardMap;
+  /**
+   * The owned shards whose values this replica reconciles now: held since a list confirmed the
+   * map's epoch. While `settled` is false, only values that did not move in the last map change.
+   */
+  readonly ready: readonly number[];
+  /** Whether every shard holder switched to `map` (no map change under way). */
+  readonly settled: boolean;
 }
 
 /**
@@ -129,15 +168,18 @@ export interface ShardLoss {
  *
  * @example
  * ```ts
- * import { ShardSelector } from '@kindex/core';
  * import { KubeShardLeaseStore, ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
  * declare const client: KubeClient;
  * declare const controller: Controller;
+ * declare const namespaceNames: () => Promise<string[]>;
  *
- * // By hand what the Operator's sharding option does: follow ownership with the controller's caches.
+ * // By hand what the Operator's sharding option does: follow ownership, under the shard map, with the controller's caches;
+ * // reconcile a primary only while coordinator.ownsValue(its namespace) says so.
  * const store = new KubeShardLeaseStore(client, { name: 'jobs', namespace: 'ops' });
- * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: process.env['POD_NAME'] ?? 'local', store });
- * coordinator.ownership$.subscribe(({ owned }) => void controller.changeShardSelector(ShardSelector.forShards('object.metadata.namespace', owned, 8)));
+ * const coordinator = new ShardCoordinator({ group: 'jobs', shards: 8, identity: process.env['POD_NAME'] ?? 'local', store, population: namespaceNames });
+ * coordinator.ownership$.subscribe(({ owned, map }) => {
+ *   if (owned.length > 0) void controller.changeShardSelector(map.selectorFor(owned));
+ * });
  * await coordinator.start();
  * ```
  */
@@ -151,6 +193,8 @@ export class ShardCoordinator {
   readonly retryPeriodMs: number;
   /** Owned shards and live replicas, replayed to new subscribers; emits on change. */
   readonly ownership$: Observable<ShardOwnership>;
+  /** The field the shard map hashes. */
+  readonly field: ShardField;
   /** Failed calls on the leases (retried next round). */
   readonly problems$: Observable<unknown>;
   /**
@@ -171,8 +215,21 @@ export class ShardCoordinator {
   #deadlineTimer: TimerHandle | undefined;
   /** Per lease name: the spec last seen and when (own clock) it was first seen. */
   readonly #seen = new Map<string, { spec: string; at: number }>();
-  /** Shards held, with the lease as last written and until when ownership lasts. */
-  readonly #held = new Map<number, { lease: Lease; validUntil: number }>();
+  /**
+   * Shards held, with the lease as last written, until when ownership lasts, and the map epoch
+   * the lease said in a list that showed that same epoch as the map's (see the module comment).
+   */
+  readonly #held = new Map<number, { lease: Lease; validUntil: number; confirmed: number | undefined }>();
+  readonly #population: (() => Promise<readonly string[]>) | undefined;
+  readonly #onMapChange: (previous: ShardMap, next: ShardMap) => Promise<void>;
+  /** The map followed, and the one published before it (tells which values did not move). */
+  #map: ShardMap;
+  #previousMap: ShardMap | undefined;
+  /** The map epoch written on our shard leases: the last map whose moved values have drained. */
+  #acked = 0;
+  #mapChanges: Promise<void> = Promise.resolve();
+  #roundsSinceCheck = 0;
+  #settled = true;
   /** Shards given back for a rebalance and draining, with their last renewal's deadline. */
   readonly #draining = new Map<number, number>();
   readonly #memberName: string;
@@ -194,11 +251,22 @@ export class ShardCoordinator {
     this.#store = options.store;
     this.#clock = options.clock ?? monotonicClock;
     this.#onRelease = options.onRelease ?? (() => Promise.resolve());
+    this.field = options.field ?? 'object.metadata.namespace';
+    this.#population = options.population;
+    this.#onMapChange = options.onMapChange ?? (() => Promise.resolve());
     validate(this);
+    this.#map = ShardMap.equal(this.field, this.shards);
     this.#memberName = `${this.group}-member-${fnv1a64Hex(this.identity)}`;
-    this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1 });
+    this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1, map: this.#map, ready: [], settled: true });
     this.ownership$ = this.#ownership.pipe(
-      distinctUntilChanged((a, b) => a.owned.join() === b.owned.join() && a.liveReplicas === b.liveReplicas),
+      distinctUntilChanged(
+        (a, b) =>
+          a.owned.join() === b.owned.join() &&
+          a.liveReplicas === b.liveReplicas &&
+          a.map === b.map &&
+          a.ready.join() === b.ready.join() &&
+          a.settled === b.settled,
+      ),
     );
     this.problems$ = this.#problems.asObservable();
     this.lost$ = this.#lost.asObservable();
@@ -207,6 +275,50 @@ export class ShardCoordinator {
   /** The name of shard `i`'s lease. */
   shardLeaseName(i: number): string {
     return `${this.group}-shard-${i}`;
+  }
+
+  /** The name of the lease that carries the shard map. */
+  get mapLeaseName(): string {
+    return `${this.group}-map`;
+  }
+
+  /** The shard map this replica follows now. */
+  get map(): ShardMap {
+    return this.#map;
+  }
+
+  /**
+   * Whether this replica may reconcile, right now, the objects whose `field` hashes to `hash` (16
+   * lowercase hex digits): it owns their shard under its map, and no other replica may still
+   * reconcile them under the map before (see the module comment). Check it synchronously before
+   * every reconcile; {@link owns} alone is not enough while a map change is under way.
+   */
+  ownsHash(hash: string): boolean {
+    const shard = this.#map.shardOfHash(hash);
+    if (!this.owns(shard)) return false;
+    const confirmed = this.#held.get(shard)!.confirmed;
+    const epoch = this.#map.epoch;
+    if (confirmed === epoch && this.#settled) return true;
+    if (confirmed !== epoch && confirmed !== epoch - 1) return false;
+    // Mid-change: only what stayed in this shard, which no other replica may own.
+    const previous = this.#previousMap;
+    return previous !== undefined && previous.epoch === epoch - 1 && previous.shardOfHash(hash) === shard;
+  }
+
+  /**
+   * Whether work on `hash` counts as work of `shard` here: its shard under the map, or, while
+   * this replica still drains a map change, under the map before. Aborting a lost shard's work
+   * or draining a released one must include both: the new owner of a value that moved waits for
+   * this replica's leases, not for a shard it no longer holds.
+   */
+  belongsTo(hash: string, shard: number): boolean {
+    if (this.#map.shardOfHash(hash) === shard) return true;
+    return this.#acked < this.#map.epoch && this.#previousMap?.shardOfHash(hash) === shard;
+  }
+
+  /** {@link ownsHash} of a value of `field` (a namespace name or a uid). */
+  ownsValue(value: string): boolean {
+    return this.ownsHash(fnv1a64Hex(value));
   }
 
   /**
@@ -230,6 +342,25 @@ export class ShardCoordinator {
     const draining = this.#draining.get(shard);
     if (draining !== undefined && this.#clock.now() < draining) return undefined;
     return { shard, reason: this.#held.has(shard) || draining !== undefined ? 'renew-deadline' : 'moved' };
+  }
+
+  /**
+   * {@link writeRefusal} for a reconcile of the objects whose `field` hashes to `hash`: refused
+   * unless one of the shards it {@link belongsTo} here may still be written for. While a map
+   * change drains, a value that moved away is still this replica's to finish (its new owner waits
+   * for our ack); once acked, only its shard under the current map counts.
+   */
+  writeRefusalOfHash(hash: string): ShardLoss | undefined {
+    const shard = this.#map.shardOfHash(hash);
+    const refusal = this.writeRefusal(shard);
+    if (refusal === undefined) return undefined;
+    const before = this.#previousMap?.shardOfHash(hash);
+    if (before === undefined || before === shard || !this.belongsTo(hash, before)) return refusal;
+    // Still ours to drain under the map before, if we hold or drain its old shard.
+    const old = this.writeRefusal(before);
+    if (old === undefined) return undefined;
+    // Name the shard that was ours (its deadline lapsed) rather than one we never held.
+    return refusal.reason === 'moved' && old.reason === 'renew-deadline' ? old : refusal;
   }
 
   /** The shards owned now (each passing {@link owns}), ascending. */
@@ -289,7 +420,8 @@ export class ShardCoordinator {
     this.#publish();
   }
 
-  async #round(): Promise<void> {
+  /** Lists the group's leases, notes when each changed, and follows the map they show. */
+  async #read(): Promise<Map<string, Lease>> {
     const leases = await this.#store.list();
     const seenAt = this.#clock.now();
     const byName = new Map<string, Lease>();
@@ -300,6 +432,65 @@ export class ShardCoordinator {
       const spec = JSON.stringify(lease.spec ?? {});
       if (this.#seen.get(name)?.spec !== spec) this.#seen.set(name, { spec, at: seenAt });
     }
+    this.#followMap(byName);
+    return byName;
+  }
+
+  /** Adopts a newer published map, and notes which held shards are confirmed and whether the change has settled. */
+  #followMap(byName: ReadonlyMap<string, Lease>): void {
+    let published: ReturnType<typeof readShardMap>;
+    try {
+      published = readShardMap(byName.get(this.mapLeaseName));
+    } catch (error) {
+      this.#problems.next(error);
+      return;
+    }
+    const listedEpoch = published?.map.epoch ?? 0;
+    if (published !== undefined && published.map.epoch > this.#map.epoch) {
+      const { map: next, previous } = published;
+      if (next.field !== this.field || next.shards !== this.shards) {
+        this.#problems.next(
+          new ShardingConfigError(
+            'shards',
+            this.shards,
+            `lease ${this.mapLeaseName} holds a map of ${next.shards} shards by ${next.field}; every replica of group ${this.group} needs the same shards and field`,
+          ),
+        );
+        return;
+      }
+      const before = this.#map;
+      this.#previousMap = previous;
+      this.#map = next;
+      // Ack only once the values that moved have drained; wake the loop to write it at once.
+      this.#mapChanges = this.#mapChanges
+        .then(() => this.#onMapChange(before, next))
+        .catch((error: unknown) => this.#problems.next(error))
+        .then(() => {
+          this.#acked = Math.max(this.#acked, next.epoch);
+          this.#wake?.();
+        });
+    }
+    let settled = true;
+    for (let shard = 0; shard < this.shards; shard++) {
+      const name = this.shardLeaseName(shard);
+      const lease = byName.get(name);
+      if (lease === undefined) continue;
+      const ack = ackedEpoch(lease);
+      const mine = lease.spec?.holderIdentity === this.identity;
+      const held = this.#held.get(shard);
+      if (held !== undefined && mine) {
+        if (ack === listedEpoch && listedEpoch === this.#map.epoch) held.confirmed = ack;
+        else if (held.confirmed !== undefined && held.confirmed < this.#map.epoch - 1) held.confirmed = undefined;
+      }
+      // Any holder counts, live or not: a holder whose lease looks expired here may still land a
+      // renewal sent on its older map; only a takeover (or a release) clears its old ack.
+      if ((lease.spec?.holderIdentity ?? '') !== '' && ack < this.#map.epoch) settled = false;
+    }
+    this.#settled = settled;
+  }
+
+  async #round(): Promise<void> {
+    let byName = await this.#read();
     if (this.#stopping) return;
     // Membership first: the count of live replicas decides the fair share.
     this.#member = await this.#claim(this.#memberName, byName.get(this.#memberName));
@@ -327,8 +518,12 @@ export class ShardCoordinator {
       }
       const sentAt = this.#clock.now();
       try {
-        const written = await this.#store.update(current, this.#spec(current.spec, sentAt));
-        this.#held.set(shard, { lease: written, validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs) });
+        const written = await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
+        this.#held.set(shard, {
+          lease: written,
+          validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs),
+          confirmed: this.#held.get(shard)?.confirmed,
+        });
         this.#lapsed.delete(shard);
       } catch (error) {
         if (error instanceof LeaseConflictError) this.#lose(shard);
@@ -368,14 +563,55 @@ export class ShardCoordinator {
       try {
         const written =
           current === undefined
-            ? await this.#store.create(name, this.#spec(undefined, sentAt))
-            : await this.#store.update(current, this.#spec(current.spec, sentAt));
-        this.#held.set(shard, { lease: written, validUntil: sentAt + this.renewDeadlineMs });
+            ? await this.#store.create(name, this.#spec(undefined, sentAt), this.#ack())
+            : await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
+        this.#held.set(shard, { lease: written, validUntil: sentAt + this.renewDeadlineMs, confirmed: undefined });
         this.#publish();
       } catch (error) {
         if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
       }
     }
+
+    // Held shards written with the current epoch but not confirmed yet: one more list confirms
+    // them now rather than a round later (a fresh owner reconciles nothing until then).
+    const epoch = this.#map.epoch;
+    if (this.#acked === epoch && [...this.#held.values()].some((h) => h.confirmed !== epoch)) {
+      if (this.#stopping) return;
+      byName = await this.#read();
+      this.#publish();
+    }
+    await this.#rebalance(byName);
+  }
+
+  /**
+   * The owner of shard 0, once the last map change has settled, publishes a map cut at the
+   * quantiles of the population when there is none yet or the load passed the bound.
+   */
+  async #rebalance(byName: ReadonlyMap<string, Lease>): Promise<void> {
+    const current = this.#map;
+    if (this.#population === undefined || this.#stopping || !this.#settled || this.#acked !== current.epoch) return;
+    if (!this.owns(0) || this.#held.get(0)?.confirmed !== current.epoch) return;
+    if (current.epoch > 0 && ++this.#roundsSinceCheck < REBALANCE_CHECK_ROUNDS) return;
+    this.#roundsSinceCheck = 0;
+    const values = await this.#population();
+    if (values.length === 0 || (current.epoch > 0 && !current.needsRebalance(values))) return;
+    const next = ShardMap.balanced(this.field, this.shards, values, current.epoch + 1);
+    if (current.epoch > 0 && next.sameCuts(current)) return;
+    const lease = byName.get(this.mapLeaseName);
+    const now = this.#clock.now();
+    const spec: LeaseSpec = { holderIdentity: this.identity, acquireTime: microTime(now), renewTime: microTime(now) };
+    try {
+      // With the resourceVersion read (the lease that showed `current`): a newer map is never overwritten.
+      if (lease === undefined) await this.#store.create(this.mapLeaseName, spec, shardMapAnnotations(next, current));
+      else await this.#store.update(lease, spec, shardMapAnnotations(next, current));
+    } catch (error) {
+      if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+    }
+  }
+
+  /** The annotation that says which map epoch this replica reconciles by. */
+  #ack(): Record<string, string> {
+    return { [SHARD_EPOCH_ANNOTATION]: String(this.#acked) };
   }
 
   /** Whether a lease has a holder that renewed within its duration, by our clock since we saw it change. */
@@ -436,7 +672,18 @@ export class ShardCoordinator {
   #publish(): void {
     this.#armDeadline();
     if (this.#ownership.closed) return;
-    this.#ownership.next({ owned: this.owned(), liveReplicas: this.#live });
+    const owned = this.owned();
+    const epoch = this.#map.epoch;
+    this.#ownership.next({
+      owned,
+      liveReplicas: this.#live,
+      map: this.#map,
+      ready: owned.filter((s) => {
+        const confirmed = this.#held.get(s)?.confirmed;
+        return confirmed === epoch || (!this.#settled && confirmed === epoch - 1);
+      }),
+      settled: this.#settled,
+    });
   }
 
   /**
@@ -487,6 +734,13 @@ function validate(c: ShardCoordinator): void {
     );
   }
 }
+
+/**
+ * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
+ * namespace list every 5 rounds (10 s at the default retry period) keeps the cost of following
+ * namespaces small, and a map moves only past the load bound anyway.
+ */
+const REBALANCE_CHECK_ROUNDS = 5;
 
 /** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
 function microTime(ms: number): string {

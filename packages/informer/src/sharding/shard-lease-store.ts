@@ -21,8 +21,11 @@ export interface ShardLeaseStore {
   readonly description: string;
   /** Every lease of the group. */
   list(): Promise<readonly Lease[]>;
-  /** Creates the lease `name`. */
-  create(name: string, spec: LeaseSpec): Promise<Lease>;
-  /** Replaces the spec of `current` if its resourceVersion is still the server's. */
-  update(current: Lease, spec: LeaseSpec): Promise<Lease>;
+  /** Creates the lease `name`, with `annotations` if given. */
+  create(name: string, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease>;
+  /**
+   * Replaces the spec of `current` if its resourceVersion is still the server's; `annotations`
+   * are set over the lease's own (the shard map, a holder's map epoch).
+   */
+  update(current: Lease, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease>;
 }
