@@ -141,7 +141,9 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  * ```
  *
  * With `logger: 'info'` it logs JSON lines through pino; with `server: { port: 8080 }` it serves
- * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`.
+ * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`. With `webhooks: { port: 9443 }` it serves
+ * the admission and conversion webhooks registered on `operator.webhooks` over HTTPS, and
+ * `webhookManifest()` derives their configurations.
  */
 export class Operator {
   /**
