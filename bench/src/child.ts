@@ -29,6 +29,11 @@ function vmHwmBytes(): number {
 
 async function main(): Promise<void> {
   const params = JSON.parse(process.argv[2]!) as ChildParams;
+  if (params.mode === 'restart') {
+    const result = await (await import('./restart/run-restart.js')).runRestart(params);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(0);
+  }
   if (params.mode === 'e2e') {
     const result = await (await import('./e2e/run-e2e.js')).runE2e(params);
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -6,8 +6,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expiredLine, ListFixture, objectJsonBytes, primaryCount, sentinelLine, watchChunks } from './fixture/config-map-fixture.js';
+import {
+  changedObjectsChunk,
+  expiredLine,
+  ListFixture,
+  objectJsonBytes,
+  primaryCount,
+  sentinelLine,
+  watchChunks,
+} from './fixture/config-map-fixture.js';
 import { E2E_NODE_CONTENDERS } from './e2e/run-e2e.js';
+import { RESTART_CONTENDERS } from './restart/restart-contenders.js';
 import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
@@ -22,6 +31,10 @@ interface Settings {
   e2eRate: number;
   e2eSeconds: number;
   e2eObjects: number;
+  /** Restart scenario: primaries listed, of them changed during the initial wave, ms of work per reconcile. */
+  restartObjects: number;
+  restartChanges: number;
+  restartWorkMs: number;
   /** Primaries of the scale-out scenario (`shards`). */
   shardObjects: number;
   reps: number;
@@ -64,6 +77,9 @@ function parseSettings(argv: readonly string[]): Settings {
     e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
     e2eObjects: num('e2e-objects', 1000),
     shardObjects: num('shard-objects', 2000),
+    restartObjects: num('restart-objects', quick ? 10_000 : 100_000),
+    restartChanges: num('restart-changes', 100),
+    restartWorkMs: num('restart-work-ms', 1),
     reps: num('reps', check ? 3 : quick ? 1 : 3),
     lookups: num('lookups', 20_000),
     contenders: list('contenders', check ? 'kindex,client-node,limit' : ALL_CONTENDERS.join(',')),
@@ -173,6 +189,7 @@ async function measure(
           events,
           lookups: settings.lookups,
           ...(watch.type === 'paced' ? { rate: watch.rate } : {}),
+          ...(mode === 'restart' ? { reconcileWorkMs: settings.restartWorkMs } : {}),
         };
         const result = await runChild(params);
         const t = server.timings;
@@ -215,6 +232,10 @@ function summary(r: RunResult): string {
   if (r.latencyP99Ms !== undefined)
     parts.push(
       `latency p50 ${r.latencyP50Ms?.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms, ${r.reconciles} reconciles, ${Math.round(r.sentPerS ?? 0)} events/s sent, ${r.writeRequests} writes`,
+    );
+  if (r.changedReconciledMs !== undefined)
+    parts.push(
+      `${r.events} changed reconciled after ${r.changedReconciledMs.toFixed(0)} ms, ${r.unchangedBefore} unchanged before, wave ${r.waveMs?.toFixed(0)} ms`,
     );
   if (r.eventsAfterRelist !== undefined) parts.push(`${r.eventsAfterRelist} events after relist, relist ${r.relistMs?.toFixed(0)} ms`);
   return parts.join(', ');
@@ -422,6 +443,42 @@ async function main(): Promise<void> {
       svg: svgBarChart('End to end: event to reconcile start', 'ms (lower is better)', contenders, [
         { label: 'p50', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP50Ms') ?? 0])) },
         { label: 'p99', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP99Ms') ?? 0])) },
+      ]),
+    });
+  }
+
+  if (settings.scenarios.includes('restart')) {
+    // Issue 20 item 5: restart over N primaries, change some during the initial wave; how long
+    // until the changed ones are reconciled, FIFO against priority queue.
+    const { restartObjects: n, restartChanges: changes, restartWorkMs: workMs } = settings;
+    const contenders = Object.keys(RESTART_CONTENDERS);
+    const medians = await measure(
+      settings,
+      'restart',
+      n,
+      changes,
+      { type: 'stream', chunks: [changedObjectsChunk(n, changes)] },
+      contenders,
+    );
+    const fifo = medians.get('kindex-fifo');
+    const rows = [...medians].map(([c, m]) => [
+      `kindex, queue: '${RESTART_CONTENDERS[c]}'`,
+      fmt(m.get('changedReconciledMs')),
+      ratio(fifo?.get('changedReconciledMs'), m.get('changedReconciledMs')),
+      fmt(m.get('unchangedBefore')),
+      fmt(m.get('waveMs')),
+      fmt(m.get('syncMs')),
+    ]);
+    sections.push({
+      name: 'restart-priority',
+      markdown: `### Restart over ${n.toLocaleString('en-US')} primaries, ${changes} changed during the initial wave: FIFO against priority queue (median of ${settings.reps})
+
+${markdownTable(['queue', `ms until the ${changes} changed are reconciled`, 'FIFO time / this', 'unchanged reconciled before them', 'whole wave ms', 'sync ms'], rows)}
+
+An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('en-US')} listed ones (a restart: each is reconciled once in the initial wave); once its cache synced, the stream server sends ${changes} MODIFIED events of listed objects spread evenly over the list. Times run from that moment to the start of the reconcile of the last changed object, and to the end of the wave. Concurrency 10 (the default), ${workMs} ms of I/O wait per reconcile (\`--restart-work-ms\`), \`generationAware: false\`, \`UpdateControl.noUpdate()\`. With \`queue: 'priority'\` the list's events come at \`LOW_PRIORITY\` and a change raises its object to the default priority, so it goes before the rest of the wave; FIFO reconciles it at its place in the list.`,
+      svg: svgBarChart('Restart: changed objects reconciled', 'ms (lower is better)', contenders, [
+        { label: `${changes} changed`, values: new Map([...medians].map(([c, m]) => [c, m.get('changedReconciledMs') ?? 0])) },
+        { label: 'whole wave', values: new Map([...medians].map(([c, m]) => [c, m.get('waveMs') ?? 0])) },
       ]),
     });
   }

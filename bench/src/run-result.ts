@@ -1,7 +1,7 @@
 /** What the orchestrator asks of one child run. */
 export interface ChildParams {
   readonly contender: string;
-  readonly mode: 'sync' | 'watch' | 'relist' | 'e2e';
+  readonly mode: 'sync' | 'watch' | 'relist' | 'e2e' | 'restart';
   readonly kubeconfigPath: string;
   readonly objects: number;
   readonly primaries: number;
@@ -9,6 +9,8 @@ export interface ChildParams {
   readonly lookups: number;
   /** End to end: events per second the server paces. */
   readonly rate?: number;
+  /** Restart: ms of (simulated I/O) work in each reconcile. */
+  readonly reconcileWorkMs?: number;
 }
 
 /** Measurements of one child run (the Go contender prints the same fields). */
@@ -38,4 +40,10 @@ export interface RunResult {
   sentPerS?: number;
   /** Requests other than GET the server received (filled in by the orchestrator). */
   writeRequests?: number;
+  /** Restart: ms from the changes sent until every changed object's reconcile started. */
+  changedReconciledMs?: number;
+  /** Restart: reconciles of unchanged objects that started before the last changed one. */
+  unchangedBefore?: number;
+  /** Restart: ms from the changes sent until the whole initial wave was reconciled. */
+  waveMs?: number;
 }

@@ -12,6 +12,6 @@ export async function timedStart(contender: { start(): Promise<void>; size(): nu
   const result: RunResult = { contender: params.contender, syncMs: performance.now() - t0, syncCpuS: cpuSeconds() - cpu0 };
   if (contender.size() !== params.objects) throw new Error(`synced ${contender.size()} objects, expected ${params.objects}`);
   // Which code ran: the compiled dist/ of the workspace packages, never their TypeScript sources.
-  if (params.contender === 'kindex') result.kindexModule = import.meta.resolve('@kindex/core');
+  if (params.contender.startsWith('kindex')) result.kindexModule = import.meta.resolve('@kindex/core');
   return result;
 }

@@ -95,7 +95,8 @@ export type { Clock, TimerHandle } from './queue/clock.js';
 export { systemClock } from './queue/clock.js';
 export { FakeClock } from './queue/fake-clock.js';
 export { WorkQueue } from './queue/work-queue.js';
-export type { WorkQueueOptions } from './queue/work-queue.js';
+export type { WorkQueueOptions } from './queue/work-queue-options.js';
+export { LOW_PRIORITY, PriorityWorkQueue } from './queue/priority-work-queue.js';
 export type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueProbe } from './queue/work-queue-metrics.js';
 export type { RateLimiter } from './queue/rate-limiter.js';
 export { ItemExponentialFailureRateLimiter } from './queue/item-exponential-failure-rate-limiter.js';
@@ -150,6 +151,7 @@ export type {
   RetriesExhaustedHook,
   StopOptions,
 } from './reconcile/event-processor.js';
+export type { ReconcileQueue, QueueKind } from './reconcile/reconcile-queue.js';
 export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
 export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';
 export { TerminalError } from './reconcile/terminal-error.js';

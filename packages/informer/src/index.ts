@@ -23,6 +23,30 @@ export { resourceKind, Kinds } from './kind/resource-kind.js';
 export type { ResourceKind, ObjectOfKind } from './kind/resource-kind.js';
 export type { WireForm, JsonForm } from './kind/wire-form.js';
 
+// --- crd: custom resources from one TypeScript definition (src/crd/)
+export { customResource } from './crd/custom-resource.js';
+export type {
+  CustomResource,
+  CustomResourceOptions,
+  CustomResourceVersion,
+  CustomResourceSubresources,
+  CustomObject,
+  StorageVersionOf,
+  ValidateOptions,
+} from './crd/custom-resource.js';
+export { CustomResourceValidationError } from './crd/custom-resource-validation-error.js';
+export type { FieldViolation } from './crd/custom-resource-validation-error.js';
+export { KubeType } from './crd/kube-type.js';
+export type { EmbeddedObject } from './crd/kube-type.js';
+export { structuralSchema, NonStructuralSchemaError } from './crd/structural-schema.js';
+export type { JsonSchemaProps, ValidationRule } from './crd/json-schema-props.js';
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd/crd-manifest.js';
+export { installCrds, CrdNotEstablishedError } from './crd/install-crds.js';
+export type { InstallCrdsOptions } from './crd/install-crds.js';
+export { crdYaml } from './crd/crd-yaml.js';
+export { crdTypeScript } from './crd/crd-typescript.js';
+export type { CrdTypeScriptOptions } from './crd/crd-typescript.js';
+
 // --- cache: shared informers and multi-namespace caches
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';
 export { InformerRegistry } from './cache/informer-registry.js';

@@ -1,35 +1,41 @@
-import type { KubernetesObject } from '@kindex/core';
-import { resourceKind } from '@kindex/informer';
+// The sample's custom resources, defined once in TypeScript: the types, the resource kinds and the
+// CRDs in crds/ (generated: `pnpm run crds`, checked current by integration-tests' sample-crds test).
+import Type from 'typebox';
+import { KubeType, customResource, type ObjectOfKind } from '@kindex/informer';
 
 /** A cluster jobs run on; knows nothing of its jobs. */
-export interface Cluster extends KubernetesObject {
-  spec: { clusterValue: string };
-}
-
-/** A job assigned to a cluster by name (same namespace). */
-export interface Job extends KubernetesObject {
-  spec: { clusterName: string };
-  status?: { valueFromCluster?: string };
-}
-
-/** A set of key/value entries, materialized as one owned ConfigMap per entry. */
-export interface ConfigBundle extends KubernetesObject {
-  spec: { entries: Record<string, string> };
-  status?: { configMaps?: number; ready?: boolean };
-}
-
-export const ClusterKind = resourceKind<Cluster>({
+export const ClusterKind = customResource({
   group: 'sample.kindex.dev',
-  version: 'v1',
   kind: 'Cluster',
   plural: 'clusters',
-  namespaced: true,
+  versions: { v1: { spec: Type.Object({ clusterValue: Type.String() }), status: KubeType.AnyObject() } },
 });
-export const JobKind = resourceKind<Job>({ group: 'sample.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
-export const ConfigBundleKind = resourceKind<ConfigBundle>({
+export type Cluster = ObjectOfKind<typeof ClusterKind>;
+
+/** A job assigned to a cluster by name (same namespace). */
+export const JobKind = customResource({
   group: 'sample.kindex.dev',
-  version: 'v1',
+  kind: 'Job',
+  plural: 'jobs',
+  versions: {
+    v1: {
+      spec: Type.Object({ clusterName: Type.String() }),
+      status: Type.Object({ valueFromCluster: Type.Optional(Type.String()) }),
+    },
+  },
+});
+export type Job = ObjectOfKind<typeof JobKind>;
+
+/** A set of key/value entries, materialized as one owned ConfigMap per entry. */
+export const ConfigBundleKind = customResource({
+  group: 'sample.kindex.dev',
   kind: 'ConfigBundle',
   plural: 'configbundles',
-  namespaced: true,
+  versions: {
+    v1: {
+      spec: Type.Object({ entries: Type.Record(Type.String(), Type.String()) }),
+      status: Type.Object({ configMaps: Type.Optional(Type.Integer()), ready: Type.Optional(Type.Boolean()) }),
+    },
+  },
 });
+export type ConfigBundle = ObjectOfKind<typeof ConfigBundleKind>;

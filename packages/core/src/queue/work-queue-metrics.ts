@@ -26,6 +26,12 @@
 export interface WorkQueueProbe {
   /** Items waiting to be handed out, plus those added again while being processed. */
   depth(): number;
+  /**
+   * The same depth split by priority (priority to items), for queues that hand out by priority
+   * (`PriorityWorkQueue`); absent for FIFO queues. controller-runtime reports it as
+   * `workqueue_depth{priority}`.
+   */
+  depthByPriority?(): ReadonlyMap<number, number>;
   /** Seconds of work in progress and not yet `done`, summed over the items being processed. */
   unfinishedWorkSeconds(): number;
   /** Seconds the longest-running item being processed has run; 0 when none. */

@@ -1,7 +1,7 @@
 import { catchError, EMPTY, mergeMap, share, Subject, type Observable, type Subscription } from 'rxjs';
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
 import type { RetryExecution, RetryInfo } from '../queue/retry.js';
-import { WorkQueue } from '../queue/work-queue.js';
+import { LOW_PRIORITY } from '../queue/priority-work-queue.js';
 import type { WorkQueueMetricsProvider } from '../queue/work-queue-metrics.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
@@ -11,6 +11,7 @@ import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
+import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import { TerminalError } from './terminal-error.js';
 
@@ -58,6 +59,11 @@ export interface DispatchResult {
    * metrics count it apart from reconciles. Defaults to none (a reconciler ran).
    */
   readonly skipped?: string | undefined;
+  /**
+   * Priority of that run with the `'priority'` queue. Defaults to the priority this attempt was
+   * handed out at (as controller-runtime's `Result.Priority`).
+   */
+  readonly reschedulePriority?: number | undefined;
 }
 
 /**
@@ -207,8 +213,11 @@ export class EventProcessor {
    * throw: rxjs rethrows their errors asynchronously, as uncaught exceptions.
    */
   readonly events$: Observable<ProcessingEvent>;
-  /** The queue, for inspection (`len()`, `delayOf(key)`); do not add to it directly. */
-  readonly queue: WorkQueue;
+  /**
+   * The queue (`queue` option: FIFO by default), for inspection (`len()`, `delayOf(key)`); do
+   * not add to it directly.
+   */
+  readonly queue: ReconcileQueue;
   readonly #config: ProcessingConfiguration;
   readonly #dispatch: ReconcileDispatcher;
   readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
@@ -219,6 +228,8 @@ export class EventProcessor {
   readonly #retries = new Map<string, RetryExecution>();
   readonly #droppedInFlight = new Set<string>();
   readonly #inFlight = new Map<string, Attempt>();
+  /** A priority a successful dispatch asked for its reschedule, until `#settle` uses it. */
+  readonly #reschedulePriority = new Map<string, number>();
   /**
    * One timer for every attempt's timeout, armed for the earliest deadline in flight (at most
    * `concurrency` attempts plus timed-out ones still running): no timer per attempt.
@@ -240,7 +251,7 @@ export class EventProcessor {
     this.#dispatch = options.dispatch;
     this.#onRetriesExhausted = options.onRetriesExhausted;
     this.#clock = options.clock ?? systemClock;
-    this.queue = new WorkQueue({
+    this.queue = createReconcileQueue(this.#config.queue, {
       clock: this.#clock,
       rateLimiter: this.#config.rateLimiter,
       ...(options.name !== undefined ? { name: options.name } : {}),
@@ -402,7 +413,7 @@ export class EventProcessor {
     this.#droppedInFlight.delete(key);
     if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
     else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
-    this.queue.add(key);
+    this.queue.add(key, trigger?.priority);
     this.#events.next({ type: 'enqueued', key, trigger });
   }
 
@@ -414,7 +425,7 @@ export class EventProcessor {
       if (this.#gate !== undefined) {
         // Paused while this worker waited: give the key back to the queue (where later triggers
         // coalesce with it) rather than hold it, which would turn them into a second reconcile.
-        this.queue.add(key);
+        this.queue.add(key, this.queue.priorityOf?.(key));
         this.queue.done(key);
         continue;
       }
@@ -483,6 +494,7 @@ export class EventProcessor {
           return abort.signal;
         },
       });
+      if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(key, result.reschedulePriority);
       outcome = attempt.timedOut
         ? this.#timeoutOutcome(key, undefined)
         : result?.skipped === undefined
@@ -514,6 +526,11 @@ export class EventProcessor {
   /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
   async #settle(key: string, outcome: ReconcileOutcome): Promise<void> {
     const maxInterval = this.#config.maxReconciliationIntervalMs;
+    // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
+    // for another; the max-interval safety net is a resync, so it comes at low priority.
+    const requestedPriority = this.#reschedulePriority.get(key);
+    this.#reschedulePriority.delete(key);
+    const priority = this.queue.priorityOf?.(key);
     if (this.#droppedInFlight.delete(key)) {
       this.#retries.delete(key);
       this.queue.forget(key);
@@ -527,9 +544,9 @@ export class EventProcessor {
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
       if (delay === undefined) this.queue.cancelDelayed(key);
       else {
-        this.queue.replaceDelayed(key, delay);
-        this.#scheduled.set(key, 'reschedule');
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
+        this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
+        this.#scheduled.set(key, 'reschedule');
         this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
@@ -543,7 +560,7 @@ export class EventProcessor {
       }
       const retryDelay = exec.nextDelay();
       if (retryDelay !== undefined) {
-        this.queue.addRateLimited(key, retryDelay);
+        this.queue.addRateLimited(key, retryDelay, priority);
         this.#scheduled.set(key, 'retry');
         const delayMs = this.queue.delayOf(key) ?? 0;
         this.#events.next({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
@@ -555,7 +572,7 @@ export class EventProcessor {
     const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
     this.#events.next({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
-      this.queue.addAfter(key, maxInterval);
+      this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
       this.#scheduled.set(key, 'reschedule');
       this.#events.next({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }

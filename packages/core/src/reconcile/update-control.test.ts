@@ -4,6 +4,19 @@ import { DeleteControl, ErrorStatusUpdateControl, UpdateControl, type Kubernetes
 const job: KubernetesObject = { metadata: { name: 'j', namespace: 'ns' } };
 
 describe('UpdateControl', () => {
+  it('carries the requeue priority asked with rescheduleAfter, and none by default', () => {
+    const control = UpdateControl.patchStatus(job).rescheduleAfter(1000, { priority: -100 });
+    expect([control.scheduleDelayMs, control.schedulePriority, control.kind]).to.deep.equal([1000, -100, 'patchStatus']);
+    expect(UpdateControl.noUpdate().rescheduleAfter(5).schedulePriority).to.equal(undefined);
+  });
+
+  it('refuses a requeue priority that is not a finite number, saying what to pass', () => {
+    expect(() => UpdateControl.noUpdate().rescheduleAfter(5, { priority: Number.NaN })).to.throw(
+      RangeError,
+      'rescheduleAfter: options.priority must be a finite number (higher is reconciled first; omit it to keep the current priority), got NaN',
+    );
+  });
+
   it('says which parts to patch', () => {
     expect(
       [

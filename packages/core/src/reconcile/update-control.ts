@@ -41,11 +41,17 @@ export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
    * `maxReconciliationIntervalMs` still applies as an upper bound.
    */
   readonly scheduleDelayMs: number | undefined;
+  /**
+   * Queue priority of that reconcile with the controller's `queue: 'priority'` (higher first).
+   * Undefined keeps the priority this reconcile ran at.
+   */
+  readonly schedulePriority: number | undefined;
 
-  private constructor(kind: UpdateKind, resource: P | undefined, scheduleDelayMs: number | undefined) {
+  private constructor(kind: UpdateKind, resource: P | undefined, scheduleDelayMs: number | undefined, schedulePriority?: number) {
     this.kind = kind;
     this.resource = resource;
     this.scheduleDelayMs = scheduleDelayMs;
+    this.schedulePriority = schedulePriority;
     Object.freeze(this);
   }
 
@@ -76,9 +82,21 @@ export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
     return new UpdateControl('patchResourceAndStatus', required(resource, 'patchResourceAndStatus'), undefined);
   }
 
-  /** The same control, also asking to reconcile again after `delayMs` milliseconds. */
-  rescheduleAfter(delayMs: number): UpdateControl<P> {
-    return new UpdateControl(this.kind, this.resource, validDelay(delayMs));
+  /**
+   * The same control, also asking to reconcile again after `delayMs` milliseconds; with
+   * `options.priority`, at that queue priority (honoured by `queue: 'priority'`, as
+   * controller-runtime's `Result.Priority`).
+   *
+   * @example
+   * ```ts
+   * import { LOW_PRIORITY, UpdateControl } from '@kindex/core';
+   *
+   * // A periodic check that must not delay reconciles of real changes.
+   * const control = UpdateControl.noUpdate().rescheduleAfter(60_000, { priority: LOW_PRIORITY });
+   * ```
+   */
+  rescheduleAfter(delayMs: number, options?: { readonly priority?: number }): UpdateControl<P> {
+    return new UpdateControl(this.kind, this.resource, validDelay(delayMs), validPriority(options?.priority));
   }
 
   /** Whether the primary's metadata/spec is to be patched. */
@@ -105,4 +123,14 @@ export function validDelay(delayMs: number): number {
     throw new RangeError(`rescheduleAfter needs a finite delay >= 0 ms, got ${String(delayMs)}`);
   }
   return delayMs;
+}
+
+/** A requeue priority must be a finite number (or absent). */
+function validPriority(priority: number | undefined): number | undefined {
+  if (priority !== undefined && (typeof priority !== 'number' || !Number.isFinite(priority))) {
+    throw new RangeError(
+      `rescheduleAfter: options.priority must be a finite number (higher is reconciled first; omit it to keep the current priority), got ${String(priority)}`,
+    );
+  }
+  return priority;
 }

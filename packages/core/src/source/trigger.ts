@@ -22,6 +22,13 @@ export interface Trigger {
   /** Name of the event source that emitted it. */
   readonly source: string;
   readonly cause: TriggerCause;
+  /**
+   * Queue priority of the reconciles it asks for (higher first), honoured by the `'priority'`
+   * queue and ignored by the FIFO one. Event sources give `LOW_PRIORITY` to what a list (the
+   * initial one, a relist) or a resync reports, as controller-runtime's
+   * `WithLowPriorityWhenUnchanged` does, so that real changes go first. Defaults to 0.
+   */
+  readonly priority?: number;
 }
 
 /**

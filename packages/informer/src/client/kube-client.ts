@@ -168,6 +168,18 @@ export interface KubeClientOptions {
    * through `objectApi()` bypass it. Defaults to none.
    */
   readonly fence?: () => void;
+  /**
+   * Check objects of custom resources defined with `customResource()` against their schema and
+   * CEL rules before `create`, `update` and `apply` (an apply configuration without `required`
+   * and CEL, which hold for the merged object), rejecting with `CustomResourceValidationError`
+   * instead of sending. Patches are not checked. Defaults to false.
+   */
+  readonly validate?: boolean;
+}
+
+/** A kind that can check its objects: a custom resource from `customResource()`. */
+interface SelfValidatingKind {
+  assertValid(object: unknown, options: { partial: boolean }): void;
 }
 
 /** The keys of {@link KubeClientOptions}: unknown ones are rejected, not ignored. */
@@ -175,6 +187,7 @@ export const KUBE_CLIENT_OPTION_KEYS = {
   fieldManager: true,
   registry: true,
   fence: true,
+  validate: true,
 } as const satisfies OptionKeysOf<KubeClientOptions>;
 
 /**
@@ -209,6 +222,7 @@ export class KubeClient {
   readonly registry: InformerRegistry;
   readonly fieldManager: string;
   readonly #fence: (() => void) | undefined;
+  readonly #validate: boolean;
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
@@ -217,6 +231,19 @@ export class KubeClient {
     this.registry = options.registry ?? new InformerRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
     this.#fence = options.fence;
+    this.#validate = options.validate ?? false;
+  }
+
+  /** With the `validate` option, the kind's own check of `object` (a rejected promise when it fails). */
+  #validated(type: ResourceType, object: unknown, partial: boolean): Promise<never> | undefined {
+    const check = (type as Partial<SelfValidatingKind>).assertValid;
+    if (!this.#validate || typeof check !== 'function') return undefined;
+    try {
+      check.call(type, object, { partial });
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** Throws what the `fence` option throws (e.g. `NotLeaderError`) when this client may not write now. */
@@ -281,13 +308,13 @@ export class KubeClient {
   /** Creates an object; the namespace comes from the object. */
   create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
     const path = collectionPath(type, object.metadata?.namespace);
-    return this.#send<R>('POST', path, object, 'application/json');
+    return this.#validated(type, object, false) ?? this.#send<R>('POST', path, object, 'application/json');
   }
 
   /** Replaces an object (optimistic concurrency on its resourceVersion). */
   update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
     const id = ResourceID.fromResource(object);
-    return this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
+    return this.#validated(type, object, false) ?? this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
   }
 
   /** Patches an object, or its status subresource. */
@@ -378,7 +405,7 @@ export class KubeClient {
     if (options.force) query.set('force', 'true');
     if (options.dryRun) query.set('dryRun', 'All');
     const path = `${objectPath(type, ResourceID.fromResource(object), options.subresource)}?${query.toString()}`;
-    return this.#send<R>('PATCH', path, body, 'application/apply-patch+yaml');
+    return this.#validated(type, body, true) ?? this.#send<R>('PATCH', path, body, 'application/apply-patch+yaml');
   }
 
   /** Deletes an object; resolves false when it was already gone. */

@@ -62,6 +62,7 @@ import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingS
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
+import { unchangedPriority } from '../source/unchanged-priority.js';
 
 /**
  * How to register a reconciler: the primary kind plus controller configuration.
@@ -192,6 +193,7 @@ export const CONTROLLER_OPTION_KEYS = {
   concurrency: true,
   retry: true,
   rateLimiter: true,
+  queue: true,
   maxReconciliationIntervalMs: true,
   reconcileTimeoutMs: true,
   whenCrdMissing: true,
@@ -944,10 +946,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     if (!evaluate(this.#filter, event, onError)) return;
     const rv = event.object.metadata?.resourceVersion;
+    const priority = unchangedPriority(delta.type, origin);
     this.#primaryTriggers.next({
       primaryIds: [ResourceID.parse(key)],
       source: PRIMARY_SOURCE_NAME,
       cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+      ...(priority !== undefined ? { priority } : {}),
     });
   }
 
@@ -1133,7 +1137,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       if (this.#remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
     this.#events.next({ type: 'reconciled', key, control: control.kind, wrote });
-    return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
+    if (control.scheduleDelayMs === undefined) return undefined;
+    const priority = control.schedulePriority;
+    return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
   }
 
   /**

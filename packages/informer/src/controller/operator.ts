@@ -186,9 +186,13 @@ export class Operator {
 
   constructor(options: OperatorOptions) {
     rejectUnknownOptions('Operator options', options, OPERATOR_OPTION_KEYS);
-    const { cacheSyncTimeoutMs, fieldManager, registry, webhooks } = options;
+    const { cacheSyncTimeoutMs, fieldManager, registry, validate, webhooks } = options;
     // Only the client's own options: KubeClient rejects the Operator's other keys as unknown.
-    const clientOptions: KubeClientOptions = { ...(fieldManager !== undefined ? { fieldManager } : {}), ...(registry ? { registry } : {}) };
+    const clientOptions: KubeClientOptions = {
+      ...(fieldManager !== undefined ? { fieldManager } : {}),
+      ...(registry ? { registry } : {}),
+      ...(validate !== undefined ? { validate } : {}),
+    };
     this.#cacheSyncTimeoutMs = validateCacheSyncTimeout(cacheSyncTimeoutMs, 'Operator');
     const election = options.leaderElection;
     this.#leaseOwners = { leaderElection: election, sharding: options.sharding };

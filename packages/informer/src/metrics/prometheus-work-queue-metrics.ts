@@ -7,7 +7,8 @@ const DURATION_BUCKETS = exponentialBuckets(10e-9, 10, 12);
 /**
  * Core's {@link WorkQueueMetricsProvider} on prom-client, under client-go's and
  * controller-runtime's `workqueue_*` names, labelled `name` and `controller` (both the
- * controller's name, as controller-runtime does). Depth, unfinished work and the longest
+ * controller's name, as controller-runtime does); a priority queue's `workqueue_depth` also
+ * carries `priority`, one series per priority with items waiting. Depth, unfinished work and the longest
  * running item are read from each queue when scraped.
  *
  * @example
@@ -44,7 +45,27 @@ export class PrometheusWorkQueueMetrics implements WorkQueueMetricsProvider {
         },
       });
     };
-    sampled('workqueue_depth', 'Current depth of workqueue', (p) => p.depth());
+    // controller-runtime labels the depth of a priority queue by priority as well; FIFO queues
+    // keep the two labels they always had. Priority 0 is always reported, so the series exists
+    // (at zero) before any work, as for the FIFO depth.
+    new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller', 'priority'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [queue, probe] of probes) {
+          const byPriority = probe.depthByPriority?.();
+          if (byPriority === undefined) {
+            this.set({ name: queue, controller: queue }, probe.depth());
+            continue;
+          }
+          if (!byPriority.has(0)) this.set({ name: queue, controller: queue, priority: '0' }, 0);
+          for (const [priority, depth] of byPriority) this.set({ name: queue, controller: queue, priority: String(priority) }, depth);
+        }
+      },
+    });
     sampled(
       'workqueue_unfinished_work_seconds',
       "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",

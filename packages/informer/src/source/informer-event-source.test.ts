@@ -3,6 +3,7 @@ import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1ConfigMap } fro
 import {
   enqueueFromMapFunc,
   kopfFilter,
+  LOW_PRIORITY,
   MultipleSecondaryResourcesError,
   PRESENT,
   ResourceID,
@@ -116,6 +117,21 @@ describe('InformerEventSource', function () {
     await createConfigMap(ns, 'a6', 'page-a');
     await eventually(() => expect(triggers).to.have.length(1));
     expect(triggers[0]!.cause).to.include({ type: 'resource', event: 'create', objectKey: `${ns}/a6` });
+  });
+
+  it('gives the triggers of the initial list LOW_PRIORITY, and those of watch events the default', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns, 'a1', 'page-a');
+    await createConfigMap(ns, 'b1', 'page-b');
+    const { source, triggers } = build((b) => b, [ns]);
+    await source.start();
+    await eventually(() => expect(triggers).to.have.length(2));
+    expect(triggers.map((t) => t.priority)).to.deep.equal([LOW_PRIORITY, LOW_PRIORITY]);
+    triggers.length = 0;
+    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { changed: 'yes' } });
+    await createConfigMap(ns, 'c1', 'page-c');
+    await eventually(() => expect(triggers).to.have.length(2));
+    expect(triggers.map((t) => t.priority)).to.deep.equal([undefined, undefined]);
   });
 
   it('triggers both primaries when a reference moves, and cleans the index on delete', async () => {

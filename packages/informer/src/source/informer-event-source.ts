@@ -55,6 +55,7 @@ import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../reflector/object-transform.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
+import { unchangedPriority } from './unchanged-priority.js';
 
 /**
  * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those
@@ -457,7 +458,7 @@ export class InformerEventSource<
 
   readonly #triggers = new Subject<Trigger>();
   /** Primaries of the list being delivered, each with its last event; see #gather. */
-  #gathered: Map<string, [ResourceID, ResourceEvent<R>]> | undefined;
+  #gathered: Map<string, [ResourceID, ResourceEvent<R>, number | undefined]> | undefined;
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
@@ -673,8 +674,8 @@ export class InformerEventSource<
     const handler = this.configuration.handler;
     if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
     if (primaries.length === 0) return;
-    if (origin === 'list' || origin === 'attach') this.#gather(primaries, event);
-    else this.#trigger(primaries, event);
+    if (origin === 'list' || origin === 'attach') this.#gather(primaries, event, unchangedPriority(delta.type, origin));
+    else this.#trigger(primaries, event, undefined);
   }
 
   /**
@@ -682,19 +683,23 @@ export class InformerEventSource<
    * trigger each once when the run is over, not once per secondary (a primary with five
    * ConfigMaps is enqueued once at start, not five times).
    */
-  #gather(primaries: readonly ResourceID[], event: ResourceEvent<R>): void {
+  #gather(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
     let gathered = this.#gathered;
     if (gathered === undefined) {
       this.#gathered = gathered = new Map();
       queueMicrotask(() => {
         this.#gathered = undefined;
-        for (const [id, cause] of gathered!.values()) this.#trigger([id], cause);
+        for (const [id, cause, p] of gathered!.values()) this.#trigger([id], cause, p);
       });
     }
-    for (const id of primaries) gathered.set(id.key, [id, event]);
+    for (const id of primaries) {
+      // One real change among a primary's secondaries (a relist's update) lifts it to normal priority.
+      const previous = gathered.get(id.key);
+      gathered.set(id.key, [id, event, previous !== undefined && previous[2] === undefined ? undefined : priority]);
+    }
   }
 
-  #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>): void {
+  #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
     const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
     this.#triggers.next({
@@ -706,6 +711,7 @@ export class InformerEventSource<
         objectKey: ResourceID.keyOfResource(object),
         ...(resourceVersion !== undefined ? { resourceVersion } : {}),
       },
+      ...(priority !== undefined ? { priority } : {}),
     });
   }
 
