@@ -10,7 +10,8 @@ import { EventsV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/clien
 import { createWebPageReconciler } from './webpage-reconciler.js';
 import { WEBPAGE_CRD, WebPageKind, type WebPage } from './webpage-model.js';
 
-const CrdKind = resourceKind({
+/** The kind of CustomResourceDefinitions, to install the WebPage CRD. */
+export const CrdKind = resourceKind({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
