@@ -38,6 +38,7 @@ import { KubeApiError, type KubeClient } from '../client/kube-client.js';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { EventDropReason, EventMetrics } from '../metrics/event-metrics.js';
 import { EventRecordError } from './event-record-error.js';
+import { microTime } from '../client/micro-time.js';
 
 /**
  * Options of the operator's Event recorder (the `events` option of `Operator`).
@@ -458,11 +459,6 @@ function compact(ref: EventObjectReference | KubernetesObject): EventObjectRefer
     fieldPath: source.fieldPath,
   };
   return Object.fromEntries(Object.entries(pick).filter(([, v]) => v !== undefined && v !== ''));
-}
-
-/** metav1.MicroTime: RFC 3339 with exactly six fractional digits (kube-apiserver refuses three). */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function truncateBytes(text: string, max: number): string {

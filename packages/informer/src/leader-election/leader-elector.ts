@@ -27,6 +27,7 @@ import { KubeApiError } from '../client/kube-client.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
 import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
 import { monotonicClock } from './monotonic-clock.js';
+import { microTime } from '../client/micro-time.js';
 
 /**
  * Timing and identity of a candidate (the `Operator` option adds the lease's name).
@@ -466,9 +467,4 @@ function validate(e: LeaderElector): void {
 function defaultIdentity(): string {
   const base = process.env['POD_NAME'] || hostname();
   return `${base}_${randomUUID().slice(0, 8)}`;
-}
-
-/** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }

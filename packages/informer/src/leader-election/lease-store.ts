@@ -5,10 +5,11 @@ import type { KubernetesObject } from '@kindex/core';
  *
  * @example
  * ```ts
- * import type { LeaseSpec, LeaseStore } from '@kindex/informer';
+ * import { microTime, type LeaseSpec, type LeaseStore } from '@kindex/informer';
  * declare const store: LeaseStore;
  *
- * const now = new Date().toISOString();
+ * // MicroTime fields take six fractional digits: kube-apiserver refuses toISOString()'s three.
+ * const now = microTime(Date.now());
  * const spec: LeaseSpec = { holderIdentity: 'web-operator-7d9f', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaseTransitions: 0 };
  * await store.create(spec);
  * ```
@@ -48,12 +49,12 @@ export interface Lease extends KubernetesObject {
  *
  * @example
  * ```ts
- * import { LeaseConflictError, type Lease, type LeaseStore } from '@kindex/informer';
+ * import { LeaseConflictError, microTime, type Lease, type LeaseStore } from '@kindex/informer';
  * declare const store: LeaseStore;
  * declare const current: Lease;
  *
  * try {
- *   await store.update(current, { ...current.spec, renewTime: new Date().toISOString() });
+ *   await store.update(current, { ...current.spec, renewTime: microTime(Date.now()) });
  * } catch (error) {
  *   // Someone else wrote the Lease since we read it: read it again before deciding.
  *   if (!(error instanceof LeaseConflictError)) throw error;

@@ -47,6 +47,7 @@ import { monotonicClock } from '../leader-election/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 import { SHARD_EPOCH_ANNOTATION, ackedEpoch, readShardMap, shardMapAnnotations } from './shard-map-lease.js';
+import { microTime } from '../client/micro-time.js';
 
 /**
  * Options of {@link ShardCoordinator}.
@@ -741,8 +742,3 @@ function validate(c: ShardCoordinator): void {
  * namespaces small, and a map moves only past the load bound anyway.
  */
 const REBALANCE_CHECK_ROUNDS = 5;
-
-/** RFC 3339 with microseconds, the format of a Lease's MicroTime fields. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
-}

@@ -16,6 +16,16 @@
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
 //   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
 //   Terminating meanwhile).
+// - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
+//   custom resources per their schema) and repeated JSON keys follow `fieldValidation`
+//   (field-validation.ts), MicroTimes must have six fractional digits (micro-time.ts), request
+//   options are validated first (request-options.ts). Repeated keys in YAML and patch bodies are
+//   not detected.
+// - Bookmarks come per watch every bookmarkIntervalMs and 2 s before its timeoutSeconds end, as
+//   from the watch cache; a watch without timeoutSeconds never times out (the real server picks
+//   one of 30 to 60 minutes).
+// - Health endpoints answer kube-apiserver's text format with the embedded server's own checks;
+//   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
 //   (see table-output.ts). No protobuf or CBOR bodies (415; the
@@ -49,6 +59,10 @@ import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
+import { duplicateFields } from './duplicate-fields.js';
+import { healthResponse, type TextResponse } from './health-checks.js';
+import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
+import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
@@ -74,7 +88,12 @@ export interface EmbeddedApiServerOptions {
   token?: string;
   /** Events kept for watches resuming from an older resourceVersion. Defaults to 1000. */
   historyWindow?: number;
-  /** Interval of BOOKMARK events on watches that allow them. Defaults to 60000 (like kube-apiserver). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them, per watch from its start; whatever
+   * it is, a watch with `timeoutSeconds` also gets one 2 s before it times out, as from
+   * kube-apiserver's watch cache. Lower it (to seconds or less) for tests. Defaults to 60000 (like
+   * kube-apiserver).
+   */
   bookmarkIntervalMs?: number;
   /** Delay before background garbage collection and namespace cleanup run. Defaults to 50. */
   gcDelayMs?: number;
@@ -153,6 +172,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly handler: ResourceHandler;
   private readonly gc: GarbageCollector;
   private readonly requestFaults = new RequestFaults();
+  private readonly metrics = new RequestMetrics();
   private readonly maxBodyBytes: number;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
@@ -328,6 +348,7 @@ export class EmbeddedApiServer implements TestApiServer {
       if (!open && !this.authenticated(req)) {
         throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
       }
+      this.countRequest(req, res, url, r);
       const failure = this.requestFaults.take();
       if (failure !== undefined) {
         if (failure.status === 429) {
@@ -347,6 +368,8 @@ export class EmbeddedApiServer implements TestApiServer {
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
+      if (r.kind === 'health') return this.sendText(res, healthResponse(r.endpoint, r.check, url.searchParams));
+      if (r.kind === 'metrics') return this.sendText(res, { status: 200, body: this.metrics.text() }, METRICS_CONTENT_TYPE);
       this.send(res, this.discovery(r));
     } catch (e) {
       this.sendError(res, e);
@@ -393,8 +416,6 @@ export class EmbeddedApiServer implements TestApiServer {
     switch (r.kind) {
       case 'version':
         return json(versionInfo());
-      case 'health':
-        return { status: 200, body: '"ok"' };
       case 'api':
         return json(coreVersions(`${this.host}:${this.port}`));
       case 'apis':
@@ -418,11 +439,14 @@ export class EmbeddedApiServer implements TestApiServer {
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
-    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const watch = url.searchParams.get('watch');
+    const isWatch = req.method === 'GET' && (watch === 'true' || watch === '1');
+    // Like kube-apiserver, the options are validated before the body is decoded.
+    const optionsProblem = requestOptionsError(req.method, r.name === undefined, isWatch, url.searchParams);
+    if (optionsProblem !== undefined) throw optionsProblem;
+    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
     const dryRunValues = url.searchParams.getAll('dryRun');
-    const unsupported = dryRunValues.find((v) => v !== 'All');
-    if (unsupported !== undefined) throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(unsupported)}: supported values: "All"`);
     const request: ResourceRequest = {
       type,
       version: r.version,
@@ -434,12 +458,13 @@ export class EmbeddedApiServer implements TestApiServer {
       contentType: req.headers['content-type'],
       dryRun: dryRunValues.length > 0,
       userAgent: req.headers['user-agent'],
+      // Only object bodies decoded as JSON: patches and YAML go through other decoders.
+      duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
     };
-    const watch = url.searchParams.get('watch');
-    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, watch === 'true' || watch === '1', req, res);
+    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
     switch (req.method) {
       case 'GET':
-        if (watch === 'true' || watch === '1') return this.openWatch(request, req, res);
+        if (isWatch) return this.openWatch(request, req, res);
         return this.send(
           res,
           this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)),
@@ -519,23 +544,8 @@ export class EmbeddedApiServer implements TestApiServer {
     // 0 means "the server's default", which here is no timeout.
     const timeoutMs = timeoutText === null || timeoutText === '' || timeoutText === '0' ? undefined : Number(timeoutText) * 1000;
     if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
+    // A watch-list without allowWatchBookmarks is valid (it then gets no initial-events-end bookmark).
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
-    if (sendInitialEvents && q.get('allowWatchBookmarks') !== 'true') {
-      throw new ApiStatusError(
-        422,
-        'Invalid',
-        'ListOptions.meta.k8s.io "" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
-        {
-          causes: [
-            {
-              reason: 'FieldValueForbidden',
-              field: 'allowWatchBookmarks',
-              message: 'Forbidden: sendInitialEvents requires setting allowWatchBookmarks=true',
-            },
-          ],
-        },
-      );
-    }
     // `kubectl get --watch` asks for its rows as Tables.
     const tableVersion = tableVersionOf(req.headers.accept);
     req.socket.setNoDelay(true);
@@ -591,9 +601,53 @@ export class EmbeddedApiServer implements TestApiServer {
     return { text: Buffer.concat(chunks).toString('utf8'), media, patch: req.method === 'PATCH' };
   }
 
+  // Counts the request in apiserver_request_total once its answer is sent (watches when they end).
+  private countRequest(req: http.IncomingMessage, res: http.ServerResponse, url: URL, r: Route | undefined): void {
+    const method = req.method ?? 'GET';
+    const watch = url.searchParams.get('watch');
+    const labels = requestLabels({
+      method,
+      path: url.pathname,
+      ...(r?.kind === 'resource'
+        ? {
+            resource: {
+              group: r.group,
+              version: r.version,
+              resource: r.resource,
+              subresource: r.subresource,
+              namespace: r.namespace,
+              name: r.name,
+            },
+          }
+        : {}),
+      watch: method === 'GET' && (watch === 'true' || watch === '1'),
+      apply: (req.headers['content-type'] ?? '').startsWith('application/apply-patch'),
+      dryRun: url.searchParams.getAll('dryRun'),
+    });
+    const closeWatch = labels.verb === 'WATCH' ? this.metrics.open(labels) : undefined;
+    res.once('close', () => {
+      closeWatch?.();
+      this.metrics.count(labels, res.statusCode);
+    });
+  }
+
+  private sendText(res: http.ServerResponse, r: TextResponse, contentType = 'text/plain; charset=utf-8'): void {
+    const headers: http.OutgoingHttpHeaders = {
+      'Content-Type': contentType,
+      'Cache-Control': 'no-cache, private',
+      'Content-Length': Buffer.byteLength(r.body),
+    };
+    if (r.nosniff === true) headers['X-Content-Type-Options'] = 'nosniff';
+    res.writeHead(r.status, headers);
+    res.end(r.body);
+  }
+
   private send(res: http.ServerResponse, r: JsonResponse): void {
     if (res.headersSent) return;
-    res.writeHead(r.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) });
+    const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) };
+    // One header per warning, quoted as Go's strconv.Quote does (RFC 7234 warn-text).
+    if (r.warnings !== undefined && r.warnings.length > 0) headers['Warning'] = r.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+    res.writeHead(r.status, headers);
     res.end(r.body);
   }
 
@@ -607,6 +661,29 @@ export class EmbeddedApiServer implements TestApiServer {
       return;
     }
     this.send(res, { status: err.code, body: JSON.stringify(err.toStatus()) });
+  }
+}
+
+/** The options error of a request (ListOptions for list, watch and deletecollection; DELETE's own come with its body). */
+function requestOptionsError(
+  method: string | undefined,
+  collection: boolean,
+  watch: boolean,
+  query: URLSearchParams,
+): ApiStatusError | undefined {
+  switch (method) {
+    case 'GET':
+      return collection || watch ? optionsError('ListOptions', listOptionsCauses(query, watch)) : undefined;
+    case 'POST':
+      return optionsError('CreateOptions', writeOptionsCauses(query));
+    case 'PUT':
+      return optionsError('UpdateOptions', writeOptionsCauses(query));
+    case 'PATCH':
+      return optionsError('PatchOptions', writeOptionsCauses(query));
+    case 'DELETE':
+      return collection ? optionsError('ListOptions', listOptionsCauses(query, false)) : undefined;
+    default:
+      return undefined;
   }
 }
 

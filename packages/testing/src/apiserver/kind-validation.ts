@@ -50,9 +50,35 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
       return [...keyCauses(obj['data'], 'data', 'base64'), ...keyCauses(obj['stringData'], 'stringData', 'string')];
     case '/pods':
       return podCauses(obj);
+    case 'coordination.k8s.io/leases':
+      return leaseCauses(obj);
     default:
       return [];
   }
+}
+
+// ValidateLeaseSpec of kube-apiserver (pkg/apis/coordination/validation); its MicroTimes are
+// checked when the body is decoded (micro-time.ts).
+function leaseCauses(obj: Json): StatusCause[] {
+  const spec = (obj['spec'] ?? {}) as Json;
+  const causes: StatusCause[] = [];
+  const duration = spec['leaseDurationSeconds'];
+  if (typeof duration === 'number' && duration <= 0) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.leaseDurationSeconds',
+      message: `Invalid value: ${duration}: must be greater than 0`,
+    });
+  }
+  const transitions = spec['leaseTransitions'];
+  if (typeof transitions === 'number' && transitions < 0) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.leaseTransitions',
+      message: `Invalid value: ${transitions}: must be greater than or equal to 0`,
+    });
+  }
+  return causes;
 }
 
 function podCauses(obj: Json): StatusCause[] {

@@ -13,6 +13,7 @@ import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
+import { decodeFields, fieldValidationOf, strictDecodingError, unknownFieldWarnings } from './field-validation.js';
 import {
   applyConfiguration,
   fieldsOfConfig,
@@ -24,6 +25,7 @@ import {
   writeManagedFields,
   type ManagedEntry,
 } from './managed-fields.js';
+import { deleteOptionsCauses, optionsError } from './request-options.js';
 import type { ResourceRegistry, ResourceType } from './resource-registry.js';
 import {
   ApiStatusError,
@@ -54,12 +56,16 @@ export interface ResourceRequest {
   readonly dryRun?: boolean;
   /** The User-Agent header: writes without `?fieldManager=` are recorded under its product name. */
   readonly userAgent?: string;
+  /** Paths of keys the JSON body repeats (JSON.parse kept the last value). Defaults to none. */
+  readonly duplicateFields?: readonly string[];
 }
 
 /** A finished response: HTTP status and JSON text. */
 export interface JsonResponse {
   readonly status: number;
   readonly body: string;
+  /** Texts of `Warning: 299` headers (unknown fields under fieldValidation=Warn). */
+  readonly warnings?: readonly string[];
 }
 
 /** Hooks other parts of the server run around writes (CRD serving, garbage collection). */
@@ -226,7 +232,21 @@ export class ResourceHandler {
   /** POST: creates an object (name or generateName). */
   create(req: ResourceRequest): JsonResponse {
     if (req.type.namespaced && req.namespace === undefined) throw methodNotAllowed();
-    return this.createObject(req, this.checkBody(req));
+    const draft = this.checkBody(req);
+    const warnings = this.dropUnknownFields(req, draft);
+    return { ...this.createObject(req, draft), warnings };
+  }
+
+  // Drops the fields the kind does not declare; under Strict they fail the write (400, as the
+  // decoder reports them), under Warn they come back as warnings.
+  private dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
+    const { unknown, error } = decodeFields(draft, req.type, req.version);
+    if (error !== undefined) throw cannotDecode(req.type, req.version, error);
+    const duplicates = req.duplicateFields ?? [];
+    if (unknown.length === 0 && duplicates.length === 0) return [];
+    const mode = fieldValidationOf(req.query);
+    if (mode === 'Strict') throw cannotDecode(req.type, req.version, strictDecodingError(unknown, duplicates));
+    return mode === 'Warn' ? unknownFieldWarnings(unknown, duplicates) : [];
   }
 
   // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
@@ -270,8 +290,9 @@ export class ResourceHandler {
   /** PUT of an object or of its status. */
   update(req: ResourceRequest): JsonResponse {
     const draft = this.checkBody(req);
+    const warnings = this.dropUnknownFields(req, draft);
     const result = this.applyUpdate(req, draft);
-    return this.objectResponse(200, req, result);
+    return { ...this.objectResponse(200, req, result), warnings };
   }
 
   /** PATCH of an object or of its status. */
@@ -286,6 +307,7 @@ export class ResourceHandler {
     }
     const existing = this.mustGet(t, req.namespace, req.name!);
     const patched = applyPatch(existing.obj, patchType, req.body);
+    const warnings = this.dropUnknownPatchedFields(req, patchType, patched);
     // A patch may not change what it addresses; kind/apiVersion come from the path.
     patched['kind'] = t.kind;
     patched['apiVersion'] = apiVersionOf(t, req.version);
@@ -293,7 +315,24 @@ export class ResourceHandler {
     patched['metadata'] = meta;
     if (meta['name'] === undefined) meta['name'] = req.name;
     if (t.namespaced && meta['namespace'] === undefined) meta['namespace'] = req.namespace;
-    return this.objectResponse(200, req, this.applyUpdate(req, patched, existing));
+    return { ...this.objectResponse(200, req, this.applyUpdate(req, patched, existing)), warnings };
+  }
+
+  // A patch's unknown fields are those of the patched object; under Strict kube-apiserver reports
+  // them as an invalid `patch` showing the patch (strategic) or the patched object (merge, JSON).
+  private dropUnknownPatchedFields(req: ResourceRequest, patchType: string, patched: Json): string[] {
+    const mode = fieldValidationOf(req.query);
+    const before = structuredClone(patched);
+    const { unknown, error } = decodeFields(patched, req.type, req.version);
+    // A value the decoder cannot read (a MicroTime) fails the patch in every mode.
+    const failure = error ?? (mode === 'Strict' && unknown.length > 0 ? strictDecodingError(unknown) : undefined);
+    if (failure !== undefined) {
+      const shown = patchType === 'strategic' ? goValue(req.body) : JSON.stringify(sortedKeys(before));
+      throw invalid('', '', '', [
+        { reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${JSON.stringify(shown)}: ${failure}` },
+      ]);
+    }
+    return mode === 'Warn' ? unknownFieldWarnings(unknown) : [];
   }
 
   /**
@@ -331,9 +370,21 @@ export class ResourceHandler {
         `the name of the object (${typeof bodyName === 'string' ? bodyName : ''}) does not match the name on the URL (${req.name})`,
       );
     }
-    const schema = t.schemas?.[req.version];
-    // Fields the schema prunes are neither stored nor owned.
-    if (schema !== undefined) pruneObject(config, schema);
+    // An apply configuration naming an undeclared field cannot become a typed patch: kube-apiserver
+    // answers 500 whatever fieldValidation says.
+    const { unknown, error } = decodeFields(config, t, req.version);
+    const ns = metaOf(config)['namespace'];
+    const target = `(${typeof ns === 'string' ? ns : ''}/${req.name}; ${t.group}/${req.version}, Kind=${t.kind})`;
+    if (unknown.length > 0) {
+      throw new ApiStatusError(500, '', `failed to create typed patch object ${target}: .${unknown[0]}: field not declared in schema`);
+    }
+    if (error !== undefined) {
+      throw new ApiStatusError(
+        500,
+        '',
+        `failed to convert new object ${target} to proper version: unable to convert unstructured object to ${t.group}/${req.version}, Kind=${t.kind}: ${error}`,
+      );
+    }
     const fieldSchema = this.fieldSchema(t, req.version);
     const apiVersionOut = apiVersionOf(t, req.version);
     const existing = this.store.get(t.id, ResourceHandler.keyOf(t, req.namespace, req.name!));
@@ -384,7 +435,7 @@ export class ResourceHandler {
         kind: 'namespaces',
       });
     }
-    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
+    const options = deleteOptionsOf(req);
     const pre = (options['preconditions'] ?? {}) as Json;
     const meta = metaOf(existing.obj);
     if (typeof pre['uid'] === 'string' && pre['uid'] !== meta['uid']) {
@@ -403,16 +454,7 @@ export class ResourceHandler {
         `Precondition failed: ResourceVersion in precondition: ${pre['resourceVersion']}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`,
       );
     }
-    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
-    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw invalid('DeleteOptions', '', '', [
-        {
-          reason: 'FieldValueNotSupported',
-          field: 'propagationPolicy',
-          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-        },
-      ]);
-    }
+    const policy = propagationPolicyOf(options);
     const graceText = req.query.get('gracePeriodSeconds') ?? (options['gracePeriodSeconds'] as number | undefined);
     const grace = graceText === undefined || graceText === null || graceText === '' ? undefined : Number(graceText);
     if (grace !== undefined && !(Number.isInteger(grace) && grace >= 0))
@@ -444,11 +486,7 @@ export class ResourceHandler {
     if (t.id === '/namespaces') throw methodNotAllowed();
     const { labels, fields } = this.selectors(req);
     const spec = { type: t, namespace: req.namespace, labels, fields };
-    const options = (req.body !== undefined && req.body !== null && typeof req.body === 'object' ? req.body : {}) as Json;
-    const policy = (req.query.get('propagationPolicy') ?? (options['propagationPolicy'] as string | undefined)) || 'Background';
-    if (policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw badRequest(`unsupported propagationPolicy: ${policy}`);
-    }
+    const policy = propagationPolicyOf(deleteOptionsOf(req));
     for (const o of [...this.store.list(t.id, req.namespace)]) {
       if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
     }
@@ -794,7 +832,7 @@ export class ResourceHandler {
       }
     }
     causes.push(...kindCauses(t.id, obj));
-    if (causes.length > 0) throw invalid(t.kind, t.custom ? t.group : '', name, causes);
+    if (causes.length > 0) throw invalid(t.kind, t.group, name, causes);
     foldStringData(t.id, obj);
     defaultService(t.id, obj);
     defaultDeployment(t.id, obj);
@@ -837,6 +875,56 @@ export class ResourceHandler {
   get types(): ResourceRegistry {
     return this.registry;
   }
+}
+
+// The DeleteOptions of a DELETE: its query, overridden field by field by its body, as
+// kube-apiserver decodes them; invalid ones are a 422 before anything is deleted.
+function deleteOptionsOf(req: ResourceRequest): Json {
+  const body =
+    req.body !== undefined && req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Json) : {};
+  const q = req.query;
+  const options: Json = { ...body };
+  if (options['propagationPolicy'] === undefined && q.has('propagationPolicy')) options['propagationPolicy'] = q.get('propagationPolicy');
+  if (options['orphanDependents'] === undefined && q.has('orphanDependents'))
+    options['orphanDependents'] = q.get('orphanDependents') === 'true';
+  const dryRun = Array.isArray(options['dryRun']) ? (options['dryRun'] as unknown[]).map(String) : q.getAll('dryRun');
+  const problem = optionsError(
+    'DeleteOptions',
+    deleteOptionsCauses({ orphanDependents: options['orphanDependents'], propagationPolicy: options['propagationPolicy'], dryRun }),
+  );
+  if (problem !== undefined) throw problem;
+  return options;
+}
+
+// The propagation policy of valid DeleteOptions: the deprecated orphanDependents=true is Orphan.
+function propagationPolicyOf(options: Json): 'Background' | 'Foreground' | 'Orphan' {
+  const policy = options['propagationPolicy'];
+  if (policy === 'Foreground' || policy === 'Orphan' || policy === 'Background') return policy;
+  return options['orphanDependents'] === true ? 'Orphan' : 'Background';
+}
+
+// The decoder's 400 for a body it cannot read as the kind.
+function cannotDecode(t: ResourceType, version: string, detail: string): ApiStatusError {
+  return badRequest(`${t.kind} in version ${JSON.stringify(version)} cannot be handled as a ${t.kind}: ${detail}`);
+}
+
+// A JSON value as Go's %v prints the map it decodes to (`map[spec:map[bogus:1]]`), keys sorted.
+function goValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Json).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${entries.map(([k, x]) => `${k}:${goValue(x)}`).join(' ')}]`;
+  }
+  return v === null ? '<nil>' : String(v);
+}
+
+// An object with its keys sorted at every level, as Go encodes a decoded map.
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Json = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortedKeys((v as Json)[k]);
+  return out;
 }
 
 function withoutManagedFields(obj: Readonly<Json>): Json {

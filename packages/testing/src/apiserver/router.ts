@@ -3,7 +3,8 @@
 
 /** What a request path addresses. */
 export type Route =
-  | { readonly kind: 'version' | 'api' | 'apis' | 'health' | 'openapi' }
+  | { readonly kind: 'version' | 'api' | 'apis' | 'openapi' | 'metrics' }
+  | { readonly kind: 'health'; readonly endpoint: 'healthz' | 'livez' | 'readyz'; readonly check: string | undefined }
   | { readonly kind: 'group'; readonly group: string }
   | { readonly kind: 'resources'; readonly group: string; readonly version: string }
   | {
@@ -34,7 +35,10 @@ export function route(pathname: string): Route | undefined {
     case 'healthz':
     case 'readyz':
     case 'livez':
-      return { kind: 'health' };
+      // One check per path segment below the endpoint (`/healthz/poststarthook/x` names one too).
+      return { kind: 'health', endpoint: root, check: rest.length === 0 ? undefined : rest.join('/') };
+    case 'metrics':
+      return rest.length === 0 ? { kind: 'metrics' } : undefined;
     case 'openapi':
       return { kind: 'openapi' };
     case 'api':

@@ -62,6 +62,7 @@ export class ApiStatusError extends Error {
       const details: StatusDetails = { ...this.details };
       if (details.name === '') delete details.name;
       if (details.group === '') delete details.group;
+      if (details.kind === '') delete details.kind;
       status.details = details;
     }
     return status;

@@ -32,8 +32,29 @@ export interface WatchSpec {
 
 /** Options of {@link WatchHub}. */
 export interface WatchHubOptions {
-  /** Interval of BOOKMARK events for watches that allow them. Defaults to 60000. */
+  /**
+   * Interval of BOOKMARK events for watches that allow them, counted per watch from its start.
+   * Defaults to 60000, kube-apiserver's watch cache bookmark frequency.
+   */
   bookmarkIntervalMs?: number;
+}
+
+// kube-apiserver's cacher sends a watch its last bookmark this long before the watch's deadline
+// (cacheWatcher.nextBookmarkTime in k8s.io/apiserver pkg/storage/cacher), so that a client
+// resuming after the timeout starts from a recent resourceVersion.
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
+/**
+ * When a watch's next bookmark is due, or undefined for none: `intervalMs` from now, or
+ * {@link PRE_TIMEOUT_BOOKMARK_MS} before its deadline when that comes first, and none once that
+ * moment has passed. The real cacher fires within a second of it (one-second buckets); here on time.
+ */
+export function nextBookmarkAt(now: number, intervalMs: number, deadline: number | undefined): number | undefined {
+  const heartbeat = now + intervalMs;
+  if (deadline === undefined) return heartbeat;
+  const preTimeout = deadline - PRE_TIMEOUT_BOOKMARK_MS;
+  if (preTimeout >= heartbeat) return heartbeat;
+  return preTimeout < now ? undefined : preTimeout;
 }
 
 /** Whether an object passes a watch's namespace, label and field filters. */
@@ -50,6 +71,10 @@ const MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
 
 class Watcher {
   private timer: NodeJS.Timeout | undefined;
+  /** The pending bookmark of a watch that allows them. */
+  bookmarkTimer: NodeJS.Timeout | undefined;
+  /** When the watch times out (Date.now() based), if it does. */
+  readonly deadline: number | undefined;
   closed = false;
   sentUpTo = 0;
 
@@ -59,6 +84,7 @@ class Watcher {
     private readonly onClose: (w: Watcher) => void,
   ) {
     res.on('close', () => this.close());
+    this.deadline = spec.timeoutMs === undefined ? undefined : Date.now() + spec.timeoutMs;
     if (spec.timeoutMs !== undefined) {
       this.timer = setTimeout(() => this.close(), spec.timeoutMs);
       this.timer.unref();
@@ -77,6 +103,7 @@ class Watcher {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.bookmarkTimer !== undefined) clearTimeout(this.bookmarkTimer);
     this.onClose(this);
     if (!this.res.writableEnded) this.res.end();
   }
@@ -112,7 +139,7 @@ export class WatchHub {
   private readonly byType = new Map<string, Set<Watcher>>();
   private paused = false;
   private readonly held: StoreEvent[] = [];
-  private readonly bookmarkTimer: NodeJS.Timeout;
+  private readonly bookmarkIntervalMs: number;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -123,8 +150,7 @@ export class WatchHub {
       if (this.paused) this.held.push(e);
       else this.deliver(e);
     });
-    this.bookmarkTimer = setInterval(() => this.sendBookmarks(), options.bookmarkIntervalMs ?? 60_000);
-    this.bookmarkTimer.unref();
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   }
 
   /** How many watches are open. */
@@ -152,7 +178,8 @@ export class WatchHub {
     } else {
       for (const e of backlog) if (e.typeId === spec.type.id) this.deliverTo(watcher, e, new EventLines(e));
     }
-    if (spec.sendInitialEvents === true) {
+    // kube-apiserver marks the end of the initial events only for watches that allow bookmarks.
+    if (spec.sendInitialEvents === true && spec.bookmarks) {
       watcher.write(this.bookmarkLine(spec, { 'k8s.io/initial-events-end': 'true' }));
     }
     // The initial events cover everything up to now, including events held by pauseEvents():
@@ -163,7 +190,26 @@ export class WatchHub {
       set = new Set();
       this.byType.set(spec.type.id, set);
     }
-    if (!watcher.closed) set.add(watcher);
+    if (!watcher.closed) {
+      set.add(watcher);
+      if (spec.bookmarks) this.scheduleBookmark(watcher);
+    }
+  }
+
+  // Each watch has its own bookmark schedule, as in the cacher: a heartbeat every interval from its
+  // start, and one shortly before its timeout.
+  private scheduleBookmark(w: Watcher): void {
+    const now = Date.now();
+    const at = nextBookmarkAt(now, this.bookmarkIntervalMs, w.deadline);
+    if (at === undefined) return;
+    w.bookmarkTimer = setTimeout(() => {
+      w.bookmarkTimer = undefined;
+      if (w.closed) return;
+      // A bookmark promises that every event up to its resourceVersion was sent: not while paused.
+      if (!this.paused) w.write(this.bookmarkLine(w.spec));
+      this.scheduleBookmark(w);
+    }, at - now);
+    w.bookmarkTimer.unref();
   }
 
   /** Ends every open watch. */
@@ -189,7 +235,6 @@ export class WatchHub {
 
   /** Stops timers and ends every watch. */
   dispose(): void {
-    clearInterval(this.bookmarkTimer);
     this.unsubscribe();
     this.closeAll();
   }
@@ -217,17 +262,6 @@ export class WatchHub {
     const metadata = annotations === undefined ? { resourceVersion: rv } : { resourceVersion: rv, annotations };
     const object = { kind: spec.type.kind, apiVersion: apiVersionOf(spec.type, spec.version), metadata };
     return `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`;
-  }
-
-  private sendBookmarks(): void {
-    // A bookmark promises that every event up to its resourceVersion was sent: not while paused.
-    if (this.paused) return;
-    const rv = String(this.store.resourceVersion);
-    for (const set of this.byType.values()) {
-      for (const w of set) {
-        if (w.spec.bookmarks) w.write(this.bookmarkLine(w.spec, undefined, rv));
-      }
-    }
   }
 }
 

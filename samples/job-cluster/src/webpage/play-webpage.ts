@@ -5,10 +5,19 @@
  * the figures the scenario measured.
  */
 import { findStatusCondition, ResourceID, type Condition, type KubernetesObject } from '@kindex/core';
-import { installCrds, Kinds, KubeClient, Operator, type WorkflowResult } from '@kindex/informer';
+import { installCrds, Kinds, KubeClient, Operator, resourceKind, type WorkflowResult } from '@kindex/informer';
 import { EventsV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { createWebPageReconciler } from './webpage-reconciler.js';
 import { WebPageKind, type WebPage } from './webpage-model.js';
+
+/** The kind of CustomResourceDefinitions, to install the WebPage CRD. */
+export const CrdKind = resourceKind({
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+});
 
 /** What the scenario measured. */
 export interface WebPageFigures {

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import http from 'node:http';
+import https from 'node:https';
+import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+
+// kube-apiserver's watch cache sends a watch that allows bookmarks one BOOKMARK about 2 s before
+// its timeoutSeconds run out (within a second: its timers have one-second buckets), so that the
+// client resumes from a fresh resourceVersion; the periodic ones come only every minute.
+describe('conformance: bookmark before a watch times out', () => {
+  const fixture = useConformanceFixture();
+
+  async function watchLines(
+    query: string,
+  ): Promise<{ lines: { at: number; event: { type: string; object: { metadata?: { resourceVersion?: string } } } }[]; endedAt: number }> {
+    const { kubeConfig, namespace } = fixture();
+    const started = Date.now();
+    const lines: { at: number; event: { type: string; object: { metadata?: { resourceVersion?: string } } } }[] = [];
+    const cluster = kubeConfig.getCurrentCluster()!;
+    const url = new URL(`/api/v1/namespaces/${namespace}/configmaps?watch=true&${query}`, cluster.server);
+    const options: https.RequestOptions = { headers: {} };
+    await kubeConfig.applyToHTTPSOptions(options);
+    const request = url.protocol === 'https:' ? https.request : http.request;
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url, options, (res) => {
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl);
+            buffer = buffer.slice(nl + 1);
+            if (line !== '') lines.push({ at: Date.now() - started, event: JSON.parse(line) as (typeof lines)[number]['event'] });
+          }
+        });
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    return { lines, endedAt: Date.now() - started };
+  }
+
+  it('sends a BOOKMARK about 2 s before timeoutSeconds end, at the latest resourceVersion', async function () {
+    this.timeout(30_000);
+    const { core, namespace } = fixture();
+    const list = await core.listNamespacedConfigMap({ namespace });
+    const watching = watchLines(`timeoutSeconds=5&allowWatchBookmarks=true&resourceVersion=${list.metadata!.resourceVersion!}`);
+    const created = await createConfigMap(core, namespace);
+    const { lines, endedAt } = await watching;
+    expect(lines.map((l) => l.event.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
+    const bookmark = lines[1]!;
+    expect(bookmark.at, 'about 2 s before the 5 s timeout').to.be.within(1500, 4500);
+    expect(endedAt, 'the watch still runs its whole timeout').to.be.at.least(4500);
+    expect(Number(bookmark.event.object.metadata!.resourceVersion)).to.be.at.least(Number(created.metadata!.resourceVersion));
+  });
+
+  it('sends none to a watch without allowWatchBookmarks', async function () {
+    this.timeout(30_000);
+    expect((await watchLines('timeoutSeconds=4')).lines).to.deep.equal([]);
+  });
+});
