@@ -7,6 +7,7 @@ import { ResourceID } from '@kindex/core';
 import { createNamespace, skipWithReason, useTestApiServer } from '@kindex/testing';
 import { installCrds, KubeApiError, KubeClient, resourceKind, type CustomResourceDefinition } from '@kindex/informer';
 import { WebPageKind, type WebPage } from '@kindex/sample-job-cluster/src/webpage/webpage-model.js';
+import { WEBPAGE_CRD_WITH_V2, WebPageV2Kind } from '@kindex/sample-job-cluster/src/webpage/webpage-webhooks.js';
 
 const CustomResourceDefinitions = resourceKind<CustomResourceDefinition & { status?: { conditions?: { type: string; status: string }[] } }>(
   {
@@ -64,5 +65,32 @@ describe('WebPage CRD (generated from webpage-model.ts)', function () {
     expect((error as KubeApiError).status).to.equal(422);
     expect((error as KubeApiError).message).to.include(`spec.html: Invalid value: ${JSON.stringify(blank.spec.html)}: ${message}`);
     expect(await client.get(WebPageKind, ResourceID.of('blank', namespace))).to.equal(undefined);
+  });
+
+  it('holds a v2 write (the version of the webhooks sample) to the same rule, at spec.content.html', async function () {
+    if (server().flavor !== 'real')
+      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
+    // The webhooks sample's field manager, so that reinstalling v1 alone afterwards removes v2.
+    const fieldManager = 'kindex-webpage-sample';
+    await installCrds(server().kubeConfig, [WEBPAGE_CRD_WITH_V2], { fieldManager });
+    try {
+      const error = await client
+        .create(WebPageV2Kind, {
+          apiVersion: 'sample.javaoperatorsdk/v2',
+          kind: 'WebPage',
+          metadata: { name: 'blank-v2', namespace },
+          spec: { content: { html: '' } },
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error, 'the server accepted a blank v2 WebPage').to.be.instanceOf(KubeApiError);
+      expect((error as KubeApiError).message).to.include(
+        'spec.content.html: Invalid value: "": html must not be blank (it is empty): put the page in spec.html',
+      );
+    } finally {
+      await installCrds(server().kubeConfig, [WebPageKind.crd], { fieldManager });
+    }
   });
 });
