@@ -5,19 +5,13 @@
 import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
 import { createNamespace, skipWithReason, useTestApiServer } from '@kindex/testing';
-import { installCrds, KubeApiError, KubeClient, resourceKind, type CustomResourceDefinition } from '@kindex/informer';
+import { installCrds, KubeApiError, KubeClient, type CustomResourceDefinition } from '@kindex/informer';
+import { CrdKind } from '@kindex/sample-job-cluster/src/webpage/play-webpage.js';
 import { WebPageKind, type WebPage } from '@kindex/sample-job-cluster/src/webpage/webpage-model.js';
 import { WEBPAGE_CRD_WITH_V2, WebPageV2Kind } from '@kindex/sample-job-cluster/src/webpage/webpage-webhooks.js';
 
-const CustomResourceDefinitions = resourceKind<CustomResourceDefinition & { status?: { conditions?: { type: string; status: string }[] } }>(
-  {
-    group: 'apiextensions.k8s.io',
-    version: 'v1',
-    kind: 'CustomResourceDefinition',
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-  },
-);
+/** A CRD as the server returns it, with the conditions that say whether it is Established. */
+type LiveCrd = CustomResourceDefinition & { status?: { conditions?: { type: string; status: string }[] } };
 
 describe('WebPage CRD (generated from webpage-model.ts)', function () {
   this.timeout(120_000);
@@ -39,7 +33,7 @@ describe('WebPage CRD (generated from webpage-model.ts)', function () {
   });
 
   it('installs, becomes Established, keeps the conditions list keyed by type, and serves WebPages', async () => {
-    const live = await client.get(CustomResourceDefinitions, ResourceID.of('webpages.sample.javaoperatorsdk'));
+    const live = (await client.get(CrdKind, ResourceID.of('webpages.sample.javaoperatorsdk'))) as LiveCrd | undefined;
     expect(live?.status?.conditions?.find((c) => c.type === 'Established')?.status).to.equal('True');
     const conditions = live?.spec.versions[0]?.schema?.openAPIV3Schema?.properties?.status?.properties?.conditions;
     expect(conditions).to.include({ 'x-kubernetes-list-type': 'map' });
