@@ -1,6 +1,7 @@
 import type { V1CustomResourceDefinition, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { eventually } from '../helpers/eventually.js';
+import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { createTestCrd, type Widget } from '../helpers/test-crd.js';
 import { useConformanceFixture } from './conformance-fixture.js';
 
@@ -54,7 +55,7 @@ describe('conformance: CRD structural defaults', () => {
     expect(replaced.spec).to.deep.equal({ replicas: 3, policy: { mode: 'auto', limit: 2 }, note: 'none', size: 'small' });
   });
 
-  it('defaults on read: objects stored before the CRD gained a default show it in get and list', async () => {
+  it('defaults on read: objects stored before the CRD gained a default show it in get, list and watch', async () => {
     const { apiextensions, custom, namespace } = fixture();
     const crd = await createTestCrd(apiextensions, custom, {
       specSchema: { type: 'object', properties: { replicas: { type: 'integer' }, size: { type: 'string' } } },
@@ -82,5 +83,14 @@ describe('conformance: CRD structural defaults', () => {
       },
       { timeoutMs: 10_000, intervalMs: 100 },
     );
+    // A watch's initial ADDED events come from storage too.
+    const w = await WatchEventCollector.start(fixture().kubeConfig, `/apis/${crd.apiVersion}/namespaces/${namespace}/${crd.plural}`);
+    try {
+      const [added] = await w.waitForCount(1);
+      expect(added!.type).to.equal('ADDED');
+      expect((added!.object as Widget).spec).to.deep.equal({ replicas: 2, size: 'small' });
+    } finally {
+      await w.stop();
+    }
   });
 });
