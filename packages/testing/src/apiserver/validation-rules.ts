@@ -136,7 +136,8 @@ function validateNode(value: unknown, old: unknown, schema: Schema, path: string
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
   const additional = schema['additionalProperties'];
   const oldObject = isObject(old) ? old : undefined;
-  // kube-apiserver reports a node's own rules first, then its fields in name order.
+  // A node's own rules first, then its fields; kube-apiserver walks fields in Go's random map
+  // order, name order keeps these causes the same from run to run.
   for (const k of Object.keys(value).sort()) {
     const sub = properties[k] ?? additional;
     if (isObject(sub)) validateNode(value[k], oldObject?.[k], sub, path === '' ? k : `${path}.${k}`, causes);
