@@ -8,8 +8,11 @@
 
 import type { ParseResult } from '@marcbachmann/cel-js';
 import { celEnvironment } from './cel-library.js';
-import type { Schema } from './custom-resource-schema.js';
+import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
+
+/** An openAPIV3Schema node (custom-resource-schema.ts's Schema, which imports this file). */
+type Schema = Json;
 
 interface Rule {
   readonly rule: string;
@@ -76,24 +79,20 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
   const causes: StatusCause[] = [];
   rulesOf(schema).forEach((r, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
-    try {
-      celEnvironment.parse(r.rule);
-    } catch (error) {
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field: `${at}.rule`,
-        message: `Invalid value: ${goRule(r)}: compilation failed: ${compileError(error)}`,
-      });
-    }
-    if (r.messageExpression === undefined) return;
-    try {
-      celEnvironment.parse(r.messageExpression);
-    } catch (error) {
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field: `${at}.messageExpression`,
-        message: `Invalid value: ${goRule(r)}: messageExpression compilation failed: ${compileError(error)}`,
-      });
+    for (const [key, expression, what] of [
+      ['rule', r.rule, 'compilation failed'],
+      ['messageExpression', r.messageExpression, 'messageExpression compilation failed'],
+    ] as const) {
+      if (expression === undefined) continue;
+      try {
+        celEnvironment.parse(expression);
+      } catch (error) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `${at}.${key}`,
+          message: `Invalid value: ${goRule(r)}: ${what}: ${compileError(error)}`,
+        });
+      }
     }
   });
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
