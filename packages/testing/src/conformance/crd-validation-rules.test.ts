@@ -2,7 +2,8 @@ import type { V1JSONSchemaProps } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { catchApiStatus, type ApiStatus, type ApiStatusCause } from '../helpers/api-status.js';
 import { createTestCrd, type Widget } from '../helpers/test-crd.js';
-import { useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, useConformanceFixture } from './conformance-fixture.js';
+import { rawRequest } from '../helpers/raw-request.js';
 
 // Bounded strings and lists: the real server refuses rules whose estimated cost has no bound.
 const specSchema: V1JSONSchemaProps = {
@@ -176,5 +177,80 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
       { reason: 'FieldValueInvalid', message: 'Invalid value: "v2.2": failed', field: 'spec.version' },
       { reason: 'FieldValueInvalid', message: 'Invalid value: bad weights', field: 'spec.weights' },
     ]);
+  });
+
+  it('a transition rule holds for merge patch and server-side apply too', async () => {
+    const { crd, at, body, custom } = await widgets();
+    await custom.createNamespacedCustomObject({ ...at, body: body({ fixed: 'a', min: 1, max: 2 }) });
+    const expected = `Widget.${crd.group} "w" is invalid: spec.fixed: Invalid value: "b": fixed is immutable`;
+    const patched = await catchApiStatus(
+      custom.patchNamespacedCustomObject({ ...at, name: 'w', body: { spec: { fixed: 'b' } } }, asPatch.merge()),
+    );
+    expect(patched.message).to.equal(expected);
+    const applied = await rawRequest(fixture().kubeConfig, {
+      method: 'PATCH',
+      path: `/apis/${crd.apiVersion}/namespaces/${at.namespace}/${crd.plural}/w?fieldManager=applier&force=true`,
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+      body: JSON.stringify(body({ fixed: 'b', min: 1, max: 2 })),
+    });
+    expect(applied.status).to.equal(422);
+    expect((JSON.parse(applied.text) as ApiStatus).message).to.equal(expected);
+  });
+
+  it('transition rules of map-list items compare each item with the old item of the same key', async () => {
+    const { apiextensions, custom, namespace } = fixture();
+    const crd = await createTestCrd(apiextensions, custom, {
+      specSchema: {
+        type: 'object',
+        properties: {
+          ports: {
+            type: 'array',
+            maxItems: 4,
+            x_kubernetes_list_type: 'map',
+            x_kubernetes_list_map_keys: ['name'],
+            // client-node types `items` as any and sends it as written: wire names here.
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string', maxLength: 10 }, port: { type: 'integer' } },
+              'x-kubernetes-validations': [{ rule: 'self.port >= oldSelf.port', message: 'a port may only grow' }],
+            },
+          },
+        },
+      },
+    });
+    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
+    const created = (await custom.createNamespacedCustomObject({
+      ...at,
+      body: {
+        apiVersion: crd.apiVersion,
+        kind: crd.kind,
+        metadata: { name: 'w' },
+        spec: {
+          ports: [
+            { name: 'a', port: 80 },
+            { name: 'b', port: 90 },
+          ],
+        },
+      },
+    })) as Widget;
+    // Item b moved to the front and shrank; the new item c has no old value.
+    const status = await catchApiStatus(
+      custom.replaceNamespacedCustomObject({
+        ...at,
+        name: 'w',
+        body: {
+          ...created,
+          spec: {
+            ports: [
+              { name: 'b', port: 10 },
+              { name: 'a', port: 81 },
+              { name: 'c', port: 1 },
+            ],
+          },
+        },
+      }),
+    );
+    expect(status.message).to.equal(`Widget.${crd.group} "w" is invalid: spec.ports[0]: Invalid value: a port may only grow`);
   });
 });
