@@ -67,8 +67,14 @@ function goRule(r: Rule): string {
   }).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 }
 
+const MISSING_LIBRARY = /found no matching overload for '(?:dyn\.)?(?:ip|cidr|isIP|isCIDR|semver|isSemver|authorizer)\(/;
+
 function compileError(error: unknown): string {
-  return `ERROR: <input>: ${(error as Error).message.split('\n')[0]}`;
+  const message = (error as Error).message.split('\n')[0]!;
+  const hint = MISSING_LIBRARY.test(message)
+    ? " (the embedded API server lacks Kubernetes' ip, cidr, semver and authz CEL libraries: run this test on the real kube-apiserver, KINDEX_APISERVER=real)"
+    : '';
+  return `ERROR: <input>: ${message}${hint}`;
 }
 
 /**
@@ -86,6 +92,9 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
       if (expression === undefined) continue;
       try {
         celEnvironment.parse(expression);
+        // Type checking with self as dyn catches unknown functions and mistyped operands.
+        const checked = celEnvironment.check(expression);
+        if (!checked.valid) throw checked.error ?? new Error('does not type-check');
       } catch (error) {
         causes.push({
           reason: 'FieldValueInvalid',

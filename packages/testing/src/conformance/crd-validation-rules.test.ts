@@ -120,6 +120,17 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
     expect(status.message).to.match(
       /^CustomResourceDefinition\.apiextensions\.k8s\.io "brokens\.[^"]+" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: /,
     );
+    // A rule that parses but does not type-check is refused as well.
+    const typed = await catchApiStatus(
+      createTestCrd(apiextensions, custom, {
+        kind: 'Mistyped',
+        specSchema: { type: 'object', properties: { min: { type: 'integer' } }, x_kubernetes_validations: [{ rule: "self.size() > 'a'" }] },
+      }),
+    );
+    expect(typed.code).to.equal(422);
+    expect(typed.details?.causes?.[0]?.message).to.match(
+      /^Invalid value: \{"Rule":"self\.size\(\) \\u003e 'a'",.*\}: compilation failed: ERROR: <input>:/,
+    );
   });
 
   it('Kubernetes CEL libraries: strings, lists, regex, quantity, url, format', async () => {
