@@ -86,7 +86,12 @@ function format(template: string, args: readonly Value[]): string {
 }
 
 /** The environment every rule compiles in; `self` and `oldSelf` are untyped (dyn). */
-export const celEnvironment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false })
+// Optional types (`self.?a`, optionalOldSelf) are on, as for CRD rules since Kubernetes 1.29.
+export const celEnvironment = new Environment({
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+  enableOptionalTypes: true,
+})
   .registerType('Quantity', Quantity)
   .registerType('URL', KubeUrl)
   // strings

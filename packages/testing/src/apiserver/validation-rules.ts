@@ -6,7 +6,7 @@
 // which are built anew for each CRD write, so the cache is in effect keyed by the CRD's uid,
 // resourceVersion and version and never outlives them.
 
-import type { ParseResult } from '@marcbachmann/cel-js';
+import { Optional, type ParseResult } from '@marcbachmann/cel-js';
 import { celEnvironment } from './cel-library.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
@@ -130,7 +130,9 @@ function validateNode(value: unknown, old: unknown, schema: Schema, path: string
     const oldSelf = old === undefined || old === null ? undefined : celValue(old, schema);
     for (const r of rules) {
       if (r.transition && oldSelf === undefined && r.spec.optionalOldSelf !== true) continue;
-      causes.push(...evaluate(r, { self, oldSelf }, value, schema, path));
+      // With optionalOldSelf the rule also runs on create, oldSelf then an empty optional.
+      const old = r.spec.optionalOldSelf === true ? (oldSelf === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf;
+      causes.push(...evaluate(r, { self, oldSelf: old }, value, schema, path));
     }
   }
   if (Array.isArray(value)) {

@@ -264,4 +264,33 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
     );
     expect(status.message).to.equal(`Widget.${crd.group} "w" is invalid: spec.ports[0]: Invalid value: a port may only grow`);
   });
+
+  it('optionalOldSelf: the rule runs on create too, with oldSelf an empty optional', async () => {
+    const { apiextensions, custom, namespace } = fixture();
+    const rule = "oldSelf.hasValue() ? self >= oldSelf.value() : self == 'initial'";
+    const crd = await createTestCrd(apiextensions, custom, {
+      specSchema: {
+        type: 'object',
+        properties: {
+          phase: {
+            type: 'string',
+            maxLength: 20,
+            x_kubernetes_validations: [{ rule, message: 'starts initial, then only grows', optionalOldSelf: true }],
+          },
+        },
+      },
+    });
+    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
+    const body = (phase: string): Widget => ({ apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w' }, spec: { phase } });
+    const refused = await catchApiStatus(custom.createNamespacedCustomObject({ ...at, body: body('other') }));
+    expect(refused.message).to.equal(
+      `Widget.${crd.group} "w" is invalid: spec.phase: Invalid value: "other": starts initial, then only grows`,
+    );
+    const created = (await custom.createNamespacedCustomObject({ ...at, body: body('initial') })) as Widget;
+    const shrunk = await catchApiStatus(
+      custom.replaceNamespacedCustomObject({ ...at, name: 'w', body: { ...created, spec: { phase: 'a' } } }),
+    );
+    expect(shrunk.message).to.equal(`Widget.${crd.group} "w" is invalid: spec.phase: Invalid value: "a": starts initial, then only grows`);
+    await custom.replaceNamespacedCustomObject({ ...at, name: 'w', body: { ...created, spec: { phase: 'z' } } });
+  });
 });
