@@ -4,6 +4,7 @@ import { eventually } from '../helpers/eventually.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { createTestCrd, type Widget } from '../helpers/test-crd.js';
 import { useConformanceFixture } from './conformance-fixture.js';
+import { customObjects } from './custom-objects.js';
 
 // client-node knows `default` by its model name `_default`.
 const specSchema: V1JSONSchemaProps = {
@@ -29,15 +30,10 @@ describe('conformance: CRD structural defaults', () => {
   it('fills in defaults on create: absent fields, nested objects, array items, non-nullable nulls', async () => {
     const { apiextensions, custom, namespace } = fixture();
     const crd = await createTestCrd(apiextensions, custom, { specSchema });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
+    const { at, body } = customObjects(crd, namespace);
     const created = (await custom.createNamespacedCustomObject({
       ...at,
-      body: {
-        apiVersion: crd.apiVersion,
-        kind: crd.kind,
-        metadata: { name: 'w' },
-        spec: { ports: [{ name: 'http' }], note: null, size: null },
-      },
+      body: body({ ports: [{ name: 'http' }], note: null, size: null }),
     })) as Widget;
     expect(created.spec).to.deep.equal({
       replicas: 1,
@@ -60,11 +56,8 @@ describe('conformance: CRD structural defaults', () => {
     const crd = await createTestCrd(apiextensions, custom, {
       specSchema: { type: 'object', properties: { replicas: { type: 'integer' }, size: { type: 'string' } } },
     });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
-    await custom.createNamespacedCustomObject({
-      ...at,
-      body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'old' }, spec: { replicas: 2 } },
-    });
+    const { at, body } = customObjects(crd, namespace);
+    await custom.createNamespacedCustomObject({ ...at, body: body({ replicas: 2 }, 'old') });
     const before = (await custom.getNamespacedCustomObject({ ...at, name: 'old' })) as Widget;
     expect(before.spec).to.deep.equal({ replicas: 2 });
     const current: V1CustomResourceDefinition = await apiextensions.readCustomResourceDefinition({ name: crd.name });

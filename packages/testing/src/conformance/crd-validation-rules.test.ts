@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { catchApiStatus, type ApiStatus, type ApiStatusCause } from '../helpers/api-status.js';
 import { createTestCrd, type Widget } from '../helpers/test-crd.js';
 import { asPatch, useConformanceFixture } from './conformance-fixture.js';
+import { customObjects } from './custom-objects.js';
 import { rawRequest } from '../helpers/raw-request.js';
 
 // Bounded strings and lists: the real server refuses rules whose estimated cost has no bound.
@@ -46,9 +47,7 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
   async function widgets() {
     const { apiextensions, custom, namespace } = fixture();
     const crd = await createTestCrd(apiextensions, custom, { specSchema });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
-    const body = (spec: Record<string, unknown>): Widget => ({ apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w' }, spec });
-    return { crd, at, body, custom };
+    return { crd, custom, ...customObjects(crd, namespace) };
   }
 
   it('refuses a create breaking rules: message, messageExpression, the default message, fieldPath, reason and a list rule', async () => {
@@ -164,21 +163,15 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
         },
       },
     });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
-    const body = (name: string, spec: Record<string, unknown>): Widget => ({
-      apiVersion: crd.apiVersion,
-      kind: crd.kind,
-      metadata: { name },
-      spec,
-    });
+    const { at, body } = customObjects(crd, namespace);
     await custom.createNamespacedCustomObject({
       ...at,
-      body: body('good', { cpu: '500m', endpoint: 'https://api.example.com:8443/x', version: 'v1.2.3', label: 'a-b', weights: [1, 2, 3] }),
+      body: body({ cpu: '500m', endpoint: 'https://api.example.com:8443/x', version: 'v1.2.3', label: 'a-b', weights: [1, 2, 3] }, 'good'),
     });
     const status = await catchApiStatus(
       custom.createNamespacedCustomObject({
         ...at,
-        body: body('bad', { cpu: '2', endpoint: 'http://api.example.com:8443/x', version: 'v2.2', label: '-a-b-c', weights: [0, 11] }),
+        body: body({ cpu: '2', endpoint: 'http://api.example.com:8443/x', version: 'v2.2', label: '-a-b-c', weights: [0, 11] }, 'bad'),
       }),
     );
     expectCauses(status, `Widget.${crd.group} "bad"`, [
@@ -230,20 +223,15 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
         },
       },
     });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
+    const { at, body } = customObjects(crd, namespace);
     const created = (await custom.createNamespacedCustomObject({
       ...at,
-      body: {
-        apiVersion: crd.apiVersion,
-        kind: crd.kind,
-        metadata: { name: 'w' },
-        spec: {
-          ports: [
-            { name: 'a', port: 80 },
-            { name: 'b', port: 90 },
-          ],
-        },
-      },
+      body: body({
+        ports: [
+          { name: 'a', port: 80 },
+          { name: 'b', port: 90 },
+        ],
+      }),
     })) as Widget;
     // Item b moved to the front and shrank; the new item c has no old value.
     const status = await catchApiStatus(
@@ -280,13 +268,12 @@ describe('conformance: CRD x-kubernetes-validations (CEL)', () => {
         },
       },
     });
-    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
-    const body = (phase: string): Widget => ({ apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w' }, spec: { phase } });
-    const refused = await catchApiStatus(custom.createNamespacedCustomObject({ ...at, body: body('other') }));
+    const { at, body } = customObjects(crd, namespace);
+    const refused = await catchApiStatus(custom.createNamespacedCustomObject({ ...at, body: body({ phase: 'other' }) }));
     expect(refused.message).to.equal(
       `Widget.${crd.group} "w" is invalid: spec.phase: Invalid value: "other": starts initial, then only grows`,
     );
-    const created = (await custom.createNamespacedCustomObject({ ...at, body: body('initial') })) as Widget;
+    const created = (await custom.createNamespacedCustomObject({ ...at, body: body({ phase: 'initial' }) })) as Widget;
     const shrunk = await catchApiStatus(
       custom.replaceNamespacedCustomObject({ ...at, name: 'w', body: { ...created, spec: { phase: 'a' } } }),
     );
