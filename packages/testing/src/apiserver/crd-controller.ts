@@ -6,7 +6,9 @@
 import { metaOf, nowTimestamp } from './object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './object-store.js';
 import type { ResourceRegistry, ResourceType } from './resource-registry.js';
+import { defaultObject } from './schema-defaulting.js';
 import { invalid, type StatusCause } from './status-error.js';
+import { ruleCompileErrors } from './validation-rules.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
 const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -80,6 +82,7 @@ export class CrdController {
       if (oldSpec['group'] !== spec['group'])
         causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
     }
+    causes.push(...schemaRuleErrors(versions));
     const clash = this.conflictingType(names, String(spec['group'] ?? ''));
     if (clash !== undefined) causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: clash });
     if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
@@ -121,13 +124,28 @@ export class CrdController {
     if (type.id !== CRD_TYPE_ID) return;
     if (stored !== undefined) {
       const t = typeOfCrd(stored.obj);
-      if (metaOf(stored.obj)['deletionTimestamp'] === undefined) this.registry.register(t);
+      if (metaOf(stored.obj)['deletionTimestamp'] === undefined) {
+        this.registry.register(t);
+        this.redefault(t);
+      }
     }
     if (removed !== undefined) {
       const t = typeOfCrd(removed.obj);
       for (const o of [...this.store.list(t.id)]) this.store.delete(t, o.key);
       this.registry.unregister(t.id);
       this.onUnserved(t.id);
+    }
+  }
+
+  // Reads default with the current schema: objects stored before the CRD gained a default show it.
+  private redefault(t: ResourceType): void {
+    const schema = t.schemas?.[t.storageVersion];
+    if (schema === undefined) return;
+    for (const o of [...this.store.list(t.id)]) {
+      const draft = structuredClone(o.obj) as Json;
+      defaultObject(draft, schema);
+      const { kind: _k, apiVersion: _a, ...rest } = draft;
+      if (JSON.stringify(rest) !== o.body) this.store.redecode(t, o.key, draft);
     }
   }
 
@@ -170,4 +188,17 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
         .filter((e): e is readonly [string, Json] => e[1] !== null && typeof e[1] === 'object'),
     ),
   };
+}
+
+// CEL rules that do not compile, reported where kube-apiserver reports them: under
+// spec.validation when every version has the same schema (it hoists it there), else per version.
+function schemaRuleErrors(versions: readonly Json[]): StatusCause[] {
+  const schemas = versions.map((v) => ((v['schema'] ?? {}) as Json)['openAPIV3Schema']);
+  const shared = schemas.every((s) => JSON.stringify(s) === JSON.stringify(schemas[0]));
+  const causes: StatusCause[] = [];
+  schemas.forEach((s, i) => {
+    if (s === null || typeof s !== 'object' || (shared && i > 0)) return;
+    causes.push(...ruleCompileErrors(s as Json, shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`));
+  });
+  return causes;
 }

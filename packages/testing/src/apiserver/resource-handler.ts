@@ -7,6 +7,7 @@ import { LabelSelector, ShardSelector, dnsSubdomainErrors, labelValueErrors, qua
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
+import { defaultObject } from './schema-defaulting.js';
 import { defaultDeployment, defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
@@ -267,7 +268,7 @@ export class ResourceHandler {
     }
     const name = meta['name'] as string;
     const schema = t.schemas?.[req.version];
-    if (schema !== undefined) pruneObject(draft, schema);
+    if (schema !== undefined) pruneAndDefault(draft, schema);
     this.validateMeta(t, draft, name, schema);
     if (t.namespaced) this.checkNamespaceOpen(t, req.namespace!, name);
     const key = ResourceHandler.keyOf(t, req.namespace, name);
@@ -605,15 +606,15 @@ export class ResourceHandler {
       else next['status'] = draft['status'];
       const schema = t.schemas?.[req.version];
       if (schema !== undefined) {
-        pruneObject(next, schema);
-        const causes = validateObject(next, schema);
+        pruneAndDefault(next, schema);
+        const causes = validateObject(next, schema, old);
         if (causes.length > 0) throw invalid(t.kind, t.group, req.name!, causes);
       }
     } else {
       next = draft;
       const schema = t.schemas?.[req.version];
-      if (schema !== undefined) pruneObject(next, schema);
-      this.validateMeta(t, next, req.name!, schema);
+      if (schema !== undefined) pruneAndDefault(next, schema);
+      this.validateMeta(t, next, req.name!, schema, old);
       // Writes to the main resource ignore status when status is a subresource.
       if (t.statusSubresource) {
         if (old['status'] === undefined) delete next['status'];
@@ -783,8 +784,8 @@ export class ResourceHandler {
     return draft;
   }
 
-  private validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json): void {
-    const causes: StatusCause[] = schema === undefined ? [] : validateObject(obj, schema);
+  private validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json, old?: Readonly<Json>): void {
+    const causes: StatusCause[] = schema === undefined ? [] : validateObject(obj, schema, old);
     const meta = metaOf(obj);
     for (const msg of nameErrors(t, name)) {
       causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${msg}` });
@@ -969,4 +970,10 @@ function decodeContinue(token: string): { rv: number; start: string } {
   } catch {
     throw badRequest(`continue key is not valid: ${token.slice(0, 100)}`);
   }
+}
+
+// A custom object as kube-apiserver decodes a write: unknown fields dropped, then defaults filled in.
+function pruneAndDefault(obj: Json, schema: Json): void {
+  pruneObject(obj, schema);
+  defaultObject(obj, schema);
 }
