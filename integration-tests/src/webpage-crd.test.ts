@@ -4,7 +4,7 @@
 // client at the same field path.
 import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
-import { createNamespace, skipWithReason, useTestApiServer } from '@kindex/testing';
+import { createNamespace, useTestApiServer } from '@kindex/testing';
 import { installCrds, KubeApiError, KubeClient, type CustomResourceDefinition } from '@kindex/informer';
 import { CrdKind } from '@kindex/sample-job-cluster/src/webpage/play-webpage.js';
 import { WebPageKind, type WebPage } from '@kindex/sample-job-cluster/src/webpage/webpage-model.js';
@@ -49,8 +49,6 @@ describe('WebPage CRD (generated from webpage-model.ts)', function () {
     const blank = page('blank', ' \n ');
     const message = 'html must not be blank (it holds only whitespace): put the page in spec.html';
     expect(WebPageKind.validate(blank)).to.deep.equal([{ field: 'spec.html', message }]);
-    if (server().flavor !== 'real')
-      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await client.create(WebPageKind, blank).then(
       () => undefined,
       (e: unknown) => e,
@@ -62,8 +60,6 @@ describe('WebPage CRD (generated from webpage-model.ts)', function () {
   });
 
   it('holds a v2 write (the version of the webhooks sample) to the same rule, at spec.content.html', async function () {
-    if (server().flavor !== 'real')
-      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     // The webhooks sample's field manager, so that reinstalling v1 alone afterwards removes v2.
     const fieldManager = 'kindex-webpage-sample';
     await installCrds(server().kubeConfig, [WEBPAGE_CRD_WITH_V2], { fieldManager });
