@@ -145,6 +145,8 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       { apiGroups: [''], resources: ['events'], verbs: ['create'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      // context.getEventRecorder()'s events.k8s.io Events (rbacManifest's `events`, on by default).
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [WidgetKind.plural], verbs: ['get', 'list', 'watch', 'patch'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/finalizers`], verbs: ['update'] },
       { apiGroups: [WidgetKind.group], resources: [`${WidgetKind.plural}/status`], verbs: ['patch'] },
