@@ -50,6 +50,8 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
+import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
+import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
@@ -202,8 +204,12 @@ export class EmbeddedApiServer implements TestApiServer {
     this.handler = new ResourceHandler(this.store, this.registry);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
+    const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
     this.handler.hooks = {
-      beforeWrite: (t, draft, old) => crds.beforeWrite(t, draft, old),
+      beforeWrite: (t, draft, old) => {
+        services.beforeWrite(t, draft, old);
+        crds.beforeWrite(t, draft, old);
+      },
       afterWrite: (t, stored, removed) => crds.afterWrite(t, stored, removed),
     };
     const gcOptions = parts.options.gcDelayMs === undefined ? {} : { gcDelayMs: parts.options.gcDelayMs };

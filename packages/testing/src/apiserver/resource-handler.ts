@@ -7,7 +7,10 @@ import { LabelSelector, ShardSelector, dnsSubdomainErrors, labelValueErrors, qua
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
-import { defaultDeployment, defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultDeployment } from './deployment-defaults.js';
+import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultPod } from './pod-defaults.js';
+import { defaultService } from './service-defaults.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
