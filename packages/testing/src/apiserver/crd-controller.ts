@@ -5,7 +5,7 @@
 
 import { metaOf, nowTimestamp } from './object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './object-store.js';
-import type { ResourceRegistry, ResourceType } from './resource-registry.js';
+import type { ResourceRegistry, ResourceType, ScalePaths } from './resource-registry.js';
 import { invalid, type StatusCause } from './status-error.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
@@ -162,6 +162,11 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
     categories: Array.isArray(names['categories']) ? (names['categories'] as string[]) : [],
     statusSubresource: versions.some((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined),
     custom: true,
+    scale: Object.fromEntries(
+      versions
+        .map((v) => [v['name'] as string, ((v['subresources'] ?? {}) as Json)['scale']] as const)
+        .filter((e): e is readonly [string, ScalePaths] => e[1] !== null && typeof e[1] === 'object'),
+    ),
     generation: 'all-but-metadata-status',
     returnDeletedObject: true,
     schemas: Object.fromEntries(

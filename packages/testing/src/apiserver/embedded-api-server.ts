@@ -50,6 +50,7 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
+import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
@@ -172,6 +173,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly registry = new ResourceRegistry();
   private readonly hub: WatchHub;
   private readonly handler: ResourceHandler;
+  private readonly scale: ScaleSubresource;
   private readonly gc: GarbageCollector;
   private readonly requestFaults = new RequestFaults();
   private readonly metrics = new RequestMetrics();
@@ -204,6 +206,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.handler = new ResourceHandler(this.store, this.registry);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
+    this.scale = new ScaleSubresource(this.store, this.handler);
     const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
     this.handler.hooks = {
       beforeWrite: (t, draft, old) => {
@@ -445,7 +448,9 @@ export class EmbeddedApiServer implements TestApiServer {
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
-    if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const servesSubresource =
+      (r.subresource === 'status' && type.statusSubresource) || (r.subresource === 'scale' && type.scale?.[r.version] !== undefined);
+    if (r.subresource !== undefined && !servesSubresource) throw pathNotFound();
     const watch = url.searchParams.get('watch');
     const isWatch = req.method === 'GET' && (watch === 'true' || watch === '1');
     // Like kube-apiserver, the options are validated before the body is decoded.
@@ -468,6 +473,7 @@ export class EmbeddedApiServer implements TestApiServer {
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
+    if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
     switch (req.method) {
       case 'GET':
         if (isWatch) return this.openWatch(request, req, res);
