@@ -14,8 +14,8 @@
 //   Field ownership (managedFields) ignores API versions: each kind is served in one version.
 // - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
 //   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
-//   conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
-//   Terminating meanwhile).
+//   conversion webhooks. A deleted CRD is Terminating until its objects are deleted
+//   (crd-controller.ts).
 // - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
 //   custom resources per their schema) and repeated JSON keys follow `fieldValidation`
 //   (field-validation.ts), MicroTimes must have six fractional digits (micro-time.ts), request
@@ -205,7 +205,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
-    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
+    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
     const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
     this.handler.hooks = {
@@ -213,6 +213,7 @@ export class EmbeddedApiServer implements TestApiServer {
         services.beforeWrite(t, draft, old);
         crds.beforeWrite(t, draft, old);
       },
+      markForDeletion: (t, obj) => crds.markForDeletion(t, obj),
       afterWrite: (t, stored, removed) => crds.afterWrite(t, stored, removed),
     };
     const gcOptions = parts.options.gcDelayMs === undefined ? {} : { gcDelayMs: parts.options.gcDelayMs };
