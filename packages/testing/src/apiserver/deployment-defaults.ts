@@ -4,26 +4,22 @@
 
 import { LabelSelector } from '@kindex/core';
 import { defaultPodSpec } from './pod-defaults.js';
-import type { Json } from './object-store.js';
+import { isJsonObject, type Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
 
 const DEPLOYMENT_TYPE_ID = 'apps/deployments';
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** Fills in a Deployment's defaults in place, on every write (as decoding does). */
 export function defaultDeployment(typeId: string, obj: Json): void {
   if (typeId !== DEPLOYMENT_TYPE_ID) return;
   const spec = obj['spec'];
-  if (!isObject(spec)) return;
+  if (!isJsonObject(spec)) return;
   spec['replicas'] ??= 1;
-  if (!isObject(spec['strategy'])) spec['strategy'] = {};
+  if (!isJsonObject(spec['strategy'])) spec['strategy'] = {};
   const strategy = spec['strategy'] as Json;
   strategy['type'] ??= 'RollingUpdate';
   if (strategy['type'] === 'RollingUpdate') {
-    if (!isObject(strategy['rollingUpdate'])) strategy['rollingUpdate'] = {};
+    if (!isJsonObject(strategy['rollingUpdate'])) strategy['rollingUpdate'] = {};
     const rolling = strategy['rollingUpdate'] as Json;
     rolling['maxUnavailable'] ??= '25%';
     rolling['maxSurge'] ??= '25%';
@@ -31,7 +27,7 @@ export function defaultDeployment(typeId: string, obj: Json): void {
   spec['revisionHistoryLimit'] ??= 10;
   spec['progressDeadlineSeconds'] ??= 600;
   const template = spec['template'];
-  if (isObject(template)) defaultPodSpec(template['spec']);
+  if (isJsonObject(template)) defaultPodSpec(template['spec']);
 }
 
 /**
@@ -41,9 +37,9 @@ export function defaultDeployment(typeId: string, obj: Json): void {
 export function deploymentCauses(typeId: string, obj: Readonly<Json>): StatusCause[] {
   if (typeId !== DEPLOYMENT_TYPE_ID) return [];
   const spec = obj['spec'];
-  if (!isObject(spec) || !isObject(spec['selector'])) return [];
+  if (!isJsonObject(spec) || !isJsonObject(spec['selector'])) return [];
   const template = spec['template'];
-  const labels = isObject(template) && isObject(template['metadata']) ? template['metadata']['labels'] : undefined;
+  const labels = isJsonObject(template) && isJsonObject(template['metadata']) ? template['metadata']['labels'] : undefined;
   let selector: LabelSelector;
   try {
     selector = LabelSelector.fromSelector(spec['selector']);
@@ -51,7 +47,7 @@ export function deploymentCauses(typeId: string, obj: Readonly<Json>): StatusCau
     // A malformed selector is a different error; the label check says nothing about it.
     return [];
   }
-  const labelMap = isObject(labels) ? (labels as Record<string, string>) : {};
+  const labelMap = isJsonObject(labels) ? (labels as Record<string, string>) : {};
   // An empty selector is refused with its own error, which this module does not produce.
   if (selector.isEmpty() || selector.matches(labelMap)) return [];
   return [

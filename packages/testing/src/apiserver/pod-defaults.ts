@@ -2,11 +2,7 @@
 // SetDefaults_Container of pkg/apis/core/v1), shared by Pods and the pod templates of workloads:
 // an operator comparing what it wrote with what it reads back sees these fields appear.
 
-import type { Json } from './object-store.js';
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+import { isJsonObject, type Json } from './object-store.js';
 
 // An image without a tag (or tagged `latest`) is pulled on every start; a digest or other tag once.
 function pullPolicyOf(image: unknown): string {
@@ -23,12 +19,12 @@ function defaultContainer(c: Json): void {
   c['terminationMessagePolicy'] ??= 'File';
   c['resources'] ??= {};
   // Ports are keyed by containerPort+protocol for field ownership, so the default matters there too.
-  if (Array.isArray(c['ports'])) for (const p of c['ports'] as unknown[]) if (isObject(p)) p['protocol'] ??= 'TCP';
+  if (Array.isArray(c['ports'])) for (const p of c['ports'] as unknown[]) if (isJsonObject(p)) p['protocol'] ??= 'TCP';
 }
 
 /** Fills in the defaults of a pod spec in place (a missing or malformed spec is left alone). */
 export function defaultPodSpec(spec: unknown): void {
-  if (!isObject(spec)) return;
+  if (!isJsonObject(spec)) return;
   spec['restartPolicy'] ??= 'Always';
   spec['terminationGracePeriodSeconds'] ??= 30;
   spec['dnsPolicy'] ??= 'ClusterFirst';
@@ -36,12 +32,12 @@ export function defaultPodSpec(spec: unknown): void {
   spec['schedulerName'] ??= 'default-scheduler';
   for (const list of ['initContainers', 'containers']) {
     const containers = spec[list];
-    if (Array.isArray(containers)) for (const c of containers as unknown[]) if (isObject(c)) defaultContainer(c);
+    if (Array.isArray(containers)) for (const c of containers as unknown[]) if (isJsonObject(c)) defaultContainer(c);
   }
 }
 
 /** Defaults the real server applies to Pods, where field selectors and readers see them. */
 export function defaultPod(obj: Json): void {
-  if (!isObject(obj['spec'])) obj['spec'] = {};
+  if (!isJsonObject(obj['spec'])) obj['spec'] = {};
   defaultPodSpec(obj['spec']);
 }

@@ -5,15 +5,11 @@
 
 import { LabelSelector } from '@kindex/core';
 import { metaOf } from './object-meta.js';
-import type { Json, ObjectStore, StoredObject } from './object-store.js';
+import { isJsonObject, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { ScalePaths } from './resource-registry.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
 import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from './status-error.js';
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function segments(path: string): string[] {
   return path.replace(/^\./, '').split('.');
@@ -21,7 +17,7 @@ function segments(path: string): string[] {
 
 function readPath(obj: Readonly<Json>, path: string): unknown {
   let cur: unknown = obj;
-  for (const s of segments(path)) cur = isObject(cur) ? cur[s] : undefined;
+  for (const s of segments(path)) cur = isJsonObject(cur) ? cur[s] : undefined;
   return cur;
 }
 
@@ -29,7 +25,7 @@ function writePath(obj: Json, path: string, value: unknown): void {
   const parts = segments(path);
   let cur = obj;
   for (const s of parts.slice(0, -1)) {
-    if (!isObject(cur[s])) cur[s] = {};
+    if (!isJsonObject(cur[s])) cur[s] = {};
     cur = cur[s] as Json;
   }
   cur[parts[parts.length - 1]!] = value;
@@ -72,13 +68,13 @@ export class ScaleSubresource {
   // validation, generation, managedFields and watch events are those of any other write).
   private write(req: ResourceRequest, paths: ScalePaths, existing: StoredObject, body: unknown): JsonResponse {
     const t = req.type;
-    if (!isObject(body)) throw badRequest('the body of the request must be a JSON object');
-    const meta = isObject(body['metadata']) ? body['metadata'] : {};
+    if (!isJsonObject(body)) throw badRequest('the body of the request must be a JSON object');
+    const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
     const name = req.name!;
     if (meta['name'] !== undefined && meta['name'] !== name) {
       throw badRequest(`the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
     }
-    const spec = isObject(body['spec']) ? body['spec'] : {};
+    const spec = isJsonObject(body['spec']) ? body['spec'] : {};
     const replicas = spec['replicas'] ?? 0;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
       throw badRequest(`Scale in version "v1" cannot be handled as a Scale: spec.replicas must be an integer`);
@@ -120,7 +116,7 @@ export function scaleOf(obj: Readonly<Json>, paths: ScalePaths): Json {
   const statusReplicas = readPath(obj, paths.statusReplicasPath);
   const status: Json = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
   const selector = paths.labelSelectorPath === undefined ? undefined : readPath(obj, paths.labelSelectorPath);
-  if (paths.selectorIsObject === true && isObject(selector)) {
+  if (paths.selectorIsObject === true && isJsonObject(selector)) {
     status['selector'] = LabelSelector.fromSelector(selector).toString();
   } else if (typeof selector === 'string' && selector !== '') {
     status['selector'] = selector;

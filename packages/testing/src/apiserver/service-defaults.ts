@@ -3,15 +3,11 @@
 // from the service CIDR (service-cluster-ips.ts) that cannot change once set.
 
 import { invalid, type StatusCause } from './status-error.js';
-import type { Json, ObjectStore, StoredObject } from './object-store.js';
+import { isJsonObject, type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { ServiceClusterIps } from './service-cluster-ips.js';
 import type { ResourceType } from './resource-registry.js';
 
 const SERVICE_TYPE_ID = '/services';
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /**
  * Decoding defaults, applied on every write: type ClusterIP, sessionAffinity None, and per port
@@ -20,13 +16,13 @@ function isObject(v: unknown): v is Json {
 export function defaultService(typeId: string, obj: Json): void {
   if (typeId !== SERVICE_TYPE_ID) return;
   const spec = obj['spec'];
-  if (!isObject(spec)) return;
+  if (!isJsonObject(spec)) return;
   spec['type'] ??= 'ClusterIP';
   spec['sessionAffinity'] ??= 'None';
   if (spec['type'] !== 'ExternalName') spec['internalTrafficPolicy'] ??= 'Cluster';
   if (!Array.isArray(spec['ports'])) return;
   for (const p of spec['ports'] as unknown[]) {
-    if (!isObject(p)) continue;
+    if (!isJsonObject(p)) continue;
     p['protocol'] ??= 'TCP';
     p['targetPort'] ??= p['port'];
   }
@@ -51,7 +47,7 @@ export class ServiceAllocation {
   beforeWrite(type: ResourceType, draft: Json, old: StoredObject | undefined): void {
     if (type.id !== SERVICE_TYPE_ID) return;
     const spec = draft['spec'];
-    if (!isObject(spec) || spec['type'] === 'ExternalName') return;
+    if (!isJsonObject(spec) || spec['type'] === 'ExternalName') return;
     const name = String((draft['metadata'] as Json | undefined)?.['name'] ?? '');
     const causes = old === undefined ? this.assign(spec) : this.keep(spec, old.obj);
     if (causes.length > 0) throw invalid('Service', '', name, causes);
@@ -95,7 +91,7 @@ export class ServiceAllocation {
 
   // Update: a body without a cluster IP keeps the stored one; a different one is refused.
   private keep(spec: Json, old: Readonly<Json>): StatusCause[] {
-    const oldSpec = isObject(old['spec']) ? old['spec'] : {};
+    const oldSpec = isJsonObject(old['spec']) ? old['spec'] : {};
     const oldIps = Array.isArray(oldSpec['clusterIPs']) ? (oldSpec['clusterIPs'] as string[]) : [];
     if (oldIps.length === 0) return this.assign(spec);
     const clusterIp = spec['clusterIP'];
@@ -147,7 +143,7 @@ function firstClusterIp(spec: Json): string | undefined {
 // A single-stack IPv4 cluster: one family, except a headless Service without a selector, which
 // kube-apiserver marks RequireDualStack with both families.
 function defaultFamilies(spec: Json): void {
-  const headlessWithoutSelector = spec['clusterIP'] === 'None' && !isObject(spec['selector']);
+  const headlessWithoutSelector = spec['clusterIP'] === 'None' && !isJsonObject(spec['selector']);
   spec['ipFamilyPolicy'] ??= headlessWithoutSelector ? 'RequireDualStack' : 'SingleStack';
   spec['ipFamilies'] ??= headlessWithoutSelector ? ['IPv4', 'IPv6'] : ['IPv4'];
 }
