@@ -39,6 +39,7 @@ describe('WebPage sample (dependent resources)', function () {
       apiVersion: 'sample.javaoperatorsdk/v1',
       kind: 'WebPage',
       metadata: { name: 'hello', namespace: 'shop', generation: 3 },
+      spec: { html: '<h1>Hello</h1>' },
       status: { ready: true },
     };
     const context = new DefaultContext<WebPage, KubeClient>({

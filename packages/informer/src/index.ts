@@ -183,3 +183,24 @@ export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTA
 export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
 export { ShardingConfigError } from './sharding/sharding-config-error.js';
 export type { OperatorShardingOptions } from './sharding/operator-sharding.js';
+
+// --- webhooks: admission and CRD conversion webhooks over HTTPS (src/webhook/)
+export { WebhookServer } from './webhook/webhook-server.js';
+export type { WebhookServerOptions, WebhookServerSources, RegisteredAdmissionWebhook } from './webhook/webhook-server.js';
+export type { ValidatingWebhook, MutatingWebhook, AdmissionWebhookOptions, WebhookFailurePolicy } from './webhook/admission-webhook.js';
+export type {
+  AdmissionRequest,
+  AdmissionOperation,
+  AdmissionUserInfo,
+  AdmissionDenial,
+  ValidationVerdict,
+  MutationVerdict,
+} from './webhook/admission-review.js';
+export type { ConversionWebhook, SpokeConversion } from './webhook/conversion-webhook.js';
+export { generateWebhookCertificates } from './webhook/webhook-certificates.js';
+export type { WebhookCertificates, GenerateWebhookCertificatesOptions } from './webhook/webhook-certificates.js';
+export { webhookManifest } from './webhook/webhook-manifest.js';
+export type { WebhookManifest, WebhookManifestOptions, CrdConversionStanza } from './webhook/webhook-manifest.js';
+export { startLocalWebhooks } from './webhook/local-webhooks.js';
+export type { LocalWebhooks, LocalWebhooksOptions } from './webhook/local-webhooks.js';
+export { WebhookConfigError } from './webhook/webhook-errors.js';

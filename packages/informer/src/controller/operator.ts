@@ -23,6 +23,9 @@ import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-op
 import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
+import { WebhookConfigError } from '../webhook/webhook-errors.js';
+import { WEBHOOK_SERVER_OPTION_KEYS, WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 
 /**
  * Options of {@link Operator}.
@@ -58,6 +61,11 @@ export type OperatorOptions = {
   readonly sharding?: OperatorShardingOptions;
   /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
   readonly cacheSyncTimeoutMs?: number;
+  /**
+   * Serve admission and conversion webhooks over HTTPS on a port of their own, from `start()`
+   * to `stop()`; register them on `Operator.webhooks`. Defaults to none.
+   */
+  readonly webhooks?: WebhookServerOptions;
 } & KubeClientOptions &
   OperatorObservabilityOptions;
 
@@ -67,6 +75,7 @@ const OPERATOR_OPTION_KEYS = {
   leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
   sharding: OPERATOR_SHARDING_OPTION_KEYS,
   cacheSyncTimeoutMs: true,
+  webhooks: WEBHOOK_SERVER_OPTION_KEYS,
   ...KUBE_CLIENT_OPTION_KEYS,
   ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
 } as const satisfies OptionKeysOf<OperatorOptions>;
@@ -132,7 +141,9 @@ const LOST_LEASE_DRAIN_MS = 5_000;
  * ```
  *
  * With `logger: 'info'` it logs JSON lines through pino; with `server: { port: 8080 }` it serves
- * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`.
+ * `/metrics`, `/healthz` and `/readyz` from `start()` to `stop()`. With `webhooks: { port: 9443 }` it serves
+ * the admission and conversion webhooks registered on `operator.webhooks` over HTTPS, and
+ * `webhookManifest()` derives their configurations.
  */
 export class Operator {
   /**
@@ -170,10 +181,12 @@ export class Operator {
   readonly #observability: OperatorObservability;
   /** Where the leader election and sharding Leases live, for `rbacManifest()`. */
   readonly #leaseOwners: LeaseOwners;
+  /** The webhook server, when the `webhooks` option asked for one: register admission and conversion webhooks on it. */
+  readonly webhooks: WebhookServer | undefined;
 
   constructor(options: OperatorOptions) {
     rejectUnknownOptions('Operator options', options, OPERATOR_OPTION_KEYS);
-    const { cacheSyncTimeoutMs, fieldManager, registry, validate } = options;
+    const { cacheSyncTimeoutMs, fieldManager, registry, validate, webhooks } = options;
     // Only the client's own options: KubeClient rejects the Operator's other keys as unknown.
     const clientOptions: KubeClientOptions = {
       ...(fieldManager !== undefined ? { fieldManager } : {}),
@@ -225,6 +238,8 @@ export class Operator {
       identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
     });
     ({ logger: this.logger, metrics: this.metrics, health: this.health, server: this.server } = this.#observability);
+    this.webhooks =
+      webhooks === undefined ? undefined : new WebhookServer(webhooks, { registry: this.metrics.registry, logger: this.logger });
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
       // The coordinator's own client: its lease writes must not go through any fence.
@@ -315,6 +330,11 @@ export class Operator {
     rejectUnknownOptions('Operator.start options', options, START_OPTION_KEYS);
     this.#started = true;
     await this.#observability.starting();
+    // Before the caches: the API server may call the webhooks as soon as they are configured.
+    await this.webhooks?.listen().catch(async (error: unknown) => {
+      await this.stop();
+      throw error;
+    });
     const stopping = new AbortController();
     this.#stopping = stopping;
     const signal = options.signal === undefined ? stopping.signal : AbortSignal.any([stopping.signal, options.signal]);
@@ -372,6 +392,23 @@ export class Operator {
   }
 
   /**
+   * The Validating/MutatingWebhookConfigurations and CRD `spec.conversion` stanzas for the
+   * webhooks registered on `webhooks`, reached through `service` or `url`. Throws
+   * `WebhookConfigError` without the `webhooks` option or with neither or both of service and url.
+   */
+  webhookManifest(options: WebhookManifestOptions): WebhookManifest {
+    const server = this.webhooks;
+    if (server === undefined) {
+      throw new WebhookConfigError(
+        'Operator.webhookManifest',
+        'webhooks',
+        'the operator has no webhook server: give the Operator option webhooks: { port: 9443, ... }',
+      );
+    }
+    return webhookManifest(server.admissionWebhooks, server.conversionWebhooks, options);
+  }
+
+  /**
    * Stops taking new work, drains in-flight reconciles (abandoning them after `drainTimeoutMs`),
    * releases the lease, and stops every shared informer.
    */
@@ -387,6 +424,7 @@ export class Operator {
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();
     await this.client.registry.stopAll();
+    await this.webhooks?.close();
     await this.#observability.stopped();
   }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Type from 'typebox';
 import { ResourceID } from '@kindex/core';
-import { createNamespace, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
+import { createNamespace, uniqueName, useTestApiServer } from '@kindex/testing';
 import {
   KubeApiError,
   KubeClient,
@@ -172,33 +172,26 @@ describe('installCrds', function () {
     expect(error.message).to.include('spec.replicas');
   });
 
-  it('refuses a CEL violation on the server with the rule message, and in the client at the same field path', async function () {
+  it('refuses a CEL violation on the server with the rule message, and in the client at the same field path', async () => {
     const bad = gadget('cel', { replicas: 12, maxReplicas: 10 });
     const [violation] = Gadgets.validate(bad);
     expect(violation).to.deep.equal({ field: 'spec', message: 'replicas exceed maxReplicas' });
-    // The embedded server does not evaluate x-kubernetes-validations yet (issue 19, item 1).
-    if (server().flavor !== 'real')
-      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await refusal(client.create(Gadgets, bad));
     expect(error.status).to.equal(422);
     expect(error.message).to.match(serverViolation(violation!.field, violation!.message));
   });
 
-  it('refuses a list rule with matches() on the server and in the client, at the same field path', async function () {
+  it('refuses a list rule with matches() on the server and in the client, at the same field path', async () => {
     const bad = gadget('tags', { replicas: 1, maxReplicas: 1, tags: ['ok', 'Not-OK'] });
     expect(Gadgets.validate(bad)).to.deep.equal([{ field: 'spec.tags', message: 'tags are lower-case words' }]);
-    if (server().flavor !== 'real')
-      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await refusal(client.create(Gadgets, bad));
     expect(error.message).to.match(serverViolation('spec.tags', 'tags are lower-case words'));
   });
 
-  it('refuses a transition rule violation on update, as the client does with the old object', async function () {
+  it('refuses a transition rule violation on update, as the client does with the old object', async () => {
     const created = await client.create(Gadgets, gadget('named', { replicas: 1, maxReplicas: 10, name: 'a' }));
     const renamed = { ...created, spec: { ...created.spec, name: 'b' } };
     expect(Gadgets.validate(renamed, { old: created })).to.deep.equal([{ field: 'spec.name', message: 'name is immutable' }]);
-    if (server().flavor !== 'real')
-      return skipWithReason(this, 'the embedded API server does not evaluate CEL rules yet (issue 19 item 1)');
     const error = await refusal(client.update(Gadgets, renamed));
     expect(error.message).to.match(serverViolation('spec.name', 'name is immutable'));
   });

@@ -25,6 +25,7 @@ import type { Controller } from '../controller/controller.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { controllerDebugView } from './debug-controllers.js';
 import type { HealthCheckKind, HealthChecks } from './health-checks.js';
+import { closeServer } from '../internal/close-server.js';
 
 /**
  * Where and what the operator's HTTP server serves.
@@ -171,10 +172,7 @@ export class OperatorServer {
     const server = this.#server;
     if (server === undefined) return;
     this.#server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -10,7 +10,9 @@ import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './object-store.js';
 import type { ResourceRegistry, ResourceType, ScalePaths } from './resource-registry.js';
 import type { ResourceHandler } from './resource-handler.js';
+import { defaultObject } from './schema-defaulting.js';
 import { ApiStatusError, invalid, type StatusCause } from './status-error.js';
+import { ruleCompileErrors } from './validation-rules.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
 /** The finalizer kube-apiserver adds to a CRD being deleted, until its objects are gone. */
@@ -119,6 +121,7 @@ export class CrdController {
       if (oldSpec['group'] !== spec['group'])
         causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
     }
+    causes.push(...schemaRuleErrors(versions));
     const clash = this.conflictingType(names, String(spec['group'] ?? ''));
     if (clash !== undefined) causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: clash });
     if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
@@ -172,8 +175,10 @@ export class CrdController {
     if (stored !== undefined) {
       const t = typeOfCrd(stored.obj);
       const meta = metaOf(stored.obj);
-      if (meta['deletionTimestamp'] === undefined) this.registry.register(t);
-      else if (finalizersOf(stored.obj).includes(CRD_CLEANUP_FINALIZER)) this.queueCleanup(String(meta['name']));
+      if (meta['deletionTimestamp'] === undefined) {
+        this.registry.register(t);
+        this.redefault(t);
+      } else if (finalizersOf(stored.obj).includes(CRD_CLEANUP_FINALIZER)) this.queueCleanup(String(meta['name']));
     }
     if (removed !== undefined) {
       const t = typeOfCrd(removed.obj);
@@ -214,6 +219,18 @@ export class CrdController {
     const meta = metaOf(draft);
     meta['finalizers'] = finalizersOf(crd.obj).filter((f) => f !== CRD_CLEANUP_FINALIZER);
     this.handler.rewrite(crdType, crd, draft);
+  }
+
+  // Reads default with the current schema: objects stored before the CRD gained a default show it.
+  private redefault(t: ResourceType): void {
+    const schema = t.schemas?.[t.storageVersion];
+    if (schema === undefined) return;
+    for (const o of [...this.store.list(t.id)]) {
+      const draft = structuredClone(o.obj) as Json;
+      defaultObject(draft, schema);
+      const { kind: _k, apiVersion: _a, ...rest } = draft;
+      if (JSON.stringify(rest) !== o.body) this.store.redecode(t, o.key, draft);
+    }
   }
 
   private conflictingType(names: Json, group: string): string | undefined {
@@ -273,4 +290,17 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
         .filter((e): e is readonly [string, Json] => e[1] !== null && typeof e[1] === 'object'),
     ),
   };
+}
+
+// CEL rules that do not compile, reported where kube-apiserver reports them: under
+// spec.validation when every version has the same schema (it hoists it there), else per version.
+function schemaRuleErrors(versions: readonly Json[]): StatusCause[] {
+  const schemas = versions.map((v) => ((v['schema'] ?? {}) as Json)['openAPIV3Schema']);
+  const shared = schemas.every((s) => JSON.stringify(s) === JSON.stringify(schemas[0]));
+  const causes: StatusCause[] = [];
+  schemas.forEach((s, i) => {
+    if (s === null || typeof s !== 'object' || (shared && i > 0)) return;
+    causes.push(...ruleCompileErrors(s as Json, shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`));
+  });
+  return causes;
 }

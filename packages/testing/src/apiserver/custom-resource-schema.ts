@@ -1,10 +1,12 @@
 // The structural schema of a CRD version applied to custom objects, as kube-apiserver does:
 // unknown fields are pruned (unless x-kubernetes-preserve-unknown-fields), then the object is
-// validated (type, nullable, enum, required, bounds, lengths, pattern, item counts). Defaulting,
-// CEL rules (x-kubernetes-validations), formats and list-type checks are not implemented.
+// validated (type, nullable, enum, required, bounds, lengths, pattern, item counts, then the CEL
+// rules of validation-rules.ts). Defaulting is schema-defaulting.ts. Formats and list-type checks
+// are not implemented.
 
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
+import { ruleViolations } from './validation-rules.js';
 
 /** An openAPIV3Schema node (the parts used here). */
 export type Schema = Json;
@@ -50,10 +52,14 @@ function show(v: unknown): string {
   return typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? 'null');
 }
 
-/** The problems of an object against its schema, with kube-apiserver's field paths and wording. */
-export function validateObject(obj: Json, schema: Schema): StatusCause[] {
+/**
+ * The problems of an object against its schema, with kube-apiserver's field paths and wording;
+ * `old` is the stored object on update (for the transition rules), undefined on create.
+ */
+export function validateObject(obj: Json, schema: Schema, old?: Readonly<Json>): StatusCause[] {
   const causes: StatusCause[] = [];
   validateNode(obj, schema, '', causes, true);
+  causes.push(...ruleViolations(obj, old, schema));
   return causes;
 }
 

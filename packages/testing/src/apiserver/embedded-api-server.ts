@@ -12,9 +12,10 @@
 //   built-ins only (containers, env, volumes, ports, ownerReferences, conditions, finalizers, ...);
 //   custom resources follow their CRD schema's x-kubernetes-list-type/-list-map-keys/-map-type.
 //   Field ownership (managedFields) ignores API versions: each kind is served in one version.
-// - CRD schemas prune and validate custom objects (types, enum, bounds, lengths, pattern,
-//   required), but there is no defaulting, no CEL (x-kubernetes-validations), no formats and no
-//   conversion webhooks. A deleted CRD is Terminating until its objects are deleted
+// - CRD schemas prune, default (on write and on read) and validate custom objects (types, enum,
+//   bounds, lengths, pattern, required, x-kubernetes-validations in CEL), but there are no
+//   formats, no CEL cost estimation or budget, no CEL type checking at CRD creation (only syntax)
+//   and no conversion webhooks. A deleted CRD is Terminating until its objects are deleted
 //   (crd-controller.ts).
 // - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
 //   custom resources per their schema) and repeated JSON keys follow `fieldValidation`

@@ -210,6 +210,17 @@ export class ObjectStore {
     return stored;
   }
 
+  /**
+   * Replaces an object as a read from storage would now decode it (a CRD gained a default): same
+   * resourceVersion, no event, as kube-apiserver defaults on read without writing.
+   */
+  redecode(type: ResourceType, key: string, draft: Json): void {
+    const table = this.tables.get(type.id);
+    const previous = table?.objects.get(key);
+    if (table === undefined || previous === undefined) return;
+    table.objects.set(key, this.seal(key, draft, previous.rv));
+  }
+
   /** Removes an object; the DELETED event carries its last state at the new resourceVersion. */
   delete(type: ResourceType, key: string): StoredObject | undefined {
     const table = this.tables.get(type.id);

@@ -10,6 +10,7 @@ import { pruneObject, validateObject } from './custom-resource-schema.js';
 import { defaultDeployment } from './deployment-defaults.js';
 import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { defaultPod } from './pod-defaults.js';
+import { defaultObject } from './schema-defaulting.js';
 import { defaultService } from './service-defaults.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
@@ -275,7 +276,7 @@ export class ResourceHandler {
     }
     const name = meta['name'] as string;
     const schema = t.schemas?.[req.version];
-    if (schema !== undefined) pruneObject(draft, schema);
+    if (schema !== undefined) pruneAndDefault(draft, schema);
     this.validateMeta(t, draft, name, schema);
     if (t.namespaced) this.checkNamespaceOpen(t, req.namespace!, name);
     const key = ResourceHandler.keyOf(t, req.namespace, name);
@@ -527,7 +528,7 @@ export class ResourceHandler {
     // generation + 1, a MODIFIED event), then carried out at once when the grace period is 0.
     const isPod = t.id === '/pods';
     if (finalizers.length > 0 || extra !== undefined || isNamespace || grace > 0 || (isPod && meta['deletionTimestamp'] === undefined)) {
-      const draft = marked ?? (structuredClone(existing.obj));
+      const draft = marked ?? structuredClone(existing.obj);
       const m = metaOf(draft);
       let changed = marked !== undefined;
       if (extra !== undefined && !finalizers.includes(extra)) {
@@ -614,15 +615,15 @@ export class ResourceHandler {
       else next['status'] = draft['status'];
       const schema = t.schemas?.[req.version];
       if (schema !== undefined) {
-        pruneObject(next, schema);
-        const causes = validateObject(next, schema);
+        pruneAndDefault(next, schema);
+        const causes = validateObject(next, schema, old);
         if (causes.length > 0) throw invalid(t.kind, t.group, req.name!, causes);
       }
     } else {
       next = draft;
       const schema = t.schemas?.[req.version];
-      if (schema !== undefined) pruneObject(next, schema);
-      this.validateMeta(t, next, req.name!, schema);
+      if (schema !== undefined) pruneAndDefault(next, schema);
+      this.validateMeta(t, next, req.name!, schema, old);
       // Writes to the main resource ignore status when status is a subresource.
       if (t.statusSubresource) {
         if (old['status'] === undefined) delete next['status'];
@@ -792,8 +793,8 @@ export class ResourceHandler {
     return draft;
   }
 
-  private validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json): void {
-    const causes: StatusCause[] = schema === undefined ? [] : validateObject(obj, schema);
+  private validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json, old?: Readonly<Json>): void {
+    const causes: StatusCause[] = schema === undefined ? [] : validateObject(obj, schema, old);
     const meta = metaOf(obj);
     for (const msg of nameErrors(t, name)) {
       causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(name)}: ${msg}` });
@@ -978,4 +979,10 @@ function decodeContinue(token: string): { rv: number; start: string } {
   } catch {
     throw badRequest(`continue key is not valid: ${token.slice(0, 100)}`);
   }
+}
+
+// A custom object as kube-apiserver decodes a write: unknown fields dropped, then defaults filled in.
+function pruneAndDefault(obj: Json, schema: Json): void {
+  pruneObject(obj, schema);
+  defaultObject(obj, schema);
 }

@@ -5,12 +5,13 @@
  * the figures the scenario measured.
  */
 import { findStatusCondition, ResourceID, type Condition, type KubernetesObject } from '@kindex/core';
-import { Kinds, KubeClient, Operator, resourceKind, type WorkflowResult } from '@kindex/informer';
+import { installCrds, Kinds, KubeClient, Operator, resourceKind, type WorkflowResult } from '@kindex/informer';
 import { EventsV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { createWebPageReconciler } from './webpage-reconciler.js';
-import { WEBPAGE_CRD, WebPageKind, type WebPage } from './webpage-model.js';
+import { WebPageKind, type WebPage } from './webpage-model.js';
 
-const CrdKind = resourceKind({
+/** The kind of CustomResourceDefinitions, to install the WebPage CRD. */
+export const CrdKind = resourceKind({
   group: 'apiextensions.k8s.io',
   version: 'v1',
   kind: 'CustomResourceDefinition',
@@ -49,17 +50,9 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-/** Installs the WebPage CRD by server-side apply and waits until it is served. */
+/** Installs the WebPage CRD (generated from webpage-model.ts) by server-side apply and waits until it is Established. */
 export async function installWebPageCrd(client: KubeClient): Promise<void> {
-  await client.apply(CrdKind, WEBPAGE_CRD, { fieldManager: 'kindex-webpage-sample', force: true });
-  await until('WebPages are served', async () => {
-    try {
-      await client.get(WebPageKind, ResourceID.of('probe', 'default'));
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  await installCrds(client.kubeConfig, [WebPageKind.crd], { fieldManager: 'kindex-webpage-sample' });
 }
 
 /** Whether the cluster serves networking.k8s.io/v1 Ingresses (asked through discovery). */

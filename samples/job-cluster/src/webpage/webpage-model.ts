@@ -1,26 +1,72 @@
-import { type Condition, type KubernetesObject } from '@kindex/core';
-import { resourceKind } from '@kindex/informer';
+// The WebPage custom resource, defined once in TypeScript: its type, resource kind and CRD
+// (crds/webpages.sample.javaoperatorsdk.yaml is generated from this file by `pnpm run crds`, and
+// integration-tests' sample-crds test fails when it is stale).
+import Type from 'typebox';
+import type { Condition } from '@kindex/core';
+import { customResource, resourceKind, type ObjectOfKind } from '@kindex/informer';
 
-/** A WebPage (JOSDK's WebPage sample): HTML served by nginx, optionally exposed by an Ingress. */
-export interface WebPage extends KubernetesObject {
-  spec?: { html?: string; exposed?: boolean };
-  status?: {
-    htmlConfigMap?: string;
-    ready?: boolean;
-    dependents?: Record<string, string>;
-    errorMessage?: string;
-    /** The `Ready` condition (the Kubernetes convention), with the generation it describes. */
-    conditions?: readonly Condition[];
-  };
-}
+/**
+ * metav1.Condition's schema, keyed by `type` as its `+listType=map` marker says, so that two
+ * writers' server-side applies merge per condition instead of replacing the list. The static type
+ * is core's `readonly Condition[]`, which `setStatusCondition` takes and returns.
+ */
+const Conditions = Type.Unsafe<readonly Condition[]>(
+  Type.Array(
+    Type.Object({
+      type: Type.String({ maxLength: 316 }),
+      status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]),
+      observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
+      lastTransitionTime: Type.String({ format: 'date-time' }),
+      reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+      message: Type.String({ maxLength: 32768 }),
+    }),
+    { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
+  ),
+);
 
-export const WebPageKind = resourceKind<WebPage>({
+/**
+ * A WebPage (JOSDK's WebPage sample): HTML served by nginx, optionally exposed by an Ingress.
+ * Its HTML must not be blank: nginx would serve an empty page, which is never what was meant.
+ */
+export const WebPageKind = customResource({
   group: 'sample.javaoperatorsdk',
-  version: 'v1',
   kind: 'WebPage',
   plural: 'webpages',
-  namespaced: true,
+  versions: {
+    v1: {
+      spec: Type.Object({
+        // 512 KiB leaves room in the ConfigMap (1 MiB at most) and bounds the rule's CEL cost.
+        html: Type.String({
+          maxLength: 524288,
+          'x-kubernetes-validations': [
+            {
+              rule: 'self.trim().size() > 0',
+              // No string(self.size()) here: kube-apiserver estimates a string built from it as
+              // unbounded and refuses the CRD (messageExpression cost over budget by more than 100x).
+              messageExpression:
+                "'html must not be blank (' + (self.size() == 0 ? 'it is empty' : 'it holds only whitespace') + '): put the page in spec.html'",
+            },
+          ],
+        }),
+        exposed: Type.Optional(Type.Boolean()),
+      }),
+      status: Type.Object({
+        htmlConfigMap: Type.Optional(Type.String()),
+        ready: Type.Optional(Type.Boolean()),
+        dependents: Type.Optional(Type.Record(Type.String(), Type.String())),
+        errorMessage: Type.Optional(Type.String()),
+        /** The `Ready` condition (the Kubernetes convention), with the generation it describes. */
+        conditions: Type.Optional(Conditions),
+      }),
+      printerColumns: [
+        { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
+        { name: 'ConfigMap', type: 'string', jsonPath: '.status.htmlConfigMap' },
+      ],
+    },
+  },
 });
+export type WebPage = ObjectOfKind<typeof WebPageKind>;
+
 export const DeploymentKind = resourceKind({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
 export const IngressKind = resourceKind({
   group: 'networking.k8s.io',
@@ -29,62 +75,3 @@ export const IngressKind = resourceKind({
   plural: 'ingresses',
   namespaced: true,
 });
-
-/** The CRD of WebPage, with printer columns for `kubectl get webpages`. */
-export const WEBPAGE_CRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'webpages.sample.javaoperatorsdk' },
-  spec: {
-    group: 'sample.javaoperatorsdk',
-    scope: 'Namespaced',
-    names: { plural: 'webpages', singular: 'webpage', kind: 'WebPage', listKind: 'WebPageList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [
-          { name: 'Ready', type: 'boolean', jsonPath: '.status.ready' },
-          { name: 'ConfigMap', type: 'string', jsonPath: '.status.htmlConfigMap' },
-        ],
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { html: { type: 'string' }, exposed: { type: 'boolean' } } },
-              status: {
-                type: 'object',
-                properties: {
-                  htmlConfigMap: { type: 'string' },
-                  ready: { type: 'boolean' },
-                  errorMessage: { type: 'string' },
-                  dependents: { type: 'object', additionalProperties: { type: 'string' } },
-                  // metav1.Condition's schema, keyed by type as its +listType=map marker says.
-                  conditions: {
-                    type: 'array',
-                    'x-kubernetes-list-type': 'map',
-                    'x-kubernetes-list-map-keys': ['type'],
-                    items: {
-                      type: 'object',
-                      required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
-                      properties: {
-                        type: { type: 'string', maxLength: 316 },
-                        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-                        observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
-                        lastTransitionTime: { type: 'string', format: 'date-time' },
-                        reason: { type: 'string', maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' },
-                        message: { type: 'string', maxLength: 32768 },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    ],
-  },
-};

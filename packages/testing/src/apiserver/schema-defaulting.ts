@@ -1,0 +1,55 @@
+// Structural defaulting of custom objects, as kube-apiserver's decoder applies it on create,
+// update and every read from storage (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/
+// defaulting/algorithm.go): a property that is absent, or null where the schema is not nullable,
+// gets a deep copy of its default; then every present value is defaulted with its own schema,
+// so the properties of a defaulted object get their defaults too. An array item or map value
+// that is null gets the default of the items/additionalProperties schema.
+
+import type { Json } from './object-store.js';
+import type { Schema } from './custom-resource-schema.js';
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function schemaOf(v: unknown): Schema | undefined {
+  return isObject(v) ? v : undefined;
+}
+
+// kube-apiserver's isNonNullableNull: a null that its schema's default replaces.
+function replacesNull(value: unknown, schema: Schema | undefined): schema is Schema {
+  return value === null && schema !== undefined && schema['nullable'] !== true && schema['default'] !== undefined;
+}
+
+/** Fills in, in place, the defaults the schema declares. */
+export function defaultObject(obj: Json, schema: Schema): void {
+  defaultNode(obj, schema);
+}
+
+function defaultNode(value: unknown, schema: Schema | undefined): void {
+  if (schema === undefined) return;
+  if (Array.isArray(value)) {
+    const items = schemaOf(schema['items']);
+    value.forEach((v, i) => {
+      if (replacesNull(v, items)) value[i] = structuredClone(items['default']);
+      // As in kube-apiserver, the item defaulted from null is not defaulted further.
+      defaultNode(v, items);
+    });
+    return;
+  }
+  if (!isObject(value)) return;
+  const properties = schemaOf(schema['properties']) as Record<string, Schema> | undefined;
+  for (const [k, prop] of Object.entries(properties ?? {})) {
+    if (!isObject(prop) || prop['default'] === undefined) continue;
+    if (value[k] === undefined || replacesNull(value[k], prop)) value[k] = structuredClone(prop['default']);
+  }
+  const additional = schemaOf(schema['additionalProperties']);
+  for (const [k, v] of Object.entries(value)) {
+    const prop = properties?.[k];
+    if (prop !== undefined) defaultNode(v, schemaOf(prop));
+    else if (additional !== undefined) {
+      if (replacesNull(v, additional)) value[k] = structuredClone(additional['default']);
+      defaultNode(v, additional);
+    }
+  }
+}

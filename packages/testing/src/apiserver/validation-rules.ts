@@ -1,0 +1,240 @@
+// x-kubernetes-validations of custom objects, as kube-apiserver enforces them on create, update,
+// patch and apply (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go): each
+// rule runs with `self` bound to its node; a transition rule (one naming oldSelf) runs only on
+// update, where the node has an old value (same property, same key of a map list, same set item).
+// Rules compile once per served CRD version: the programs hang off the version's schema nodes,
+// which are built anew for each CRD write, so the cache is in effect keyed by the CRD's uid,
+// resourceVersion and version and never outlives them.
+
+import { Optional, type ParseResult } from '@marcbachmann/cel-js';
+import { celEnvironment } from './cel-library.js';
+import type { Json } from './object-store.js';
+import type { StatusCause } from './status-error.js';
+
+/** An openAPIV3Schema node (custom-resource-schema.ts's Schema, which imports this file). */
+type Schema = Json;
+
+interface Rule {
+  readonly rule: string;
+  readonly message?: string;
+  readonly messageExpression?: string;
+  readonly reason?: string;
+  readonly fieldPath?: string;
+  readonly optionalOldSelf?: boolean;
+}
+
+interface CompiledRule {
+  readonly spec: Rule;
+  readonly program: ParseResult;
+  readonly messageProgram: ParseResult | undefined;
+  readonly transition: boolean;
+}
+
+const compiled = new WeakMap<Schema, readonly CompiledRule[]>();
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function rulesOf(schema: Schema): readonly Rule[] {
+  const rules = schema['x-kubernetes-validations'];
+  return Array.isArray(rules) ? (rules as Rule[]) : [];
+}
+
+function compiledRules(schema: Schema): readonly CompiledRule[] {
+  let rules = compiled.get(schema);
+  if (rules === undefined) {
+    rules = rulesOf(schema).map((spec) => ({
+      spec,
+      program: celEnvironment.parse(spec.rule),
+      messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
+      transition: /\boldSelf\b/.test(spec.rule),
+    }));
+    compiled.set(schema, rules);
+  }
+  return rules;
+}
+
+// Go's encoding/json of the internal ValidationRule, which kube-apiserver prints as the invalid value.
+function goRule(r: Rule): string {
+  return JSON.stringify({
+    Rule: r.rule ?? '',
+    Message: r.message ?? '',
+    MessageExpression: r.messageExpression ?? '',
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? '',
+    OptionalOldSelf: r.optionalOldSelf ?? null,
+  }).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+}
+
+const MISSING_LIBRARY = /found no matching overload for '(?:dyn\.)?(?:ip|cidr|isIP|isCIDR|semver|isSemver|authorizer)\(/;
+
+function compileError(error: unknown): string {
+  const message = (error as Error).message.split('\n')[0]!;
+  const hint = MISSING_LIBRARY.test(message)
+    ? " (the embedded API server lacks Kubernetes' ip, cidr, semver and authz CEL libraries: run this test on the real kube-apiserver, KINDEX_APISERVER=real)"
+    : '';
+  return `ERROR: <input>: ${message}${hint}`;
+}
+
+/**
+ * The rules of a CRD version's schema that do not compile, as causes of the CRD's 422; `path` is
+ * where kube-apiserver reports the schema (`spec.validation.openAPIV3Schema`).
+ */
+export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  rulesOf(schema).forEach((r, i) => {
+    const at = `${path}.x-kubernetes-validations[${i}]`;
+    for (const [key, expression, what] of [
+      ['rule', r.rule, 'compilation failed'],
+      ['messageExpression', r.messageExpression, 'messageExpression compilation failed'],
+    ] as const) {
+      if (expression === undefined) continue;
+      try {
+        celEnvironment.parse(expression);
+        // Type checking with self as dyn catches unknown functions and mistyped operands.
+        const checked = celEnvironment.check(expression);
+        if (!checked.valid) throw checked.error ?? new Error('does not type-check');
+      } catch (error) {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `${at}.${key}`,
+          message: `Invalid value: ${goRule(r)}: ${what}: ${compileError(error)}`,
+        });
+      }
+    }
+  });
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  for (const [k, sub] of Object.entries(properties)) if (isObject(sub)) causes.push(...ruleCompileErrors(sub, `${path}.properties[${k}]`));
+  if (isObject(schema['items'])) causes.push(...ruleCompileErrors(schema['items'], `${path}.items`));
+  if (isObject(schema['additionalProperties']))
+    causes.push(...ruleCompileErrors(schema['additionalProperties'], `${path}.additionalProperties`));
+  return causes;
+}
+
+/**
+ * The rules `obj` breaks, with kube-apiserver's fields and wording. `old` is the stored object on
+ * update, undefined on create.
+ */
+export function ruleViolations(obj: unknown, old: unknown, schema: Schema): StatusCause[] {
+  const causes: StatusCause[] = [];
+  validateNode(obj, old, schema, '', causes);
+  return causes;
+}
+
+function validateNode(value: unknown, old: unknown, schema: Schema, path: string, causes: StatusCause[]): void {
+  if (value === null || value === undefined) return;
+  const rules = compiledRules(schema);
+  if (rules.length > 0) {
+    const self = celValue(value, schema);
+    const oldSelf = old === undefined || old === null ? undefined : celValue(old, schema);
+    for (const r of rules) {
+      if (r.transition && oldSelf === undefined && r.spec.optionalOldSelf !== true) continue;
+      // With optionalOldSelf the rule also runs on create, oldSelf then an empty optional.
+      const old = r.spec.optionalOldSelf === true ? (oldSelf === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf;
+      causes.push(...evaluate(r, { self, oldSelf: old }, value, schema, path));
+    }
+  }
+  if (Array.isArray(value)) {
+    const items = schema['items'];
+    if (!isObject(items)) return;
+    const match = correlate(schema, Array.isArray(old) ? old : undefined);
+    value.forEach((v, i) => validateNode(v, match(v), items, `${path}[${i}]`, causes));
+    return;
+  }
+  if (!isObject(value)) return;
+  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  const additional = schema['additionalProperties'];
+  const oldObject = isObject(old) ? old : undefined;
+  // A node's own rules first, then its fields; kube-apiserver walks fields in Go's random map
+  // order, name order keeps these causes the same from run to run.
+  for (const k of Object.keys(value).sort()) {
+    const sub = properties[k] ?? additional;
+    if (isObject(sub)) validateNode(value[k], oldObject?.[k], sub, path === '' ? k : `${path}.${k}`, causes);
+  }
+}
+
+// The old item an array item is compared with: for a map list the one with the same keys, for a
+// set the equal one; items of an atomic list have none, so their transition rules do not run.
+function correlate(schema: Schema, old: unknown[] | undefined): (item: unknown) => unknown {
+  if (old === undefined) return () => undefined;
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType === 'set') return (item) => old.find((o) => JSON.stringify(o) === JSON.stringify(item));
+  const keys = schema['x-kubernetes-list-map-keys'];
+  if (listType === 'map' && Array.isArray(keys)) {
+    return (item) =>
+      isObject(item)
+        ? old.find((o) => isObject(o) && (keys as string[]).every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])))
+        : undefined;
+  }
+  return () => undefined;
+}
+
+function evaluate(r: CompiledRule, context: Record<string, unknown>, value: unknown, schema: Schema, path: string): StatusCause[] {
+  const field = r.spec.fieldPath ? `${path}${path === '' ? r.spec.fieldPath.replace(/^\./, '') : r.spec.fieldPath}` : path;
+  let holds: unknown;
+  try {
+    holds = r.program(context);
+  } catch (error) {
+    // Reported at the rule's node with its type, in cel-go's words (`no such key: min`).
+    const reason = (error as Error).message.split('\n')[0]!.replace(/^No such key/, 'no such key');
+    const label = r.spec.message?.trim() ? r.spec.message : r.spec.rule;
+    const type = typeof schema['type'] === 'string' ? schema['type'] : 'object';
+    return [{ reason: 'FieldValueInvalid', field: path, message: `Invalid value: "${type}": ${reason} evaluating rule: ${label}` }];
+  }
+  if (holds === true) return [];
+  const message = messageOf(r, context);
+  switch (r.spec.reason) {
+    case 'FieldValueForbidden':
+      return [{ reason: 'FieldValueForbidden', field, message: `Forbidden: ${message}` }];
+    case 'FieldValueRequired':
+      return [{ reason: 'FieldValueRequired', field, message: `Required value: ${message}` }];
+    case 'FieldValueDuplicate':
+      return [{ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${shown(value, schema)}${message}` }];
+    default:
+      return [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${shown(value, schema)}${message}` }];
+  }
+}
+
+// kube-apiserver shows a scalar's value before the message (`"b": `, `7: `) and omits objects and lists.
+function shown(value: unknown, schema: Schema): string {
+  if (isObject(value) || Array.isArray(value)) return '';
+  if (typeof value === 'string' && schema['x-kubernetes-int-or-string'] !== true) return `${JSON.stringify(value)}: `;
+  return `${typeof value === 'string' ? JSON.stringify(value) : String(value)}: `;
+}
+
+function messageOf(r: CompiledRule, context: Record<string, unknown>): string {
+  if (r.messageProgram !== undefined) {
+    try {
+      const message: unknown = r.messageProgram(context);
+      if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) return message;
+    } catch {
+      // kube-apiserver falls back to `message`, or the rule, when messageExpression fails.
+    }
+  }
+  return r.spec.message ?? `failed rule: ${r.spec.rule}`;
+}
+
+// CEL's view of a JSON value: integers typed `integer` (or int-or-string numbers) are int, as
+// kube-apiserver types them from the schema, other numbers double.
+function celValue(value: unknown, schema: Schema | undefined): unknown {
+  if (typeof value === 'number') {
+    const integral = schema?.['type'] === 'integer' || schema?.['x-kubernetes-int-or-string'] === true;
+    return integral && Number.isInteger(value) ? BigInt(value) : value;
+  }
+  if (Array.isArray(value)) {
+    const items = isObject(schema?.['items']) ? schema['items'] : undefined;
+    return value.map((v) => celValue(v, items));
+  }
+  if (isObject(value)) {
+    const properties = isObject(schema?.['properties']) ? schema['properties'] : {};
+    const additional = isObject(schema?.['additionalProperties']) ? schema['additionalProperties'] : undefined;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const sub = properties[k];
+      out[k] = celValue(v, isObject(sub) ? sub : additional);
+    }
+    return out;
+  }
+  return value;
+}
