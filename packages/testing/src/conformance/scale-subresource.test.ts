@@ -163,4 +163,26 @@ describe('conformance: scale subresource', () => {
     const noScale = await catchApiStatus(custom.getNamespacedCustomObjectScale(wRef));
     expect(noScale.code).to.equal(404);
   });
+
+  it('discovery lists /scale as an autoscaling/v1 Scale, for Deployments and for a CRD declaring it', async () => {
+    const { apiextensions, custom, kubeConfig } = fixture();
+    const expected = {
+      singularName: '',
+      namespaced: true,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    };
+    const apps = await kubeConfig.makeApiClient(AppsV1Api).getAPIResources();
+    expect(apps.resources.find((r) => r.name === 'deployments/scale')).to.deep.include(expected);
+    const { group, plural } = await createScalableCrd(apiextensions, custom);
+    await eventually(
+      async () => {
+        const list = await custom.getAPIResources({ group, version: 'v1' });
+        expect(list.resources.find((r) => r.name === `${plural}/scale`)).to.deep.include(expected);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+  });
 });
