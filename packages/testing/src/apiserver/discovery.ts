@@ -79,6 +79,18 @@ export function resourceList(registry: ResourceRegistry, groupName: string, vers
         verbs: ['get', 'patch', 'update'],
       });
     }
+    // The Scale is another group's kind, so the entry names its group and version.
+    if (t.scale?.[version] !== undefined) {
+      resources.push({
+        name: `${t.resource}/scale`,
+        singularName: '',
+        namespaced: t.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
   }
   return {
     kind: 'APIResourceList',

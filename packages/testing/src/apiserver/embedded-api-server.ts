@@ -15,8 +15,8 @@
 // - CRD schemas prune, default (on write and on read) and validate custom objects (types, enum,
 //   bounds, lengths, pattern, required, x-kubernetes-validations in CEL), but there are no
 //   formats, no CEL cost estimation or budget, no CEL type checking at CRD creation (only syntax)
-//   and no conversion webhooks; a deleted CRD drops its objects at once (the real one lingers as
-//   Terminating meanwhile).
+//   and no conversion webhooks. A deleted CRD is Terminating until its objects are deleted
+//   (crd-controller.ts).
 // - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
 //   custom resources per their schema) and repeated JSON keys follow `fieldValidation`
 //   (field-validation.ts), MicroTimes must have six fractional digits (micro-time.ts), request
@@ -51,6 +51,9 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { CrdController } from './crd-controller.js';
+import { ScaleSubresource } from './scale-subresource.js';
+import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
+import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { RequestFaults } from './faults.js';
@@ -171,6 +174,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly registry = new ResourceRegistry();
   private readonly hub: WatchHub;
   private readonly handler: ResourceHandler;
+  private readonly scale: ScaleSubresource;
   private readonly gc: GarbageCollector;
   private readonly requestFaults = new RequestFaults();
   private readonly metrics = new RequestMetrics();
@@ -202,9 +206,15 @@ export class EmbeddedApiServer implements TestApiServer {
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
-    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId));
+    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
+    this.scale = new ScaleSubresource(this.store, this.handler);
+    const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
     this.handler.hooks = {
-      beforeWrite: (t, draft, old) => crds.beforeWrite(t, draft, old),
+      beforeWrite: (t, draft, old) => {
+        services.beforeWrite(t, draft, old);
+        crds.beforeWrite(t, draft, old);
+      },
+      markForDeletion: (t, obj) => crds.markForDeletion(t, obj),
       afterWrite: (t, stored, removed) => crds.afterWrite(t, stored, removed),
     };
     const gcOptions = parts.options.gcDelayMs === undefined ? {} : { gcDelayMs: parts.options.gcDelayMs };
@@ -440,7 +450,9 @@ export class EmbeddedApiServer implements TestApiServer {
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
-    if (r.subresource !== undefined && !(r.subresource === 'status' && type.statusSubresource)) throw pathNotFound();
+    const servesSubresource =
+      (r.subresource === 'status' && type.statusSubresource) || (r.subresource === 'scale' && type.scale?.[r.version] !== undefined);
+    if (r.subresource !== undefined && !servesSubresource) throw pathNotFound();
     const watch = url.searchParams.get('watch');
     const isWatch = req.method === 'GET' && (watch === 'true' || watch === '1');
     // Like kube-apiserver, the options are validated before the body is decoded.
@@ -463,6 +475,7 @@ export class EmbeddedApiServer implements TestApiServer {
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
+    if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
     switch (req.method) {
       case 'GET':
         if (isWatch) return this.openWatch(request, req, res);

@@ -2,6 +2,7 @@
 // server makes that operators and their tests run into (ConfigMap and Secret keys, Secret data
 // encoding, Lease durations). Custom resources are not validated against their schemas.
 
+import { deploymentCauses } from './deployment-defaults.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
 
@@ -50,6 +51,8 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
       return [...keyCauses(obj['data'], 'data', 'base64'), ...keyCauses(obj['stringData'], 'stringData', 'string')];
     case '/pods':
       return podCauses(obj);
+    case 'apps/deployments':
+      return deploymentCauses(typeId, obj);
     case 'coordination.k8s.io/leases':
       return leaseCauses(obj);
     default:
@@ -112,67 +115,6 @@ export function updateCauses(typeId: string, old: Readonly<Json>, next: Json): S
     causes.push({ reason: 'FieldValueForbidden', field: 'immutable', message: 'Forbidden: field is immutable when `immutable` is set' });
   }
   return causes;
-}
-
-/** Defaults the real server applies to Pods, where field selectors can see them. */
-export function defaultPod(obj: Json): void {
-  const spec = (obj['spec'] ?? {}) as Json;
-  obj['spec'] = spec;
-  spec['restartPolicy'] ??= 'Always';
-  spec['schedulerName'] ??= 'default-scheduler';
-  spec['dnsPolicy'] ??= 'ClusterFirst';
-  spec['terminationGracePeriodSeconds'] ??= 30;
-  // Ports are keyed by containerPort+protocol for field ownership, so the default matters there.
-  for (const list of ['initContainers', 'containers']) {
-    const containers = spec[list];
-    if (!Array.isArray(containers)) continue;
-    for (const c of containers as Json[]) {
-      if (c === null || typeof c !== 'object' || !Array.isArray(c['ports'])) continue;
-      for (const p of c['ports'] as Json[]) if (p !== null && typeof p === 'object') p['protocol'] ??= 'TCP';
-    }
-  }
-}
-
-/**
- * Service defaults of the real server's decoding, applied on every write: type ClusterIP,
- * sessionAffinity None, and per port protocol TCP and targetPort = port (ports are keyed by
- * port+protocol for field ownership). No ClusterIP is allocated.
- */
-export function defaultService(typeId: string, obj: Json): void {
-  if (typeId !== '/services') return;
-  const spec = obj['spec'];
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
-  const s = spec as Json;
-  s['type'] ??= 'ClusterIP';
-  s['sessionAffinity'] ??= 'None';
-  if (!Array.isArray(s['ports'])) return;
-  for (const p of s['ports'] as Json[]) {
-    if (p === null || typeof p !== 'object') continue;
-    p['protocol'] ??= 'TCP';
-    p['targetPort'] ??= p['port'];
-  }
-}
-
-/**
- * Deployment defaults the field-ownership keys and a no-change apply depend on: replicas 1 and
- * TCP for the template's container ports. There is no deployment controller: status stays empty.
- */
-export function defaultDeployment(typeId: string, obj: Json): void {
-  if (typeId !== 'apps/deployments') return;
-  const spec = obj['spec'];
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return;
-  (spec as Json)['replicas'] ??= 1;
-  const template = (spec as Json)['template'] as Json | undefined;
-  const podSpec = template?.['spec'] as Json | undefined;
-  if (podSpec === undefined || podSpec === null || typeof podSpec !== 'object') return;
-  for (const list of ['initContainers', 'containers']) {
-    const containers = podSpec[list];
-    if (!Array.isArray(containers)) continue;
-    for (const c of containers as Json[]) {
-      if (c === null || typeof c !== 'object' || !Array.isArray(c['ports'])) continue;
-      for (const p of c['ports'] as Json[]) if (p !== null && typeof p === 'object') p['protocol'] ??= 'TCP';
-    }
-  }
 }
 
 /** Folds Secret `stringData` into `data` (base64), as the real server does on every write. */

@@ -7,8 +7,11 @@ import { LabelSelector, ShardSelector, dnsSubdomainErrors, labelValueErrors, qua
 import type { FieldSelector } from '@kindex/core';
 import { parseFieldSelector } from './field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
+import { defaultDeployment } from './deployment-defaults.js';
+import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultPod } from './pod-defaults.js';
 import { defaultObject } from './schema-defaulting.js';
-import { defaultDeployment, defaultPod, defaultService, foldStringData, kindCauses, updateCauses } from './kind-validation.js';
+import { defaultService } from './service-defaults.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
@@ -73,6 +76,11 @@ export interface JsonResponse {
 export interface WriteHooks {
   /** Validates and completes an object before it is stored (CRDs). May throw ApiStatusError. */
   beforeWrite?(type: ResourceType, draft: Json, old: StoredObject | undefined): void;
+  /**
+   * A copy of an object about to be marked for deletion, with what its kind adds then (a CRD's
+   * cleanup finalizer and Terminating condition); undefined when the kind adds nothing.
+   */
+  markForDeletion?(type: ResourceType, obj: Readonly<Json>): Json | undefined;
   /** Runs after an object was stored or removed. */
   afterWrite?(type: ResourceType, stored: StoredObject | undefined, removed: StoredObject | undefined): void;
 }
@@ -506,8 +514,9 @@ export class ResourceHandler {
     gracePeriodSeconds?: number,
     dryRun = false,
   ): StoredObject | undefined {
-    const finalizers = finalizersOf(existing.obj);
     const meta = metaOf(existing.obj);
+    const marked = meta['deletionTimestamp'] === undefined ? this.hooks.markForDeletion?.(t, existing.obj) : undefined;
+    const finalizers = finalizersOf(marked ?? existing.obj);
     const extra = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
     const isNamespace = t.id === '/namespaces';
     const grace = podGracePeriod(t, existing.obj, gracePeriodSeconds);
@@ -519,9 +528,9 @@ export class ResourceHandler {
     // generation + 1, a MODIFIED event), then carried out at once when the grace period is 0.
     const isPod = t.id === '/pods';
     if (finalizers.length > 0 || extra !== undefined || isNamespace || grace > 0 || (isPod && meta['deletionTimestamp'] === undefined)) {
-      const draft = structuredClone(existing.obj) as Json;
+      const draft = marked ?? structuredClone(existing.obj);
       const m = metaOf(draft);
-      let changed = false;
+      let changed = marked !== undefined;
       if (extra !== undefined && !finalizers.includes(extra)) {
         m['finalizers'] = [...finalizers, extra];
         changed = true;

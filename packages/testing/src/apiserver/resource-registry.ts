@@ -24,8 +24,20 @@ export interface ResourceType {
   readonly generation: 'none' | 'spec' | 'all-but-metadata-status';
   /** Delete answers with the deleted object (true) or with a Success Status (false). */
   readonly returnDeletedObject: boolean;
+  /** The versions serving a `/scale` subresource, and where each reads and writes (scale-subresource.ts). */
+  readonly scale?: Readonly<Record<string, ScalePaths>>;
   /** Custom resources: the openAPIV3Schema of each version, for pruning and validation. */
   readonly schemas?: Readonly<Record<string, Record<string, unknown>>>;
+}
+
+/** Where a kind keeps what its autoscaling/v1 Scale shows: dotted paths such as `.spec.replicas`. */
+export interface ScalePaths {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  /** A string field holding a selector; omitted when the Scale shows none. */
+  readonly labelSelectorPath?: string;
+  /** The path holds a metav1.LabelSelector object (the built-in workloads), not a string. */
+  readonly selectorIsObject?: boolean;
 }
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -91,6 +103,14 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     categories: ['all'],
     statusSubresource: true,
     generation: 'spec',
+    scale: {
+      v1: {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.spec.selector',
+        selectorIsObject: true,
+      },
+    },
   }),
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', {}),
   builtin('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', {
