@@ -60,9 +60,9 @@ export class AccessControl {
    * enforced (kube-apiserver's --anonymous-auth default, so authorization refuses it with 403),
    * 401 otherwise (as before RBAC existed here).
    */
-  authenticate(req: http.IncomingMessage, admin: boolean): UserInfo {
+  authenticate(req: http.IncomingMessage, admin: boolean, r: Route | undefined, url: URL): UserInfo {
     const user = admin ? ADMIN_USER : this.#byToken(req.headers.authorization);
-    return this.#impersonated(req, user);
+    return this.#impersonated(req, user, (verb) => attributesOf(user, r, req.method ?? 'GET', url, verb));
   }
 
   #byToken(authorization: string | undefined): UserInfo {
@@ -83,7 +83,9 @@ export class AccessControl {
   }
 
   // k8s.io/apiserver/pkg/endpoints/filters/impersonation.go.
-  #impersonated(req: http.IncomingMessage, user: UserInfo): UserInfo {
+  // A refusal names the constrained-impersonation check of kube-apiserver 1.36 (KEP-5284):
+  // `impersonate-on:<mode>:<verb>` on the request's own resource, the last one it tried.
+  #impersonated(req: http.IncomingMessage, user: UserInfo, request: (verbPrefix: string) => RequestAttributes): UserInfo {
     const headers = req.headersDistinct;
     const username = headers['impersonate-user']?.[0];
     const groups = headers['impersonate-group'] ?? [];
@@ -100,11 +102,11 @@ export class AccessControl {
       }
       return user;
     }
-    const check = (resource: RequestAttributes['resource']): void => {
-      const a: RequestAttributes = { user, verb: 'impersonate', resource, path: '' };
-      if (!this.decide(a).allowed) throw forbidden(a);
-    };
     const asAccount = username.startsWith(SERVICE_ACCOUNT_PREFIX) ? username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':') : undefined;
+    const mode = asAccount?.length === 2 ? 'serviceaccount' : 'user-info';
+    const check = (resource: RequestAttributes['resource']): void => {
+      if (!this.decide({ user, verb: 'impersonate', resource, path: '' }).allowed) throw forbidden(request(`impersonate-on:${mode}:`));
+    };
     if (asAccount?.length === 2) {
       check({ group: '', resource: 'serviceaccounts', subresource: '', namespace: asAccount[0]!, name: asAccount[1]! });
     } else {
@@ -139,10 +141,7 @@ export class AccessControl {
   /** Refuses (403, kube-apiserver's wording) a request RBAC does not allow. */
   authorize(user: UserInfo, r: Route | undefined, method: string, url: URL): void {
     if (!this.enforce) return;
-    const a: RequestAttributes =
-      r?.kind === 'resource'
-        ? resourceAttributes(user, r, method, url.searchParams, url.pathname)
-        : { user, verb: method === 'HEAD' ? 'get' : method.toLowerCase(), resource: undefined, path: url.pathname };
+    const a = attributesOf(user, r, method, url, '');
     if (!this.decide(a).allowed) throw forbidden(a);
   }
 
@@ -263,6 +262,14 @@ export class AccessControl {
       }),
     };
   }
+}
+
+function attributesOf(user: UserInfo, r: Route | undefined, method: string, url: URL, verbPrefix: string): RequestAttributes {
+  const a: RequestAttributes =
+    r?.kind === 'resource'
+      ? resourceAttributes(user, r, method, url.searchParams, url.pathname)
+      : { user, verb: method === 'HEAD' ? 'get' : method.toLowerCase(), resource: undefined, path: url.pathname };
+  return verbPrefix === '' ? a : { ...a, verb: `${verbPrefix}${a.verb}` };
 }
 
 const REVIEWS: Record<string, { kind: string } | undefined> = {

@@ -402,7 +402,7 @@ export class EmbeddedApiServer implements TestApiServer {
       const r = route(url.pathname);
       const open = r !== undefined && (r.kind === 'health' || r.kind === 'version');
       // Authentication (401), impersonation and RBAC (403) come before anything else, as in kube-apiserver's filter chain.
-      const user = open ? undefined : this.access.authenticate(req, this.authenticated(req));
+      const user = open ? undefined : this.access.authenticate(req, this.authenticated(req), r, url);
       if (user !== undefined) this.access.authorize(user, r, req.method ?? 'GET', url);
       this.countRequest(req, res, url, r);
       const failure = this.requestFaults.take();
