@@ -183,7 +183,11 @@ export class AccessControl {
     const nonResource = spec.nonResourceAttributes as Record<string, string> | undefined;
     if (resource === undefined && nonResource === undefined) {
       throw invalid('SubjectAccessReview', 'authorization.k8s.io', '', [
-        { reason: 'FieldValueRequired', message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' },
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+          field: 'spec.resourceAttributes',
+        },
       ]);
     }
     const a: RequestAttributes =
@@ -237,7 +241,11 @@ export class AccessControl {
     const seconds = (spec.expirationSeconds as number | undefined) ?? 3600;
     if (!Number.isInteger(seconds) || seconds < 600) {
       throw invalid('TokenRequest', 'authentication.k8s.io', name, [
-        { reason: 'FieldValueInvalid', message: `Invalid value: ${seconds}: may not specify a duration less than 10 minutes`, field: 'spec.expirationSeconds' },
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${seconds}: may not specify a duration less than 10 minutes`,
+          field: 'spec.expirationSeconds',
+        },
       ]);
     }
     const uid = (account.obj.metadata as { uid: string }).uid;

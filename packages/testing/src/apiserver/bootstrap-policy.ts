@@ -43,7 +43,19 @@ function aggregated(name: string, into: string, labels: Record<string, string> =
   });
 }
 
-const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'];
+const DISCOVERY_URLS = [
+  '/api',
+  '/api/*',
+  '/apis',
+  '/apis/*',
+  '/healthz',
+  '/livez',
+  '/openapi',
+  '/openapi/*',
+  '/readyz',
+  '/version',
+  '/version/',
+];
 const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 const CORE_WORKLOADS = ['configmaps', 'events', 'pods', 'serviceaccounts', 'services'];
 

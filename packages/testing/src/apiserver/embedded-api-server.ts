@@ -380,7 +380,11 @@ export class EmbeddedApiServer implements TestApiServer {
   // kube-apiserver creates its bootstrap ClusterRoles and bindings at start, whether or not RBAC is on.
   private seedBootstrapPolicy(): void {
     for (const body of this.access.bootstrapPolicy) {
-      const type = this.registry.lookup('rbac.authorization.k8s.io', 'v1', body.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings')!;
+      const type = this.registry.lookup(
+        'rbac.authorization.k8s.io',
+        'v1',
+        body.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings',
+      )!;
       this.handler.create({
         type,
         version: 'v1',

@@ -88,11 +88,11 @@ export class RbacAuthorizer {
   #indexed(): Index {
     if (this.#index !== undefined) return this.#index;
     const clusterRoles = new Map<string, Json>();
-    for (const o of this.#store.list(RBAC_TYPE_IDS.clusterRole)) clusterRoles.set(o.key, o.obj as Json);
+    for (const o of this.#store.list(RBAC_TYPE_IDS.clusterRole)) clusterRoles.set(o.key, o.obj);
     const clusterRoleRules = new Map<string, readonly PolicyRule[]>();
     for (const [name, role] of clusterRoles) clusterRoleRules.set(name, aggregatedRules(role, clusterRoles));
     const roleRules = new Map<string, readonly PolicyRule[]>();
-    for (const o of this.#store.list(RBAC_TYPE_IDS.role)) roleRules.set(o.key, rulesOf(o.obj as Json));
+    for (const o of this.#store.list(RBAC_TYPE_IDS.role)) roleRules.set(o.key, rulesOf(o.obj));
     const bySubject = new Map<string, Grant[]>();
     const add = (binding: Json, namespace: string | undefined, kind: string): void => {
       const ref = (binding.roleRef ?? {}) as { kind?: string; name?: string };
@@ -113,9 +113,9 @@ export class RbacAuthorizer {
         grants.push({ namespace, rules, source });
       }
     };
-    for (const o of this.#store.list(RBAC_TYPE_IDS.clusterRoleBinding)) add(o.obj as Json, undefined, 'ClusterRoleBinding');
+    for (const o of this.#store.list(RBAC_TYPE_IDS.clusterRoleBinding)) add(o.obj, undefined, 'ClusterRoleBinding');
     for (const o of this.#store.list(RBAC_TYPE_IDS.roleBinding)) {
-      add(o.obj as Json, (o.obj.metadata as { namespace: string }).namespace, 'RoleBinding');
+      add(o.obj, (o.obj.metadata as { namespace: string }).namespace, 'RoleBinding');
     }
     this.#index = { bySubject, clusterRoleRules };
     return this.#index;
@@ -143,7 +143,7 @@ function aggregatedRules(role: Json, all: Map<string, Json>, seen = new Set<stri
   const rules = [...rulesOf(role)];
   for (const [name, other] of all) {
     if (seen.has(name)) continue;
-    const labels = ((other.metadata as { labels?: Record<string, string> }).labels ?? {}) as Record<string, string>;
+    const labels = (other.metadata as { labels?: Record<string, string> }).labels ?? {};
     if ((aggregation.clusterRoleSelectors ?? []).some((s) => selects(s, labels))) rules.push(...aggregatedRules(other, all, seen));
   }
   return rules;

@@ -33,7 +33,11 @@ describe('conformance: RBAC authorization', function () {
     const { core, namespace, kubeConfig } = fixture();
     const name = uniqueName('sa');
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-    const request = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const request = await core.createNamespacedServiceAccountToken({
+      name,
+      namespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     const token = request.status!.token;
     const kc = new KubeConfig();
     kc.loadFromClusterAndUser(kubeConfig.getCurrentCluster()!, { name, token });
@@ -167,7 +171,9 @@ describe('conformance: RBAC authorization', function () {
     const sa = await serviceAccount();
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     const name = uniqueName('conformance-rbac');
-    await rbac.createClusterRole({ body: { metadata: { name }, rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['*'], verbs: ['get', 'list'] }] } });
+    await rbac.createClusterRole({
+      body: { metadata: { name }, rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['*'], verbs: ['get', 'list'] }] },
+    });
     try {
       await rbac.createClusterRoleBinding({
         body: {
@@ -192,23 +198,34 @@ describe('conformance: RBAC authorization', function () {
     const sa = await serviceAccount();
     const review = await sa.kubeConfig.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: {} });
     expect(review.status?.userInfo?.username).to.equal(sa.user);
-    expect(review.status?.userInfo?.groups).to.deep.equal(['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated']);
+    expect(review.status?.userInfo?.groups).to.deep.equal([
+      'system:serviceaccounts',
+      `system:serviceaccounts:${namespace}`,
+      'system:authenticated',
+    ]);
     expect(review.status?.userInfo?.extra?.['authentication.kubernetes.io/credential-id']?.[0]).to.match(/^JTI=/);
     const authz = sa.kubeConfig.makeApiClient(AuthorizationV1Api);
     const canI = async (verb: string, resource: string): Promise<boolean> =>
-      (await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { namespace, verb, resource } } } })).status!.allowed;
+      (await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { namespace, verb, resource } } } })).status!
+        .allowed;
     expect(await canI('list', 'configmaps')).to.equal(false);
-    await grant(sa, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], async () => expect(await canI('list', 'configmaps')).to.equal(true));
+    await grant(sa, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], async () =>
+      expect(await canI('list', 'configmaps')).to.equal(true),
+    );
     expect(await canI('delete', 'configmaps')).to.equal(false);
     const rules = await authz.createSelfSubjectRulesReview({ body: { spec: { namespace } } });
     expect(rules.status?.resourceRules).to.deep.include({ verbs: ['list'], apiGroups: [''], resources: ['configmaps'] });
     // SubjectAccessReview asks for someone else: the admin may, with the allowing binding named.
     const admin = fixture().kubeConfig.makeApiClient(AuthorizationV1Api);
     const sar = await admin.createSubjectAccessReview({
-      body: { spec: { user: sa.user, groups: ['system:authenticated'], resourceAttributes: { namespace, verb: 'list', resource: 'configmaps' } } },
+      body: {
+        spec: { user: sa.user, groups: ['system:authenticated'], resourceAttributes: { namespace, verb: 'list', resource: 'configmaps' } },
+      },
     });
     expect(sar.status?.allowed).to.equal(true);
-    expect(sar.status?.reason).to.match(/^RBAC: allowed by RoleBinding ".*" of Role ".*" to ServiceAccount ".*"$|^RBAC: allowed by RoleBinding/);
+    expect(sar.status?.reason).to.match(
+      /^RBAC: allowed by RoleBinding ".*" of Role ".*" to ServiceAccount ".*"$|^RBAC: allowed by RoleBinding/,
+    );
   });
 
   it('impersonation needs the impersonate verb, and then the request runs as the impersonated user', async () => {
@@ -245,7 +262,7 @@ describe('conformance: RBAC authorization', function () {
     });
   });
 
-  it('an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount\'s token gets 401', async () => {
+  it("an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount's token gets 401", async () => {
     const { namespace, core } = fixture();
     const anonymous = await rawRequest(fixture().kubeConfig, {
       path: `/api/v1/namespaces/${namespace}/configmaps`,
@@ -258,8 +275,12 @@ describe('conformance: RBAC authorization', function () {
     });
     const sa = await serviceAccount();
     await core.deleteNamespacedServiceAccount({ namespace, name: sa.name });
-    await eventually(async () => expect((await catchApiStatus(sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }))).code).to.equal(401), {
-      timeoutMs: 20_000,
-    });
+    await eventually(
+      async () =>
+        expect((await catchApiStatus(sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }))).code).to.equal(401),
+      {
+        timeoutMs: 20_000,
+      },
+    );
   });
 });
