@@ -47,7 +47,8 @@ export class AccessControl {
 
   /** A bearer token for `user` (groups get `system:authenticated` added, as any authenticator does). */
   addUserToken(user: UserInfo): string {
-    if (user.username === '') throw new Error('a user token needs a non-empty username');
+    if (user.username === '')
+      throw new Error("userKubeConfig: user.username is empty; give the user a name, for example { username: 'alice' }");
     const token = randomBytes(24).toString('base64url');
     const groups = user.groups.includes(AUTHENTICATED) ? user.groups : [...user.groups, AUTHENTICATED];
     this.#tokens.set(token, { kind: 'user', user: { ...user, groups } });
