@@ -7,17 +7,19 @@
 import type http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BOOTSTRAP_POLICY } from './bootstrap-policy.js';
+import { escalationMessage, missingRights } from './escalation-check.js';
 import type { Json, ObjectStore } from './object-store.js';
 import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorizer.js';
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
 import type { JsonResponse } from './resource-handler.js';
 import type { Route } from './router.js';
-import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound } from './status-error.js';
+import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from './status-error.js';
 
 /** The user of the server's own kubeconfig: as the real test server's token file, a member of system:masters. */
 export const ADMIN_USER: UserInfo = { username: 'kindex-admin', uid: 'kindex-admin', groups: ['system:masters', 'system:authenticated'] };
 const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 const MASTERS = 'system:masters';
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const AUTHENTICATED = 'system:authenticated';
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
@@ -151,6 +153,9 @@ export class AccessControl {
    * every other route. Called after authorization, with the decoded body.
    */
   serve(r: Extract<Route, { kind: 'resource' }>, method: string, body: unknown, user: UserInfo): JsonResponse | undefined {
+    if (this.enforce && r.group === RBAC_GROUP && r.subresource === undefined && (method === 'POST' || method === 'PUT')) {
+      this.#preventEscalation(r, (body ?? {}) as Json, user);
+    }
     const review = REVIEWS[`${r.group}/${r.resource}`];
     const isTokenRequest = r.group === '' && r.resource === 'serviceaccounts' && r.subresource === 'token';
     if (review === undefined && !isTokenRequest) return undefined;
@@ -177,6 +182,34 @@ export class AccessControl {
       default:
         return created(this.#rulesReview(user, (spec.namespace as string | undefined) ?? ''), { spec });
     }
+  }
+
+  // Refuses (403) a Role, ClusterRole or binding that grants more than its author holds, unless the
+  // author may `escalate` the role or `bind` the role referenced. Patches are not checked.
+  #preventEscalation(r: Extract<Route, { kind: 'resource' }>, body: Json, user: UserInfo): void {
+    const namespace = r.namespace ?? '';
+    const name = (body.metadata as { name?: string } | undefined)?.name ?? r.name ?? '';
+    const may = (verb: string, resource: string, objectName: string): boolean =>
+      this.decide({ user, verb, resource: { group: RBAC_GROUP, resource, subresource: '', namespace, name: objectName }, path: '' })
+        .allowed;
+    let requested: readonly PolicyRule[];
+    if (r.resource === 'roles' || r.resource === 'clusterroles') {
+      if (may('escalate', r.resource, name)) return;
+      requested = (body.rules ?? []) as PolicyRule[];
+    } else if (r.resource === 'rolebindings' || r.resource === 'clusterrolebindings') {
+      const ref = (body.roleRef ?? {}) as { kind?: string; name?: string };
+      const refResource = ref.kind === 'ClusterRole' ? 'clusterroles' : 'roles';
+      if (may('bind', refResource, ref.name ?? '')) return;
+      requested = this.#rbac.roleRefRules(ref.kind ?? '', ref.name ?? '', namespace);
+    } else return;
+    const missing = missingRights(this.#rbac.rulesFor(user, namespace), requested);
+    if (missing.length === 0) return;
+    throw new ApiStatusError(
+      403,
+      'Forbidden',
+      `${qualifiedResource(r.resource, RBAC_GROUP)} ${JSON.stringify(name)} is forbidden: ${escalationMessage(user, missing)}`,
+      { name, group: RBAC_GROUP, kind: r.resource },
+    );
   }
 
   #accessReview(user: UserInfo, spec: Json): Json {

@@ -37,6 +37,7 @@ interface Index {
   /** Keyed by `User:<name>` or `Group:<name>` (ServiceAccounts are Users `system:serviceaccount:<ns>:<name>`). */
   readonly bySubject: Map<string, Grant[]>;
   readonly clusterRoleRules: Map<string, readonly PolicyRule[]>;
+  readonly roleRules: Map<string, readonly PolicyRule[]>;
 }
 
 /** The RBAC decision for one request. */
@@ -85,6 +86,12 @@ export class RbacAuthorizer {
     return rules;
   }
 
+  /** The rules a roleRef grants (a Role in `namespace`, or a ClusterRole), empty when it does not exist. */
+  roleRefRules(kind: string, name: string, namespace: string): readonly PolicyRule[] {
+    const index = this.#indexed();
+    return (kind === 'ClusterRole' ? index.clusterRoleRules.get(name) : index.roleRules.get(`${namespace}/${name}`)) ?? [];
+  }
+
   #indexed(): Index {
     if (this.#index !== undefined) return this.#index;
     const clusterRoles = new Map<string, Json>();
@@ -117,7 +124,7 @@ export class RbacAuthorizer {
     for (const o of this.#store.list(RBAC_TYPE_IDS.roleBinding)) {
       add(o.obj, (o.obj.metadata as { namespace: string }).namespace, 'RoleBinding');
     }
-    this.#index = { bySubject, clusterRoleRules };
+    this.#index = { bySubject, clusterRoleRules, roleRules };
     return this.#index;
   }
 }

@@ -262,6 +262,65 @@ describe('conformance: RBAC authorization', function () {
     });
   });
 
+  it('refuses Roles and bindings that grant more than their author holds, unless it may escalate or bind', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const sa = await serviceAccount();
+    const rbac = sa.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    await grant(
+      sa,
+      [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+      ],
+      () => sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }),
+    );
+    await rbac.createNamespacedRole({
+      namespace,
+      body: { metadata: { name: 'within' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] },
+    });
+    const groups = `["system:serviceaccounts" "system:serviceaccounts:${namespace}" "system:authenticated"]`;
+    expectForbidden(
+      await catchApiStatus(
+        rbac.createNamespacedRole({
+          namespace,
+          body: {
+            metadata: { name: 'beyond' },
+            rules: [
+              { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'delete'] },
+              { apiGroups: [''], resources: ['secrets'], verbs: ['list'] },
+            ],
+          },
+        }),
+      ),
+      `roles.rbac.authorization.k8s.io "beyond" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n` +
+        '{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete" "list"]}',
+      { name: 'beyond', group: 'rbac.authorization.k8s.io', kind: 'roles' },
+    );
+    // A binding to a role granting more is refused too, until the author may `bind` that role.
+    const admin = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const secretReader = uniqueName('secret-reader');
+    await admin.createNamespacedRole({
+      namespace,
+      body: { metadata: { name: secretReader }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+    });
+    const binding = {
+      metadata: { name: 'b' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretReader },
+      subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace }],
+    };
+    expectForbidden(
+      await catchApiStatus(rbac.createNamespacedRoleBinding({ namespace, body: binding })),
+      `rolebindings.rbac.authorization.k8s.io "b" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n` +
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}',
+      { name: 'b', group: 'rbac.authorization.k8s.io', kind: 'rolebindings' },
+    );
+    await grant(
+      sa,
+      [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: [secretReader], verbs: ['bind'] }],
+      () => rbac.createNamespacedRoleBinding({ namespace, body: binding }),
+    );
+  });
+
   it("an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount's token gets 401", async () => {
     const { namespace, core } = fixture();
     const anonymous = await rawRequest(fixture().kubeConfig, {
