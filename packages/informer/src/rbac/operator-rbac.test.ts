@@ -8,7 +8,7 @@ import {
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
 import { DeleteControl, ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, uniqueName, useTestApiServer } from '@kindex/testing';
+import { createNamespace, createServiceAccount, createTestCrd, eventually, uniqueName, useTestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
   Kinds,
@@ -102,18 +102,8 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
   }
 
   /** A ServiceAccount with a TokenRequest token and no rights yet. */
-  async function serviceAccount(namespace: string): Promise<{ name: string; kubeConfig: KubeConfig }> {
-    const core = server().kubeConfig.makeApiClient(CoreV1Api);
-    const name = uniqueName('sa');
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-    const request = await core.createNamespacedServiceAccountToken({
-      name,
-      namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: request.status!.token });
-    return { name, kubeConfig };
+  function serviceAccount(namespace: string): Promise<{ name: string; kubeConfig: KubeConfig }> {
+    return createServiceAccount(server().kubeConfig, namespace);
   }
 
   async function expectForbidden(label: string, write: () => Promise<unknown>): Promise<void> {

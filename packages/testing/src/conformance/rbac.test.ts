@@ -4,7 +4,6 @@ import {
   AuthorizationV1Api,
   CoordinationV1Api,
   CoreV1Api,
-  KubeConfig,
   RbacAuthorizationV1Api,
   type V1PolicyRule,
 } from '@kubernetes/client-node';
@@ -12,6 +11,7 @@ import { catchApiStatus, type ApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
+import { createServiceAccount, type TestServiceAccount } from '../helpers/create-service-account.js';
 import { useConformanceFixture } from './conformance-fixture.js';
 
 // RBAC as kube-apiserver enforces it: identities from TokenRequest tokens, Roles and bindings,
@@ -21,27 +21,11 @@ describe('conformance: RBAC authorization', function () {
   this.timeout(60_000);
   const fixture = useConformanceFixture({ authorization: 'RBAC' });
 
-  interface Account {
-    readonly name: string;
-    readonly user: string;
-    readonly token: string;
-    readonly kubeConfig: KubeConfig;
-  }
+  type Account = TestServiceAccount;
 
   /** A ServiceAccount in the test's namespace, with a TokenRequest token and no rights. */
-  async function serviceAccount(): Promise<Account> {
-    const { core, namespace, kubeConfig } = fixture();
-    const name = uniqueName('sa');
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-    const request = await core.createNamespacedServiceAccountToken({
-      name,
-      namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const token = request.status!.token;
-    const kc = new KubeConfig();
-    kc.loadFromClusterAndUser(kubeConfig.getCurrentCluster()!, { name, token });
-    return { name, user: `system:serviceaccount:${namespace}:${name}`, token, kubeConfig: kc };
+  function serviceAccount(): Promise<Account> {
+    return createServiceAccount(fixture().kubeConfig, fixture().namespace);
   }
 
   /** Binds `rules` (a Role in the test's namespace) to the account, and waits until the real server's authorizer sees it. */
