@@ -36,6 +36,7 @@ export { eventually } from './helpers/eventually.js';
 export type { EventuallyOptions } from './helpers/eventually.js';
 export { uniqueName } from './helpers/unique-name.js';
 export { createNamespace } from './helpers/create-namespace.js';
+export { createServiceAccount, type TestServiceAccount } from './helpers/create-service-account.js';
 export { createNamespacesPerShard } from './helpers/create-namespaces-per-shard.js';
 export { createTestCrd } from './helpers/test-crd.js';
 export type { TestCrd, TestCrdOptions } from './helpers/test-crd.js';

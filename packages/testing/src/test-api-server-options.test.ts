@@ -80,12 +80,17 @@ describe('unknown option keys of the test servers', () => {
 
   it('names the accepted keys of startTestApiServer, the same on both servers', async () => {
     const error = await catchUnknownOptions(() => startTestApiServer({ tls: true } as never));
-    expect(error.unknown[0]!.accepted).to.deep.equal(['bookmarkIntervalMs', 'historyWindow', 'shardedListAndWatch']);
+    expect(error.unknown[0]!.accepted).to.deep.equal(['authorization', 'bookmarkIntervalMs', 'historyWindow', 'shardedListAndWatch']);
   });
 
   it('starts with every accepted key', async function () {
     this.timeout(120_000);
-    const server: TestApiServer = await startTestApiServer({ historyWindow: 50, bookmarkIntervalMs: 1_000, shardedListAndWatch: true });
+    const server: TestApiServer = await startTestApiServer({
+      historyWindow: 50,
+      bookmarkIntervalMs: 1_000,
+      shardedListAndWatch: true,
+      authorization: 'RBAC',
+    });
     await server.stop();
   });
 });

@@ -143,6 +143,14 @@ export interface TestApiServerOptions {
    * and sends every object, as a server without the gate does. Defaults to true.
    */
   readonly shardedListAndWatch?: boolean;
+  /**
+   * `'RBAC'` enforces Roles, ClusterRoles and their bindings on every request, as
+   * `--authorization-mode=RBAC`; `'AlwaysAllow'` lets every authenticated request through. The
+   * server's own kubeConfig may do everything either way (it is in system:masters). Defaults to
+   * `'AlwaysAllow'` on the embedded server (tests that do not care about RBAC stay simple) and to
+   * `'RBAC'` on the real one.
+   */
+  readonly authorization?: 'RBAC' | 'AlwaysAllow';
 }
 
 /** The keys of {@link TestApiServerOptions}: unknown ones are rejected, not ignored. */
@@ -150,4 +158,5 @@ export const TEST_API_SERVER_OPTION_KEYS = {
   historyWindow: true,
   bookmarkIntervalMs: true,
   shardedListAndWatch: true,
+  authorization: true,
 } as const satisfies OptionKeysOf<TestApiServerOptions>;

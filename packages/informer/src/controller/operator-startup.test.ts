@@ -48,7 +48,9 @@ describe('Operator startup failures', function () {
 
   before(async function () {
     this.timeout(180_000);
-    server = await startTestApiServer();
+    // RBAC enforced on both servers (the admin kubeconfig may do everything), for the tests that
+    // run an operator as a ServiceAccount.
+    server = await startTestApiServer({ authorization: 'RBAC' });
     const crd = await createTestCrd(
       server.kubeConfig.makeApiClient(ApiextensionsV1Api),
       server.kubeConfig.makeApiClient(CustomObjectsApi),
@@ -100,10 +102,15 @@ describe('Operator startup failures', function () {
   /**
    * A KubeConfig refused `list`/`watch` on configmaps in `namespace` and, unless `primary` is
    * granted, on the primary kind: the embedded server's forbid fault, or on a real server a
-   * ServiceAccount token from the TokenRequest API with only the granted rules bound.
+   * ServiceAccount token from the TokenRequest API with only the granted rules bound (on both
+   * servers with `viaRbac`).
    */
-  async function refusedConfig(namespace: string, grantPrimary: boolean): Promise<{ kubeConfig: KubeConfig; user: string }> {
-    if (server.faults.forbid !== undefined) {
+  async function refusedConfig(
+    namespace: string,
+    grantPrimary: boolean,
+    viaRbac = false,
+  ): Promise<{ kubeConfig: KubeConfig; user: string }> {
+    if (server.faults.forbid !== undefined && !viaRbac) {
       forbid({ resource: 'configmaps', namespace });
       if (!grantPrimary) forbid({ resource: WidgetKind.plural, group: WidgetKind.group, namespace });
       return { kubeConfig: server.kubeConfig, user: 'system:serviceaccount:default:kindex-test' };
@@ -454,7 +461,7 @@ describe('Operator startup failures', function () {
     await eventually(() => expect(health.at(-1)).to.include({ status: 'healthy' }));
   });
 
-  it('rbacManifest() lists what the controllers need; on a real server its rules are enough to start', async () => {
+  it('rbacManifest() lists what the controllers need; on a server enforcing RBAC its rules are enough to start', async () => {
     const ns = await createNamespace(server.kubeConfig);
     const probe = new Operator({ kubeConfig: server.kubeConfig });
     probe.register<Widget>(
@@ -475,9 +482,7 @@ describe('Operator startup failures', function () {
     expect(manifest.yaml).to.contain('kind: Role\n').and.contain(`namespace: ${ns}`);
     const withoutEvents = await probe.rbacManifest({ events: false });
     expect(withoutEvents.namespacedRules.get(ns)?.some((r) => r.apiGroups.includes('events.k8s.io'))).to.equal(false);
-    if (server.flavor !== 'real') return; // the embedded server enforces no RBAC: the rest needs a real one
-
-    const { kubeConfig, user } = await refusedConfig(ns, false);
+    const { kubeConfig, user } = await refusedConfig(ns, false, true);
     const saName = user.split(':').at(-1)!;
     const bound = await probe.rbacManifest({ name: 'kindex-test', subject: { kind: 'ServiceAccount', name: saName, namespace: ns } });
     const rbac = server.kubeConfig.makeApiClient(RbacAuthorizationV1Api);

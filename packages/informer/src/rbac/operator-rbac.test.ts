@@ -8,7 +8,7 @@ import {
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
 import { DeleteControl, ResourceID, ShardMap, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
+import { createNamespace, createServiceAccount, createTestCrd, eventually, uniqueName, useTestApiServer } from '@kindex/testing';
 import {
   InformerEventSource,
   Kinds,
@@ -35,14 +35,12 @@ interface Widget extends KubernetesObject {
  */
 describe('Operator.rbacManifest on a server that enforces RBAC', function () {
   this.timeout(120_000);
-  const server = useTestApiServer({ shared: true });
+  // The real server always enforces RBAC; the embedded one when asked to.
+  const server = useTestApiServer({ shared: true, authorization: 'RBAC' });
   let WidgetKind: ResourceKind<Widget>;
   const stops: (() => Promise<void>)[] = [];
 
   before(async function () {
-    // The embedded server has no authorizer: it accepts every request of every user (its only
-    // refusals are the `forbid` fault's), so it cannot show that a derived Role is enough.
-    if (server().flavor !== 'real') return;
     const crd = await createTestCrd(
       server().kubeConfig.makeApiClient(ApiextensionsV1Api),
       server().kubeConfig.makeApiClient(CustomObjectsApi),
@@ -104,18 +102,8 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
   }
 
   /** A ServiceAccount with a TokenRequest token and no rights yet. */
-  async function serviceAccount(namespace: string): Promise<{ name: string; kubeConfig: KubeConfig }> {
-    const core = server().kubeConfig.makeApiClient(CoreV1Api);
-    const name = uniqueName('sa');
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-    const request = await core.createNamespacedServiceAccountToken({
-      name,
-      namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: request.status!.token });
-    return { name, kubeConfig };
+  function serviceAccount(namespace: string): Promise<{ name: string; kubeConfig: KubeConfig }> {
+    return createServiceAccount(server().kubeConfig, namespace);
   }
 
   async function expectForbidden(label: string, write: () => Promise<unknown>): Promise<void> {
@@ -130,8 +118,6 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
   }
 
   it('the derived Role lets the operator start and reconcile as its ServiceAccount, and refuses writes outside it', async function () {
-    if (server().flavor !== 'real')
-      skipWithReason(this, 'the embedded API server enforces no RBAC (no authorizer, every request is allowed)');
     const ns = await createNamespace(server().kubeConfig);
     const sa = await serviceAccount(ns);
     const manifest = await operatorOf(server().kubeConfig, ns).rbacManifest({
@@ -208,8 +194,6 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
     await eventually(async () => expect(await admin.get(WidgetKind, ResourceID.of('w', ns))).to.equal(undefined));
   });
   it('the derived manifest lets a namespace-sharded operator publish its shard map (listing Namespaces) and reconcile as its ServiceAccount', async function () {
-    if (server().flavor !== 'real')
-      skipWithReason(this, 'the embedded API server enforces no RBAC (no authorizer, every request is allowed)');
     const ns = await createNamespace(server().kubeConfig);
     const sa = await serviceAccount(ns);
     const group = 'cms';

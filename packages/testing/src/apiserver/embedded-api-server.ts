@@ -50,6 +50,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
+import { AccessControl } from './access-control.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
@@ -113,6 +114,12 @@ export interface EmbeddedApiServerOptions {
    * feature gate; when false the parameter is ignored, as without the gate. Defaults to true.
    */
   shardedListAndWatch?: boolean;
+  /**
+   * `'RBAC'` enforces Roles, ClusterRoles and their bindings on every request, as kube-apiserver
+   * with `--authorization-mode=RBAC` (the server's own kubeconfig is in system:masters and may do
+   * everything); `'AlwaysAllow'` lets every authenticated request through. Defaults to `'AlwaysAllow'`.
+   */
+  authorization?: 'RBAC' | 'AlwaysAllow';
 }
 
 /** The keys of {@link EmbeddedApiServerOptions}: unknown ones are rejected, not ignored. */
@@ -179,6 +186,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly requestFaults = new RequestFaults();
   private readonly metrics = new RequestMetrics();
   private readonly maxBodyBytes: number;
+  private readonly access: AccessControl;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
@@ -205,6 +213,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.hub = parts.hub;
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
+    this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
@@ -255,6 +264,7 @@ export class EmbeddedApiServer implements TestApiServer {
     };
     server.on('request', (req, res) => void this.serve(req, res));
     this.seedNamespaces();
+    this.seedBootstrapPolicy();
   }
 
   /** The bearer token the server accepts now (see {@link EmbeddedApiServer.rotateToken}). */
@@ -290,6 +300,34 @@ export class EmbeddedApiServer implements TestApiServer {
       throw new Error('trustClientCertificates: client certificates need TLS; start the server with { tls: true }');
     }
     this.#clientCertificates = new Set(certificates.map((pem) => new X509Certificate(pem).fingerprint256));
+  }
+
+  /**
+   * A kubeconfig for another user, with a bearer token only this server accepts: the way to test
+   * what RBAC lets a user or group do (start the server with `authorization: 'RBAC'`). The user
+   * also belongs to `system:authenticated`. ServiceAccounts get their tokens from a TokenRequest
+   * (`serviceaccounts/<name>/token`) instead, as on a real server.
+   *
+   * @example
+   * ```ts
+   * import { startEmbeddedApiServer } from '@kindex/testing';
+   * import { CoreV1Api } from '@kubernetes/client-node';
+   * const server = await startEmbeddedApiServer({ authorization: 'RBAC' });
+   * const alice = server.userKubeConfig({ username: 'alice', groups: ['developers'] });
+   * // 403: configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "default"
+   * await alice.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: 'default' }).catch(() => undefined);
+   * await server.stop();
+   * ```
+   */
+  userKubeConfig(user: { readonly username: string; readonly groups?: readonly string[]; readonly uid?: string }): KubeConfig {
+    const token = this.access.addUserToken({
+      username: user.username,
+      groups: user.groups ?? [],
+      ...(user.uid === undefined ? {} : { uid: user.uid }),
+    });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromClusterAndUser(this.kubeConfig.getCurrentCluster()!, { name: user.username, token });
+    return kubeConfig;
   }
 
   private authenticated(req: http.IncomingMessage): boolean {
@@ -350,15 +388,37 @@ export class EmbeddedApiServer implements TestApiServer {
     }
   }
 
+  // kube-apiserver creates its bootstrap ClusterRoles and bindings at start, whether or not RBAC is on.
+  private seedBootstrapPolicy(): void {
+    for (const body of this.access.bootstrapPolicy) {
+      const type = this.registry.lookup(
+        'rbac.authorization.k8s.io',
+        'v1',
+        body.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings',
+      )!;
+      this.handler.create({
+        type,
+        version: 'v1',
+        namespace: undefined,
+        name: undefined,
+        subresource: undefined,
+        query: new URLSearchParams(),
+        body: structuredClone(body),
+        contentType: 'application/json',
+        userAgent: 'kube-apiserver',
+      });
+    }
+  }
+
   private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     try {
       if (this.requestFaults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.requestFaults.latencyMs));
       const url = new URL(req.url ?? '/', 'http://localhost');
       const r = route(url.pathname);
       const open = r !== undefined && (r.kind === 'health' || r.kind === 'version');
-      if (!open && !this.authenticated(req)) {
-        throw new ApiStatusError(401, 'Unauthorized', 'Unauthorized');
-      }
+      // Authentication (401), impersonation and RBAC (403) come before anything else, as in kube-apiserver's filter chain.
+      const user = open ? undefined : this.access.authenticate(req, this.authenticated(req), r, url);
+      if (user !== undefined) this.access.authorize(user, r, req.method ?? 'GET', url);
       this.countRequest(req, res, url, r);
       const failure = this.requestFaults.take();
       if (failure !== undefined) {
@@ -374,6 +434,10 @@ export class EmbeddedApiServer implements TestApiServer {
       if (r === undefined) throw pathNotFound();
       if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
       const body = await this.readBody(req);
+      if (r.kind === 'resource' && user !== undefined) {
+        const answer = this.access.serve(r, req.method ?? 'GET', body === undefined ? undefined : parseBody(body, 'TokenRequest'), user);
+        if (answer !== undefined) return this.send(res, answer);
+      }
       if (r.kind === 'resource') {
         this.serveResource(r, url, req, res, body);
         return;

@@ -96,6 +96,11 @@ function randomSuffix(): string {
   return s;
 }
 
+function rbacNameErrors(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
 function nameErrors(type: ResourceType, name: string): string[] {
   if (type.id === '/namespaces') {
     return name.length <= 63 && DNS_LABEL_RE.test(name)
@@ -111,6 +116,8 @@ function nameErrors(type: ResourceType, name: string): string[] {
           "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
         ];
   }
+  // RBAC objects are named like path segments (`system:discovery`), as kube-apiserver's ValidateRBACName.
+  if (type.group === 'rbac.authorization.k8s.io') return rbacNameErrors(name);
   return dnsSubdomainErrors(name);
 }
 

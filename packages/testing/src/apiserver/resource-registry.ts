@@ -121,6 +121,12 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     generation: 'spec',
     returnDeletedObject: true,
   }),
+  // Identities and RBAC (rbac-authorizer.ts reads these when the server enforces RBAC).
+  builtin('', 'v1', 'serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
+  builtin('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', {}),
+  builtin('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', {}),
+  builtin('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', { namespaced: false }),
+  builtin('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', { namespaced: false }),
 ];
 
 /** The served kinds, looked up by group, version and resource. */

@@ -268,7 +268,7 @@ class RealApiServerInstance implements RealApiServer {
         '--allow-privileged=true',
         // No controller-manager runs to create the service accounts this plugin insists on.
         '--disable-admission-plugins=ServiceAccount',
-        '--authorization-mode=RBAC',
+        `--authorization-mode=${this.options.authorization ?? 'RBAC'}`,
         `--token-auth-file=${this.#file('tokens.csv')}`,
         '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
         `--service-account-key-file=${this.#file('service-account.pub')}`,

@@ -1,0 +1,329 @@
+import { expect } from 'chai';
+import {
+  AuthenticationV1Api,
+  AuthorizationV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  type V1PolicyRule,
+} from '@kubernetes/client-node';
+import { catchApiStatus, type ApiStatus } from '../helpers/api-status.js';
+import { eventually } from '../helpers/eventually.js';
+import { rawRequest } from '../helpers/raw-request.js';
+import { uniqueName } from '../helpers/unique-name.js';
+import { createServiceAccount, type TestServiceAccount } from '../helpers/create-service-account.js';
+import { useConformanceFixture } from './conformance-fixture.js';
+
+// RBAC as kube-apiserver enforces it: identities from TokenRequest tokens, Roles and bindings,
+// the 403 wording byte for byte, the reviews behind `kubectl auth can-i` and `whoami`, and
+// impersonation. The real server enforces RBAC always; the embedded one when asked.
+describe('conformance: RBAC authorization', function () {
+  this.timeout(60_000);
+  const fixture = useConformanceFixture({ authorization: 'RBAC' });
+
+  type Account = TestServiceAccount;
+
+  /** A ServiceAccount in the test's namespace, with a TokenRequest token and no rights. */
+  function serviceAccount(): Promise<Account> {
+    return createServiceAccount(fixture().kubeConfig, fixture().namespace);
+  }
+
+  /** Binds `rules` (a Role in the test's namespace) to the account, and waits until the real server's authorizer sees it. */
+  async function grant(account: Account, rules: V1PolicyRule[], probe: () => Promise<unknown>): Promise<void> {
+    const { namespace, kubeConfig } = fixture();
+    const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const name = uniqueName('role');
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules } });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name: account.name, namespace }],
+      },
+    });
+    // kube-apiserver's RBAC authorizer reads bindings from informers: they apply shortly after.
+    await eventually(probe, { timeoutMs: 20_000 });
+  }
+
+  function expectForbidden(status: ApiStatus, message: string, details: ApiStatus['details']): void {
+    expect(status).to.deep.include({ code: 403, reason: 'Forbidden', status: 'Failure', message });
+    expect(status.details).to.deep.equal(details);
+  }
+
+  it('refuses a ServiceAccount without bindings with kube-apiserver 403s, for every scope and verb', async () => {
+    const { namespace } = fixture();
+    const sa = await serviceAccount();
+    const core = sa.kubeConfig.makeApiClient(CoreV1Api);
+    expectForbidden(
+      await catchApiStatus(core.listNamespacedConfigMap({ namespace })),
+      `configmaps is forbidden: User "${sa.user}" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      { kind: 'configmaps' },
+    );
+    expectForbidden(
+      await catchApiStatus(core.readNamespacedConfigMap({ namespace, name: 'x' })),
+      `configmaps "x" is forbidden: User "${sa.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      { name: 'x', kind: 'configmaps' },
+    );
+    expectForbidden(
+      await catchApiStatus(core.listNamespace()),
+      `namespaces is forbidden: User "${sa.user}" cannot list resource "namespaces" in API group "" at the cluster scope`,
+      { kind: 'namespaces' },
+    );
+    // A Namespace is its own namespace in the request's attributes.
+    expectForbidden(
+      await catchApiStatus(core.readNamespace({ name: namespace })),
+      `namespaces "${namespace}" is forbidden: User "${sa.user}" cannot get resource "namespaces" in API group "" in the namespace "${namespace}"`,
+      { name: namespace, kind: 'namespaces' },
+    );
+    expectForbidden(
+      await catchApiStatus(
+        sa.kubeConfig.makeApiClient(CoordinationV1Api).createNamespacedLease({ namespace, body: { metadata: { name: 'l' }, spec: {} } }),
+      ),
+      `leases.coordination.k8s.io is forbidden: User "${sa.user}" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "${namespace}"`,
+      { group: 'coordination.k8s.io', kind: 'leases' },
+    );
+    expectForbidden(
+      await catchApiStatus(core.deleteCollectionNamespacedConfigMap({ namespace })),
+      `configmaps is forbidden: User "${sa.user}" cannot deletecollection resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      { kind: 'configmaps' },
+    );
+    // A watch of one object by field selector is authorized as that object.
+    const watch = await rawRequest(sa.kubeConfig, {
+      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&fieldSelector=metadata.name%3Done&timeoutSeconds=1`,
+      headers: { accept: 'application/json' },
+    });
+    expect(watch.status).to.equal(403);
+    expect(JSON.parse(watch.text)).to.deep.include({
+      message: `configmaps "one" is forbidden: User "${sa.user}" cannot watch resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      details: { name: 'one', kind: 'configmaps' },
+    });
+  });
+
+  it('non-resource paths: discovery for every authenticated user, other paths 403 with the path named', async () => {
+    const sa = await serviceAccount();
+    expect((await rawRequest(sa.kubeConfig, { path: '/apis', headers: { accept: 'application/json' } })).status).to.equal(200);
+    expect((await rawRequest(sa.kubeConfig, { path: '/api/v1', headers: { accept: 'application/json' } })).status).to.equal(200);
+    const metrics = await rawRequest(sa.kubeConfig, { path: '/metrics', headers: { accept: 'application/json' } });
+    expect(metrics.status).to.equal(403);
+    expect(JSON.parse(metrics.text)).to.deep.include({
+      message: `forbidden: User "${sa.user}" cannot get path "/metrics"`,
+      reason: 'Forbidden',
+      details: {},
+    });
+  });
+
+  it('a Role grants its verbs, resources, resourceNames and subresources in its namespace only', async () => {
+    const { namespace, core: admin } = fixture();
+    await admin.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a' } } });
+    await admin.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'b' } } });
+    const sa = await serviceAccount();
+    const core = sa.kubeConfig.makeApiClient(CoreV1Api);
+    await grant(
+      sa,
+      [
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+        { apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'], verbs: ['get', 'update'] },
+        { apiGroups: [''], resources: ['namespaces/status'], verbs: ['get'] },
+      ],
+      () => core.listNamespacedConfigMap({ namespace }),
+    );
+    expect((await core.readNamespacedConfigMap({ namespace, name: 'a' })).metadata?.name).to.equal('a');
+    expectForbidden(
+      await catchApiStatus(core.readNamespacedConfigMap({ namespace, name: 'b' })),
+      `configmaps "b" is forbidden: User "${sa.user}" cannot get resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      { name: 'b', kind: 'configmaps' },
+    );
+    // resourceNames never cover a create (it has no name yet).
+    expect((await catchApiStatus(core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a2' } } }))).code).to.equal(403);
+    expect((await catchApiStatus(core.listConfigMapForAllNamespaces())).message).to.equal(
+      `configmaps is forbidden: User "${sa.user}" cannot list resource "configmaps" in API group "" at the cluster scope`,
+    );
+    expect((await catchApiStatus(core.listNamespacedConfigMap({ namespace: 'default' }))).code).to.equal(403);
+    // The subresource is granted, the resource itself is not.
+    expect((await core.readNamespaceStatus({ name: namespace })).metadata?.name).to.equal(namespace);
+    expect((await catchApiStatus(core.readNamespace({ name: namespace }))).code).to.equal(403);
+    const statusOfOther = await catchApiStatus(core.readNamespaceStatus({ name: 'default' }));
+    expect(statusOfOther.message).to.equal(
+      `namespaces "default" is forbidden: User "${sa.user}" cannot get resource "namespaces/status" in API group "" in the namespace "default"`,
+    );
+    expect(statusOfOther.details).to.deep.equal({ name: 'default', kind: 'namespaces' });
+  });
+
+  it('a ClusterRole applies cluster-wide through a ClusterRoleBinding to a group, with wildcards', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const sa = await serviceAccount();
+    const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const name = uniqueName('conformance-rbac');
+    await rbac.createClusterRole({
+      body: { metadata: { name }, rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['*'], verbs: ['get', 'list'] }] },
+    });
+    try {
+      await rbac.createClusterRoleBinding({
+        body: {
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `system:serviceaccounts:${namespace}` }],
+        },
+      });
+      const leases = sa.kubeConfig.makeApiClient(CoordinationV1Api);
+      await eventually(() => leases.listLeaseForAllNamespaces(), { timeoutMs: 20_000 });
+      await leases.listNamespacedLease({ namespace: 'kube-system' });
+      expect((await catchApiStatus(leases.deleteCollectionNamespacedLease({ namespace }))).code).to.equal(403);
+      expect((await catchApiStatus(sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }))).code).to.equal(403);
+    } finally {
+      await rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+      await rbac.deleteClusterRole({ name });
+    }
+  });
+
+  it('SelfSubjectReview and SelfSubjectAccessReview answer as kubectl auth whoami and can-i read them', async () => {
+    const { namespace } = fixture();
+    const sa = await serviceAccount();
+    const review = await sa.kubeConfig.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: {} });
+    expect(review.status?.userInfo?.username).to.equal(sa.user);
+    expect(review.status?.userInfo?.groups).to.deep.equal([
+      'system:serviceaccounts',
+      `system:serviceaccounts:${namespace}`,
+      'system:authenticated',
+    ]);
+    expect(review.status?.userInfo?.extra?.['authentication.kubernetes.io/credential-id']?.[0]).to.match(/^JTI=/);
+    const authz = sa.kubeConfig.makeApiClient(AuthorizationV1Api);
+    const canI = async (verb: string, resource: string): Promise<boolean> =>
+      (await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { namespace, verb, resource } } } })).status!
+        .allowed;
+    expect(await canI('list', 'configmaps')).to.equal(false);
+    await grant(sa, [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], async () =>
+      expect(await canI('list', 'configmaps')).to.equal(true),
+    );
+    expect(await canI('delete', 'configmaps')).to.equal(false);
+    const rules = await authz.createSelfSubjectRulesReview({ body: { spec: { namespace } } });
+    expect(rules.status?.resourceRules).to.deep.include({ verbs: ['list'], apiGroups: [''], resources: ['configmaps'] });
+    // SubjectAccessReview asks for someone else: the admin may, with the allowing binding named.
+    const admin = fixture().kubeConfig.makeApiClient(AuthorizationV1Api);
+    const sar = await admin.createSubjectAccessReview({
+      body: {
+        spec: { user: sa.user, groups: ['system:authenticated'], resourceAttributes: { namespace, verb: 'list', resource: 'configmaps' } },
+      },
+    });
+    expect(sar.status?.allowed).to.equal(true);
+    expect(sar.status?.reason).to.match(
+      /^RBAC: allowed by RoleBinding ".*" of Role ".*" to ServiceAccount ".*"$|^RBAC: allowed by RoleBinding/,
+    );
+  });
+
+  it('impersonation needs the impersonate verb, and then the request runs as the impersonated user', async () => {
+    const { namespace } = fixture();
+    const sa = await serviceAccount();
+    const asSa = await rawRequest(fixture().kubeConfig, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      headers: { accept: 'application/json', 'Impersonate-User': sa.user },
+    });
+    expect(asSa.status).to.equal(403);
+    expect(JSON.parse(asSa.text)).to.deep.include({
+      message: `configmaps is forbidden: User "${sa.user}" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`,
+    });
+    const whoami = await rawRequest(fixture().kubeConfig, {
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      headers: { accept: 'application/json', 'content-type': 'application/json', 'Impersonate-User': 'bob', 'Impersonate-Group': 'devs' },
+      body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+    });
+    expect(whoami.status).to.equal(201);
+    expect((JSON.parse(whoami.text) as { status: { userInfo: unknown } }).status.userInfo).to.deep.equal({
+      username: 'bob',
+      groups: ['devs', 'system:authenticated'],
+    });
+    const refused = await rawRequest(sa.kubeConfig, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      headers: { accept: 'application/json', 'Impersonate-User': 'bob' },
+    });
+    expect(refused.status).to.equal(403);
+    // kube-apiserver 1.36 tries constrained impersonation (KEP-5284) last, and names its check.
+    expect(JSON.parse(refused.text)).to.deep.include({
+      message: `configmaps is forbidden: User "${sa.user}" cannot impersonate-on:user-info:list resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      details: { kind: 'configmaps' },
+    });
+  });
+
+  it('refuses Roles and bindings that grant more than their author holds, unless it may escalate or bind', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const sa = await serviceAccount();
+    const rbac = sa.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    await grant(
+      sa,
+      [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['create'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+      ],
+      () => sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }),
+    );
+    await rbac.createNamespacedRole({
+      namespace,
+      body: { metadata: { name: 'within' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] },
+    });
+    const groups = `["system:serviceaccounts" "system:serviceaccounts:${namespace}" "system:authenticated"]`;
+    expectForbidden(
+      await catchApiStatus(
+        rbac.createNamespacedRole({
+          namespace,
+          body: {
+            metadata: { name: 'beyond' },
+            rules: [
+              { apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'delete'] },
+              { apiGroups: [''], resources: ['secrets'], verbs: ['list'] },
+            ],
+          },
+        }),
+      ),
+      `roles.rbac.authorization.k8s.io "beyond" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n` +
+        '{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete" "list"]}',
+      { name: 'beyond', group: 'rbac.authorization.k8s.io', kind: 'roles' },
+    );
+    // A binding to a role granting more is refused too, until the author may `bind` that role.
+    const admin = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const secretReader = uniqueName('secret-reader');
+    await admin.createNamespacedRole({
+      namespace,
+      body: { metadata: { name: secretReader }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+    });
+    const binding = {
+      metadata: { name: 'b' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretReader },
+      subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace }],
+    };
+    expectForbidden(
+      await catchApiStatus(rbac.createNamespacedRoleBinding({ namespace, body: binding })),
+      `rolebindings.rbac.authorization.k8s.io "b" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n` +
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}',
+      { name: 'b', group: 'rbac.authorization.k8s.io', kind: 'rolebindings' },
+    );
+    await grant(
+      sa,
+      [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: [secretReader], verbs: ['bind'] }],
+      () => rbac.createNamespacedRoleBinding({ namespace, body: binding }),
+    );
+  });
+
+  it("an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount's token gets 401", async () => {
+    const { namespace, core } = fixture();
+    const anonymous = await rawRequest(fixture().kubeConfig, {
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      authenticate: false,
+      headers: { accept: 'application/json' },
+    });
+    expect(anonymous.status).to.equal(403);
+    expect(JSON.parse(anonymous.text)).to.deep.include({
+      message: `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${namespace}"`,
+    });
+    const sa = await serviceAccount();
+    await core.deleteNamespacedServiceAccount({ namespace, name: sa.name });
+    await eventually(
+      async () =>
+        expect((await catchApiStatus(sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }))).code).to.equal(401),
+      {
+        timeoutMs: 20_000,
+      },
+    );
+  });
+});
