@@ -152,15 +152,17 @@ export class AccessControl {
    * Answers the requests this file implements (TokenRequest and the reviews), or undefined for
    * every other route. Called after authorization, with the decoded body.
    */
-  serve(r: Extract<Route, { kind: 'resource' }>, method: string, body: unknown, user: UserInfo): JsonResponse | undefined {
+  serve(r: Extract<Route, { kind: 'resource' }>, method: string, body: () => unknown, user: UserInfo): JsonResponse | undefined {
+    // The body is decoded only for the requests answered or checked here: every other request's
+    // options are validated before its body is read, as kube-apiserver does, and decoded once.
     if (this.enforce && r.group === RBAC_GROUP && r.subresource === undefined && (method === 'POST' || method === 'PUT')) {
-      this.#preventEscalation(r, (body ?? {}) as Json, user);
+      this.#preventEscalation(r, (body() ?? {}) as Json, user);
     }
     const review = REVIEWS[`${r.group}/${r.resource}`];
     const isTokenRequest = r.group === '' && r.resource === 'serviceaccounts' && r.subresource === 'token';
     if (review === undefined && !isTokenRequest) return undefined;
     if (method !== 'POST' || (review !== undefined && r.name !== undefined)) throw methodNotAllowed();
-    const spec = ((body as Json | undefined)?.spec ?? {}) as Json;
+    const spec = ((body() as Json | undefined)?.spec ?? {}) as Json;
     if (isTokenRequest) return this.#tokenRequest(r.namespace ?? '', r.name ?? '', spec);
     const created = (status: Json, extra: Json = {}): JsonResponse => ({
       status: 201,

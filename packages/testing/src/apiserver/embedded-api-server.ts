@@ -435,7 +435,12 @@ export class EmbeddedApiServer implements TestApiServer {
       if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
       const body = await this.readBody(req);
       if (r.kind === 'resource' && user !== undefined) {
-        const answer = this.access.serve(r, req.method ?? 'GET', body === undefined ? undefined : parseBody(body, 'TokenRequest'), user);
+        const answer = this.access.serve(
+          r,
+          req.method ?? 'GET',
+          () => (body === undefined ? undefined : parseBody(body, 'TokenRequest')),
+          user,
+        );
         if (answer !== undefined) return this.send(res, answer);
       }
       if (r.kind === 'resource') {
