@@ -11,4 +11,8 @@ describe('nextBookmarkAt', () => {
     expect(nextBookmarkAt(1000, 60_000, 6000)).to.equal(4000);
     expect(nextBookmarkAt(5000, 60_000, 6000)).to.equal(undefined);
   });
+
+  it('sends the pre-timeout bookmark once: rescheduled at that very moment, there is none', () => {
+    expect(nextBookmarkAt(4000, 60_000, 6000)).to.equal(undefined);
+  });
 });

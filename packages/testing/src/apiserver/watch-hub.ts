@@ -54,7 +54,9 @@ export function nextBookmarkAt(now: number, intervalMs: number, deadline: number
   if (deadline === undefined) return heartbeat;
   const preTimeout = deadline - PRE_TIMEOUT_BOOKMARK_MS;
   if (preTimeout >= heartbeat) return heartbeat;
-  return preTimeout < now ? undefined : preTimeout;
+  // At the pre-timeout moment itself (a timer fires on the millisecond it was set for) that bookmark
+  // is the one just sent: none again, as the real cacher, whose clock has moved on by then.
+  return preTimeout <= now ? undefined : preTimeout;
 }
 
 /** Whether an object passes a watch's namespace, label and field filters. */
@@ -198,8 +200,9 @@ export class WatchHub {
 
   // Each watch has its own bookmark schedule, as in the cacher: a heartbeat every interval from its
   // start, and one shortly before its timeout.
-  private scheduleBookmark(w: Watcher): void {
-    const now = Date.now();
+  private scheduleBookmark(w: Watcher, firedAt?: number): void {
+    // A timer may fire a millisecond early by Date.now(): count from the moment it was due.
+    const now = Math.max(Date.now(), firedAt ?? 0);
     const at = nextBookmarkAt(now, this.bookmarkIntervalMs, w.deadline);
     if (at === undefined) return;
     w.bookmarkTimer = setTimeout(() => {
@@ -207,7 +210,7 @@ export class WatchHub {
       if (w.closed) return;
       // A bookmark promises that every event up to its resourceVersion was sent: not while paused.
       if (!this.paused) w.write(this.bookmarkLine(w.spec));
-      this.scheduleBookmark(w);
+      this.scheduleBookmark(w, at);
     }, at - now);
     w.bookmarkTimer.unref();
   }
