@@ -200,7 +200,15 @@ export class EventBroadcaster {
     this.#stopped = true;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 5_000)));
-    await Promise.race([this.#idle(), timedOut]);
+    // Repeats recorded while a series' create was in flight are not settled when it lands: flush
+    // again after each round of writes until nothing is left to write.
+    const drained = (async () => {
+      while (this.#writing !== undefined) {
+        await this.#idle();
+        this.#flushSeries(this.#clock.now());
+      }
+    })();
+    await Promise.race([drained, timedOut]);
     clearTimeout(timer);
     for (const { series } of this.#queue.splice(0)) this.#drop(series, 'stopped');
   }
