@@ -51,6 +51,8 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AccessControl } from './access-control.js';
+import { AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
+import { admitRequest } from './admitted-write.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
@@ -68,6 +70,7 @@ import { duplicateFields } from './duplicate-fields.js';
 import { healthResponse, type TextResponse } from './health-checks.js';
 import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
 import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
+import type { UserInfo } from './request-attributes.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
@@ -187,6 +190,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly metrics = new RequestMetrics();
   private readonly maxBodyBytes: number;
   private readonly access: AccessControl;
+  private readonly admission: AdmissionWebhookDispatcher;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
@@ -214,6 +218,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
+    this.admission = new AdmissionWebhookDispatcher(this.store);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
@@ -444,7 +449,7 @@ export class EmbeddedApiServer implements TestApiServer {
         if (answer !== undefined) return this.send(res, answer);
       }
       if (r.kind === 'resource') {
-        this.serveResource(r, url, req, res, body);
+        this.serveResource(r, url, req, res, body, user);
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
@@ -516,6 +521,7 @@ export class EmbeddedApiServer implements TestApiServer {
     req: http.IncomingMessage,
     res: http.ServerResponse,
     raw: RawBody | undefined,
+    user: UserInfo | undefined,
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
@@ -554,19 +560,37 @@ export class EmbeddedApiServer implements TestApiServer {
         );
       case 'POST':
         if (r.name !== undefined) throw methodNotAllowed();
-        return this.send(res, this.handler.create(request));
+        return this.admitted(res, 'POST', request, user, (q) => this.handler.create(q));
       case 'PUT':
         if (r.name === undefined) throw methodNotAllowed();
-        return this.send(res, this.handler.update(request));
+        return this.admitted(res, 'PUT', request, user, (q) => this.handler.update(q));
       case 'PATCH':
         if (r.name === undefined) throw methodNotAllowed();
-        return this.send(res, this.handler.patch(request));
+        return this.admitted(res, 'PATCH', request, user, (q) => this.handler.patch(q));
       case 'DELETE':
         if (r.subresource !== undefined) throw methodNotAllowed();
-        return this.send(res, r.name === undefined ? this.handler.deleteCollection(request) : this.handler.delete(request));
+        if (r.name === undefined) return this.send(res, this.handler.deleteCollection(request));
+        return this.admitted(res, 'DELETE', request, user, (q) => this.handler.delete(q));
       default:
         throw methodNotAllowed();
     }
+  }
+
+  // A write goes through the admission webhooks when any is configured (it then answers later).
+  private admitted(
+    res: http.ServerResponse,
+    method: string,
+    request: ResourceRequest,
+    user: UserInfo | undefined,
+    run: (request: ResourceRequest) => JsonResponse,
+  ): void {
+    if (user === undefined || this.admission.idle) return this.send(res, run(request));
+    const t = request.type;
+    const stored = (): Json | undefined => this.store.get(t.id, ResourceHandler.keyOf(t, request.namespace, request.name ?? ''))?.obj;
+    admitRequest(this.admission, method, request, user, run, stored).then(
+      (answer) => this.send(res, answer),
+      (e: unknown) => this.sendError(res, e),
+    );
   }
 
   // events.k8s.io/v1: the verbs run on the core/v1 storage; bodies and answers are converted.

@@ -3,7 +3,9 @@
 // encoding, Lease durations). Custom resources are not validated against their schemas.
 
 import { deploymentCauses } from './deployment-defaults.js';
+import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission-webhook-dispatcher.js';
 import type { Json } from './object-store.js';
+import { webhookConfigurationCauses } from './webhook-configuration-validation.js';
 import type { StatusCause } from './status-error.js';
 
 const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
@@ -55,6 +57,9 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
       return deploymentCauses(typeId, obj);
     case 'coordination.k8s.io/leases':
       return leaseCauses(obj);
+    case MUTATING_CONFIGURATIONS:
+    case VALIDATING_CONFIGURATIONS:
+      return webhookConfigurationCauses(obj, typeId === MUTATING_CONFIGURATIONS);
     default:
       return [];
   }

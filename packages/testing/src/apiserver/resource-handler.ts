@@ -62,6 +62,21 @@ export interface ResourceRequest {
   readonly userAgent?: string;
   /** Paths of keys the JSON body repeats (JSON.parse kept the last value). Defaults to none. */
   readonly duplicateFields?: readonly string[];
+  /** Admission webhooks around the write (admitted-write.ts). Defaults to admitting it as it is. */
+  readonly admission?: WriteAdmission;
+}
+
+/**
+ * The points of a write where kube-apiserver runs admission. Each may throw to stop the write
+ * before anything is stored (it is then run again).
+ */
+export interface WriteAdmission {
+  /** Mutating admission: the object as the webhooks leave it. */
+  mutate(operation: 'CREATE' | 'UPDATE', object: Json, old: Readonly<Json> | undefined): Json;
+  /** Validating admission of the object about to be stored. */
+  validate(operation: 'CREATE' | 'UPDATE', object: Readonly<Json>, old: Readonly<Json> | undefined): void;
+  /** The value `make` gave the first time in this request: generated values stay the same when the write is run again. */
+  once<T>(key: string, make: () => T): T;
 }
 
 /** A finished response: HTTP status and JSON text. */
@@ -89,6 +104,11 @@ const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 const DNS_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_RE = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+// A value generated once per request, however often admission runs the write (admitted-write.ts).
+function once<T>(req: ResourceRequest, key: string, make: () => T): T {
+  return req.admission === undefined ? make() : req.admission.once(key, make);
+}
 
 function randomSuffix(): string {
   let s = '';
@@ -268,10 +288,19 @@ export class ResourceHandler {
   // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
   private createObject(req: ResourceRequest, draft: Json, applied?: ManagedEntry): JsonResponse {
     const t = req.type;
-    const meta = metaOf(draft);
+    let meta = metaOf(draft);
     draft['metadata'] = meta;
     if (t.namespaced) meta['namespace'] = req.namespace;
     else delete meta['namespace'];
+    const schema = t.schemas?.[req.version];
+    if (req.admission !== undefined) {
+      // Webhooks see the object as decoded (pruned and defaulted), before a name is generated.
+      if (schema !== undefined) pruneAndDefault(draft, schema);
+      draft = req.admission.mutate('CREATE', draft, undefined);
+      meta = metaOf(draft);
+      draft['metadata'] = meta;
+      if (t.namespaced) meta['namespace'] = req.namespace;
+    }
     if (typeof meta['name'] !== 'string' || meta['name'] === '') {
       const gen = meta['generateName'];
       if (typeof gen !== 'string' || gen === '') {
@@ -279,23 +308,23 @@ export class ResourceHandler {
           { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
         ]);
       }
-      meta['name'] = `${gen.slice(0, 58)}${randomSuffix()}`;
+      meta['name'] = once(req, 'name', () => `${gen.slice(0, 58)}${randomSuffix()}`);
     }
     const name = meta['name'] as string;
-    const schema = t.schemas?.[req.version];
     if (schema !== undefined) pruneAndDefault(draft, schema);
     this.validateMeta(t, draft, name, schema);
     if (t.namespaced) this.checkNamespaceOpen(t, req.namespace!, name);
     const key = ResourceHandler.keyOf(t, req.namespace, name);
     if (this.store.get(t.id, key) !== undefined) throw alreadyExists(t.resource, t.group, name);
-    meta['uid'] = randomUUID();
-    meta['creationTimestamp'] = nowTimestamp();
+    meta['uid'] = once(req, 'uid', randomUUID);
+    meta['creationTimestamp'] = once(req, 'creationTimestamp', nowTimestamp);
     delete meta['deletionTimestamp'];
     delete meta['deletionGracePeriodSeconds'];
     delete meta['resourceVersion'];
     if (t.generation !== 'none') meta['generation'] = 1;
     else delete meta['generation'];
     this.defaultOnCreate(t, draft);
+    req.admission?.validate('CREATE', draft, undefined);
     this.hooks.beforeWrite?.(t, draft, undefined);
     const entries =
       applied !== undefined ? [applied] : updateEntries([], undefined, draft, this.fieldSchema(t, req.version), this.updater(req));
@@ -599,6 +628,10 @@ export class ResourceHandler {
 
   private applyUpdate(req: ResourceRequest, draft: Json, current?: StoredObject, internal = false, applied?: ManagedEntry[]): StoredObject {
     const t = req.type;
+    if (req.admission !== undefined) {
+      const target = current ?? this.mustGet(t, req.namespace, req.name!);
+      draft = req.admission.mutate('UPDATE', draft, target.obj);
+    }
     const meta = metaOf(draft);
     draft['metadata'] = meta;
     const bodyName = meta['name'];
@@ -662,6 +695,7 @@ export class ResourceHandler {
     next['apiVersion'] = apiVersionOf(t, t.storageVersion);
     const nm = metaOf(next);
     nm['resourceVersion'] = oldMeta['resourceVersion'];
+    req.admission?.validate('UPDATE', next, old);
     this.hooks.beforeWrite?.(t, next, existing);
     const writer = this.recordManagedFields(req, old, next, internal, applied);
     // An update that changes nothing writes nothing, like the real server: no new resourceVersion, no event.

@@ -127,6 +127,16 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   builtin('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', {}),
   builtin('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', { namespaced: false }),
   builtin('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', { namespaced: false }),
+  builtin('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', {
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: 'all-but-metadata-status',
+  }),
+  builtin('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', {
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: 'all-but-metadata-status',
+  }),
 ];
 
 /** The served kinds, looked up by group, version and resource. */

@@ -1,0 +1,287 @@
+// The embedded server's admission webhooks, as kube-apiserver's MutatingAdmissionWebhook and
+// ValidatingAdmissionWebhook plugins run them (k8s.io/apiserver/pkg/admission/plugin/webhook):
+// configurations sorted by name, mutating webhooks one after another with one reinvocation round
+// for `reinvocationPolicy: IfNeeded`, validating webhooks in parallel, `failurePolicy`,
+// `sideEffects` under dry run, denials and warnings. Configurations are read from the server's own
+// store and cached until a write to them.
+
+import { randomUUID } from 'node:crypto';
+import { jsonEqual } from '@kindex/core';
+import { metaOf } from './object-meta.js';
+import type { Json, ObjectStore } from './object-store.js';
+import { applyPatch } from './patch.js';
+import type { UserInfo } from './request-attributes.js';
+import type { ResourceType } from './resource-registry.js';
+import { ApiStatusError, type StatusDetails } from './status-error.js';
+import { callWebhook, WebhookCallError } from './webhook-http-client.js';
+import { matchingVersion, selectorsMatch, webhooksOf, type AdmissionWebhook } from './webhook-rules.js';
+
+/** The store ids of the two configuration kinds. */
+export const MUTATING_CONFIGURATIONS = 'admissionregistration.k8s.io/mutatingwebhookconfigurations';
+export const VALIDATING_CONFIGURATIONS = 'admissionregistration.k8s.io/validatingwebhookconfigurations';
+
+/** One request as admission sees it (kube-apiserver's admission.Attributes). */
+export interface AdmissionAttributes {
+  readonly operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  readonly type: ResourceType;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  /** The name in the path; a create takes the object's. */
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  readonly dryRun: boolean;
+  readonly user: UserInfo;
+  /** The fields of the request's options; their kind follows the operation (a PATCH is admitted with UpdateOptions, as kube-apiserver does). */
+  readonly options: Json;
+}
+
+/** What admission changed and said. */
+export interface AdmissionOutcome {
+  readonly object: Json | undefined;
+  readonly warnings: readonly string[];
+}
+
+const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
+
+interface Invocation {
+  readonly hook: AdmissionWebhook;
+  /** The version the webhook gets the object in (another one under `matchPolicy: Equivalent`). */
+  readonly version: string;
+}
+
+/** Calls the admission webhooks of the configurations stored in `store`. */
+export class AdmissionWebhookDispatcher {
+  #mutating: AdmissionWebhook[] | undefined;
+  #validating: AdmissionWebhook[] | undefined;
+
+  constructor(private readonly store: ObjectStore) {
+    store.subscribe((e) => {
+      if (e.typeId === MUTATING_CONFIGURATIONS) this.#mutating = undefined;
+      if (e.typeId === VALIDATING_CONFIGURATIONS) this.#validating = undefined;
+    });
+  }
+
+  /** Whether no webhook is configured: writes then skip admission altogether. */
+  get idle(): boolean {
+    return this.hooks(true).length === 0 && this.hooks(false).length === 0;
+  }
+
+  // kube-apiserver orders configurations by name, and webhooks as their configuration lists them.
+  private hooks(mutating: boolean): AdmissionWebhook[] {
+    const cached = mutating ? this.#mutating : this.#validating;
+    if (cached !== undefined) return cached;
+    const configurations = [...this.store.list(mutating ? MUTATING_CONFIGURATIONS : VALIDATING_CONFIGURATIONS, undefined)]
+      .map((o) => o.obj)
+      .sort((a, b) => String(metaOf(a)['name']).localeCompare(String(metaOf(b)['name'])));
+    const hooks = configurations.flatMap((c) => webhooksOf(c, mutating));
+    if (mutating) this.#mutating = hooks;
+    else this.#validating = hooks;
+    return hooks;
+  }
+
+  /** The webhooks of one kind that a request reaches. */
+  invocations(
+    mutating: boolean,
+    a: AdmissionAttributes,
+    object: Readonly<Json> | undefined,
+    old: Readonly<Json> | undefined,
+  ): Invocation[] {
+    const rules = {
+      operation: a.operation,
+      group: a.type.group,
+      version: a.version,
+      resource: a.type.resource,
+      subresource: a.subresource ?? '',
+      namespace: a.type.namespaced ? a.namespace : undefined,
+    };
+    const namespaceLabels = this.namespaceLabels(a, object);
+    const labels = [object, old].map((o) =>
+      o === undefined ? undefined : ((metaOf(o)['labels'] as Record<string, string> | undefined) ?? {}),
+    );
+    const found: Invocation[] = [];
+    for (const hook of this.hooks(mutating)) {
+      const version = matchingVersion(hook, rules, a.type.versions);
+      if (version !== undefined && selectorsMatch(hook, namespaceLabels, labels)) found.push({ hook, version });
+    }
+    return found;
+  }
+
+  // A namespace's own labels when it is the object written; none for other cluster-scoped objects.
+  private namespaceLabels(a: AdmissionAttributes, object: Readonly<Json> | undefined): Record<string, string> | undefined {
+    if (a.type.id === '/namespaces' && (a.subresource ?? '') === '' && a.operation !== 'DELETE' && object !== undefined) {
+      return (metaOf(object)['labels'] as Record<string, string> | undefined) ?? {};
+    }
+    const name = a.type.id === '/namespaces' ? a.name : a.type.namespaced ? a.namespace : undefined;
+    if (name === undefined) return undefined;
+    return (metaOf(this.store.get('/namespaces', name)?.obj ?? {})['labels'] as Record<string, string> | undefined) ?? {};
+  }
+
+  /**
+   * Runs the mutating webhooks in order, then once more those with `reinvocationPolicy: IfNeeded`
+   * that ran before a later webhook changed the object. Returns the object as they left it.
+   */
+  async mutate(a: AdmissionAttributes, object: Json | undefined, old: Json | undefined): Promise<AdmissionOutcome> {
+    const warnings: string[] = [];
+    const invoked = new Set<string>();
+    let reinvoke = new Set<string>();
+    let changedInRound = false;
+    let current = object;
+    for (const round of [0, 1]) {
+      if (round === 1 && !(changedInRound && reinvoke.size > 0)) break;
+      const toReinvoke = reinvoke;
+      reinvoke = new Set();
+      for (const { hook, version } of this.invocations(true, a, current, old)) {
+        if (round === 1 && !toReinvoke.has(hook.uid)) continue;
+        const answer = await this.call(hook, a, version, current, old);
+        if (answer === undefined) continue;
+        warnings.push(...answer.warnings);
+        const patched =
+          answer.patch === undefined || current === undefined ? current : this.patched(hook, a, version, current, answer.patch);
+        if (patched !== current && !jsonEqual(patched, current)) {
+          changedInRound = true;
+          for (const uid of invoked) reinvoke.add(uid);
+          invoked.clear();
+          current = patched;
+        }
+        if (hook.reinvocationPolicy === 'IfNeeded') invoked.add(hook.uid);
+      }
+    }
+    return { object: current, warnings };
+  }
+
+  /** Runs the validating webhooks in parallel; the first refusal (in configuration order) fails the request. */
+  async validate(a: AdmissionAttributes, object: Json | undefined, old: Json | undefined): Promise<AdmissionOutcome> {
+    const results = await Promise.allSettled(
+      this.invocations(false, a, object, old).map(({ hook, version }) => this.call(hook, a, version, object, old)),
+    );
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+    const warnings = results.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? r.value.warnings : []));
+    return { object, warnings };
+  }
+
+  // Applies a mutating webhook's JSON patch to the object in the webhook's version.
+  private patched(hook: AdmissionWebhook, a: AdmissionAttributes, version: string, object: Json, patch: unknown): Json {
+    try {
+      const result = applyPatch(inVersion(object, a.type, version), 'json', patch);
+      return inVersion(result, a.type, a.version);
+    } catch (e) {
+      const why = `failed calling webhook "${hook.name}": JSONPatch of the webhook's answer failed: ${(e as Error).message}`;
+      throw internalError(why);
+    }
+  }
+
+  /**
+   * One call: undefined when the call failed under `failurePolicy: Ignore`; throws the request's
+   * error when the webhook refused it or failed under `Fail`.
+   */
+  private async call(
+    hook: AdmissionWebhook,
+    a: AdmissionAttributes,
+    version: string,
+    object: Json | undefined,
+    old: Json | undefined,
+  ): Promise<{ patch: unknown; warnings: string[] } | undefined> {
+    const reviewVersion = ['v1', 'v1beta1'].find((v) => hook.admissionReviewVersions.includes(v));
+    if (reviewVersion === undefined) {
+      return this.failed(
+        hook,
+        `webhook does not accept known AdmissionReview versions: it lists ${JSON.stringify(hook.admissionReviewVersions)}; add "v1" to admissionReviewVersions`,
+      );
+    }
+    const uid = randomUUID();
+    const review = {
+      apiVersion: `admission.k8s.io/${reviewVersion}`,
+      kind: 'AdmissionReview',
+      request: this.request(uid, a, version, object, old),
+    };
+    let answer: Json;
+    try {
+      answer = await callWebhook(hook, review);
+    } catch (e) {
+      if (e instanceof WebhookCallError) return this.failed(hook, e.message);
+      throw e;
+    }
+    const response = answer['response'] as Json | undefined;
+    const invalid = responseProblem(answer, reviewVersion, uid, response);
+    if (invalid !== undefined) return this.failed(hook, `received invalid webhook response: ${invalid}`);
+    const warnings = Array.isArray(response!['warnings']) ? (response!['warnings'] as unknown[]).map(String) : [];
+    if (response!['allowed'] !== true) throw denied(hook.name, response!['status'] as Json | undefined);
+    const patchText = response!['patch'];
+    if (typeof patchText !== 'string' || patchText === '') return { patch: undefined, warnings };
+    if (response!['patchType'] !== 'JSONPatch') {
+      return this.failed(hook, 'received invalid webhook response: webhook returned response.patch but not response.patchType');
+    }
+    try {
+      return { patch: JSON.parse(Buffer.from(patchText, 'base64').toString('utf8')) as unknown, warnings };
+    } catch (e) {
+      return this.failed(hook, `received invalid webhook response: response.patch is not base64 JSON: ${(e as Error).message}`);
+    }
+  }
+
+  // A call that failed: ignored under `failurePolicy: Ignore`, a 500 naming the webhook under `Fail`.
+  private failed(hook: AdmissionWebhook, reason: string): undefined {
+    if (hook.failurePolicy === 'Ignore') return undefined;
+    throw internalError(`failed calling webhook "${hook.name}": ${reason}`);
+  }
+
+  // The AdmissionReview request, with Go's omitempty on the optional strings.
+  private request(uid: string, a: AdmissionAttributes, version: string, object: Json | undefined, old: Json | undefined): Json {
+    const t = a.type;
+    const name = a.name ?? (object === undefined ? undefined : (metaOf(object)['name'] as string | undefined));
+    const sub = a.subresource ?? '';
+    return {
+      uid,
+      kind: { group: t.group, version, kind: t.kind },
+      resource: { group: t.group, version, resource: t.resource },
+      ...(sub === '' ? {} : { subResource: sub }),
+      requestKind: { group: t.group, version: a.version, kind: t.kind },
+      requestResource: { group: t.group, version: a.version, resource: t.resource },
+      ...(sub === '' ? {} : { requestSubResource: sub }),
+      ...(name === undefined || name === '' ? {} : { name }),
+      ...(t.namespaced && a.namespace !== undefined ? { namespace: a.namespace } : {}),
+      operation: a.operation,
+      userInfo: {
+        username: a.user.username,
+        ...(a.user.uid === undefined ? {} : { uid: a.user.uid }),
+        groups: a.user.groups,
+        ...(a.user.extra === undefined ? {} : { extra: a.user.extra }),
+      },
+      object: object === undefined ? null : inVersion(object, t, version),
+      oldObject: old === undefined ? null : inVersion(old, t, version),
+      dryRun: a.dryRun,
+      options: { kind: OPTIONS_KIND[a.operation], apiVersion: 'meta.k8s.io/v1', ...a.options },
+    };
+  }
+}
+
+// The object as another version of its resource shows it (the apiVersion; the embedded server's
+// versions of one resource share a schema unless a conversion webhook says otherwise).
+function inVersion(object: Readonly<Json>, t: ResourceType, version: string): Json {
+  return { ...object, apiVersion: t.group === '' ? version : `${t.group}/${version}` };
+}
+
+function responseProblem(answer: Json, reviewVersion: string, uid: string, response: Json | undefined): string | undefined {
+  if (answer['apiVersion'] !== `admission.k8s.io/${reviewVersion}` || answer['kind'] !== 'AdmissionReview') {
+    return `expected webhook response of admission.k8s.io/${reviewVersion}, Kind=AdmissionReview, got ${String(answer['apiVersion'] ?? '')}, Kind=${String(answer['kind'] ?? '')}`;
+  }
+  if (response === undefined || response === null || typeof response !== 'object') return 'webhook response was absent';
+  if (response['uid'] !== uid) return `expected response.uid="${uid}", got "${String(response['uid'] ?? '')}"`;
+  return undefined;
+}
+
+function internalError(message: string): ApiStatusError {
+  return new ApiStatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+}
+
+// kube-apiserver's webhookerrors.ToStatusErr: the webhook's status, at least 400, its message prefixed.
+function denied(name: string, status: Json | undefined): ApiStatusError {
+  const code = typeof status?.['code'] === 'number' && status['code'] >= 400 ? status['code'] : 400;
+  const message = typeof status?.['message'] === 'string' && status['message'] !== '' ? status['message'] : undefined;
+  const reason = typeof status?.['reason'] === 'string' ? status['reason'] : '';
+  const deniedBy = `admission webhook "${name}" denied the request`;
+  const text =
+    message !== undefined ? `${deniedBy}: ${message}` : reason !== '' ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
+  const details = status?.['details'] as StatusDetails | undefined;
+  return new ApiStatusError(code, reason, text, details);
+}

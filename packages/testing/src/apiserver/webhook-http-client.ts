@@ -1,0 +1,109 @@
+// The embedded server's calls to webhooks (admission and conversion): an HTTPS POST of JSON to a
+// `clientConfig.url`, verified against `caBundle`, cut off after `timeoutSeconds`. Failures are
+// worded as Go's net/http reports them, because kube-apiserver's messages embed that text and
+// users match it (`failed to call webhook: Post "https://...": dial tcp ...: connect: connection refused`).
+
+import { request } from 'node:https';
+import type { Json } from './object-store.js';
+
+/** A webhook could not be called or answered with something that is not a review. */
+export class WebhookCallError extends Error {
+  override readonly name = 'WebhookCallError';
+}
+
+/** Where and how to reach one webhook. */
+export interface WebhookTarget {
+  readonly clientConfig: { readonly url?: string; readonly service?: Json; readonly caBundle?: string };
+  readonly timeoutSeconds: number;
+}
+
+// Node's TLS and socket error codes, in the words of Go's crypto/x509 and net packages.
+function goErrorText(error: NodeJS.ErrnoException, host: string): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${host}: connect: connection refused`;
+    case 'ECONNRESET':
+      return 'read: connection reset by peer';
+    case 'ENOTFOUND':
+      return `dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `tls: failed to verify certificate: x509: certificate is not valid for ${host.replace(/:\d+$/, '')}`;
+    default:
+      return error.message;
+  }
+}
+
+/**
+ * POSTs `body` to the webhook and returns the parsed JSON answer. Throws WebhookCallError with
+ * kube-apiserver's wording (without its `failed calling webhook "name": ` prefix, which the
+ * caller adds) when the call fails.
+ */
+export function callWebhook(target: WebhookTarget, body: Readonly<Json>): Promise<Json> {
+  const { url, service, caBundle } = target.clientConfig;
+  if (url === undefined) {
+    const where = service === undefined ? 'neither url nor service' : `service ${String(service['namespace'])}/${String(service['name'])}`;
+    return Promise.reject(
+      new WebhookCallError(
+        `failed to call webhook: the embedded API server reaches webhooks by clientConfig.url only and this one has ${where}; give the configuration a url (for example https://127.0.0.1:9443/path)`,
+      ),
+    );
+  }
+  // Go's REST client tells the webhook its deadline in the query, as kube-apiserver does.
+  const target_ = new URL(url);
+  target_.searchParams.set('timeout', `${target.timeoutSeconds}s`);
+  const shown = target_.toString();
+  const ca = caBundle === undefined || caBundle === '' ? undefined : Buffer.from(caBundle, 'base64');
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => reject(new WebhookCallError(`failed to call webhook: Post "${shown}": ${why}`));
+    const req = request(
+      target_,
+      {
+        method: 'POST',
+        // No caBundle: the system roots, as Go's TLS config with a nil RootCAs.
+        ...(ca === undefined ? {} : { ca }),
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload) },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e: NodeJS.ErrnoException) => fail(goErrorText(e, target_.host)));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
+            // Go's REST client turns a non-2xx answer into an error carrying the body.
+            reject(
+              new WebhookCallError(
+                `failed to call webhook: an error on the server ("${text.slice(0, 200)}") has prevented the request from succeeding`,
+              ),
+            );
+            return;
+          }
+          try {
+            const parsed = JSON.parse(text) as unknown;
+            if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+            resolve(parsed as Json);
+          } catch (e) {
+            reject(new WebhookCallError(`failed to call webhook: the answer is not a JSON object: ${(e as Error).message}`));
+          }
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy();
+      fail('context deadline exceeded');
+    }, target.timeoutSeconds * 1000);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      fail(goErrorText(e, target_.host));
+    });
+    req.end(payload);
+  });
+}

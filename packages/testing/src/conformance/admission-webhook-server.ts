@@ -1,0 +1,82 @@
+// A plain HTTPS webhook server for the admission and conversion conformance files: it listens on
+// 127.0.0.1 with a self-signed certificate (its own CA bundle), so that the embedded server and a
+// real kube-apiserver on this machine both reach it by `clientConfig.url`. Each path answers with
+// a function of the review, and every review received is kept for the test to inspect.
+
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { selfSignedCertificate } from '../apiserver/self-signed-certificate.js';
+
+/** The `request` of an AdmissionReview as received (fields read by the tests). */
+export interface ReceivedReview {
+  readonly uid: string;
+  readonly kind: { group: string; version: string; kind: string };
+  readonly resource: { group: string; version: string; resource: string };
+  readonly requestKind?: { group: string; version: string; kind: string };
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly operation: string;
+  readonly userInfo: { username: string; groups?: string[] };
+  readonly object: Record<string, unknown> | null;
+  readonly oldObject: Record<string, unknown> | null;
+  readonly dryRun: boolean;
+  readonly options?: Record<string, unknown>;
+}
+
+/** What a path answers: the `response` fields besides `uid` (added here), or a delay before answering. */
+export type ReviewAnswer = (request: ReceivedReview) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A running test webhook server. */
+export interface TestWebhookServer {
+  /** `https://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** The certificate, base64 PEM, for `caBundle`. */
+  readonly caBundle: string;
+  /** The reviews received on each path, in order. */
+  readonly received: Map<string, ReceivedReview[]>;
+  /** Sets what `path` answers. */
+  answer(path: string, answer: ReviewAnswer): void;
+  close(): Promise<void>;
+}
+
+/** Starts a webhook server on 127.0.0.1 with a fresh self-signed certificate. */
+export async function startTestWebhookServer(): Promise<TestWebhookServer> {
+  const certificate = selfSignedCertificate('kindex-test-webhook');
+  const answers = new Map<string, ReviewAnswer>();
+  const received = new Map<string, ReceivedReview[]>();
+  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: ReceivedReview };
+      received.set(path, [...(received.get(path) ?? []), review.request]);
+      const answer = answers.get(path) ?? (() => ({ allowed: true }));
+      void Promise.resolve(answer(review.request)).then((response) => {
+        if (res.destroyed) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } }),
+        );
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caBundle: Buffer.from(certificate.cert).toString('base64'),
+    received,
+    answer: (path, answer) => answers.set(path, answer),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A JSONPatch for a mutating webhook's answer, base64-encoded as AdmissionReview carries it. */
+export function jsonPatch(operations: readonly Record<string, unknown>[]): { patchType: 'JSONPatch'; patch: string } {
+  return { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(operations)).toString('base64') };
+}

@@ -1,0 +1,295 @@
+import { expect } from 'chai';
+import { AdmissionregistrationV1Api, type V1MutatingWebhook, type V1ValidatingWebhook } from '@kubernetes/client-node';
+import { catchApiStatus } from '../helpers/api-status.js';
+import { eventually } from '../helpers/eventually.js';
+import { rawRequest } from '../helpers/raw-request.js';
+import { uniqueName } from '../helpers/unique-name.js';
+import { jsonPatch, startTestWebhookServer, type ReceivedReview, type TestWebhookServer } from './admission-webhook-server.js';
+import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+
+type Hook = Partial<V1ValidatingWebhook & V1MutatingWebhook> & { name: string };
+
+/**
+ * Admission webhooks called by the API server (issue 21 item 3): a webhook served on 127.0.0.1,
+ * reached by `url` and verified against `caBundle`, admits the ConfigMaps of the test's namespace.
+ */
+describe('admission webhooks', function () {
+  this.timeout(60_000);
+  const f = useConformanceFixture();
+  let webhooks: TestWebhookServer;
+  let admission: AdmissionregistrationV1Api;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(async () => {
+    webhooks = await startTestWebhookServer();
+  });
+  after(async () => webhooks?.close());
+  beforeEach(() => {
+    admission = f().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c().catch(() => undefined);
+  });
+
+  // A webhook for the ConfigMaps of the running test's namespace, reached on `path` of the test server.
+  function hook(name: string, path: string, extra: Partial<Hook> = {}): Hook {
+    return {
+      name: `${name}.${f().namespace}.kindex.test`,
+      clientConfig: { url: `${webhooks.url}${path}`, caBundle: webhooks.caBundle },
+      rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': f().namespace } },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      ...extra,
+    };
+  }
+
+  async function install(kind: 'validating' | 'mutating', hooks: Hook[], name = uniqueName(kind)): Promise<void> {
+    const body = { metadata: { name }, webhooks: hooks as V1ValidatingWebhook[] };
+    if (kind === 'validating') {
+      await admission.createValidatingWebhookConfiguration({ body });
+      cleanups.push(() => admission.deleteValidatingWebhookConfiguration({ name }));
+    } else {
+      await admission.createMutatingWebhookConfiguration({ body });
+      cleanups.push(() => admission.deleteMutatingWebhookConfiguration({ name }));
+    }
+  }
+
+  const reviews = (path: string, name?: string): ReceivedReview[] =>
+    (webhooks.received.get(path) ?? []).filter((r) => name === undefined || r.name === name);
+
+  // kube-apiserver picks configurations up from a watch: retry a write until the webhook saw it.
+  async function untilCalled(path: string): Promise<void> {
+    await eventually(
+      async () => {
+        const name = uniqueName('probe');
+        await createConfigMap(f().core, f().namespace, { name }).catch(() => undefined);
+        expect(reviews(path, name), `the webhook on ${path} is not called yet`).to.have.length.above(0);
+      },
+      { timeoutMs: 20_000, description: `the webhook on ${path} becoming active` },
+    );
+  }
+
+  it('refuses a write the validating webhook denies, with its status code and message', async () => {
+    const path = `/deny/${uniqueName('p')}`;
+    webhooks.answer(path, (r) =>
+      r.object?.['data'] !== undefined ? { allowed: false, status: { code: 403, message: 'data is read-only here' } } : { allowed: true },
+    );
+    await install('validating', [hook('deny', path)]);
+    await untilCalled(path);
+    const status = await catchApiStatus(createConfigMap(f().core, f().namespace, { data: { a: '1' } }));
+    expect(status.code).to.equal(403);
+    expect(status.message).to.equal(`admission webhook "deny.${f().namespace}.kindex.test" denied the request: data is read-only here`);
+  });
+
+  it('answers 400 "without explanation" for a denial without code or message', async () => {
+    const path = `/bare/${uniqueName('p')}`;
+    webhooks.answer(path, (r) => ({ allowed: r.name?.startsWith('probe') === true }));
+    await install('validating', [hook('bare', path)]);
+    await untilCalled(path);
+    const status = await catchApiStatus(createConfigMap(f().core, f().namespace, { name: uniqueName('cm') }));
+    expect(status.code).to.equal(400);
+    expect(status.message).to.equal(`admission webhook "bare.${f().namespace}.kindex.test" denied the request without explanation`);
+  });
+
+  it('sends the AdmissionReview fields: uid, kinds, resources, name, namespace, operation, user, objects, options', async () => {
+    const path = `/review/${uniqueName('p')}`;
+    await install('validating', [hook('review', path)]);
+    await untilCalled(path);
+    const name = uniqueName('cm');
+    await createConfigMap(f().core, f().namespace, { name, data: { a: '1' } });
+    await f().core.patchNamespacedConfigMap({ name, namespace: f().namespace, body: { data: { a: '2' } } }, asPatch.merge());
+    await f().core.deleteNamespacedConfigMap({ name, namespace: f().namespace });
+    const [create, update, del] = reviews(path, name);
+    const resource = { group: '', version: 'v1', resource: 'configmaps' };
+    const kind = { group: '', version: 'v1', kind: 'ConfigMap' };
+    expect(create).to.deep.include({
+      kind,
+      resource,
+      requestKind: kind,
+      name,
+      namespace: f().namespace,
+      operation: 'CREATE',
+      dryRun: false,
+    });
+    expect(create!.uid).to.match(/^[0-9a-f-]{36}$/);
+    expect(create!.userInfo.username).to.be.a('string').and.not.equal('');
+    expect(create!.userInfo.groups).to.include('system:authenticated');
+    expect(create!.object).to.deep.include({ data: { a: '1' } });
+    expect(create!.oldObject).to.equal(null);
+    expect(create!.options).to.deep.include({ kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' });
+    expect(update).to.deep.include({ operation: 'UPDATE', name });
+    expect(update!.object).to.deep.include({ data: { a: '2' } });
+    expect(update!.oldObject).to.deep.include({ data: { a: '1' } });
+    // A patch is admitted as an update, with UpdateOptions.
+    expect(update!.options).to.deep.include({ kind: 'UpdateOptions' });
+    expect(del).to.deep.include({ operation: 'DELETE', name, object: null });
+    expect(del!.oldObject).to.deep.include({ data: { a: '2' } });
+    expect(del!.options).to.deep.include({ kind: 'DeleteOptions' });
+  });
+
+  it('applies the mutating webhook’s JSON patch before the object is validated and stored', async () => {
+    const path = `/mutate/${uniqueName('p')}`;
+    webhooks.answer(path, () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/data', value: { defaulted: 'yes' } }]) }));
+    const seen = `/seen/${uniqueName('p')}`;
+    await install('mutating', [
+      hook('mutate', path, { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }),
+    ]);
+    await install('validating', [hook('seen', seen)]);
+    await untilCalled(path);
+    await untilCalled(seen);
+    const name = uniqueName('cm');
+    const created = await createConfigMap(f().core, f().namespace, { name });
+    expect(created.data).to.deep.equal({ defaulted: 'yes' });
+    expect(reviews(seen, name)[0]!.object).to.deep.include({ data: { defaulted: 'yes' } });
+    // The rule names CREATE only: an update is not patched.
+    const updated = await f().core.replaceNamespacedConfigMap({
+      name,
+      namespace: f().namespace,
+      body: { ...created, data: { mine: '1' } },
+    });
+    expect(updated.data).to.deep.equal({ mine: '1' });
+  });
+
+  it('calls a webhook with reinvocationPolicy IfNeeded again when a later webhook changed the object', async () => {
+    const first = `/first/${uniqueName('p')}`;
+    const second = `/second/${uniqueName('p')}`;
+    webhooks.answer(first, () => ({ allowed: true }));
+    webhooks.answer(second, (r) =>
+      (r.object?.['metadata'] as { labels?: object }).labels === undefined
+        ? { allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { second: 'was-here' } }]) }
+        : { allowed: true },
+    );
+    await install('mutating', [hook('first', first, { reinvocationPolicy: 'IfNeeded' }), hook('second', second)]);
+    await untilCalled(second);
+    const name = uniqueName('cm');
+    const created = await createConfigMap(f().core, f().namespace, { name });
+    expect(created.metadata?.labels).to.deep.equal({ second: 'was-here' });
+    const calls = reviews(first, name);
+    expect(calls).to.have.length(2);
+    expect(calls[1]!.object?.['metadata']).to.have.nested.property('labels.second', 'was-here');
+    expect(reviews(second, name)).to.have.length(1);
+  });
+
+  it('passes the webhook’s warnings on as Warning headers', async () => {
+    const path = `/warn/${uniqueName('p')}`;
+    webhooks.answer(path, () => ({ allowed: true, warnings: ['this ConfigMap is watched'] }));
+    await install('validating', [hook('warn', path)]);
+    await untilCalled(path);
+    const { namespace } = f();
+    const response = await rawRequest(f().kubeConfig, {
+      method: 'POST',
+      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('cm') } }),
+    });
+    expect(response.status).to.equal(201);
+    expect(response.headers['warning']).to.equal('299 - "this ConfigMap is watched"');
+  });
+
+  it('skips webhooks whose namespaceSelector or objectSelector does not match', async () => {
+    const path = `/selected/${uniqueName('p')}`;
+    webhooks.answer(path, () => ({ allowed: false, status: { code: 403, message: 'selected' } }));
+    await install('validating', [hook('selected', path, { objectSelector: { matchLabels: { guarded: 'true' } } })]);
+    await eventually(
+      async () => {
+        const status = await catchApiStatus(createConfigMap(f().core, f().namespace, { labels: { guarded: 'true' } }));
+        expect(status.code).to.equal(403);
+      },
+      { timeoutMs: 20_000, description: 'the webhook becoming active' },
+    );
+    await createConfigMap(f().core, f().namespace, { labels: { guarded: 'false' } });
+    await createConfigMap(f().core, 'default', { name: uniqueName('cm'), labels: { guarded: 'true' } }).then((cm) =>
+      f().core.deleteNamespacedConfigMap({ name: cm.metadata!.name!, namespace: 'default' }),
+    );
+  });
+
+  it('fails the write when a webhook with failurePolicy Fail cannot be called, and ignores it under Ignore', async () => {
+    // A port nothing listens on: the server just closed it.
+    const closed = await startTestWebhookServer();
+    const url = `${closed.url}/gone`;
+    await closed.close();
+    await install('validating', [hook('gone', '/gone', { clientConfig: { url, caBundle: webhooks.caBundle } })]);
+    const status = await eventually(
+      async () => {
+        const s = await catchApiStatus(createConfigMap(f().core, f().namespace));
+        expect(s.code).to.equal(500);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the webhook becoming active' },
+    );
+    expect(status.reason).to.equal('InternalError');
+    const port = new URL(url).port;
+    expect(status.message).to.equal(
+      `Internal error occurred: failed calling webhook "gone.${f().namespace}.kindex.test": failed to call webhook: Post "${url}?timeout=10s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    );
+    for (const c of cleanups.splice(0)) await c();
+    await install('validating', [hook('gone', '/gone', { clientConfig: { url, caBundle: webhooks.caBundle }, failurePolicy: 'Ignore' })]);
+    await eventually(() => createConfigMap(f().core, f().namespace), { timeoutMs: 20_000, description: 'Ignore taking over' });
+  });
+
+  it('gives up on a webhook after timeoutSeconds', async () => {
+    const path = `/slow/${uniqueName('p')}`;
+    webhooks.answer(path, async (r) => {
+      if (r.name?.startsWith('slow') === true) await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { allowed: true };
+    });
+    await install('validating', [hook('slow', path, { timeoutSeconds: 1 })]);
+    await untilCalled(path);
+    const status = await catchApiStatus(createConfigMap(f().core, f().namespace, { name: uniqueName('slow') }));
+    expect(status.code).to.equal(500);
+    expect(status.message).to.include(
+      `failed calling webhook "slow.${f().namespace}.kindex.test": failed to call webhook: Post "${webhooks.url}${path}?timeout=1s"`,
+    );
+    expect(status.message).to.include('context deadline exceeded');
+  });
+
+  it('refuses a certificate the caBundle does not sign', async () => {
+    const other = await startTestWebhookServer();
+    cleanups.push(() => other.close());
+    const path = `/untrusted/${uniqueName('p')}`;
+    await install('validating', [hook('untrusted', path, { clientConfig: { url: `${webhooks.url}${path}`, caBundle: other.caBundle } })]);
+    const status = await eventually(
+      async () => {
+        const s = await catchApiStatus(createConfigMap(f().core, f().namespace));
+        expect(s.code).to.equal(500);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the webhook becoming active' },
+    );
+    expect(status.message).to.include('tls: failed to verify certificate: x509: certificate signed by unknown authority');
+    expect(reviews(path)).to.have.length(0);
+  });
+
+  it('calls a webhook on a dry run, telling it so (v1 webhooks declare no side effects)', async () => {
+    const path = `/dry/${uniqueName('p')}`;
+    await install('validating', [hook('dry', path)]);
+    await untilCalled(path);
+    const name = uniqueName('cm');
+    await f().core.createNamespacedConfigMap({ namespace: f().namespace, dryRun: 'All', body: { metadata: { name } } });
+    expect(reviews(path, name)[0]).to.deep.include({ dryRun: true });
+    expect(reviews(path, name)[0]!.options).to.deep.include({ dryRun: ['All'] });
+    expect(await catchApiStatus(f().core.readNamespacedConfigMap({ name, namespace: f().namespace }))).to.include({ code: 404 });
+  });
+
+  it('refuses an invalid configuration with a 422 naming each field', async () => {
+    const name = uniqueName('invalid');
+    const bad = hook('bad', '/bad', {
+      sideEffects: 'Some',
+      timeoutSeconds: 31,
+      clientConfig: { url: 'http://127.0.0.1:1/bad' },
+      admissionReviewVersions: ['v9'],
+    });
+    const status = await catchApiStatus(
+      admission.createValidatingWebhookConfiguration({ body: { metadata: { name }, webhooks: [bad as V1ValidatingWebhook] } }),
+    );
+    expect(status).to.include({ code: 422, reason: 'Invalid' });
+    const causes = Object.fromEntries((status.details?.causes ?? []).map((c) => [c.field, c.message]));
+    expect(causes).to.deep.include({
+      'webhooks[0].sideEffects': 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+      'webhooks[0].timeoutSeconds': 'Invalid value: 31: the timeout value must be between 1 and 30 seconds',
+      'webhooks[0].clientConfig.url': `Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+    });
+    expect(causes['webhooks[0].admissionReviewVersions']).to.include('must include at least one of v1, v1beta1');
+  });
+});
