@@ -53,6 +53,8 @@ import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer }
 import { AccessControl } from './access-control.js';
 import { AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
 import { admitRequest } from './admitted-write.js';
+import { CrdConversion } from './crd-conversion.js';
+import { convertWatchLine, serveConverted } from './converted-request.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
@@ -191,6 +193,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly maxBodyBytes: number;
   private readonly access: AccessControl;
   private readonly admission: AdmissionWebhookDispatcher;
+  private readonly conversion: CrdConversion;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
@@ -219,6 +222,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
     this.admission = new AdmissionWebhookDispatcher(this.store);
+    this.conversion = new CrdConversion(this.store);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
@@ -551,44 +555,64 @@ export class EmbeddedApiServer implements TestApiServer {
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
     if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
-    switch (req.method) {
+    const method = req.method ?? 'GET';
+    if (this.conversion.webhookFor(type, r.version) !== undefined) {
+      if (isWatch) return this.openWatch(request, req, res, undefined, (line) => convertWatchLine(this.conversion, request, line));
+      const stored = (): Json | undefined => this.storedObject(request);
+      return this.sendLater(
+        res,
+        serveConverted(this.conversion, method, request, (m, q) => this.verb(m, q, user, req), stored),
+      );
+    }
+    if (isWatch) return this.openWatch(request, req, res);
+    const answer = this.verb(method, request, user, req);
+    return answer instanceof Promise ? this.sendLater(res, answer) : this.send(res, answer);
+  }
+
+  // The verbs but watch; writes go through the admission webhooks when any is configured (and then answer later).
+  private verb(
+    method: string,
+    request: ResourceRequest,
+    user: UserInfo | undefined,
+    req: http.IncomingMessage,
+  ): JsonResponse | Promise<JsonResponse> {
+    const admitted = (run: (q: ResourceRequest) => JsonResponse): JsonResponse | Promise<JsonResponse> =>
+      user === undefined || this.admission.idle
+        ? run(request)
+        : admitRequest(this.admission, method, request, user, run, () => this.storedObject(request));
+    switch (method) {
       case 'GET':
-        if (isWatch) return this.openWatch(request, req, res);
-        return this.send(
-          res,
-          this.asTableIfAsked(request, req.headers.accept, r.name === undefined ? this.handler.list(request) : this.handler.get(request)),
+        return this.asTableIfAsked(
+          request,
+          req.headers.accept,
+          request.name === undefined ? this.handler.list(request) : this.handler.get(request),
         );
       case 'POST':
-        if (r.name !== undefined) throw methodNotAllowed();
-        return this.admitted(res, 'POST', request, user, (q) => this.handler.create(q));
+        if (request.name !== undefined) throw methodNotAllowed();
+        return admitted((q) => this.handler.create(q));
       case 'PUT':
-        if (r.name === undefined) throw methodNotAllowed();
-        return this.admitted(res, 'PUT', request, user, (q) => this.handler.update(q));
+        if (request.name === undefined) throw methodNotAllowed();
+        return admitted((q) => this.handler.update(q));
       case 'PATCH':
-        if (r.name === undefined) throw methodNotAllowed();
-        return this.admitted(res, 'PATCH', request, user, (q) => this.handler.patch(q));
+        if (request.name === undefined) throw methodNotAllowed();
+        return admitted((q) => this.handler.patch(q));
       case 'DELETE':
-        if (r.subresource !== undefined) throw methodNotAllowed();
-        if (r.name === undefined) return this.send(res, this.handler.deleteCollection(request));
-        return this.admitted(res, 'DELETE', request, user, (q) => this.handler.delete(q));
+        if (request.subresource !== undefined) throw methodNotAllowed();
+        if (request.name === undefined) return this.handler.deleteCollection(request);
+        return admitted((q) => this.handler.delete(q));
       default:
         throw methodNotAllowed();
     }
   }
 
-  // A write goes through the admission webhooks when any is configured (it then answers later).
-  private admitted(
-    res: http.ServerResponse,
-    method: string,
-    request: ResourceRequest,
-    user: UserInfo | undefined,
-    run: (request: ResourceRequest) => JsonResponse,
-  ): void {
-    if (user === undefined || this.admission.idle) return this.send(res, run(request));
+  private storedObject(request: ResourceRequest): Json | undefined {
     const t = request.type;
-    const stored = (): Json | undefined => this.store.get(t.id, ResourceHandler.keyOf(t, request.namespace, request.name ?? ''))?.obj;
-    admitRequest(this.admission, method, request, user, run, stored).then(
-      (answer) => this.send(res, answer),
+    return this.store.get(t.id, ResourceHandler.keyOf(t, request.namespace, request.name ?? ''))?.obj;
+  }
+
+  private sendLater(res: http.ServerResponse, answer: Promise<JsonResponse>): void {
+    answer.then(
+      (r) => this.send(res, r),
       (e: unknown) => this.sendError(res, e),
     );
   }
@@ -638,6 +662,7 @@ export class EmbeddedApiServer implements TestApiServer {
     req: http.IncomingMessage,
     res: http.ServerResponse,
     convert?: (line: string) => string,
+    convertLater?: (line: string) => Promise<string>,
   ): void {
     const q = request.query;
     const { labels, fields, shards } = this.handler.selectors(request);
@@ -670,6 +695,7 @@ export class EmbeddedApiServer implements TestApiServer {
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           timeoutMs,
           sendInitialEvents,
+          ...(convertLater === undefined ? {} : { convertLater }),
           ...(tableVersion === undefined
             ? convert === undefined
               ? {}

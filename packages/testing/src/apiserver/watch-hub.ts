@@ -8,7 +8,7 @@ import type { FieldSelector, LabelSelector, ShardSelector } from '@kindex/core';
 import { fieldValue } from './field-selectors.js';
 import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from './object-store.js';
 import type { ResourceType } from './resource-registry.js';
-import type { StatusObject } from './status-error.js';
+import { ApiStatusError, type StatusObject } from './status-error.js';
 
 /** What one watch asks for. */
 export interface WatchSpec {
@@ -28,6 +28,11 @@ export interface WatchSpec {
   readonly sendInitialEvents?: boolean;
   /** Rewrites each event line before it is written (server-side printing). Defaults to none. */
   readonly transform?: (line: string) => string;
+  /**
+   * Rewrites each event line asynchronously (a CRD's conversion webhook); lines keep their order,
+   * and a failure ends the watch with an ERROR event. Defaults to none.
+   */
+  readonly convertLater?: (line: string) => Promise<string>;
 }
 
 /** Options of {@link WatchHub}. */
@@ -79,6 +84,8 @@ class Watcher {
   readonly deadline: number | undefined;
   closed = false;
   sentUpTo = 0;
+  // The lines being converted, in order (convertLater).
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     readonly spec: WatchSpec,
@@ -95,10 +102,27 @@ class Watcher {
 
   write(line: string): void {
     if (this.closed) return;
+    if (this.spec.convertLater !== undefined) return this.writeLater(this.spec.convertLater, line);
     this.res.write(this.spec.transform === undefined ? line : this.spec.transform(line));
     // Like the apiserver's cacher, a watcher that cannot keep up is dropped (it relists and
     // rewatches) rather than buffering without bound.
     if (this.res.writableLength > MAX_BUFFERED_BYTES) this.close();
+  }
+
+  private writeLater(convert: (line: string) => Promise<string>, line: string): void {
+    this.queue = this.queue
+      .then(() => convert(line))
+      .then(
+        (converted) => {
+          if (!this.closed) this.res.write(converted);
+        },
+        (e: unknown) => {
+          if (this.closed) return;
+          const status = e instanceof ApiStatusError ? e : new ApiStatusError(500, 'InternalError', String(e));
+          this.res.write(errorEventLine(status.toStatus()));
+          this.close();
+        },
+      );
   }
 
   close(): void {

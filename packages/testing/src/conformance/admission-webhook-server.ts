@@ -23,8 +23,15 @@ export interface ReceivedReview {
   readonly options?: Record<string, unknown>;
 }
 
-/** What a path answers: the `response` fields besides `uid` (added here), or a delay before answering. */
-export type ReviewAnswer = (request: ReceivedReview) => Record<string, unknown> | Promise<Record<string, unknown>>;
+/** The `request` of a ConversionReview as received. */
+export interface ReceivedConversion {
+  readonly uid: string;
+  readonly desiredAPIVersion: string;
+  readonly objects: Record<string, unknown>[];
+}
+
+/** What a path answers: the `response` fields besides `uid` (added here), after a delay if it likes. */
+export type ReviewAnswer<R = ReceivedReview> = (request: R) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** A running test webhook server. */
 export interface TestWebhookServer {
@@ -32,32 +39,30 @@ export interface TestWebhookServer {
   readonly url: string;
   /** The certificate, base64 PEM, for `caBundle`. */
   readonly caBundle: string;
-  /** The reviews received on each path, in order. */
+  /** The reviews received on each path, in order (AdmissionReview requests; ConversionReview ones on conversion paths). */
   readonly received: Map<string, ReceivedReview[]>;
-  /** Sets what `path` answers. */
-  answer(path: string, answer: ReviewAnswer): void;
+  /** Sets what `path` answers (allowed: true by default). */
+  answer<R = ReceivedReview>(path: string, answer: ReviewAnswer<R>): void;
   close(): Promise<void>;
 }
 
 /** Starts a webhook server on 127.0.0.1 with a fresh self-signed certificate. */
 export async function startTestWebhookServer(): Promise<TestWebhookServer> {
   const certificate = selfSignedCertificate('kindex-test-webhook');
-  const answers = new Map<string, ReviewAnswer>();
+  const answers = new Map<string, ReviewAnswer<never>>();
   const received = new Map<string, ReceivedReview[]>();
   const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; request: ReceivedReview };
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; kind: string; request: ReceivedReview };
       received.set(path, [...(received.get(path) ?? []), review.request]);
-      const answer = answers.get(path) ?? (() => ({ allowed: true }));
+      const answer = (answers.get(path) ?? (() => ({ allowed: true }))) as ReviewAnswer;
       void Promise.resolve(answer(review.request)).then((response) => {
         if (res.destroyed) return;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } }),
-        );
+        res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: review.kind, response: { uid: review.request.uid, ...response } }));
       });
     });
   });
@@ -67,7 +72,7 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
     url: `https://127.0.0.1:${port}`,
     caBundle: Buffer.from(certificate.cert).toString('base64'),
     received,
-    answer: (path, answer) => answers.set(path, answer),
+    answer: (path, answer) => void answers.set(path, answer),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
