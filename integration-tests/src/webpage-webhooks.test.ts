@@ -1,15 +1,14 @@
 // The WebPage sample's webhooks (samples/job-cluster/src/webpage/webpage-webhooks.ts): the API
 // server calls the operator's conversion and validating webhooks on 127.0.0.1 by url.
 import { expect } from 'chai';
-import { createNamespace, skipWithReason, useTestApiServer } from '@kindex/testing';
+import { createNamespace, useTestApiServer } from '@kindex/testing';
 import { playWebPageWebhooks } from '@kindex/sample-job-cluster/src/webpage/play-webpage-webhooks.js';
 
 describe('WebPage sample (webhooks)', function () {
   this.timeout(120_000);
   const server = useTestApiServer({ shared: true });
 
-  it('serves v2 through the conversion webhook and refuses a script at either version', async function () {
-    if (server().flavor !== 'real') skipWithReason(this, 'the embedded server does not call webhooks yet, issue 21 item 3');
+  it('serves v2 through the conversion webhook and refuses a script at either version', async () => {
     const namespace = await createNamespace(server().kubeConfig);
     const lines: string[] = [];
     const figures = await playWebPageWebhooks(server().kubeConfig, namespace, (line) => lines.push(line));

@@ -1,15 +1,6 @@
 import { expect } from 'chai';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import {
-  createNamespace,
-  eventually,
-  rawRequest,
-  skipWithReason,
-  uniqueName,
-  useTestApiServer,
-  WatchEventCollector,
-  type SkippableContext,
-} from '@kindex/testing';
+import { createNamespace, eventually, rawRequest, uniqueName, useTestApiServer, WatchEventCollector } from '@kindex/testing';
 import { KubeApiError, KubeClient, Operator, resourceKind, startLocalWebhooks, type LocalWebhooks, type ResourceKind } from '../index.js';
 import { createWebPageCrd } from './webhook.fixture.test.js';
 
@@ -32,12 +23,7 @@ describe('webhooks called by the API server', function () {
   let local: LocalWebhooks;
   let deleteCrd: (() => Promise<void>) | undefined;
 
-  function skipOnEmbedded(context: SkippableContext): void {
-    if (server().flavor !== 'real') skipWithReason(context, 'the embedded server does not call webhooks yet, issue 21 item 3');
-  }
-
   before(async function () {
-    if (server().flavor !== 'real') return;
     const kubeConfig = server().kubeConfig;
     client = new KubeClient(kubeConfig);
     group = `${uniqueName('web')}.kindex.test`;
@@ -90,11 +76,6 @@ describe('webhooks called by the API server', function () {
   after(async () => {
     await local?.dispose();
     await deleteCrd?.();
-  });
-
-  beforeEach(function () {
-    // The test, not this hook, is the one to name the reason.
-    skipOnEmbedded({ test: this.currentTest, skip: () => this.skip() });
   });
 
   const listPages = (version: string): ReturnType<typeof rawRequest> =>
