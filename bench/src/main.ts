@@ -37,6 +37,8 @@ interface Settings {
   restartWorkMs: number;
   /** Primaries of the scale-out scenario (`shards`). */
   shardObjects: number;
+  /** Requests per row of the admission webhook scenario (`webhooks`). */
+  webhookRequests: number;
   reps: number;
   lookups: number;
   contenders: string[];
@@ -77,6 +79,7 @@ function parseSettings(argv: readonly string[]): Settings {
     e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
     e2eObjects: num('e2e-objects', 1000),
     shardObjects: num('shard-objects', 2000),
+    webhookRequests: num('webhook-requests', quick ? 500 : 2000),
     restartObjects: num('restart-objects', quick ? 10_000 : 100_000),
     restartChanges: num('restart-changes', 100),
     restartWorkMs: num('restart-work-ms', 1),
@@ -508,6 +511,29 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
     sections.push({
       name: 'sharding',
       markdown: `### Scale-out by shards: 1, 2 and 4 replicas of one operator, 8 shards by namespace (one run)\n\n${tables.join('\n\n')}\n\nReplicas run in one process, each with its own client and informers, against the embedded API server (lease 4 s, retry 0.5 s); a "kill" stops renewing without releasing, as SIGKILL would. Objects received are counted on the wire, before any client-side filter.`,
+    });
+  }
+
+  if (settings.scenarios.includes('webhooks')) {
+    // Admission round trip through an API server: the informer package's webhook bench, once on
+    // the embedded server and once on the real kube-apiserver (when built), as for the shards.
+    const cwd = join(benchDir, '..', 'packages', 'informer');
+    const tables: string[] = [];
+    for (const flavor of ['embedded', 'real']) {
+      console.error(`  webhooks: admission round trip through the ${flavor} API server`);
+      const args = ['--import', 'tsx', 'src/webhook/webhook-roundtrip.bench.ts', String(settings.webhookRequests), '16', flavor];
+      try {
+        tables.push(execFileSync(process.execPath, args, { cwd, encoding: 'utf8', maxBuffer: 16 * 2 ** 20 }).trim());
+      } catch (error) {
+        if (flavor === 'embedded') throw error;
+        console.warn(
+          `webhooks: the real kube-apiserver row skipped (${String(error).split('\n')[0]}); build it with scripts/real-apiserver/build.sh`,
+        );
+      }
+    }
+    sections.push({
+      name: 'webhooks',
+      markdown: `### Admission webhooks: a dry-run create with and without one validating webhook (one run per server)\n\n${tables.join('\n\n')}\n\nLatencies are sequential requests over one keep-alive TLS connection; req/s has 16 requests in flight. The webhook is the informer's WebhookServer on 127.0.0.1, reached by url and verified against its caBundle.`,
     });
   }
 

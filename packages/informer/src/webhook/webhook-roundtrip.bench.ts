@@ -1,18 +1,21 @@
-// Admission round trip through a real kube-apiserver: what a validating webhook adds to a write.
+// Admission round trip through an API server: what a validating webhook adds to a write.
 // Not a test: numbers only (timing claims stay out of unit tests).
-// Run: cd packages/informer && node --import tsx src/webhook/webhook-roundtrip.bench.ts [requests] [concurrency]
-// Needs the real kube-apiserver built (scripts/real-apiserver/build.sh). Each write is a
-// server-side dry run (`?dryRun=All`), so etcd is out of the measure and the API server still
-// calls the webhook (it declares sideEffects: None). Three rows: the dry-run create without any
-// webhook (the baseline), the same with one validating webhook, and the webhook server alone
+// Run: cd packages/informer && node --import tsx src/webhook/webhook-roundtrip.bench.ts [requests] [concurrency] [embedded|real]
+// (`pnpm bench -- --scenarios webhooks` runs it on both servers). The embedded server is started
+// with TLS, as the real one serves; the real one needs scripts/real-apiserver/build.sh. Each write
+// is a server-side dry run (`?dryRun=All`), so storage is out of the measure and the API server
+// still calls the webhook (it declares sideEffects: None). Three rows: the dry-run create without
+// any webhook (the baseline), the same with one validating webhook, and the webhook server alone
 // (an HTTPS POST of an AdmissionReview straight to it, as the API server sends).
 import { Agent, request, type RequestOptions } from 'node:https';
-import { createNamespace, startRealApiServer, uniqueName, eventually } from '@kindex/testing';
+import { createNamespace, startEmbeddedApiServer, startRealApiServer, uniqueName, eventually } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, startLocalWebhooks } from '../index.js';
 import { createWebPageCrd } from './webhook.fixture.test.js';
 
 const requests = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 16);
+const flavor = process.argv[4] ?? 'real';
+if (flavor !== 'embedded' && flavor !== 'real') throw new Error(`the server is 'embedded' or 'real', not '${flavor}'`);
 interface Row {
   readonly name: string;
   readonly p50: number;
@@ -42,7 +45,7 @@ async function measure(name: string, call: () => Promise<void>): Promise<Row> {
   return { name, p50: at(0.5), p99: at(0.99), perSecond: requests / seconds };
 }
 
-const server = await startRealApiServer();
+const server = flavor === 'real' ? await startRealApiServer() : await startEmbeddedApiServer({ tls: true });
 try {
   const kubeConfig = server.kubeConfig;
   const client = new KubeClient(kubeConfig);
@@ -54,7 +57,15 @@ try {
   // One keep-alive agent, as client-go's transport: a TLS handshake per write would be the measure otherwise.
   const tls: RequestOptions = { headers: {} };
   await kubeConfig.applyToHTTPSOptions(tls);
-  const apiAgent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: tls.ca, cert: tls.cert, key: tls.key });
+  const apiAgent = new Agent({
+    keepAlive: true,
+    maxSockets: concurrency,
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    // The embedded server's kubeconfig skips verification (its certificate is self-signed).
+    rejectUnauthorized: kubeConfig.getCurrentCluster()?.skipTLSVerify !== true,
+  });
   const post = (objectBody: string): Promise<number> =>
     new Promise((resolve, reject) => {
       request(
@@ -125,7 +136,7 @@ try {
     apiAgent.destroy();
   }
   console.log(
-    `admission round trip, ${requests} requests sequential (p50, p99) then ${concurrency} in flight (req/s), node ${process.version}`,
+    `admission round trip through the ${flavor} API server, ${requests} requests sequential (p50, p99) then ${concurrency} in flight (req/s), node ${process.version}`,
   );
   console.log('| path | p50 ms | p99 ms | req/s |\n| --- | --- | --- | --- |');
   for (const r of rows) console.log(`| ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.perSecond.toFixed(0)} |`);

@@ -13,7 +13,7 @@ import { applyPatch } from './patch.js';
 import type { UserInfo } from './request-attributes.js';
 import type { ResourceType } from './resource-registry.js';
 import { ApiStatusError, type StatusDetails } from './status-error.js';
-import { callWebhook, WebhookCallError } from './webhook-http-client.js';
+import { WebhookCallError, type WebhookHttpClient } from './webhook-http-client.js';
 import { matchingVersion, selectorsMatch, webhooksOf, type AdmissionWebhook } from './webhook-rules.js';
 
 /** The store ids of the two configuration kinds. */
@@ -54,7 +54,10 @@ export class AdmissionWebhookDispatcher {
   #mutating: AdmissionWebhook[] | undefined;
   #validating: AdmissionWebhook[] | undefined;
 
-  constructor(private readonly store: ObjectStore) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly http: WebhookHttpClient,
+  ) {
     store.subscribe((e) => {
       if (e.typeId === MUTATING_CONFIGURATIONS) this.#mutating = undefined;
       if (e.typeId === VALIDATING_CONFIGURATIONS) this.#validating = undefined;
@@ -197,7 +200,7 @@ export class AdmissionWebhookDispatcher {
     };
     let answer: Json;
     try {
-      answer = await callWebhook(hook, review);
+      answer = await this.http.call(hook, review);
     } catch (e) {
       if (e instanceof WebhookCallError) return this.failed(hook, e.message);
       throw e;

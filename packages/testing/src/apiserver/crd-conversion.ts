@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Json, ObjectStore } from './object-store.js';
 import type { ResourceType } from './resource-registry.js';
 import { ApiStatusError } from './status-error.js';
-import { callWebhook, WebhookCallError, type WebhookTarget } from './webhook-http-client.js';
+import { WebhookCallError, type WebhookHttpClient, type WebhookTarget } from './webhook-http-client.js';
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
 // kube-apiserver sets no timeout of its own on conversion calls; its REST client's default is 30 s.
@@ -27,7 +27,10 @@ class ConversionFailure extends Error {
 
 /** Converts custom resources between versions through their CRD's conversion webhook. */
 export class CrdConversion {
-  constructor(private readonly store: ObjectStore) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly http: WebhookHttpClient,
+  ) {}
 
   /**
    * The webhook that converts `t`'s objects, when its CRD has `strategy: Webhook`; undefined
@@ -94,7 +97,11 @@ export class CrdConversion {
     const apiVersion = `apiextensions.k8s.io/${webhook.reviewVersion}`;
     let answer: Json;
     try {
-      answer = await callWebhook(webhook, { apiVersion, kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects } });
+      answer = await this.http.call(webhook, {
+        apiVersion,
+        kind: 'ConversionReview',
+        request: { uid, desiredAPIVersion: desired, objects },
+      });
     } catch (e) {
       if (e instanceof WebhookCallError) throw new ConversionFailure(e.message.replace(/^failed to call webhook: /, ''));
       throw e;

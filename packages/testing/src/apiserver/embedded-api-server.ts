@@ -55,6 +55,7 @@ import { AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
 import { admitRequest } from './admitted-write.js';
 import { CrdConversion } from './crd-conversion.js';
 import { convertWatchLine, serveConverted } from './converted-request.js';
+import { WebhookHttpClient } from './webhook-http-client.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
@@ -194,6 +195,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly access: AccessControl;
   private readonly admission: AdmissionWebhookDispatcher;
   private readonly conversion: CrdConversion;
+  private readonly webhookClient = new WebhookHttpClient();
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
@@ -221,8 +223,8 @@ export class EmbeddedApiServer implements TestApiServer {
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
-    this.admission = new AdmissionWebhookDispatcher(this.store);
-    this.conversion = new CrdConversion(this.store);
+    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient);
+    this.conversion = new CrdConversion(this.store, this.webhookClient);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
@@ -362,6 +364,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.stopped = true;
     this.hub.dispose();
     this.gc.dispose();
+    this.webhookClient.close();
     await closeServer(this.server);
   }
 

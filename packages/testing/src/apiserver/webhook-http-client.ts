@@ -3,7 +3,7 @@
 // worded as Go's net/http reports them, because kube-apiserver's messages embed that text and
 // users match it (`failed to call webhook: Post "https://...": dial tcp ...: connect: connection refused`).
 
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import type { Json } from './object-store.js';
 
 /** A webhook could not be called or answered with something that is not a review. */
@@ -39,12 +39,38 @@ function goErrorText(error: NodeJS.ErrnoException, host: string): string {
 }
 
 /**
- * POSTs `body` to the webhook and returns the parsed JSON answer. Throws WebhookCallError with
- * kube-apiserver's wording (without its `failed calling webhook "name": ` prefix, which the
- * caller adds) when the call fails.
+ * The server's HTTPS client for webhooks: one keep-alive connection pool per CA bundle, as
+ * kube-apiserver caches a REST client per webhook (a TLS handshake per call would cost more than
+ * the call).
  */
-export function callWebhook(target: WebhookTarget, body: Readonly<Json>): Promise<Json> {
-  const { url, service, caBundle } = target.clientConfig;
+export class WebhookHttpClient {
+  readonly #agents = new Map<string, Agent>();
+
+  /**
+   * POSTs `body` to the webhook and returns the parsed JSON answer. Throws WebhookCallError with
+   * kube-apiserver's wording (without its `failed calling webhook "name": ` prefix, which the
+   * caller adds) when the call fails.
+   */
+  call(target: WebhookTarget, body: Readonly<Json>): Promise<Json> {
+    const caBundle = target.clientConfig.caBundle ?? '';
+    let agent = this.#agents.get(caBundle);
+    if (agent === undefined) {
+      // No caBundle: the system roots, as Go's TLS config with a nil RootCAs.
+      agent = new Agent({ keepAlive: true, ...(caBundle === '' ? {} : { ca: Buffer.from(caBundle, 'base64') }) });
+      this.#agents.set(caBundle, agent);
+    }
+    return callWebhook(target, body, agent);
+  }
+
+  /** Closes the pooled connections (when the server stops). */
+  close(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+  }
+}
+
+function callWebhook(target: WebhookTarget, body: Readonly<Json>, agent: Agent): Promise<Json> {
+  const { url, service } = target.clientConfig;
   if (url === undefined) {
     const where = service === undefined ? 'neither url nor service' : `service ${String(service['namespace'])}/${String(service['name'])}`;
     return Promise.reject(
@@ -57,7 +83,6 @@ export function callWebhook(target: WebhookTarget, body: Readonly<Json>): Promis
   const target_ = new URL(url);
   target_.searchParams.set('timeout', `${target.timeoutSeconds}s`);
   const shown = target_.toString();
-  const ca = caBundle === undefined || caBundle === '' ? undefined : Buffer.from(caBundle, 'base64');
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const fail = (why: string): void => reject(new WebhookCallError(`failed to call webhook: Post "${shown}": ${why}`));
@@ -65,10 +90,8 @@ export function callWebhook(target: WebhookTarget, body: Readonly<Json>): Promis
       target_,
       {
         method: 'POST',
-        // No caBundle: the system roots, as Go's TLS config with a nil RootCAs.
-        ...(ca === undefined ? {} : { ca }),
         headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload) },
-        agent: false,
+        agent,
       },
       (res) => {
         const chunks: Buffer[] = [];
