@@ -12,6 +12,7 @@ export interface ReceivedReview {
   readonly uid: string;
   readonly kind: { group: string; version: string; kind: string };
   readonly resource: { group: string; version: string; resource: string };
+  readonly subResource?: string;
   readonly requestKind?: { group: string; version: string; kind: string };
   readonly name?: string;
   readonly namespace?: string;

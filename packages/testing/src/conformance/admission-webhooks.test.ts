@@ -292,4 +292,107 @@ describe('admission webhooks', function () {
     });
     expect(causes['webhooks[0].admissionReviewVersions']).to.include('must include at least one of v1, v1beta1');
   });
+
+  describe('on a custom resource with two versions and a status subresource', () => {
+    let group: string;
+    const pagesAt = (version: string, name = '', sub = ''): string =>
+      `/apis/${group}/${version}/namespaces/${f().namespace}/pages${name === '' ? '' : `/${name}`}${sub}`;
+    const send = (method: string, path: string, body: unknown, contentType = 'application/json'): ReturnType<typeof rawRequest> =>
+      rawRequest(f().kubeConfig, { method, path, headers: { 'content-type': contentType }, body: JSON.stringify(body) });
+    const page = (version: string, name: string): Record<string, unknown> => ({
+      apiVersion: `${group}/${version}`,
+      kind: 'Page',
+      metadata: { name },
+      spec: { title: 'home' },
+    });
+    const rule = (resources: string[], extra: Record<string, unknown> = {}) => ({
+      operations: ['CREATE', 'UPDATE'],
+      apiGroups: [group],
+      apiVersions: ['v1'],
+      resources,
+      ...extra,
+    });
+
+    beforeEach(async () => {
+      group = `${uniqueName('adm')}.kindex.test`;
+      const schema = {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      };
+      const versions = ['v1', 'v2'].map((name) => ({ name, served: true, storage: name === 'v1', schema, subresources: { status: {} } }));
+      const created = await send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `pages.${group}` },
+        spec: { group, scope: 'Namespaced', names: { plural: 'pages', singular: 'page', kind: 'Page', listKind: 'PageList' }, versions },
+      });
+      expect(created.status, created.text).to.equal(201);
+      await eventually(async () => expect((await rawRequest(f().kubeConfig, { path: pagesAt('v2') })).status).to.equal(200), {
+        timeoutMs: 30_000,
+        description: 'serving v2',
+      });
+      cleanups.push(() =>
+        rawRequest(f().kubeConfig, { method: 'DELETE', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/pages.${group}` }),
+      );
+    });
+
+    // Waits until a create of the kind through `version` reaches the webhook on `path`.
+    async function untilPageCalled(path: string, version = 'v1'): Promise<void> {
+      await eventually(
+        async () => {
+          const name = uniqueName('probe');
+          await send('POST', pagesAt(version), page(version, name));
+          expect(reviews(path, name), `the webhook on ${path} is not called yet`).to.have.length.above(0);
+        },
+        { timeoutMs: 20_000, description: `the webhook on ${path} becoming active` },
+      );
+    }
+
+    it('matchPolicy Equivalent calls a v1 webhook for a v2 request, with the object in v1; Exact does not', async () => {
+      const equivalent = `/equivalent/${uniqueName('p')}`;
+      const exact = `/exact/${uniqueName('p')}`;
+      await install('validating', [
+        hook('equivalent', equivalent, { rules: [rule(['pages'])] }),
+        hook('exact', exact, { rules: [rule(['pages'])], matchPolicy: 'Exact' }),
+      ]);
+      await untilPageCalled(equivalent);
+      await untilPageCalled(exact);
+      const name = uniqueName('v2');
+      const created = await send('POST', pagesAt('v2'), page('v2', name));
+      expect(created.status, created.text).to.equal(201);
+      const [review] = reviews(equivalent, name);
+      expect(review).to.deep.include({
+        kind: { group, version: 'v1', kind: 'Page' },
+        resource: { group, version: 'v1', resource: 'pages' },
+        requestKind: { group, version: 'v2', kind: 'Page' },
+      });
+      expect(review!.object).to.deep.include({ apiVersion: `${group}/v1` });
+      expect(reviews(exact, name)).to.have.length(0);
+    });
+
+    it('a rule for pages/status admits status writes only; a Cluster-scoped rule skips namespaced objects', async () => {
+      const status = `/status/${uniqueName('p')}`;
+      const cluster = `/cluster/${uniqueName('p')}`;
+      const all = `/all/${uniqueName('p')}`;
+      await install('validating', [
+        hook('status', status, { rules: [rule(['pages/status'])] }),
+        hook('cluster', cluster, { rules: [rule(['*'], { scope: 'Cluster' })] }),
+        hook('all', all, { rules: [rule(['pages'], { scope: 'Namespaced' })] }),
+      ]);
+      await untilPageCalled(all);
+      const name = uniqueName('page');
+      const created = JSON.parse((await send('POST', pagesAt('v1'), page('v1', name))).text) as Record<string, unknown>;
+      const statusWrite = await send('PUT', pagesAt('v1', name, '/status'), { ...created, status: { ready: true } });
+      expect(statusWrite.status, statusWrite.text).to.equal(200);
+      // One configuration: its webhooks became active together, with the probe's.
+      expect(reviews(status, name).map((r) => [r.operation, r.subResource])).to.deep.equal([['UPDATE', 'status']]);
+      expect(reviews(all, name).map((r) => r.operation)).to.deep.equal(['CREATE']);
+      expect(reviews(cluster)).to.have.length(0);
+    });
+  });
 });
