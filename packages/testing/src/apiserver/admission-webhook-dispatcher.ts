@@ -12,7 +12,8 @@ import type { Json, ObjectStore } from './object-store.js';
 import { applyPatch } from './patch.js';
 import type { UserInfo } from './request-attributes.js';
 import type { ResourceType } from './resource-registry.js';
-import { ApiStatusError, type StatusDetails } from './status-error.js';
+import { ApiStatusError, qualifiedResource, type StatusDetails } from './status-error.js';
+import { evaluateMatchConditions } from './webhook-match-conditions.js';
 import { WebhookCallError, type WebhookHttpClient } from './webhook-http-client.js';
 import { matchingVersion, selectorsMatch, webhooksOf, type AdmissionWebhook } from './webhook-rules.js';
 
@@ -104,9 +105,34 @@ export class AdmissionWebhookDispatcher {
     const found: Invocation[] = [];
     for (const hook of this.hooks(mutating)) {
       const version = matchingVersion(hook, rules, a.type.versions);
-      if (version !== undefined && selectorsMatch(hook, namespaceLabels, labels)) found.push({ hook, version });
+      if (version === undefined || !selectorsMatch(hook, namespaceLabels, labels)) continue;
+      if (this.conditionsHold(hook, a, version, object, old)) found.push({ hook, version });
     }
     return found;
+  }
+
+  // matchConditions: false skips the webhook; an evaluation error fails the request (403) unless
+  // the webhook's failurePolicy is Ignore.
+  private conditionsHold(
+    hook: AdmissionWebhook,
+    a: AdmissionAttributes,
+    version: string,
+    object: Readonly<Json> | undefined,
+    old: Readonly<Json> | undefined,
+  ): boolean {
+    if (hook.matchConditions.length === 0) return true;
+    const request = this.request('', a, version, object, old);
+    const decision = evaluateMatchConditions(hook.matchConditions, request);
+    if (decision.kind !== 'error') return decision.kind === 'call';
+    if (hook.failurePolicy === 'Ignore') return false;
+    const t = a.type;
+    const name = typeof request['name'] === 'string' ? request['name'] : '';
+    const what = qualifiedResource(t.resource, t.group);
+    throw new ApiStatusError(403, 'Forbidden', `${what}${name === '' ? '' : ` "${name}"`} is forbidden: ${decision.message}`, {
+      ...(name === '' ? {} : { name }),
+      group: t.group,
+      kind: t.resource,
+    });
   }
 
   // A namespace's own labels when it is the object written; none for other cluster-scoped objects.

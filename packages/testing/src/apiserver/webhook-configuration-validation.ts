@@ -4,6 +4,7 @@
 
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
+import { matchConditionCauses } from './webhook-match-conditions.js';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 // v1 requires webhooks without side effects (Some and Unknown are v1beta1 values).
@@ -85,6 +86,7 @@ function hookCauses(hook: Json, at: string, mutating: boolean): StatusCause[] {
   } else if (typeof client['url'] === 'string') {
     causes.push(...urlCauses(`${at}.clientConfig.url`, client['url']));
   }
+  causes.push(...matchConditionCauses(hook['matchConditions'], `${at}.matchConditions`));
   const versions = Array.isArray(hook['admissionReviewVersions']) ? (hook['admissionReviewVersions'] as unknown[]).map(String) : [];
   if (versions.length === 0) {
     causes.push(required(`${at}.admissionReviewVersions`, `must specify one of ${ACCEPTED_REVIEW_VERSIONS.join(', ')}`));

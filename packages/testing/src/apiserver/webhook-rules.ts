@@ -21,6 +21,8 @@ export interface AdmissionWebhook {
   readonly admissionReviewVersions: readonly string[];
   /** Mutating webhooks only. */
   readonly reinvocationPolicy: 'Never' | 'IfNeeded';
+  /** CEL conditions that must all hold (webhook-match-conditions.ts). */
+  readonly matchConditions: readonly Json[];
 }
 
 /** One `rules` entry of a webhook. */
@@ -68,6 +70,7 @@ export function webhooksOf(configuration: Readonly<Json>, mutating: boolean): Ad
     timeoutSeconds: typeof h['timeoutSeconds'] === 'number' ? h['timeoutSeconds'] : 10,
     admissionReviewVersions: strings(h['admissionReviewVersions']),
     reinvocationPolicy: mutating && h['reinvocationPolicy'] === 'IfNeeded' ? 'IfNeeded' : 'Never',
+    matchConditions: Array.isArray(h['matchConditions']) ? (h['matchConditions'] as Json[]) : [],
   }));
 }
 

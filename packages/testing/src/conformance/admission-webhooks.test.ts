@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { AdmissionregistrationV1Api, type V1MutatingWebhook, type V1ValidatingWebhook } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { jsonPatch, startTestWebhookServer, type ReceivedReview, type TestWebhookServer } from './admission-webhook-server.js';
+import { useAdmissionWebhooks } from './admission-webhook-fixture.js';
+import { jsonPatch, startTestWebhookServer, type TestWebhookServer } from './admission-webhook-server.js';
 import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
-
-type Hook = Partial<V1ValidatingWebhook & V1MutatingWebhook> & { name: string };
 
 /**
  * Admission webhooks called by the API server (issue 21 item 3): a webhook served on 127.0.0.1,
@@ -16,59 +15,13 @@ type Hook = Partial<V1ValidatingWebhook & V1MutatingWebhook> & { name: string };
 describe('admission webhooks', function () {
   this.timeout(60_000);
   const f = useConformanceFixture();
+  const { hook, install, reviews, untilCalled, cleanups, server } = useAdmissionWebhooks(f);
   let webhooks: TestWebhookServer;
   let admission: AdmissionregistrationV1Api;
-  const cleanups: (() => Promise<unknown>)[] = [];
-
-  before(async () => {
-    webhooks = await startTestWebhookServer();
-  });
-  after(async () => webhooks?.close());
   beforeEach(() => {
+    webhooks = server();
     admission = f().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0)) await c().catch(() => undefined);
-  });
-
-  // A webhook for the ConfigMaps of the running test's namespace, reached on `path` of the test server.
-  function hook(name: string, path: string, extra: Partial<Hook> = {}): Hook {
-    return {
-      name: `${name}.${f().namespace}.kindex.test`,
-      clientConfig: { url: `${webhooks.url}${path}`, caBundle: webhooks.caBundle },
-      rules: [{ operations: ['CREATE', 'UPDATE', 'DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': f().namespace } },
-      sideEffects: 'None',
-      admissionReviewVersions: ['v1'],
-      ...extra,
-    };
-  }
-
-  async function install(kind: 'validating' | 'mutating', hooks: Hook[], name = uniqueName(kind)): Promise<void> {
-    const body = { metadata: { name }, webhooks: hooks as V1ValidatingWebhook[] };
-    if (kind === 'validating') {
-      await admission.createValidatingWebhookConfiguration({ body });
-      cleanups.push(() => admission.deleteValidatingWebhookConfiguration({ name }));
-    } else {
-      await admission.createMutatingWebhookConfiguration({ body });
-      cleanups.push(() => admission.deleteMutatingWebhookConfiguration({ name }));
-    }
-  }
-
-  const reviews = (path: string, name?: string): ReceivedReview[] =>
-    (webhooks.received.get(path) ?? []).filter((r) => name === undefined || r.name === name);
-
-  // kube-apiserver picks configurations up from a watch: retry a write until the webhook saw it.
-  async function untilCalled(path: string): Promise<void> {
-    await eventually(
-      async () => {
-        const name = uniqueName('probe');
-        await createConfigMap(f().core, f().namespace, { name }).catch(() => undefined);
-        expect(reviews(path, name), `the webhook on ${path} is not called yet`).to.have.length.above(0);
-      },
-      { timeoutMs: 20_000, description: `the webhook on ${path} becoming active` },
-    );
-  }
 
   it('refuses a write the validating webhook denies, with its status code and message', async () => {
     const path = `/deny/${uniqueName('p')}`;
