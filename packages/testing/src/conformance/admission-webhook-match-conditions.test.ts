@@ -48,7 +48,9 @@ describe('admission webhook matchConditions', function () {
       { timeoutMs: 20_000, description: 'the configuration becoming active' },
     );
     expect(status).to.include({ reason: 'Forbidden' });
-    expect(status.message, status.message).to.include(`configmaps "${name}" is forbidden: expression '${expression}' resulted in error: no such key: mode`);
+    expect(status.message, status.message).to.include(
+      `configmaps "${name}" is forbidden: expression '${expression}' resulted in error: no such key: mode`,
+    );
     await install('validating', [hook('ignored', path, { matchConditions, failurePolicy: 'Ignore' })]);
     // The first configuration still fails the request: remove it, then the Ignore one skips.
     const admission = f().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
