@@ -12,6 +12,7 @@ import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { defaultPod } from './pod-defaults.js';
 import { defaultObject } from './schema-defaulting.js';
 import { defaultService } from './service-defaults.js';
+import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
@@ -887,6 +888,7 @@ export class ResourceHandler {
     foldStringData(t.id, obj);
     defaultService(t.id, obj);
     defaultDeployment(t.id, obj);
+    defaultWebhookConfiguration(t.id, obj);
   }
 
   private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {

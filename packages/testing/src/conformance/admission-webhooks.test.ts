@@ -225,6 +225,23 @@ describe('admission webhooks', function () {
     expect(await catchApiStatus(f().core.readNamespacedConfigMap({ name, namespace: f().namespace }))).to.include({ code: 404 });
   });
 
+  it('stores a configuration with kube-apiserver’s defaults', async () => {
+    const name = uniqueName('defaults');
+    const { failurePolicy: _f, matchPolicy: _m, namespaceSelector: _n, ...bare } = hook('defaults', '/defaults');
+    await install('mutating', [bare], name);
+    const read = await admission.readMutatingWebhookConfiguration({ name });
+    expect(read.webhooks?.[0]).to.deep.include({
+      failurePolicy: 'Fail',
+      matchPolicy: 'Equivalent',
+      namespaceSelector: {},
+      objectSelector: {},
+      timeoutSeconds: 10,
+      reinvocationPolicy: 'Never',
+    });
+    expect(read.webhooks?.[0]?.rules?.[0]?.scope).to.equal('*');
+    expect(read.metadata?.generation).to.equal(1);
+  });
+
   it('refuses an invalid configuration with a 422 naming each field', async () => {
     const name = uniqueName('invalid');
     const bad = hook('bad', '/bad', {
