@@ -6,6 +6,7 @@
 // openAPIV3Schema goes into the served type, where custom-resource-schema.ts prunes and validates
 // objects with it.
 
+import { conversionCauses } from './crd-conversion-validation.js';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './object-store.js';
 import type { ResourceRegistry, ResourceType, ScalePaths } from './resource-registry.js';
@@ -121,6 +122,7 @@ export class CrdController {
       if (oldSpec['group'] !== spec['group'])
         causes.push({ reason: 'FieldValueInvalid', field: 'spec.group', message: 'Invalid value: field is immutable' });
     }
+    causes.push(...conversionCauses(spec['conversion']));
     causes.push(...schemaRuleErrors(versions));
     const clash = this.conflictingType(names, String(spec['group'] ?? ''));
     if (clash !== undefined) causes.push({ reason: 'FieldValueInvalid', field: 'spec.names.plural', message: clash });

@@ -30,7 +30,8 @@ function invalidValue(field: string, value: unknown, detail: string): StatusCaus
   return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` };
 }
 
-function urlCauses(field: string, text: string): StatusCause[] {
+/** The 422 causes of a webhook `url` (https, a host, no user, query or fragment). */
+export function webhookUrlCauses(field: string, text: string): StatusCause[] {
   const form = '; desired format: https://host[/path]';
   let url: URL;
   try {
@@ -84,7 +85,7 @@ function hookCauses(hook: Json, at: string, mutating: boolean): StatusCause[] {
   if ((client['url'] === undefined) === (client['service'] === undefined)) {
     causes.push(required(`${at}.clientConfig`, 'exactly one of url or service is required'));
   } else if (typeof client['url'] === 'string') {
-    causes.push(...urlCauses(`${at}.clientConfig.url`, client['url']));
+    causes.push(...webhookUrlCauses(`${at}.clientConfig.url`, client['url']));
   }
   causes.push(...matchConditionCauses(hook['matchConditions'], `${at}.matchConditions`));
   const versions = Array.isArray(hook['admissionReviewVersions']) ? (hook['admissionReviewVersions'] as unknown[]).map(String) : [];

@@ -186,4 +186,38 @@ describe('CRD conversion webhook', function () {
     expect(status.message).to.include('connect: connection refused');
     expect(((await f().custom.getNamespacedCustomObject({ ...at('v1'), name })) as Page).spec['url']).to.equal('https://example.com/docs');
   });
+
+  it('refuses a CRD whose Webhook strategy has no webhook, or an http url, naming the field', async () => {
+    const crd = (conversion: unknown) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `pages.bad-${group}` },
+      spec: {
+        group: `bad-${group}`,
+        scope: 'Namespaced',
+        names: { plural: 'pages', singular: 'page', kind: 'Page', listKind: 'PageList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+        conversion,
+      },
+    });
+    const create = async (conversion: unknown) => {
+      const r = await rawRequest(f().kubeConfig, {
+        method: 'POST',
+        path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(crd(conversion)),
+      });
+      expect(r.status, r.text).to.equal(422);
+      const status = JSON.parse(r.text) as { details: { causes: { field: string; message: string }[] } };
+      return Object.fromEntries(status.details.causes.map((c) => [c.field, c.message]));
+    };
+    expect(await create({ strategy: 'Webhook' })).to.deep.include({
+      'spec.conversion.webhookClientConfig': 'Required value: required when strategy is set to Webhook',
+    });
+    const http = await create({
+      strategy: 'Webhook',
+      webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'http://127.0.0.1:1/x' } },
+    });
+    expect(http['spec.conversion.webhookClientConfig.url']).to.include("'https' is the only allowed URL scheme");
+  });
 });
