@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AdmissionregistrationV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
-import { catchApiStatus } from '../helpers/api-status.js';
+import { catchApiStatus, type ApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
@@ -22,6 +22,17 @@ describe('admission webhooks', function () {
     webhooks = server();
     admission = f().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   });
+
+  // A webhook that fails every call cannot be probed: retry a create until it fails with `code`.
+  const firstFailure = (code: number): Promise<ApiStatus> =>
+    eventually(
+      async () => {
+        const s = await catchApiStatus(createConfigMap(f().core, f().namespace));
+        expect(s.code).to.equal(code);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the webhook becoming active' },
+    );
 
   it('refuses a write the validating webhook denies, with its status code and message', async () => {
     const path = `/deny/${uniqueName('p')}`;
@@ -163,14 +174,7 @@ describe('admission webhooks', function () {
     const url = `${closed.url}/gone`;
     await closed.close();
     await install('validating', [hook('gone', '/gone', { clientConfig: { url, caBundle: webhooks.caBundle } })]);
-    const status = await eventually(
-      async () => {
-        const s = await catchApiStatus(createConfigMap(f().core, f().namespace));
-        expect(s.code).to.equal(500);
-        return s;
-      },
-      { timeoutMs: 20_000, description: 'the webhook becoming active' },
-    );
+    const status = await firstFailure(500);
     expect(status.reason).to.equal('InternalError');
     const port = new URL(url).port;
     expect(status.message).to.equal(
@@ -202,14 +206,7 @@ describe('admission webhooks', function () {
     cleanups.push(() => other.close());
     const path = `/untrusted/${uniqueName('p')}`;
     await install('validating', [hook('untrusted', path, { clientConfig: { url: `${webhooks.url}${path}`, caBundle: other.caBundle } })]);
-    const status = await eventually(
-      async () => {
-        const s = await catchApiStatus(createConfigMap(f().core, f().namespace));
-        expect(s.code).to.equal(500);
-        return s;
-      },
-      { timeoutMs: 20_000, description: 'the webhook becoming active' },
-    );
+    const status = await firstFailure(500);
     expect(status.message).to.include('tls: failed to verify certificate: x509: certificate signed by unknown authority');
     expect(reviews(path)).to.have.length(0);
   });
