@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '@kindex/core';
+import type { CrdConversion } from './crd-conversion.js';
 import { metaOf } from './object-meta.js';
 import type { Json, ObjectStore } from './object-store.js';
 import { applyPatch } from './patch.js';
@@ -58,6 +59,8 @@ export class AdmissionWebhookDispatcher {
   constructor(
     private readonly store: ObjectStore,
     private readonly http: WebhookHttpClient,
+    /** Converts custom resources whose CRD has a conversion webhook, for webhooks of another version. */
+    private readonly conversion?: CrdConversion,
   ) {
     store.subscribe((e) => {
       if (e.typeId === MUTATING_CONFIGURATIONS) this.#mutating = undefined;
@@ -165,7 +168,7 @@ export class AdmissionWebhookDispatcher {
         if (answer === undefined) continue;
         warnings.push(...answer.warnings);
         const patched =
-          answer.patch === undefined || current === undefined ? current : this.patched(hook, a, version, current, answer.patch);
+          answer.patch === undefined || current === undefined ? current : await this.patched(hook, a, version, current, answer.patch);
         if (patched !== current && !jsonEqual(patched, current)) {
           changedInRound = true;
           for (const uid of invoked) reinvoke.add(uid);
@@ -189,15 +192,31 @@ export class AdmissionWebhookDispatcher {
     return { object, warnings };
   }
 
-  // Applies a mutating webhook's JSON patch to the object in the webhook's version.
-  private patched(hook: AdmissionWebhook, a: AdmissionAttributes, version: string, object: Json, patch: unknown): Json {
+  // Applies a mutating webhook's JSON patch to the object in the webhook's version, and converts
+  // the result back to the version the object came in.
+  private async patched(hook: AdmissionWebhook, a: AdmissionAttributes, version: string, object: Json, patch: unknown): Promise<Json> {
+    let result: Json;
     try {
-      const result = applyPatch(inVersion(object, a.type, version), 'json', patch);
-      return inVersion(result, a.type, a.version);
+      result = applyPatch(await this.inVersion(object, a.type, version), 'json', patch);
     } catch (e) {
+      if (e instanceof ApiStatusError && e.code === 500) throw e; // a failed conversion
       const why = `failed calling webhook "${hook.name}": JSONPatch of the webhook's answer failed: ${(e as Error).message}`;
       throw internalError(why);
     }
+    const back =
+      String(object['apiVersion'] ?? '')
+        .split('/')
+        .pop() ?? a.version;
+    return this.inVersion(result, a.type, back);
+  }
+
+  // The object as another version of its resource shows it: converted by the CRD's conversion
+  // webhook when it has one, else only relabelled (the versions then share a schema).
+  private async inVersion(object: Json, t: ResourceType, version: string): Promise<Json> {
+    const apiVersion = t.group === '' ? version : `${t.group}/${version}`;
+    if (object['apiVersion'] === apiVersion) return object;
+    if (this.conversion?.converts(t) === true) return (await this.conversion.convert(t, [object], version))[0]!;
+    return relabelled(object, t, version);
   }
 
   /**
@@ -222,7 +241,13 @@ export class AdmissionWebhookDispatcher {
     const review = {
       apiVersion: `admission.k8s.io/${reviewVersion}`,
       kind: 'AdmissionReview',
-      request: this.request(uid, a, version, object, old),
+      request: this.request(
+        uid,
+        a,
+        version,
+        object === undefined ? undefined : await this.inVersion(object, a.type, version),
+        old === undefined ? undefined : await this.inVersion(old, a.type, version),
+      ),
     };
     let answer: Json;
     try {
@@ -276,17 +301,17 @@ export class AdmissionWebhookDispatcher {
         groups: a.user.groups,
         ...(a.user.extra === undefined ? {} : { extra: a.user.extra }),
       },
-      object: object === undefined ? null : inVersion(object, t, version),
-      oldObject: old === undefined ? null : inVersion(old, t, version),
+      object: object === undefined ? null : relabelled(object, t, version),
+      oldObject: old === undefined ? null : relabelled(old, t, version),
       dryRun: a.dryRun,
       options: { kind: OPTIONS_KIND[a.operation], apiVersion: 'meta.k8s.io/v1', ...a.options },
     };
   }
 }
 
-// The object as another version of its resource shows it (the apiVersion; the embedded server's
-// versions of one resource share a schema unless a conversion webhook says otherwise).
-function inVersion(object: Readonly<Json>, t: ResourceType, version: string): Json {
+// The object labelled with another version of its resource (what conversion needs when the
+// versions share a schema; matchConditions see objects so, their evaluation being synchronous).
+function relabelled(object: Readonly<Json>, t: ResourceType, version: string): Json {
   return { ...object, apiVersion: t.group === '' ? version : `${t.group}/${version}` };
 }
 

@@ -122,7 +122,7 @@ export async function admitRequest(
   };
   const attributes = {
     type: request.type,
-    version: request.version,
+    version: request.requestedVersion ?? request.version,
     namespace: request.namespace,
     name: request.name,
     subresource: request.subresource,

@@ -26,7 +26,7 @@ export async function serveConverted(
   stored: () => Json | undefined,
 ): Promise<JsonResponse> {
   const t = request.type;
-  const inStorage: ResourceRequest = { ...request, version: t.storageVersion };
+  const inStorage: ResourceRequest = { ...request, version: t.storageVersion, requestedVersion: request.version };
   const toStorage = async (body: unknown): Promise<unknown> => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
     const object = body as Json;

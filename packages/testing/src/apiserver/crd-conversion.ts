@@ -40,6 +40,11 @@ export class CrdConversion {
     return version === t.storageVersion ? undefined : this.webhookOf(t);
   }
 
+  /** Whether `t`'s CRD converts its objects by webhook. */
+  converts(t: ResourceType): boolean {
+    return this.webhookOf(t) !== undefined;
+  }
+
   private webhookOf(t: ResourceType): ConversionWebhook | undefined {
     if (!t.custom) return undefined;
     const crd = this.store.get(CRDS, `${t.resource}.${t.group}`)?.obj;

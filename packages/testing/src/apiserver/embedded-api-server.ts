@@ -223,8 +223,8 @@ export class EmbeddedApiServer implements TestApiServer {
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
-    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient);
     this.conversion = new CrdConversion(this.store, this.webhookClient);
+    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient, this.conversion);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);

@@ -65,6 +65,12 @@ export interface ResourceRequest {
   readonly duplicateFields?: readonly string[];
   /** Admission webhooks around the write (admitted-write.ts). Defaults to admitting it as it is. */
   readonly admission?: WriteAdmission;
+  /**
+   * The version the client asked for, when the verb runs on the storage version because a
+   * conversion webhook converts between them (converted-request.ts): admission sees it.
+   * Defaults to `version`.
+   */
+  readonly requestedVersion?: string;
 }
 
 /**

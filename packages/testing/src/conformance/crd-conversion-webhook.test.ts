@@ -5,6 +5,7 @@ import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
 import { startTestWebhookServer, type ReceivedConversion, type TestWebhookServer } from './admission-webhook-server.js';
+import { useAdmissionWebhooks } from './admission-webhook-fixture.js';
 import { asPatch, useConformanceFixture } from './conformance-fixture.js';
 
 type Page = { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> };
@@ -17,6 +18,7 @@ type Page = { apiVersion: string; kind: string; metadata: Record<string, unknown
 describe('CRD conversion webhook', function () {
   this.timeout(60_000);
   const f = useConformanceFixture();
+  const admission = useAdmissionWebhooks(f);
   let webhooks: TestWebhookServer;
   let group: string;
   let path: string;
@@ -219,5 +221,32 @@ describe('CRD conversion webhook', function () {
       webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'http://127.0.0.1:1/x' } },
     });
     expect(http['spec.conversion.webhookClientConfig.url']).to.include("'https' is the only allowed URL scheme");
+  });
+
+  it('admits a write in the version of the webhook’s rule: converted for a v2 rule, requestKind the version written', async () => {
+    const path = `/admit/${uniqueName('p')}`;
+    const rules = [{ operations: ['CREATE'], apiGroups: [group], apiVersions: ['v2'], resources: ['pages'] }];
+    await admission.install('validating', [admission.hook('pages', path, { rules })]);
+    await eventually(
+      async () => {
+        const name = uniqueName('probe');
+        await createV1(name);
+        expect(admission.reviews(path, name)).to.have.length.above(0);
+      },
+      { timeoutMs: 20_000, description: 'the admission webhook active' },
+    );
+    const name = uniqueName('p');
+    await createV1(name);
+    const [review] = admission.reviews(path, name);
+    expect(review).to.deep.include({ kind: { group, version: 'v2', kind: 'Page' }, requestKind: { group, version: 'v1', kind: 'Page' } });
+    expect(review!.object).to.deep.include({ apiVersion: `${group}/v2`, spec: { host: 'example.com', path: '/docs', replicas: 1 } });
+    const viaV2 = uniqueName('p');
+    await f().custom.createNamespacedCustomObject({
+      ...at('v2'),
+      body: { apiVersion: `${group}/v2`, kind: 'Page', metadata: { name: viaV2 }, spec: { host: 'kindex.dev', path: '/' } },
+    });
+    const [direct] = admission.reviews(path, viaV2);
+    expect(direct).to.deep.include({ requestKind: { group, version: 'v2', kind: 'Page' } });
+    expect(direct!.object).to.deep.include({ spec: { host: 'kindex.dev', path: '/' } });
   });
 });
