@@ -41,7 +41,9 @@ export async function admitWrite(
 ): Promise<JsonResponse> {
   const generated = new Map<string, unknown>();
   let mutated: { input: [Json, Json | undefined]; output: Json; warnings: readonly string[] } | undefined;
-  let validated: { input: [Json, Json | undefined]; warnings: readonly string[] } | undefined;
+  // The inputs the validating webhooks admitted (one per object of a deletecollection), and their warnings.
+  const validated = new Map<string, readonly string[]>();
+  let used: string[] = [];
   const admission: WriteAdmission = {
     mutate(operation, object, old) {
       const a = { ...attributes, operation };
@@ -55,12 +57,19 @@ export async function admitWrite(
     },
     validate(operation, object, old) {
       const a = { ...attributes, operation };
-      if (dispatcher.invocations(false, a, object, old).length === 0) return;
-      if (validated !== undefined && jsonEqual(validated.input, [object, old])) return;
-      const input: [Json, Json | undefined] = structuredClone([object, old]);
+      // An object of a deletecollection goes through the mutating webhooks too (their answer changes nothing).
+      const mutating = operation === 'DELETE' && dispatcher.invocations(true, a, object, old).length > 0;
+      if (!mutating && dispatcher.invocations(false, a, object, old).length === 0) return;
+      const key = JSON.stringify([object ?? null, old ?? null]);
+      if (validated.has(key)) {
+        used.push(key);
+        return;
+      }
+      const input = structuredClone([object, old]) as [Json | undefined, Json | undefined];
       throw new PendingAdmission(async () => {
-        const outcome = await dispatcher.validate(a, structuredClone(input[0]), structuredClone(input[1]));
-        validated = { input, warnings: outcome.warnings };
+        const before = mutating ? (await dispatcher.mutate(a, undefined, input[1])).warnings : [];
+        const outcome = await dispatcher.validate(a, input[0], input[1]);
+        validated.set(key, [...before, ...outcome.warnings]);
       });
     },
     once(key, make) {
@@ -68,8 +77,11 @@ export async function admitWrite(
       return generated.get(key) as ReturnType<typeof make>;
     },
   };
-  for (let pass = 0; pass < MAX_PASSES; pass++) {
+  // Each pass either ends or calls webhooks for an input not seen before; past MAX_PASSES passes
+  // that add nothing new, inputs keep changing under concurrent writes.
+  for (let pass = 0; pass < MAX_PASSES + validated.size; pass++) {
     let response: JsonResponse;
+    used = [];
     try {
       response = write(admission);
     } catch (e) {
@@ -77,7 +89,7 @@ export async function admitWrite(
       await e.work();
       continue;
     }
-    const warnings = [...(mutated?.warnings ?? []), ...(validated?.warnings ?? []), ...(response.warnings ?? [])];
+    const warnings = [...(mutated?.warnings ?? []), ...used.flatMap((k) => validated.get(k) ?? []), ...(response.warnings ?? [])];
     return warnings.length === 0 ? response : { ...response, warnings };
   }
   const name = attributes.name ?? '';
@@ -131,9 +143,12 @@ export async function admitRequest(
     options,
   };
   if (method !== 'DELETE') return admitWrite(dispatcher, attributes, (admission) => run({ ...request, admission }));
+  // deletecollection: each object is admitted as a DELETE without a name, as kube-apiserver's
+  // AdmissionToValidateObjectDeleteFunc does.
+  if (request.name === undefined) return admitWrite(dispatcher, attributes, (admission) => run({ ...request, admission }));
   const old = stored();
   // A missing object: the handler answers its 404.
-  if (old === undefined || request.name === undefined) return run(request);
+  if (old === undefined) return run(request);
   const warnings = await admitDelete(dispatcher, attributes, structuredClone(old));
   const response = run(request);
   return warnings.length === 0 ? response : { ...response, warnings: [...warnings, ...(response.warnings ?? [])] };

@@ -601,8 +601,7 @@ export class EmbeddedApiServer implements TestApiServer {
         return admitted((q) => this.handler.patch(q));
       case 'DELETE':
         if (request.subresource !== undefined) throw methodNotAllowed();
-        if (request.name === undefined) return this.handler.deleteCollection(request);
-        return admitted((q) => this.handler.delete(q));
+        return admitted((q) => (q.name === undefined ? this.handler.deleteCollection(q) : this.handler.delete(q)));
       default:
         throw methodNotAllowed();
     }

@@ -81,7 +81,7 @@ export interface WriteAdmission {
   /** Mutating admission: the object as the webhooks leave it. */
   mutate(operation: 'CREATE' | 'UPDATE', object: Json, old: Readonly<Json> | undefined): Json;
   /** Validating admission of the object about to be stored. */
-  validate(operation: 'CREATE' | 'UPDATE', object: Readonly<Json>, old: Readonly<Json> | undefined): void;
+  validate(operation: 'CREATE' | 'UPDATE' | 'DELETE', object: Readonly<Json> | undefined, old: Readonly<Json> | undefined): void;
   /** The value `make` gave the first time in this request: generated values stay the same when the write is run again. */
   once<T>(key: string, make: () => T): T;
 }
@@ -539,9 +539,10 @@ export class ResourceHandler {
     const { labels, fields } = this.selectors(req);
     const spec = { type: t, namespace: req.namespace, labels, fields };
     const policy = propagationPolicyOf(deleteOptionsOf(req));
-    for (const o of [...this.store.list(t.id, req.namespace)]) {
-      if (matchesSpec(spec, o.obj)) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
-    }
+    const doomed = [...this.store.list(t.id, req.namespace)].filter((o) => matchesSpec(spec, o.obj));
+    // Every object is admitted before any is deleted, so that a refusal leaves the collection whole.
+    for (const o of doomed) req.admission?.validate('DELETE', undefined, o.obj);
+    for (const o of doomed) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
     return { status: 200, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }) };
   }
 

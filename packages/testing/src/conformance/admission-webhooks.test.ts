@@ -92,6 +92,36 @@ describe('admission webhooks', function () {
     expect(del!.options).to.deep.include({ kind: 'DeleteOptions' });
   });
 
+  it('admits each object of a deletecollection as a DELETE, and refuses the collection when one is denied', async () => {
+    const path = `/collection/${uniqueName('p')}`;
+    webhooks.answer(path, (r) =>
+      r.operation === 'DELETE' && (r.oldObject?.['metadata'] as { labels?: Record<string, string> }).labels?.['keep'] === 'yes'
+        ? { allowed: false, status: { code: 403, message: 'kept' } }
+        : { allowed: true },
+    );
+    await install('validating', [hook('collection', path)]);
+    await untilCalled(path);
+    const { core, namespace } = f();
+    const loose = [uniqueName('loose'), uniqueName('loose')];
+    for (const name of loose) await createConfigMap(core, namespace, { name, labels: { group: 'loose' } });
+    await core.deleteCollectionNamespacedConfigMap({ namespace, labelSelector: 'group=loose' });
+    // Each object's review names no object (the request has no name); oldObject is the object.
+    const deletes = reviews(path).filter((r) => r.operation === 'DELETE');
+    for (const name of loose) {
+      const review = deletes.find((r) => (r.oldObject?.['metadata'] as { name?: string } | undefined)?.name === name);
+      expect(review, `no DELETE review of ${name}`).to.not.equal(undefined);
+      expect(review).to.deep.include({ namespace, object: null });
+      expect(review!.name).to.equal(undefined);
+      expect(await catchApiStatus(core.readNamespacedConfigMap({ name, namespace }))).to.include({ code: 404 });
+    }
+    const kept = uniqueName('kept');
+    await createConfigMap(core, namespace, { name: kept, labels: { group: 'kept', keep: 'yes' } });
+    const status = await catchApiStatus(core.deleteCollectionNamespacedConfigMap({ namespace, labelSelector: 'group=kept' }));
+    expect(status.code).to.equal(403);
+    expect(status.message).to.equal(`admission webhook "collection.${namespace}.kindex.test" denied the request: kept`);
+    expect((await core.readNamespacedConfigMap({ name: kept, namespace })).metadata?.name).to.equal(kept);
+  });
+
   it('applies the mutating webhook’s JSON patch before the object is validated and stored', async () => {
     const path = `/mutate/${uniqueName('p')}`;
     webhooks.answer(path, () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/data', value: { defaulted: 'yes' } }]) }));
