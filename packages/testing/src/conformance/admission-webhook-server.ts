@@ -42,6 +42,8 @@ export interface TestWebhookServer {
   readonly caBundle: string;
   /** The reviews received on each path, in order (AdmissionReview requests; ConversionReview ones on conversion paths). */
   readonly received: Map<string, ReceivedReview[]>;
+  /** The apiVersion of each review received on each path, in order. */
+  readonly reviewVersions: Map<string, string[]>;
   /** Sets what `path` answers (allowed: true by default). */
   answer<R = ReceivedReview>(path: string, answer: ReviewAnswer<R>): void;
   close(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
   const certificate = selfSignedCertificate('kindex-test-webhook');
   const answers = new Map<string, ReviewAnswer<never>>();
   const received = new Map<string, ReceivedReview[]>();
+  const reviewVersions = new Map<string, string[]>();
   const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -59,6 +62,7 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
       const path = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apiVersion: string; kind: string; request: ReceivedReview };
       received.set(path, [...(received.get(path) ?? []), review.request]);
+      reviewVersions.set(path, [...(reviewVersions.get(path) ?? []), review.apiVersion]);
       const answer = (answers.get(path) ?? (() => ({ allowed: true }))) as ReviewAnswer;
       void Promise.resolve(answer(review.request)).then((response) => {
         if (res.destroyed) return;
@@ -73,6 +77,7 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
     url: `https://127.0.0.1:${port}`,
     caBundle: Buffer.from(certificate.cert).toString('base64'),
     received,
+    reviewVersions,
     answer: (path, answer) => void answers.set(path, answer),
     close: () =>
       new Promise<void>((resolve) => {

@@ -165,6 +165,13 @@ describe('admission webhooks', function () {
     expect(reviews(second, name)).to.have.length(1);
   });
 
+  it('sends the first AdmissionReview version the webhook lists that it knows', async () => {
+    const path = `/beta/${uniqueName('p')}`;
+    await install('validating', [hook('beta', path, { admissionReviewVersions: ['v9', 'v1beta1'] })]);
+    await untilCalled(path);
+    expect(new Set(webhooks.reviewVersions.get(path))).to.deep.equal(new Set(['admission.k8s.io/v1beta1']));
+  });
+
   it('passes the webhook’s warnings on as Warning headers', async () => {
     const path = `/warn/${uniqueName('p')}`;
     webhooks.answer(path, () => ({ allowed: true, warnings: ['this ConfigMap is watched'] }));
