@@ -43,6 +43,9 @@ export interface AdmissionOutcome {
   readonly warnings: readonly string[];
 }
 
+// What `/scale` reads and writes, for every kind that has one.
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as const;
+
 const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
 
 interface Invocation {
@@ -213,6 +216,7 @@ export class AdmissionWebhookDispatcher {
   // The object as another version of its resource shows it: converted by the CRD's conversion
   // webhook when it has one, else only relabelled (the versions then share a schema).
   private async inVersion(object: Json, t: ResourceType, version: string): Promise<Json> {
+    if (isScale(object)) return object;
     const apiVersion = t.group === '' ? version : `${t.group}/${version}`;
     if (object['apiVersion'] === apiVersion) return object;
     if (this.conversion?.converts(t) === true) return (await this.conversion.convert(t, [object], version))[0]!;
@@ -286,10 +290,10 @@ export class AdmissionWebhookDispatcher {
     const sub = a.subresource ?? '';
     return {
       uid,
-      kind: { group: t.group, version, kind: t.kind },
+      kind: sub === 'scale' ? SCALE_KIND : { group: t.group, version, kind: t.kind },
       resource: { group: t.group, version, resource: t.resource },
       ...(sub === '' ? {} : { subResource: sub }),
-      requestKind: { group: t.group, version: a.version, kind: t.kind },
+      requestKind: sub === 'scale' ? SCALE_KIND : { group: t.group, version: a.version, kind: t.kind },
       requestResource: { group: t.group, version: a.version, resource: t.resource },
       ...(sub === '' ? {} : { requestSubResource: sub }),
       ...(name === undefined || name === '' ? {} : { name }),
@@ -312,7 +316,13 @@ export class AdmissionWebhookDispatcher {
 // The object labelled with another version of its resource (what conversion needs when the
 // versions share a schema; matchConditions see objects so, their evaluation being synchronous).
 function relabelled(object: Readonly<Json>, t: ResourceType, version: string): Json {
+  if (isScale(object)) return { ...object };
   return { ...object, apiVersion: t.group === '' ? version : `${t.group}/${version}` };
+}
+
+// A Scale is autoscaling/v1 whatever the version of the object it scales.
+function isScale(object: Readonly<Json>): boolean {
+  return object['kind'] === SCALE_KIND.kind && object['apiVersion'] === `${SCALE_KIND.group}/${SCALE_KIND.version}`;
 }
 
 function responseProblem(answer: Json, reviewVersion: string, uid: string, response: Json | undefined): string | undefined {

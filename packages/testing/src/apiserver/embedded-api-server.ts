@@ -557,8 +557,15 @@ export class EmbeddedApiServer implements TestApiServer {
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
-    if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
     const method = req.method ?? 'GET';
+    if (r.subresource === 'scale' && !isWatch) {
+      const serve = (q: ResourceRequest): JsonResponse => this.scale.serve(method, q);
+      if (method === 'GET' || user === undefined || this.admission.idle) return this.send(res, serve(request));
+      return this.sendLater(
+        res,
+        admitRequest(this.admission, method, request, user, serve, () => this.storedObject(request)),
+      );
+    }
     if (this.conversion.webhookFor(type, r.version) !== undefined) {
       if (isWatch) return this.openWatch(request, req, res, undefined, (line) => convertWatchLine(this.conversion, request, line));
       const stored = (): Json | undefined => this.storedObject(request);

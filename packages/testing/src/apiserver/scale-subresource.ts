@@ -66,9 +66,12 @@ export class ScaleSubresource {
 
   // Writes the replicas of a Scale into the object, through the handler's update (so that
   // validation, generation, managedFields and watch events are those of any other write).
-  private write(req: ResourceRequest, paths: ScalePaths, existing: StoredObject, body: unknown): JsonResponse {
+  private write(req: ResourceRequest, paths: ScalePaths, existing: StoredObject, sent: unknown): JsonResponse {
     const t = req.type;
-    if (!isJsonObject(body)) throw badRequest('the body of the request must be a JSON object');
+    if (!isJsonObject(sent)) throw badRequest('the body of the request must be a JSON object');
+    const old = scaleOf(existing.obj, paths);
+    // Admission webhooks see the Scale (autoscaling/v1), before it is validated.
+    const body = req.admission?.mutate('UPDATE', { ...sent, apiVersion: 'autoscaling/v1', kind: 'Scale' }, old) ?? sent;
     const meta = isJsonObject(body['metadata']) ? body['metadata'] : {};
     const name = req.name!;
     if (meta['name'] !== undefined && meta['name'] !== name) {
@@ -87,9 +90,11 @@ export class ScaleSubresource {
     const rv = meta['resourceVersion'];
     const currentRv = metaOf(existing.obj)['resourceVersion'];
     if (typeof rv === 'string' && rv !== '' && rv !== currentRv) throw conflict(t.resource, t.group, name, MODIFIED_CONFLICT);
+    req.admission?.validate('UPDATE', { ...old, spec: { replicas } }, old);
     const draft = structuredClone(existing.obj) as Json;
     writePath(draft, paths.specReplicasPath, replicas);
-    const updated = this.handler.update({ ...req, subresource: 'scale', body: draft, duplicateFields: [] });
+    // The object itself is not admitted again: the Scale was.
+    const updated = this.handler.update({ ...req, admission: undefined, subresource: 'scale', body: draft, duplicateFields: [] });
     if (updated.status !== 200) return updated;
     return { status: 200, body: JSON.stringify(scaleOf(this.mustGet(req).obj, paths)) };
   }

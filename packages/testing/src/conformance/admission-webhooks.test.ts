@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AdmissionregistrationV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, AppsV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
 import { catchApiStatus, type ApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
@@ -120,6 +120,45 @@ describe('admission webhooks', function () {
     expect(status.code).to.equal(403);
     expect(status.message).to.equal(`admission webhook "collection.${namespace}.kindex.test" denied the request: kept`);
     expect((await core.readNamespacedConfigMap({ name: kept, namespace })).metadata?.name).to.equal(kept);
+  });
+
+  it('admits a /scale write with the Scale (autoscaling/v1) as the object', async () => {
+    const path = `/scale/${uniqueName('p')}`;
+    webhooks.answer(path, (r) =>
+      ((r.object?.['spec'] as { replicas?: number } | undefined)?.replicas ?? 0) > 5
+        ? { allowed: false, status: { code: 403, message: 'at most 5 replicas' } }
+        : { allowed: true },
+    );
+    const rules = [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }];
+    await install('validating', [hook('scale', path, { rules })]);
+    const { kubeConfig, namespace } = f();
+    const apps = kubeConfig.makeApiClient(AppsV1Api);
+    const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'web' } }, template } },
+    });
+    const scaleTo = (replicas: number) =>
+      apps.patchNamespacedDeploymentScale({ namespace, name: 'd', body: { spec: { replicas } } }, asPatch.merge());
+    const status = await eventually(
+      async () => {
+        const s = await catchApiStatus(scaleTo(9));
+        expect(s.code).to.equal(403);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the scale webhook active' },
+    );
+    expect(status.message).to.equal(`admission webhook "scale.${namespace}.kindex.test" denied the request: at most 5 replicas`);
+    expect((await scaleTo(3)).spec?.replicas).to.equal(3);
+    const review = reviews(path, 'd').at(-1)!;
+    expect(review).to.deep.include({
+      kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+      subResource: 'scale',
+      operation: 'UPDATE',
+    });
+    expect(review.object).to.deep.include({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 3 } });
+    expect(review.oldObject).to.deep.include({ kind: 'Scale' });
   });
 
   it('applies the mutating webhook’s JSON patch before the object is validated and stored', async () => {
