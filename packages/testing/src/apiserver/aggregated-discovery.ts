@@ -1,11 +1,11 @@
-// Aggregated discovery (apidiscovery.k8s.io v2 and v2beta1): every group, version and resource in
+// Aggregated discovery (apidiscovery.k8s.io/v2): every group, version and resource in
 // one document per root, /api for the core group and /apis for the others. kubectl 1.30+ asks for
 // it first (one request instead of one per group version) and falls back to the legacy documents
 // of discovery.ts when the answer is plain application/json. Built on each request from the
 // registry, so custom resources appear and disappear with their CRDs.
 
 import type { ResourceRegistry } from './resource-registry.js';
-import { servedGroups, servedResources, type ServedResource } from './served-resources.js';
+import { servedGroups, servedResources, type GroupVersionKind, type ServedResource } from './served-resources.js';
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +16,8 @@ export interface AggregatedDiscoveryResponse {
 }
 
 const GROUP = 'apidiscovery.k8s.io';
-const SERVED_VERSIONS = ['v2', 'v2beta1'];
+// kube-apiserver 1.36 serves v2 alone and answers a v2beta1-only Accept with the legacy documents.
+const SERVED_VERSIONS = ['v2'];
 
 /**
  * The apidiscovery version the Accept header asks for (the first acceptable media type naming one
@@ -34,10 +35,17 @@ export function aggregatedDiscoveryVersion(accept: string | undefined): string |
   return undefined;
 }
 
+// kube-apiserver leaves group and version empty where a built-in kind is in the resource's own
+// group version, and names them for custom resources and for another group's kind.
+function responseKind(r: ServedResource, kind: GroupVersionKind): GroupVersionKind {
+  const own = r.type?.custom !== true && kind.group === r.group && kind.version === r.version;
+  return own ? { group: '', version: '', kind: kind.kind } : { group: kind.group, version: kind.version, kind: kind.kind };
+}
+
 function resourceDiscovery(r: ServedResource): Json {
   const entry: Json = {
     resource: r.resource,
-    responseKind: { group: r.group, version: r.version, kind: r.kind },
+    responseKind: responseKind(r, r),
     scope: r.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: r.singularName,
     verbs: r.verbs,
@@ -45,7 +53,11 @@ function resourceDiscovery(r: ServedResource): Json {
   if (r.shortNames.length > 0) entry['shortNames'] = r.shortNames;
   if (r.categories.length > 0) entry['categories'] = r.categories;
   if (r.subresources.length > 0) {
-    entry['subresources'] = r.subresources.map((s) => ({ subresource: s.name, responseKind: s.responseKind, verbs: s.verbs }));
+    entry['subresources'] = r.subresources.map((s) => ({
+      subresource: s.name,
+      responseKind: responseKind(r, s.responseKind),
+      verbs: s.verbs,
+    }));
   }
   return entry;
 }
@@ -60,7 +72,7 @@ export function aggregatedDiscovery(registry: ResourceRegistry, root: 'api' | 'a
     .filter((g) => (root === 'api') === (g.group === ''))
     .map((g) => ({
       // The core group has no name: kube-apiserver omits the empty string.
-      metadata: g.group === '' ? { creationTimestamp: null } : { name: g.group, creationTimestamp: null },
+      metadata: g.group === '' ? {} : { name: g.group },
       versions: g.versions.map((v) => ({
         version: v,
         resources: resources.filter((r) => r.group === g.group && r.version === v).map(resourceDiscovery),

@@ -18,6 +18,8 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly statusSubresource: boolean;
+  /** Custom resources: the versions declaring the status subresource (discovery lists it per version). */
+  readonly statusVersions?: readonly string[];
   /** Custom resources are unstructured: their list items keep kind/apiVersion. */
   readonly custom: boolean;
   /** Whether metadata.generation is kept, and which top-level fields count as "spec" for it. */

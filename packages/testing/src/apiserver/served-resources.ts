@@ -66,7 +66,7 @@ export const CREATE_ONLY_RESOURCES: readonly ServedResource[] = CREATE_ONLY.map(
 
 function subresourcesOf(t: ResourceType, version: string): ServedSubresource[] {
   const subresources: ServedSubresource[] = [];
-  if (t.statusSubresource) {
+  if (t.statusVersions?.includes(version) ?? t.statusSubresource) {
     subresources.push({ name: 'status', responseKind: { group: t.group, version, kind: t.kind }, verbs: SUBRESOURCE_VERBS });
   }
   if (t.scale?.[version] !== undefined) {
