@@ -16,40 +16,42 @@ export function crdModelName(group: string, version: string, kind: string): stri
 const V3_REF = '#/components/schemas/';
 
 function ref(name: string, description: string): OpenApiSchema {
-  // kube-openapi's v3 documents wrap a described reference in allOf, as the built-in kinds show.
-  return { allOf: [{ $ref: `${V3_REF}${name}` }], default: {}, description };
+  // A described reference is wrapped in allOf in v3 (openapi-v2.ts unwraps it).
+  return { description, allOf: [{ $ref: `${V3_REF}${name}` }] };
 }
 
-// The texts of TypeMeta and of the metadata fields, taken from a built-in kind so they match the
-// ones kube-apiserver publishes.
-function typeMeta(builtin: BuiltinSchemas): { apiVersion: unknown; kind: unknown; metadata: string; listMetadata: string } {
+// The apiextensions builder's texts (PartialObjectMetadata's and TypeMeta's swagger docs).
+const DOCS = 'https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md';
+const METADATA = `Standard object's metadata. More info: ${DOCS}#metadata`;
+const LIST_METADATA = `Standard list metadata. More info: ${DOCS}#types-kinds`;
+const EMBEDDED_API_VERSION = `apiVersion defines the versioned schema of this representation of an object. More info: ${DOCS}#resources`;
+const EMBEDDED_KIND = `kind is a string value representing the type of this object. In CamelCase. More info: ${DOCS}#types-kinds`;
+
+// TypeMeta's apiVersion and kind, taken from a built-in kind so they match kube-apiserver's.
+function typeMeta(builtin: BuiltinSchemas): { apiVersion: unknown; kind: unknown } {
   const lease = builtin.schemas['io.k8s.api.coordination.v1.Lease']!['properties'] as Record<string, OpenApiSchema>;
-  const leaseList = builtin.schemas['io.k8s.api.coordination.v1.LeaseList']!['properties'] as Record<string, OpenApiSchema>;
-  return {
-    apiVersion: lease['apiVersion'],
-    kind: lease['kind'],
-    metadata: lease['metadata']!['description'] as string,
-    listMetadata: leaseList['metadata']!['description'] as string,
-  };
+  return { apiVersion: lease['apiVersion'], kind: lease['kind'] };
 }
 
-// Embedded resources (x-kubernetes-embedded-resource) carry their own apiVersion, kind and metadata.
-function withEmbeddedMeta(schema: OpenApiSchema, meta: ReturnType<typeof typeMeta>): OpenApiSchema {
+// Embedded resources (x-kubernetes-embedded-resource) carry their own apiVersion, kind and
+// metadata; not in v2 where they preserve unknown fields (kubectl would refuse the others).
+function withEmbeddedMeta(schema: OpenApiSchema, form: 'v2' | 'v3'): OpenApiSchema {
   const out: OpenApiSchema = { ...schema };
   const properties = schema['properties'] as Record<string, OpenApiSchema> | undefined;
   if (properties !== undefined) {
-    out['properties'] = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, withEmbeddedMeta(v, meta)]));
+    out['properties'] = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, withEmbeddedMeta(v, form)]));
   }
   for (const key of ['items', 'additionalProperties'] as const) {
     const child = schema[key];
-    if (child !== null && typeof child === 'object') out[key] = withEmbeddedMeta(child as OpenApiSchema, meta);
+    if (child !== null && typeof child === 'object') out[key] = withEmbeddedMeta(child as OpenApiSchema, form);
   }
+  if (form === 'v2' && schema['x-kubernetes-preserve-unknown-fields'] === true) return out;
   if (schema['x-kubernetes-embedded-resource'] === true) {
     out['properties'] = {
       ...((out['properties'] ?? {}) as OpenApiSchema),
-      apiVersion: meta.apiVersion,
-      kind: meta.kind,
-      metadata: ref(`${META_V1}.ObjectMeta`, meta.metadata),
+      apiVersion: { description: EMBEDDED_API_VERSION, type: 'string' },
+      kind: { description: EMBEDDED_KIND, type: 'string' },
+      metadata: ref(`${META_V1}.ObjectMeta`, METADATA),
     };
     const required = (schema['required'] ?? []) as string[];
     out['required'] = [...required, ...['kind', 'apiVersion'].filter((f) => !required.includes(f))];
@@ -73,12 +75,12 @@ export function crdSchemas(t: ResourceType, version: string, builtin: BuiltinSch
   const kindSchema: OpenApiSchema = bare
     ? { type: 'object', ...gvk(t.kind) }
     : (() => {
-        const s = withEmbeddedMeta(form === 'v2' ? structuralV2(source) : structuredClone(source), meta);
+        const s = withEmbeddedMeta(form === 'v2' ? structuralV2(source) : structuredClone(source), form);
         s['properties'] = {
           ...((s['properties'] ?? {}) as OpenApiSchema),
           apiVersion: meta.apiVersion,
           kind: meta.kind,
-          metadata: ref(`${META_V1}.ObjectMeta`, meta.metadata),
+          metadata: ref(`${META_V1}.ObjectMeta`, METADATA),
         };
         return { ...s, ...gvk(t.kind) };
       })();
@@ -89,12 +91,12 @@ export function crdSchemas(t: ResourceType, version: string, builtin: BuiltinSch
     properties: {
       apiVersion: meta.apiVersion,
       items: {
-        description: `List of ${t.resource}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`,
+        description: `List of ${t.resource}. More info: ${DOCS}`,
         type: 'array',
         items: { $ref: `${V3_REF}${name}` },
       },
       kind: meta.kind,
-      metadata: ref(`${META_V1}.ListMeta`, meta.listMetadata),
+      metadata: ref(`${META_V1}.ListMeta`, LIST_METADATA),
     },
     ...gvk(t.listKind),
   };

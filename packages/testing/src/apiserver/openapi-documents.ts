@@ -107,7 +107,7 @@ export class OpenApiDocuments {
         }
         const doc: OpenApiSchema = {
           openapi: '3.0.0',
-          info: { title: 'Kubernetes', version: 'v1.36.0-kindex' },
+          info: { title: 'Kubernetes', version: '1.36' },
           paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : 1))),
           components: {
             schemas: closure(roots, schemas),

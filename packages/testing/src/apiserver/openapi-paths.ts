@@ -54,12 +54,9 @@ const DELETE_PARAMETERS = [
   query('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted.'),
   query('propagationPolicy', 'string', "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'."),
 ];
-const PATCH_TYPES = [
-  'application/apply-patch+yaml',
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-];
+// Custom resources take no strategic merge patch.
+const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_TYPES = [...CUSTOM_PATCH_TYPES, 'application/strategic-merge-patch+json'];
 
 function content(types: readonly string[], name: string): Json {
   return Object.fromEntries(types.map((t) => [t, { schema: { $ref: `${REF}${name}` } }]));
@@ -109,7 +106,7 @@ function operation(r: ServedResource, nameOf: SchemaNameOf, tag: string, op: Ope
       ? {}
       : {
           requestBody: {
-            content: content(op.action === 'patch' ? PATCH_TYPES : JSON_TYPES, op.request),
+            content: content(op.action !== 'patch' ? JSON_TYPES : r.type?.custom === true ? CUSTOM_PATCH_TYPES : PATCH_TYPES, op.request),
             required: true,
           },
         }),
@@ -135,7 +132,8 @@ function pathParameters(names: readonly ('name' | 'namespace')[], kind: string):
 /** The v3 path items (by path) of one served resource in its version. */
 export function resourcePaths(r: ServedResource, nameOf: SchemaNameOf): Record<string, OpenApiSchema> {
   const prefix = r.group === '' ? `/api/${r.version}` : `/apis/${r.group}/${r.version}`;
-  const tag = `${r.group === '' ? 'core' : r.group.replace(/\.k8s\.io$/, '').replace(/\./g, '_')}_${r.version}`;
+  const word = groupWord(r.group);
+  const tag = `${word.charAt(0).toLowerCase()}${word.slice(1)}_${r.version}`;
   const kind: GroupVersionKind = { group: r.group, version: r.version, kind: r.kind };
   const ns = r.namespaced ? 'Namespaced' : '';
   const base = r.namespaced ? `${prefix}/namespaces/{namespace}/${r.resource}` : `${prefix}/${r.resource}`;

@@ -77,7 +77,7 @@ export function swaggerV2(v3: OpenApiSchema): string {
   const schemas = (v3['components'] as { schemas: Record<string, Json> }).schemas;
   return JSON.stringify({
     swagger: '2.0',
-    info: { title: 'Kubernetes', version: 'v1.36.0-kindex' },
+    info: { title: 'Kubernetes', version: '1.36' },
     paths,
     definitions: Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, schemaV2(s)])),
     securityDefinitions: {
