@@ -59,12 +59,12 @@ export class OpenApiDocuments {
 
   /** Answers a GET under /openapi. */
   serve(url: URL, accept: string | undefined, res: http.ServerResponse): void {
-    // kube-openapi serves JSON and protobuf; the embedded server only JSON. client-go asks for the
-    // v2 document in protobuf first and treats 406 as "not served" (discovery_client.go).
-    if (!acceptsJson(accept)) {
-      throw new ApiStatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json`);
-    }
     const path = url.pathname.replace(/\/$/, '');
+    // kube-openapi answers the v3 index whatever the Accept; the documents in JSON or protobuf,
+    // the embedded server in JSON alone. (client-go asks for the v2 document in protobuf only.)
+    if (path !== '/openapi/v3' && !acceptsJson(accept)) {
+      throw new ApiStatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json');
+    }
     const built = this.#build();
     if (path === '/openapi/v2') return send(res, 200, (built.v2 ??= swaggerV2(this.#mergedV3(built))));
     if (path === '/openapi/v3') {

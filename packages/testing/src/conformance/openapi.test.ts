@@ -73,6 +73,12 @@ describe('conformance: OpenAPI', () => {
     }
   });
 
+  it('answers the v3 index whatever the Accept', async () => {
+    const index = await rawRequest(fixture().kubeConfig, { path: '/openapi/v3', headers: { accept: 'application/yaml' } });
+    expect(index.status).to.equal(200);
+    expect(Object.keys((JSON.parse(index.text) as { paths: object }).paths)).to.include('api/v1');
+  });
+
   it('a group version document has a PATCH operation with fieldValidation for each served kind, as kubectl apply checks', async () => {
     const docs = new Map<string, OpenApiV3>();
     for (const k of SERVED_KINDS.filter((x) => x.verbs.includes('patch'))) {
