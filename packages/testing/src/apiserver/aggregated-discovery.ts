@@ -67,6 +67,18 @@ function resourceDiscovery(r: ServedResource): Json {
  * apidiscovery version, with its content type.
  */
 export function aggregatedDiscovery(registry: ResourceRegistry, root: 'api' | 'apis', version: string): AggregatedDiscoveryResponse {
+  // kubectl asks on every invocation; the document changes only with the registry.
+  let cached = CACHE.get(registry);
+  if (cached?.revision !== registry.revision) CACHE.set(registry, (cached = { revision: registry.revision, byRoot: new Map() }));
+  const key = `${root}/${version}`;
+  let answer = cached.byRoot.get(key);
+  if (answer === undefined) cached.byRoot.set(key, (answer = build(registry, root, version)));
+  return answer;
+}
+
+const CACHE = new WeakMap<ResourceRegistry, { revision: number; byRoot: Map<string, AggregatedDiscoveryResponse> }>();
+
+function build(registry: ResourceRegistry, root: 'api' | 'apis', version: string): AggregatedDiscoveryResponse {
   const resources = servedResources(registry);
   const items = servedGroups(registry)
     .filter((g) => (root === 'api') === (g.group === ''))
