@@ -15,45 +15,55 @@ export type SchemaNameOf = (gvk: GroupVersionKind) => string;
 
 const REF = '#/components/schemas/';
 
-function query(name: string, type: 'string' | 'boolean' | 'integer', description: string): Json {
-  return { name, in: 'query', description, schema: { type, uniqueItems: true } };
-}
-
-const PRETTY = query('pretty', 'string', "If 'true', then the output is pretty printed.");
-const WRITE_PARAMETERS = [
-  query(
-    'dryRun',
+// The query parameters operations take, with kube-apiserver's descriptions (shortened).
+const QUERY_PARAMETERS: Readonly<Record<string, readonly ['string' | 'boolean' | 'integer', string]>> = {
+  pretty: ['string', "If 'true', then the output is pretty printed."],
+  dryRun: [
     'string',
     'When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed',
-  ),
-  query('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-  query(
-    'fieldValidation',
+  ],
+  fieldManager: ['string', 'fieldManager is a name associated with the actor or entity that is making these changes.'],
+  fieldValidation: [
     'string',
     'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.',
-  ),
-];
-const LIST_PARAMETERS = [
-  query('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK".'),
-  query('continue', 'string', 'The continue option should be set when retrieving more results from the server.'),
-  query('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  query('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
-  query('limit', 'integer', 'limit is a maximum number of responses to return for a list call.'),
-  query('resourceVersion', 'string', 'resourceVersion sets a constraint on what resource versions a request may be served from.'),
-  query('resourceVersionMatch', 'string', 'resourceVersionMatch determines how resourceVersion is applied to list calls.'),
-  query('sendInitialEvents', 'boolean', 'sendInitialEvents=true may be set together with watch=true.'),
-  query('timeoutSeconds', 'integer', 'Timeout for the list/watch call.'),
-  query(
-    'watch',
-    'boolean',
-    'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.',
-  ),
-];
-const DELETE_PARAMETERS = [
-  query('dryRun', 'string', 'When present, indicates that modifications should not be persisted.'),
-  query('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted.'),
-  query('propagationPolicy', 'string', "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'."),
-];
+  ],
+  force: ['boolean', 'Force is going to "force" Apply requests.'],
+  allowWatchBookmarks: ['boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK".'],
+  continue: ['string', 'The continue option should be set when retrieving more results from the server.'],
+  fieldSelector: ['string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'],
+  labelSelector: ['string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'],
+  limit: ['integer', 'limit is a maximum number of responses to return for a list call.'],
+  resourceVersion: ['string', 'resourceVersion sets a constraint on what resource versions a request may be served from.'],
+  resourceVersionMatch: ['string', 'resourceVersionMatch determines how resourceVersion is applied to list calls.'],
+  sendInitialEvents: ['boolean', 'sendInitialEvents=true may be set together with watch=true.'],
+  timeoutSeconds: ['integer', 'Timeout for the list/watch call.'],
+  watch: ['boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.'],
+  gracePeriodSeconds: ['integer', 'The duration in seconds before the object should be deleted.'],
+  propagationPolicy: ['string', "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'."],
+};
+
+function queries(...names: string[]): Json[] {
+  return names.map((name) => {
+    const [type, description] = QUERY_PARAMETERS[name]!;
+    return { name, in: 'query', description, schema: { type, uniqueItems: true } };
+  });
+}
+
+const PRETTY = queries('pretty')[0]!;
+const WRITE_PARAMETERS = queries('dryRun', 'fieldManager', 'fieldValidation');
+const LIST_PARAMETERS = queries(
+  'allowWatchBookmarks',
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+);
+const DELETE_PARAMETERS = queries('dryRun', 'gracePeriodSeconds', 'propagationPolicy');
 // Custom resources take no strategic merge patch.
 const CUSTOM_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 const PATCH_TYPES = [...CUSTOM_PATCH_TYPES, 'application/strategic-merge-patch+json'];
@@ -147,10 +157,7 @@ export function resourcePaths(r: ServedResource, nameOf: SchemaNameOf): Record<s
       suffix,
       responseKind,
       request: action === 'patch' ? `${META_V1}.Patch` : nameOf(responseKind),
-      parameters:
-        action === 'patch'
-          ? [...WRITE_PARAMETERS, query('force', 'boolean', 'Force is going to "force" Apply requests.')]
-          : WRITE_PARAMETERS,
+      parameters: action === 'patch' ? [...WRITE_PARAMETERS, ...queries('force')] : WRITE_PARAMETERS,
       description: `${verb === 'patch' ? 'partially update' : verb} ${what}`,
     });
   if (r.listKind === undefined) {

@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { useConformanceFixture } from './conformance-fixture.js';
+import { createRawCrd, deleteRawCrd } from './raw-crd.js';
 import { SERVED_KINDS, type ServedKind } from './served-kinds.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -174,13 +175,7 @@ describe('conformance: aggregated discovery', () => {
         ],
       },
     };
-    const created = await rawRequest(kubeConfig, {
-      method: 'POST',
-      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(crd),
-    });
-    expect(created.status, created.text).to.equal(201);
+    await createRawCrd(kubeConfig, crd);
     try {
       await eventually(async () => {
         const doc = (await aggregated(kubeConfig, '/apis')).doc;
@@ -215,11 +210,7 @@ describe('conformance: aggregated discovery', () => {
         expect(beta!.subresources ?? []).to.deep.equal([]);
       }, WAIT);
     } finally {
-      const deleted = await rawRequest(kubeConfig, {
-        method: 'DELETE',
-        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.${group}`,
-      });
-      expect(deleted.status, deleted.text).to.equal(200);
+      await deleteRawCrd(kubeConfig, crd.metadata.name);
     }
     await eventually(async () => {
       const doc = (await aggregated(kubeConfig, '/apis')).doc;

@@ -10,6 +10,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { useConformanceFixture } from './conformance-fixture.js';
+import { createRawCrd, deleteRawCrd } from './raw-crd.js';
 import { SERVED_KINDS } from './served-kinds.js';
 
 type Json = Record<string, unknown>;
@@ -164,13 +165,7 @@ describe('conformance: OpenAPI', () => {
         ],
       },
     };
-    const created = await rawRequest(kubeConfig, {
-      method: 'POST',
-      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(crd),
-    });
-    expect(created.status, created.text).to.equal(201);
+    await createRawCrd(kubeConfig, crd);
     try {
       const doc = await eventually(() => v3Document(kubeConfig, `apis/${group}/v1`), WAIT);
       const gizmo = doc.components.schemas[model]!;
@@ -210,11 +205,7 @@ describe('conformance: OpenAPI', () => {
       expect(v2Spec['free']).to.deep.equal({ 'x-kubernetes-preserve-unknown-fields': true });
       expect(v2Spec['template']).to.deep.equal({ 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
     } finally {
-      const deleted = await rawRequest(kubeConfig, {
-        method: 'DELETE',
-        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.${group}`,
-      });
-      expect(deleted.status, deleted.text).to.equal(200);
+      await deleteRawCrd(kubeConfig, crd.metadata.name);
     }
     await eventually(async () => {
       expect(Object.keys(await v3Index(kubeConfig))).to.not.include(`apis/${group}/v1`);
