@@ -11,6 +11,7 @@ import { crdModelName, crdSchemas } from './crd-openapi.js';
 import { builtinSchemas, REQUIRED_SCHEMAS, type OpenApiSchema } from './openapi-builtin-schemas.js';
 import { resourcePaths } from './openapi-paths.js';
 import { swaggerV2 } from './openapi-v2.js';
+import { swaggerV2Protobuf } from './openapi-v2-protobuf.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { servedGroups, servedResources, type GroupVersionKind } from './served-resources.js';
 import { ApiStatusError } from './status-error.js';
@@ -28,7 +29,9 @@ interface Built {
   readonly revision: number;
   /** By index key: `api/v1`, `apis/<group>/<version>`. */
   readonly v3: ReadonlyMap<string, GroupVersionDocument>;
-  v2?: string;
+  v2?: OpenApiSchema;
+  v2Text?: string;
+  v2Protobuf?: Buffer;
 }
 
 // The schemas a set of roots reaches through $ref.
@@ -60,13 +63,23 @@ export class OpenApiDocuments {
   /** Answers a GET under /openapi. */
   serve(url: URL, accept: string | undefined, res: http.ServerResponse): void {
     const path = url.pathname.replace(/\/$/, '');
-    // kube-openapi answers the v3 index whatever the Accept; the documents in JSON or protobuf,
-    // the embedded server in JSON alone. (client-go asks for the v2 document in protobuf only.)
-    if (path !== '/openapi/v3' && !acceptsJson(accept)) {
-      throw new ApiStatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json');
+    // kube-openapi answers the v3 index whatever the Accept, and the documents in JSON or
+    // protobuf; the embedded server has protobuf for v2 alone, which client-go asks for in
+    // protobuf only (discovery_client.go OpenAPISchema).
+    const media = negotiate(accept, path === '/openapi/v2' ? [JSON_TYPE, V2_PROTOBUF] : [JSON_TYPE]);
+    if (path !== '/openapi/v3' && media === undefined) {
+      const accepted = path === '/openapi/v2' ? `${JSON_TYPE}, ${V2_PROTOBUF}` : JSON_TYPE;
+      throw new ApiStatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted}`);
     }
     const built = this.#build();
-    if (path === '/openapi/v2') return send(res, 200, (built.v2 ??= swaggerV2(this.#mergedV3(built))));
+    if (path === '/openapi/v2') {
+      const v2 = (built.v2 ??= swaggerV2(this.#mergedV3(built)));
+      if (media === V2_PROTOBUF) {
+        built.v2Protobuf ??= swaggerV2Protobuf(v2);
+        return send(res, 200, built.v2Protobuf, 'no-cache, private', V2_PROTOBUF_CONTENT_TYPE);
+      }
+      return send(res, 200, (built.v2Text ??= JSON.stringify(v2)));
+    }
     if (path === '/openapi/v3') {
       const paths = Object.fromEntries(
         [...built.v3].map(([key, gv]) => [key, { serverRelativeURL: `/openapi/v3/${key}?hash=${gv.hash}` }]),
@@ -141,15 +154,30 @@ export class OpenApiDocuments {
   }
 }
 
-function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === '') return true;
-  return accept.split(',').some((m) => {
+const JSON_TYPE = 'application/json';
+const V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+// What kube-apiserver answers with (a dot where the Accept has an at sign).
+const V2_PROTOBUF_CONTENT_TYPE = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+// The first media type of the Accept header that one of `offers` satisfies (JSON for wildcards
+// and an absent header), or undefined.
+function negotiate(accept: string | undefined, offers: readonly string[]): string | undefined {
+  if (accept === undefined || accept.trim() === '') return JSON_TYPE;
+  for (const m of accept.split(',')) {
     const type = m.split(';')[0]!.trim();
-    return type === 'application/json' || type === 'application/*' || type === '*/*';
-  });
+    if (type === '*/*' || type === 'application/*') return JSON_TYPE;
+    if (offers.includes(type)) return type;
+  }
+  return undefined;
 }
 
-function send(res: http.ServerResponse, status: number, body: string, cacheControl = 'no-cache, private'): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': cacheControl, 'Content-Length': Buffer.byteLength(body) });
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: string | Buffer,
+  cacheControl = 'no-cache, private',
+  contentType = JSON_TYPE,
+): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': cacheControl, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -62,8 +62,8 @@ function operationV2(op: Json): Json {
   };
 }
 
-/** The Swagger 2.0 document (as JSON text) of a v3 document's paths and component schemas. */
-export function swaggerV2(v3: OpenApiSchema): string {
+/** The Swagger 2.0 document of a v3 document's paths and component schemas. */
+export function swaggerV2(v3: OpenApiSchema): OpenApiSchema {
   const paths = Object.fromEntries(
     Object.entries(v3['paths'] as Record<string, Json>).map(([path, item]) => [
       path,
@@ -75,7 +75,7 @@ export function swaggerV2(v3: OpenApiSchema): string {
     ]),
   );
   const schemas = (v3['components'] as { schemas: Record<string, Json> }).schemas;
-  return JSON.stringify({
+  return {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: '1.36' },
     paths,
@@ -84,5 +84,5 @@ export function swaggerV2(v3: OpenApiSchema): string {
       BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' },
     },
     security: [{ BearerToken: [] }],
-  });
+  };
 }

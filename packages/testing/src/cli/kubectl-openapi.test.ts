@@ -2,7 +2,7 @@
 // discovery and OpenAPI: `kubectl apply` validating without --validate=false (kubectl reads the
 // kind's PATCH operation in /openapi/v3, sees fieldValidation and sends fieldValidation=Strict, so
 // the server refuses unknown fields as a real cluster does) and `kubectl explain` for a built-in
-// kind and a custom one. Under CI=true a missing kubectl fails the file.
+// kind and a custom one, from the v3 documents and from the v2 one (in protobuf). Under CI=true a missing kubectl fails the file.
 
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
@@ -131,6 +131,13 @@ describe('kubectl apply and explain through discovery and OpenAPI', function () 
     expect(explained.stdout).to.match(/Number of desired pods\./);
   });
 
+  it('explains deployment.spec.replicas from the v2 document too (kubectl reads it in protobuf)', async () => {
+    const explained = await kubectl(['explain', '--output=plaintext-openapiv2', 'deployment.spec.replicas']);
+    expect(explained.stderr).to.equal('');
+    expect(explained.stdout).to.match(/FIELD:\s+replicas <integer>/);
+    expect(explained.stdout).to.match(/Number of desired pods\./);
+  });
+
   it("explains a custom kind's spec from its CRD's schema, and validates its objects", async () => {
     const crd = await kubectl(['apply', '-f', '-'], CRD);
     expect(crd.stdout.trim()).to.equal('customresourcedefinition.apiextensions.k8s.io/gizmos.kubectl.kindex.test created');
@@ -145,6 +152,9 @@ describe('kubectl apply and explain through discovery and OpenAPI', function () 
     expect(explained.stdout).to.contain('KIND:       Gizmo');
     expect(explained.stdout).to.contain('What the gizmo should be.');
     expect(explained.stdout).to.match(/size\s+<integer>\s+How big the gizmo is\./);
+    const v2 = await kubectl(['explain', '--output=plaintext-openapiv2', 'gizmo.spec']);
+    expect(v2.stderr).to.equal('');
+    expect(v2.stdout).to.match(/size\s+<integer>\s+How big the gizmo is\./);
     const gizmo = 'apiVersion: kubectl.kindex.test/v1\nkind: Gizmo\nmetadata: {name: g1, namespace: default}\nspec: {size: 3}\n';
     const refused = await kubectl(['apply', '-f', '-'], gizmo.replace('size: 3', 'size: 3, colour: red'));
     expect(refused.stderr.trim()).to.equal(

@@ -130,6 +130,18 @@ describe('conformance: OpenAPI', () => {
     expect(doc.definitions[`${META}.ObjectMeta`]).to.not.equal(undefined);
   });
 
+  it('/openapi/v2 answers in protobuf as client-go asks for it: a gnostic Document with the definitions', async () => {
+    const response = await rawRequest(fixture().kubeConfig, {
+      path: '/openapi/v2',
+      headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    });
+    expect(response.status).to.equal(200);
+    expect(response.headers['content-type']).to.equal('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    // Field 1 (swagger), length-delimited, "2.0".
+    expect(response.text.slice(0, 5)).to.equal('\n\u00032.0');
+    expect(response.text).to.contain('io.k8s.api.apps.v1.Deployment');
+  });
+
   it("publishes a CRD's schema as kube-apiserver's apiextensions builder does, in v3 and v2, and drops it with the CRD", async function () {
     this.timeout(90_000);
     const { kubeConfig } = fixture();
