@@ -42,8 +42,13 @@
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
 import { ShardMap, fnv1a64Hex, rejectUnknownOptions, type Clock, type OptionKeysOf, type ShardField, type TimerHandle } from '@kindex/core';
-import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
-import { monotonicClock } from '../leader-election/monotonic-clock.js';
+import { checkHolderIdentity } from '../lease/holder-identity.js';
+import type { Lease, LeaseSpec } from '../lease/lease.js';
+import { claimSpec, releaseSpec } from '../lease/lease-claim.js';
+import { unlessConflict } from '../lease/lease-conflict-error.js';
+import { LeaseSightings } from '../lease/lease-sightings.js';
+import { LEASE_TIMING_KEYS, resolveLeaseTiming, type LeaseTiming, type LeaseTimingRules } from '../lease/lease-timing.js';
+import { monotonicClock } from '../lease/monotonic-clock.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 import { SHARD_EPOCH_ANNOTATION, ackedEpoch, readShardMap, shardMapAnnotations } from './shard-map-lease.js';
@@ -61,7 +66,7 @@ import { microTime } from '../client/micro-time.js';
  * const options: ShardCoordinatorOptions = { group: 'jobs', shards: 8, identity: 'replica-a', store, leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };
  * ```
  */
-export interface ShardCoordinatorOptions {
+export interface ShardCoordinatorOptions extends LeaseTiming {
   /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`, `<group>-map`). */
   readonly group: string;
   /** How many shards the hash space is cut into; fixed for the life of the group. */
@@ -70,12 +75,6 @@ export interface ShardCoordinatorOptions {
   readonly store: ShardLeaseStore;
   /** This replica's name in `holderIdentity`; unique per replica (for example the pod name). */
   readonly identity: string;
-  /** How long others wait after the last renewal they saw before taking a shard over. Defaults to 15000. */
-  readonly leaseDurationMs?: number;
-  /** How long a replica keeps owning a shard without a successful renewal. Defaults to 10000. */
-  readonly renewDeadlineMs?: number;
-  /** Time between rounds (list, renew, release, acquire). Defaults to 2000. */
-  readonly retryPeriodMs?: number;
   /**
    * Called after a shard stopped being owned for a rebalance and before its lease is released:
    * resolve once work on the shard has drained. Defaults to resolving at once.
@@ -105,9 +104,7 @@ export const SHARD_COORDINATOR_OPTION_KEYS = {
   shards: true,
   store: true,
   identity: true,
-  leaseDurationMs: true,
-  renewDeadlineMs: true,
-  retryPeriodMs: true,
+  ...LEASE_TIMING_KEYS,
   onRelease: true,
   clock: true,
   field: true,
@@ -214,8 +211,7 @@ export class ShardCoordinator {
   /** Held shards whose deadline passed (reported once; a later renewal clears it). */
   readonly #lapsed = new Set<number>();
   #deadlineTimer: TimerHandle | undefined;
-  /** Per lease name: the spec last seen and when (own clock) it was first seen. */
-  readonly #seen = new Map<string, { spec: string; at: number }>();
+  readonly #sightings: LeaseSightings;
   /**
    * Shards held, with the lease as last written, until when ownership lasts, and the map epoch
    * the lease said in a list that showed that same epoch as the map's (see the module comment).
@@ -244,10 +240,17 @@ export class ShardCoordinator {
   constructor(options: ShardCoordinatorOptions) {
     rejectUnknownOptions('ShardCoordinator options', options, SHARD_COORDINATOR_OPTION_KEYS);
     this.identity = options.identity;
+    checkHolderIdentity(this.identity, configError);
     this.shards = options.shards;
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    if (!Number.isInteger(this.shards) || this.shards < 1 || this.shards > 1024) {
+      throw new ShardingConfigError('shards', this.shards, 'must be an integer from 1 to 1024');
+    }
+    ({
+      leaseDurationMs: this.leaseDurationMs,
+      renewDeadlineMs: this.renewDeadlineMs,
+      retryPeriodMs: this.retryPeriodMs,
+    } = resolveLeaseTiming(options, TIMING_RULES));
+    this.#sightings = new LeaseSightings(this.leaseDurationMs);
     this.group = options.group;
     this.#store = options.store;
     this.#clock = options.clock ?? monotonicClock;
@@ -255,7 +258,6 @@ export class ShardCoordinator {
     this.field = options.field ?? 'object.metadata.namespace';
     this.#population = options.population;
     this.#onMapChange = options.onMapChange ?? (() => Promise.resolve());
-    validate(this);
     this.#map = ShardMap.equal(this.field, this.shards);
     this.#memberName = `${this.group}-member-${fnv1a64Hex(this.identity)}`;
     this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1, map: this.#map, ready: [], settled: true });
@@ -430,8 +432,7 @@ export class ShardCoordinator {
       const name = lease.metadata?.name;
       if (name === undefined) continue;
       byName.set(name, lease);
-      const spec = JSON.stringify(lease.spec ?? {});
-      if (this.#seen.get(name)?.spec !== spec) this.#seen.set(name, { spec, at: seenAt });
+      this.#sightings.see(name, lease, seenAt);
     }
     this.#followMap(byName);
     return byName;
@@ -499,7 +500,7 @@ export class ShardCoordinator {
     const members = [this.#memberName];
     for (const [name, lease] of byName) {
       if (!name.startsWith(memberPrefix) || name === this.#memberName) continue;
-      if (this.#alive(name, lease)) members.push(name);
+      if (this.#sightings.isHeld(name, lease, this.#clock.now())) members.push(name);
     }
     this.#live = members.length;
     // Exact shares that add up to the shard count: the first `shards mod live` members (by lease
@@ -519,7 +520,11 @@ export class ShardCoordinator {
       }
       const sentAt = this.#clock.now();
       try {
-        const written = await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
+        const written = await unlessConflict(() => this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack()));
+        if (written === undefined) {
+          this.#lose(shard);
+          continue;
+        }
         this.#held.set(shard, {
           lease: written,
           validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs),
@@ -527,8 +532,7 @@ export class ShardCoordinator {
         });
         this.#lapsed.delete(shard);
       } catch (error) {
-        if (error instanceof LeaseConflictError) this.#lose(shard);
-        else this.#problems.next(error);
+        this.#problems.next(error);
       }
     }
     this.#publish();
@@ -559,17 +563,19 @@ export class ShardCoordinator {
       if (this.#held.has(shard)) continue;
       const name = this.shardLeaseName(shard);
       const current = byName.get(name);
-      if (current !== undefined && this.#alive(name, current)) continue;
+      if (current !== undefined && this.#sightings.isHeld(name, current, this.#clock.now())) continue;
       const sentAt = this.#clock.now();
       try {
-        const written =
+        const written = await unlessConflict(() =>
           current === undefined
-            ? await this.#store.create(name, this.#spec(undefined, sentAt), this.#ack())
-            : await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
+            ? this.#store.create(name, this.#spec(undefined, sentAt), this.#ack())
+            : this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack()),
+        );
+        if (written === undefined) continue;
         this.#held.set(shard, { lease: written, validUntil: sentAt + this.renewDeadlineMs, confirmed: undefined });
         this.#publish();
       } catch (error) {
-        if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+        this.#problems.next(error);
       }
     }
 
@@ -603,24 +609,20 @@ export class ShardCoordinator {
     const spec: LeaseSpec = { holderIdentity: this.identity, acquireTime: microTime(now), renewTime: microTime(now) };
     try {
       // With the resourceVersion read (the lease that showed `current`): a newer map is never overwritten.
-      if (lease === undefined) await this.#store.create(this.mapLeaseName, spec, shardMapAnnotations(next, current));
-      else await this.#store.update(lease, spec, shardMapAnnotations(next, current));
+      // A lost race means another replica published first: nothing to do.
+      await unlessConflict(() =>
+        lease === undefined
+          ? this.#store.create(this.mapLeaseName, spec, shardMapAnnotations(next, current))
+          : this.#store.update(lease, spec, shardMapAnnotations(next, current)),
+      );
     } catch (error) {
-      if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+      this.#problems.next(error);
     }
   }
 
   /** The annotation that says which map epoch this replica reconciles by. */
   #ack(): Record<string, string> {
     return { [SHARD_EPOCH_ANNOTATION]: String(this.#acked) };
-  }
-
-  /** Whether a lease has a holder that renewed within its duration, by our clock since we saw it change. */
-  #alive(name: string, lease: Lease): boolean {
-    const holder = lease.spec?.holderIdentity ?? '';
-    if (holder === '') return false;
-    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-    return (this.#seen.get(name)?.at ?? -Infinity) + durationMs > this.#clock.now();
   }
 
   async #claim(name: string, current: Lease | undefined): Promise<Lease | undefined> {
@@ -636,28 +638,14 @@ export class ShardCoordinator {
   }
 
   #spec(current: LeaseSpec | undefined, at: number): LeaseSpec {
-    const time = microTime(at);
-    const mine = current?.holderIdentity === this.identity;
-    return {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      renewTime: time,
-      acquireTime: mine ? (current?.acquireTime ?? time) : time,
-      leaseTransitions: mine ? (current?.leaseTransitions ?? 0) : current === undefined ? 0 : (current.leaseTransitions ?? 0) + 1,
-    };
+    return claimSpec(this.identity, this.leaseDurationMs, current, at);
   }
 
+  /** Gives a lease back (see `releaseSpec`) when this replica holds it. */
   async #release(lease: Lease): Promise<void> {
     if (lease.spec?.holderIdentity !== this.identity) return;
-    const now = microTime(this.#clock.now());
     try {
-      await this.#store.update(lease, {
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: lease.spec.leaseTransitions ?? 0,
-      });
+      await this.#store.update(lease, releaseSpec(lease, this.#clock.now()));
     } catch (error) {
       // Moved on (409) or unreachable: the lease expires on its own.
       this.#problems.next(error);
@@ -713,28 +701,15 @@ export class ShardCoordinator {
   }
 }
 
-function validate(c: ShardCoordinator): void {
-  if (typeof c.identity !== 'string' || c.identity === '') {
-    throw new ShardingConfigError('identity', c.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
-  }
-  if (!Number.isInteger(c.shards) || c.shards < 1 || c.shards > 1024) {
-    throw new ShardingConfigError('shards', c.shards, 'must be an integer from 1 to 1024');
-  }
-  for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-    if (!Number.isFinite(c[field]) || c[field] <= 0)
-      throw new ShardingConfigError(field, c[field], 'must be a positive number of milliseconds');
-  }
-  if (c.leaseDurationMs < 1000) {
-    throw new ShardingConfigError('leaseDurationMs', c.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');
-  }
-  if (c.leaseDurationMs <= c.renewDeadlineMs) {
-    throw new ShardingConfigError(
-      'leaseDurationMs',
-      c.leaseDurationMs,
-      `must exceed renewDeadlineMs (${c.renewDeadlineMs}) so an owner stands down before anyone may take over`,
-    );
-  }
-}
+const configError = (field: string, value: unknown, fix: string): Error => new ShardingConfigError(field, value, fix);
+
+const TIMING_RULES: LeaseTimingRules = {
+  holder: 'an owner',
+  // Rounds run every retry period, unjittered: a deadline within one would lapse before each renewal.
+  retryPeriodsPerDeadline: 1,
+  renewDeadlineReason: 'so an owner renews before its ownership lapses',
+  configError,
+};
 
 /**
  * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
