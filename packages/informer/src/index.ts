@@ -180,7 +180,8 @@ export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';
-export type { ShardCoordinatorOptions, ShardLoss, ShardOwnership } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
+export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';

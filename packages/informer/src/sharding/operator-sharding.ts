@@ -14,7 +14,8 @@ import { defaultHolderIdentity } from '../lease/holder-identity.js';
 import { LEASE_TIMING_KEYS, type LeaseTiming } from '../lease/lease-timing.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
 import { listNamespaceNames } from './namespace-population.js';
-import { ShardCoordinator, type ShardLoss, type ShardOwnership } from './shard-coordinator.js';
+import { ShardCoordinator } from './shard-coordinator.js';
+import type { ShardLoss, ShardOwnership } from './shard-ownership.js';
 import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
