@@ -118,7 +118,6 @@ export class ShardCoordinator {
   readonly #population: (() => Promise<readonly string[]>) | undefined;
   /** The map followed, the one before it, and how far the change to it has got. */
   readonly #mapFollower: ShardMapFollower;
-  #roundsSinceCheck = 0;
   readonly #memberName: string;
   #member: Lease | undefined;
   #live = 1;
@@ -414,8 +413,7 @@ export class ShardCoordinator {
     const current = this.#mapFollower.map;
     if (this.#population === undefined || this.#stopping || !this.#mapFollower.settled || this.#mapFollower.acked !== current.epoch) return;
     if (!this.owns(0) || this.#held.get(0)?.confirmed !== current.epoch) return;
-    if (current.epoch > 0 && ++this.#roundsSinceCheck < REBALANCE_CHECK_ROUNDS) return;
-    this.#roundsSinceCheck = 0;
+    if (!this.#mapFollower.populationCheckDue()) return;
     const values = await this.#population();
     if (values.length === 0 || (current.epoch > 0 && !current.needsRebalance(values))) return;
     const next = ShardMap.balanced(this.field, this.shards, values, current.epoch + 1);
@@ -453,6 +451,7 @@ export class ShardCoordinator {
     }
   }
 
+  /** The spec that claims or renews a lease whose spec is `current` for this replica. */
   #spec(current: LeaseSpec | undefined, at: number): LeaseSpec {
     return claimSpec(this.identity, this.leaseDurationMs, current, at);
   }
@@ -492,10 +491,3 @@ const TIMING_RULES: LeaseTimingRules = {
   renewDeadlineReason: 'so an owner renews before its ownership lapses',
   configError,
 };
-
-/**
- * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
- * namespace list every 5 rounds (10 s at the default retry period) keeps the cost of following
- * namespaces small, and a map moves only past the load bound anyway.
- */
-const REBALANCE_CHECK_ROUNDS = 5;

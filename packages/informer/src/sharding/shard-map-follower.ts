@@ -38,6 +38,7 @@ export class ShardMapFollower {
   #acked = 0;
   #mapChanges: Promise<void> = Promise.resolve();
   #settled = true;
+  #roundsSinceCheck = 0;
 
   constructor(private readonly options: ShardMapFollowerOptions) {
     this.#map = ShardMap.equal(options.field, options.shards);
@@ -62,6 +63,13 @@ export class ShardMapFollower {
   isReady(confirmed: number | undefined): boolean {
     const epoch = this.#map.epoch;
     return confirmed === epoch || (!this.#settled && confirmed === epoch - 1);
+  }
+
+  /** Whether the owner of shard 0 reads the population this round: every round until a map exists, then every few. */
+  populationCheckDue(): boolean {
+    if (this.#map.epoch > 0 && ++this.#roundsSinceCheck < REBALANCE_CHECK_ROUNDS) return false;
+    this.#roundsSinceCheck = 0;
+    return true;
   }
 
   /** Adopts a newer published map, and notes which held shards are confirmed and whether the change has settled. */
@@ -150,3 +158,10 @@ export class ShardMapFollower {
     return refusal.reason === 'moved' && old.reason === 'renew-deadline' ? old : refusal;
   }
 }
+
+/**
+ * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
+ * namespace list every 5 rounds (10 s at the default retry period) keeps the cost of following
+ * namespaces small, and a map moves only past the load bound anyway.
+ */
+const REBALANCE_CHECK_ROUNDS = 5;
