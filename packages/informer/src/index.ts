@@ -163,6 +163,7 @@ export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-re
 
 // --- leases: what leader election and sharding share (src/lease/)
 export { LeaseConflictError } from './lease/lease-conflict-error.js';
+export { LeaseConfigError } from './lease/lease-config-error.js';
 export type { Lease, LeaseSpec } from './lease/lease.js';
 export type { LeaseTiming } from './lease/lease-timing.js';
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   LeaderElectionConfigError,
   LeaderElector,
+  LeaseConfigError,
   ShardCoordinator,
   ShardingConfigError,
   type LeaseStore,
@@ -31,6 +32,24 @@ describe('LeaseTiming', () => {
     for (const [timing, message] of cases) {
       expect(elect(timing), JSON.stringify(timing)).to.throw(LeaderElectionConfigError, `leaderElection.${message}`);
       expect(shard(timing), JSON.stringify(timing)).to.throw(ShardingConfigError, `sharding.${message}`);
+    }
+  });
+
+  it('throws a LeaseConfigError from either, carrying the option, the field and the value', () => {
+    const thrown = (make: () => unknown): unknown => {
+      try {
+        make();
+      } catch (error) {
+        return error;
+      }
+      return expect.fail('no error thrown');
+    };
+    const timing = { leaseDurationMs: 10_000, renewDeadlineMs: 10_000 };
+    for (const [error, option] of [
+      [thrown(elect(timing)), 'leaderElection'],
+      [thrown(shard(timing)), 'sharding'],
+    ] as const) {
+      expect(error).to.be.instanceOf(LeaseConfigError).and.to.include({ option, field: 'leaseDurationMs', value: 10_000 });
     }
   });
 
