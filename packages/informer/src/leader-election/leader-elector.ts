@@ -17,6 +17,11 @@
  * and pauses dispatching when leadership is lost. Use `LeaderElector` directly for anything else
  * that must run on one replica only.
  *
+ * What it shares with sharding lives in lease/: the Lease types, the timing rules, the claim and
+ * release specs, expiry measured by our own clock, the Lease client and its 409 mapping. This
+ * folder holds the election itself, its narrow `LeaseStore` and `KubeLeaseStore` over lease/'s
+ * client, its errors and the `Operator` option.
+ *
  * @module
  */
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
