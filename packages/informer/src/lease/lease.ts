@@ -5,7 +5,8 @@
  * - {@link Lease} and {@link LeaseSpec}: the object as the API server keeps it; timestamps are
  *   `metav1.MicroTime`, written with `microTime` (client/micro-time.ts).
  * - `LeaseTiming` (lease-timing.ts): lease duration, renew deadline and retry period, their
- *   defaults and the rules that keep at most one holder at a time.
+ *   defaults and the rules that keep at most one holder at a time; a value out of range is a
+ *   `LeaseConfigError` (lease-config-error.ts) naming the option, the field and the fix.
  * - `claimSpec`, `releaseSpec` (lease-claim.ts): the spec a holder writes to take, renew or
  *   give back a lease.
  * - `LeaseSightings` (lease-sightings.ts): whether a holder is alive, measured on this
