@@ -161,12 +161,17 @@ export { leasePermissions } from './rbac/lease-permissions.js';
 export type { LeaseOwners } from './rbac/lease-permissions.js';
 export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
 
+// --- leases: what leader election and sharding share (src/lease/)
+export { LeaseConflictError } from './lease/lease-conflict-error.js';
+export { LeaseConfigError } from './lease/lease-config-error.js';
+export type { Lease, LeaseSpec } from './lease/lease.js';
+export type { LeaseTiming } from './lease/lease-timing.js';
+
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
 export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
-export { LeaseConflictError } from './leader-election/lease-store.js';
-export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export type { LeaseStore } from './leader-election/lease-store.js';
 export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
@@ -176,7 +181,8 @@ export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';
-export type { ShardCoordinatorOptions, ShardLoss, ShardOwnership } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
+export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';
