@@ -20,7 +20,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
-import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
+import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
 /**
@@ -316,7 +316,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * 400/401/403/404, the error itself otherwise.
    */
   explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
-    if (!(error instanceof ApiRequestError) || !error.nonTransient) return error;
+    if (!(error instanceof KubeApiError) || !error.nonTransient) return error;
     return CacheSyncError.from(error, {
       controller: undefined,
       eventSource: undefined,
