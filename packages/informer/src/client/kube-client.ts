@@ -319,10 +319,11 @@ export class KubeClient {
       if (options.labelSelector) query.set('labelSelector', options.labelSelector);
       if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
       if (continueToken) query.set('continue', continueToken);
-      const page = await this.#send<{ items?: R[]; metadata?: { continue?: string } }>(
-        'GET',
-        `${collectionPath(type, options.namespace)}?${query.toString()}`,
-      );
+      const { open, body } = await sendRequest(this.kubeConfig, {
+        path: `${collectionPath(type, options.namespace)}?${query.toString()}`,
+        shape: 'list',
+      });
+      const page = decodeBody(open, body, 'list') as { items?: R[]; metadata?: { continue?: string } };
       // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
       for (const item of page.items ?? []) items.push({ apiVersion: apiVersionOf(type), kind: type.kind, ...item });
       continueToken = page.metadata?.continue || undefined;
