@@ -60,18 +60,16 @@ describe('KubeApiError from a hand server', () => {
     hand = createServer((request, response) => {
       request.resume();
       request.once('end', () =>
-        response
-          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' })
-          .end(
-            JSON.stringify({
-              kind: 'Status',
-              apiVersion: 'v1',
-              status: 'Failure',
-              reason: 'TooManyRequests',
-              message: 'slow down',
-              code: 429,
-            }),
-          ),
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'TooManyRequests',
+            message: 'slow down',
+            code: 429,
+          }),
+        ),
       );
     });
     await new Promise<void>((resolve) => hand.listen(0, '127.0.0.1', resolve));

@@ -1,10 +1,16 @@
 /**
- * The client stage: writes (and the occasional uncached read) against the API server, through
- * the official client's KubeConfig (authentication, TLS, exec plugins).
+ * The client stage: every request kindex sends to the API server, through the official client's
+ * KubeConfig (authentication, TLS, exec plugins).
  *
- * Objects travel as the server's plain JSON, the same shape the caches hold, so an object a
- * reconciler wrote can stand in the cache until the watch delivers it (read-after-write). For
- * typed or generic access beyond this, `objectApi()` returns client-node's `KubernetesObjectApi`.
+ * - {@link KubeClient} (this file): reads (`get`, paginated `list`) and writes of objects, as the
+ *   server's plain JSON, the same shape the caches hold, so an object a reconciler wrote can stand
+ *   in the cache until the watch delivers it (read-after-write). For typed or generic access
+ *   beyond this, `objectApi()` returns client-node's `KubernetesObjectApi`.
+ * - `kube-request.ts`: the one HTTP layer under it, the reflector's lists and watches, discovery
+ *   (`resolveResourceType`) and startup probes; a non-2xx answer is a `KubeApiError`
+ *   (`kube-api-error.ts`).
+ * - `codec.ts`: the codec seam, one decoder per media type for objects, lists and watch frames,
+ *   which also names the Accept header; `json-codec.ts` is the one in use.
  *
  * @module
  */
@@ -15,6 +21,7 @@ import { InformerRegistry } from '../cache/informer-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
 import { KubeApiError } from './kube-api-error.js';
 
+// Other stages import the error from here, beside the client that throws it.
 export { KubeApiError } from './kube-api-error.js';
 
 /**
