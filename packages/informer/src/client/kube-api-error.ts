@@ -142,7 +142,7 @@ export class ApiRequestError extends KubeApiError {
     super(space < 0 ? 'GET' : request.slice(0, space), request.slice(space + 1), status, reason, message, { retryAfterSeconds });
   }
 
-  // Errors are built as KubeApiError now; `instanceof ApiRequestError` in callers' catch blocks must still match them.
+  /** True for every {@link KubeApiError}: errors are built as KubeApiError now, and `instanceof ApiRequestError` in callers' catch blocks must still match them. */
   static override [Symbol.hasInstance](value: unknown): value is KubeApiError {
     return value instanceof KubeApiError;
   }
