@@ -1,13 +1,11 @@
 // One error type for every non-2xx answer, whoever sent the request: the reflector's list, a
 // KubeClient write. Against an API server over HTTP (embedded by default, kube-apiserver with
 // KINDEX_APISERVER=real), plus a hand server for a 429 on a write.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
 import { createNamespace, uniqueName, useTestApiServer } from '@kindex/testing';
 import { ApiRequestError, isNonTransient, Kinds, KubeApiError, KubeClient, Reflector, type ResourceType } from '../index.js';
+import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const missing: ResourceType = { group: 'nowhere.kindex.test', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true };
 
@@ -52,39 +50,32 @@ describe('KubeApiError', function () {
 });
 
 describe('KubeApiError from a hand server', () => {
-  let hand: Server;
-  let kubeConfig: KubeConfig;
+  let hand: HandServer;
 
   before(async () => {
     // Every request is throttled: a 429 Status with Retry-After, as kube-apiserver's max-in-flight filter answers.
-    hand = createServer((request, response) => {
+    hand = await startHandServer((request, response) => {
       request.resume();
       request.once('end', () =>
-        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end(
-          JSON.stringify({
-            kind: 'Status',
-            apiVersion: 'v1',
-            status: 'Failure',
-            reason: 'TooManyRequests',
-            message: 'slow down',
-            code: 429,
-          }),
-        ),
+        response
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' })
+          .end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              reason: 'TooManyRequests',
+              message: 'slow down',
+              code: 429,
+            }),
+          ),
       );
     });
-    await new Promise<void>((resolve) => hand.listen(0, '127.0.0.1', resolve));
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(hand.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
   });
-  after(() => new Promise<void>((resolve) => hand.close(() => resolve())));
+  after(() => hand.close());
 
   it("carries a write's Retry-After, as a read's", async () => {
-    const client = new KubeClient(kubeConfig);
+    const client = new KubeClient(hand.kubeConfig);
     const refused = await client.patch(Kinds.ConfigMap, ResourceID.of('c', 'ns'), { data: {} }).catch((e: unknown) => e);
     expect(refused)
       .to.be.instanceOf(KubeApiError)

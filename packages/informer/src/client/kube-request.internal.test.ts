@@ -2,15 +2,15 @@
 // decodes objects, lists, Status bodies and watch frames. A codec for a made-up media type
 // (`key=value` text, one watch event a `;`-terminated frame) stands in for CBOR or
 // metadata-only decoding, which will plug in the same way.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { expect } from 'chai';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeCodec, ResponseShape, WatchFrameSink } from './codec.js';
 import { jsonCodec } from './json-codec.js';
 import { decodeBody, openRequest, sendRequest } from './kube-request.js';
 import { KubeApiError } from './kube-api-error.js';
 import { WatchLineError } from './response-errors.js';
+import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 /** `a=1,b=x` into `{ a: '1', b: 'x' }`; a body without `=` is not of this type. */
 function decodePairs(text: string): Record<string, string> {
@@ -48,12 +48,12 @@ const pairsCodec: KubeCodec = {
 };
 
 describe('openRequest codec seam', () => {
-  let server: Server;
+  let server: HandServer;
   let kubeConfig: KubeConfig;
   const accepted: Array<IncomingHttpHeaders['accept']> = [];
 
   before(async () => {
-    server = createServer((request, response) => {
+    server = await startHandServer((request, response) => {
       accepted.push(request.headers.accept);
       const url = new URL(request.url ?? '/', 'http://x');
       const type = { 'content-type': 'application/x-kindex-pairs' };
@@ -66,17 +66,10 @@ describe('openRequest codec seam', () => {
       } else if (url.pathname.endsWith('/things')) response.writeHead(200, type).end('name=a|name=b');
       else response.writeHead(200, type).end('name=a,colour=red');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    kubeConfig = server.kubeConfig;
   });
   beforeEach(() => accepted.splice(0));
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(() => server.close());
 
   it('asks with the codec Accept header of each shape and decodes objects and lists with it', async () => {
     const one = await sendRequest(kubeConfig, { path: '/api/v1/things/a', shape: 'object', codec: pairsCodec });
