@@ -57,18 +57,16 @@ describe('KubeApiError from a hand server', () => {
     hand = await startHandServer((request, response) => {
       request.resume();
       request.once('end', () =>
-        response
-          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' })
-          .end(
-            JSON.stringify({
-              kind: 'Status',
-              apiVersion: 'v1',
-              status: 'Failure',
-              reason: 'TooManyRequests',
-              message: 'slow down',
-              code: 429,
-            }),
-          ),
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'TooManyRequests',
+            message: 'slow down',
+            code: 429,
+          }),
+        ),
       );
     });
   });

@@ -57,7 +57,8 @@ describe('openRequest codec seam', () => {
       accepted.push(request.headers.accept);
       const url = new URL(request.url ?? '/', 'http://x');
       const type = { 'content-type': 'application/x-kindex-pairs' };
-      if (url.pathname.endsWith('/missing')) response.writeHead(404, type).end('reason=NotFound,message=no such thing');
+      if (url.pathname.startsWith('/api/v1/json/')) response.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"a"}');
+      else if (url.pathname.endsWith('/missing')) response.writeHead(404, type).end('reason=NotFound,message=no such thing');
       else if (url.searchParams.get('watch') === 'true') {
         // Frames cut across chunks, and one bad frame in the middle.
         response.writeHead(200, type);
@@ -104,6 +105,12 @@ describe('openRequest codec seam', () => {
     open.close();
     expect(seen).to.deep.equal(['ADDED a', 'MODIFIED a', 'bad garbage', 'DELETED a']);
     expect(accepted).to.deep.equal(['application/x-kindex-pairs;shape=watch']);
+  });
+
+  it('decodes with the JSON codec when the server answers JSON to another codec', async () => {
+    const answer = await sendRequest(kubeConfig, { path: '/api/v1/json/a', shape: 'object', codec: pairsCodec });
+    expect(answer.open.codec).to.equal(jsonCodec);
+    expect(decodeBody(answer.open, answer.body, 'object')).to.deep.equal({ name: 'a' });
   });
 
   it('sends Accept: application/json by default and names the request when an answer is not of the codec type', async () => {

@@ -116,12 +116,12 @@ export async function openRequest(kubeConfig: KubeConfig, spec: KubeRequestSpec)
   // late socket error is never an unhandled 'error' event.
   request.on('error', () => {});
   touch();
-  const open: OpenRequest = { description, response, codec, touch, failure: () => failure, close };
+  const open: OpenRequest = { description, response, codec: codecOf(response, codec), touch, failure: () => failure, close };
   const status = response.statusCode ?? 0;
   if (status >= 200 && status < 300) return open;
   try {
     const body = await readBody(open);
-    throw statusError(method, description, response, body, codec);
+    throw statusError(method, description, response, body, open.codec);
   } finally {
     close();
   }
@@ -190,6 +190,19 @@ export function decodeBody(open: OpenRequest, body: Buffer, shape: 'object' | 'l
     const start = body.toString('utf8', 0, Math.min(body.length, 120));
     throw new Error(`${open.description}: the answer is not ${open.codec.mediaType} (${start})`, { cause: error });
   }
+}
+
+/**
+ * The codec for what the server sent: the request's, unless the server answered JSON instead.
+ * A codec that asks for another type with JSON as a fallback in its Accept header (as client-go
+ * does for CBOR and protobuf) gets JSON from a server that does not speak its type.
+ */
+function codecOf(response: http.IncomingMessage, requested: KubeCodec): KubeCodec {
+  const contentType = response.headers['content-type'];
+  if (requested === jsonCodec || contentType === undefined) return requested;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return mediaType === jsonCodec.mediaType && requested.mediaType !== jsonCodec.mediaType ? jsonCodec : requested;
 }
 
 /** Builds a KubeApiError from an error response, reading its Kubernetes Status if it has one. */
