@@ -205,6 +205,22 @@ function codecOf(response: http.IncomingMessage, requested: KubeCodec): KubeCode
   return mediaType === jsonCodec.mediaType && requested.mediaType !== jsonCodec.mediaType ? jsonCodec : requested;
 }
 
+/**
+ * The error of a watch ERROR event: the Status the server sent in the stream (a 410 Expired, a
+ * 500), as the same {@link KubeApiError} a non-2xx answer is.
+ */
+export function watchError(open: OpenRequest, status: unknown): KubeApiError {
+  const { code, reason, message } = (status ?? {}) as { code?: unknown; reason?: unknown; message?: unknown };
+  const method = open.description.slice(0, open.description.indexOf(' '));
+  return new KubeApiError(
+    method,
+    open.description.slice(method.length + 1),
+    typeof code === 'number' ? code : 500,
+    typeof reason === 'string' ? reason : undefined,
+    typeof message === 'string' ? message : 'watch ERROR event',
+  );
+}
+
 /** Builds a KubeApiError from an error response, reading its Kubernetes Status if it has one. */
 function statusError(method: string, description: string, response: http.IncomingMessage, body: Buffer, codec: KubeCodec): KubeApiError {
   const status = response.statusCode ?? 0;

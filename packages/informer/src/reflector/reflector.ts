@@ -17,7 +17,7 @@ import { rejectUnknownOptions, ShardSelector, type KubernetesObject, type Option
 import { Backoff, BACKOFF_OPTION_KEYS } from './internal/backoff.js';
 import type { BackoffOptions } from './internal/backoff.js';
 import { KnownObjects } from './internal/known-objects.js';
-import { decodeBody, openRequest, sendRequest } from '../client/kube-request.js';
+import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
 import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
@@ -579,14 +579,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         return undefined;
       }
       case 'ERROR': {
-        const status = (object ?? {}) as { code?: unknown; reason?: unknown; message?: unknown };
-        return new KubeApiError(
-          'GET',
-          open.description.slice('GET '.length),
-          typeof status.code === 'number' ? status.code : 500,
-          typeof status.reason === 'string' ? status.reason : undefined,
-          typeof status.message === 'string' ? status.message : 'watch ERROR event',
-        );
+        return watchError(open, object);
       }
       default:
         this.report(new WatchLineError(framePrefix(frame), `unknown event type ${JSON.stringify(type)}`));
