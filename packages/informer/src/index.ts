@@ -7,16 +7,16 @@ import './internal/check-runtime.js';
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
-export type { ResourceType } from './reflector/resource-type.js';
+export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorDelta, ReflectorAdded, ReflectorUpdated, ReflectorDeleted } from './reflector/reflector-delta.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ReflectorStore } from './reflector/reflector-store.js';
 export type { ReflectorFill } from './reflector/reflector-fill.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
-export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
-export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
-export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';
+export { TransformError } from './reflector/reflector-error.js';
+export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';
+export type { ResolveResourceTypeOptions } from './client/resolve-resource-type.js';
 
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
@@ -58,7 +58,11 @@ export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions }
 export { NotCachedError } from './cache/cache-errors.js';
 
 // --- client: writes through the KubeConfig
-export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
+export { KubeApiError, ApiRequestError } from './client/kube-api-error.js';
+export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.js';
+export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
+export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
@@ -149,7 +153,7 @@ export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './star
 export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
 export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
 export type { StartOptions } from './startup/start-options.js';
-export { isNonTransient } from './reflector/reflector-error.js';
+export { isNonTransient } from './client/kube-api-error.js';
 export type { CacheStartOptions } from './cache/informer-cache.js';
 
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
