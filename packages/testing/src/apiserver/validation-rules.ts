@@ -31,6 +31,14 @@ interface CompiledRule {
 }
 
 const compiled = new WeakMap<Schema, readonly CompiledRule[]>();
+// Programs built for evaluation since the process started: the seam a test uses to show that
+// rules compile once per CRD version, not once per request.
+let compilations = 0;
+
+/** How many rule programs have been built for evaluation (in this process). */
+export function ruleCompilations(): number {
+  return compilations;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -44,12 +52,15 @@ function rulesOf(schema: Schema): readonly Rule[] {
 function compiledRules(schema: Schema): readonly CompiledRule[] {
   let rules = compiled.get(schema);
   if (rules === undefined) {
-    rules = rulesOf(schema).map((spec) => ({
-      spec,
-      program: celEnvironment.parse(spec.rule),
-      messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
-      transition: /\boldSelf\b/.test(spec.rule),
-    }));
+    rules = rulesOf(schema).map((spec) => {
+      compilations++;
+      return {
+        spec,
+        program: celEnvironment.parse(spec.rule),
+        messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
+        transition: /\boldSelf\b/.test(spec.rule),
+      };
+    });
     compiled.set(schema, rules);
   }
   return rules;
