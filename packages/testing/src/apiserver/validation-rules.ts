@@ -7,6 +7,7 @@
 // resourceVersion and version and never outlives them.
 
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
+import { ruleCostErrors } from './cel-cost.js';
 import { celEnvironment } from './cel-library.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
@@ -121,6 +122,21 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
   if (isObject(schema['additionalProperties']))
     causes.push(...ruleCompileErrors(schema['additionalProperties'], `${path}.additionalProperties`));
   return causes;
+}
+
+/**
+ * The rules and messageExpressions of a CRD version's schema whose estimated cost is above
+ * kube-apiserver's limits, as causes of the CRD's 422 (see cel-cost.ts).
+ */
+export function ruleCostCauses(schema: Schema, path: string): StatusCause[] {
+  return ruleCostErrors(schema, path, (expression) => {
+    try {
+      const parsed = celEnvironment.parse(expression);
+      return celEnvironment.check(expression).valid ? parsed.ast : undefined;
+    } catch {
+      return undefined; // reported by ruleCompileErrors
+    }
+  });
 }
 
 /**
