@@ -48,11 +48,15 @@ const RECEIVER_TRAVERSAL = new Set([
   'format',
 ]);
 
-/** An estimate of one expression: its cost upper bound, its size upper bound and, when known, its schema. */
+/**
+ * An estimate of one expression: its cost upper bound, its size upper bound and, when known, its
+ * schema and (at run time) its actual value, whose size then replaces the schema's bound.
+ */
 interface Estimate {
   readonly cost: number;
   readonly size: number | undefined;
   readonly schema: Schema | undefined;
+  readonly value?: { readonly actual: unknown };
 }
 
 const add = (a: number, b: number): number => Math.min(MAX_COST, a + b);
@@ -147,11 +151,26 @@ export function childCardinality(schema: Schema, cardinality: number | undefined
 
 /** The estimated cost upper bound of one evaluation of `ast` with `self` of `selfSchema`. */
 export function estimateCost(ast: ASTNode, selfSchema: Schema): number {
-  return new Coster(selfSchema).estimate(ast, new Map()).cost;
+  return new Coster(selfSchema, undefined).estimate(ast, new Map()).cost;
+}
+
+/**
+ * The cost of evaluating `ast` on the value `self`: the same model with the actual sizes of
+ * strings, lists and maps, each comprehension summed over its actual elements. cel-go counts
+ * while evaluating and stops a loop that short-circuits; this bound does not, so it is only
+ * worth asking when {@link estimateCost} is above the per-call limit.
+ */
+export function actualCost(ast: ASTNode, selfSchema: Schema, self: unknown, limit = MAX_COST): number {
+  return new Coster(selfSchema, { actual: self }, limit).estimate(ast, new Map()).cost;
 }
 
 class Coster {
-  constructor(private readonly self: Schema) {}
+  constructor(
+    private readonly self: Schema,
+    private readonly selfValue: { readonly actual: unknown } | undefined,
+    // A loop over actual elements stops adding once above it: the caller only asks "above the limit?".
+    private readonly limit = MAX_COST,
+  ) {}
 
   estimate(node: ASTNode, locals: ReadonlyMap<string, Estimate>): Estimate {
     const e = (n: ASTNode): Estimate => this.estimate(n, locals);
@@ -161,7 +180,8 @@ class Coster {
       case 'id': {
         const local = locals.get(node.args);
         if (local !== undefined) return { ...local, cost: 1 };
-        if (node.args === 'self' || node.args === 'oldSelf') return sized(1, this.self);
+        if (node.args === 'self') return sized(1, this.self, this.selfValue);
+        if (node.args === 'oldSelf') return sized(1, this.self);
         return { cost: 1, size: undefined, schema: undefined };
       }
       case '.':
@@ -171,7 +191,8 @@ class Coster {
         const properties = target.schema?.['properties'];
         const fieldSchema =
           isObject(properties) && isObject(properties[field]) ? (properties[field] as Schema) : sub(target.schema, 'additionalProperties');
-        return sized(add(target.cost, target.schema?.['type'] === 'object' ? 1 : 0), fieldSchema);
+        const fieldValue = target.value !== undefined && isObject(target.value.actual) ? { actual: target.value.actual[field] } : undefined;
+        return sized(add(target.cost, target.schema?.['type'] === 'object' ? 1 : 0), fieldSchema, fieldValue);
       }
       case '[]':
       case '[?]': {
@@ -280,6 +301,25 @@ class Coster {
   private comprehension(name: string, target: ASTNode, args: readonly ASTNode[], locals: ReadonlyMap<string, Estimate>): Estimate {
     const range = this.estimate(target, locals);
     const variable = args[0]!.args as string;
+    const actual = range.value?.actual;
+    if (actual !== undefined && (Array.isArray(actual) || isObject(actual))) {
+      const elements: readonly unknown[] = Array.isArray(actual) ? actual : Object.keys(actual);
+      const elementSchema = Array.isArray(actual) ? sub(range.schema, 'items') : { type: 'string' };
+      const inner = new Map(locals);
+      let cost = add(range.cost, loopCost(name, [0, 0])[0]);
+      for (const element of elements) {
+        inner.set(variable, sized(1, elementSchema, { actual: element }));
+        cost = add(
+          cost,
+          loopCost(
+            name,
+            args.slice(1).map((a) => this.estimate(a, inner).cost),
+          )[1],
+        );
+        if (cost > this.limit) break;
+      }
+      return { cost, size: name === 'map' || name === 'filter' ? elements.length : 1, schema: undefined };
+    }
     const element: Estimate = {
       cost: 1,
       size: undefined,
@@ -289,27 +329,7 @@ class Coster {
     inner.set(variable, element.schema === undefined ? element : sized(1, element.schema));
     const body = args.slice(1).map((a) => this.estimate(a, inner).cost);
     const count = range.size ?? MAX_COST;
-    let once: number; // accumulator init and result
-    let perElement: number; // loop condition and step
-    switch (name) {
-      case 'all':
-      case 'exists':
-        once = 1;
-        perElement = add(body[0]!, 3); // @not_strictly_false(__result__) is 2, `__result__ && p` adds 1
-        break;
-      case 'exists_one':
-        once = 2;
-        perElement = add(body[0]!, 2);
-        break;
-      case 'map':
-        once = LIST_CREATE + 1;
-        // With a filter: `p ? __result__ + [f] : __result__`, else `__result__ + [f]`.
-        perElement = body.length === 2 ? add(add(body[0]!, body[1]!), 12) : add(body[0]!, 12);
-        break;
-      default: // filter
-        once = LIST_CREATE + 1;
-        perElement = add(body[0]!, 13);
-    }
+    const [once, perElement] = loopCost(name, body);
     const cost = add(add(range.cost, once), times(count, perElement));
     return { cost, size: name === 'map' || name === 'filter' ? range.size : 1, schema: undefined };
   }
@@ -317,8 +337,36 @@ class Coster {
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
-function sized(cost: number, schema: Schema | undefined): Estimate {
+/**
+ * What a macro's expansion costs besides its range: once (accumulator init and result) and per
+ * element (loop condition and step around the body's `bodies` costs).
+ */
+function loopCost(name: string, bodies: readonly number[]): [once: number, perElement: number] {
+  switch (name) {
+    case 'all':
+    case 'exists':
+      return [1, add(bodies[0]!, 3)]; // @not_strictly_false(__result__) is 2, `__result__ && p` adds 1
+    case 'exists_one':
+      return [2, add(bodies[0]!, 2)];
+    case 'map':
+      // With a filter: `p ? __result__ + [f] : __result__`, else `__result__ + [f]`.
+      return [LIST_CREATE + 1, bodies.length === 2 ? add(add(bodies[0]!, bodies[1]!), 12) : add(bodies[0]!, 12)];
+    default: // filter
+      return [LIST_CREATE + 1, add(bodies[0]!, 13)];
+  }
+}
+
+function sized(cost: number, schema: Schema | undefined, value?: { readonly actual: unknown }): Estimate {
+  if (value !== undefined && value.actual !== undefined) return { cost, size: actualSize(value.actual), schema, value };
   return { cost, size: schema === undefined ? undefined : maxElements(schema), schema };
+}
+
+// cel-go's sizes at run time: characters of a string, items of a list, entries of a map, 1 else.
+function actualSize(value: unknown): number {
+  if (typeof value === 'string') return [...value].length;
+  if (Array.isArray(value)) return value.length;
+  if (isObject(value)) return Object.keys(value).length;
+  return 1;
 }
 
 function scalar(cost: number): Estimate {

@@ -7,7 +7,7 @@
 // resourceVersion and version and never outlives them.
 
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
-import { ruleCostErrors } from './cel-cost.js';
+import { actualCost, estimateCost, ruleCostErrors } from './cel-cost.js';
 import { celEnvironment } from './cel-library.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
@@ -29,6 +29,19 @@ interface CompiledRule {
   readonly program: ParseResult;
   readonly messageProgram: ParseResult | undefined;
   readonly transition: boolean;
+  /** The rule's estimated cost per call; only above PER_CALL_COST_LIMIT is its actual cost worth computing. */
+  readonly estimatedCost: number;
+}
+
+/** kube-apiserver's limit on one evaluation of one rule (celconfig.PerCallLimit). */
+const PER_CALL_COST_LIMIT = 1_000_000;
+
+// Thrown out of the walk when a rule's actual cost is above the per-call limit: kube-apiserver
+// then runs no further rule on the object.
+class CallCostExceeded extends Error {
+  constructor(readonly refusal: StatusCause) {
+    super(refusal.message);
+  }
 }
 
 const compiled = new WeakMap<Schema, readonly CompiledRule[]>();
@@ -55,9 +68,11 @@ function compiledRules(schema: Schema): readonly CompiledRule[] {
   if (rules === undefined) {
     rules = rulesOf(schema).map((spec) => {
       compilations++;
+      const program = celEnvironment.parse(spec.rule);
       return {
         spec,
-        program: celEnvironment.parse(spec.rule),
+        program,
+        estimatedCost: estimateCost(program.ast, schema),
         messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
         transition: /\boldSelf\b/.test(spec.rule),
       };
@@ -145,7 +160,12 @@ export function ruleCostCauses(schema: Schema, path: string): StatusCause[] {
  */
 export function ruleViolations(obj: unknown, old: unknown, schema: Schema): StatusCause[] {
   const causes: StatusCause[] = [];
-  validateNode(obj, old, schema, '', causes);
+  try {
+    validateNode(obj, old, schema, '', causes);
+  } catch (error) {
+    if (!(error instanceof CallCostExceeded)) throw error;
+    causes.push(error.refusal);
+  }
   return causes;
 }
 
@@ -159,6 +179,14 @@ function validateNode(value: unknown, old: unknown, schema: Schema, path: string
       if (r.transition && oldSelf === undefined && r.spec.optionalOldSelf !== true) continue;
       // With optionalOldSelf the rule also runs on create, oldSelf then an empty optional.
       const old = r.spec.optionalOldSelf === true ? (oldSelf === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf;
+      if (r.estimatedCost > PER_CALL_COST_LIMIT && actualCost(r.program.ast, schema, value, PER_CALL_COST_LIMIT) > PER_CALL_COST_LIMIT) {
+        const label = r.spec.message?.trim() ? r.spec.message.trim() : r.spec.rule.trim();
+        throw new CallCostExceeded({
+          reason: 'FieldValueInvalid',
+          field: path,
+          message: `Invalid value: "${typeof schema['type'] === 'string' ? schema['type'] : 'object'}": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${label}`,
+        });
+      }
       causes.push(...evaluate(r, { self, oldSelf: old }, value, schema, path));
     }
   }

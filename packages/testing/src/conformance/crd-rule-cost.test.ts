@@ -99,4 +99,26 @@ describe('conformance: CRD validation rule cost limits', () => {
     });
     expect(crd.plural).to.be.a('string');
   });
+
+  it('stops validating an object when a rule costs more than 1,000,000 units on it (the per-call limit)', async () => {
+    const { apiextensions, custom, namespace } = fixture();
+    // Estimated at 4,005,002 (under 10,000,000: accepted); on 1,000 items it costs about 4,000,000, on 300 about 360,000.
+    const rule = "self.all(x, self.all(y, x != ''))";
+    const crd = await createTestCrd(apiextensions, custom, {
+      group: `${uniqueName('cost')}.kindex.dev`,
+      specSchema: names({ type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1 }, x_kubernetes_validations: [{ rule }] }),
+    });
+    const at = { group: crd.group, version: crd.version, plural: crd.plural, namespace };
+    const body = (name: string, count: number) => ({
+      apiVersion: crd.apiVersion,
+      kind: crd.kind,
+      metadata: { name },
+      spec: { names: Array.from({ length: count }, () => 'a') },
+    });
+    await custom.createNamespacedCustomObject({ ...at, body: body('small', 300) });
+    const status = await catchApiStatus(custom.createNamespacedCustomObject({ ...at, body: body('large', 1000) }));
+    const message = `Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`;
+    expect(status).to.deep.include({ code: 422, message: `${crd.kind}.${crd.group} "large" is invalid: spec.names: ${message}` });
+    expect(status.details?.causes).to.deep.equal([{ reason: 'FieldValueInvalid', field: 'spec.names', message }]);
+  });
 });
