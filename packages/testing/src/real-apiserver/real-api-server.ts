@@ -107,7 +107,7 @@ const START_ATTEMPTS = 3;
  * stopping them.
  *
  * @throws RealApiServerBinariesMissingError when the binaries are not built (see `scripts/real-apiserver/build.sh`).
- * @throws RealApiServerStartError when etcd or kube-apiserver does not become ready.
+ * @throws RealApiServerStartError when etcd, kube-apiserver or kube-controller-manager does not become ready.
  *
  * @example
  * ```ts
