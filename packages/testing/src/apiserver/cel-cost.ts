@@ -190,7 +190,9 @@ class Coster {
         const target = e(operand);
         const properties = target.schema?.['properties'];
         const fieldSchema =
-          isObject(properties) && isObject(properties[field]) ? (properties[field] as Schema) : sub(target.schema, 'additionalProperties');
+          isObject(properties) && isObject(properties[field])
+            ? (properties[field] as Schema)
+            : (sub(target.schema, 'additionalProperties') ?? (target.schema?.['type'] === 'object' ? IMPLICIT_FIELDS[field] : undefined));
         const fieldValue = target.value !== undefined && isObject(target.value.actual) ? { actual: target.value.actual[field] } : undefined;
         return sized(add(target.cost, target.schema?.['type'] === 'object' ? 1 : 0), fieldSchema, fieldValue);
       }
@@ -334,6 +336,17 @@ class Coster {
     return { cost, size: name === 'map' || name === 'filter' ? range.size : 1, schema: undefined };
   }
 }
+
+// What every resource root (and embedded resource) lets rules read even when its schema omits
+// them (SchemaDeclType's WithTypeAndObjectMeta): unbounded strings.
+const IMPLICIT_FIELDS: Readonly<Record<string, Schema | undefined>> = {
+  apiVersion: { type: 'string' },
+  kind: { type: 'string' },
+  metadata: { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } },
+  // A schema's own `metadata: {type: object}` is completed the same way.
+  name: { type: 'string' },
+  generateName: { type: 'string' },
+};
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 

@@ -100,6 +100,38 @@ describe('conformance: CRD validation rule cost limits', () => {
     expect(crd.plural).to.be.a('string');
   });
 
+  it('bounds maps by maxProperties: iterating an unbounded map of strings is refused, a bounded one accepted', async () => {
+    const rule = "self.all(k, self[k].contains('x'))";
+    const map = (bounds: V1JSONSchemaProps, values: V1JSONSchemaProps): V1JSONSchemaProps => ({
+      type: 'object',
+      properties: { labels: { type: 'object', ...bounds, additionalProperties: values, x_kubernetes_validations: [{ rule }] } },
+    });
+    const causes = await refusal(map({}, unboundedString));
+    expect(causes[0]).to.deep.equal({
+      reason: 'FieldValueForbidden',
+      field: `${SCHEMA}.properties[spec].properties[labels].x-kubernetes-validations[0].rule`,
+      message: `Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${HINT}`,
+    });
+    const { apiextensions, custom } = fixture();
+    await createTestCrd(apiextensions, custom, {
+      group: `${uniqueName('cost')}.kindex.dev`,
+      specSchema: map({ maxProperties: 10 }, shortString),
+    });
+  });
+
+  it('accepts a cheap rule and messageExpression on an unbounded string', async () => {
+    const { apiextensions, custom } = fixture();
+    const crd = await createTestCrd(apiextensions, custom, {
+      group: `${uniqueName('cost')}.kindex.dev`,
+      specSchema: {
+        type: 'object',
+        properties: { s: unboundedString },
+        x_kubernetes_validations: [{ rule: "self.s != 'x'", messageExpression: "self.s + self.s + ' is reserved'" }],
+      },
+    });
+    expect(crd.kind).to.equal('Widget');
+  });
+
   it('stops validating an object when a rule costs more than 1,000,000 units on it (the per-call limit)', async () => {
     const { apiextensions, custom, namespace } = fixture();
     // Estimated at 4,005,002 (under 10,000,000: accepted); on 1,000 items it costs about 4,000,000, on 300 about 360,000.
