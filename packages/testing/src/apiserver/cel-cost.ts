@@ -149,9 +149,16 @@ export function childCardinality(schema: Schema, cardinality: number | undefined
   return cardinality;
 }
 
-/** The estimated cost upper bound of one evaluation of `ast` with `self` of `selfSchema`. */
+/**
+ * The estimated cost upper bound of one evaluation of `ast` with `self` of `selfSchema`; 0 for an
+ * expression this model cannot walk, so that a gap in it never refuses a CRD kube-apiserver takes.
+ */
 export function estimateCost(ast: ASTNode, selfSchema: Schema): number {
-  return new Coster(selfSchema, undefined).estimate(ast, new Map()).cost;
+  try {
+    return new Coster(selfSchema, undefined).estimate(ast, new Map()).cost;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -161,7 +168,11 @@ export function estimateCost(ast: ASTNode, selfSchema: Schema): number {
  * worth asking when {@link estimateCost} is above the per-call limit.
  */
 export function actualCost(ast: ASTNode, selfSchema: Schema, self: unknown, limit = MAX_COST): number {
-  return new Coster(selfSchema, { actual: self }, limit).estimate(ast, new Map()).cost;
+  try {
+    return new Coster(selfSchema, { actual: self }, limit).estimate(ast, new Map()).cost;
+  } catch {
+    return 0;
+  }
 }
 
 class Coster {
