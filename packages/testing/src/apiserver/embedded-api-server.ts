@@ -51,6 +51,7 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AccessControl } from './access-control.js';
+import type { UserInfo } from './request-attributes.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
@@ -447,7 +448,7 @@ export class EmbeddedApiServer implements TestApiServer {
         if (answer !== undefined) return this.send(res, answer);
       }
       if (r.kind === 'resource') {
-        this.serveResource(r, url, req, res, body);
+        this.serveResource(r, url, req, res, body, user);
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
@@ -527,6 +528,7 @@ export class EmbeddedApiServer implements TestApiServer {
     req: http.IncomingMessage,
     res: http.ServerResponse,
     raw: RawBody | undefined,
+    user: UserInfo | undefined,
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
@@ -553,6 +555,7 @@ export class EmbeddedApiServer implements TestApiServer {
       userAgent: req.headers['user-agent'],
       // Only object bodies decoded as JSON: patches and YAML go through other decoders.
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
+      admit: user === undefined ? undefined : this.access.escalationCheck(r, user),
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
     if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
