@@ -1,0 +1,255 @@
+// Converts between Kubernetes' protobuf messages and the JSON the embedded server stores, walking
+// the message descriptors of @bufbuild/protobuf. The proto3 JSON mapping of the library does not
+// apply: Kubernetes JSON writes int64 as numbers, times as RFC 3339 strings, Quantity and
+// IntOrString as bare values and RawExtension as the embedded JSON, and names a few
+// apiextensions fields differently ($ref, x-kubernetes-*).
+//
+// Presence follows Go: gogo's marshaller writes every non-pointer field, so a decoded zero
+// (0, false, "", an empty Time) means unset and is left out, except in the fields the Go types
+// declare as pointers (generated/pointer-fields.ts), where `replicas: 0` is a value.
+
+import { create, isFieldSet, ScalarType, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { POINTER_SCALAR_FIELDS } from './generated/pointer-fields.js';
+
+type Json = Record<string, unknown>;
+
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const APIEXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1';
+
+/** A message with a JSON form of its own, keyed by full name. */
+interface Special {
+  toJson(message: Json): unknown;
+  fromJson(value: unknown): Json;
+}
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+/** Bytes that hold JSON: RawExtension.raw, FieldsV1.Raw, apiextensions' JSON.raw. */
+function embeddedJson(field: string): Special {
+  return {
+    toJson: (m) => {
+      const raw = m[field];
+      return raw instanceof Uint8Array && raw.length > 0 ? (JSON.parse(fromUtf8.decode(raw)) as unknown) : undefined;
+    },
+    fromJson: (v) => ({ [field]: utf8.encode(JSON.stringify(v)) }),
+  };
+}
+const items: Special = { toJson: (m) => m['items'], fromJson: (v) => ({ items: v }) };
+
+const SPECIAL: Record<string, Special> = {
+  [`${META}.Time`]: timeSpecial(false),
+  [`${META}.MicroTime`]: timeSpecial(true),
+  [`${META}.Duration`]: {
+    toJson: (m) => goDuration(BigInt((m['duration'] as bigint | undefined) ?? 0n)),
+    fromJson: (v) => ({ duration: parseGoDuration(String(v)) }),
+  },
+  [`${META}.FieldsV1`]: embeddedJson('Raw'),
+  [`${META}.Verbs`]: items,
+  'k8s.io.api.authentication.v1.ExtraValue': items,
+  'k8s.io.api.authorization.v1.ExtraValue': items,
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': embeddedJson('raw'),
+  [`${APIEXTENSIONS}.JSON`]: embeddedJson('raw'),
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': { toJson: (m) => m['string'], fromJson: (v) => ({ string: String(v) }) },
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': {
+    toJson: (m) => (m['type'] === 1n ? (m['strVal'] ?? '') : (m['intVal'] ?? 0)),
+    fromJson: (v) => (typeof v === 'number' ? { type: 0n, intVal: v } : { type: 1n, strVal: String(v) }),
+  },
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrArray`]: {
+    toJson: (m) => (m['schema'] !== undefined ? m['schema'] : m['jSONSchemas']),
+    fromJson: (v) => (Array.isArray(v) ? { jSONSchemas: v } : { schema: v }),
+  },
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrBool`]: {
+    toJson: (m) => (m['schema'] !== undefined ? m['schema'] : (m['allows'] ?? false)),
+    fromJson: (v) => (typeof v === 'boolean' ? { allows: v } : { allows: true, schema: v }),
+  },
+  [`${APIEXTENSIONS}.JSONSchemaPropsOrStringArray`]: {
+    toJson: (m) => (m['schema'] !== undefined ? m['schema'] : m['property']),
+    fromJson: (v) => (Array.isArray(v) ? { property: v } : { schema: v }),
+  },
+};
+
+// JSONSchemaProps' proto field names cannot hold `$` or `-`.
+const JSON_SCHEMA_PROPS_NAMES: Record<string, string> = { ref: '$ref', schema: '$schema' };
+
+/** The JSON key of a field: the proto name, but for JSONSchemaProps' `$ref`, `$schema` and `x-kubernetes-*`. */
+function jsonKey(desc: DescMessage, field: DescField): string {
+  if (desc.typeName !== `${APIEXTENSIONS}.JSONSchemaProps`) return field.name;
+  const renamed = JSON_SCHEMA_PROPS_NAMES[field.name];
+  if (renamed !== undefined) return renamed;
+  return field.name.startsWith('xKubernetes') ? `x${field.name.slice(1).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : field.name;
+}
+
+/** The Kubernetes JSON of a decoded message, with unset and Go-zero fields left out. */
+export function messageToJson(desc: DescMessage, message: Message): unknown {
+  const m = message as unknown as Json;
+  const special = SPECIAL[desc.typeName];
+  if (special !== undefined) {
+    // Set fields only; scalars stay as decoded (bytes, bigint) for the special form to read.
+    const set = desc.fields.filter((f) => isFieldSet(message, f));
+    return special.toJson(
+      Object.fromEntries(set.map((f) => [f.localName, f.fieldKind === 'scalar' ? m[f.localName] : fieldToJson(f, m[f.localName])])),
+    );
+  }
+  const out: Json = {};
+  for (const field of desc.fields) {
+    if (!isFieldSet(message, field)) continue;
+    const value = fieldToJson(field, m[field.localName]);
+    if (value === undefined) continue;
+    if (isGoZero(value) && !POINTER_SCALAR_FIELDS.has(`${desc.name}.${field.name}`)) continue;
+    out[jsonKey(desc, field)] = value;
+  }
+  return out;
+}
+
+function isGoZero(value: unknown): boolean {
+  if (value === '' || value === 0 || value === false) return true;
+  return Array.isArray(value) ? value.length === 0 : false;
+}
+
+function fieldToJson(field: DescField, value: unknown): unknown {
+  if (value === undefined) return undefined;
+  switch (field.fieldKind) {
+    case 'scalar':
+      return scalarToJson(field.scalar, value);
+    case 'enum':
+      return value;
+    case 'message':
+      return messageToJson(field.message, value as Message);
+    case 'list':
+      return (value as unknown[]).map((v) =>
+        field.listKind === 'message'
+          ? messageToJson(field.message, v as Message)
+          : field.listKind === 'scalar'
+            ? scalarToJson(field.scalar, v)
+            : v,
+      );
+    case 'map': {
+      const out: Json = {};
+      for (const [k, v] of Object.entries(value as Json)) {
+        out[k] =
+          field.mapKind === 'message'
+            ? messageToJson(field.message, v as Message)
+            : field.mapKind === 'scalar'
+              ? scalarToJson(field.scalar, v)
+              : v;
+      }
+      return out;
+    }
+  }
+}
+
+function scalarToJson(type: ScalarType, value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (type === ScalarType.BYTES) return Buffer.from(value as Uint8Array).toString('base64');
+  return value;
+}
+
+/** The message init of Kubernetes JSON, for `create` and `toBinary`; keys the descriptor lacks are dropped. */
+export function jsonToMessage<Desc extends DescMessage>(desc: Desc, json: unknown): Message {
+  return create(desc, jsonToInit(desc, json) as never);
+}
+
+function jsonToInit(desc: DescMessage, json: unknown): Json {
+  const special = SPECIAL[desc.typeName];
+  if (special !== undefined) {
+    const init = special.fromJson(json);
+    // The special form's scalars are ready; its messages are JSON still (JSONSchemaPropsOrBool's schema).
+    for (const field of desc.fields) {
+      if (field.fieldKind !== 'scalar' && init[field.localName] !== undefined)
+        init[field.localName] = fieldFromJson(field, init[field.localName]);
+    }
+    return init;
+  }
+  const out: Json = {};
+  if (json === null || typeof json !== 'object') return out;
+  const obj = json as Json;
+  for (const field of desc.fields) {
+    const value = obj[jsonKey(desc, field)];
+    if (value === undefined || value === null) continue;
+    out[field.localName] = fieldFromJson(field, value);
+  }
+  return out;
+}
+
+function fieldFromJson(field: DescField, value: unknown): unknown {
+  switch (field.fieldKind) {
+    case 'scalar':
+      return scalarFromJson(field.scalar, value);
+    case 'enum':
+      return value;
+    case 'message':
+      return jsonToInit(field.message, value);
+    case 'list':
+      return (value as unknown[]).map((v) =>
+        field.listKind === 'message' ? jsonToInit(field.message, v) : field.listKind === 'scalar' ? scalarFromJson(field.scalar, v) : v,
+      );
+    case 'map': {
+      const out: Json = {};
+      for (const [k, v] of Object.entries(value as Json)) {
+        out[k] =
+          field.mapKind === 'message' ? jsonToInit(field.message, v) : field.mapKind === 'scalar' ? scalarFromJson(field.scalar, v) : v;
+      }
+      return out;
+    }
+  }
+}
+
+const INT64_TYPES = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+
+function scalarFromJson(type: ScalarType, value: unknown): unknown {
+  if (INT64_TYPES.has(type)) return BigInt(Math.trunc(Number(value)));
+  if (type === ScalarType.BYTES) return new Uint8Array(Buffer.from(String(value), 'base64'));
+  return value;
+}
+
+// Time is second-precision on both wires; MicroTime keeps microseconds (micro-time.ts's format).
+function timeSpecial(micro: boolean): Special {
+  return {
+    toJson: (m) => {
+      const seconds = m['seconds'] as bigint | undefined;
+      const nanos = (m['nanos'] as number | undefined) ?? 0;
+      if (seconds === undefined) return undefined;
+      const iso = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+      return micro ? `${iso}.${String(Math.trunc(nanos / 1000)).padStart(6, '0')}Z` : `${iso}Z`;
+    },
+    fromJson: (v) => {
+      const text = String(v);
+      const ms = Date.parse(text);
+      const fraction = /\.(\d+)/.exec(text)?.[1] ?? '';
+      const seconds = BigInt(Math.floor(ms / 1000));
+      return micro ? { seconds, nanos: Number(fraction.padEnd(9, '0').slice(0, 9)) } : { seconds };
+    },
+  };
+}
+
+const DURATION_UNITS: Array<[string, bigint]> = [
+  ['h', 3_600_000_000_000n],
+  ['m', 60_000_000_000n],
+  ['s', 1_000_000_000n],
+  ['ms', 1_000_000n],
+  ['us', 1_000n],
+  ['ns', 1n],
+];
+
+// Go's time.Duration.String for whole seconds and above ("1h0m0s"), which is what metav1.Duration writes.
+function goDuration(ns: bigint): string {
+  if (ns === 0n) return '0s';
+  const sign = ns < 0n ? '-' : '';
+  let rest = ns < 0n ? -ns : ns;
+  if (rest < 1_000_000_000n) return `${sign}${rest}ns`;
+  const h = rest / 3_600_000_000_000n;
+  rest %= 3_600_000_000_000n;
+  const m = rest / 60_000_000_000n;
+  rest %= 60_000_000_000n;
+  const s = Number(rest) / 1e9;
+  return `${sign}${h > 0n ? `${h}h` : ''}${h > 0n || m > 0n ? `${m}m` : ''}${s}s`;
+}
+
+function parseGoDuration(text: string): bigint {
+  let total = 0n;
+  for (const [, amount, unit] of text.matchAll(/([\d.]+)(h|ms|us|µs|ns|m|s)/g)) {
+    const scale = DURATION_UNITS.find(([u]) => u === (unit === 'µs' ? 'us' : unit))![1];
+    total += BigInt(Math.round(Number(amount) * Number(scale)));
+  }
+  return text.startsWith('-') ? -total : total;
+}
