@@ -106,36 +106,39 @@ function isGoZero(value: unknown): boolean {
   return Array.isArray(value) ? value.length === 0 : false;
 }
 
-function fieldToJson(field: DescField, value: unknown): unknown {
-  if (value === undefined) return undefined;
+/** How one direction converts a message and a scalar; fields, lists and maps are walked alike. */
+interface Direction {
+  message(desc: DescMessage, value: unknown): unknown;
+  scalar(type: ScalarType, value: unknown): unknown;
+}
+
+function convertField(field: DescField, value: unknown, to: Direction): unknown {
   switch (field.fieldKind) {
     case 'scalar':
-      return scalarToJson(field.scalar, value);
+      return to.scalar(field.scalar, value);
     case 'enum':
       return value;
     case 'message':
-      return messageToJson(field.message, value as Message);
+      return to.message(field.message, value);
     case 'list':
       return (value as unknown[]).map((v) =>
-        field.listKind === 'message'
-          ? messageToJson(field.message, v as Message)
-          : field.listKind === 'scalar'
-            ? scalarToJson(field.scalar, v)
-            : v,
+        field.listKind === 'message' ? to.message(field.message, v) : field.listKind === 'scalar' ? to.scalar(field.scalar, v) : v,
       );
-    case 'map': {
-      const out: Json = {};
-      for (const [k, v] of Object.entries(value as Json)) {
-        out[k] =
-          field.mapKind === 'message'
-            ? messageToJson(field.message, v as Message)
-            : field.mapKind === 'scalar'
-              ? scalarToJson(field.scalar, v)
-              : v;
-      }
-      return out;
-    }
+    case 'map':
+      return Object.fromEntries(
+        Object.entries(value as Json).map(([k, v]) => [
+          k,
+          field.mapKind === 'message' ? to.message(field.message, v) : field.mapKind === 'scalar' ? to.scalar(field.scalar, v) : v,
+        ]),
+      );
   }
+}
+
+const TO_JSON: Direction = { message: (desc, v) => messageToJson(desc, v as Message), scalar: (type, v) => scalarToJson(type, v) };
+const FROM_JSON: Direction = { message: (desc, v) => jsonToInit(desc, v), scalar: (type, v) => scalarFromJson(type, v) };
+
+function fieldToJson(field: DescField, value: unknown): unknown {
+  return value === undefined ? undefined : convertField(field, value, TO_JSON);
 }
 
 function scalarToJson(type: ScalarType, value: unknown): unknown {
@@ -172,26 +175,7 @@ function jsonToInit(desc: DescMessage, json: unknown): Json {
 }
 
 function fieldFromJson(field: DescField, value: unknown): unknown {
-  switch (field.fieldKind) {
-    case 'scalar':
-      return scalarFromJson(field.scalar, value);
-    case 'enum':
-      return value;
-    case 'message':
-      return jsonToInit(field.message, value);
-    case 'list':
-      return (value as unknown[]).map((v) =>
-        field.listKind === 'message' ? jsonToInit(field.message, v) : field.listKind === 'scalar' ? scalarFromJson(field.scalar, v) : v,
-      );
-    case 'map': {
-      const out: Json = {};
-      for (const [k, v] of Object.entries(value as Json)) {
-        out[k] =
-          field.mapKind === 'message' ? jsonToInit(field.message, v) : field.mapKind === 'scalar' ? scalarFromJson(field.scalar, v) : v;
-      }
-      return out;
-    }
-  }
+  return convertField(field, value, FROM_JSON);
 }
 
 const INT64_TYPES = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
