@@ -3,8 +3,14 @@ import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
 import { DeploymentSchema } from '../apiserver/protobuf/generated/k8s.io/api/apps/v1/generated_pb.js';
 import { SelfSubjectAccessReviewSchema } from '../apiserver/protobuf/generated/k8s.io/api/authorization/v1/generated_pb.js';
-import { ConfigMapListSchema, ConfigMapSchema } from '../apiserver/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
-import { StatusSchema, WatchEventSchema } from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
+import { LeaseSchema } from '../apiserver/protobuf/generated/k8s.io/api/coordination/v1/generated_pb.js';
+import { ConfigMapListSchema, ConfigMapSchema, PodSchema } from '../apiserver/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
+import { CustomResourceDefinitionSchema } from '../apiserver/protobuf/generated/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
+import {
+  DeleteOptionsSchema,
+  StatusSchema,
+  WatchEventSchema,
+} from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
 import { UnknownSchema } from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
@@ -113,6 +119,94 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     };
     expect(stored.spec.replicas).to.equal(0);
     expect(stored.spec.template.spec.containers[0]!.ports[0]).to.deep.equal({ containerPort: 8080, protocol: 'TCP' });
+  });
+
+  it('carries Quantity, IntOrString, embedded structs and MicroTime through protobuf both ways', async () => {
+    const { kubeConfig, namespace } = fixture();
+    const name = uniqueName('pod');
+    const pod = create(PodSchema, {
+      metadata: { name },
+      spec: {
+        containers: [
+          {
+            name: 'c',
+            image: 'registry.k8s.io/pause:3.10',
+            resources: { limits: { cpu: { string: '250m' }, memory: { string: '64Mi' } } },
+            // Probe's handler and the key selector's LocalObjectReference are inline in JSON.
+            readinessProbe: { handler: { httpGet: { path: '/ready', port: { type: 1n, strVal: 'http' } } } },
+            livenessProbe: { handler: { tcpSocket: { port: { type: 0n, intVal: 8080 } } } },
+            env: [{ name: 'A', valueFrom: { configMapKeyRef: { localObjectReference: { name: 'settings' }, key: 'a' } } }],
+          },
+        ],
+      },
+    });
+    const path = `/api/v1/namespaces/${namespace}/pods`;
+    const created = await rawRequest(kubeConfig, {
+      method: 'POST',
+      path,
+      headers: { 'Content-Type': PROTOBUF, Accept: 'application/json' },
+      body: wrap(PodSchema, 'v1', 'Pod', pod),
+    });
+    expect(created.status, created.text).to.equal(201);
+    const container = (JSON.parse(created.text) as { spec: { containers: Array<Record<string, unknown>> } }).spec.containers[0]!;
+    // (kube-apiserver also defaults requests to the limits; the embedded server does not yet.)
+    expect(container['resources']).to.have.deep.property('limits', { cpu: '250m', memory: '64Mi' });
+    expect(container['readinessProbe']).to.have.nested.property('httpGet.port', 'http');
+    expect(container['readinessProbe']).to.have.nested.property('httpGet.path', '/ready');
+    expect(container['livenessProbe']).to.have.nested.property('tcpSocket.port', 8080);
+    expect(container['env']).to.deep.equal([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'settings', key: 'a' } } }]);
+
+    const read = await rawRequest(kubeConfig, { path: `${path}/${name}`, headers: { Accept: PROTOBUF } });
+    const back = fromBinary(PodSchema, unwrap(read.bytes).raw).spec!.containers[0]!;
+    expect(back.resources?.limits['cpu']?.string).to.equal('250m');
+    expect(back.readinessProbe?.handler?.httpGet?.port).to.deep.include({ type: 1n, strVal: 'http' });
+    expect(back.livenessProbe?.handler?.tcpSocket?.port).to.deep.include({ type: 0n, intVal: 8080 });
+    expect(back.env[0]?.valueFrom?.configMapKeyRef?.localObjectReference?.name).to.equal('settings');
+
+    const renewTime = '2026-11-25T21:20:30.123456Z';
+    const lease = await rawRequest(kubeConfig, {
+      method: 'POST',
+      path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+      headers: { 'Content-Type': 'application/json', Accept: PROTOBUF },
+      body: JSON.stringify({ metadata: { name }, spec: { holderIdentity: 'a', renewTime, leaseDurationSeconds: 15 } }),
+    });
+    expect(lease.status, lease.text).to.equal(201);
+    const spec = fromBinary(LeaseSchema, unwrap(lease.bytes).raw).spec!;
+    // MicroTime keeps its microseconds on the protobuf wire.
+    expect(spec.renewTime).to.deep.include({ seconds: BigInt(Date.parse(renewTime) / 1000 - 0.123), nanos: 123_456_000 });
+    expect(spec.leaseDurationSeconds).to.equal(15);
+  });
+
+  it('answers a CustomResourceDefinition in protobuf, its schema included', async () => {
+    const { kubeConfig } = fixture();
+    const crd = await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), kubeConfig.makeApiClient(CustomObjectsApi), {
+      specSchema: { type: 'object', properties: { size: { type: 'integer', minimum: 1 } }, x_kubernetes_preserve_unknown_fields: true },
+    });
+    const r = await rawRequest(kubeConfig, {
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.name}`,
+      headers: { Accept: PROTOBUF },
+    });
+    expect(r.status).to.equal(200);
+    const unknown = unwrap(r.bytes);
+    expect(unknown).to.include({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' });
+    const decoded = fromBinary(CustomResourceDefinitionSchema, unknown.raw);
+    expect(decoded.spec?.names?.kind).to.equal(crd.kind);
+    const spec = decoded.spec?.versions[0]?.schema?.openAPIV3Schema?.properties['spec'];
+    expect(spec?.xKubernetesPreserveUnknownFields).to.equal(true);
+    expect(spec?.properties['size']).to.deep.include({ type: 'integer', minimum: 1 });
+  });
+
+  it('decodes DeleteOptions sent in protobuf (a failed precondition is 409)', async () => {
+    const { core, kubeConfig, namespace } = fixture();
+    const cm = await createConfigMap(core, namespace);
+    const r = await rawRequest(kubeConfig, {
+      method: 'DELETE',
+      path: `${cms(namespace)}/${cm.metadata!.name}`,
+      headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
+      body: wrap(DeleteOptionsSchema, 'v1', 'DeleteOptions', create(DeleteOptionsSchema, { preconditions: { uid: 'not-its-uid' } })),
+    });
+    expect(r.status).to.equal(409);
+    expect(status(r)).to.deep.include({ code: 409, reason: 'Conflict' });
   });
 
   it('answers a SelfSubjectAccessReview sent in protobuf (kubectl auth can-i) in protobuf', async () => {

@@ -6,10 +6,11 @@
 //
 // Presence follows Go: gogo's marshaller writes every non-pointer field, so a decoded zero
 // (0, false, "", an empty Time) means unset and is left out, except in the fields the Go types
-// declare as pointers (generated/pointer-fields.ts), where `replicas: 0` is a value.
+// declare as pointers (generated/go-fields.ts), where `replicas: 0` is a value. Embedded structs
+// (Probe's handler, a key selector's LocalObjectReference) are fields in protobuf and inline in JSON.
 
-import { create, isFieldSet, ScalarType, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
-import { POINTER_SCALAR_FIELDS } from './generated/pointer-fields.js';
+import { create, isFieldSet, ScalarType, type DescField, type DescMessage, type Message, type MessageShape } from '@bufbuild/protobuf';
+import { INLINE_FIELDS, POINTER_FIELDS } from './generated/go-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,10 +40,6 @@ const items: Special = { toJson: (m) => m['items'], fromJson: (v) => ({ items: v
 const SPECIAL: Record<string, Special> = {
   [`${META}.Time`]: timeSpecial(false),
   [`${META}.MicroTime`]: timeSpecial(true),
-  [`${META}.Duration`]: {
-    toJson: (m) => goDuration(BigInt((m['duration'] as bigint | undefined) ?? 0n)),
-    fromJson: (v) => ({ duration: parseGoDuration(String(v)) }),
-  },
   [`${META}.FieldsV1`]: embeddedJson('Raw'),
   [`${META}.Verbs`]: items,
   'k8s.io.api.authentication.v1.ExtraValue': items,
@@ -95,8 +92,10 @@ export function messageToJson(desc: DescMessage, message: Message): unknown {
     if (!isFieldSet(message, field)) continue;
     const value = fieldToJson(field, m[field.localName]);
     if (value === undefined) continue;
-    if (isGoZero(value) && !POINTER_SCALAR_FIELDS.has(`${desc.name}.${field.name}`)) continue;
-    out[jsonKey(desc, field)] = value;
+    const goName = `${desc.name}.${field.name}`;
+    if (INLINE_FIELDS.has(goName)) Object.assign(out, value);
+    // A message's own JSON form may be a zero (JSONSchemaPropsOrBool's false): only scalars and lists are Go zeros.
+    else if (field.fieldKind === 'message' || !isGoZero(value) || POINTER_FIELDS.has(goName)) out[jsonKey(desc, field)] = value;
   }
   return out;
 }
@@ -148,7 +147,7 @@ function scalarToJson(type: ScalarType, value: unknown): unknown {
 }
 
 /** The message init of Kubernetes JSON, for `create` and `toBinary`; keys the descriptor lacks are dropped. */
-export function jsonToMessage<Desc extends DescMessage>(desc: Desc, json: unknown): Message {
+export function jsonToMessage<Desc extends DescMessage>(desc: Desc, json: unknown): MessageShape<Desc> {
   return create(desc, jsonToInit(desc, json) as never);
 }
 
@@ -167,7 +166,7 @@ function jsonToInit(desc: DescMessage, json: unknown): Json {
   if (json === null || typeof json !== 'object') return out;
   const obj = json as Json;
   for (const field of desc.fields) {
-    const value = obj[jsonKey(desc, field)];
+    const value = INLINE_FIELDS.has(`${desc.name}.${field.name}`) ? obj : obj[jsonKey(desc, field)];
     if (value === undefined || value === null) continue;
     out[field.localName] = fieldFromJson(field, value);
   }
@@ -204,36 +203,4 @@ function timeSpecial(micro: boolean): Special {
       return micro ? { seconds, nanos: Number(fraction.padEnd(9, '0').slice(0, 9)) } : { seconds };
     },
   };
-}
-
-const DURATION_UNITS: Array<[string, bigint]> = [
-  ['h', 3_600_000_000_000n],
-  ['m', 60_000_000_000n],
-  ['s', 1_000_000_000n],
-  ['ms', 1_000_000n],
-  ['us', 1_000n],
-  ['ns', 1n],
-];
-
-// Go's time.Duration.String for whole seconds and above ("1h0m0s"), which is what metav1.Duration writes.
-function goDuration(ns: bigint): string {
-  if (ns === 0n) return '0s';
-  const sign = ns < 0n ? '-' : '';
-  let rest = ns < 0n ? -ns : ns;
-  if (rest < 1_000_000_000n) return `${sign}${rest}ns`;
-  const h = rest / 3_600_000_000_000n;
-  rest %= 3_600_000_000_000n;
-  const m = rest / 60_000_000_000n;
-  rest %= 60_000_000_000n;
-  const s = Number(rest) / 1e9;
-  return `${sign}${h > 0n ? `${h}h` : ''}${h > 0n || m > 0n ? `${m}m` : ''}${s}s`;
-}
-
-function parseGoDuration(text: string): bigint {
-  let total = 0n;
-  for (const [, amount, unit] of text.matchAll(/([\d.]+)(h|ms|us|µs|ns|m|s)/g)) {
-    const scale = DURATION_UNITS.find(([u]) => u === (unit === 'µs' ? 'us' : unit))![1];
-    total += BigInt(Math.round(Number(amount) * Number(scale)));
-  }
-  return text.startsWith('-') ? -total : total;
 }
