@@ -151,6 +151,7 @@ export const EMBEDDED_API_SERVER_OPTION_KEYS = {
 export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
 
 const CONTEXT = 'kindex-embedded';
+const NEGOTIATED_ROUTES: ReadonlySet<Route['kind']> = new Set(['api', 'apis', 'group', 'resources', 'resource']);
 // Request bodies the server decodes; a missing Content-Type is read as JSON, as client-go sends.
 const BODY_MEDIA_TYPES = new Set(['', 'application/json', 'application/yaml', 'application/apply-patch+yaml']);
 
@@ -436,8 +437,11 @@ export class EmbeddedApiServer implements TestApiServer {
       if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
       const type = r.kind === 'resource' ? this.registry.lookup(r.group, r.version, r.resource) : undefined;
       // Reviews (access-control.ts) are built in without a registry entry; CRDs cannot claim *.k8s.io.
-      const custom = r.kind === 'resource' && (type?.custom ?? !(r.group === '' || r.group === 'apps' || r.group.endsWith('.k8s.io')));
-      if (r.kind !== 'health' && r.kind !== 'metrics' && r.kind !== 'version' && r.kind !== 'openapi') {
+      const builtIn = r.kind !== 'resource' || r.group === '' || r.group === 'apps' || r.group.endsWith('.k8s.io');
+      const custom = type?.custom ?? !builtIn;
+      // Discovery and resources negotiate; an unknown group is 404 whatever it accepts, and health,
+      // metrics and /version answer in their one format.
+      if (NEGOTIATED_ROUTES.has(r.kind) && (type !== undefined || builtIn)) {
         const watch = url.searchParams.get('watch');
         await this.media.negotiate(res, req.headers.accept, { custom, watch: watch === 'true' || watch === '1' });
       }

@@ -7,6 +7,7 @@ import { LeaseSchema } from '../apiserver/protobuf/generated/k8s.io/api/coordina
 import { ConfigMapListSchema, ConfigMapSchema, PodSchema } from '../apiserver/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
 import { CustomResourceDefinitionSchema } from '../apiserver/protobuf/generated/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
 import {
+  APIResourceListSchema,
   DeleteOptionsSchema,
   StatusSchema,
   WatchEventSchema,
@@ -240,22 +241,48 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
   it('streams a protobuf watch as length-prefixed WatchEvents whose objects are protobuf', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: 'b' } });
-    const r = await rawRequest(kubeConfig, {
-      path: `${cms(namespace)}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D${cm.metadata!.name}`,
-      headers: { Accept: PROTOBUF },
-    });
+    const watch = async (query: string) => {
+      const r = await rawRequest(kubeConfig, {
+        path: `${cms(namespace)}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D${cm.metadata!.name}${query}`,
+        headers: { Accept: PROTOBUF },
+      });
+      expect(r.status).to.equal(200);
+      expect(r.headers['content-type']).to.equal(`${PROTOBUF};stream=watch`);
+      const events = [];
+      for (let at = 0; at < r.bytes.length;) {
+        const length = r.bytes.readUInt32BE(at);
+        const event = fromBinary(WatchEventSchema, r.bytes.subarray(at + 4, at + 4 + length));
+        events.push({ type: event.type, object: fromBinary(ConfigMapSchema, unwrap(event.object?.raw ?? new Uint8Array()).raw) });
+        at += 4 + length;
+      }
+      return events;
+    };
+    const plain = await watch('');
+    expect(plain.map((e) => e.type)).to.deep.equal(['ADDED']);
+    expect(plain[0]!.object.data).to.deep.equal({ a: 'b' });
+    // A watch-list (what informers on protobuf open) ends its initial events with a bookmark.
+    const list = await watch('&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true');
+    expect(list.map((e) => e.type)).to.deep.equal(['ADDED', 'BOOKMARK']);
+    expect(list[1]!.object.metadata?.annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
+    expect(list[1]!.object.metadata?.resourceVersion).to.match(/^\d+$/);
+  });
+
+  it('answers discovery in protobuf, and 406 for HTML', async () => {
+    const { kubeConfig } = fixture();
+    const r = await rawRequest(kubeConfig, { path: '/api/v1', headers: { Accept: `${PROTOBUF}, application/json` } });
     expect(r.status).to.equal(200);
-    expect(r.headers['content-type']).to.equal(`${PROTOBUF};stream=watch`);
-    const events = [];
-    for (let at = 0; at < r.bytes.length;) {
-      const length = r.bytes.readUInt32BE(at);
-      events.push(fromBinary(WatchEventSchema, r.bytes.subarray(at + 4, at + 4 + length)));
-      at += 4 + length;
-    }
-    expect(events.map((e) => e.type)).to.deep.equal(['ADDED']);
-    const object = unwrap(events[0]!.object?.raw ?? new Uint8Array());
-    expect(object.kind).to.equal('ConfigMap');
-    expect(fromBinary(ConfigMapSchema, object.raw).data).to.deep.equal({ a: 'b' });
+    expect(r.headers['content-type']).to.equal(PROTOBUF);
+    const list = fromBinary(APIResourceListSchema, unwrap(r.bytes).raw);
+    expect(list.groupVersion).to.equal('v1');
+    const configmaps = list.resources.find((x) => x.name === 'configmaps');
+    expect(configmaps).to.deep.include({ kind: 'ConfigMap', namespaced: true });
+    expect(configmaps?.verbs?.items).to.include.members(['create', 'get', 'list', 'watch']);
+    const html = await rawRequest(kubeConfig, { path: '/api/v1', headers: { Accept: 'text/html' } });
+    expect(html.status).to.equal(406);
+    expect(status(html)).to.deep.include({
+      reason: 'NotAcceptable',
+      message: `406: Not Acceptable\n\nAvailable representations: ${SERVED}`,
+    });
   });
 
   it('answers YAML for get and list, and decodes YAML bodies; a watch cannot be YAML (406)', async () => {
