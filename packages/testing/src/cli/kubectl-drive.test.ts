@@ -80,10 +80,15 @@ describe('kubectl drives the embedded server (imperative create, auth, get -w, e
   const data = async (name: string) =>
     (await server.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name, namespace: 'demo' })).data;
 
-  it('creates a namespace and a configmap imperatively (protobuf bodies)', async () => {
+  it('creates a namespace, a configmap and a secret imperatively (protobuf bodies)', async () => {
     expect(await ok(['create', 'namespace', 'demo'])).to.equal('namespace/demo created\n');
     expect(await ok(['create', 'configmap', 'x', '--from-literal=a=b', '-n', 'demo'])).to.equal('configmap/x created\n');
     expect(await data('x')).to.deep.equal({ a: 'b' });
+    // A Secret's data is bytes on the protobuf wire and base64 in JSON.
+    expect(await ok(['create', 'secret', 'generic', 's', '--from-literal=token=hello', '-n', 'demo'])).to.equal('secret/s created\n');
+    const secret = await server.kubeConfig.makeApiClient(CoreV1Api).readNamespacedSecret({ name: 's', namespace: 'demo' });
+    expect(secret.data).to.deep.equal({ token: Buffer.from('hello').toString('base64') });
+    expect(secret.type).to.equal('Opaque');
     const namespace = await server.kubeConfig.makeApiClient(CoreV1Api).readNamespace({ name: 'demo' });
     expect(namespace.status?.phase).to.equal('Active');
   });
