@@ -693,7 +693,7 @@ export class EmbeddedApiServer implements TestApiServer {
     if (size === 0) return undefined;
     const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const bytes = Buffer.concat(chunks);
-    // Protobuf patches are 415 in patch.ts, as every patch body that is not a patch type.
+    // Protobuf is for whole objects: a protobuf PATCH gets the 415 below, as any non-patch media type.
     if (media === PROTOBUF && req.method !== 'PATCH') return { text: '', media, patch: false, bytes };
     if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) throw unsupportedMediaType();
     return { text: bytes.toString('utf8'), media, patch: req.method === 'PATCH' };
