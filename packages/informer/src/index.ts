@@ -7,16 +7,16 @@ import './internal/check-runtime.js';
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
-export type { ResourceType } from './reflector/resource-type.js';
+export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorDelta, ReflectorAdded, ReflectorUpdated, ReflectorDeleted } from './reflector/reflector-delta.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ReflectorStore } from './reflector/reflector-store.js';
 export type { ReflectorFill } from './reflector/reflector-fill.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
-export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
-export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
-export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';
+export { TransformError } from './reflector/reflector-error.js';
+export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';
+export type { ResolveResourceTypeOptions } from './client/resolve-resource-type.js';
 
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
@@ -58,7 +58,11 @@ export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions }
 export { NotCachedError } from './cache/cache-errors.js';
 
 // --- client: writes through the KubeConfig
-export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
+export { KubeApiError, ApiRequestError } from './client/kube-api-error.js';
+export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.js';
+export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
+export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
@@ -149,7 +153,7 @@ export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './star
 export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
 export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
 export type { StartOptions } from './startup/start-options.js';
-export { isNonTransient } from './reflector/reflector-error.js';
+export { isNonTransient } from './client/kube-api-error.js';
 export type { CacheStartOptions } from './cache/informer-cache.js';
 
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
@@ -161,12 +165,17 @@ export { leasePermissions } from './rbac/lease-permissions.js';
 export type { LeaseOwners } from './rbac/lease-permissions.js';
 export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
 
+// --- leases: what leader election and sharding share (src/lease/)
+export { LeaseConflictError } from './lease/lease-conflict-error.js';
+export { LeaseConfigError } from './lease/lease-config-error.js';
+export type { Lease, LeaseSpec } from './lease/lease.js';
+export type { LeaseTiming } from './lease/lease-timing.js';
+
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
 export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
-export { LeaseConflictError } from './leader-election/lease-store.js';
-export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export type { LeaseStore } from './leader-election/lease-store.js';
 export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
@@ -176,7 +185,8 @@ export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';
-export type { ShardCoordinatorOptions, ShardLoss, ShardOwnership } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
+export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';

@@ -55,9 +55,9 @@ import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter, type PrimaryWriteMode } from './primary-writer.js';
 import { TemporaryResourceCache } from './temporary-resource-cache.js';
 import { declaredWrites, type DeclaredWrite, type WrittenResource } from '../rbac/written-resource.js';
-import { openGet, readBody } from '../reflector/internal/kube-request.js';
-import { ApiRequestError } from '../reflector/reflector-error.js';
-import { collectionPath } from '../reflector/resource-type.js';
+import { sendRequest } from '../client/kube-request.js';
+import { KubeApiError } from '../client/kube-api-error.js';
+import { collectionPath } from '../kind/resource-type.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
@@ -516,22 +516,17 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const namespaces = this.primaryCache.namespaces;
     const namespace = this.kind.namespaced && namespaces !== 'all' ? namespaces[0] : undefined;
     try {
-      const open = await openGet(
-        this.#client.kubeConfig,
-        collectionPath(this.kind, namespace),
-        { limit: '1' },
-        30_000,
-        signal ?? new AbortController().signal,
-      );
-      try {
-        await readBody(open);
-      } finally {
-        open.close();
-      }
+      await sendRequest(this.#client.kubeConfig, {
+        path: collectionPath(this.kind, namespace),
+        query: { limit: '1' },
+        shape: 'list',
+        inactivityMs: 30_000,
+        ...(signal === undefined ? {} : { signal }),
+      });
       return undefined;
     } catch (error) {
       // Only "not served" waits; anything else goes to the normal start, which fails fast or retries.
-      if (error instanceof ApiRequestError && error.status === 404) {
+      if (error instanceof KubeApiError && error.status === 404) {
         const explained = this.primaryCache.explain(namespace ?? '', error, 'startup');
         return explained instanceof CacheSyncError
           ? explained.withContext({ controller: this.name, eventSource: PRIMARY_SOURCE_NAME })

@@ -44,7 +44,7 @@ import {
 } from '../mapper/annotation-mapper.js';
 import { TemporaryResourceCache } from '../controller/temporary-resource-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { apiVersionOf } from '../reflector/resource-type.js';
+import { apiVersionOf } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 
 /**

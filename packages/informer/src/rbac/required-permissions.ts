@@ -1,7 +1,7 @@
 import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
-import type { ResourceType } from '../reflector/resource-type.js';
+import type { ResourceType } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';

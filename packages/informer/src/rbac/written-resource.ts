@@ -1,6 +1,6 @@
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import { rejectUnknownOptions } from '@kindex/core';
-import type { ResourceType } from '../reflector/resource-type.js';
+import type { ResourceType } from '../kind/resource-type.js';
 
 /**
  * A verb of an RBAC rule on a resource, as kube-apiserver's authorizer names them.

@@ -276,6 +276,7 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
     shortNames: Array.isArray(names['shortNames']) ? (names['shortNames'] as string[]) : [],
     categories: Array.isArray(names['categories']) ? (names['categories'] as string[]) : [],
     statusSubresource: versions.some((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined),
+    statusVersions: versions.filter((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined).map((v) => v['name'] as string),
     custom: true,
     scale: Object.fromEntries(
       versions

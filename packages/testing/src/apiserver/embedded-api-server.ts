@@ -56,6 +56,8 @@ import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
+import { OpenApiDocuments } from './openapi-documents.js';
 import { PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
@@ -180,6 +182,7 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private readonly store: ObjectStore;
   private readonly registry = new ResourceRegistry();
+  private readonly openApi = new OpenApiDocuments(this.registry);
   private readonly hub: WatchHub;
   private readonly handler: ResourceHandler;
   private readonly scale: ScaleSubresource;
@@ -466,6 +469,14 @@ export class EmbeddedApiServer implements TestApiServer {
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
       if (r.kind === 'health') return this.sendText(res, healthResponse(r.endpoint, r.check, url.searchParams));
       if (r.kind === 'metrics') return this.sendText(res, { status: 200, body: this.metrics.text() }, METRICS_CONTENT_TYPE);
+      if (r.kind === 'openapi') return this.openApi.serve(url, req.headers.accept, res);
+      if (r.kind === 'api' || r.kind === 'apis') {
+        const version = aggregatedDiscoveryVersion(req.headers.accept);
+        if (version !== undefined) {
+          const doc = aggregatedDiscovery(this.registry, r.kind, version);
+          return this.sendText(res, { status: 200, body: doc.body }, doc.contentType);
+        }
+      }
       this.send(res, this.discovery(r));
     } catch (e) {
       this.sendError(res, e);
@@ -521,7 +532,7 @@ export class EmbeddedApiServer implements TestApiServer {
       case 'resources':
         return json(resourceList(this.registry, r.group, r.version));
       default:
-        // No OpenAPI documents: kubectl tolerates their absence with --validate=false.
+        // /openapi is answered by OpenApiDocuments before this.
         throw pathNotFound();
     }
   }

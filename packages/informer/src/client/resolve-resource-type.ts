@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { openGet, readBody } from './internal/kube-request.js';
-import type { ResourceType } from './resource-type.js';
+import { decodeBody, sendRequest } from './kube-request.js';
+import type { ResourceType } from '../kind/resource-type.js';
+import { KubeApiError } from './kube-api-error.js';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 
 /**
@@ -83,21 +84,23 @@ export async function resolveResourceType(
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  let text: string;
+  let answer: Awaited<ReturnType<typeof sendRequest>>;
   try {
-    const open = await openGet(kubeConfig, path, {}, options.inactivityTimeoutMs ?? 30_000, options.signal ?? new AbortController().signal);
-    try {
-      text = await readBody(open);
-    } finally {
-      open.close();
-    }
+    answer = await sendRequest(kubeConfig, {
+      path,
+      shape: 'object',
+      inactivityMs: options.inactivityTimeoutMs ?? 30_000,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   } catch (error) {
-    if ((error as { status?: unknown }).status === 404) throw new UnknownResourceTypeError(apiVersion, kind, { cause: error });
+    if (error instanceof KubeApiError && error.status === 404) throw new UnknownResourceTypeError(apiVersion, kind, { cause: error });
     throw error;
   }
-  const list = JSON.parse(text) as { resources?: Array<{ name?: unknown; kind?: unknown; namespaced?: unknown }> };
+  const list = decodeBody(answer.open, answer.body, 'object') as {
+    resources?: Array<{ name?: unknown; kind?: unknown; namespaced?: unknown }>;
+  } | null;
   // Subresources (`pods/status`) share the kind of their parent; only a plain name is the collection.
-  const found = (list.resources ?? []).find((r) => r.kind === kind && typeof r.name === 'string' && !r.name.includes('/'));
+  const found = (list?.resources ?? []).find((r) => r.kind === kind && typeof r.name === 'string' && !r.name.includes('/'));
   if (found === undefined) throw new UnknownResourceTypeError(apiVersion, kind);
   return Object.freeze({ group, version, plural: found.name as string, kind, namespaced: found.namespaced === true });
 }

@@ -1,4 +1,13 @@
 /**
+ * Where a kind lives on the API server: its {@link ResourceType}, and the paths and apiVersion
+ * derived from it. Every stage that builds a request (reflector, client, startup checks,
+ * dependents) takes them from here, so a path is spelled one way.
+ *
+ * @module
+ */
+import type { ResourceID } from '@kindex/core';
+
+/**
  * Addresses one kind of resource on the API server: where to list and watch it, and what to
  * call its objects.
  *
@@ -34,4 +43,21 @@ export function collectionPath(type: ResourceType, namespace?: string): string {
     return `${root}/namespaces/${encodeURIComponent(namespace)}/${type.plural}`;
   }
   return `${root}/${type.plural}`;
+}
+
+/**
+ * The path of one object (and optionally a subresource).
+ *
+ * @example
+ * ```ts
+ * import { Kinds, objectPath } from '@kindex/informer';
+ * import { ResourceID } from '@kindex/core';
+ *
+ * // For a raw request, or to name the object in a log line.
+ * const path = objectPath(Kinds.ConfigMap, ResourceID.of('web-config', 'shop')); // /api/v1/namespaces/shop/configmaps/web-config
+ * ```
+ */
+export function objectPath(type: ResourceType, id: ResourceID, subresource?: string): string {
+  const base = collectionPath(type, type.namespaced ? id.namespace : undefined);
+  return `${base}/${encodeURIComponent(id.name)}${subresource ? `/${subresource}` : ''}`;
 }
