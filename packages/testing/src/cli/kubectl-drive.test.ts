@@ -127,8 +127,6 @@ describe('kubectl drives the embedded server (imperative create, auth, get -w, e
 
   it('edits a configmap with a scripted editor', async () => {
     // kubectl runs $EDITOR on a temporary file holding the object as YAML, then patches the changes.
-    // --validate=false: validation needs /openapi/v3 or /v2, which the embedded server does not
-    // serve yet (issue 19 item 8); without it kubectl refuses the edit as "invalid".
     const editor = join(dir, 'editor.mjs');
     writeFileSync(
       editor,
@@ -136,7 +134,7 @@ describe('kubectl drives the embedded server (imperative create, auth, get -w, e
         'const file = process.argv[2];\n' +
         "writeFileSync(file, readFileSync(file, 'utf8').replace(/^  a: b$/m, '  a: edited'));\n",
     );
-    const out = await ok(['edit', 'configmap', 'x', '-n', 'demo', '--validate=false'], {
+    const out = await ok(['edit', 'configmap', 'x', '-n', 'demo'], {
       EDITOR: `${process.execPath} ${editor}`,
       KUBE_EDITOR: '',
     });
