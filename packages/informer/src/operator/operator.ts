@@ -10,7 +10,7 @@ import { LeaderElector, type LeaderElectionStatus } from '../leader-election/lea
 import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { OPERATOR_SHARDING_OPTION_KEYS, OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller, STOP_OPTION_KEYS } from './controller.js';
+import { Controller, STOP_OPTION_KEYS } from '../controller/controller.js';
 import {
   OPERATOR_CONTROLLER_OPTION_KEYS,
   resolveDistribution,
@@ -20,7 +20,7 @@ import {
 import { OPERATOR_OBSERVABILITY_OPTION_KEYS, OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
-import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';

@@ -9,8 +9,8 @@ import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
-import type { Controller } from './controller.js';
-import type { ControllerObservability } from './controller-observability.js';
+import type { Controller } from '../controller/controller.js';
+import type { ControllerObservability } from '../controller/controller-observability.js';
 
 /**
  * The Operator's options for logs, metrics, health and its HTTP server.

@@ -4,7 +4,7 @@ import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js
 import type { ResourceType } from '../reflector/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';
+import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
