@@ -95,12 +95,9 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
-export type {
-  InformerEventSourceConfiguration,
-  NamespaceChoice,
-  EventSourceProblem,
-  KubeEventSourceContext,
-} from './source/informer-event-source.js';
+export type { InformerEventSourceConfiguration, NamespaceChoice, KubeEventSourceContext } from './source/informer-event-source.js';
+export { isKubeEventSource } from './source/kube-event-source.js';
+export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
 
 // --- controller: reconcilers running against the API server
 export { Operator } from './operator/operator.js';

@@ -47,7 +47,8 @@ import { InformerCache, isScopeRemoval, type CacheDeltaOrigin, type NamespaceSet
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { InformerEventSource, inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
+import { inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
+import { isKubeEventSource, type KubeEventSource } from '../source/kube-event-source.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerObservability, PrimaryDescription, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
@@ -636,7 +637,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       this.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {
-      if (s instanceof InformerEventSource) {
+      if (isKubeEventSource(s)) {
         this.#subscriptions.push(s.problems$.subscribe((p) => this.#events.next({ type: 'problem', source: p.source, error: p.error })));
       }
       processor.addSource(s);
@@ -668,7 +669,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
       // Sources of other kinds take no signal: the race below ends the wait for them.
-      await Promise.race([s instanceof InformerEventSource ? s.start({ signal }) : s.start(), aborted]);
+      await Promise.race([isKubeEventSource(s) ? s.start({ signal }) : s.start(), aborted]);
       settled.add(s);
     };
     await Promise.all([this.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
@@ -682,10 +683,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /** The informer event sources that follow the controller's namespaces. */
-  #inheritingSources(): InformerEventSource<KubernetesObject, P>[] {
-    return this.#sources.filter(
-      (s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsNamespaces,
-    );
+  #inheritingSources(): KubeEventSource<KubernetesObject, P>[] {
+    return this.#sources.filter((s) => isKubeEventSource(s)).filter((s) => s.inheritsNamespaces);
   }
 
   /**
@@ -728,7 +727,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.kind), ...primary });
     for (const s of this.#sources) {
       if (settled.has(s)) continue;
-      if (s instanceof InformerEventSource) {
+      if (isKubeEventSource(s)) {
         const p = s.cache.pendingSync();
         if (p.namespaces.length > 0) pending.push({ eventSource: s.name, kind: kindOf(s.cache.kind), ...p });
       } else {
@@ -892,7 +891,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     await Promise.all([
       this.primaryCache.setShardSelector(selector),
       ...this.#sources
-        .filter((s): s is InformerEventSource<KubernetesObject, P> => s instanceof InformerEventSource && s.inheritsShardSelector)
+        .filter((s) => isKubeEventSource(s))
+        .filter((s) => s.inheritsShardSelector)
         .map((s) => s.changeShardSelector(inheritedShardSelector(selector))),
     ]);
   }
