@@ -10,7 +10,8 @@ import { LeaderElector, type LeaderElectionStatus } from '../leader-election/lea
 import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { OPERATOR_SHARDING_OPTION_KEYS, OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller, STOP_OPTION_KEYS } from '../controller/controller.js';
+import { Controller } from '../controller/controller.js';
+import { STOP_OPTION_KEYS } from '../controller/controller-options.js';
 import {
   OPERATOR_CONTROLLER_OPTION_KEYS,
   resolveDistribution,
