@@ -32,12 +32,9 @@ export const ALLOWED = {
   'cycle:informer:kind -> reflector': 'issue 23 (client part)',
   // The one HTTP layer (issue 23, client part) replaces reflector/internal/kube-request.ts.
   'internal:informer:reflector/internal/kube-request.ts -> client/internal/build-kube-request.ts': 'issue 23 (client part)',
-  'internal:informer:controller/controller.ts -> reflector/internal/kube-request.ts': 'issue 23 (client part)',
+  'internal:informer:controller/primary-kind-probe.ts -> reflector/internal/kube-request.ts': 'issue 23 (client part)',
   'internal:informer:sharding/internal/list-items.ts -> reflector/internal/kube-request.ts': 'issue 23 (client part)',
   'internal:informer:config/option-validation.ts -> reflector/internal/backoff.ts': 'issue 23 (path part)',
-  // This branch (issue 23, operator part) carves these two next.
-  'size:informer/controller/controller.ts': 'issue 23 (operator part)',
-  'size:informer/operator/operator.ts': 'issue 23 (operator part)',
   'size:informer/sharding/shard-coordinator.ts': 'issue 23 (lease part)',
   'size:informer/source/informer-event-source.ts': 'issue 23 (path part)',
   'size:informer/cache/informer-cache.ts': 'issue 23 (path part)',

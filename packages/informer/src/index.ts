@@ -101,7 +101,7 @@ export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from '
 
 // --- controller: reconcilers running against the API server
 export { Operator } from './operator/operator.js';
-export type { OperatorOptions, OperatorRunOptions } from './operator/operator.js';
+export type { OperatorOptions, OperatorRunOptions } from './operator/operator-options.js';
 export { ControllerDistributionError } from './operator/controller-distribution.js';
 export type { ControllerDistribution, OperatorControllerOptions } from './operator/controller-distribution.js';
 export { Controller } from './controller/controller.js';
