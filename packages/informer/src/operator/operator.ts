@@ -1,3 +1,12 @@
+/**
+ * The composition root: `Operator` builds the KubeClient, registers controllers, and wires the
+ * services around them (health and metrics server, metrics, logs and Event records, leader
+ * election, sharding, webhooks, the RBAC listing). Nothing below `operator/` imports it: the
+ * services reach controllers through narrow interfaces or the controller's public methods, and
+ * `scripts/ci/check-layers.mjs` keeps it so.
+ *
+ * @module
+ */
 import { type KubernetesObject, type Logger, type Reconciler, rejectUnknownOptions } from '@kindex/core';
 import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
