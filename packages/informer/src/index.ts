@@ -99,29 +99,28 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
-export type {
-  InformerEventSourceConfiguration,
-  NamespaceChoice,
-  EventSourceProblem,
-  KubeEventSourceContext,
-} from './source/informer-event-source.js';
+export type { InformerEventSourceConfiguration, NamespaceChoice, KubeEventSourceContext } from './source/informer-event-source.js';
+export { isKubeEventSource } from './source/kube-event-source.js';
+export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
 
 // --- controller: reconcilers running against the API server
-export { Operator } from './controller/operator.js';
-export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
-export { ControllerDistributionError } from './controller/controller-distribution.js';
-export type { ControllerDistribution, OperatorControllerOptions } from './controller/controller-distribution.js';
-export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
-export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
-export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
+export { Operator } from './operator/operator.js';
+export type { OperatorOptions, OperatorRunOptions } from './operator/operator-options.js';
+export { ControllerDistributionError } from './operator/controller-distribution.js';
+export type { ControllerDistribution, OperatorControllerOptions } from './operator/controller-distribution.js';
+export { Controller } from './controller/controller.js';
+export { PRIMARY_SOURCE_NAME } from './controller/controller-event.js';
+export type { ControllerOptions } from './controller/controller-options.js';
+export type { ControllerEvent } from './controller/controller-event.js';
+export { TemporaryResourceCache } from './dependent/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
 export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';
-export type { OperatorObservabilityOptions } from './controller/operator-observability.js';
+export type { OperatorObservabilityOptions } from './operator/operator-observability.js';
 
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';
-export { EventMetrics } from './metrics/event-metrics.js';
-export type { EventDropReason } from './metrics/event-metrics.js';
+export { EventMetrics } from './events/event-metrics.js';
+export type { EventDropReason } from './events/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
 export { ControllerMetrics } from './metrics/controller-metrics.js';
@@ -159,11 +158,11 @@ export type { CacheStartOptions } from './cache/informer-cache.js';
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
 export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
-export { requiredPermissions } from './rbac/required-permissions.js';
-export type { RbacListingOptions } from './rbac/required-permissions.js';
+export { requiredPermissions } from './operator/required-permissions.js';
+export type { RbacListingOptions } from './operator/required-permissions.js';
 export { leasePermissions } from './rbac/lease-permissions.js';
 export type { LeaseOwners } from './rbac/lease-permissions.js';
-export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
+export type { DeclaredWrite, RbacVerb, WrittenResource } from './controller/written-resource.js';
 
 // --- leases: what leader election and sharding share (src/lease/)
 export { LeaseConflictError } from './lease/lease-conflict-error.js';

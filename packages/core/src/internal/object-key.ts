@@ -1,5 +1,5 @@
-import type { KubernetesObject } from '../../resource/kubernetes-object.js';
-import { ResourceID } from '../../resource/resource-id.js';
+import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import { ResourceID } from '../resource/resource-id.js';
 
 /**
  * The `namespace/name` key of an object for an error report, or undefined when the object has

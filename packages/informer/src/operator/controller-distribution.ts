@@ -1,5 +1,5 @@
 import type { KubernetesObject, OptionKeysOf } from '@kindex/core';
-import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from './controller.js';
+import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from '../controller/controller-options.js';
 
 /**
  * How the replicas of an operator share one controller's work (controller-runtime's

@@ -8,9 +8,9 @@ import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOpti
 import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
-import { InformerEventSource } from '../source/informer-event-source.js';
-import type { Controller } from './controller.js';
-import type { ControllerObservability } from './controller-observability.js';
+import { isKubeEventSource } from '../source/kube-event-source.js';
+import type { Controller } from '../controller/controller.js';
+import type { ControllerObservability } from '../controller/controller-observability.js';
 
 /**
  * The Operator's options for logs, metrics, health and its HTTP server.
@@ -147,7 +147,7 @@ export class OperatorObservability {
     for (const c of this.#controllers()) {
       if (!c.primaryCache.hasSynced()) waiting.push(`controller ${c.name}: primary cache`);
       for (const s of c.eventSources) {
-        if (s instanceof InformerEventSource && !s.cache.hasSynced()) waiting.push(`controller ${c.name}: event source ${s.name}`);
+        if (isKubeEventSource(s) && !s.cache.hasSynced()) waiting.push(`controller ${c.name}: event source ${s.name}`);
       }
     }
     if (this.#phase === 'starting') throw new Error(`caches syncing${waiting.length ? `: ${waiting.join(', ')} not synced` : ''}`);

@@ -2,9 +2,9 @@ import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnkno
 import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../kind/resource-type.js';
-import { InformerEventSource } from '../source/informer-event-source.js';
+import { isKubeEventSource } from '../source/kube-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
-import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from './rbac-manifest.js';
+import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
@@ -77,7 +77,7 @@ const EVENTS = resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Even
  *
  * Event sources are known only once a reconciler's `prepareEventSources` ran, so this prepares
  * them (through `Controller.prepareEventSources`, once, shared with `start()`). Sources other than
- * InformerEventSource are listed when they declare a ResourceKind as `resourceType`.
+ * a KubeEventSource are listed when they declare a ResourceKind as `resourceType`.
  *
  * @example
  * ```ts
@@ -130,7 +130,7 @@ export async function requiredPermissions(
       const kind = kindOf(source);
       if (kind === undefined) continue;
       let sourceNamespaces = namespaces;
-      if (source instanceof InformerEventSource && source.namespaceSelector !== undefined) {
+      if (isKubeEventSource(source) && source.namespaceSelector !== undefined) {
         sourceNamespaces = 'all';
         out.push(
           permission(
@@ -141,7 +141,7 @@ export async function requiredPermissions(
             `controller ${c.name}: event source ${source.name} namespace selector`,
           ),
         );
-      } else if (source instanceof InformerEventSource && !(source.inheritsNamespaces && c.namespaceSelector !== undefined)) {
+      } else if (isKubeEventSource(source) && !(source.inheritsNamespaces && c.namespaceSelector !== undefined)) {
         sourceNamespaces = source.cache.namespaces;
       }
       out.push(permission(kind, kind.plural, secondaryVerbs, sourceNamespaces, `controller ${c.name}: event source ${source.name}`));
@@ -162,7 +162,7 @@ function permission(
 }
 
 function kindOf(source: EventSource<unknown, KubernetesObject>): ResourceKind<KubernetesObject> | undefined {
-  if (source instanceof InformerEventSource) return source.resourceType as ResourceKind<KubernetesObject>;
+  if (isKubeEventSource(source)) return source.resourceType;
   const t = source.resourceType as Partial<ResourceKind<KubernetesObject>> | undefined;
   return t !== undefined && typeof t.plural === 'string' && typeof t.group === 'string' && typeof t.namespaced === 'boolean'
     ? (t as ResourceKind<KubernetesObject>)

@@ -1,120 +1,41 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { type KubernetesObject, type Logger, type Reconciler, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
-import { KUBE_CLIENT_OPTION_KEYS, KubeClient, type KubeClientOptions } from '../client/kube-client.js';
+/**
+ * The composition root: `Operator` builds the KubeClient, registers controllers, and wires the
+ * services around them (health and metrics server, metrics, logs and Event records, leader
+ * election, sharding, webhooks, the RBAC listing). Nothing below `operator/` imports it: the
+ * services reach controllers through narrow interfaces or the controller's public methods, and
+ * `scripts/ci/check-layers.mjs` keeps it so.
+ *
+ * @module
+ */
+import { type KubernetesObject, type Logger, type Reconciler, rejectUnknownOptions } from '@kindex/core';
+import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
 import { KubeLeaseStore } from '../leader-election/kube-lease-store.js';
 import { LeaderElectionConfigError, NotLeaderError } from '../leader-election/leader-election-errors.js';
 import { LeaderElector, type LeaderElectionStatus } from '../leader-election/leader-elector.js';
-import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
-import { OPERATOR_SHARDING_OPTION_KEYS, OperatorSharding, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import type { OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { OperatorSharding } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
-import { Controller, STOP_OPTION_KEYS } from './controller.js';
+import { Controller } from '../controller/controller.js';
+import { STOP_OPTION_KEYS } from '../controller/controller-options.js';
 import {
   OPERATOR_CONTROLLER_OPTION_KEYS,
   resolveDistribution,
   type ControllerDistribution,
   type OperatorControllerOptions,
 } from './controller-distribution.js';
-import { OPERATOR_OBSERVABILITY_OPTION_KEYS, OperatorObservability, type OperatorObservabilityOptions } from './operator-observability.js';
+import { OperatorObservability } from './operator-observability.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
-import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from '../rbac/required-permissions.js';
+import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';
-import { WEBHOOK_SERVER_OPTION_KEYS, WebhookServer, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTION_KEYS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
+import { WebhookServer } from '../webhook/webhook-server.js';
 import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
-
-/**
- * Options of {@link Operator}.
- *
- * @example
- * ```ts
- * import { Operator, type OperatorOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const options: OperatorOptions = {
- *   kubeConfig,
- *   fieldManager: 'web-operator',
- *   cacheSyncTimeoutMs: 60_000,
- *   leaderElection: { leaseName: 'web-operator', leaseNamespace: 'operators' },
- *   server: { port: 8080 },
- * };
- * const operator = new Operator(options);
- * ```
- */
-export type OperatorOptions = {
-  readonly kubeConfig: KubeConfig;
-  /**
-   * Elect one replica to run the leader-elected controllers (all of them unless a controller's
-   * `distribution` says otherwise). Combines with `sharding`. Defaults to none.
-   */
-  readonly leaderElection?: OperatorLeaderElectionOptions;
-  /**
-   * Split the primaries among replicas, each owning shards on Leases. Combines with
-   * `leaderElection`: each controller says which it follows (`distribution` of `register`).
-   * Defaults to none (one replica reconciles all).
-   */
-  readonly sharding?: OperatorShardingOptions;
-  /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
-  readonly cacheSyncTimeoutMs?: number;
-  /**
-   * Serve admission and conversion webhooks over HTTPS on a port of their own, from `start()`
-   * to `stop()`; register them on `Operator.webhooks`. Defaults to none.
-   */
-  readonly webhooks?: WebhookServerOptions;
-} & KubeClientOptions &
-  OperatorObservabilityOptions;
-
-/** The keys of {@link OperatorOptions}, nested options objects' own included: unknown ones are rejected, not ignored. */
-const OPERATOR_OPTION_KEYS = {
-  kubeConfig: true,
-  leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
-  sharding: OPERATOR_SHARDING_OPTION_KEYS,
-  cacheSyncTimeoutMs: true,
-  webhooks: WEBHOOK_SERVER_OPTION_KEYS,
-  ...KUBE_CLIENT_OPTION_KEYS,
-  ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
-} as const satisfies OptionKeysOf<OperatorOptions>;
-
-/**
- * Options of {@link Operator.run}.
- *
- * @example
- * ```ts
- * import type { Operator, OperatorRunOptions } from '@kindex/informer';
- * declare const operator: Operator;
- *
- * // Until SIGTERM or SIGINT; then drain for up to 20 s and exit.
- * const options: OperatorRunOptions = { gracefulShutdownTimeoutMs: 20_000, onStarted: () => console.log('caches synced, reconciling') };
- * await operator.run(options);
- * ```
- */
-export interface OperatorRunOptions {
-  /** Signals that start a graceful shutdown; a second one exits at once with code 1. Defaults to SIGTERM and SIGINT. */
-  readonly signals?: readonly NodeJS.Signals[];
-  /**
-   * How long in-flight reconciles may take to finish after the signal before they are abandoned
-   * (JOSDK `reconciliationTerminationTimeout`, controller-runtime `GracefulShutdownTimeout`).
-   * Defaults to 30000.
-   */
-  readonly gracefulShutdownTimeoutMs?: number;
-  /** Exit the process with code 0 once shut down. Defaults to true. */
-  readonly exit?: boolean;
-  /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
-  readonly onStarted?: () => void;
-}
-
-/** The keys of {@link OperatorRunOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_RUN_OPTION_KEYS = {
-  signals: true,
-  exit: true,
-  gracefulShutdownTimeoutMs: true,
-  onStarted: true,
-} as const satisfies OptionKeysOf<OperatorRunOptions>;
 
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
 const LOST_LEASE_DRAIN_MS = 5_000;
