@@ -20,7 +20,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease, InformerRegistry } from './informer-registry.js';
 import { NotCachedError } from './cache-errors.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
-import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
+import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
 /**
@@ -316,7 +316,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * 400/401/403/404, the error itself otherwise.
    */
   explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
-    if (!(error instanceof ApiRequestError) || !error.nonTransient) return error;
+    if (!(error instanceof KubeApiError) || !error.nonTransient) return error;
     return CacheSyncError.from(error, {
       controller: undefined,
       eventSource: undefined,
@@ -441,7 +441,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * `getSecondaryResources`, live and allocation-free (no snapshot, no ID parsing, never throws).
    */
   peekKey(key: string): R | undefined {
-    const lease = this.#leases.get(ALL) ?? this.#leases.get(namespaceOfKey(key) ?? ALL);
+    const lease = this.#leases.get(ALL) ?? this.#leases.get(ResourceID.namespaceOfKey(key) ?? ALL);
     return lease?.lease.informer.store.get(key);
   }
 
@@ -662,7 +662,7 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   /** Like {@link get} but never throws: undefined for anything not in the cache. */
   peek(idOrKey: ResourceID | string): R | undefined {
-    if (typeof idOrKey === 'string') return this.#storeFor(namespaceOfKey(idOrKey))?.get(idOrKey);
+    if (typeof idOrKey === 'string') return this.#storeFor(ResourceID.namespaceOfKey(idOrKey))?.get(idOrKey);
     return this.#storeFor(idOrKey.namespace)?.get(idOrKey);
   }
 
@@ -703,12 +703,6 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
   #storeFor(namespace: string | undefined): StoreReader<R> | undefined {
     return this.#stores.get(ALL) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
   }
-}
-
-/** The namespace part of a store key (`namespace/name`), undefined for `name` alone. */
-function namespaceOfKey(key: string): string | undefined {
-  const slash = key.indexOf('/');
-  return slash < 0 ? undefined : key.slice(0, slash);
 }
 
 function normalize(ns: NamespaceSet): NamespaceSet {

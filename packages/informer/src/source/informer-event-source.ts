@@ -11,6 +11,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
+import type { EventSourceProblem, KubeEventSource } from './kube-event-source.js';
 import {
   and,
   evaluate,
@@ -21,7 +22,6 @@ import {
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
   ResourceID,
-  type EventSource,
   type EventSourceContext,
   type EventSourceHandle,
   type EventTransform,
@@ -153,22 +153,7 @@ export interface KubeEventSourceContext<P extends KubernetesObject> extends Even
   readonly shardSelector?: ShardSelector | undefined;
 }
 
-/**
- * Problems an event source met and moved past (mappers, filters, informers).
- *
- * @example
- * ```ts
- * import type { EventSourceProblem, InformerEventSource } from '@kindex/informer';
- * declare const pods: InformerEventSource;
- *
- * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
- * pods.problems$.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
- * ```
- */
-export interface EventSourceProblem {
-  readonly source: string;
-  readonly error: unknown;
-}
+export type { EventSourceProblem } from './kube-event-source.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -402,7 +387,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
 export class InformerEventSource<
   R extends KubernetesObject = KubernetesObject,
   P extends KubernetesObject = KubernetesObject,
-> implements EventSource<R, P> {
+> implements KubeEventSource<R, P> {
   /**
    * Starts a builder for secondaries of `kind` and primaries of `primaryKind`. Without
    * `primaryKind` (a standalone source) the default mapper names no primaries.

@@ -27,7 +27,7 @@ export interface WatchSpec {
    */
   readonly sendInitialEvents?: boolean;
   /** Rewrites each event line before it is written (server-side printing). Defaults to none. */
-  readonly transform?: (line: string) => string;
+  readonly transform?: (line: string) => string | Uint8Array;
   /**
    * Rewrites each event line asynchronously (a CRD's conversion webhook); lines keep their order,
    * and a failure ends the watch with an ERROR event. Defaults to none.
@@ -114,7 +114,7 @@ class Watcher {
       .then(() => convert(line))
       .then(
         (converted) => {
-          if (!this.closed) this.res.write(converted);
+          if (!this.closed) this.res.write(this.spec.transform === undefined ? converted : this.spec.transform(converted));
         },
         (e: unknown) => {
           if (this.closed) return;
