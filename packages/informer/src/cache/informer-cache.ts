@@ -1,8 +1,8 @@
 import { Subject, Subscription, type Observable } from 'rxjs';
-import { DeltaListeners } from './delta-listeners.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   FieldSelector,
+  Listeners,
   ResourceID,
   ShardSelector,
   rejectUnknownOptions,
@@ -217,7 +217,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #options: InformerCacheOptions<R>;
   readonly #leases = new Map<string, { lease: InformerLease<R>; subscriptions: Subscription[] }>();
   readonly #indexers = new Map<string, Indexer<R>>();
-  readonly #deltas = new DeltaListeners<StoreDelta<R>, CacheDeltaOrigin>();
+  readonly #deltas = new Listeners<StoreDelta<R>, CacheDeltaOrigin>();
   readonly #errors = new Subject<Error>();
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
   readonly #nameSelector: FieldSelector | undefined;

@@ -1,22 +1,31 @@
 /**
- * The reflector stage: keeps a view of one resource type in step with the API server and tells
- * its consumer every change, as deltas.
+ * The reflector stage: keeps an indexed store of one resource type in step with the API server
+ * and tells its consumer every change, as `StoreDelta`s (the event path's one delta type).
  *
  * It lists (paginated), then watches from the list's resourceVersion with bookmarks and a server
  * timeout, behind a client-side inactivity watchdog. A 410 relists and emits only the real
  * differences; other failures reconnect with jittered exponential backoff (429 waits for
  * Retry-After). It never stops on its own: `stop()` is the only way out, and it is quiet.
  *
- * Choose {@link Reflector} directly to feed your own store from `deltas$`; most operators use it
- * through the InformerEventSource, which drives the indexed store and the event pipeline.
+ * One store mode: the reflector writes its own {@link IndexedStore}, which is its diff base and
+ * its output at once (a watch event costs one lookup, a list one batch), then calls its `onDelta`
+ * listeners; `deltas$` is derived from them for rxjs users. Choose {@link Reflector} directly to
+ * read one type (its `store`) or follow its changes; most operators use it through the shared
+ * informer, which adds sharing, and the InformerEventSource, which maps changes to reconciles.
  */
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, ShardSelector, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
+import {
+  rejectUnknownOptions,
+  ShardSelector,
+  type IndexedStore,
+  type KubernetesObject,
+  type OptionKeysOf,
+  type StoreDelta,
+} from '@kindex/core';
 import { Backoff, BACKOFF_OPTION_KEYS } from './internal/backoff.js';
 import type { BackoffOptions } from './internal/backoff.js';
-import { KnownObjects } from './internal/known-objects.js';
 import { openGet, readBody } from './internal/kube-request.js';
 import type { OpenRequest } from './internal/kube-request.js';
 import { LineSplitter } from './internal/line-splitter.js';
@@ -25,11 +34,8 @@ import type { PrepareContext, PreparedObject } from './internal/prepare-object.j
 import { keepAppliedFields } from './object-transform.js';
 import type { ObjectTransform } from './object-transform.js';
 import { ApiRequestError, WatchLineError } from './reflector-error.js';
-import type { ReflectorDelta } from './reflector-delta.js';
 import type { ReflectorHealth } from './reflector-health.js';
-import type { ReflectorStore } from './reflector-store.js';
-import type { ReflectorFill } from './reflector-fill.js';
-import { StoreBackedView } from './internal/store-backed-view.js';
+import { ReflectorView } from './internal/reflector-view.js';
 import { apiVersionOf, collectionPath } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 
@@ -87,18 +93,6 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    * Defaults to {@link keepAppliedFields}.
    */
   readonly transform?: ObjectTransform<R> | null;
-  /**
-   * The consumer's store, to diff against instead of a map of the reflector's own; the
-   * consumer must apply every delta to it synchronously (see {@link ReflectorStore}).
-   * Defaults to the reflector's own map.
-   */
-  readonly knownObjects?: ReflectorStore<R>;
-  /**
-   * A store the reflector fills itself, with callbacks for its changes (see {@link ReflectorFill}):
-   * the cheapest wiring, one lookup per event and one batch per list. Excludes `knownObjects`.
-   * Defaults to none (deltas on `deltas$` only).
-   */
-  readonly fill?: ReflectorFill<R>;
 }
 
 /** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
@@ -114,8 +108,6 @@ const REFLECTOR_OPTION_KEYS = {
   inactivityTimeoutMs: true,
   backoff: BACKOFF_OPTION_KEYS,
   transform: true,
-  knownObjects: true,
-  fill: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
 
 /**
@@ -156,15 +148,24 @@ const LINE_PREFIX_LENGTH = 120;
 type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
 
 /**
- * Lists and watches one resource type and emits each change as a {@link ReflectorDelta}.
+ * Lists and watches one resource type into its {@link IndexedStore} (`store`) and reports each
+ * change as a {@link StoreDelta}, the one delta type of the event path, from the reflector to the
+ * handlers.
  *
- * Contract: `deltas$` applied in order to an empty store yields exactly the reflector's view
- * (`list()`), which converges to the server's state after every fault. Objects are the server's
- * plain JSON (list items get the `kind`/`apiVersion` watch objects carry), transformed, then
- * deeply frozen. Errors are reported on `errors$` and `health$`, never thrown out of the loop.
+ * Contract: the deltas applied in order to an empty store yield exactly the reflector's view
+ * (`store`, `list()`), which converges to the server's state after every fault. An object whose
+ * resourceVersion did not change never produces a delta, even across a relist or a watch restart;
+ * one deleted and created again under the same name while the reflector was not looking (a new
+ * `metadata.uid`) arrives as `delete` (`deleteStateUnknown`) then `create`, never as an `update`.
+ * A delete found by a relist carries the last state held, with `deleteStateUnknown: true`.
+ * Objects are the server's plain JSON (list items get the `kind`/`apiVersion` watch objects
+ * carry), transformed, then deeply frozen. Errors are reported on `errors$` and `health$`, never
+ * thrown out of the loop.
  *
- * Caveats: `deltas$` is hot and synchronous; subscribe before `start()`, and do not throw from
- * a subscriber (rxjs would rethrow it asynchronously as an uncaught exception).
+ * Caveats: `onDelta` listeners and `deltas$` subscribers run synchronously, after the store shows
+ * the change; add them before `start()`, and do not throw from them (rxjs would rethrow a
+ * subscriber's error asynchronously as an uncaught exception). Nothing but the reflector may
+ * write `store`.
  *
  * @example
  * ```ts
@@ -172,7 +173,7 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  * const reflector = new Reflector({ kubeConfig, type: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } });
- * reflector.deltas$.subscribe((d) => console.log(d.type, d.key));
+ * reflector.onDelta((d) => console.log(d.type, d.object.metadata?.name));
  * await reflector.start();
  * await reflector.waitForSync({ timeoutMs: 30_000 });
  * // ...
@@ -180,8 +181,11 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  * ```
  */
 export class Reflector<R extends KubernetesObject = KubernetesObject> {
-  /** Every change, in order: the relist diff after each list, then each watch event. */
-  readonly deltas$: Observable<ReflectorDelta<R>>;
+  /**
+   * Every change, in order: the relist diff after each list, then each watch event. Derived from
+   * the listeners of {@link onDelta}: it costs nothing while nobody subscribes.
+   */
+  readonly deltas$: Observable<StoreDelta<R>>;
   /** Current health, replayed to each new subscriber; completes on `stop()`. */
   readonly health$: Observable<ReflectorHealth>;
   /** Every problem met, as it happens (request failures, bad lines, invalid objects). */
@@ -197,11 +201,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
-  private readonly known: KnownObjects<R> | StoreBackedView<R>;
-  private readonly deltaSubject = new Subject<ReflectorDelta<R>>();
+  private readonly view = new ReflectorView<R>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
-  private readonly emit = (delta: ReflectorDelta<R>): void => this.deltaSubject.next(delta);
   private readonly abort = new AbortController();
   private rv: string | undefined;
   private loop: Promise<void> | undefined;
@@ -215,10 +217,6 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
     }
     this.kubeConfig = options.kubeConfig;
-    if (options.fill !== undefined && options.knownObjects !== undefined) {
-      throw new TypeError('Reflector: give either fill or knownObjects, not both (fill is its own diff base)');
-    }
-    this.known = options.fill !== undefined ? new StoreBackedView<R>(options.fill) : new KnownObjects<R>(options.knownObjects);
     this.path = collectionPath(type, options.namespace);
     // Parsed once here: a bad selector is a configuration error, not a 400 to retry forever.
     this.shards =
@@ -246,7 +244,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.healthSubject = new BehaviorSubject<ReflectorHealth>(
       Object.freeze({ synced: false, watching: false, lastSyncResourceVersion: undefined, lastError: undefined, restarts: 0, lists: 0 }),
     );
-    this.deltas$ = this.deltaSubject.asObservable();
+    this.deltas$ = this.view.deltas.observe((delta) => delta);
     this.health$ = this.healthSubject.asObservable();
     this.errors$ = this.errorSubject.asObservable();
   }
@@ -264,9 +262,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       this.abort.abort();
     }
     await this.loop;
-    if (!this.deltaSubject.closed) {
+    if (!this.healthSubject.closed) {
       this.update({ watching: false });
-      this.deltaSubject.complete();
+      this.view.deltas.complete();
       this.errorSubject.complete();
       this.healthSubject.complete();
     }
@@ -339,12 +337,38 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   /** The object held under a key (`namespace/name` or `name`). */
   get(key: string): R | undefined {
-    return this.known.get(key);
+    return this.view.store.get(key);
   }
 
-  /** Every object held: the state `deltas$` has described so far. */
+  /** Every object held: the state the deltas have described so far. */
   list(): R[] {
-    return this.known.list();
+    return this.view.store.list();
+  }
+
+  /**
+   * The objects held, indexed: read it, add indexers to it, snapshot it; never write it (the
+   * reflector is its only writer, and diffs every list and watch event against it).
+   */
+  get store(): IndexedStore<R> {
+    return this.view.store;
+  }
+
+  /**
+   * Calls `listener` with every change, after the store shows it, as `deltas$` does but as a plain
+   * call, with no wrapper object (the per-event path of the shared informer). `listing` is true for
+   * the changes of a list (the first, or a relist after 410 Gone), delivered in one synchronous run.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import type { Reflector } from '@kindex/informer';
+   * declare const reflector: Reflector;
+   *
+   * const stop = reflector.onDelta((delta, listing) => console.log(delta.type, delta.object.metadata?.name, listing ? 'listed' : 'watched'));
+   * stop();
+   * ```
+   */
+  onDelta(listener: (delta: StoreDelta<R>, listing: boolean) => void): () => void {
+    return this.view.deltas.add(listener);
   }
 
   private async run(): Promise<void> {
@@ -425,8 +449,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       if (continueToken === undefined) break;
     }
     if (this.stopped) return;
-    if (this.known instanceof StoreBackedView) this.known.replace(items, resourceVersion, this.listening());
-    else this.known.replace(items, this.emit);
+    this.view.replace(items, resourceVersion);
     this.rv = resourceVersion;
     this.update({
       synced: true,
@@ -564,9 +587,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           return undefined;
         }
         this.rv = prepared.resourceVersion;
-        const emit = this.listening();
-        if (type === 'DELETED') this.known.delete(prepared, emit);
-        else this.known.upsert(prepared, emit);
+        if (type === 'DELETED') this.view.delete(prepared);
+        else this.view.upsert(prepared);
         return undefined;
       }
       case 'BOOKMARK': {
@@ -592,14 +614,6 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), `unknown event type ${JSON.stringify(type)}`));
         return undefined;
     }
-  }
-
-  /**
-   * Where deltas go: always `deltas$` for the reflector's own view; with a fill, only when someone
-   * subscribed (the fill's callbacks are the main consumer, so the public shape is not built for nobody).
-   */
-  private listening(): ((delta: ReflectorDelta<R>) => void) | undefined {
-    return this.known instanceof StoreBackedView && !this.deltaSubject.observed ? undefined : this.emit;
   }
 
   private report(error: Error): void {
