@@ -1,4 +1,5 @@
-import { catchError, EMPTY, mergeMap, share, Subject, type Observable, type Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Listeners } from '../event/listeners.js';
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
 import type { RetryExecution, RetryInfo } from '../queue/retry.js';
 import { LOW_PRIORITY } from '../queue/priority-work-queue.js';
@@ -172,9 +173,12 @@ export interface StopOptions {
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
  * controller-runtime's internal controller).
  *
- * Pipeline: every source's `triggers$` is merged (rxjs `mergeMap`; a source that errors is
- * detached and reported, the others go on) into {@link EventProcessor.triggers$}; each primary
- * ID goes into a {@link WorkQueue}; `concurrency` workers take keys and call the dispatcher.
+ * Pipeline: each source hands its triggers over by a direct call (its `onTrigger`; a source
+ * without one is subscribed through `triggers$`, and one whose stream errors is detached and
+ * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
+ * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
+ * `concurrency` workers take keys and call the dispatcher. {@link EventProcessor.triggers$} and
+ * {@link EventProcessor.events$} are derived for whoever subscribes.
  *
  * Guarantees:
  * - A primary is never dispatched while an earlier dispatch for it is unsettled, even after a
@@ -206,7 +210,10 @@ export interface StopOptions {
  * ```
  */
 export class EventProcessor {
-  /** Every trigger received, after merging the sources. */
+  /**
+   * Every trigger received, from every source, after the processor queued it; completes after
+   * `stop()`. Derived: it costs nothing while nobody subscribes.
+   */
   readonly triggers$: Observable<Trigger>;
   /**
    * What the processor does, as it happens; completes after `stop()`. Subscribers must not
@@ -222,9 +229,15 @@ export class EventProcessor {
   readonly #dispatch: ReconcileDispatcher;
   readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
   readonly #clock: Clock;
-  readonly #sources = new Subject<Observable<Trigger>>();
-  readonly #events = new Subject<ProcessingEvent>();
-  readonly #subscription: Subscription;
+  readonly #triggers = new Listeners<Trigger>();
+  readonly #events = new Listeners<ProcessingEvent>();
+  /** How to disconnect from each source: its `onTrigger` listener or its `triggers$` subscription. */
+  readonly #connections: Array<() => void> = [];
+  /** The one listener every source calls: a trigger is queued by this direct call. */
+  readonly #accept = (trigger: Trigger): void => {
+    this.#onTrigger(trigger);
+    if (this.#triggers.listening) this.#triggers.emit(trigger);
+  };
   readonly #retries = new Map<string, RetryExecution>();
   readonly #droppedInFlight = new Set<string>();
   readonly #inFlight = new Map<string, Attempt>();
@@ -262,27 +275,34 @@ export class EventProcessor {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
     }
     this.#causes = new PendingCauses(maxCauses);
-    this.events$ = this.#events.asObservable();
-    this.triggers$ = this.#sources.pipe(
-      mergeMap((triggers) =>
-        triggers.pipe(
-          catchError((error: unknown) => {
-            this.#events.next({ type: 'source-failed', error });
-            return EMPTY;
-          }),
-        ),
-      ),
-      share(),
-    );
-    // Subscribed at once, before any source starts: triggers that arrive before start() wait in
-    // the queue instead of being lost.
-    this.#subscription = this.triggers$.subscribe((trigger) => this.#onTrigger(trigger));
+    this.events$ = this.#events.observe((event) => event);
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
     for (const source of options.sources ?? []) this.addSource(source);
   }
 
-  /** Listens to one more event source (or trigger stream). */
+  /**
+   * Listens to one more event source (or trigger stream): through its `onTrigger` when it has one
+   * (each trigger is then one direct call), else through its `triggers$`, where an error detaches
+   * that source alone and is reported as `source-failed`. Triggers that arrive before `start()`
+   * wait in the queue.
+   */
   addSource(source: EventSource<unknown, never> | Observable<Trigger>): void {
-    this.#sources.next('triggers$' in source ? source.triggers$ : source);
+    if (this.#stopped) return;
+    if (!('triggers$' in source)) {
+      this.#subscribe(source);
+    } else if (typeof source.onTrigger === 'function') {
+      this.#connections.push(source.onTrigger(this.#accept));
+    } else {
+      this.#subscribe(source.triggers$);
+    }
+  }
+
+  #subscribe(triggers: Observable<Trigger>): void {
+    const subscription = triggers.subscribe({
+      next: this.#accept,
+      error: (error: unknown) => this.#events.emit({ type: 'source-failed', error }),
+    });
+    this.#connections.push(() => subscription.unsubscribe());
   }
 
   /** Queues a reconcile of a primary, as a trigger would. */
@@ -299,7 +319,7 @@ export class EventProcessor {
     this.#causes.delete(key);
     this.#scheduled.delete(key);
     if (this.queue.isProcessing(key)) this.#droppedInFlight.add(key);
-    this.#events.next({ type: 'dropped', key });
+    this.#events.emit({ type: 'dropped', key });
   }
 
   /**
@@ -368,8 +388,8 @@ export class EventProcessor {
     this.#stopped = true;
     // Workers waiting behind a paused gate go on to the (shut down) queue and end.
     this.#openGate?.();
-    this.#subscription.unsubscribe();
-    this.#sources.complete();
+    for (const disconnect of this.#connections.splice(0)) disconnect();
+    this.#triggers.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
     this.#causes.clear();
     this.#scheduled.clear();
@@ -389,8 +409,9 @@ export class EventProcessor {
     this.#events.complete();
   }
 
-  // Runs inside an rxjs subscriber, where a throw would surface as an uncaught exception and
-  // kill the process: a malformed trigger from one source is reported and skipped instead.
+  // Runs inside a source's own call (or an rxjs subscriber), where a throw would break that
+  // source's loop or surface as an uncaught exception: a malformed trigger from one source is
+  // reported and skipped instead.
   #onTrigger(trigger: Trigger): void {
     try {
       const deleted = trigger.cause?.type === 'primary-deleted';
@@ -398,12 +419,12 @@ export class EventProcessor {
         const key: unknown = typeof id === 'string' ? id : id?.key;
         if (typeof key !== 'string' || key === '') {
           const error = new TypeError(`trigger from ${String(trigger.source)} names a primary without a key: ${String(id)}`);
-          this.#events.next({ type: 'source-failed', error });
+          this.#events.emit({ type: 'source-failed', error });
         } else if (deleted) this.primaryDeleted(key);
         else this.#enqueue(key, trigger);
       }
     } catch (error) {
-      this.#events.next({ type: 'source-failed', error });
+      this.#events.emit({ type: 'source-failed', error });
     }
   }
 
@@ -414,7 +435,7 @@ export class EventProcessor {
     if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
     else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key, trigger?.priority);
-    this.#events.next({ type: 'enqueued', key, trigger });
+    if (this.#events.listening) this.#events.emit({ type: 'enqueued', key, trigger });
   }
 
   async #work(): Promise<void> {
@@ -450,7 +471,7 @@ export class EventProcessor {
     return new Promise<void>((release) => {
       const attempt: Attempt = { key, abort: new LazyAbortController(), deadline: now + (timeoutMs ?? Infinity), timedOut: false, release };
       this.#inFlight.set(key, attempt);
-      this.#events.next({ type: 'started', key, retryInfo, causes });
+      this.#events.emit({ type: 'started', key, retryInfo, causes });
       if (timeoutMs !== undefined && attempt.deadline < this.#timeoutTimerAt) this.#armTimeouts(attempt.deadline);
       void this.#attempt(attempt, retryInfo, causes);
     });
@@ -473,7 +494,7 @@ export class EventProcessor {
       if (attempt.deadline <= now) {
         attempt.timedOut = true;
         const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
-        this.#events.next({ type: 'timed-out', key: attempt.key, timeoutMs });
+        this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
         attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
         // Frees the worker; the primary stays blocked until the call settles.
         attempt.release();
@@ -506,10 +527,10 @@ export class EventProcessor {
         : { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
     }
     try {
-      this.#events.next({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
+      this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
       await this.#settle(key, outcome);
     } catch (error) {
-      this.#events.next({ type: 'hook-failed', key, error });
+      this.#events.emit({ type: 'hook-failed', key, error });
     } finally {
       this.#inFlight.delete(key);
       this.queue.done(key);
@@ -547,7 +568,7 @@ export class EventProcessor {
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
         this.#scheduled.set(key, 'reschedule');
-        this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
+        this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
     }
@@ -563,18 +584,18 @@ export class EventProcessor {
         this.queue.addRateLimited(key, retryDelay, priority);
         this.#scheduled.set(key, 'retry');
         const delayMs = this.queue.delayOf(key) ?? 0;
-        this.#events.next({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
+        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
         return;
       }
     }
     this.#retries.delete(key);
     this.queue.forget(key);
     const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
-    this.#events.next({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
+    this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
       this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
       this.#scheduled.set(key, 'reschedule');
-      this.#events.next({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
+      this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
     await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
   }

@@ -15,6 +15,7 @@ import {
   and,
   evaluate,
   eventSourceHandle,
+  Listeners,
   stealthTransition,
   mapEvent,
   MapperError,
@@ -35,6 +36,7 @@ import {
   type SecondaryResourceReader,
   type SecondaryToPrimaryMapper,
   type Trigger,
+  type TriggerCause,
   type StoreDelta,
   type ResourceEvent,
   type ShardSelector,
@@ -449,6 +451,7 @@ export class InformerEventSource<
   readonly name: string;
   readonly resourceType: ResourceKind<R>;
   readonly configuration: InformerEventSourceConfiguration<R, P>;
+  /** The primaries to reconcile; derived from the {@link onTrigger} listeners, free while nobody subscribes. */
   readonly triggers$: Observable<Trigger>;
   readonly health$: Observable<EventSourceHealth>;
   /** Problems met and moved past: throwing mappers and filters, bad objects, failed requests. */
@@ -456,7 +459,7 @@ export class InformerEventSource<
   /** The informer cache (read it directly to bypass the reverse index). */
   readonly cache: InformerCache<R>;
 
-  readonly #triggers = new Subject<Trigger>();
+  readonly #triggers = new Listeners<Trigger>();
   /** Primaries of the list being delivered, each with its last event; see #gather. */
   #gathered: Map<string, [ResourceID, ResourceEvent<R>, number | undefined]> | undefined;
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -506,9 +509,26 @@ export class InformerEventSource<
     // JOSDK: with a primary-to-secondary mapper the reverse index is not kept at all.
     this.#index = config.toSecondaryIds === undefined ? new PrimaryToSecondaryIndex<R>({ toPrimaryIds: config.toPrimaryIds }) : undefined;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
-    this.triggers$ = this.#triggers.asObservable();
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
+  }
+
+  /**
+   * Calls `listener` with every trigger, as `triggers$` does but as a plain call: how the event
+   * processor connects, so a watch event reaches its queue by direct calls from the socket on.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import type { InformerEventSource } from '@kindex/informer';
+   * declare const configMaps: InformerEventSource;
+   *
+   * const stop = configMaps.onTrigger((trigger) => console.log(trigger.cause.type, trigger.primaryIds.map(String)));
+   * stop();
+   * ```
+   */
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
   }
 
   /** The label selector on Namespace objects choosing this source's namespaces, if it has one. */
@@ -700,19 +720,20 @@ export class InformerEventSource<
   }
 
   #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
+    // Nobody connected (not started, or stopped): build nothing.
+    if (!this.#triggers.listening) return;
     const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
-    this.#triggers.next({
-      primaryIds: primaries,
-      source: this.name,
-      cause: {
-        type: 'resource',
-        event: event.type,
-        objectKey: ResourceID.keyOfResource(object),
-        ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-      },
-      ...(priority !== undefined ? { priority } : {}),
-    });
+    // Two objects per trigger, built in one go (no spread of optional fields), each in one shape.
+    const cause: TriggerCause =
+      resourceVersion === undefined
+        ? { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object) }
+        : { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object), resourceVersion };
+    this.#triggers.emit(
+      priority === undefined
+        ? { primaryIds: primaries, source: this.name, cause }
+        : { primaryIds: primaries, source: this.name, cause, priority },
+    );
   }
 
   /** Updates the index and returns `P_new ∪ P_old`, deduplicated. */
