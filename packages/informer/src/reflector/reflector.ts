@@ -14,132 +14,25 @@
  * informer, which adds sharing, and the InformerEventSource, which maps changes to reconciles.
  */
 import { BehaviorSubject, Subject } from 'rxjs';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  rejectUnknownOptions,
-  ShardSelector,
-  type IndexedStore,
-  type KubernetesObject,
-  type OptionKeysOf,
-  type StoreDelta,
-} from '@kindex/core';
-import { Backoff, BACKOFF_OPTION_KEYS } from './internal/backoff.js';
-import type { BackoffOptions } from './internal/backoff.js';
+import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Backoff } from './internal/backoff.js';
 import { openGet, readBody } from './internal/kube-request.js';
 import type { OpenRequest } from './internal/kube-request.js';
 import { LineSplitter } from './internal/line-splitter.js';
 import { prepareObject } from './internal/prepare-object.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
 import { keepAppliedFields } from './object-transform.js';
-import type { ObjectTransform } from './object-transform.js';
 import { ApiRequestError, WatchLineError } from './reflector-error.js';
 import type { ReflectorHealth } from './reflector-health.js';
 import { ReflectorView } from './internal/reflector-view.js';
+import { sleep, waitForHealth } from './internal/wait-for-health.js';
 import { apiVersionOf, collectionPath } from './resource-type.js';
-import type { ResourceType } from './resource-type.js';
+import { REFLECTOR_OPTION_KEYS, WAIT_FOR_SYNC_OPTION_KEYS, type ReflectorOptions, type WaitForSyncOptions } from './reflector-options.js';
 
-export type { BackoffOptions } from './internal/backoff.js';
-
-/**
- * How a {@link Reflector} reaches the server and what it reflects.
- *
- * @example
- * ```ts
- * import { Kinds, Reflector, type ReflectorOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const options: ReflectorOptions = { kubeConfig, type: Kinds.Pod, namespace: 'shop', labelSelector: 'app=web', pageSize: 500, inactivityTimeoutMs: 120_000 };
- * const pods = new Reflector(options);
- * ```
- */
-export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject> {
-  /** Where and as whom to connect; all traffic uses its authentication and TLS settings. */
-  readonly kubeConfig: KubeConfig;
-  /** The resource type to list and watch. */
-  readonly type: ResourceType;
-  /** Only this namespace, for a namespaced type. Defaults to all namespaces. */
-  readonly namespace?: string;
-  /** Server-side label selector, for example `app=web,tier!=db`. Defaults to none. */
-  readonly labelSelector?: string;
-  /** Server-side field selector, for example `status.phase=Running`. Defaults to none. */
-  readonly fieldSelector?: string;
-  /**
-   * Only the objects of these hash ranges (KEP-5866): sent as `shardSelector` on list and watch,
-   * and applied here too, so a server without the `ShardedListAndWatch` gate (which ignores the
-   * parameter and sends everything) gives the same view, only at the cost of the traffic.
-   * Defaults to none (every object).
-   */
-  readonly shardSelector?: ShardSelector | string;
-  /** Objects per list page (`limit`). Defaults to 500. */
-  readonly pageSize?: number;
-  /**
-   * Server-side timeout of each watch; the reflector then re-watches from its resourceVersion
-   * without relisting. Defaults to a random 300-600 s per watch, as client-go, so that many
-   * clients do not reconnect together.
-   */
-  readonly watchTimeoutSeconds?: number;
-  /**
-   * Longest silence tolerated on an open request before it is treated as a dead (half-open)
-   * connection and replaced. Must exceed the server's bookmark period (about 60 s on
-   * kube-apiserver). Defaults to 150 000 ms.
-   */
-  readonly inactivityTimeoutMs?: number;
-  /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, jitter 1, reset after 2 min. */
-  readonly backoff?: BackoffOptions;
-  /**
-   * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
-   * Defaults to {@link keepAppliedFields}.
-   */
-  readonly transform?: ObjectTransform<R> | null;
-}
-
-/** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
-const REFLECTOR_OPTION_KEYS = {
-  kubeConfig: true,
-  type: true,
-  namespace: true,
-  labelSelector: true,
-  fieldSelector: true,
-  shardSelector: true,
-  pageSize: true,
-  watchTimeoutSeconds: true,
-  inactivityTimeoutMs: true,
-  backoff: BACKOFF_OPTION_KEYS,
-  transform: true,
-} as const satisfies OptionKeysOf<ReflectorOptions>;
-
-/**
- * Options of {@link Reflector.waitForSync}.
- *
- * @example
- * ```ts
- * import type { Reflector, WaitForSyncOptions } from '@kindex/informer';
- * import { isNonTransient } from '@kindex/informer';
- * declare const reflector: Reflector;
- *
- * // Stop waiting at the first 403 instead of retrying until the timeout.
- * const options: WaitForSyncOptions = { timeoutMs: 60_000, rejectOn: (error) => isNonTransient(error) };
- * const synced = await reflector.waitForSync(options);
- * ```
- */
-export interface WaitForSyncOptions {
-  /** Gives up (resolving `false`) after this many milliseconds. Defaults to waiting forever. */
-  readonly timeoutMs?: number;
-  /** Gives up (resolving `false`) when aborted. Defaults to none. */
-  readonly signal?: AbortSignal;
-  /**
-   * Rejects with the reflector's error when it meets one this returns true for before the first
-   * list completes (for example {@link isNonTransient}: fail fast on RBAC or a missing CRD).
-   * The reflector itself goes on retrying; stopping it is the caller's decision. Defaults to
-   * never rejecting.
-   */
-  readonly rejectOn?: (error: Error) => boolean;
-}
-
-/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
-const WAIT_FOR_SYNC_OPTION_KEYS = { timeoutMs: true, signal: true, rejectOn: true } as const satisfies OptionKeysOf<WaitForSyncOptions>;
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export type { BackoffOptions, ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
@@ -282,34 +175,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
     rejectUnknownOptions('Reflector.waitForSync options', options, WAIT_FOR_SYNC_OPTION_KEYS);
     if (this.hasSynced()) return true;
-    const { signal, timeoutMs, rejectOn } = options;
-    if (signal?.aborted) return false;
-    return new Promise<boolean>((resolve, reject) => {
-      let done = false;
-      let subscription: Subscription | undefined;
-      let timeout: NodeJS.Timeout | undefined;
-      const finish = (synced: boolean | Error): void => {
-        if (done) return;
-        done = true;
-        if (timeout !== undefined) clearTimeout(timeout);
-        signal?.removeEventListener('abort', onAbort);
-        subscription?.unsubscribe();
-        if (synced instanceof Error) reject(synced);
-        else resolve(synced);
-      };
-      const onAbort = (): void => finish(false);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) timeout = setTimeout(() => finish(false), timeoutMs);
-      // health$ replays synchronously (and completes at once if stopped), hence the `done` flag.
-      subscription = this.health$.subscribe({
-        next: (h) => {
-          if (h.synced) finish(true);
-          else if (rejectOn !== undefined && h.lastError !== undefined && rejectOn(h.lastError.error)) finish(h.lastError.error);
-        },
-        complete: () => finish(false),
-      });
-      if (done) subscription.unsubscribe();
-    });
+    return waitForHealth(this.health$, options);
   }
 
   /** The current health. */
@@ -408,7 +274,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           delayMs = this.backoff.next();
         }
       }
-      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+      if (delayMs > 0 && !this.stopped) await sleep(delayMs, this.abort.signal);
     }
   }
 
@@ -629,17 +495,5 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       if (current[k] !== change[k]) changed = true;
     }
     if (changed && !this.healthSubject.closed) this.healthSubject.next(Object.freeze({ ...current, ...change }));
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(handle);
-        this.abort.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const handle = setTimeout(done, ms);
-      this.abort.signal.addEventListener('abort', done, { once: true });
-    });
   }
 }

@@ -16,161 +16,52 @@ import {
   evaluate,
   eventSourceHandle,
   Listeners,
-  stealthTransition,
   mapEvent,
-  MapperError,
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
   ResourceID,
   type EventSource,
   type EventSourceContext,
   type EventSourceHandle,
-  type EventTransform,
-  type EventHandler,
   type EventSourceHealth,
   type Indexer,
   type KubernetesObject,
   type Predicate,
-  type PrimaryToSecondaryMapper,
-  type ReverseIndexSnapshot,
   type SecondaryResourceReader,
-  type SecondaryToPrimaryMapper,
   type Trigger,
   type TriggerCause,
   type StoreDelta,
   type ResourceEvent,
   type ShardSelector,
-  rejectUnknownOptions,
 } from '@kindex/core';
 import {
   InformerCache,
   isScopeRemoval,
   type CacheDeltaOrigin,
-  type CacheSnapshot,
   type CacheStartOptions,
   type NamespaceSet,
 } from '../cache/informer-cache.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { KubeClient } from '../client/kube-client.js';
-import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
-import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import { unchangedPriority } from './unchanged-priority.js';
+import { InformerEventSourceConfigurer } from './informer-event-source-configurer.js';
+import type {
+  InformerEventSourceConfiguration,
+  KubeEventSourceContext,
+  EventSourceProblem,
+} from './informer-event-source-configuration.js';
+import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapshot.js';
+import { primariesOf } from './primaries-of.js';
 
-/**
- * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those
- * whose Namespace object matches a label selector, followed at run time.
- *
- * @example
- * ```ts
- * import type { InformerEventSourceConfiguration, NamespaceChoice } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
- * declare const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject>;
- *
- * // 'inherit' (the default) follows the controller's namespaces, also when they change at run time.
- * const namespaces: NamespaceChoice = configuration.namespaces;
- * const follows = namespaces === 'inherit';
- * ```
- */
-export type NamespaceChoice = NamespaceSet | 'inherit' | { readonly selector: string };
-
-/**
- * Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}.
- *
- * @example
- * ```ts
- * import { InformerEventSource, Kinds, type InformerEventSourceConfiguration } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
- *
- * // The builder's result before build(): check it in a unit test of prepareEventSources.
- * const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject> = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap)
- *   .withLabelSelector('app=web')
- *   .configuration();
- * console.log(configuration.name, configuration.labelSelector, configuration.namespaces);
- * ```
- */
-export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
-  readonly kind: ResourceKind<R>;
-  /** Undefined for a standalone source built without a primary kind. */
-  readonly primaryKind: ResourceKind<P> | undefined;
-  /** Defaults to the kind's name (`group/version/Kind`). */
-  readonly name: string;
-  readonly labelSelector: string | undefined;
-  readonly fieldSelector: string | undefined;
-  /** Defaults to `'inherit'`: the controller's namespaces, following its changes. */
-  readonly namespaces: NamespaceChoice;
-  /**
-   * Which shard ranges to cache: `'inherit'` takes the controller's shard selector when it
-   * shards by namespace (and follows its changes), and none otherwise; `'none'` caches every
-   * object. Defaults to `'inherit'`.
-   */
-  readonly shardSelector: ShardSelector | 'inherit' | 'none';
-  /** Defaults to the owner references of the primary kind. */
-  readonly toPrimaryIds: SecondaryToPrimaryMapper<R>;
-  /** When set, `getSecondaryResources` uses it and no reverse index is kept. */
-  readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
-  /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
-  readonly filter: Predicate<R> | undefined;
-  /**
-   * kopf's stealth mode (see {@link InformerEventSourceBuilder.withStealthFilter}), applied to
-   * each event before `filter`. Defaults to undefined (off).
-   */
-  readonly stealth: EventTransform<R> | undefined;
-  /**
-   * Maps events to the primaries to reconcile instead of the reverse index's `P_new ∪ P_old`
-   * (controller-runtime style). The index is still kept for `getSecondaryResources`.
-   * Defaults to undefined.
-   */
-  readonly handler: EventHandler<R> | undefined;
-  readonly transform: ObjectTransform<R> | null | undefined;
-  readonly reflector: ReflectorTuningOptions | undefined;
-}
-
-/**
- * The context a kindex controller hands to `prepareEventSources`: core's, plus controller-wide filters.
- *
- * @example
- * ```ts
- * import { InformerEventSource, Kinds, type KubeClient, type KubeEventSourceContext } from '@kindex/informer';
- * import type { EventSource, KubernetesObject, Reconciler } from '@kindex/core';
- * import { UpdateControl } from '@kindex/core';
- *
- * // Inside an Operator, prepareEventSources gets this context: build() applies the controller's eventFilters too.
- * const reconciler: Reconciler<KubernetesObject, KubeClient> = {
- *   prepareEventSources(context): EventSource<unknown, KubernetesObject>[] {
- *     const filters = (context as KubeEventSourceContext<KubernetesObject>).eventFilters;
- *     console.log(`${filters.length} controller-wide filters`);
- *     return [InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).build(context)];
- *   },
- *   reconcile: () => UpdateControl.noUpdate(),
- * };
- * ```
- */
-export interface KubeEventSourceContext<P extends KubernetesObject> extends EventSourceContext<P, KubeClient> {
-  /** Filters applied to the events of every source of the controller (ANDed with each source's). */
-  readonly eventFilters: readonly Predicate<KubernetesObject>[];
-  /** The controller's shard selector, if it has one. */
-  readonly shardSelector?: ShardSelector | undefined;
-}
-
-/**
- * Problems an event source met and moved past (mappers, filters, informers).
- *
- * @example
- * ```ts
- * import type { EventSourceProblem, InformerEventSource } from '@kindex/informer';
- * declare const pods: InformerEventSource;
- *
- * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
- * pods.problems$.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
- * ```
- */
-export interface EventSourceProblem {
-  readonly source: string;
-  readonly error: unknown;
-}
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export type {
+  NamespaceChoice,
+  InformerEventSourceConfiguration,
+  KubeEventSourceContext,
+  EventSourceProblem,
+} from './informer-event-source-configuration.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -191,160 +82,10 @@ export interface EventSourceProblem {
  * const pods = builder.build(context);
  * ```
  */
-export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
-  #config: InformerEventSourceConfiguration<R, P>;
-  /** The stealth filters so far, ANDed; the configuration holds their transform. */
-  #stealthFilter: Predicate<R> | undefined;
-
-  /** @internal use {@link InformerEventSource.from} */
-  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P> | undefined) {
-    this.#config = {
-      kind,
-      primaryKind,
-      name: kind.name,
-      labelSelector: undefined,
-      fieldSelector: undefined,
-      namespaces: 'inherit',
-      shardSelector: 'inherit',
-      // Without a primary kind no owner reference can name a primary: nothing to reconcile.
-      toPrimaryIds:
-        primaryKind === undefined
-          ? () => []
-          : fromOwnerReferences<R>({
-              group: primaryKind.group,
-              kind: primaryKind.kind,
-              clusterScopedOwner: !primaryKind.namespaced,
-            }),
-      toSecondaryIds: undefined,
-      filter: undefined,
-      stealth: undefined,
-      handler: undefined,
-      transform: undefined,
-      reflector: undefined,
-    };
-  }
-
-  #with(change: Partial<InformerEventSourceConfiguration<R, P>>): this {
-    this.#config = { ...this.#config, ...change };
-    return this;
-  }
-
-  /** Unique name within the controller. Defaults to the kind's name. */
-  withName(name: string): this {
-    return this.#with({ name });
-  }
-  /** Server-side label selector of the cache. */
-  withLabelSelector(labelSelector: string): this {
-    checkLabelSelector(`event source ${this.#config.name}`, labelSelector);
-    return this.#with({ labelSelector });
-  }
-  /** Server-side field selector of the cache. */
-  withFieldSelector(fieldSelector: string): this {
-    checkFieldSelector(`event source ${this.#config.name}`, fieldSelector);
-    return this.#with({ fieldSelector });
-  }
-  /** Watch these namespaces (changeable later with `changeNamespaces`). */
-  withNamespaces(namespaces: readonly string[]): this {
-    return this.#with({ namespaces: [...namespaces] });
-  }
-  /**
-   * Cache only these shard ranges (`'none'`: every object; `'inherit'`, the default: the
-   * controller's, when it shards by namespace).
-   */
-  withShardSelector(shardSelector: ShardSelector | 'inherit' | 'none'): this {
-    return this.#with({ shardSelector });
-  }
-  /** Watch every namespace. */
-  withAllNamespaces(): this {
-    return this.#with({ namespaces: 'all' });
-  }
-  /**
-   * Watch the namespaces whose Namespace object matches `labelSelector`, following labels as
-   * they change at run time (an added namespace's objects arrive as creates; a removed one's
-   * leave the cache without triggers). Needs list and watch on namespaces.
-   */
-  withNamespaceSelector(labelSelector: string): this {
-    checkLabelSelector(`event source ${this.#config.name} namespaceSelector`, labelSelector);
-    return this.#with({ namespaces: { selector: labelSelector } });
-  }
-  /** Watch the controller's namespaces and follow its changes. The default. */
-  withNamespacesInheritedFromController(): this {
-    return this.#with({ namespaces: 'inherit' });
-  }
-  /** Which primaries a secondary concerns. Defaults to owner references of the primary kind. */
-  withSecondaryToPrimaryMapper(toPrimaryIds: SecondaryToPrimaryMapper<R>): this {
-    return this.#with({ toPrimaryIds });
-  }
-  /** Which secondaries a primary reads; replaces the reverse index. */
-  withPrimaryToSecondaryMapper(toSecondaryIds: PrimaryToSecondaryMapper<P>): this {
-    return this.#with({ toSecondaryIds });
-  }
-  /** A predicate (or kopf filter) on the secondary's events; several calls are ANDed. */
-  withFilter(filter: Predicate<R>): this {
-    const prev = this.#config.filter;
-    return this.#with({ filter: prev === undefined ? filter : and(prev, filter) });
-  }
-  /**
-   * kopf's stealth mode: objects that do not pass `filter` (judged on their state, as a
-   * `generic` event) are invisible to this source's filters and handler. An object that starts
-   * passing arrives as a `create`, one that stops passing as a `delete` (so a create-only
-   * filter such as {@link InformerEventSourceBuilder.withOnAddFilter} sees objects gaining the
-   * label later, as kopf's `on.create` does). The cache still holds every object the selectors
-   * admit: use `withLabelSelector` to keep objects out of memory, this for what a selector
-   * cannot express. Several calls are ANDed. Defaults to off.
-   *
-   * @example
-   * ```ts
-   * import { kopfFilter, PRESENT } from '@kindex/core';
-   * import { InformerEventSource, Kinds, resourceKind } from '@kindex/informer';
-   * const WebPageKind = resourceKind({ group: 'sample.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
-   *
-   * // ConfigMaps that gain the label later arrive as creates, those losing it as deletes.
-   * const managed = InformerEventSource.from(Kinds.ConfigMap, WebPageKind)
-   *   .withStealthFilter(kopfFilter({ labels: { 'example.com/managed': PRESENT } }))
-   *   .withOnAddFilter(() => true);
-   * ```
-   * @see stealthTransition
-   */
-  withStealthFilter(filter: Predicate<R>): this {
-    this.#stealthFilter = this.#stealthFilter === undefined ? filter : and(this.#stealthFilter, filter);
-    return this.#with({ stealth: stealthTransition(this.#stealthFilter) });
-  }
-  /** Only create events passing `accept` go on. */
-  withOnAddFilter(accept: (object: R) => boolean): this {
-    return this.withFilter({ name: 'onAdd', create: (e) => accept(e.object) });
-  }
-  /** Only update events passing `accept` go on. */
-  withOnUpdateFilter(accept: (object: R, oldObject: R) => boolean): this {
-    return this.withFilter({ name: 'onUpdate', update: (e) => accept(e.object, e.oldObject) });
-  }
-  /** Only delete events passing `accept` go on. */
-  withOnDeleteFilter(accept: (object: R, deleteStateUnknown: boolean) => boolean): this {
-    return this.withFilter({ name: 'onDelete', delete: (e) => accept(e.object, e.deleteStateUnknown) });
-  }
-  /** Only generic events passing `accept` go on. */
-  withGenericFilter(accept: (object: R) => boolean): this {
-    return this.withFilter({ name: 'generic', generic: (e) => accept(e.object) });
-  }
-  /** Decides which primaries an event reconciles (see {@link InformerEventSourceConfiguration.handler}). */
-  withEventHandler(handler: EventHandler<R>): this {
-    return this.#with({ handler });
-  }
-  /** Reshapes objects before caching; `null` keeps them as sent. Defaults to dropping managedFields. */
-  withTransform(transform: ObjectTransform<R> | null): this {
-    return this.#with({ transform });
-  }
-  /** Connection tuning of the reflectors (page size, timeouts, backoff). */
-  withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
-    rejectUnknownOptions(`event source ${this.#config.name} reflector options`, reflector, REFLECTOR_TUNING_KEYS);
-    return this.#with({ reflector });
-  }
-
-  /** The configuration as built so far. */
-  configuration(): InformerEventSourceConfiguration<R, P> {
-    return this.#config;
-  }
-
+export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> extends InformerEventSourceConfigurer<
+  R,
+  P
+> {
   /**
    * Builds the event source for a controller. The controller's event filters (when the context
    * carries them) are ANDed with this source's own.
@@ -354,15 +95,13 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
    * and the caller starts and stops it. See {@link InformerEventSource} for an example.
    */
   build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
-    if (context instanceof KubeClient) return new InformerEventSource<R, P>(this.#config, context, 'all');
+    const own = this.configuration();
+    if (context instanceof KubeClient) return new InformerEventSource<R, P>(own, context, 'all');
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
       controllerFilters.length === 0
-        ? this.#config
-        : {
-            ...this.#config,
-            filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])),
-          };
+        ? own
+        : { ...own, filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(own.filter ? [own.filter] : [])) };
     const inherited = 'shardSelector' in context ? inheritedShardSelector(context.shardSelector) : undefined;
     return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces, inherited);
   }
@@ -682,7 +421,7 @@ export class InformerEventSource<
   }
 
   #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
-    let primaries = this.#primariesOf(delta);
+    let primaries = primariesOf(delta, this.#index, this.configuration.toPrimaryIds, this.#reportError);
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
     if (isScopeRemoval(origin)) return;
@@ -736,84 +475,11 @@ export class InformerEventSource<
     );
   }
 
-  /** Updates the index and returns `P_new ∪ P_old`, deduplicated. */
-  #primariesOf(delta: StoreDelta<R>): readonly ResourceID[] {
-    if (this.#index !== undefined) {
-      const update =
-        delta.type === 'delete'
-          ? this.#index.onDelete(delta.object)
-          : this.#index.onAddOrUpdate(delta.object, delta.type === 'update' ? delta.oldObject : undefined);
-      // The hot path: references unchanged (the index answers with one array for both).
-      if (update.oldPrimaries === update.newPrimaries || update.oldPrimaries.length === 0) return update.newPrimaries;
-      if (update.newPrimaries.length === 0) return update.oldPrimaries;
-      const union = [...update.newPrimaries];
-      for (const id of update.oldPrimaries) if (!union.some((seen) => seen.key === id.key)) union.push(id);
-      return union;
-    }
-    // No index: map both versions each time (the mapper is pure, per its contract).
-    const seen = new Map<string, ResourceID>();
-    const add = (ids: Iterable<ResourceID>): void => {
-      for (const id of ids) if (!seen.has(id.key)) seen.set(id.key, id);
-    };
-    this.#mapSafely(delta.object, add);
-    if (delta.type === 'update') this.#mapSafely(delta.oldObject, add);
-    return [...seen.values()];
-  }
-
-  #mapSafely(object: R, add: (ids: Iterable<ResourceID>) => void): void {
-    try {
-      add(this.configuration.toPrimaryIds(object));
-    } catch (error) {
-      const key = object.metadata?.name ? ResourceID.keyOf(object.metadata.name, object.metadata.namespace) : undefined;
-      this.#report(new MapperError(key, 'secondary-to-primary mapper threw', { cause: error }));
-    }
-  }
-
   #report(error: unknown): void {
     this.#problems.next({ source: this.name, error });
   }
-}
 
-/** One consistent view of an event source's cache and reverse index. */
-class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObject> implements SecondaryResourceReader<R, P> {
-  constructor(
-    readonly cache: CacheSnapshot<R>,
-    readonly index: ReverseIndexSnapshot | undefined,
-    readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
-  ) {}
-
-  getSecondaryResources(primary: P): readonly R[] {
-    return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
-  }
-
-  release(): void {
-    this.cache.release();
-    this.index?.release();
-  }
-}
-
-/**
- * The secondaries of a primary: the keys from the primary-to-secondary mapper when there is one,
- * else from the reverse index, each resolved by `lookup`; keys missing from the cache are skipped.
- * One piece of code for the live read and the snapshot read.
- */
-function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
-  primary: P,
-  toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
-  index: { forEachSecondaryKey(primaryKey: string, fn: (key: string) => void): void } | undefined,
-  lookup: (key: string) => R | undefined,
-): R[] {
-  const out: R[] = [];
-  const add = (key: string): void => {
-    const found = lookup(key);
-    if (found !== undefined) out.push(found);
-  };
-  if (toSecondaryIds !== undefined) {
-    for (const id of toSecondaryIds(primary)) add(id.key);
-  } else if (index !== undefined) {
-    index.forEachSecondaryKey(ResourceID.keyOfResource(primary), add);
-  }
-  return out;
+  readonly #reportError = (error: unknown): void => this.#report(error);
 }
 
 /**
