@@ -152,7 +152,7 @@ export type {
   DispatchResult,
   RetriesExhaustedHook,
   StopOptions,
-} from './reconcile/event-processor.js';
+} from './reconcile/event-processor-options.js';
 export type { ReconcileQueue, QueueKind } from './reconcile/reconcile-queue.js';
 export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
 export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';
