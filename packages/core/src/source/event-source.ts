@@ -1,8 +1,9 @@
 /**
  * Event sources: where reconciles come from.
  *
- * An {@link EventSource} tells the event processor which primaries to reconcile (its
- * `triggers$` Observable) and, if it caches secondary resources, serves them to `Context`.
+ * An {@link EventSource} tells the event processor which primaries to reconcile (by a direct
+ * call to its `onTrigger` listener, or on its `triggers$` Observable) and, if it caches
+ * secondary resources, serves them to `Context`.
  * Built-ins here are Kubernetes-agnostic: {@link TimerEventSource} (reconcile a primary at a
  * time), {@link PollingEventSource} (one fetch for all primaries, for APIs that list in bulk)
  * and {@link PerResourcePollingEventSource} (one fetch per known primary). The Kubernetes layer

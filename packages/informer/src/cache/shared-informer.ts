@@ -4,8 +4,10 @@
  *
  * One {@link SharedInformer} exists per (cluster, kind, namespace, selectors, transform); the
  * {@link InformerRegistry} hands out reference-counted leases on it, so two sources on the same
- * ConfigMaps hold one copy of them and one watch. Consumers see a change on `deltas$` only after
- * the store (and its indexes) show it: a handler never reads a cache that lags its own event.
+ * ConfigMaps hold one copy of them and one watch. The store is the reflector's own; consumers get
+ * each change (a `StoreDelta`) by a direct call to their `onDelta` listener, or on the derived
+ * `deltas$`, only after the store (and its indexes) show it: a handler never reads a cache that
+ * lags its own event.
  *
  * @module
  */
