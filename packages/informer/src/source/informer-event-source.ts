@@ -211,6 +211,8 @@ export class InformerEventSource<
   readonly #selection: NamespaceSelection | undefined;
   readonly #inheritShards: boolean;
   #subscriptions: Subscription[] = [];
+  /** One reporter for the per-event path's user code (mappers, filters, handlers): no closure per event. */
+  readonly #reportError = (error: unknown): void => this.#report(error);
 
   constructor(
     config: InformerEventSourceConfiguration<R, P>,
@@ -429,12 +431,12 @@ export class InformerEventSource<
     // reconcile nothing (no storm).
     if (isScopeRemoval(origin)) return;
     const stealth = this.configuration.stealth;
-    const event = stealth === undefined ? delta : stealth(delta, (error) => this.#report(error));
+    const event = stealth === undefined ? delta : stealth(delta, this.#reportError);
     if (event === undefined) return;
     const filter = this.configuration.filter;
-    if (filter !== undefined && !evaluate(filter, event, (error) => this.#report(error))) return;
+    if (filter !== undefined && !evaluate(filter, event, this.#reportError)) return;
     const handler = this.configuration.handler;
-    if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
+    if (handler !== undefined) primaries = mapEvent(handler, event, this.#reportError);
     if (primaries.length === 0) return;
     if (origin === 'list' || origin === 'attach') this.#gather(primaries, event, unchangedPriority(delta.type, origin));
     else this.#trigger(primaries, event, undefined);
@@ -481,8 +483,6 @@ export class InformerEventSource<
   #report(error: unknown): void {
     this.#problems.next({ source: this.name, error });
   }
-
-  readonly #reportError = (error: unknown): void => this.#report(error);
 }
 
 /**
