@@ -43,6 +43,8 @@ const checks = process.argv.slice(2).length
   : [
       'scripts/ci/check-lint.mjs',
       'scripts/ci/check-dependencies.mjs',
+      'scripts/ci/check-layers.mjs',
+      'scripts/ci/check-layers.test.mjs',
       'scripts/ci/check-export-lists.mjs',
       'scripts/ci/check-api-docs.mjs',
       'scripts/ci/check-doc-examples.mjs',

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from the Go module proxy at the versions pinned by the scratch
+# Builds kube-apiserver, kube-controller-manager and etcd from the Go module proxy at the versions pinned by the scratch
 # modules beside this script, into ~/.cache/kindex/<binary>-<version>/ (never into the repo).
 # A binary is rebuilt only when it is missing or its module's go.sum changed, so a second run
 # takes seconds. The builds run at the lowest CPU priority: the machine is shared.
-#   scripts/real-apiserver/build.sh            # both binaries
+#   scripts/real-apiserver/build.sh            # all three binaries
 #   KINDEX_CACHE_DIR=/elsewhere build.sh       # another cache root (the launcher reads the same variable)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -50,5 +50,8 @@ kube_version="$(required_version kube-apiserver k8s.io/kubernetes | head -n1)"
 kube_minor="${kube_version#v1.}"; kube_minor="${kube_minor%%.*}"
 # Built outside the Kubernetes repo, the binary would report v0.0.0-master on /version; stamp the
 # release it really is, as the official build does.
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes kube-apiserver \
-  "-X k8s.io/component-base/version.gitVersion=$kube_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$kube_minor -X k8s.io/component-base/version.gitTreeState=clean"
+kube_ldflags="-X k8s.io/component-base/version.gitVersion=$kube_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$kube_minor -X k8s.io/component-base/version.gitTreeState=clean"
+build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes kube-apiserver "$kube_ldflags"
+# The garbage collector and namespace controller of the real tier. Same scratch module and so the
+# same k8s.io/kubernetes version: it reuses most of kube-apiserver's compiled packages.
+build kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes kube-controller-manager "$kube_ldflags"

@@ -7,13 +7,13 @@ import './internal/check-runtime.js';
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
-export type { ResourceType } from './reflector/resource-type.js';
+export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
-export { ApiRequestError, WatchLineError, InactivityTimeoutError, TransformError } from './reflector/reflector-error.js';
-export { resolveResourceType, UnknownResourceTypeError } from './reflector/resolve-resource-type.js';
-export type { ResolveResourceTypeOptions } from './reflector/resolve-resource-type.js';
+export { TransformError } from './reflector/reflector-error.js';
+export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';
+export type { ResolveResourceTypeOptions } from './client/resolve-resource-type.js';
 
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
@@ -57,7 +57,11 @@ export type { NamespaceSet, InformerCacheOptions } from './cache/informer-cache-
 export { NotCachedError } from './cache/cache-errors.js';
 
 // --- client: writes through the KubeConfig
-export { KubeClient, KubeApiError, objectPath } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
+export { KubeApiError, ApiRequestError } from './client/kube-api-error.js';
+export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.js';
+export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
+export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
@@ -94,29 +98,28 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
-export type {
-  InformerEventSourceConfiguration,
-  NamespaceChoice,
-  EventSourceProblem,
-  KubeEventSourceContext,
-} from './source/informer-event-source.js';
+export type { InformerEventSourceConfiguration, NamespaceChoice, KubeEventSourceContext } from './source/informer-event-source.js';
+export { isKubeEventSource } from './source/kube-event-source.js';
+export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
 
 // --- controller: reconcilers running against the API server
-export { Operator } from './controller/operator.js';
-export type { OperatorOptions, OperatorRunOptions } from './controller/operator.js';
-export { ControllerDistributionError } from './controller/controller-distribution.js';
-export type { ControllerDistribution, OperatorControllerOptions } from './controller/controller-distribution.js';
-export { Controller, PRIMARY_SOURCE_NAME } from './controller/controller.js';
-export type { ControllerOptions, ControllerEvent } from './controller/controller.js';
-export { TemporaryResourceCache } from './controller/temporary-resource-cache.js';
+export { Operator } from './operator/operator.js';
+export type { OperatorOptions, OperatorRunOptions } from './operator/operator-options.js';
+export { ControllerDistributionError } from './operator/controller-distribution.js';
+export type { ControllerDistribution, OperatorControllerOptions } from './operator/controller-distribution.js';
+export { Controller } from './controller/controller.js';
+export { PRIMARY_SOURCE_NAME } from './controller/controller-event.js';
+export type { ControllerOptions } from './controller/controller-options.js';
+export type { ControllerEvent } from './controller/controller-event.js';
+export { TemporaryResourceCache } from './dependent/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
 export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';
-export type { OperatorObservabilityOptions } from './controller/operator-observability.js';
+export type { OperatorObservabilityOptions } from './operator/operator-observability.js';
 
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';
-export { EventMetrics } from './metrics/event-metrics.js';
-export type { EventDropReason } from './metrics/event-metrics.js';
+export { EventMetrics } from './events/event-metrics.js';
+export type { EventDropReason } from './events/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
 export { ControllerMetrics } from './metrics/controller-metrics.js';
@@ -148,24 +151,29 @@ export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './star
 export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
 export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
 export type { StartOptions } from './startup/start-options.js';
-export { isNonTransient } from './reflector/reflector-error.js';
+export { isNonTransient } from './client/kube-api-error.js';
 export type { CacheStartOptions } from './cache/informer-cache-options.js';
 
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
 export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
-export { requiredPermissions } from './rbac/required-permissions.js';
-export type { RbacListingOptions } from './rbac/required-permissions.js';
+export { requiredPermissions } from './operator/required-permissions.js';
+export type { RbacListingOptions } from './operator/required-permissions.js';
 export { leasePermissions } from './rbac/lease-permissions.js';
 export type { LeaseOwners } from './rbac/lease-permissions.js';
-export type { DeclaredWrite, RbacVerb, WrittenResource } from './rbac/written-resource.js';
+export type { DeclaredWrite, RbacVerb, WrittenResource } from './controller/written-resource.js';
+
+// --- leases: what leader election and sharding share (src/lease/)
+export { LeaseConflictError } from './lease/lease-conflict-error.js';
+export { LeaseConfigError } from './lease/lease-config-error.js';
+export type { Lease, LeaseSpec } from './lease/lease.js';
+export type { LeaseTiming } from './lease/lease-timing.js';
 
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
 export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
-export { LeaseConflictError } from './leader-election/lease-store.js';
-export type { Lease, LeaseSpec, LeaseStore } from './leader-election/lease-store.js';
+export type { LeaseStore } from './leader-election/lease-store.js';
 export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
@@ -175,7 +183,8 @@ export type { ReflectorTuningOptions } from './config/option-validation.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';
-export type { ShardCoordinatorOptions, ShardLoss, ShardOwnership } from './sharding/shard-coordinator.js';
+export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
+export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
 export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';

@@ -29,7 +29,7 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { ResourceEvent } from '../event/resource-event.js';
 import type { Predicate } from '../predicate/predicate.js';
 import { FilterError } from '../predicate/filter-error.js';
-import { objectKeyOf } from '../predicate/internal/object-key.js';
+import { objectKeyOf } from '../internal/object-key.js';
 import { ABSENT, PRESENT } from './markers.js';
 import type { FilterContext } from './filter-context.js';
 import { makeFilterContext } from './filter-context.js';

@@ -1,6 +1,6 @@
 import type { KubernetesObject, OwnerReference } from '../resource/kubernetes-object.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
-import { objectKeyOf } from '../predicate/internal/object-key.js';
+import { objectKeyOf } from '../internal/object-key.js';
 import type { EventHandler, HandlerProblemReporter } from './event-handler.js';
 import { objectsOf } from './internal/objects-of.js';
 import { apiGroupMatcher, isValidApiVersion } from './internal/api-group.js';

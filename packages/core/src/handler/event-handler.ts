@@ -26,7 +26,7 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { ResourceEvent } from '../event/resource-event.js';
 import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
-import { objectKeyOf } from '../predicate/internal/object-key.js';
+import { objectKeyOf } from '../internal/object-key.js';
 import { HandlerError } from './handler-error.js';
 
 /**

@@ -14,6 +14,11 @@ describe('ResourceID', () => {
     expect(ResourceID.parse('a').namespace).to.equal(undefined);
   });
 
+  it('reads the namespace of a key as parse does, without an ID', () => {
+    for (const key of ['ns/a', 'a', 'ns/a/b']) expect(ResourceID.namespaceOfKey(key)).to.equal(ResourceID.parse(key).namespace);
+    expect(ResourceID.namespaceOfKey('ns/a')).to.equal('ns');
+  });
+
   it('has value equality inside immutable collections', () => {
     const s = ISet([ResourceID.of('a', 'ns'), ResourceID.of('a', 'ns'), ResourceID.of('b', 'ns')]);
     expect(s.size).to.equal(2);

@@ -75,6 +75,22 @@ export class ResourceID {
     return namespace ? `${namespace}/${name}` : name;
   }
 
+  /**
+   * The namespace part of a key produced by {@link ResourceID.key}, undefined for a
+   * cluster-scoped `name`; for routing a key to its namespace without allocating an ID.
+   *
+   * @example
+   * ```ts
+   * import { ResourceID } from '@kindex/core';
+   * ResourceID.namespaceOfKey('team-a/my-cluster'); // 'team-a'
+   * ResourceID.namespaceOfKey('my-node'); // undefined
+   * ```
+   */
+  static namespaceOfKey(key: string): string | undefined {
+    const slash = key.indexOf('/');
+    return slash < 0 ? undefined : key.slice(0, slash);
+  }
+
   /** Parses a key produced by {@link ResourceID.key}. */
   static parse(key: string): ResourceID {
     const slash = key.indexOf('/');

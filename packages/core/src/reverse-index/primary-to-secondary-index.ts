@@ -13,7 +13,7 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { namedMetadataOf, type NamedMetadata } from '../resource/named-metadata.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { UNRECORDED, UndoLog, type UndoView } from '../snapshot/undo-log.js';
-import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../store/internal/key-bucket.js';
+import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
 import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
 import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';

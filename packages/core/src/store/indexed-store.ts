@@ -21,7 +21,7 @@ import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from '../resource/deep-freeze.js';
 import { namedMetadataOf } from '../resource/named-metadata.js';
 import { jsonEqual } from '../resource/json-equal.js';
-import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from './internal/key-bucket.js';
+import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from '../internal/key-bucket.js';
 import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/store-content.js';
 import { isRecreated, type StoreDelta } from './store-delta.js';
 import { DuplicateIndexerError, IndexerError, UnknownIndexError, type StoreError } from './store-error.js';

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
 import { UNRECORDED, type UndoView } from '../snapshot/undo-log.js';
-import { bucketForEach } from './internal/key-bucket.js';
+import { bucketForEach } from '../internal/key-bucket.js';
 import { storedValues, type StoreContent } from './internal/store-content.js';
 import { UnknownIndexError } from './store-error.js';
 

@@ -74,7 +74,7 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
 
   /** Like {@link get} but never throws: undefined for anything not in the cache. */
   peek(idOrKey: ResourceID | string): R | undefined {
-    if (typeof idOrKey === 'string') return this.#storeFor(namespaceOfKey(idOrKey))?.get(idOrKey);
+    if (typeof idOrKey === 'string') return this.#storeFor(ResourceID.namespaceOfKey(idOrKey))?.get(idOrKey);
     return this.#storeFor(idOrKey.namespace)?.get(idOrKey);
   }
 
@@ -115,10 +115,4 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
   #storeFor(namespace: string | undefined): StoreReader<R> | undefined {
     return this.#stores.get(ALL_NAMESPACES) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
   }
-}
-
-/** The namespace part of a store key (`namespace/name`), undefined for `name` alone. */
-export function namespaceOfKey(key: string): string | undefined {
-  const slash = key.indexOf('/');
-  return slash < 0 ? undefined : key.slice(0, slash);
 }

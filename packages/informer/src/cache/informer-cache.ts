@@ -23,7 +23,7 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease } from './informer-registry.js';
 import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
-import { ALL_NAMESPACES, CacheSnapshot, namespaceOfKey } from './cache-snapshot.js';
+import { ALL_NAMESPACES, CacheSnapshot } from './cache-snapshot.js';
 import type { CacheDelta, CacheDeltaOrigin } from './cache-delta.js';
 import {
   CACHE_START_OPTION_KEYS,
@@ -34,11 +34,12 @@ import {
   type NamespaceSet,
 } from './informer-cache-options.js';
 
+import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
+
 // Re-exported where they were declared before the carve-up, so importers need not change.
 export { CacheSnapshot } from './cache-snapshot.js';
 export { isScopeRemoval, type CacheDelta, type CacheDeltaOrigin } from './cache-delta.js';
 export type { CacheStartOptions, InformerCacheOptions, NamespaceSet } from './informer-cache-options.js';
-import { ApiRequestError, isNonTransient } from '../reflector/reflector-error.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
 /**
@@ -174,7 +175,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * 400/401/403/404, the error itself otherwise.
    */
   explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
-    if (!(error instanceof ApiRequestError) || !error.nonTransient) return error;
+    if (!(error instanceof KubeApiError) || !error.nonTransient) return error;
     return CacheSyncError.from(error, {
       controller: undefined,
       eventSource: undefined,
@@ -299,7 +300,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * `getSecondaryResources`, live and allocation-free (no snapshot, no ID parsing, never throws).
    */
   peekKey(key: string): R | undefined {
-    const lease = this.#leases.get(ALL_NAMESPACES) ?? this.#leases.get(namespaceOfKey(key) ?? ALL_NAMESPACES);
+    const lease = this.#leases.get(ALL_NAMESPACES) ?? this.#leases.get(ResourceID.namespaceOfKey(key) ?? ALL_NAMESPACES);
     return lease?.lease.informer.store.get(key);
   }
 

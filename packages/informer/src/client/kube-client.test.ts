@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import { Kinds, KubeClient } from '../index.js';
+import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const CONFIG_MAP: KubernetesObject = {
   apiVersion: 'v1',
@@ -12,29 +11,22 @@ const CONFIG_MAP: KubernetesObject = {
 };
 
 describe('KubeClient.withFence', () => {
-  let server: Server;
+  let server: HandServer;
   let kubeConfig: KubeConfig;
   /** Requests the server received, as `METHOD path`. */
   const received: string[] = [];
 
   before(async () => {
     // Any request succeeds: what matters is whether it was sent at all.
-    server = createServer((request, response) => {
+    server = await startHandServer((request, response) => {
       received.push(`${request.method} ${request.url?.split('?')[0]}`);
       request.resume();
       request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    kubeConfig = server.kubeConfig;
   });
   beforeEach(() => received.splice(0));
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(() => server.close());
 
   /** Every kind of write, each through `client`. */
   const writes = (client: KubeClient): Record<string, () => Promise<unknown>> => ({

@@ -1,48 +1,28 @@
 /**
- * The client stage: writes (and the occasional uncached read) against the API server, through
- * the official client's KubeConfig (authentication, TLS, exec plugins).
+ * The client stage: every request kindex sends to the API server, through the official client's
+ * KubeConfig (authentication, TLS, exec plugins).
  *
- * Objects travel as the server's plain JSON, the same shape the caches hold, so an object a
- * reconciler wrote can stand in the cache until the watch delivers it (read-after-write). For
- * typed or generic access beyond this, `objectApi()` returns client-node's `KubernetesObjectApi`.
+ * - {@link KubeClient} (this file): reads (`get`, paginated `list`) and writes of objects, as the
+ *   server's plain JSON, the same shape the caches hold, so an object a reconciler wrote can stand
+ *   in the cache until the watch delivers it (read-after-write). For typed or generic access
+ *   beyond this, `objectApi()` returns client-node's `KubernetesObjectApi`.
+ * - `kube-request.ts`: the one HTTP layer under it, the reflector's lists and watches, discovery
+ *   (`resolveResourceType`) and startup probes; a non-2xx answer is a `KubeApiError`
+ *   (`kube-api-error.ts`).
+ * - `codec.ts`: the codec seam, one decoder per media type for objects, lists and watch frames,
+ *   which also names the Accept header; `json-codec.ts` is the one in use.
  *
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryType, rejectUnknownOptions } from '@kindex/core';
-import { apiVersionOf, collectionPath, type ResourceType } from '../reflector/resource-type.js';
+import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
-import { buildKubeRequest } from './internal/build-kube-request.js';
+import { decodeBody, sendRequest } from './kube-request.js';
+import { KubeApiError } from './kube-api-error.js';
 
-/**
- * A failed API call: the HTTP status, and the Kubernetes Status reason and message.
- *
- * @example
- * ```ts
- * import { KubeApiError, Kinds, type KubeClient } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
- * declare const client: KubeClient;
- * declare const configMap: KubernetesObject;
- *
- * try {
- *   await client.create(Kinds.ConfigMap, configMap);
- * } catch (error) {
- *   if (!(error instanceof KubeApiError && error.status === 409)) throw error; // 409: it exists already, fine
- * }
- * ```
- */
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly status: number,
-    readonly reason: string | undefined,
-    message: string,
-  ) {
-    super(`${method} ${path}: ${status}${reason ? ` ${reason}` : ''}: ${message}`);
-  }
-}
+// Other stages import the error from here, beside the client that throws it.
+export { KubeApiError } from './kube-api-error.js';
 
 /**
  * Patch content types the API server accepts for every kind.
@@ -346,10 +326,11 @@ export class KubeClient {
       if (options.labelSelector) query.set('labelSelector', options.labelSelector);
       if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
       if (continueToken) query.set('continue', continueToken);
-      const page = await this.#send<{ items?: R[]; metadata?: { continue?: string } }>(
-        'GET',
-        `${collectionPath(type, options.namespace)}?${query.toString()}`,
-      );
+      const { open, body } = await sendRequest(this.kubeConfig, {
+        path: `${collectionPath(type, options.namespace)}?${query.toString()}`,
+        shape: 'list',
+      });
+      const page = decodeBody(open, body, 'list') as { items?: R[]; metadata?: { continue?: string } };
       // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
       for (const item of page.items ?? []) items.push({ apiVersion: apiVersionOf(type), kind: type.kind, ...item });
       continueToken = page.metadata?.continue || undefined;
@@ -429,56 +410,15 @@ export class KubeClient {
   async #send<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
     // Fencing: a replica that lost its lease writes nothing.
     if (method !== 'GET') this.checkFence();
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     // apply() names its own field manager in the path.
     const query = method !== 'GET' && method !== 'DELETE' && !path.includes('fieldManager=') ? { fieldManager: this.fieldManager } : {};
-    const headers: Record<string, string> = payload
-      ? { 'content-type': contentType ?? 'application/json', 'content-length': String(payload.length) }
-      : {};
-    const { url, options, transport } = await buildKubeRequest(this.kubeConfig, method, path, query, headers);
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = transport.request(url, options, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (c: Buffer) => chunks.push(c));
-        response.once('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.once('error', reject);
-      });
-      request.once('error', reject);
-      request.end(payload);
+    const { open, body: answer } = await sendRequest(this.kubeConfig, {
+      method,
+      path,
+      query,
+      shape: 'object',
+      ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)), contentType }),
     });
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (status < 200 || status >= 300) {
-      const s = (parsed ?? {}) as { reason?: unknown; message?: unknown };
-      throw new KubeApiError(
-        method,
-        path,
-        status,
-        typeof s.reason === 'string' ? s.reason : undefined,
-        typeof s.message === 'string' ? s.message : text.slice(0, 200),
-      );
-    }
-    return parsed as T;
+    return (answer.length === 0 ? undefined : decodeBody(open, answer, 'object')) as T;
   }
-}
-
-/**
- * The path of one object (and optionally a subresource).
- *
- * @example
- * ```ts
- * import { Kinds, objectPath } from '@kindex/informer';
- * import { ResourceID } from '@kindex/core';
- *
- * // For a raw request, or to name the object in a log line.
- * const path = objectPath(Kinds.ConfigMap, ResourceID.of('web-config', 'shop')); // /api/v1/namespaces/shop/configmaps/web-config
- * ```
- */
-export function objectPath(type: ResourceType, id: ResourceID, subresource?: string): string {
-  const base = collectionPath(type, type.namespaced ? id.namespace : undefined);
-  return `${base}/${encodeURIComponent(id.name)}${subresource ? `/${subresource}` : ''}`;
 }

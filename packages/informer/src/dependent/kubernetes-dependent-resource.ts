@@ -42,9 +42,9 @@ import {
   DEFAULT_PRIMARY_TYPE_KEY,
   fromAnnotations,
 } from '../mapper/annotation-mapper.js';
-import { TemporaryResourceCache } from '../controller/temporary-resource-cache.js';
+import { TemporaryResourceCache } from './temporary-resource-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { apiVersionOf } from '../reflector/resource-type.js';
+import { apiVersionOf } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 
 /**

@@ -36,7 +36,7 @@ import type {
 import { noopLogger, qualifiedNameErrors, rejectUnknownOptions, ResourceID, systemClock } from '@kindex/core';
 import { KubeApiError, type KubeClient } from '../client/kube-client.js';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
-import type { EventDropReason, EventMetrics } from '../metrics/event-metrics.js';
+import type { EventDropReason, EventMetrics } from './event-metrics.js';
 import { EventRecordError } from './event-record-error.js';
 import { microTime } from '../client/micro-time.js';
 

@@ -6,7 +6,7 @@
  */
 import { secondaryType, type KubernetesObject, type SecondaryType } from '@kindex/core';
 import type { CoreV1Event, V1ConfigMap, V1Lease, V1Namespace, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
-import { apiVersionOf, type ResourceType } from '../reflector/resource-type.js';
+import { apiVersionOf, type ResourceType } from './resource-type.js';
 import type { WireForm } from './wire-form.js';
 
 /**

@@ -1,7 +1,7 @@
-import { ResourceID } from '@kindex/core';
-import { KubeApiError, type KubeClient } from '../client/kube-client.js';
-import { Kinds } from '../kind/resource-kind.js';
-import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
+import type { KubeClient } from '../client/kube-client.js';
+import { KubeLeases } from '../lease/kube-leases.js';
+import type { Lease, LeaseSpec } from '../lease/lease.js';
+import type { LeaseStore } from './lease-store.js';
 
 /**
  * A {@link LeaseStore} on the API server: one `coordination.k8s.io/v1` Lease read with GET and
@@ -22,46 +22,24 @@ import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from 
  */
 export class KubeLeaseStore implements LeaseStore {
   readonly description: string;
-  readonly #id: ResourceID;
+  readonly #leases: KubeLeases;
+  readonly #name: string;
 
-  constructor(
-    private readonly client: KubeClient,
-    lease: { readonly name: string; readonly namespace: string },
-  ) {
-    this.#id = ResourceID.of(lease.name, lease.namespace);
-    this.description = this.#id.key;
+  constructor(client: KubeClient, lease: { readonly name: string; readonly namespace: string }) {
+    this.#leases = new KubeLeases(client, lease.namespace);
+    this.#name = lease.name;
+    this.description = `${lease.namespace}/${lease.name}`;
   }
 
   get(): Promise<Lease | undefined> {
-    return this.client.get<Lease>(Kinds.Lease, this.#id);
+    return this.#leases.get(this.#name);
   }
 
-  async create(spec: LeaseSpec): Promise<Lease> {
-    const lease: Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: this.#id.name, namespace: this.#id.namespace },
-      spec,
-    };
-    try {
-      return await this.client.create(Kinds.Lease, lease);
-    } catch (error) {
-      throw asConflict(error, this.description);
-    }
+  create(spec: LeaseSpec): Promise<Lease> {
+    return this.#leases.create(this.#name, spec);
   }
 
-  async update(current: Lease, spec: LeaseSpec): Promise<Lease> {
-    if (current.metadata?.resourceVersion === undefined) {
-      throw new Error(`lease ${this.description}: cannot update without the resourceVersion read (optimistic concurrency)`);
-    }
-    try {
-      return await this.client.update<Lease>(Kinds.Lease, { ...current, spec });
-    } catch (error) {
-      throw asConflict(error, this.description);
-    }
+  update(current: Lease, spec: LeaseSpec): Promise<Lease> {
+    return this.#leases.update(current, spec);
   }
-}
-
-function asConflict(error: unknown, lease: string): unknown {
-  return error instanceof KubeApiError && error.status === 409 ? new LeaseConflictError(lease, { cause: error }) : error;
 }

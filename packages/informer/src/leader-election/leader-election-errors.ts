@@ -1,3 +1,5 @@
+import { LeaseConfigError } from '../lease/lease-config-error.js';
+
 /**
  * A leader election option is out of range. Names the option, the value and the fix; thrown by
  * the `LeaderElector` constructor (and so by `new Operator(...)`), before anything runs.
@@ -16,14 +18,10 @@
  * }
  * ```
  */
-export class LeaderElectionConfigError extends Error {
+export class LeaderElectionConfigError extends LeaseConfigError {
   override readonly name = 'LeaderElectionConfigError';
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    fix: string,
-  ) {
-    super(`leaderElection.${field} = ${JSON.stringify(value)}: ${fix}`);
+  constructor(field: string, value: unknown, fix: string) {
+    super('leaderElection', field, value, fix);
   }
 }
 

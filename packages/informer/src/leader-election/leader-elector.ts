@@ -17,17 +17,25 @@
  * and pauses dispatching when leadership is lost. Use `LeaderElector` directly for anything else
  * that must run on one replica only.
  *
+ * What it shares with sharding lives in lease/: the Lease types, the timing rules, the claim and
+ * release specs, expiry measured by our own clock, the Lease client and its 409 mapping. This
+ * folder holds the election itself, its narrow `LeaseStore` and `KubeLeaseStore` over lease/'s
+ * client, its errors and the `Operator` option.
+ *
  * @module
  */
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
 import { type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import { KubeApiError } from '../client/kube-client.js';
+import { checkHolderIdentity, defaultHolderIdentity } from '../lease/holder-identity.js';
+import type { Lease } from '../lease/lease.js';
+import { claimSpec, holderOf, releaseSpec } from '../lease/lease-claim.js';
+import { unlessConflict } from '../lease/lease-conflict-error.js';
+import { LeaseSightings } from '../lease/lease-sightings.js';
+import { LEASE_TIMING_KEYS, resolveLeaseTiming, type LeaseTiming, type LeaseTimingRules } from '../lease/lease-timing.js';
+import { monotonicClock } from '../lease/monotonic-clock.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
-import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from './lease-store.js';
-import { monotonicClock } from './monotonic-clock.js';
-import { microTime } from '../client/micro-time.js';
+import type { LeaseStore } from './lease-store.js';
 
 /**
  * Timing and identity of a candidate (the `Operator` option adds the lease's name).
@@ -40,15 +48,9 @@ import { microTime } from '../client/micro-time.js';
  * const fast: LeaderElectionTiming = { leaseDurationMs: 8_000, renewDeadlineMs: 5_000, retryPeriodMs: 1_000, releaseOnCancel: true };
  * ```
  */
-export interface LeaderElectionTiming {
+export interface LeaderElectionTiming extends LeaseTiming {
   /** This candidate's name in `holderIdentity`. Defaults to `$POD_NAME` (or the hostname) plus `_` and a random suffix. */
   readonly identity?: string;
-  /** How long followers wait after the last renewal they saw before taking over; whole seconds on the lease. Defaults to 15000. */
-  readonly leaseDurationMs?: number;
-  /** How long the leader keeps leading without a successful renewal. Defaults to 10000. */
-  readonly renewDeadlineMs?: number;
-  /** Time between attempts to acquire or renew. Defaults to 2000. */
-  readonly retryPeriodMs?: number;
   /**
    * Empty `holderIdentity` on `stop()` so the next leader need not wait out the lease. Differs
    * from client-go's default (false) because `Operator.stop()` only releases after in-flight
@@ -59,10 +61,8 @@ export interface LeaderElectionTiming {
 
 /** The keys of {@link LeaderElectionTiming}: unknown ones are rejected, not ignored. */
 export const LEADER_ELECTION_TIMING_KEYS = {
+  ...LEASE_TIMING_KEYS,
   identity: true,
-  leaseDurationMs: true,
-  renewDeadlineMs: true,
-  retryPeriodMs: true,
   releaseOnCancel: true,
 } as const satisfies OptionKeysOf<LeaderElectionTiming>;
 
@@ -161,9 +161,8 @@ export class LeaderElector {
   readonly #afterLoss: 'stop' | 'rejoin';
   readonly #status: BehaviorSubject<LeaderElectionStatus>;
   readonly #problems = new Subject<unknown>();
+  readonly #sightings: LeaseSightings;
   #observed: Lease | undefined;
-  #observedSpec = '';
-  #observedAt = 0;
   #validUntil = 0;
   #deadline: TimerHandle | undefined;
   #sleepers = new Set<() => void>();
@@ -177,11 +176,14 @@ export class LeaderElector {
     this.#random = options.random ?? Math.random;
     this.#releaseOnCancel = options.releaseOnCancel ?? true;
     this.#afterLoss = options.afterLoss ?? 'stop';
-    this.identity = options.identity ?? defaultIdentity();
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    validate(this);
+    this.identity = options.identity ?? defaultHolderIdentity();
+    checkHolderIdentity(this.identity, configError);
+    ({
+      leaseDurationMs: this.leaseDurationMs,
+      renewDeadlineMs: this.renewDeadlineMs,
+      retryPeriodMs: this.retryPeriodMs,
+    } = resolveLeaseTiming(options, TIMING_RULES));
+    this.#sightings = new LeaseSightings(this.leaseDurationMs);
     this.#status = new BehaviorSubject<LeaderElectionStatus>({ role: 'candidate', holderIdentity: undefined, reason: 'created' });
     this.status$ = this.#status.asObservable();
     this.isLeader$ = this.#status.pipe(
@@ -311,65 +313,32 @@ export class LeaderElector {
     const lease = await this.#store.get();
     // Taken after the read: a follower waits from when it saw the record at the latest.
     const seenAt = this.#clock.now();
-    if (lease === undefined) {
-      const sentAt = this.#clock.now();
-      try {
-        const created = await this.#store.create(this.#claim(undefined, sentAt));
-        this.#observe(created, sentAt);
-        return { acquired: true, sentAt };
-      } catch (error) {
-        if (error instanceof LeaseConflictError) return { acquired: false, sentAt };
-        throw error;
+    if (lease !== undefined) {
+      this.#observe(lease, seenAt);
+      const holder = holderOf(lease);
+      if (holder !== undefined && holder !== this.identity && this.#sightings.isHeld(this.lease, lease, this.#clock.now())) {
+        return { acquired: false, sentAt: seenAt };
       }
-    }
-    this.#observe(lease, seenAt);
-    const spec = lease.spec ?? {};
-    const holder = spec.holderIdentity ?? '';
-    const durationMs = (spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-    if (holder !== '' && holder !== this.identity && this.#observedAt + durationMs > this.#clock.now()) {
-      return { acquired: false, sentAt: seenAt };
     }
     // Taken before the write: the leader's deadline runs from before followers can see the renewal.
     const sentAt = this.#clock.now();
-    try {
-      const written = await this.#store.update(lease, this.#claim(spec, sentAt));
-      this.#observe(written, sentAt);
-      return { acquired: true, sentAt };
-    } catch (error) {
-      if (error instanceof LeaseConflictError) return { acquired: false, sentAt };
-      throw error;
-    }
-  }
-
-  /** The spec that claims (or renews) the lease for this candidate. */
-  #claim(current: LeaseSpec | undefined, at: number): LeaseSpec {
-    const time = microTime(at);
-    const base = {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      renewTime: time,
-    };
-    if (current !== undefined && current.holderIdentity === this.identity) {
-      return { ...base, acquireTime: current.acquireTime ?? time, leaseTransitions: current.leaseTransitions ?? 0 };
-    }
-    const transitions = current === undefined ? 0 : (current.leaseTransitions ?? 0) + 1;
-    return { ...base, acquireTime: time, leaseTransitions: transitions };
+    const claim = claimSpec(this.identity, this.leaseDurationMs, lease === undefined ? undefined : (lease.spec ?? {}), sentAt);
+    const written = await unlessConflict(() => (lease === undefined ? this.#store.create(claim) : this.#store.update(lease, claim)));
+    if (written === undefined) return { acquired: false, sentAt };
+    this.#observe(written, sentAt);
+    return { acquired: true, sentAt };
   }
 
   #observe(lease: Lease, at: number): void {
-    const spec = JSON.stringify(lease.spec ?? {});
     this.#observed = lease;
-    if (spec !== this.#observedSpec) {
-      this.#observedSpec = spec;
-      this.#observedAt = at;
+    if (this.#sightings.see(this.lease, lease, at)) {
       const s = this.#status.value;
       if (s.holderIdentity !== this.#observedHolder()) this.#status.next({ ...s, holderIdentity: this.#observedHolder() });
     }
   }
 
   #observedHolder(): string | undefined {
-    const holder = this.#observed?.spec?.holderIdentity;
-    return holder === undefined || holder === '' ? undefined : holder;
+    return holderOf(this.#observed);
   }
 
   /** Leadership lasts until renewDeadline after `sentAt`; a timer stands down then unless renewed. */
@@ -400,19 +369,12 @@ export class LeaderElector {
     this.#status.next({ role, holderIdentity, reason });
   }
 
-  /** client-go's release: an empty holder, a one-second duration, the transitions kept. */
+  /** Gives the lease back (see `releaseSpec`) when this candidate holds it. */
   async #release(): Promise<void> {
     const lease = this.#observed;
     if (lease === undefined || lease.spec?.holderIdentity !== this.identity) return;
-    const now = microTime(this.#clock.now());
     try {
-      const written = await this.#store.update(lease, {
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: lease.spec.leaseTransitions ?? 0,
-      });
+      const written = await this.#store.update(lease, releaseSpec(lease, this.#clock.now()));
       this.#observe(written, this.#clock.now());
     } catch (error) {
       // Someone else moved the lease on (409), or the server is gone: the lease expires on its own.
@@ -437,34 +399,11 @@ export class LeaderElector {
   }
 }
 
-function validate(e: LeaderElector): void {
-  if (typeof e.identity !== 'string' || e.identity === '') {
-    throw new LeaderElectionConfigError('identity', e.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
-  }
-  for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-    if (!Number.isFinite(e[field]) || e[field] <= 0)
-      throw new LeaderElectionConfigError(field, e[field], 'must be a positive number of milliseconds');
-  }
-  if (e.leaseDurationMs < 1000) {
-    throw new LeaderElectionConfigError('leaseDurationMs', e.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');
-  }
-  if (e.leaseDurationMs <= e.renewDeadlineMs) {
-    throw new LeaderElectionConfigError(
-      'leaseDurationMs',
-      e.leaseDurationMs,
-      `must exceed renewDeadlineMs (${e.renewDeadlineMs}) so a leader stands down before anyone may take over`,
-    );
-  }
-  if (e.renewDeadlineMs <= JITTER_FACTOR * e.retryPeriodMs) {
-    throw new LeaderElectionConfigError(
-      'renewDeadlineMs',
-      e.renewDeadlineMs,
-      `must exceed ${JITTER_FACTOR} × retryPeriodMs (${e.retryPeriodMs}) so a leader gets more than one try to renew`,
-    );
-  }
-}
+const configError = (field: string, value: unknown, fix: string): Error => new LeaderElectionConfigError(field, value, fix);
 
-function defaultIdentity(): string {
-  const base = process.env['POD_NAME'] || hostname();
-  return `${base}_${randomUUID().slice(0, 8)}`;
-}
+const TIMING_RULES: LeaseTimingRules = {
+  holder: 'a leader',
+  retryPeriodsPerDeadline: JITTER_FACTOR,
+  renewDeadlineReason: 'so a leader gets more than one try to renew',
+  configError,
+};

@@ -22,7 +22,7 @@ import { type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { Controller } from '../controller/controller.js';
 import { ControllerMetrics } from './controller-metrics.js';
-import { EventMetrics } from './event-metrics.js';
+import { EventMetrics } from '../events/event-metrics.js';
 import { InformerMetrics } from './informer-metrics.js';
 import { PrometheusWorkQueueMetrics } from './prometheus-work-queue-metrics.js';
 

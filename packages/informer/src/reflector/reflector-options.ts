@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
 import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './internal/backoff.js';
 import type { ObjectTransform } from './object-transform.js';
-import type { ResourceType } from './resource-type.js';
+import type { ResourceType } from '../kind/resource-type.js';
 
 export type { BackoffOptions } from './internal/backoff.js';
 

@@ -18,17 +18,18 @@ import type { Observable } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Backoff } from './internal/backoff.js';
-import { openGet, readBody } from './internal/kube-request.js';
-import type { OpenRequest } from './internal/kube-request.js';
-import { LineSplitter } from './internal/line-splitter.js';
+import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
+import type { OpenRequest } from '../client/kube-request.js';
+import { framePrefix } from '../client/codec.js';
+import { KubeApiError } from '../client/kube-api-error.js';
+import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
 import { keepAppliedFields } from './object-transform.js';
-import { ApiRequestError, WatchLineError } from './reflector-error.js';
 import type { ReflectorHealth } from './reflector-health.js';
 import { ReflectorView } from './internal/reflector-view.js';
 import { sleep, waitForHealth } from './internal/wait-for-health.js';
-import { apiVersionOf, collectionPath } from './resource-type.js';
+import { apiVersionOf, collectionPath } from '../kind/resource-type.js';
 import { REFLECTOR_OPTION_KEYS, WAIT_FOR_SYNC_OPTION_KEYS, type ReflectorOptions, type WaitForSyncOptions } from './reflector-options.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
@@ -36,7 +37,6 @@ export type { BackoffOptions, ReflectorOptions, WaitForSyncOptions } from './ref
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
-const LINE_PREFIX_LENGTH = 120;
 
 type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
 
@@ -263,10 +263,10 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         const err = error instanceof Error ? error : new Error(String(error));
         this.report(err);
         restarting = true;
-        if (err instanceof ApiRequestError && err.expired) {
+        if (err instanceof KubeApiError && err.expired) {
           needList = true;
           if (++this.expiredInARow > 1) delayMs = this.backoff.next();
-        } else if (err instanceof ApiRequestError && err.status === 429 && (err.retryAfterSeconds ?? 0) > 0) {
+        } else if (err instanceof KubeApiError && err.status === 429 && (err.retryAfterSeconds ?? 0) > 0) {
           // Honour the server's own estimate; a missing or zero Retry-After falls back to the
           // backoff so a server that keeps answering 429 is never hammered in a tight loop.
           delayMs = (err.retryAfterSeconds ?? 0) * 1000;
@@ -290,7 +290,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       try {
         page = await this.getList({ limit, continue: continueToken, ...this.selectors });
       } catch (error) {
-        if (continueToken === undefined || !(error instanceof ApiRequestError && error.expired)) throw error;
+        if (continueToken === undefined || !(error instanceof KubeApiError && error.expired)) throw error;
         // The snapshot behind the continue token is gone: start again with one unpaginated list,
         // which cannot expire halfway (client-go's pager does the same).
         this.report(error);
@@ -328,19 +328,17 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private async getList(
     query: Record<string, string | undefined>,
   ): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string | undefined; sharded: boolean }> {
-    const open = await openGet(this.kubeConfig, this.path, query, this.inactivityMs, this.abort.signal);
-    let text: string;
-    try {
-      text = await readBody(open);
-    } finally {
-      open.close();
-    }
-    let body: { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown; shardInfo?: unknown } };
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch (error) {
-      throw new Error(`${open.description}: the list is not JSON (${text.slice(0, LINE_PREFIX_LENGTH)})`, { cause: error });
-    }
+    const { open, body: bytes } = await sendRequest(this.kubeConfig, {
+      path: this.path,
+      query,
+      shape: 'list',
+      inactivityMs: this.inactivityMs,
+      signal: this.abort.signal,
+    });
+    const body = decodeBody(open, bytes, 'list') as {
+      items?: unknown;
+      metadata?: { resourceVersion?: unknown; continue?: unknown; shardInfo?: unknown };
+    } | null;
     const rv = body?.metadata?.resourceVersion;
     if (!Array.isArray(body?.items) || typeof rv !== 'string' || rv === '') {
       throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
@@ -362,19 +360,19 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   /** One watch request, read to its end; resolves on a normal end or 410, rejects on failure. */
   private async watchOnce(): Promise<WatchOutcome> {
     const timeoutSeconds = this.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
-    const open = await openGet(
-      this.kubeConfig,
-      this.path,
-      {
+    const open = await openRequest(this.kubeConfig, {
+      path: this.path,
+      query: {
         watch: 'true',
         resourceVersion: this.rv,
         allowWatchBookmarks: 'true',
         timeoutSeconds: String(timeoutSeconds),
         ...this.selectors,
       },
-      this.inactivityMs,
-      this.abort.signal,
-    );
+      shape: 'watch',
+      inactivityMs: this.inactivityMs,
+      signal: this.abort.signal,
+    });
     this.update({ watching: true });
     const started = Date.now();
     let delivered = 0;
@@ -387,18 +385,27 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         this.update({ watching: false });
         settle();
       };
-      const splitter = new LineSplitter((line) => {
-        // A consumer may call stop() from a delta handler: the rest of the chunk is dropped.
-        if (settled || this.stopped) return;
-        const stop = this.handleLine(line, open);
-        if (stop === undefined) {
+      const splitter = open.codec.watchDecoder({
+        frame: (type, object, frame) => {
+          // A consumer may call stop() from a delta handler: the rest of the chunk is dropped.
+          if (settled || this.stopped) return;
+          const stop = this.handleFrame(type, object, frame, open);
+          if (stop === undefined) {
+            delivered++;
+            this.expiredInARow = 0;
+          } else if (stop.expired) {
+            finish(() => resolve({ expired: true, healthy: true }));
+          } else {
+            finish(() => reject(stop));
+          }
+        },
+        malformed: (error) => {
+          if (settled || this.stopped) return;
+          this.report(error);
+          // A bad line counted as delivered before the codec seam; kept so watch health is unchanged.
           delivered++;
           this.expiredInARow = 0;
-        } else if (stop.expired) {
-          finish(() => resolve({ expired: true, healthy: true }));
-        } else {
-          finish(() => reject(stop));
-        }
+        },
       });
       const { response } = open;
       response.on('data', (chunk: Buffer) => {
@@ -420,35 +427,27 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Applies one watch line. Returns the ERROR event's error when the stream must end, otherwise
-   * undefined (bad lines and objects are reported and skipped so the stream goes on).
+   * Applies one decoded watch event. Returns the ERROR event's error when the stream must end,
+   * otherwise undefined (bad events and objects are reported and skipped so the stream goes on).
    */
-  private handleLine(line: string, open: OpenRequest): ApiRequestError | undefined {
-    let event: { type?: unknown; object?: unknown };
-    try {
-      event = JSON.parse(line) as typeof event;
-    } catch (error) {
-      this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), 'not JSON', { cause: error }));
-      return undefined;
-    }
-    const type = event?.type;
+  private handleFrame(type: unknown, object: unknown, frame: string | Uint8Array, open: OpenRequest): KubeApiError | undefined {
     switch (type) {
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED': {
         this.received++;
-        if (this.shards !== undefined && !this.inShard(event.object)) {
+        if (this.shards !== undefined && !this.inShard(object)) {
           // Outside the range (a server without the gate sends it anyway): only its version counts.
-          const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+          const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
           if (typeof rv === 'string' && rv !== '') this.rv = rv;
           return undefined;
         }
         let prepared: PreparedObject<R>;
         try {
-          prepared = prepareObject(event.object, this.prepare);
+          prepared = prepareObject(object, this.prepare);
         } catch (error) {
           this.report(error as Error);
-          const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+          const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
           if (typeof rv === 'string' && rv !== '') this.rv = rv;
           return undefined;
         }
@@ -458,26 +457,20 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         return undefined;
       }
       case 'BOOKMARK': {
-        const rv = (event.object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+        const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
         if (typeof rv === 'string' && rv !== '') {
           this.rv = rv;
           this.update({ lastSyncResourceVersion: rv });
         } else {
-          this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), 'BOOKMARK without metadata.resourceVersion'));
+          this.report(new WatchLineError(framePrefix(frame), 'BOOKMARK without metadata.resourceVersion'));
         }
         return undefined;
       }
       case 'ERROR': {
-        const status = (event.object ?? {}) as { code?: unknown; reason?: unknown; message?: unknown };
-        return new ApiRequestError(
-          open.description,
-          typeof status.code === 'number' ? status.code : 500,
-          typeof status.reason === 'string' ? status.reason : undefined,
-          typeof status.message === 'string' ? status.message : 'watch ERROR event',
-        );
+        return watchError(open, object);
       }
       default:
-        this.report(new WatchLineError(line.slice(0, LINE_PREFIX_LENGTH), `unknown event type ${JSON.stringify(type)}`));
+        this.report(new WatchLineError(framePrefix(frame), `unknown event type ${JSON.stringify(type)}`));
         return undefined;
     }
   }

@@ -1,7 +1,7 @@
 import type { EventSourceHealth, KubernetesObject } from '@kindex/core';
 import type { Observable } from 'rxjs';
 import type { Controller } from '../controller/controller.js';
-import { InformerEventSource } from '../source/informer-event-source.js';
+import { isKubeEventSource } from '../source/kube-event-source.js';
 
 /**
  * One controller as the debug endpoint shows it.
@@ -60,7 +60,7 @@ export function controllerDebugView(controller: Controller<KubernetesObject>): C
       name: s.name,
       type: s.resourceType?.name,
       status: current(s.health$)?.status,
-      ...(s instanceof InformerEventSource
+      ...(isKubeEventSource(s)
         ? {
             cache: { objects: s.cache.size, synced: s.cache.hasSynced(), indexes: s.cache.indexSizes() },
             reverseIndex: s.reverseIndexSize(),

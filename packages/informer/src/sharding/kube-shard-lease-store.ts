@@ -1,7 +1,7 @@
-import { ResourceID } from '@kindex/core';
-import { KubeApiError, type KubeClient } from '../client/kube-client.js';
+import type { KubeClient } from '../client/kube-client.js';
 import { Kinds } from '../kind/resource-kind.js';
-import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
+import { KubeLeases } from '../lease/kube-leases.js';
+import type { Lease, LeaseSpec } from '../lease/lease.js';
 import { listItems } from './internal/list-items.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
@@ -37,53 +37,27 @@ export const SHARD_GROUP_LABEL = 'sharding.kindex.dev/group';
  */
 export class KubeShardLeaseStore implements ShardLeaseStore {
   readonly description: string;
+  readonly #leases: KubeLeases;
+  readonly #labels: Readonly<Record<string, string>>;
 
   constructor(
     private readonly client: KubeClient,
     private readonly group: { readonly name: string; readonly namespace: string },
   ) {
     this.description = `${group.namespace}/${group.name}`;
+    this.#leases = new KubeLeases(client, group.namespace);
+    this.#labels = { [SHARD_GROUP_LABEL]: group.name };
   }
 
   list(): Promise<readonly Lease[]> {
     return listItems<Lease>(this.client, Kinds.Lease, this.group.namespace, `${SHARD_GROUP_LABEL}=${this.group.name}`);
   }
 
-  async create(name: string, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
-    const lease: Lease = {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name,
-        namespace: this.group.namespace,
-        labels: { [SHARD_GROUP_LABEL]: this.group.name },
-        ...(annotations !== undefined ? { annotations: { ...annotations } } : {}),
-      },
-      spec,
-    };
-    try {
-      return await this.client.create(Kinds.Lease, lease);
-    } catch (error) {
-      throw asConflict(error, ResourceID.of(name, this.group.namespace).key);
-    }
+  create(name: string, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
+    return this.#leases.create(name, spec, { labels: this.#labels, ...(annotations !== undefined ? { annotations } : {}) });
   }
 
-  async update(current: Lease, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
-    if (current.metadata?.resourceVersion === undefined) {
-      throw new Error(`lease ${current.metadata?.name ?? '?'}: cannot update without the resourceVersion read (optimistic concurrency)`);
-    }
-    try {
-      const metadata =
-        annotations === undefined
-          ? current.metadata
-          : { ...current.metadata, annotations: { ...current.metadata.annotations, ...annotations } };
-      return await this.client.update<Lease>(Kinds.Lease, { ...current, metadata, spec });
-    } catch (error) {
-      throw asConflict(error, ResourceID.of(current.metadata.name ?? '', this.group.namespace).key);
-    }
+  update(current: Lease, spec: LeaseSpec, annotations?: Readonly<Record<string, string>>): Promise<Lease> {
+    return this.#leases.update(current, spec, annotations);
   }
-}
-
-function asConflict(error: unknown, lease: string): unknown {
-  return error instanceof KubeApiError && error.status === 409 ? new LeaseConflictError(lease, { cause: error }) : error;
 }

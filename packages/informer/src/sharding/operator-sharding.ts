@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import {
   LabelSelector,
   ResourceID,
@@ -12,9 +10,12 @@ import {
 } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
+import { defaultHolderIdentity } from '../lease/holder-identity.js';
+import { LEASE_TIMING_KEYS, type LeaseTiming } from '../lease/lease-timing.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
 import { listNamespaceNames } from './namespace-population.js';
-import { ShardCoordinator, type ShardLoss, type ShardOwnership } from './shard-coordinator.js';
+import { ShardCoordinator } from './shard-coordinator.js';
+import type { ShardLoss, ShardOwnership } from './shard-ownership.js';
 import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
 
@@ -50,7 +51,7 @@ import { ShardingConfigError } from './sharding-config-error.js';
  * operator.shardCoordinator?.ownership$.subscribe(({ owned, liveReplicas }) => console.log(owned, liveReplicas));
  * ```
  */
-export interface OperatorShardingOptions {
+export interface OperatorShardingOptions extends LeaseTiming {
   /** Prefix of the Leases (`<group>-shard-<i>`, `<group>-member-<hash>`), shared by all replicas. */
   readonly group: string;
   /** Namespace of the Leases, usually the operator's own. */
@@ -65,12 +66,6 @@ export interface OperatorShardingOptions {
   readonly field?: ShardField;
   /** This replica's name on the Leases. Defaults to `$POD_NAME` (or the hostname) plus a random suffix. */
   readonly identity?: string;
-  /** Defaults to 15000. */
-  readonly leaseDurationMs?: number;
-  /** Defaults to 10000. */
-  readonly renewDeadlineMs?: number;
-  /** Defaults to 2000. */
-  readonly retryPeriodMs?: number;
   /**
    * With `field` `object.metadata.namespace`: a label selector of the namespaces the shards are
    * balanced over (those that hold primaries, say). Defaults to every namespace.
@@ -85,9 +80,7 @@ export const OPERATOR_SHARDING_OPTION_KEYS = {
   shards: true,
   field: true,
   identity: true,
-  leaseDurationMs: true,
-  renewDeadlineMs: true,
-  retryPeriodMs: true,
+  ...LEASE_TIMING_KEYS,
   namespaceLabelSelector: true,
 } as const satisfies OptionKeysOf<OperatorShardingOptions>;
 
@@ -132,7 +125,7 @@ export class OperatorSharding {
     this.coordinator = new ShardCoordinator({
       group,
       shards,
-      identity: identity ?? `${process.env['POD_NAME'] || hostname()}_${randomUUID().slice(0, 8)}`,
+      identity: identity ?? defaultHolderIdentity(),
       store: new KubeShardLeaseStore(client, { name: group, namespace }),
       ...timing,
       field: this.field,

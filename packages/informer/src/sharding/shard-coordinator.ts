@@ -38,131 +38,33 @@
  * after a later list showed the map still at `e` (a replica that acquired a shard on a stale view
  * of the map must not reconcile by it). Values that did not move are reconciled throughout.
  *
+ * The files, by job: this one runs the rounds (membership, renew, release, acquire, publish a
+ * map); held-shards.ts is the fencing ledger (which shards are owned or draining, until when);
+ * shard-map-follower.ts follows map changes and answers which values may be reconciled;
+ * fair-share.ts splits the shards; shard-map-lease.ts is the map's wire format. What leader
+ * election shares (timing rules, claim and release specs, expiry by our own clock, the Lease
+ * client and its conflict mapping) lives in lease/.
+ *
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { ShardMap, fnv1a64Hex, rejectUnknownOptions, type Clock, type OptionKeysOf, type ShardField, type TimerHandle } from '@kindex/core';
-import { LeaseConflictError, type Lease, type LeaseSpec } from '../leader-election/lease-store.js';
-import { monotonicClock } from '../leader-election/monotonic-clock.js';
-import { ShardingConfigError } from './sharding-config-error.js';
-import type { ShardLeaseStore } from './shard-lease-store.js';
-import { SHARD_EPOCH_ANNOTATION, ackedEpoch, readShardMap, shardMapAnnotations } from './shard-map-lease.js';
+import { ShardMap, fnv1a64Hex, rejectUnknownOptions, type Clock, type ShardField, type TimerHandle } from '@kindex/core';
 import { microTime } from '../client/micro-time.js';
-
-/**
- * Options of {@link ShardCoordinator}.
- *
- * @example
- * ```ts
- * import type { ShardCoordinatorOptions, ShardLeaseStore } from '@kindex/informer';
- * declare const store: ShardLeaseStore;
- *
- * // A shorter lease than client-go's default: faster takeover, more writes.
- * const options: ShardCoordinatorOptions = { group: 'jobs', shards: 8, identity: 'replica-a', store, leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 1_000 };
- * ```
- */
-export interface ShardCoordinatorOptions {
-  /** Prefix of the lease names (`<group>-shard-<i>`, `<group>-member-<hash>`, `<group>-map`). */
-  readonly group: string;
-  /** How many shards the hash space is cut into; fixed for the life of the group. */
-  readonly shards: number;
-  /** Where the leases live. */
-  readonly store: ShardLeaseStore;
-  /** This replica's name in `holderIdentity`; unique per replica (for example the pod name). */
-  readonly identity: string;
-  /** How long others wait after the last renewal they saw before taking a shard over. Defaults to 15000. */
-  readonly leaseDurationMs?: number;
-  /** How long a replica keeps owning a shard without a successful renewal. Defaults to 10000. */
-  readonly renewDeadlineMs?: number;
-  /** Time between rounds (list, renew, release, acquire). Defaults to 2000. */
-  readonly retryPeriodMs?: number;
-  /**
-   * Called after a shard stopped being owned for a rebalance and before its lease is released:
-   * resolve once work on the shard has drained. Defaults to resolving at once.
-   */
-  readonly onRelease?: (shard: number) => Promise<void>;
-  /** Time source. Defaults to a monotonic clock. */
-  readonly clock?: Clock;
-  /** The field the shard map hashes. Defaults to `object.metadata.namespace`. */
-  readonly field?: ShardField;
-  /**
-   * The values of `field` present (for namespace sharding: the namespace names), read every 5 rounds
-   * by the owner of shard 0 to cut a balanced map. Defaults to none: equal slices, which suit
-   * random values such as uids.
-   */
-  readonly population?: () => Promise<readonly string[]>;
-  /**
-   * Called when this replica switches from map `previous` to `next`, after it stopped starting
-   * reconciles of the values that moved: resolve once those running have drained. Defaults to
-   * resolving at once.
-   */
-  readonly onMapChange?: (previous: ShardMap, next: ShardMap) => Promise<void>;
-}
-
-/** The keys of {@link ShardCoordinatorOptions}: unknown ones are rejected, not ignored. */
-export const SHARD_COORDINATOR_OPTION_KEYS = {
-  group: true,
-  shards: true,
-  store: true,
-  identity: true,
-  leaseDurationMs: true,
-  renewDeadlineMs: true,
-  retryPeriodMs: true,
-  onRelease: true,
-  clock: true,
-  field: true,
-  population: true,
-  onMapChange: true,
-} as const satisfies OptionKeysOf<ShardCoordinatorOptions>;
-
-/**
- * What a replica sees of the group.
- *
- * @example
- * ```ts
- * import type { ShardCoordinator, ShardOwnership } from '@kindex/informer';
- * declare const coordinator: ShardCoordinator;
- *
- * const report = ({ owned, liveReplicas }: ShardOwnership) => console.log(`owns ${owned.join(',')} of ${liveReplicas} replicas`);
- * coordinator.ownership$.subscribe(report);
- * ```
- */
-export interface ShardOwnership {
-  /** The shards this replica owns now, ascending. */
-  readonly owned: readonly number[];
-  /** Live replicas seen in the last round (this one included). */
-  readonly liveReplicas: number;
-  /** The shard map this replica follows (the hash ranges of each shard). */
-  readonly map: ShardMap;
-  /**
-   * The owned shards whose values this replica reconciles now: held since a list confirmed the
-   * map's epoch. While `settled` is false, only values that did not move in the last map change.
-   */
-  readonly ready: readonly number[];
-  /** Whether every shard holder switched to `map` (no map change under way). */
-  readonly settled: boolean;
-}
-
-/**
- * A shard this replica stopped owning without handing it over.
- *
- * @example
- * ```ts
- * import type { ShardCoordinator, ShardLoss } from '@kindex/informer';
- * declare const coordinator: ShardCoordinator;
- *
- * coordinator.lost$.subscribe(({ shard, reason }: ShardLoss) => console.warn(`lost shard ${shard}: ${reason}`));
- * ```
- */
-export interface ShardLoss {
-  readonly shard: number;
-  /**
-   * `renew-deadline`: no renewal succeeded within `renewDeadlineMs` (the API server is slow or
-   * unreachable, or this process was paused); ownership resumes if a later renewal finds the
-   * lease still ours. `moved`: the lease has another holder or changed under us.
-   */
-  readonly reason: 'renew-deadline' | 'moved';
-}
+import { checkHolderIdentity } from '../lease/holder-identity.js';
+import type { Lease, LeaseSpec } from '../lease/lease.js';
+import { claimSpec, releaseSpec } from '../lease/lease-claim.js';
+import { unlessConflict } from '../lease/lease-conflict-error.js';
+import { LeaseSightings } from '../lease/lease-sightings.js';
+import { resolveLeaseTiming, type LeaseTimingRules } from '../lease/lease-timing.js';
+import { monotonicClock } from '../lease/monotonic-clock.js';
+import { fairShare } from './fair-share.js';
+import { HeldShards } from './held-shards.js';
+import { ShardMapFollower } from './shard-map-follower.js';
+import { SHARD_COORDINATOR_OPTION_KEYS, type ShardCoordinatorOptions } from './shard-coordinator-options.js';
+import type { ShardLeaseStore } from './shard-lease-store.js';
+import { SHARD_EPOCH_ANNOTATION, shardMapAnnotations } from './shard-map-lease.js';
+import type { ShardLoss, ShardOwnership } from './shard-ownership.js';
+import { ShardingConfigError } from './sharding-config-error.js';
 
 /**
  * One replica's share of a sharded operator, kept on Leases.
@@ -210,29 +112,12 @@ export class ShardCoordinator {
   readonly #onRelease: (shard: number) => Promise<void>;
   readonly #ownership: BehaviorSubject<ShardOwnership>;
   readonly #problems = new Subject<unknown>();
-  readonly #lost = new Subject<ShardLoss>();
-  /** Held shards whose deadline passed (reported once; a later renewal clears it). */
-  readonly #lapsed = new Set<number>();
-  #deadlineTimer: TimerHandle | undefined;
-  /** Per lease name: the spec last seen and when (own clock) it was first seen. */
-  readonly #seen = new Map<string, { spec: string; at: number }>();
-  /**
-   * Shards held, with the lease as last written, until when ownership lasts, and the map epoch
-   * the lease said in a list that showed that same epoch as the map's (see the module comment).
-   */
-  readonly #held = new Map<number, { lease: Lease; validUntil: number; confirmed: number | undefined }>();
+  readonly #sightings: LeaseSightings;
+  /** The shards held and drained, and until when each may be acted on. */
+  readonly #held: HeldShards;
   readonly #population: (() => Promise<readonly string[]>) | undefined;
-  readonly #onMapChange: (previous: ShardMap, next: ShardMap) => Promise<void>;
-  /** The map followed, and the one published before it (tells which values did not move). */
-  #map: ShardMap;
-  #previousMap: ShardMap | undefined;
-  /** The map epoch written on our shard leases: the last map whose moved values have drained. */
-  #acked = 0;
-  #mapChanges: Promise<void> = Promise.resolve();
-  #roundsSinceCheck = 0;
-  #settled = true;
-  /** Shards given back for a rebalance and draining, with their last renewal's deadline. */
-  readonly #draining = new Map<number, number>();
+  /** The map followed, the one before it, and how far the change to it has got. */
+  readonly #mapFollower: ShardMapFollower;
   readonly #memberName: string;
   #member: Lease | undefined;
   #live = 1;
@@ -243,22 +128,44 @@ export class ShardCoordinator {
 
   constructor(options: ShardCoordinatorOptions) {
     rejectUnknownOptions('ShardCoordinator options', options, SHARD_COORDINATOR_OPTION_KEYS);
+    this.#clock = options.clock ?? monotonicClock;
     this.identity = options.identity;
+    checkHolderIdentity(this.identity, configError);
     this.shards = options.shards;
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    if (!Number.isInteger(this.shards) || this.shards < 1 || this.shards > 1024) {
+      throw new ShardingConfigError('shards', this.shards, 'must be an integer from 1 to 1024');
+    }
+    ({
+      leaseDurationMs: this.leaseDurationMs,
+      renewDeadlineMs: this.renewDeadlineMs,
+      retryPeriodMs: this.retryPeriodMs,
+    } = resolveLeaseTiming(options, TIMING_RULES));
+    this.#sightings = new LeaseSightings(this.leaseDurationMs);
+    this.#held = new HeldShards(this.#clock, this.renewDeadlineMs, () => this.#publish());
     this.group = options.group;
     this.#store = options.store;
-    this.#clock = options.clock ?? monotonicClock;
     this.#onRelease = options.onRelease ?? (() => Promise.resolve());
     this.field = options.field ?? 'object.metadata.namespace';
     this.#population = options.population;
-    this.#onMapChange = options.onMapChange ?? (() => Promise.resolve());
-    validate(this);
-    this.#map = ShardMap.equal(this.field, this.shards);
+    this.#mapFollower = new ShardMapFollower({
+      group: this.group,
+      identity: this.identity,
+      shards: this.shards,
+      field: this.field,
+      mapLeaseName: this.mapLeaseName,
+      shardLeaseName: (i) => this.shardLeaseName(i),
+      onMapChange: options.onMapChange ?? (() => Promise.resolve()),
+      problems: (error) => this.#problems.next(error),
+      wake: () => this.#wake?.(),
+    });
     this.#memberName = `${this.group}-member-${fnv1a64Hex(this.identity)}`;
-    this.#ownership = new BehaviorSubject<ShardOwnership>({ owned: [], liveReplicas: 1, map: this.#map, ready: [], settled: true });
+    this.#ownership = new BehaviorSubject<ShardOwnership>({
+      owned: [],
+      liveReplicas: 1,
+      map: this.#mapFollower.map,
+      ready: [],
+      settled: true,
+    });
     this.ownership$ = this.#ownership.pipe(
       distinctUntilChanged(
         (a, b) =>
@@ -270,7 +177,7 @@ export class ShardCoordinator {
       ),
     );
     this.problems$ = this.#problems.asObservable();
-    this.lost$ = this.#lost.asObservable();
+    this.lost$ = this.#held.lost$;
   }
 
   /** The name of shard `i`'s lease. */
@@ -285,7 +192,7 @@ export class ShardCoordinator {
 
   /** The shard map this replica follows now. */
   get map(): ShardMap {
-    return this.#map;
+    return this.#mapFollower.map;
   }
 
   /**
@@ -295,15 +202,7 @@ export class ShardCoordinator {
    * every reconcile; {@link owns} alone is not enough while a map change is under way.
    */
   ownsHash(hash: string): boolean {
-    const shard = this.#map.shardOfHash(hash);
-    if (!this.owns(shard)) return false;
-    const confirmed = this.#held.get(shard)!.confirmed;
-    const epoch = this.#map.epoch;
-    if (confirmed === epoch && this.#settled) return true;
-    if (confirmed !== epoch && confirmed !== epoch - 1) return false;
-    // Mid-change: only what stayed in this shard, which no other replica may own.
-    const previous = this.#previousMap;
-    return previous !== undefined && previous.epoch === epoch - 1 && previous.shardOfHash(hash) === shard;
+    return this.#mapFollower.ownsHash(hash, this.#held);
   }
 
   /**
@@ -313,8 +212,7 @@ export class ShardCoordinator {
    * this replica's leases, not for a shard it no longer holds.
    */
   belongsTo(hash: string, shard: number): boolean {
-    if (this.#map.shardOfHash(hash) === shard) return true;
-    return this.#acked < this.#map.epoch && this.#previousMap?.shardOfHash(hash) === shard;
+    return this.#mapFollower.belongsTo(hash, shard);
   }
 
   /** {@link ownsHash} of a value of `field` (a namespace name or a uid). */
@@ -327,8 +225,7 @@ export class ShardCoordinator {
    * `renewDeadlineMs` ago by its own clock. Check it synchronously before every fenced action.
    */
   owns(shard: number): boolean {
-    const held = this.#held.get(shard);
-    return held !== undefined && this.#clock.now() < held.validUntil;
+    return this.#held.owns(shard);
   }
 
   /**
@@ -339,10 +236,7 @@ export class ShardCoordinator {
    * before the timer announcing the loss on {@link lost$} has run.
    */
   writeRefusal(shard: number): ShardLoss | undefined {
-    if (this.owns(shard)) return undefined;
-    const draining = this.#draining.get(shard);
-    if (draining !== undefined && this.#clock.now() < draining) return undefined;
-    return { shard, reason: this.#held.has(shard) || draining !== undefined ? 'renew-deadline' : 'moved' };
+    return this.#held.writeRefusal(shard);
   }
 
   /**
@@ -352,21 +246,12 @@ export class ShardCoordinator {
    * for our ack); once acked, only its shard under the current map counts.
    */
   writeRefusalOfHash(hash: string): ShardLoss | undefined {
-    const shard = this.#map.shardOfHash(hash);
-    const refusal = this.writeRefusal(shard);
-    if (refusal === undefined) return undefined;
-    const before = this.#previousMap?.shardOfHash(hash);
-    if (before === undefined || before === shard || !this.belongsTo(hash, before)) return refusal;
-    // Still ours to drain under the map before, if we hold or drain its old shard.
-    const old = this.writeRefusal(before);
-    if (old === undefined) return undefined;
-    // Name the shard that was ours (its deadline lapsed) rather than one we never held.
-    return refusal.reason === 'moved' && old.reason === 'renew-deadline' ? old : refusal;
+    return this.#mapFollower.writeRefusalOfHash(hash, this.#held);
   }
 
   /** The shards owned now (each passing {@link owns}), ascending. */
   owned(): number[] {
-    return [...this.#held.keys()].filter((s) => this.owns(s)).sort((a, b) => a - b);
+    return this.#held.owned();
   }
 
   /** The current ownership. */
@@ -390,10 +275,7 @@ export class ShardCoordinator {
     this.#stopping = true;
     this.#wake?.();
     await this.#loop;
-    const held = [...this.#held.values()].map((h) => h.lease);
-    this.#held.clear();
-    this.#lapsed.clear();
-    this.#draining.clear();
+    const held = this.#held.clear();
     this.#publish();
     if (options.release === false) return;
     await Promise.all([...held, ...(this.#member ? [this.#member] : [])].map((lease) => this.#release(lease)));
@@ -430,64 +312,10 @@ export class ShardCoordinator {
       const name = lease.metadata?.name;
       if (name === undefined) continue;
       byName.set(name, lease);
-      const spec = JSON.stringify(lease.spec ?? {});
-      if (this.#seen.get(name)?.spec !== spec) this.#seen.set(name, { spec, at: seenAt });
+      this.#sightings.see(name, lease, seenAt);
     }
-    this.#followMap(byName);
+    this.#mapFollower.follow(byName, this.#held);
     return byName;
-  }
-
-  /** Adopts a newer published map, and notes which held shards are confirmed and whether the change has settled. */
-  #followMap(byName: ReadonlyMap<string, Lease>): void {
-    let published: ReturnType<typeof readShardMap>;
-    try {
-      published = readShardMap(byName.get(this.mapLeaseName));
-    } catch (error) {
-      this.#problems.next(error);
-      return;
-    }
-    const listedEpoch = published?.map.epoch ?? 0;
-    if (published !== undefined && published.map.epoch > this.#map.epoch) {
-      const { map: next, previous } = published;
-      if (next.field !== this.field || next.shards !== this.shards) {
-        this.#problems.next(
-          new ShardingConfigError(
-            'shards',
-            this.shards,
-            `lease ${this.mapLeaseName} holds a map of ${next.shards} shards by ${next.field}; every replica of group ${this.group} needs the same shards and field`,
-          ),
-        );
-        return;
-      }
-      const before = this.#map;
-      this.#previousMap = previous;
-      this.#map = next;
-      // Ack only once the values that moved have drained; wake the loop to write it at once.
-      this.#mapChanges = this.#mapChanges
-        .then(() => this.#onMapChange(before, next))
-        .catch((error: unknown) => this.#problems.next(error))
-        .then(() => {
-          this.#acked = Math.max(this.#acked, next.epoch);
-          this.#wake?.();
-        });
-    }
-    let settled = true;
-    for (let shard = 0; shard < this.shards; shard++) {
-      const name = this.shardLeaseName(shard);
-      const lease = byName.get(name);
-      if (lease === undefined) continue;
-      const ack = ackedEpoch(lease);
-      const mine = lease.spec?.holderIdentity === this.identity;
-      const held = this.#held.get(shard);
-      if (held !== undefined && mine) {
-        if (ack === listedEpoch && listedEpoch === this.#map.epoch) held.confirmed = ack;
-        else if (held.confirmed !== undefined && held.confirmed < this.#map.epoch - 1) held.confirmed = undefined;
-      }
-      // Any holder counts, live or not: a holder whose lease looks expired here may still land a
-      // renewal sent on its older map; only a takeover (or a release) clears its old ack.
-      if ((lease.spec?.holderIdentity ?? '') !== '' && ack < this.#map.epoch) settled = false;
-    }
-    this.#settled = settled;
   }
 
   async #round(): Promise<void> {
@@ -499,54 +327,45 @@ export class ShardCoordinator {
     const members = [this.#memberName];
     for (const [name, lease] of byName) {
       if (!name.startsWith(memberPrefix) || name === this.#memberName) continue;
-      if (this.#alive(name, lease)) members.push(name);
+      if (this.#sightings.isHeld(name, lease, this.#clock.now())) members.push(name);
     }
     this.#live = members.length;
-    // Exact shares that add up to the shard count: the first `shards mod live` members (by lease
-    // name, the same order for everyone) take one more. A plain ceil would let 4 shards settle
-    // as 2+2+0 on three replicas.
-    members.sort();
-    const rank = members.indexOf(this.#memberName);
-    const share = Math.floor(this.shards / this.#live) + (rank < this.shards % this.#live ? 1 : 0);
+    const share = fairShare(this.shards, members, this.#memberName);
 
     // Renew what is held; a lease that moved on (another holder, a lost race) is lost at once.
-    for (const [shard, held] of [...this.#held]) {
+    for (const [shard, held] of this.#held.entries()) {
       if (this.#stopping) return;
       const current = byName.get(this.shardLeaseName(shard));
       if (current === undefined || current.spec?.holderIdentity !== this.identity) {
-        this.#lose(shard);
+        this.#held.lose(shard);
         continue;
       }
       const sentAt = this.#clock.now();
       try {
-        const written = await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
-        this.#held.set(shard, {
-          lease: written,
-          validUntil: Math.max(held.validUntil, sentAt + this.renewDeadlineMs),
-          confirmed: this.#held.get(shard)?.confirmed,
-        });
-        this.#lapsed.delete(shard);
+        const written = await unlessConflict(() => this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack()));
+        if (written === undefined) this.#held.lose(shard);
+        else this.#held.renewed(shard, written, sentAt, held);
       } catch (error) {
-        if (error instanceof LeaseConflictError) this.#lose(shard);
-        else this.#problems.next(error);
+        this.#problems.next(error);
       }
     }
     this.#publish();
 
     // Above the fair share: give the highest shards back, after they stopped being owned.
-    const extra = [...this.#held.keys()].sort((a, b) => b - a).slice(0, Math.max(0, this.#held.size - share));
+    const extra = this.#held
+      .entries()
+      .map(([shard]) => shard)
+      .sort((a, b) => b - a)
+      .slice(0, Math.max(0, this.#held.size - share));
     for (const shard of extra) {
       if (this.#stopping) return;
-      const { lease, validUntil } = this.#held.get(shard)!;
-      this.#held.delete(shard);
-      this.#lapsed.delete(shard);
-      this.#draining.set(shard, validUntil);
+      const lease = this.#held.startDraining(shard);
       this.#publish();
       try {
         await this.#onRelease(shard);
       } finally {
         // Before the release: once the holder is empty, the next owner may write at once.
-        this.#draining.delete(shard);
+        this.#held.doneDraining(shard);
       }
       await this.#release(lease);
     }
@@ -556,27 +375,29 @@ export class ShardCoordinator {
     for (let k = 0; k < this.shards && this.#held.size < share; k++) {
       if (this.#stopping) return;
       const shard = (start + k) % this.shards;
-      if (this.#held.has(shard)) continue;
+      if (this.#held.get(shard) !== undefined) continue;
       const name = this.shardLeaseName(shard);
       const current = byName.get(name);
-      if (current !== undefined && this.#alive(name, current)) continue;
+      if (current !== undefined && this.#sightings.isHeld(name, current, this.#clock.now())) continue;
       const sentAt = this.#clock.now();
       try {
-        const written =
+        const written = await unlessConflict(() =>
           current === undefined
-            ? await this.#store.create(name, this.#spec(undefined, sentAt), this.#ack())
-            : await this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack());
-        this.#held.set(shard, { lease: written, validUntil: sentAt + this.renewDeadlineMs, confirmed: undefined });
+            ? this.#store.create(name, this.#spec(undefined, sentAt), this.#ack())
+            : this.#store.update(current, this.#spec(current.spec, sentAt), this.#ack()),
+        );
+        if (written === undefined) continue;
+        this.#held.acquired(shard, written, sentAt);
         this.#publish();
       } catch (error) {
-        if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+        this.#problems.next(error);
       }
     }
 
     // Held shards written with the current epoch but not confirmed yet: one more list confirms
     // them now rather than a round later (a fresh owner reconciles nothing until then).
-    const epoch = this.#map.epoch;
-    if (this.#acked === epoch && [...this.#held.values()].some((h) => h.confirmed !== epoch)) {
+    const epoch = this.#mapFollower.map.epoch;
+    if (this.#mapFollower.acked === epoch && this.#held.entries().some(([, h]) => h.confirmed !== epoch)) {
       if (this.#stopping) return;
       byName = await this.#read();
       this.#publish();
@@ -589,11 +410,10 @@ export class ShardCoordinator {
    * quantiles of the population when there is none yet or the load passed the bound.
    */
   async #rebalance(byName: ReadonlyMap<string, Lease>): Promise<void> {
-    const current = this.#map;
-    if (this.#population === undefined || this.#stopping || !this.#settled || this.#acked !== current.epoch) return;
+    const current = this.#mapFollower.map;
+    if (this.#population === undefined || this.#stopping || !this.#mapFollower.settled || this.#mapFollower.acked !== current.epoch) return;
     if (!this.owns(0) || this.#held.get(0)?.confirmed !== current.epoch) return;
-    if (current.epoch > 0 && ++this.#roundsSinceCheck < REBALANCE_CHECK_ROUNDS) return;
-    this.#roundsSinceCheck = 0;
+    if (!this.#mapFollower.populationCheckDue()) return;
     const values = await this.#population();
     if (values.length === 0 || (current.epoch > 0 && !current.needsRebalance(values))) return;
     const next = ShardMap.balanced(this.field, this.shards, values, current.epoch + 1);
@@ -603,24 +423,20 @@ export class ShardCoordinator {
     const spec: LeaseSpec = { holderIdentity: this.identity, acquireTime: microTime(now), renewTime: microTime(now) };
     try {
       // With the resourceVersion read (the lease that showed `current`): a newer map is never overwritten.
-      if (lease === undefined) await this.#store.create(this.mapLeaseName, spec, shardMapAnnotations(next, current));
-      else await this.#store.update(lease, spec, shardMapAnnotations(next, current));
+      // A lost race means another replica published first: nothing to do.
+      await unlessConflict(() =>
+        lease === undefined
+          ? this.#store.create(this.mapLeaseName, spec, shardMapAnnotations(next, current))
+          : this.#store.update(lease, spec, shardMapAnnotations(next, current)),
+      );
     } catch (error) {
-      if (!(error instanceof LeaseConflictError)) this.#problems.next(error);
+      this.#problems.next(error);
     }
   }
 
   /** The annotation that says which map epoch this replica reconciles by. */
   #ack(): Record<string, string> {
-    return { [SHARD_EPOCH_ANNOTATION]: String(this.#acked) };
-  }
-
-  /** Whether a lease has a holder that renewed within its duration, by our clock since we saw it change. */
-  #alive(name: string, lease: Lease): boolean {
-    const holder = lease.spec?.holderIdentity ?? '';
-    if (holder === '') return false;
-    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-    return (this.#seen.get(name)?.at ?? -Infinity) + durationMs > this.#clock.now();
+    return { [SHARD_EPOCH_ANNOTATION]: String(this.#mapFollower.acked) };
   }
 
   async #claim(name: string, current: Lease | undefined): Promise<Lease | undefined> {
@@ -635,110 +451,43 @@ export class ShardCoordinator {
     }
   }
 
+  /** The spec that claims or renews a lease whose spec is `current` for this replica. */
   #spec(current: LeaseSpec | undefined, at: number): LeaseSpec {
-    const time = microTime(at);
-    const mine = current?.holderIdentity === this.identity;
-    return {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      renewTime: time,
-      acquireTime: mine ? (current?.acquireTime ?? time) : time,
-      leaseTransitions: mine ? (current?.leaseTransitions ?? 0) : current === undefined ? 0 : (current.leaseTransitions ?? 0) + 1,
-    };
+    return claimSpec(this.identity, this.leaseDurationMs, current, at);
   }
 
+  /** Gives a lease back (see `releaseSpec`) when this replica holds it. */
   async #release(lease: Lease): Promise<void> {
     if (lease.spec?.holderIdentity !== this.identity) return;
-    const now = microTime(this.#clock.now());
     try {
-      await this.#store.update(lease, {
-        holderIdentity: '',
-        leaseDurationSeconds: 1,
-        acquireTime: now,
-        renewTime: now,
-        leaseTransitions: lease.spec.leaseTransitions ?? 0,
-      });
+      await this.#store.update(lease, releaseSpec(lease, this.#clock.now()));
     } catch (error) {
       // Moved on (409) or unreachable: the lease expires on its own.
       this.#problems.next(error);
     }
   }
 
-  /** A held shard whose lease moved on: gone now, announced unless its deadline already was. */
-  #lose(shard: number): void {
-    if (!this.#held.delete(shard)) return;
-    if (!this.#lapsed.delete(shard)) this.#lost.next({ shard, reason: 'moved' });
-  }
-
   #publish(): void {
-    this.#armDeadline();
+    this.#held.armDeadline();
     if (this.#ownership.closed) return;
     const owned = this.owned();
-    const epoch = this.#map.epoch;
+    const follower = this.#mapFollower;
     this.#ownership.next({
       owned,
       liveReplicas: this.#live,
-      map: this.#map,
-      ready: owned.filter((s) => {
-        const confirmed = this.#held.get(s)?.confirmed;
-        return confirmed === epoch || (!this.#settled && confirmed === epoch - 1);
-      }),
-      settled: this.#settled,
+      map: follower.map,
+      ready: owned.filter((shard) => follower.isReady(this.#held.get(shard)?.confirmed)),
+      settled: follower.settled,
     });
   }
-
-  /**
-   * Times the earliest deadline of the shards still owned: a round can hang on a lease call far
-   * past it (a server that stopped answering), and ownership must end on time anyway.
-   */
-  #armDeadline(): void {
-    if (this.#deadlineTimer !== undefined) this.#clock.clearTimeout(this.#deadlineTimer);
-    this.#deadlineTimer = undefined;
-    let earliest = Infinity;
-    for (const [shard, { validUntil }] of this.#held) if (!this.#lapsed.has(shard) && validUntil < earliest) earliest = validUntil;
-    if (earliest === Infinity) return;
-    this.#deadlineTimer = this.#clock.setTimeout(
-      () => {
-        this.#deadlineTimer = undefined;
-        const now = this.#clock.now();
-        for (const [shard, { validUntil }] of this.#held) {
-          if (validUntil > now || this.#lapsed.has(shard)) continue;
-          this.#lapsed.add(shard);
-          this.#lost.next({ shard, reason: 'renew-deadline' });
-        }
-        this.#publish();
-      },
-      Math.max(0, earliest - this.#clock.now()),
-    );
-  }
 }
 
-function validate(c: ShardCoordinator): void {
-  if (typeof c.identity !== 'string' || c.identity === '') {
-    throw new ShardingConfigError('identity', c.identity, 'give a non-empty identity, unique per replica (e.g. the pod name)');
-  }
-  if (!Number.isInteger(c.shards) || c.shards < 1 || c.shards > 1024) {
-    throw new ShardingConfigError('shards', c.shards, 'must be an integer from 1 to 1024');
-  }
-  for (const field of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
-    if (!Number.isFinite(c[field]) || c[field] <= 0)
-      throw new ShardingConfigError(field, c[field], 'must be a positive number of milliseconds');
-  }
-  if (c.leaseDurationMs < 1000) {
-    throw new ShardingConfigError('leaseDurationMs', c.leaseDurationMs, 'must be at least 1000 (the Lease stores whole seconds)');
-  }
-  if (c.leaseDurationMs <= c.renewDeadlineMs) {
-    throw new ShardingConfigError(
-      'leaseDurationMs',
-      c.leaseDurationMs,
-      `must exceed renewDeadlineMs (${c.renewDeadlineMs}) so an owner stands down before anyone may take over`,
-    );
-  }
-}
+const configError = (field: string, value: unknown, fix: string): Error => new ShardingConfigError(field, value, fix);
 
-/**
- * Rounds between two reads of the population by the owner of shard 0 once a map exists: a
- * namespace list every 5 rounds (10 s at the default retry period) keeps the cost of following
- * namespaces small, and a map moves only past the load bound anyway.
- */
-const REBALANCE_CHECK_ROUNDS = 5;
+const TIMING_RULES: LeaseTimingRules = {
+  holder: 'an owner',
+  // Rounds run every retry period, unjittered: a deadline within one would lapse before each renewal.
+  retryPeriodsPerDeadline: 1,
+  renewDeadlineReason: 'so an owner renews before its ownership lapses',
+  configError,
+};

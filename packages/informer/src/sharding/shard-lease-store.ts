@@ -1,4 +1,4 @@
-import type { Lease, LeaseSpec } from '../leader-election/lease-store.js';
+import type { Lease, LeaseSpec } from '../lease/lease.js';
 
 /**
  * The API a {@link ShardCoordinator} uses on its group of Leases (one per shard, one per

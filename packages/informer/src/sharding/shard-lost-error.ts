@@ -1,4 +1,4 @@
-import type { ShardLoss } from './shard-coordinator.js';
+import type { ShardLoss } from './shard-ownership.js';
 
 /**
  * The reason a running reconcile's signal (`context.getSignal()`) is aborted when this replica

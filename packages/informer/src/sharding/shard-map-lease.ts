@@ -10,7 +10,7 @@
  * @module
  */
 import { ShardMap } from '@kindex/core';
-import type { Lease } from '../leader-election/lease-store.js';
+import type { Lease } from '../lease/lease.js';
 
 /**
  * The annotation of the `<group>-map` Lease that holds the current shard map ({@link ShardMap.serialize}).

@@ -1,3 +1,5 @@
+import { LeaseConfigError } from '../lease/lease-config-error.js';
+
 /**
  * A sharding option that cannot work, named with its value and the fix.
  *
@@ -14,13 +16,9 @@
  * }
  * ```
  */
-export class ShardingConfigError extends Error {
+export class ShardingConfigError extends LeaseConfigError {
   override readonly name = 'ShardingConfigError';
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    fix: string,
-  ) {
-    super(`sharding.${field} = ${JSON.stringify(value)}: ${fix}`);
+  constructor(field: string, value: unknown, fix: string) {
+    super('sharding', field, value, fix);
   }
 }

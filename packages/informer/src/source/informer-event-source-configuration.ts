@@ -109,20 +109,3 @@ export interface KubeEventSourceContext<P extends KubernetesObject> extends Even
   /** The controller's shard selector, if it has one. */
   readonly shardSelector?: ShardSelector | undefined;
 }
-
-/**
- * Problems an event source met and moved past (mappers, filters, informers).
- *
- * @example
- * ```ts
- * import type { EventSourceProblem, InformerEventSource } from '@kindex/informer';
- * declare const pods: InformerEventSource;
- *
- * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
- * pods.problems$.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
- * ```
- */
-export interface EventSourceProblem {
-  readonly source: string;
-  readonly error: unknown;
-}

@@ -14,6 +14,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
+import type { EventSourceProblem, KubeEventSource } from './kube-event-source.js';
 import {
   and,
   evaluate,
@@ -23,7 +24,6 @@ import {
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
   ResourceID,
-  type EventSource,
   type EventSourceContext,
   type EventSourceHandle,
   type EventSourceHealth,
@@ -50,21 +50,13 @@ import { KubeClient } from '../client/kube-client.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import { unchangedPriority } from './unchanged-priority.js';
 import { InformerEventSourceConfigurer } from './informer-event-source-configurer.js';
-import type {
-  InformerEventSourceConfiguration,
-  KubeEventSourceContext,
-  EventSourceProblem,
-} from './informer-event-source-configuration.js';
+import type { InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
 import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapshot.js';
 import { primariesOf } from './primaries-of.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
-export type {
-  NamespaceChoice,
-  InformerEventSourceConfiguration,
-  KubeEventSourceContext,
-  EventSourceProblem,
-} from './informer-event-source-configuration.js';
+export type { NamespaceChoice, InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
+export type { EventSourceProblem } from './kube-event-source.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -146,7 +138,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
 export class InformerEventSource<
   R extends KubernetesObject = KubernetesObject,
   P extends KubernetesObject = KubernetesObject,
-> implements EventSource<R, P> {
+> implements KubeEventSource<R, P> {
   /**
    * Starts a builder for secondaries of `kind` and primaries of `primaryKind`. Without
    * `primaryKind` (a standalone source) the default mapper names no primaries.

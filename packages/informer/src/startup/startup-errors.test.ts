@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiRequestError } from '../reflector/reflector-error.js';
+import { ApiRequestError } from '../client/kube-api-error.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './startup-errors.js';
 
 const jobs = { group: 'batch.example.com', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };

@@ -12,9 +12,9 @@
  *
  * @module
  */
-import { collectionPath } from '../reflector/resource-type.js';
-import type { ResourceType } from '../reflector/resource-type.js';
-import type { ApiRequestError } from '../reflector/reflector-error.js';
+import { collectionPath } from '../kind/resource-type.js';
+import type { ResourceType } from '../kind/resource-type.js';
+import type { KubeApiError } from '../client/kube-api-error.js';
 import { rbacManifest, type RbacSubject } from '../rbac/rbac-manifest.js';
 
 /**
@@ -105,9 +105,16 @@ export class CacheSyncError extends Error {
   }
 
   /** Builds one from the reflector's error and what the cache knows. */
-  static from(error: ApiRequestError, where: Omit<CacheSyncFailure, 'verb' | 'status' | 'reason' | 'serverMessage'>): CacheSyncError {
+  static from(error: KubeApiError, where: Omit<CacheSyncFailure, 'verb' | 'status' | 'reason' | 'serverMessage'>): CacheSyncError {
     return new CacheSyncError(
-      { ...where, verb: error.verb, status: error.status, reason: error.reason, serverMessage: stripRequest(error) },
+      // Only the reflector's reads come here, so the verb is get, list or watch.
+      {
+        ...where,
+        verb: error.verb as CacheSyncFailure['verb'],
+        status: error.status,
+        reason: error.reason,
+        serverMessage: stripRequest(error),
+      },
       { cause: error },
     );
   }
@@ -242,7 +249,7 @@ function inNamespace(f: CacheSyncFailure): string {
 }
 
 /** The server's message without the request line the reflector put in front of it. */
-function stripRequest(error: ApiRequestError): string {
+function stripRequest(error: KubeApiError): string {
   const prefix = `${error.request}: ${error.status}${error.reason ? ` ${error.reason}` : ''}: `;
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }

@@ -7,7 +7,7 @@
 import type http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BOOTSTRAP_POLICY } from './bootstrap-policy.js';
-import { escalationMessage, missingRights } from './escalation-check.js';
+import { escalationMessage, missingRights, onlyGarbageCollectorFieldsChange } from './escalation-check.js';
 import type { Json, ObjectStore } from './object-store.js';
 import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorizer.js';
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
@@ -153,11 +153,8 @@ export class AccessControl {
    * every other route. Called after authorization, with the decoded body.
    */
   serve(r: Extract<Route, { kind: 'resource' }>, method: string, body: () => unknown, user: UserInfo): JsonResponse | undefined {
-    // The body is decoded only for the requests answered or checked here: every other request's
-    // options are validated before its body is read, as kube-apiserver does, and decoded once.
-    if (this.enforce && r.group === RBAC_GROUP && r.subresource === undefined && (method === 'POST' || method === 'PUT')) {
-      this.#preventEscalation(r, (body() ?? {}) as Json, user);
-    }
+    // The body is decoded only for the requests answered here: every other request's options are
+    // validated before its body is read, as kube-apiserver does, and decoded once.
     const review = REVIEWS[`${r.group}/${r.resource}`];
     const isTokenRequest = r.group === '' && r.resource === 'serviceaccounts' && r.subresource === 'token';
     if (review === undefined && !isTokenRequest) return undefined;
@@ -186,8 +183,23 @@ export class AccessControl {
     }
   }
 
+  /**
+   * The escalation check of a write by `user` to a Role, ClusterRole or binding, for the resource
+   * handler to run on the object about to be written: a create's or PUT's body, the result of a
+   * patch (merge, strategic, JSON) or of an apply, as kube-apiserver's RBAC storage checks the
+   * updated object. Undefined for every other request.
+   */
+  escalationCheck(r: Extract<Route, { kind: 'resource' }>, user: UserInfo): ((next: Json, old: Json | undefined) => void) | undefined {
+    if (!this.enforce || r.group !== RBAC_GROUP || r.subresource !== undefined || !ESCALATION_CHECKED.has(r.resource)) return undefined;
+    return (next, old) => {
+      // What the garbage collector writes (owners, finalizers) must pass whatever the role grants.
+      if (old !== undefined && onlyGarbageCollectorFieldsChange(next, old)) return;
+      this.#preventEscalation(r, next, user);
+    };
+  }
+
   // Refuses (403) a Role, ClusterRole or binding that grants more than its author holds, unless the
-  // author may `escalate` the role or `bind` the role referenced. Patches are not checked.
+  // author may `escalate` the role or `bind` the role referenced.
   #preventEscalation(r: Extract<Route, { kind: 'resource' }>, body: Json, user: UserInfo): void {
     const namespace = r.namespace ?? '';
     const name = (body.metadata as { name?: string } | undefined)?.name ?? r.name ?? '';
@@ -315,6 +327,8 @@ function attributesOf(user: UserInfo, r: Route | undefined, method: string, url:
       : { user, verb: method === 'HEAD' ? 'get' : method.toLowerCase(), resource: undefined, path: url.pathname };
   return verbPrefix === '' ? a : { ...a, verb: `${verbPrefix}${a.verb}` };
 }
+
+const ESCALATION_CHECKED = new Set(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings']);
 
 const REVIEWS: Record<string, { kind: string } | undefined> = {
   'authentication.k8s.io/selfsubjectreviews': { kind: 'SelfSubjectReview' },

@@ -12,7 +12,7 @@ import type { ResourceRegistry, ResourceType, ScalePaths } from './resource-regi
 import type { ResourceHandler } from './resource-handler.js';
 import { defaultObject } from './schema-defaulting.js';
 import { ApiStatusError, invalid, type StatusCause } from './status-error.js';
-import { ruleCompileErrors } from './validation-rules.js';
+import { ruleCompileErrors, ruleCostCauses } from './validation-rules.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
 /** The finalizer kube-apiserver adds to a CRD being deleted, until its objects are gone. */
@@ -276,6 +276,7 @@ export function typeOfCrd(crd: Readonly<Json>): ResourceType {
     shortNames: Array.isArray(names['shortNames']) ? (names['shortNames'] as string[]) : [],
     categories: Array.isArray(names['categories']) ? (names['categories'] as string[]) : [],
     statusSubresource: versions.some((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined),
+    statusVersions: versions.filter((v) => ((v['subresources'] ?? {}) as Json)['status'] !== undefined).map((v) => v['name'] as string),
     custom: true,
     scale: Object.fromEntries(
       versions
@@ -300,7 +301,8 @@ function schemaRuleErrors(versions: readonly Json[]): StatusCause[] {
   const causes: StatusCause[] = [];
   schemas.forEach((s, i) => {
     if (s === null || typeof s !== 'object' || (shared && i > 0)) return;
-    causes.push(...ruleCompileErrors(s as Json, shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`));
+    const path = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
+    causes.push(...ruleCompileErrors(s as Json, path), ...ruleCostCauses(s as Json, path));
   });
   return causes;
 }

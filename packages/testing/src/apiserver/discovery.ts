@@ -2,7 +2,8 @@
 // (unaggregated) form. kubectl asks for aggregated discovery first and falls back to these when
 // the response is plain application/json.
 
-import { RESOURCE_VERBS, type ResourceRegistry, type ResourceType } from './resource-registry.js';
+import type { ResourceRegistry } from './resource-registry.js';
+import { servedGroups, servedResources, type ServedResource } from './served-resources.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,67 +36,58 @@ function groupDoc(group: string, versions: readonly string[]): Json {
   return { name: group, versions: gvs, preferredVersion: gvs[0] };
 }
 
+function apiGroups(registry: ResourceRegistry): { group: string; versions: string[] }[] {
+  return servedGroups(registry).filter((g) => g.group !== '');
+}
+
 /** The /apis document (APIGroupList). */
 export function groupList(registry: ResourceRegistry): Json {
   return {
     kind: 'APIGroupList',
     apiVersion: 'v1',
-    groups: registry.groups().map((g) => groupDoc(g.group, g.versions)),
+    groups: apiGroups(registry).map((g) => groupDoc(g.group, g.versions)),
   };
 }
 
 /** The /apis/<group> document (APIGroup), or undefined for an unknown group. */
 export function group(registry: ResourceRegistry, name: string): Json | undefined {
-  const g = registry.groups().find((x) => x.group === name);
+  const g = apiGroups(registry).find((x) => x.group === name);
   return g === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g.group, g.versions) };
 }
 
-function resourceEntry(t: ResourceType): Json {
+function resourceEntries(r: ServedResource): Json[] {
   const entry: Json = {
-    name: t.resource,
-    singularName: t.singularName,
-    namespaced: t.namespaced,
-    kind: t.kind,
-    verbs: t.id === '/namespaces' ? RESOURCE_VERBS.filter((v) => v !== 'deletecollection') : RESOURCE_VERBS,
+    name: r.resource,
+    singularName: r.singularName,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: r.verbs,
   };
-  if (t.shortNames.length > 0) entry['shortNames'] = t.shortNames;
-  if (t.categories.length > 0) entry['categories'] = t.categories;
-  return entry;
+  if (r.shortNames.length > 0) entry['shortNames'] = r.shortNames;
+  if (r.categories.length > 0) entry['categories'] = r.categories;
+  const subresources = r.subresources.map((s): Json => {
+    // A subresource serving another group's kind (Scale, TokenRequest) names that group and version.
+    const foreign = s.responseKind.group !== r.group || s.responseKind.version !== r.version;
+    return {
+      name: `${r.resource}/${s.name}`,
+      singularName: '',
+      namespaced: r.namespaced,
+      ...(foreign ? { group: s.responseKind.group, version: s.responseKind.version } : {}),
+      kind: s.responseKind.kind,
+      verbs: s.verbs,
+    };
+  });
+  return [entry, ...subresources];
 }
 
 /** The APIResourceList of one group version (core group: `''`), or undefined when not served. */
 export function resourceList(registry: ResourceRegistry, groupName: string, version: string): Json | undefined {
-  if (!registry.servesGroupVersion(groupName, version)) return undefined;
-  const resources: Json[] = [];
-  for (const t of registry.all()) {
-    if (t.group !== groupName || !t.versions.includes(version)) continue;
-    resources.push(resourceEntry(t));
-    if (t.statusSubresource) {
-      resources.push({
-        name: `${t.resource}/status`,
-        singularName: '',
-        namespaced: t.namespaced,
-        kind: t.kind,
-        verbs: ['get', 'patch', 'update'],
-      });
-    }
-    // The Scale is another group's kind, so the entry names its group and version.
-    if (t.scale?.[version] !== undefined) {
-      resources.push({
-        name: `${t.resource}/scale`,
-        singularName: '',
-        namespaced: t.namespaced,
-        group: 'autoscaling',
-        version: 'v1',
-        kind: 'Scale',
-        verbs: ['get', 'patch', 'update'],
-      });
-    }
-  }
+  const served = servedResources(registry).filter((r) => r.group === groupName && r.version === version);
+  if (served.length === 0) return undefined;
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: groupName === '' ? version : `${groupName}/${version}`,
-    resources,
+    resources: served.flatMap(resourceEntries),
   };
 }

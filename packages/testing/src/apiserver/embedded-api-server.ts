@@ -29,9 +29,8 @@
 //   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
-//   (see table-output.ts). No protobuf or CBOR bodies (415; the
-//   imperative `kubectl create namespace|configmap|secret` send protobuf, `kubectl create -f` and
-//   `kubectl apply -f` send JSON and work).
+//   (see table-output.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
+//   (content-negotiation.ts); CBOR is off, as in kube-apiserver without its feature gates.
 // - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
 //   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
 //   namespace is emptied, then removed). A bare kube-apiserver without kube-controller-manager
@@ -51,12 +50,16 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AccessControl } from './access-control.js';
+import type { UserInfo } from './request-attributes.js';
 import { CrdController } from './crd-controller.js';
 import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
+import { OpenApiDocuments } from './openapi-documents.js';
+import { PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
 import { GarbageCollector } from './garbage-collector.js';
@@ -151,6 +154,7 @@ export const EMBEDDED_API_SERVER_OPTION_KEYS = {
 export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
 
 const CONTEXT = 'kindex-embedded';
+const NEGOTIATED_ROUTES: ReadonlySet<Route['kind']> = new Set(['api', 'apis', 'group', 'resources', 'resource']);
 // Request bodies the server decodes; a missing Content-Type is read as JSON, as client-go sends.
 const BODY_MEDIA_TYPES = new Set(['', 'application/json', 'application/yaml', 'application/apply-patch+yaml']);
 
@@ -179,6 +183,7 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private readonly store: ObjectStore;
   private readonly registry = new ResourceRegistry();
+  private readonly openApi = new OpenApiDocuments(this.registry);
   private readonly hub: WatchHub;
   private readonly handler: ResourceHandler;
   private readonly scale: ScaleSubresource;
@@ -187,6 +192,7 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly metrics = new RequestMetrics();
   private readonly maxBodyBytes: number;
   private readonly access: AccessControl;
+  private readonly media = new ResponseMedia();
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
@@ -433,7 +439,21 @@ export class EmbeddedApiServer implements TestApiServer {
       }
       if (r === undefined) throw pathNotFound();
       if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
-      const body = await this.readBody(req);
+      const type = r.kind === 'resource' ? this.registry.lookup(r.group, r.version, r.resource) : undefined;
+      // Reviews (access-control.ts) are built in without a registry entry; CRDs cannot claim *.k8s.io.
+      const builtIn = r.kind !== 'resource' || r.group === '' || r.group === 'apps' || r.group.endsWith('.k8s.io');
+      const custom = type?.custom ?? !builtIn;
+      // Discovery and resources negotiate; an unknown group is 404 whatever it accepts, and health,
+      // metrics and /version answer in their one format.
+      if (NEGOTIATED_ROUTES.has(r.kind) && (type !== undefined || builtIn)) {
+        const watch = url.searchParams.get('watch');
+        await this.media.negotiate(res, req.headers.accept, { custom, watch: watch === 'true' || watch === '1' });
+      }
+      let body = await this.readBody(req);
+      if (body?.bytes !== undefined) {
+        const kind = type?.kind ?? (r.kind === 'resource' ? r.resource : '');
+        body = { ...body, media: 'application/json', text: await this.media.decodeBody(body.bytes, kind, custom) };
+      }
       if (r.kind === 'resource' && user !== undefined) {
         const answer = this.access.serve(
           r,
@@ -444,12 +464,20 @@ export class EmbeddedApiServer implements TestApiServer {
         if (answer !== undefined) return this.send(res, answer);
       }
       if (r.kind === 'resource') {
-        this.serveResource(r, url, req, res, body);
+        this.serveResource(r, url, req, res, body, user);
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
       if (r.kind === 'health') return this.sendText(res, healthResponse(r.endpoint, r.check, url.searchParams));
       if (r.kind === 'metrics') return this.sendText(res, { status: 200, body: this.metrics.text() }, METRICS_CONTENT_TYPE);
+      if (r.kind === 'openapi') return this.openApi.serve(url, req.headers.accept, res);
+      if (r.kind === 'api' || r.kind === 'apis') {
+        const version = aggregatedDiscoveryVersion(req.headers.accept);
+        if (version !== undefined) {
+          const doc = aggregatedDiscovery(this.registry, r.kind, version);
+          return this.sendText(res, { status: 200, body: doc.body }, doc.contentType);
+        }
+      }
       this.send(res, this.discovery(r));
     } catch (e) {
       this.sendError(res, e);
@@ -505,7 +533,7 @@ export class EmbeddedApiServer implements TestApiServer {
       case 'resources':
         return json(resourceList(this.registry, r.group, r.version));
       default:
-        // No OpenAPI documents: kubectl tolerates their absence with --validate=false.
+        // /openapi is answered by OpenApiDocuments before this.
         throw pathNotFound();
     }
   }
@@ -516,6 +544,7 @@ export class EmbeddedApiServer implements TestApiServer {
     req: http.IncomingMessage,
     res: http.ServerResponse,
     raw: RawBody | undefined,
+    user: UserInfo | undefined,
   ): void {
     const type = this.registry.lookup(r.group, r.version, r.resource);
     if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
@@ -542,6 +571,7 @@ export class EmbeddedApiServer implements TestApiServer {
       userAgent: req.headers['user-agent'],
       // Only object bodies decoded as JSON: patches and YAML go through other decoders.
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
+      admit: user === undefined ? undefined : this.access.escalationCheck(r, user),
     };
     if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
     if (r.subresource === 'scale' && !isWatch) return this.send(res, this.scale.serve(req.method, request));
@@ -631,8 +661,9 @@ export class EmbeddedApiServer implements TestApiServer {
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
     // `kubectl get --watch` asks for its rows as Tables.
     const tableVersion = tableVersionOf(req.headers.accept);
+    const encoding = this.media.watch(res, convert);
     req.socket.setNoDelay(true);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    res.writeHead(200, { 'Content-Type': encoding.contentType, 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
     try {
       this.hub.open(
@@ -647,9 +678,9 @@ export class EmbeddedApiServer implements TestApiServer {
           timeoutMs,
           sendInitialEvents,
           ...(tableVersion === undefined
-            ? convert === undefined
+            ? encoding.transform === undefined
               ? {}
-              : { transform: convert }
+              : { transform: encoding.transform }
             : { transform: tableWatchTransform(request.type, request.version, tableVersion, () => this.crdOf(request.type)) }),
         },
         res,
@@ -658,7 +689,8 @@ export class EmbeddedApiServer implements TestApiServer {
     } catch (e) {
       if (!(e instanceof ApiStatusError)) throw e;
       // Like the watch cache: the stream opens, reports the error as an event, and ends.
-      res.end(errorEventLine(e.toStatus()));
+      const line = errorEventLine(e.toStatus());
+      res.end(encoding.transform === undefined ? line : encoding.transform(line));
     }
   }
 
@@ -674,14 +706,11 @@ export class EmbeddedApiServer implements TestApiServer {
     }
     if (size === 0) return undefined;
     const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) {
-      throw new ApiStatusError(
-        415,
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-      );
-    }
-    return { text: Buffer.concat(chunks).toString('utf8'), media, patch: req.method === 'PATCH' };
+    const bytes = Buffer.concat(chunks);
+    // Protobuf is for whole objects: a protobuf PATCH gets the 415 below, as any non-patch media type.
+    if (media === PROTOBUF && req.method !== 'PATCH') return { text: '', media, patch: false, bytes };
+    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) throw unsupportedMediaType();
+    return { text: bytes.toString('utf8'), media, patch: req.method === 'PATCH' };
   }
 
   // Counts the request in apiserver_request_total once its answer is sent (watches when they end).
@@ -727,11 +756,12 @@ export class EmbeddedApiServer implements TestApiServer {
 
   private send(res: http.ServerResponse, r: JsonResponse): void {
     if (res.headersSent) return;
-    const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.body) };
+    const { body, contentType } = this.media.encode(res, r.body);
+    const headers: http.OutgoingHttpHeaders = { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) };
     // One header per warning, quoted as Go's strconv.Quote does (RFC 7234 warn-text).
     if (r.warnings !== undefined && r.warnings.length > 0) headers['Warning'] = r.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
     res.writeHead(r.status, headers);
-    res.end(r.body);
+    res.end(body);
   }
 
   private sendError(res: http.ServerResponse, e: unknown): void {
@@ -775,6 +805,8 @@ interface RawBody {
   readonly text: string;
   readonly media: string;
   readonly patch: boolean;
+  /** A protobuf body, decoded to JSON text once its kind is known. */
+  readonly bytes?: Buffer;
 }
 
 function parseBody(raw: RawBody, kind: string): unknown {

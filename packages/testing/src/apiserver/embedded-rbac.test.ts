@@ -3,7 +3,7 @@ import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { startEmbeddedApiServer, type EmbeddedApiServer } from './embedded-api-server.js';
 
-// What only the embedded server shows: the real test tier runs no kube-controller-manager, so its
+// What only the embedded server shows: the real test tier runs no clusterrole-aggregation controller, so its
 // admin/edit/view ClusterRoles stay empty (nothing aggregates them), and its users come from a
 // token file fixed at start. Shared behaviour is in conformance/rbac.test.ts.
 describe('embedded API server: RBAC', () => {

@@ -1,7 +1,8 @@
-// RBAC's escalation prevention (pkg/registry/rbac/validation): a user may create or update a
-// Role, ClusterRole or binding only if it already holds every permission that grants, unless it
-// may `escalate` that role (for roles) or `bind` the referenced role (for bindings). The refusal
-// lists the missing rights as kube-apiserver's ConfirmNoEscalation does.
+// RBAC's escalation prevention (pkg/registry/rbac/validation): a user may create, update, patch
+// or apply a Role, ClusterRole or binding only if it already holds every permission that grants,
+// unless it may `escalate` that role (for roles) or `bind` the referenced role (for bindings). The
+// refusal lists the missing rights as kube-apiserver's ConfirmNoEscalation does.
+import type { Json } from './object-store.js';
 import type { PolicyRule } from './rbac-authorizer.js';
 import type { UserInfo } from './request-attributes.js';
 
@@ -95,4 +96,45 @@ function compactString(rule: PolicyRule): string {
 /** Go's `%q` of a []string: `["a" "b"]`. */
 function goQuoted(values: readonly string[]): string {
   return `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
+}
+
+/**
+ * Whether `next` differs from `old` only in what the garbage collector writes (ownerReferences,
+ * finalizers) or in managedFields: kube-apiserver's IsOnlyMutatingGCFields, which lets such an
+ * update through unchecked. Absent, null and empty lists or maps compare equal, as in Go's
+ * semantic equality (nil and empty slices are equal).
+ */
+export function onlyGarbageCollectorFieldsChange(next: Json, old: Json): boolean {
+  const copy = structuredClone(next);
+  const meta = (copy.metadata ?? {}) as Json;
+  const oldMeta = (old.metadata ?? {}) as Json;
+  for (const field of ['ownerReferences', 'finalizers', 'selfLink', 'managedFields']) {
+    if (oldMeta[field] === undefined) delete meta[field];
+    else meta[field] = oldMeta[field];
+  }
+  copy.metadata = meta;
+  const before = structuredClone(old);
+  before.metadata = { ...oldMeta };
+  // Times compare as instants: a client may send back `...:27.000Z` for a stored `...:27Z`.
+  for (const m of [meta, before.metadata as Json]) {
+    for (const field of ['creationTimestamp', 'deletionTimestamp']) {
+      if (typeof m[field] === 'string') m[field] = Date.parse(m[field]);
+    }
+  }
+  return JSON.stringify(semantic(copy)) === JSON.stringify(semantic(before));
+}
+
+// Drops null, empty lists and empty maps, and sorts keys, so that JSON text compares as Go's
+// semantic DeepEqual does.
+function semantic(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(semantic);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = semantic((value as Record<string, unknown>)[key]);
+    if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+    if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) continue;
+    out[key] = v;
+  }
+  return out;
 }

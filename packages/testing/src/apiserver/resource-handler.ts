@@ -62,6 +62,11 @@ export interface ResourceRequest {
   readonly userAgent?: string;
   /** Paths of keys the JSON body repeats (JSON.parse kept the last value). Defaults to none. */
   readonly duplicateFields?: readonly string[];
+  /**
+   * Checks the object a create, update, patch or apply is about to write, with the object it
+   * replaces, before validation (RBAC escalation prevention); may throw ApiStatusError. Defaults to none.
+   */
+  readonly admit?: (next: Json, old: Json | undefined) => void;
 }
 
 /** A finished response: HTTP status and JSON text. */
@@ -267,6 +272,7 @@ export class ResourceHandler {
 
   // Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
   private createObject(req: ResourceRequest, draft: Json, applied?: ManagedEntry): JsonResponse {
+    req.admit?.(draft, undefined);
     const t = req.type;
     const meta = metaOf(draft);
     draft['metadata'] = meta;
@@ -609,6 +615,7 @@ export class ResourceHandler {
     }
     const existing = current ?? this.mustGet(t, req.namespace, req.name!);
     const old = existing.obj;
+    req.admit?.(draft, old);
     const oldMeta = metaOf(old);
     const rv = meta['resourceVersion'];
     if (rv !== undefined && rv !== '' && rv !== oldMeta['resourceVersion']) {

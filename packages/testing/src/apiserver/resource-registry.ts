@@ -18,6 +18,8 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly statusSubresource: boolean;
+  /** Custom resources: the versions declaring the status subresource (discovery lists it per version). */
+  readonly statusVersions?: readonly string[];
   /** Custom resources are unstructured: their list items keep kind/apiVersion. */
   readonly custom: boolean;
   /** Whether metadata.generation is kept, and which top-level fields count as "spec" for it. */
@@ -132,6 +134,12 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
 /** The served kinds, looked up by group, version and resource. */
 export class ResourceRegistry {
   private readonly byId = new Map<string, ResourceType>();
+  #revision = 0;
+
+  /** Changes whenever a type is registered or unregistered (documents built from the registry are cached per revision). */
+  get revision(): number {
+    return this.#revision;
+  }
 
   constructor() {
     for (const t of BUILTIN_TYPES) this.byId.set(t.id, t);
@@ -173,12 +181,13 @@ export class ResourceRegistry {
   /** Serves a custom resource (replacing an earlier definition of the same group/resource). */
   register(type: ResourceType): void {
     this.byId.set(type.id, type);
+    this.#revision++;
   }
 
   /** Stops serving a custom resource. */
   unregister(id: string): void {
     const t = this.byId.get(id);
-    if (t?.custom) this.byId.delete(id);
+    if (t?.custom && this.byId.delete(id)) this.#revision++;
   }
 }
 

@@ -7,6 +7,7 @@
 // resourceVersion and version and never outlives them.
 
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
+import { actualCost, estimateCost, ruleCostErrors } from './cel-cost.js';
 import { celEnvironment } from './cel-library.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
@@ -28,9 +29,30 @@ interface CompiledRule {
   readonly program: ParseResult;
   readonly messageProgram: ParseResult | undefined;
   readonly transition: boolean;
+  /** The rule's estimated cost per call; only above PER_CALL_COST_LIMIT is its actual cost worth computing. */
+  readonly estimatedCost: number;
+}
+
+/** kube-apiserver's limit on one evaluation of one rule (celconfig.PerCallLimit). */
+const PER_CALL_COST_LIMIT = 1_000_000;
+
+// Thrown out of the walk when a rule's actual cost is above the per-call limit: kube-apiserver
+// then runs no further rule on the object.
+class CallCostExceeded extends Error {
+  constructor(readonly refusal: StatusCause) {
+    super(refusal.message);
+  }
 }
 
 const compiled = new WeakMap<Schema, readonly CompiledRule[]>();
+// Programs built for evaluation since the process started: the seam a test uses to show that
+// rules compile once per CRD version, not once per request.
+let compilations = 0;
+
+/** How many rule programs have been built for evaluation (in this process). */
+export function ruleCompilations(): number {
+  return compilations;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -44,12 +66,17 @@ function rulesOf(schema: Schema): readonly Rule[] {
 function compiledRules(schema: Schema): readonly CompiledRule[] {
   let rules = compiled.get(schema);
   if (rules === undefined) {
-    rules = rulesOf(schema).map((spec) => ({
-      spec,
-      program: celEnvironment.parse(spec.rule),
-      messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
-      transition: /\boldSelf\b/.test(spec.rule),
-    }));
+    rules = rulesOf(schema).map((spec) => {
+      compilations++;
+      const program = celEnvironment.parse(spec.rule);
+      return {
+        spec,
+        program,
+        estimatedCost: estimateCost(program.ast, schema),
+        messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
+        transition: /\boldSelf\b/.test(spec.rule),
+      };
+    });
     compiled.set(schema, rules);
   }
   return rules;
@@ -113,12 +140,32 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
 }
 
 /**
+ * The rules and messageExpressions of a CRD version's schema whose estimated cost is above
+ * kube-apiserver's limits, as causes of the CRD's 422 (see cel-cost.ts).
+ */
+export function ruleCostCauses(schema: Schema, path: string): StatusCause[] {
+  return ruleCostErrors(schema, path, (expression) => {
+    try {
+      const parsed = celEnvironment.parse(expression);
+      return celEnvironment.check(expression).valid ? parsed.ast : undefined;
+    } catch {
+      return undefined; // reported by ruleCompileErrors
+    }
+  });
+}
+
+/**
  * The rules `obj` breaks, with kube-apiserver's fields and wording. `old` is the stored object on
  * update, undefined on create.
  */
 export function ruleViolations(obj: unknown, old: unknown, schema: Schema): StatusCause[] {
   const causes: StatusCause[] = [];
-  validateNode(obj, old, schema, '', causes);
+  try {
+    validateNode(obj, old, schema, '', causes);
+  } catch (error) {
+    if (!(error instanceof CallCostExceeded)) throw error;
+    causes.push(error.refusal);
+  }
   return causes;
 }
 
@@ -132,6 +179,14 @@ function validateNode(value: unknown, old: unknown, schema: Schema, path: string
       if (r.transition && oldSelf === undefined && r.spec.optionalOldSelf !== true) continue;
       // With optionalOldSelf the rule also runs on create, oldSelf then an empty optional.
       const old = r.spec.optionalOldSelf === true ? (oldSelf === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf;
+      if (r.estimatedCost > PER_CALL_COST_LIMIT && actualCost(r.program.ast, schema, value, PER_CALL_COST_LIMIT) > PER_CALL_COST_LIMIT) {
+        const label = r.spec.message?.trim() ? r.spec.message.trim() : r.spec.rule.trim();
+        throw new CallCostExceeded({
+          reason: 'FieldValueInvalid',
+          field: path,
+          message: `Invalid value: "${typeof schema['type'] === 'string' ? schema['type'] : 'object'}": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${label}`,
+        });
+      }
       causes.push(...evaluate(r, { self, oldSelf: old }, value, schema, path));
     }
   }

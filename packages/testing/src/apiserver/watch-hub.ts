@@ -27,7 +27,7 @@ export interface WatchSpec {
    */
   readonly sendInitialEvents?: boolean;
   /** Rewrites each event line before it is written (server-side printing). Defaults to none. */
-  readonly transform?: (line: string) => string;
+  readonly transform?: (line: string) => string | Uint8Array;
 }
 
 /** Options of {@link WatchHub}. */

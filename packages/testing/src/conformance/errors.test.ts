@@ -160,7 +160,7 @@ describe('conformance: errors', () => {
         ...request,
         headers: { 'content-type': 'application/json', ...request.headers },
       });
-      expect(response.status, `${request.method} ${request.path} ${request.body ?? ''}`).to.be.within(400, 499);
+      expect(response.status, `${request.method} ${request.path} ${String(request.body ?? '')}`).to.be.within(400, 499);
     }
     const read = await core.readNamespacedConfigMap({ name: created.metadata!.name!, namespace });
     expect(read.data).to.deep.equal({ safe: 'yes' });

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import type { V1ConfigMap, V1OwnerReference } from '@kubernetes/client-node';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { eventually } from '../helpers/eventually.js';
-import { skipWithReason } from '../helpers/require-fault.js';
 import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 function ownerRef(owner: V1ConfigMap, blockOwnerDeletion = false): V1OwnerReference {
@@ -14,12 +13,6 @@ const GC_TIMEOUT = { timeoutMs: 30_000, intervalMs: 100 };
 
 describe('conformance: garbage collection', () => {
   const fixture = useConformanceFixture();
-
-  beforeEach(function () {
-    if (fixture().server.flavor === 'real') {
-      skipWithReason(this, 'the real tier runs no kube-controller-manager, so nothing garbage-collects');
-    }
-  });
 
   async function dependent(owners: V1OwnerReference[], name?: string): Promise<string> {
     const { core, namespace } = fixture();

@@ -12,7 +12,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { createServiceAccount, type TestServiceAccount } from '../helpers/create-service-account.js';
-import { useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, useConformanceFixture } from './conformance-fixture.js';
 
 // RBAC as kube-apiserver enforces it: identities from TokenRequest tokens, Roles and bindings,
 // the 403 wording byte for byte, the reviews behind `kubectl auth can-i` and `whoami`, and
@@ -303,6 +303,183 @@ describe('conformance: RBAC authorization', function () {
       [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: [secretReader], verbs: ['bind'] }],
       () => rbac.createNamespacedRoleBinding({ namespace, body: binding }),
     );
+  });
+
+  it('checks the patched Role or binding (merge, strategic, JSON patch and apply) as it checks a create; owner and finalizer changes pass', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const sa = await serviceAccount();
+    const rbac = sa.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const admin = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const role = uniqueName('role');
+    const roleUid = (
+      await admin.createNamespacedRole({
+        namespace,
+        body: { metadata: { name: role }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] },
+      })
+    ).metadata!.uid!;
+    await grant(
+      sa,
+      [
+        { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles', 'rolebindings'], verbs: ['get', 'patch'] },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+      ],
+      () => rbac.readNamespacedRole({ namespace, name: role }),
+    );
+    const groups = `["system:serviceaccounts" "system:serviceaccounts:${namespace}" "system:authenticated"]`;
+    const refusal = (resource: string, name: string, missing: string): string =>
+      `${resource}.rbac.authorization.k8s.io "${name}" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n${missing}`;
+    const secretsGet = '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}';
+    const wider = [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+    ];
+    const details = (kind: string, name: string) => ({ name, group: 'rbac.authorization.k8s.io', kind });
+    for (const [patchType, body] of [
+      ['merge', { rules: wider }],
+      ['strategic', { rules: wider }],
+      ['json', [{ op: 'add', path: '/rules/-', value: wider[1] }]],
+    ] as const) {
+      expectForbidden(
+        await catchApiStatus(rbac.patchNamespacedRole({ namespace, name: role, body }, asPatch[patchType]())),
+        refusal('roles', role, secretsGet),
+        details('roles', role),
+      );
+    }
+    const apply = await rawRequest(sa.kubeConfig, {
+      method: 'PATCH',
+      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles/${role}?fieldManager=escalator&force=true`,
+      headers: { 'content-type': 'application/apply-patch+yaml', accept: 'application/json' },
+      body: JSON.stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: role }, rules: wider }),
+    });
+    expect(apply.status).to.equal(403);
+    expect(JSON.parse(apply.text)).to.deep.include({
+      reason: 'Forbidden',
+      message: refusal('roles', role, secretsGet),
+      details: details('roles', role),
+    });
+    // Within the author's own rights a patch passes.
+    const narrowed = await rbac.patchNamespacedRole(
+      { namespace, name: role, body: { rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } },
+      asPatch.merge(),
+    );
+    expect(narrowed.rules).to.deep.equal([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }]);
+
+    // A Role granting more than the author holds: any other change is checked, even of a label;
+    // what the garbage collector needs (owner references, finalizers) is not.
+    const wide = uniqueName('wide');
+    await admin.createNamespacedRole({ namespace, body: { metadata: { name: wide }, rules: wider } });
+    expectForbidden(
+      await catchApiStatus(
+        rbac.patchNamespacedRole({ namespace, name: wide, body: { metadata: { labels: { a: 'b' } } } }, asPatch.merge()),
+      ),
+      refusal('roles', wide, secretsGet),
+      details('roles', wide),
+    );
+    const owner = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', name: role, uid: roleUid };
+    const owned = await rbac.patchNamespacedRole(
+      { namespace, name: wide, body: { metadata: { ownerReferences: [owner], finalizers: ['example.com/keep'] } } },
+      asPatch.merge(),
+    );
+    expect(owned.metadata?.finalizers).to.deep.equal(['example.com/keep']);
+    await admin.patchNamespacedRole({ namespace, name: wide, body: { metadata: { finalizers: null } } }, asPatch.merge());
+
+    // A binding is checked against the role it references.
+    const binding = uniqueName('binding');
+    await admin.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: binding },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: wide },
+        subjects: [{ kind: 'User', name: 'nobody', apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    });
+    expectForbidden(
+      await catchApiStatus(
+        rbac.patchNamespacedRoleBinding(
+          {
+            namespace,
+            name: binding,
+            body: [{ op: 'add', path: '/subjects/-', value: { kind: 'User', name: 'someone', apiGroup: 'rbac.authorization.k8s.io' } }],
+          },
+          asPatch.json(),
+        ),
+      ),
+      refusal('rolebindings', binding, secretsGet),
+      details('rolebindings', binding),
+    );
+  });
+
+  it('checks a patched ClusterRole or ClusterRoleBinding too; a PUT changing only finalizers passes', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const sa = await serviceAccount();
+    const admin = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const rbac = sa.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const grantor = uniqueName('conformance-grantor');
+    const wide = uniqueName('conformance-wide');
+    const rules = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+    await admin.createClusterRole({
+      body: {
+        metadata: { name: grantor },
+        rules: [
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            resources: ['clusterroles', 'clusterrolebindings'],
+            verbs: ['get', 'patch', 'update'],
+          },
+        ],
+      },
+    });
+    await admin.createClusterRole({ body: { metadata: { name: wide }, rules } });
+    try {
+      await admin.createClusterRoleBinding({
+        body: {
+          metadata: { name: grantor },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: grantor },
+          subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: `system:serviceaccounts:${namespace}` }],
+        },
+      });
+      await admin.createClusterRoleBinding({
+        body: {
+          metadata: { name: wide },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: wide },
+          subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'nobody' }],
+        },
+      });
+      await eventually(() => rbac.readClusterRole({ name: wide }), { timeoutMs: 20_000 });
+      const groups = `["system:serviceaccounts" "system:serviceaccounts:${namespace}" "system:authenticated"]`;
+      const refusal = (resource: string, name: string): string =>
+        `${resource}.rbac.authorization.k8s.io "${name}" is forbidden: user "${sa.user}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n` +
+        '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}';
+      expectForbidden(
+        await catchApiStatus(rbac.patchClusterRole({ name: wide, body: { metadata: { labels: { a: 'b' } } } }, asPatch.merge())),
+        refusal('clusterroles', wide),
+        { name: wide, group: 'rbac.authorization.k8s.io', kind: 'clusterroles' },
+      );
+      expectForbidden(
+        await catchApiStatus(rbac.patchClusterRoleBinding({ name: wide, body: { metadata: { labels: { a: 'b' } } } }, asPatch.strategic())),
+        refusal('clusterrolebindings', wide),
+        { name: wide, group: 'rbac.authorization.k8s.io', kind: 'clusterrolebindings' },
+      );
+      const read = await rbac.readClusterRole({ name: wide });
+      const kept = await rbac.replaceClusterRole({
+        name: wide,
+        body: { ...read, metadata: { ...read.metadata, finalizers: ['example.com/keep'] } },
+      });
+      expect(kept.metadata?.finalizers).to.deep.equal(['example.com/keep']);
+      expectForbidden(
+        await catchApiStatus(
+          rbac.replaceClusterRole({ name: wide, body: { ...kept, metadata: { ...kept.metadata, labels: { a: 'b' } } } }),
+        ),
+        refusal('clusterroles', wide),
+        { name: wide, group: 'rbac.authorization.k8s.io', kind: 'clusterroles' },
+      );
+    } finally {
+      await admin.patchClusterRole({ name: wide, body: { metadata: { finalizers: null } } }, asPatch.merge()).catch(() => undefined);
+      for (const name of [grantor, wide]) {
+        await admin.deleteClusterRoleBinding({ name }).catch(() => undefined);
+        await admin.deleteClusterRole({ name }).catch(() => undefined);
+      }
+    }
   });
 
   it("an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount's token gets 401", async () => {

@@ -27,8 +27,8 @@ export interface RawRequest {
   readonly path: string;
   /** Extra headers; they override the kubeconfig's. Defaults to none. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** The body, sent verbatim. Defaults to none. */
-  readonly body?: string;
+  /** The body, sent verbatim (bytes for binary media types such as protobuf). Defaults to none. */
+  readonly body?: string | Uint8Array;
   /** Sends the kubeconfig's credentials (token, client certificate). Defaults to true. */
   readonly authenticate?: boolean;
   /** Aborts the request after this many milliseconds. Defaults to 30000. */
@@ -51,7 +51,10 @@ export interface RawRequest {
 export interface RawResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
+  /** The body decoded as UTF-8. */
   readonly text: string;
+  /** The body's bytes, for binary answers (protobuf). */
+  readonly bytes: Buffer;
 }
 
 /**
@@ -95,7 +98,10 @@ export async function rawRequest(kubeConfig: KubeConfig, request: RawRequest): P
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: bytes.toString('utf8'), bytes });
+      });
     });
     req.setTimeout(request.timeoutMs ?? 30_000, () => req.destroy(new Error(`rawRequest: ${options.method} ${request.path} timed out`)));
     req.on('error', reject);

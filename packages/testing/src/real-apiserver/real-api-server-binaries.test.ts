@@ -32,11 +32,13 @@ describe('realApiServerBinaries', () => {
     return file;
   }
 
-  it('finds both binaries under <cache>/<name>-<pinned version>/', () => {
+  it('finds the three binaries under <cache>/<name>-<pinned version>/', () => {
     const kubeApiServer = install('kube-apiserver-v1.36.3/kube-apiserver');
+    const kubeControllerManager = install('kube-controller-manager-v1.36.3/kube-controller-manager');
     const etcd = install('etcd-v3.6.8/etcd');
     expect(realApiServerBinaries({ scriptsDir, cacheDir })).to.deep.equal({
       kubeApiServer,
+      kubeControllerManager,
       etcd,
       kubernetesVersion: 'v1.36.3',
       etcdVersion: 'v3.6.8',
@@ -45,15 +47,14 @@ describe('realApiServerBinaries', () => {
 
   it('reads the cache root from KINDEX_CACHE_DIR as build.sh does', () => {
     install('kube-apiserver-v1.36.3/kube-apiserver');
+    install('kube-controller-manager-v1.36.3/kube-controller-manager');
     install('etcd-v3.6.8/etcd');
     expect(realApiServerBinaries({ scriptsDir, env: { KINDEX_CACHE_DIR: cacheDir } }).etcd).to.equal(
       path.join(cacheDir, 'etcd-v3.6.8', 'etcd'),
     );
   });
 
-  it('names the missing binary and the build command when a binary is not built', () => {
-    install('etcd-v3.6.8/etcd');
-    const missing = path.join(cacheDir, 'kube-apiserver-v1.36.3', 'kube-apiserver');
+  function expectMissing(missing: string): void {
     expect(() => realApiServerBinaries({ scriptsDir, cacheDir }))
       .to.throw(RealApiServerBinariesMissingError)
       .that.satisfies((error: RealApiServerBinariesMissingError) => {
@@ -61,6 +62,17 @@ describe('realApiServerBinaries', () => {
         expect(error.message).to.include(missing).and.include(REAL_APISERVER_BUILD_COMMAND);
         return true;
       });
+  }
+
+  it('names the missing binary and the build command when a binary is not built', () => {
+    install('etcd-v3.6.8/etcd');
+    expectMissing(path.join(cacheDir, 'kube-apiserver-v1.36.3', 'kube-apiserver'));
+  });
+
+  it('names kube-controller-manager when it is the one binary not built (a cache from before it was added)', () => {
+    install('kube-apiserver-v1.36.3/kube-apiserver');
+    install('etcd-v3.6.8/etcd');
+    expectMissing(path.join(cacheDir, 'kube-controller-manager-v1.36.3', 'kube-controller-manager'));
   });
 
   it('reports a scratch module that pins no version', () => {

@@ -18,7 +18,8 @@ import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 export const REAL_APISERVER_BUILD_COMMAND = 'scripts/real-apiserver/build.sh';
 
 /**
- * Where the kube-apiserver and etcd binaries built by `scripts/real-apiserver/build.sh` live.
+ * Where the kube-apiserver, kube-controller-manager and etcd binaries built by
+ * `scripts/real-apiserver/build.sh` live.
  *
  * @example
  * ```ts
@@ -32,6 +33,8 @@ export const REAL_APISERVER_BUILD_COMMAND = 'scripts/real-apiserver/build.sh';
 export interface RealApiServerBinaries {
   /** Absolute path of the kube-apiserver binary. */
   readonly kubeApiServer: string;
+  /** Absolute path of the kube-controller-manager binary (same Kubernetes release as kube-apiserver). */
+  readonly kubeControllerManager: string;
   /** Absolute path of the etcd binary. */
   readonly etcd: string;
   /** The Kubernetes release pinned by the scratch module, for example `v1.36.3`. */
@@ -80,7 +83,8 @@ export class RealApiServerBinariesMissingError extends Error {
  */
 export interface RealApiServerBinariesOptions {
   /**
-   * Root of the binary cache, holding `kube-apiserver-<version>/` and `etcd-<version>/`.
+   * Root of the binary cache, holding `kube-apiserver-<version>/`, `kube-controller-manager-<version>/`
+   * and `etcd-<version>/`.
    * Defaults to `$KINDEX_CACHE_DIR`, else `$XDG_CACHE_HOME/kindex`, else `~/.cache/kindex` (as build.sh).
    */
   readonly cacheDir?: string;
@@ -101,7 +105,7 @@ const REAL_API_SERVER_BINARIES_OPTION_KEYS = {
 const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apiserver/', import.meta.url));
 
 /**
- * Finds the kube-apiserver and etcd binaries that `scripts/real-apiserver/build.sh` caches, at the
+ * Finds the kube-apiserver, kube-controller-manager and etcd binaries that `scripts/real-apiserver/build.sh` caches, at the
  * versions the committed scratch modules pin, so that the launcher and the build never disagree.
  *
  * @throws RealApiServerBinariesMissingError naming the build command when a binary is missing.
@@ -129,6 +133,7 @@ export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}
   const etcdVersion = pinnedVersion(path.join(scriptsDir, 'etcd', 'go.mod'), 'go.etcd.io/etcd/server/v3');
   return {
     kubeApiServer: executable(path.join(cacheDir, `kube-apiserver-${kubernetesVersion}`, 'kube-apiserver')),
+    kubeControllerManager: executable(path.join(cacheDir, `kube-controller-manager-${kubernetesVersion}`, 'kube-controller-manager')),
     etcd: executable(path.join(cacheDir, `etcd-${etcdVersion}`, 'etcd')),
     kubernetesVersion,
     etcdVersion,

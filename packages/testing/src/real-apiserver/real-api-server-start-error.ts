@@ -1,5 +1,5 @@
 /**
- * Thrown when etcd or kube-apiserver does not come up (or back up after a restart).
+ * Thrown when etcd, kube-apiserver or kube-controller-manager does not come up (or back up after a restart).
  *
  * @example
  * ```ts
@@ -19,8 +19,8 @@ export class RealApiServerStartError extends Error {
   override readonly name = 'RealApiServerStartError';
   constructor(
     message: string,
-    /** Which process failed: `etcd` or `kube-apiserver`. */
-    readonly component: 'etcd' | 'kube-apiserver',
+    /** Which process failed. */
+    readonly component: 'etcd' | 'kube-apiserver' | 'kube-controller-manager',
     /** The last lines of that process's output, already part of the message. */
     readonly logTail: string,
     options?: ErrorOptions,

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import {
   apiServerFlavorFromEnvironment,
   apiStatusOf,
+  eventually,
   rawRequest,
   realApiServerBinaries,
   skipWithReason,
@@ -62,6 +63,15 @@ describe('startRealApiServer', function () {
     if (server === undefined) throw new Error('the server did not start');
     return server;
   }
+
+  it('runs no kube-controller-manager with garbageCollection: false', async function () {
+    const bare = await startRealApiServer({ garbageCollection: false });
+    try {
+      expect(bare.pids.kubeControllerManager).to.equal(0);
+    } finally {
+      await bare.stop();
+    }
+  });
 
   it('finds the binaries at the pinned versions', function () {
     const binaries = realApiServerBinaries();
@@ -133,6 +143,28 @@ describe('startRealApiServer', function () {
     expect(read.metadata?.name).to.equal(name);
   });
 
+  it('runs kube-controller-manager, whose garbage collector still works after restart()', async function () {
+    const { kubeControllerManager } = running().pids;
+    expect(kubeControllerManager).to.be.greaterThan(0);
+    expect(processExists(kubeControllerManager)).to.equal(true);
+    const core = running().kubeConfig.makeApiClient(CoreV1Api);
+    const owner = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: uniqueName('owner') } } });
+    const { name, uid } = owner.metadata as { name: string; uid: string };
+    const child = uniqueName('child');
+    await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: child, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid }] } },
+    });
+    await core.deleteNamespacedConfigMap({ namespace: 'default', name });
+    await eventually(
+      async () =>
+        expect(
+          apiStatusOf(await core.readNamespacedConfigMap({ namespace: 'default', name: child }).catch((e: unknown) => e))?.code,
+        ).to.equal(404),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+  });
+
   it('answers 410 Expired to a watch from a resourceVersion older than expireHistory()', async function () {
     const core = running().kubeConfig.makeApiClient(CoreV1Api);
     const name = uniqueName('old');
@@ -157,14 +189,16 @@ describe('startRealApiServer', function () {
 
   it('stop() leaves no process and no directory behind, and may be called twice', async function () {
     const stopping = running();
-    const { etcd, kubeApiServer } = stopping.pids;
+    const { etcd, kubeApiServer, kubeControllerManager } = stopping.pids;
     expect(processExists(etcd)).to.equal(true);
     expect(processExists(kubeApiServer)).to.equal(true);
+    expect(processExists(kubeControllerManager)).to.equal(true);
     await stopping.stop();
     await stopping.stop();
     server = undefined;
     expect(processExists(etcd)).to.equal(false);
     expect(processExists(kubeApiServer)).to.equal(false);
+    expect(processExists(kubeControllerManager)).to.equal(false);
     expect(existsSync(stopping.dataDir)).to.equal(false);
   });
 });

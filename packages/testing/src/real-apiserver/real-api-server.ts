@@ -17,6 +17,9 @@ import { RealApiServerStartError } from './real-api-server-start-error.js';
 /**
  * Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored, and
  * `shardedListAndWatch` (default true) passes `--feature-gates=ShardedListAndWatch=true`.
+ * `garbageCollection` (default true) runs kube-controller-manager's garbage collector and
+ * namespace controller beside kube-apiserver; false leaves deleted namespaces `Terminating` and
+ * dependents in place, as a bare kube-apiserver does.
  *
  * @example
  * ```ts
@@ -34,6 +37,13 @@ export interface RealApiServerOptions extends TestApiServerOptions {
   readonly startTimeoutMs?: number;
   /** More kube-apiserver flags, appended (a later flag wins). Defaults to none. */
   readonly extraApiServerArgs?: readonly string[];
+  /**
+   * Whether kube-controller-manager runs its garbage collector and namespace controller beside
+   * kube-apiserver. Defaults to true.
+   */
+  readonly garbageCollection?: boolean;
+  /** More kube-controller-manager flags, appended (a later flag wins). Defaults to none. */
+  readonly extraControllerManagerArgs?: readonly string[];
 }
 
 /** The keys of {@link RealApiServerOptions}: unknown ones are rejected, not ignored. */
@@ -42,6 +52,8 @@ export const REAL_API_SERVER_OPTION_KEYS = {
   binaries: true,
   startTimeoutMs: true,
   extraApiServerArgs: true,
+  garbageCollection: true,
+  extraControllerManagerArgs: true,
 } as const satisfies OptionKeysOf<RealApiServerOptions>;
 
 /**
@@ -66,27 +78,36 @@ export interface RealApiServer extends TestApiServer {
   readonly etcdUrl: string;
   /** The binaries and versions running. */
   readonly binaries: RealApiServerBinaries;
-  /** Process ids (each also a process group id) right now; the apiserver's changes on restart. */
-  readonly pids: { readonly etcd: number; readonly kubeApiServer: number };
-  /** Milliseconds the first start took, etcd and kube-apiserver together, until ready. */
+  /**
+   * Process ids (each also a process group id) right now; the apiserver's changes on restart.
+   * `kubeControllerManager` is 0 when `garbageCollection` is false.
+   */
+  readonly pids: { readonly etcd: number; readonly kubeApiServer: number; readonly kubeControllerManager: number };
+  /** Milliseconds the first start took, etcd, kube-apiserver and kube-controller-manager together, until ready. */
   readonly startupMs: number;
 }
 
 const ADMIN_USER = 'kindex-admin';
+// kube-controller-manager's own identity, as in a kubeadm cluster; in system:masters because with
+// --use-service-account-credentials=false every controller acts as this one user.
+const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
 // Port conflicts happen when another process takes a probed port before the server binds it.
 const START_ATTEMPTS = 3;
 
 /**
  * Starts etcd and a real kube-apiserver on free ports of 127.0.0.1, in a fresh temporary
  * directory, with RBAC on and a static token in group `system:masters`; resolves once `/readyz`
- * answers 200 and the `default` namespace exists.
+ * answers 200, the `default` namespace exists and kube-controller-manager answers `/healthz`.
  *
- * No controller runs beside it: no garbage collection, no service-account tokens, namespaces stay
- * `Terminating` once deleted. `stop()` kills both process groups and removes the directory; they
- * are also killed if this process exits or is killed without stopping them.
+ * kube-controller-manager runs only the garbage collector (owner references, Background,
+ * Foreground and Orphan propagation) and the namespace controller (a deleted namespace empties,
+ * then disappears): no service-account tokens, no workload controllers. The collector finds a new
+ * custom resource type within 30 s (its discovery period). `stop()` kills every process group and
+ * removes the directory; they are also killed if this process exits or is killed without
+ * stopping them.
  *
  * @throws RealApiServerBinariesMissingError when the binaries are not built (see `scripts/real-apiserver/build.sh`).
- * @throws RealApiServerStartError when etcd or kube-apiserver does not become ready.
+ * @throws RealApiServerStartError when etcd, kube-apiserver or kube-controller-manager does not become ready.
  *
  * @example
  * ```ts
@@ -127,6 +148,7 @@ class RealApiServerInstance implements RealApiServer {
   readonly #cleanupAtExit: () => void;
   #etcdProcess: ProcessGroup | undefined;
   #apiServerProcess: ProcessGroup | undefined;
+  #controllerManagerProcess: ProcessGroup | undefined;
   #watchdog: ProcessGroup | undefined;
   // Faults and stop run one at a time: a restart racing a stop would leave a process behind.
   #queue: Promise<unknown> = Promise.resolve();
@@ -135,8 +157,14 @@ class RealApiServerInstance implements RealApiServer {
   private constructor(
     readonly binaries: RealApiServerBinaries,
     readonly dataDir: string,
-    private readonly ports: { readonly apiServer: number; readonly etcdClient: number; readonly etcdPeer: number },
+    private readonly ports: {
+      readonly apiServer: number;
+      readonly etcdClient: number;
+      readonly etcdPeer: number;
+      readonly controllerManager: number;
+    },
     private readonly token: string,
+    private readonly controllerManagerToken: string,
     private readonly options: RealApiServerOptions,
   ) {
     this.url = `https://127.0.0.1:${ports.apiServer}`;
@@ -151,15 +179,23 @@ class RealApiServerInstance implements RealApiServer {
 
   static async start(binaries: RealApiServerBinaries, options: RealApiServerOptions): Promise<RealApiServerInstance> {
     const started = performance.now();
-    const [apiServer, etcdClient, etcdPeer] = (await freePorts(3)) as [number, number, number];
+    const [apiServer, etcdClient, etcdPeer, controllerManager] = (await freePorts(4)) as [number, number, number, number];
     const dir = mkdtempSync(path.join(tmpdir(), 'kindex-real-apiserver-'));
-    const server = new RealApiServerInstance(binaries, dir, { apiServer, etcdClient, etcdPeer }, randomBytes(24).toString('hex'), options);
+    const server = new RealApiServerInstance(
+      binaries,
+      dir,
+      { apiServer, etcdClient, etcdPeer, controllerManager },
+      randomBytes(24).toString('hex'),
+      randomBytes(24).toString('hex'),
+      options,
+    );
     addExitCleanup(server.#cleanupAtExit);
     try {
       server.#writeCredentials();
       server.#watchdog = await startOrphanWatchdog(server.#file('process-groups'), dir, server.#file('watchdog.log'));
       await server.#startEtcd();
       await server.#startApiServer();
+      if (options.garbageCollection ?? true) await server.#startControllerManager();
       server.#startupMs = performance.now() - started;
       return server;
     } catch (error) {
@@ -177,7 +213,11 @@ class RealApiServerInstance implements RealApiServer {
   }
 
   get pids(): RealApiServer['pids'] {
-    return { etcd: this.#etcdProcess?.pid ?? 0, kubeApiServer: this.#apiServerProcess?.pid ?? 0 };
+    return {
+      etcd: this.#etcdProcess?.pid ?? 0,
+      kubeApiServer: this.#apiServerProcess?.pid ?? 0,
+      kubeControllerManager: this.#controllerManagerProcess?.pid ?? 0,
+    };
   }
 
   get startupMs(): number {
@@ -219,14 +259,18 @@ class RealApiServerInstance implements RealApiServer {
     writeFileSync(this.#file('service-account.pub'), publicKey, { mode: 0o600 });
     writeFileSync(this.#file('service-account.key'), privateKey, { mode: 0o600 });
     // token,user,uid,"groups": system:masters passes every RBAC check, as cluster-admin would.
-    writeFileSync(this.#file('tokens.csv'), `${this.token},${ADMIN_USER},${ADMIN_USER},"system:masters"\n`, {
-      mode: 0o600,
-    });
+    const tokens = [
+      `${this.token},${ADMIN_USER},${ADMIN_USER},"system:masters"`,
+      `${this.controllerManagerToken},${CONTROLLER_MANAGER_USER},${CONTROLLER_MANAGER_USER},"system:masters"`,
+    ];
+    writeFileSync(this.#file('tokens.csv'), tokens.join('\n') + '\n', { mode: 0o600 });
     mkdirSync(this.#file('certs'));
   }
 
   #recordProcessGroups(): void {
-    const groups = [this.#etcdProcess, this.#apiServerProcess].filter((group) => group?.running).map((g) => g?.pid);
+    const groups = [this.#etcdProcess, this.#apiServerProcess, this.#controllerManagerProcess]
+      .filter((group) => group?.running)
+      .map((g) => g?.pid);
     writeFileSync(this.#file('process-groups'), groups.join('\n') + '\n');
   }
 
@@ -282,7 +326,7 @@ class RealApiServerInstance implements RealApiServer {
     );
     this.#recordProcessGroups();
     // Polls with TLS verification off: the serving certificate only exists once the server wrote it.
-    const probe = this.#makeKubeConfig(undefined).kubeConfig;
+    const probe = kubeConfigOf(this.url, undefined, this.token).kubeConfig;
     await this.#waitUntil('kube-apiserver', this.#apiServerProcess, this.#file('kube-apiserver.log'), async () => {
       const ready = await rawRequest(probe, { path: '/readyz', timeoutMs: 5_000 });
       if (ready.status !== 200) return false;
@@ -293,36 +337,55 @@ class RealApiServerInstance implements RealApiServer {
     // The self-signed serving certificate is followed in the file by the CA that signed it; a
     // restart reuses both, so the first kubeconfig (which tests may hold on to) stays valid.
     if (this.#kubeConfig === undefined) {
-      const { kubeConfig, yaml } = this.#makeKubeConfig(readFileSync(this.#file('certs/apiserver.crt')));
+      const { kubeConfig, yaml } = kubeConfigOf(this.url, readFileSync(this.#file('certs/apiserver.crt')), this.token);
       this.#kubeConfig = kubeConfig;
       this.#kubeconfigYaml = yaml;
     }
   }
 
-  #makeKubeConfig(caPem: Buffer | undefined): { kubeConfig: KubeConfig; yaml: string } {
-    const yaml = toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'kindex-real',
-          cluster:
-            caPem === undefined
-              ? { server: this.url, 'insecure-skip-tls-verify': true }
-              : { server: this.url, 'certificate-authority-data': caPem.toString('base64') },
-        },
+  async #startControllerManager(): Promise<void> {
+    // Its own identity and token, trusting the apiserver's CA as the admin kubeconfig does.
+    const { yaml } = kubeConfigOf(
+      this.url,
+      readFileSync(this.#file('certs/apiserver.crt')),
+      this.controllerManagerToken,
+      CONTROLLER_MANAGER_USER,
+    );
+    writeFileSync(this.#file('controller-manager.kubeconfig'), yaml, { mode: 0o600 });
+    mkdirSync(this.#file('controller-manager-certs'));
+    this.#controllerManagerProcess = await ProcessGroup.spawn(
+      this.binaries.kubeControllerManager,
+      [
+        `--kubeconfig=${this.#file('controller-manager.kubeconfig')}`,
+        // Only what the tests need; every other controller would add load and writes (service
+        // accounts, endpoints) that tests do not expect.
+        '--controllers=garbage-collector-controller,namespace-controller',
+        '--use-service-account-credentials=false',
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${this.ports.controllerManager}`,
+        `--cert-dir=${this.#file('controller-manager-certs')}`,
+        // Its own endpoints need no delegated authentication: /healthz is always allowed.
+        '--authentication-skip-lookup=true',
+        ...(this.options.extraControllerManagerArgs ?? []),
       ],
-      users: [{ name: ADMIN_USER, user: { token: this.token } }],
-      contexts: [{ name: 'kindex-real', context: { cluster: 'kindex-real', user: ADMIN_USER, namespace: 'default' } }],
-      'current-context': 'kindex-real',
-    });
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(yaml);
-    return { kubeConfig, yaml };
+      { logFile: this.#file('kube-controller-manager.log') },
+    );
+    this.#recordProcessGroups();
+    const probe = kubeConfigOf(`https://127.0.0.1:${this.ports.controllerManager}`, undefined, '').kubeConfig;
+    await this.#waitUntil(
+      'kube-controller-manager',
+      this.#controllerManagerProcess,
+      this.#file('kube-controller-manager.log'),
+      async () => {
+        const health = await rawRequest(probe, { path: '/healthz', authenticate: false, timeoutMs: 5_000 });
+        return health.status === 200;
+      },
+    );
   }
 
   async #waitUntil(
-    component: 'etcd' | 'kube-apiserver',
+    component: RealApiServerStartError['component'],
     child: ProcessGroup,
     logFile: string,
     ready: () => Promise<boolean>,
@@ -367,12 +430,41 @@ class RealApiServerInstance implements RealApiServer {
   }
 
   async #stopEverything(): Promise<void> {
+    // The controller manager first: it would log connection errors while kube-apiserver goes away.
+    await this.#controllerManagerProcess?.stop();
     await this.#apiServerProcess?.stop();
     await this.#etcdProcess?.stop();
     await this.#watchdog?.stop(1_000);
     rmSync(this.dataDir, { recursive: true, force: true });
     removeExitCleanup(this.#cleanupAtExit);
   }
+}
+
+function kubeConfigOf(
+  server: string,
+  caPem: Buffer | undefined,
+  token: string,
+  user = ADMIN_USER,
+): { kubeConfig: KubeConfig; yaml: string } {
+  const yaml = toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'kindex-real',
+        cluster:
+          caPem === undefined
+            ? { server, 'insecure-skip-tls-verify': true }
+            : { server, 'certificate-authority-data': caPem.toString('base64') },
+      },
+    ],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: 'kindex-real', context: { cluster: 'kindex-real', user, namespace: 'default' } }],
+    'current-context': 'kindex-real',
+  });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(yaml);
+  return { kubeConfig, yaml };
 }
 
 function logTail(file: string, lines = 30): string {

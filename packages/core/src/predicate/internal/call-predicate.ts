@@ -2,7 +2,7 @@ import type { KubernetesObject } from '../../resource/kubernetes-object.js';
 import type { ResourceEvent } from '../../event/resource-event.js';
 import type { Predicate } from '../predicate.js';
 import { FilterError } from '../filter-error.js';
-import { objectKeyOf } from './object-key.js';
+import { objectKeyOf } from '../../internal/object-key.js';
 
 /**
  * The one switch on `event.type`: runs the predicate's function for the event (a missing one

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '../../resource/kubernetes-object.js';
 import type { ResourceID } from '../../resource/resource-id.js';
 import { UndoLog } from '../../snapshot/undo-log.js';
-import type { KeyBucket } from './key-bucket.js';
+import type { KeyBucket } from '../../internal/key-bucket.js';
 
 /** Computes the indexed values of one object (the public `Indexer`, restated to avoid a cycle). */
 export type IndexFunction<R> = (obj: R) => readonly string[];

@@ -49,7 +49,8 @@ export async function buildKubeRequest(
   await kubeConfig.applyToHTTPSOptions(options);
   if (cluster.proxyUrl === undefined) options.agent = false;
   options.method = method;
-  options.headers = { ...options.headers, accept: 'application/json', ...headers };
+  // The caller's codec names the Accept header (client/codec.ts).
+  options.headers = { ...options.headers, ...headers };
   return {
     url,
     options,

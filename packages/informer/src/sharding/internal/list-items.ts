@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../../client/kube-client.js';
-import { openGet, readBody } from '../../reflector/internal/kube-request.js';
-import { collectionPath, type ResourceType } from '../../reflector/resource-type.js';
+import { decodeBody, sendRequest } from '../../client/kube-request.js';
+import { collectionPath, type ResourceType } from '../../kind/resource-type.js';
 
 /**
  * The items of one list call (no cache, no watch): for the few small objects a shard group
@@ -13,20 +13,14 @@ export async function listItems<T extends KubernetesObject>(
   namespace: string | undefined,
   labelSelector: string | undefined,
 ): Promise<T[]> {
-  const open = await openGet(
-    client.kubeConfig,
-    collectionPath(type, namespace),
-    labelSelector === undefined ? {} : { labelSelector },
-    30_000,
-    AbortSignal.timeout(30_000),
-  );
-  let text: string;
-  try {
-    text = await readBody(open);
-  } finally {
-    open.close();
-  }
-  const body = JSON.parse(text) as { items?: T[] };
-  if (!Array.isArray(body.items)) throw new Error(`${open.description}: not a list of ${type.plural}`);
-  return body.items;
+  const { open, body } = await sendRequest(client.kubeConfig, {
+    path: collectionPath(type, namespace),
+    query: labelSelector === undefined ? {} : { labelSelector },
+    shape: 'list',
+    inactivityMs: 30_000,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const list = decodeBody(open, body, 'list') as { items?: T[] } | null;
+  if (!Array.isArray(list?.items)) throw new Error(`${open.description}: not a list of ${type.plural}`);
+  return list.items;
 }

@@ -1,0 +1,59 @@
+/**
+ * The codec seam of the HTTP layer: one {@link KubeCodec} per media type turns the server's bytes
+ * into objects, lists and watch frames, and names the Accept header that asks for them.
+ *
+ * Only JSON exists today ({@link jsonCodec}). A CBOR codec (`application/cbor`, with
+ * `application/cbor-seq` watch frames) or a metadata-only one (`as=PartialObjectMetadata` on the
+ * Accept header, per shape) is one more implementation of this interface handed to the request:
+ * the layer, the reflector and the client do not change. Frames are cut by the codec, not by the
+ * caller, because each media type frames a watch its own way (JSON: one event a line; CBOR and
+ * protobuf: length-prefixed).
+ *
+ * @module
+ */
+import type { WatchLineError } from './response-errors.js';
+
+/** What a response holds: one object, a list (`items` + list metadata), or a stream of watch events. */
+export type ResponseShape = 'object' | 'list' | 'watch';
+
+/** Where a watch decoder delivers what it cut from the stream. Called synchronously, in order. */
+export interface WatchFrameSink {
+  /**
+   * One decoded watch event. `type` and `object` are as the server sent them (not yet checked);
+   * `frame` is the undecoded event, for error messages only (see {@link framePrefix}).
+   */
+  frame(type: unknown, object: unknown, frame: string | Uint8Array): void;
+  /** A frame that could not be decoded; the stream goes on with the next one. */
+  malformed(error: WatchLineError): void;
+}
+
+/** Cuts a watch response into frames and decodes each; one per watch request. */
+export interface WatchDecoder {
+  /** Feeds the next chunk read from the response; calls the sink for each frame it completes. */
+  push(chunk: Buffer): void;
+  /** The response ended: decodes a last frame that had no terminator. */
+  flush(): void;
+}
+
+/** A decoder for one media type. Decoders throw on bytes that are not of their type. */
+export interface KubeCodec {
+  /** The media type it reads, without parameters (`application/json`). */
+  readonly mediaType: string;
+  /** The Accept header for a request expecting `shape`. */
+  accept(shape: ResponseShape): string;
+  /** Decodes a whole body holding one object (or a Status). */
+  decodeObject(body: Buffer): unknown;
+  /** Decodes a whole body holding a list (`items`, `metadata.resourceVersion`, `metadata.continue`). */
+  decodeList(body: Buffer): unknown;
+  /** A decoder for one watch response, delivering to `sink`. */
+  watchDecoder(sink: WatchFrameSink): WatchDecoder;
+}
+
+/** How much of a bad frame an error message quotes. */
+const FRAME_PREFIX_LENGTH = 120;
+
+/** The start of a frame, printable: text as is, bytes in hex. For error messages only. */
+export function framePrefix(frame: string | Uint8Array): string {
+  if (typeof frame === 'string') return frame.slice(0, FRAME_PREFIX_LENGTH);
+  return Buffer.from(frame.subarray(0, FRAME_PREFIX_LENGTH / 2)).toString('hex');
+}

@@ -1,0 +1,45 @@
+import type { ProcessingEvent, Trigger } from '@kindex/core';
+
+/**
+ * What happened in a controller, for timelines, logs and tests.
+ *
+ * @example
+ * ```ts
+ * import type { Controller, ControllerEvent } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * controller.events$.subscribe((event: ControllerEvent) => {
+ *   if (event.type === 'problem') console.warn(`${event.source}:`, event.error);
+ *   if (event.type === 'reconciled' && event.wrote.length > 0) console.log(`${event.key} wrote ${event.wrote.join(', ')}`);
+ * });
+ * ```
+ */
+export type ControllerEvent =
+  | { readonly type: 'trigger'; readonly trigger: Trigger }
+  | { readonly type: 'processing'; readonly event: ProcessingEvent }
+  | {
+      readonly type: 'reconciled';
+      readonly key: string;
+      readonly control: string;
+      readonly wrote: readonly ('status' | 'resource' | 'finalizer')[];
+    }
+  | { readonly type: 'problem'; readonly source: string; readonly error: unknown };
+
+/**
+ * Name of the controller's own source of primary events.
+ *
+ * @example
+ * ```ts
+ * import { PRIMARY_SOURCE_NAME, type Controller } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * // Tell primary events apart from secondary ones.
+ * controller.events$.subscribe((e) => {
+ *   if (e.type === 'trigger' && e.trigger.source === PRIMARY_SOURCE_NAME) console.log('primary changed', e.trigger.primaryIds.map(String));
+ * });
+ * ```
+ */
+export const PRIMARY_SOURCE_NAME = 'primary';
+
+/** Name under which the controller's namespace selector reports (startup errors, problems). */
+export const NAMESPACE_SELECTOR_SOURCE_NAME = 'namespace-selector';

@@ -1,0 +1,331 @@
+import { BehaviorSubject, Subject, Subscription } from 'rxjs';
+import {
+  EventProcessor,
+  rejectUnknownOptions,
+  type ControllerConfiguration,
+  type EventSource,
+  type EventSourceHealth,
+  type KubernetesObject,
+  type Logger,
+} from '@kindex/core';
+import type { InformerCache, NamespaceSet } from '../cache/informer-cache.js';
+import type { KubeClient } from '../client/kube-client.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import type { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
+import type { ReflectorHealth } from '../reflector/reflector-health.js';
+import { isKubeEventSource, type KubeEventSource } from '../source/kube-event-source.js';
+import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
+import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
+import { NAMESPACE_SELECTOR_SOURCE_NAME, PRIMARY_SOURCE_NAME, type ControllerEvent } from './controller-event.js';
+import type { ControllerObservability } from './controller-observability.js';
+import { probePrimaryKind } from './primary-kind-probe.js';
+import type { PrimaryEvents } from './primary-events.js';
+import type { ReconciliationDispatcher } from './reconciliation-dispatcher.js';
+
+/** The parts of a controller its lifecycle starts, watches and stops. */
+export interface ControllerLifecycleHost<P extends KubernetesObject> {
+  readonly name: string;
+  readonly kind: ResourceKind<P>;
+  readonly configuration: ControllerConfiguration;
+  readonly primaryCache: InformerCache<P>;
+  readonly client: KubeClient;
+  readonly logger: Logger;
+  readonly crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
+  readonly namespaceSelection: NamespaceSelection | undefined;
+  readonly queueMetrics: ControllerObservability['queueMetrics'];
+  readonly dispatcher: ReconciliationDispatcher<P>;
+  readonly primary: PrimaryEvents<P>;
+  /** The controller's health (its primary source's). */
+  readonly health: BehaviorSubject<EventSourceHealth>;
+  readonly events: Subject<ControllerEvent>;
+  prepareEventSources(): Promise<readonly EventSource<unknown, P>[]>;
+  changeNamespaces(namespaces: NamespaceSet): Promise<void>;
+}
+
+/**
+ * A controller's start and stop: waits for its CRD when told to, prepares and starts the event
+ * sources and caches (the first reconcile sees every cache synced), builds the event processor
+ * and starts it once all have synced, turns failures into `CacheSyncError`,
+ * `CacheSyncTimeoutError` or `StartAbortedError` (undoing what started), follows the primary
+ * informers' health afterwards, and stops it all again.
+ */
+export class ControllerLifecycle<P extends KubernetesObject> {
+  readonly #h: ControllerLifecycleHost<P>;
+  #sources: EventSource<unknown, P>[] = [];
+  #processor: EventProcessor | undefined;
+  #subscriptions: Subscription[] = [];
+  /** Ends the start in progress (reason: 'stopped', 'aborted', 'timeout' or 'failed'). */
+  #startAbort: AbortController | undefined;
+  #stopRequested = false;
+  #dispatchPaused = false;
+  /** Per primary namespace: the last error its informer reported, and the ones failing now. */
+  readonly #lastPrimaryErrors = new Map<string, Error | undefined>();
+  readonly #failingNamespaces = new Map<string, Error>();
+
+  constructor(host: ControllerLifecycleHost<P>) {
+    this.#h = host;
+  }
+
+  /** The event sources the reconciler prepared (once started). */
+  get sources(): readonly EventSource<unknown, P>[] {
+    return this.#sources;
+  }
+
+  /** The event processor (once started). */
+  get processor(): EventProcessor | undefined {
+    return this.#processor;
+  }
+
+  get dispatchPaused(): boolean {
+    return this.#dispatchPaused;
+  }
+
+  /** See `Controller.pauseDispatch`. */
+  pauseDispatch(abortReason?: unknown): void {
+    this.#dispatchPaused = true;
+    this.#processor?.pause(abortReason);
+  }
+
+  /** See `Controller.resumeDispatch`. */
+  resumeDispatch(): void {
+    this.#dispatchPaused = false;
+    this.#processor?.resume();
+  }
+
+  /** See `Controller.start`. */
+  async start(options: StartOptions = {}): Promise<void> {
+    rejectUnknownOptions(`controller ${this.#h.name} start options`, options, START_OPTION_KEYS);
+    const timeoutMs = validateCacheSyncTimeout(options.cacheSyncTimeoutMs, `controller ${this.#h.name}`) ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    const target = `controller ${JSON.stringify(this.#h.name)}`;
+    if (this.#stopRequested) throw new StartAbortedError(target, 'stopped');
+    if (options.signal?.aborted) throw new StartAbortedError(target, 'aborted', { cause: options.signal.reason });
+    if (this.#h.crdPolicy.wait) {
+      const missing = await probePrimaryKind(this.#h, options.signal);
+      if (missing !== undefined) {
+        this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'starting', error: missing });
+        this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error: missing });
+        void this.#startWhenServed(timeoutMs);
+        return;
+      }
+    }
+    await this.#startNow(timeoutMs, options.signal);
+  }
+
+  /** Polls until the primary kind is served, then starts; failures land in health and events$. */
+  async #startWhenServed(timeoutMs: number): Promise<void> {
+    const waiting = new AbortController();
+    this.#startAbort = waiting;
+    while (!waiting.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.#h.crdPolicy.pollIntervalMs);
+        function done(): void {
+          clearTimeout(timer);
+          waiting.signal.removeEventListener('abort', done);
+          resolve();
+        }
+        waiting.signal.addEventListener('abort', done, { once: true });
+      });
+      if (waiting.signal.aborted) return;
+      const missing = await probePrimaryKind(this.#h, waiting.signal);
+      if (waiting.signal.aborted) return;
+      if (missing !== undefined) continue;
+      try {
+        await this.#startNow(timeoutMs, undefined);
+      } catch (error) {
+        if (!this.#stopRequested) this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+      }
+      return;
+    }
+  }
+
+  async #startNow(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const target = `controller ${JSON.stringify(this.#h.name)}`;
+    const ends = new AbortController();
+    this.#startAbort = ends;
+    let pendingAtTimeout: PendingSync[] = [];
+    const settled = new Set<EventSource<unknown, P>>();
+    const timer = setTimeout(() => {
+      // Read what is pending before aborting: aborted caches stop and forget it.
+      pendingAtTimeout = this.#pendingSync(settled);
+      ends.abort('timeout');
+    }, timeoutMs);
+    const onAbort = (): void => ends.abort('aborted');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#startCaches(ends.signal, settled);
+    } catch (error) {
+      const reason: unknown = ends.signal.reason;
+      if (!ends.signal.aborted) ends.abort('failed');
+      let failure: unknown = error;
+      if (error instanceof CacheSyncError)
+        failure = error.withContext({ controller: this.#h.name, eventSource: error.eventSource ?? PRIMARY_SOURCE_NAME });
+      else if (reason === 'timeout') failure = new CacheSyncTimeoutError(this.#h.name, timeoutMs, pendingAtTimeout);
+      else if (reason === 'stopped' || this.#stopRequested) failure = new StartAbortedError(target, 'stopped');
+      else if (reason === 'aborted') failure = new StartAbortedError(target, 'aborted', { cause: signal?.reason });
+      await this.#abandonStart(failure);
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (this.#stopRequested) {
+      // stop() came while the last cache was syncing: never report healthy, never reconcile.
+      const failure = new StartAbortedError(target, 'stopped');
+      await this.#abandonStart(failure);
+      throw failure;
+    }
+    this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
+    this.#processor!.start();
+    this.#h.logger.info({ workers: this.#h.configuration.concurrency }, 'caches synced, reconciling');
+  }
+
+  async #startCaches(signal: AbortSignal, settled: Set<EventSource<unknown, P>>): Promise<void> {
+    this.#sources = [...(await this.#h.prepareEventSources())];
+    if (signal.aborted) throw new StartAbortedError(`controller ${JSON.stringify(this.#h.name)}`, 'aborted');
+    const processor = new EventProcessor({
+      ...this.#h.configuration,
+      name: this.#h.name,
+      ...(this.#h.queueMetrics !== undefined ? { queueMetrics: this.#h.queueMetrics } : {}),
+      dispatch: (key, request) => this.#h.dispatcher.dispatch(key, request),
+      onRetriesExhausted: (key, error, info) => this.#h.dispatcher.onRetriesExhausted(key, error, info.retryInfo),
+    });
+    this.#processor = processor;
+    if (this.#dispatchPaused) processor.pause();
+    this.#subscriptions.push(
+      processor.events$.subscribe((event) => this.#h.events.next({ type: 'processing', event })),
+      processor.triggers$.subscribe((trigger) => this.#h.events.next({ type: 'trigger', trigger })),
+      new Subscription(this.#h.primaryCache.onDelta((delta, origin) => this.#h.primary.onDelta(delta, origin))),
+      this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
+      ...(this.#h.namespaceSelection === undefined
+        ? []
+        : [
+            this.#h.namespaceSelection.cache.errors$.subscribe((error) =>
+              this.#h.events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+            ),
+          ]),
+      this.#h.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
+    );
+    for (const s of this.#sources) {
+      if (isKubeEventSource(s)) {
+        this.#subscriptions.push(s.problems$.subscribe((p) => this.#h.events.next({ type: 'problem', source: p.source, error: p.error })));
+      }
+      processor.addSource(s);
+    }
+    this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#h.dispatcher.forget(e.key)));
+    processor.addSource(this.#h.primary.triggers$);
+    this.#h.logger.info(
+      { sources: this.#sources.map((s) => s.name), namespaces: this.#h.configuration.namespaces },
+      'starting controller, waiting for caches to sync',
+    );
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = (): void => reject(new StartAbortedError(`controller ${JSON.stringify(this.#h.name)}`, 'aborted'));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const selection = this.#h.namespaceSelection;
+    if (selection !== undefined) {
+      let selected: readonly string[];
+      try {
+        selected = await Promise.race([selection.start({ signal }), aborted]);
+      } catch (error) {
+        throw error instanceof CacheSyncError ? error.withContext({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME }) : error;
+      }
+      // Not started yet: these only set what the caches will watch.
+      await this.#h.primaryCache.setNamespaces(selected);
+      await Promise.all(this.inheritingSources().map((s) => s.changeNamespaces(selected)));
+      this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces: selected }, 'namespaces selected');
+    }
+    const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
+      // Sources of other kinds take no signal: the race below ends the wait for them.
+      await Promise.race([isKubeEventSource(s) ? s.start({ signal }) : s.start(), aborted]);
+      settled.add(s);
+    };
+    await Promise.all([this.#h.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
+    selection?.follow(
+      async (namespaces) => {
+        this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces }, 'selected namespaces changed');
+        await this.#h.changeNamespaces(namespaces);
+      },
+      (error) => this.#h.events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+    );
+  }
+
+  /** The informer event sources that follow the controller's namespaces. */
+  inheritingSources(): KubeEventSource<KubernetesObject, P>[] {
+    return this.#sources.filter((s) => isKubeEventSource(s)).filter((s) => s.inheritsNamespaces);
+  }
+
+  /**
+   * Primary informer health after startup: a namespace whose informer met a new error and is not
+   * watching is failing (lost access shows with the fix) until it watches again. An old error
+   * seen again between two watches (a normal watch timeout) does not count, so health does not
+   * flap every few minutes.
+   */
+  #onPrimaryHealth(namespace: string, health: ReflectorHealth): void {
+    const seen = this.#lastPrimaryErrors.get(namespace);
+    this.#lastPrimaryErrors.set(namespace, health.lastError?.error);
+    if (health.watching) this.#failingNamespaces.delete(namespace);
+    else if (health.lastError !== undefined && health.lastError.error !== seen)
+      this.#failingNamespaces.set(namespace, health.lastError.error);
+    const current = this.#h.health.value.status;
+    if (current === 'starting' || current === 'stopped') return;
+    const failing = this.#failingNamespaces.entries().next().value;
+    if (failing === undefined) {
+      if (current !== 'healthy') this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
+      return;
+    }
+    const [ns, cause] = failing;
+    const explained = this.#h.primaryCache.explain(ns, cause, 'running');
+    const error =
+      explained instanceof CacheSyncError
+        ? explained.withContext({ controller: this.#h.name, eventSource: PRIMARY_SOURCE_NAME })
+        : explained;
+    const previous = this.#h.health.value.error;
+    if (current === 'unhealthy' && previous instanceof Error && previous.message === error.message) return;
+    this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error });
+  }
+
+  #pendingSync(settled: ReadonlySet<EventSource<unknown, P>>): PendingSync[] {
+    const pending: PendingSync[] = [];
+    const kindOf = (k: { plural: string; group: string; version: string }): string =>
+      `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
+    const selection = this.#h.namespaceSelection?.cache.pendingSync();
+    if (selection !== undefined && selection.namespaces.length > 0) {
+      pending.push({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME, kind: 'namespaces/v1', ...selection });
+    }
+    const primary = this.#h.primaryCache.pendingSync();
+    if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.#h.kind), ...primary });
+    for (const s of this.#sources) {
+      if (settled.has(s)) continue;
+      if (isKubeEventSource(s)) {
+        const p = s.cache.pendingSync();
+        if (p.namespaces.length > 0) pending.push({ eventSource: s.name, kind: kindOf(s.cache.kind), ...p });
+      } else {
+        pending.push({ eventSource: s.name, kind: String(s.resourceType?.name ?? 'unknown'), namespaces: [], lastError: undefined });
+      }
+    }
+    return pending;
+  }
+
+  /** Undoes a failed start: stops sources and caches; health turns unhealthy with the failure. */
+  async #abandonStart(failure: unknown): Promise<void> {
+    await this.#processor?.stop();
+    await this.#h.namespaceSelection?.stop();
+    await Promise.all([...this.#sources.map((s) => s.stop()), this.#h.primaryCache.stop()]);
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#subscriptions = [];
+    if (!this.#stopRequested) this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error: failure });
+  }
+
+  /** Ends a start in progress, drains in-flight reconciles, stops the sources and caches. */
+  async stop(options: { drainTimeoutMs?: number }): Promise<void> {
+    this.#stopRequested = true;
+    this.#startAbort?.abort('stopped');
+    await this.#processor?.stop(options);
+    await this.#h.namespaceSelection?.stop();
+    await Promise.all([...this.#sources.map((s) => s.stop()), this.#h.primaryCache.stop()]);
+    for (const s of this.#subscriptions) s.unsubscribe();
+    this.#subscriptions = [];
+  }
+}

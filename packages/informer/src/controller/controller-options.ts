@@ -1,0 +1,172 @@
+/**
+ * The options of a controller (`Operator.register`'s second argument), their keys for the
+ * unknown-option check, and the checks the constructor runs on them.
+ *
+ * @module
+ */
+import type { ControllerConfigurationOptions, KubernetesObject, OptionKeysOf, Predicate, ShardSelector, StopOptions } from '@kindex/core';
+import type { Workflow } from '../dependent/workflow.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
+import type { PrimaryWriteMode } from './primary-writer.js';
+import type { WrittenResource } from './written-resource.js';
+
+/**
+ * How to register a reconciler: the primary kind plus controller configuration.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, resourceKind, type ControllerOptions } from '@kindex/informer';
+ * import { generationChanged, type KubernetesObject } from '@kindex/core';
+ * type WebApp = KubernetesObject & { spec: { replicas: number } };
+ * const WebApps = resourceKind<WebApp>({ group: 'example.com', version: 'v1', plural: 'webapps', kind: 'WebApp', namespaced: true });
+ *
+ * const options: ControllerOptions<WebApp> = {
+ *   kind: WebApps,
+ *   namespaces: ['shop'],
+ *   finalizerName: 'example.com/cleanup',
+ *   primaryEventFilters: [generationChanged()],
+ *   concurrency: 4,
+ *   whenCrdMissing: 'wait', // start before the CRD is installed
+ * };
+ * ```
+ */
+export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<ControllerConfigurationOptions, 'primaryType'>> & {
+  /** The primary kind. */
+  readonly kind: ResourceKind<P>;
+  /**
+   * Controller-wide event filters: applied to the events of the primary and of every event
+   * source built from the controller's context, ANDed with each source's own filters.
+   */
+  readonly eventFilters?: readonly Predicate<KubernetesObject>[];
+  /** Filters on primary events only, ANDed with `eventFilters` and generation awareness. */
+  readonly primaryEventFilters?: readonly Predicate<P>[];
+  /**
+   * kopf's stealth mode for the primaries: a primary that does not pass this filter (judged on
+   * its state, as a `generic` event) is invisible: never reconciled, whatever triggers it. One
+   * that starts passing arrives as a `create` and is reconciled; one that stops passing arrives
+   * as a `delete`, which drops its pending work (queued reconciles, retries) without a reconcile.
+   * Invisible primaries that carry the controller's finalizer still get `cleanup` when deleted,
+   * so they never hang in deletion. Applied before `eventFilters` and `primaryEventFilters`.
+   * Defaults to none (every cached primary is visible).
+   */
+  readonly stealthFilter?: Predicate<P>;
+  /** Whether the primary kind has a status subresource (status patches go to `/status`). Defaults to true. */
+  readonly statusSubresource?: boolean;
+  /**
+   * Make the controller's writes to primaries conditional on the resourceVersion the reconcile
+   * read (409 when it changed meanwhile, then a retry). `Operator` turns it on under leader
+   * election and sharding so a deposed leader's or shard owner's late writes are refused.
+   * Defaults to false.
+   */
+  readonly optimisticLocking?: boolean;
+  /** How status and resource writes of `UpdateControl` are sent (JSON patch or server-side apply). Defaults to `patch`. */
+  readonly primaryWrites?: PrimaryWriteMode;
+  /** Connection tuning of the primary informers. */
+  readonly reflector?: ReflectorTuningOptions;
+  /**
+   * What `start()` does when the primary kind is not served (its CRD is not installed):
+   * `'fail'` rejects with a `CacheSyncError` naming the CRD; `'wait'` resolves at once, keeps the
+   * controller `starting` (health carries the error) and starts it when the CRD appears, while
+   * the other controllers run. Defaults to `'fail'`.
+   */
+  readonly whenCrdMissing?: 'fail' | 'wait';
+  /** How often a controller waiting for its CRD checks for it, in milliseconds. Defaults to 10 000. */
+  readonly crdPollIntervalMs?: number;
+  /**
+   * Server-side field selector of the primaries (for example `metadata.name=main`): only the
+   * matching primaries are listed, watched, cached and reconciled. Reading a primary the selector
+   * excludes from the primary cache throws `NotCachedError`, as for event sources.
+   */
+  readonly fieldSelector?: string;
+  /**
+   * Dependent resources the controller reconciles itself, before each `reconcile` (JOSDK's managed
+   * workflow): their event sources join the reconciler's own; a dependent that fails fails the
+   * reconcile (retried with backoff, `reconcile` not called); on deletion `Workflow.cleanup` runs
+   * first, and the finalizer stays until every dependent it deletes is gone. A workflow with a
+   * dependent no owner reference can cover (cluster-scoped, namespaced primary) gives the
+   * controller a finalizer even without `cleanup`. The reconciler reads what the run did with
+   * `workflow.resultOf(context)`.
+   */
+  readonly workflow?: Workflow<P>;
+  /**
+   * Reconcile the namespaces whose Namespace object matches this label selector (for example
+   * `'example.com/managed=true'`), followed at run time: a namespace that gains the label is
+   * added (its primaries are reconciled once, with synced secondaries), one that loses it is
+   * dropped from the caches without reconciling anything else. Event sources that inherit the
+   * controller's namespaces follow. Needs list and watch on namespaces (a 403 fails `start()`
+   * with the ClusterRole to grant). Excludes `namespaces`. Defaults to none.
+   */
+  readonly namespaceSelector?: string;
+  /**
+   * Only the primaries of these hash ranges (KEP-5866 `shardRange` syntax or a parsed
+   * `ShardSelector`): sent to the server as `shardSelector` and applied client-side when the
+   * server lacks the `ShardedListAndWatch` gate. Event sources inherit it when it shards by
+   * `object.metadata.namespace`, which keeps each primary's secondaries in the same replica's
+   * caches. Change it at run time with `changeShardSelector`. Defaults to none (every primary).
+   */
+  readonly shardSelector?: ShardSelector | string;
+  /**
+   * Kinds the reconciler writes itself through `context.getClient()`, for
+   * `Operator.rbacManifest()` (kubebuilder's `+kubebuilder:rbac` markers, JOSDK's `@RBACRule`).
+   * The manifest grants read verbs on every watched kind and write verbs only on what kindex
+   * writes (primary status and finalizers, workflow dependents, leases) and on these. A kind
+   * alone gets `create`, `update`, `patch` and `delete`; `{ kind, verbs }` narrows that. List the
+   * primary kind when `reconcile` returns `patchResource`. Defaults to none.
+   */
+  readonly writes?: readonly WrittenResource[];
+};
+
+/**
+ * Every key of {@link ControllerOptions} (and of its nested `reflector` options): unknown keys
+ * passed from JavaScript are rejected, not ignored. `satisfies` makes adding an option without
+ * listing it here a compile error.
+ */
+export const CONTROLLER_OPTION_KEYS = {
+  kind: true,
+  eventFilters: true,
+  primaryEventFilters: true,
+  stealthFilter: true,
+  statusSubresource: true,
+  reflector: REFLECTOR_TUNING_KEYS,
+  fieldSelector: true,
+  namespaceSelector: true,
+  shardSelector: true,
+  name: true,
+  namespaces: true,
+  labelSelector: true,
+  finalizerName: true,
+  generationAware: true,
+  concurrency: true,
+  retry: true,
+  rateLimiter: true,
+  queue: true,
+  maxReconciliationIntervalMs: true,
+  reconcileTimeoutMs: true,
+  whenCrdMissing: true,
+  crdPollIntervalMs: true,
+  optimisticLocking: true,
+  primaryWrites: true,
+  workflow: true,
+  writes: true,
+} as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
+
+/** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */
+export const STOP_OPTION_KEYS = { drainTimeoutMs: true } as const satisfies OptionKeysOf<StopOptions>;
+
+/** What `start()` does when the primary kind is not served, checked. */
+export function validateCrdPolicy(
+  whenCrdMissing: unknown,
+  pollIntervalMs: unknown,
+  kind: ResourceKind<KubernetesObject>,
+): { wait: boolean; pollIntervalMs: number } {
+  if (whenCrdMissing !== undefined && whenCrdMissing !== 'fail' && whenCrdMissing !== 'wait') {
+    throw new TypeError(`controller of ${kind.name}: whenCrdMissing must be 'fail' or 'wait', got ${JSON.stringify(whenCrdMissing)}`);
+  }
+  if (pollIntervalMs !== undefined && (typeof pollIntervalMs !== 'number' || !(pollIntervalMs > 0))) {
+    throw new RangeError(
+      `controller of ${kind.name}: crdPollIntervalMs must be a positive number of milliseconds, got ${JSON.stringify(pollIntervalMs)}`,
+    );
+  }
+  return { wait: whenCrdMissing === 'wait', pollIntervalMs: pollIntervalMs ?? 10_000 };
+}

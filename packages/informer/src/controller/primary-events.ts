@@ -1,0 +1,121 @@
+import { Subject, type Observable } from 'rxjs';
+import {
+  evaluate,
+  ResourceID,
+  stealthTransition,
+  type EventTransform,
+  type KubernetesObject,
+  type Predicate,
+  type ResourceEvent,
+  type StoreDelta,
+  type Trigger,
+} from '@kindex/core';
+import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/informer-cache.js';
+import { unchangedPriority } from '../source/unchanged-priority.js';
+import { PRIMARY_SOURCE_NAME } from './controller-event.js';
+import type { PrimaryLedger } from './primary-ledger.js';
+
+/** What {@link PrimaryEvents} is built from: the controller's finalizer, filters and problem report. */
+export interface PrimaryEventsOptions<P extends KubernetesObject> {
+  readonly ledger: PrimaryLedger<P>;
+  /** The controller's finalizer, when it cleans up. */
+  readonly finalizer: string | undefined;
+  /** Generation awareness, controller-wide and primary event filters, ANDed. */
+  readonly filter: Predicate<P>;
+  /** kopf's stealth filter of the primaries, if any. */
+  readonly stealthFilter: Predicate<P> | undefined;
+  /** Where a throwing filter's error goes (the controller's `problem` events). */
+  readonly onProblem: (error: unknown) => void;
+}
+
+/**
+ * The primary cache's deltas turned into triggers of the controller's own primaries (JOSDK's
+ * ControllerEventSource): deletions that still carry our finalizer leave a tombstone for one
+ * cleanup, stealth and event filters decide the rest. The primary's ResourceID is built once
+ * per delta, not built as a key and parsed back.
+ */
+export class PrimaryEvents<P extends KubernetesObject> {
+  readonly triggers$: Observable<Trigger>;
+  readonly #triggers = new Subject<Trigger>();
+  readonly #ledger: PrimaryLedger<P>;
+  readonly #finalizer: string | undefined;
+  readonly #filter: Predicate<P>;
+  readonly #stealthFilter: Predicate<P> | undefined;
+  readonly #stealth: EventTransform<P> | undefined;
+  readonly #onProblem: (error: unknown) => void;
+
+  constructor(options: PrimaryEventsOptions<P>) {
+    this.#ledger = options.ledger;
+    this.#finalizer = options.finalizer;
+    this.#filter = options.filter;
+    this.#stealthFilter = options.stealthFilter;
+    this.#stealth = options.stealthFilter === undefined ? undefined : stealthTransition(options.stealthFilter);
+    this.#onProblem = options.onProblem;
+    this.triggers$ = this.#triggers.asObservable();
+  }
+
+  /** One delta of the primary cache (listener of `InformerCache.onDelta`). */
+  onDelta(delta: StoreDelta<P>, origin: CacheDeltaOrigin): void {
+    const id = ResourceID.fromResource(delta.object);
+    const key = id.key;
+    const ledger = this.#ledger;
+    if (delta.type === 'delete') {
+      ledger.written.evict(key);
+      const finalizer = this.#finalizer;
+      const cleanedUp = ledger.cleanedUp.has(key) && ledger.cleanedUp.get(key) === delta.object.metadata?.uid;
+      ledger.cleanedUp.delete(key);
+      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && !isScopeRemoval(origin) && !cleanedUp) {
+        // Cleanup never ran to completion: give it one run on the last known state instead of
+        // dropping the primary's work.
+        ledger.tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
+        this.#triggers.next({
+          primaryIds: [id],
+          source: PRIMARY_SOURCE_NAME,
+          cause: { type: 'resource', event: 'delete', objectKey: key },
+        });
+        return;
+      }
+      this.#triggers.next({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+      return;
+    }
+    ledger.tombstones.delete(key);
+    if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) ledger.cleanedUp.delete(key);
+    ledger.written.onInformerEvent(key, delta.object);
+    if (isScopeRemoval(origin)) return;
+    let event: ResourceEvent<P> | undefined = delta;
+    // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
+    if (this.#stealth !== undefined && !this.awaitsOurCleanup(delta.object)) {
+      event = this.#stealth(delta, this.#onProblem);
+      if (event === undefined) return;
+      if (event.type === 'delete') {
+        // Out of sight, still on the server: forget its pending work, reconcile nothing.
+        this.#triggers.next({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+        return;
+      }
+    }
+    if (!evaluate(this.#filter, event, this.#onProblem)) return;
+    const rv = event.object.metadata?.resourceVersion;
+    const priority = unchangedPriority(delta.type, origin);
+    this.#triggers.next({
+      primaryIds: [id],
+      source: PRIMARY_SOURCE_NAME,
+      cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
+      ...(priority !== undefined ? { priority } : {}),
+    });
+  }
+
+  /** Whether the primary is marked for deletion and carries our finalizer. */
+  awaitsOurCleanup(primary: P): boolean {
+    return (
+      this.#finalizer !== undefined &&
+      primary.metadata?.deletionTimestamp !== undefined &&
+      primary.metadata.finalizers?.includes(this.#finalizer) === true
+    );
+  }
+
+  /** Whether the stealth filter (if any) lets the controller see the primary. */
+  visible(primary: P): boolean {
+    if (this.#stealthFilter === undefined) return true;
+    return evaluate(this.#stealthFilter, { type: 'generic', object: primary }, this.#onProblem);
+  }
+}

@@ -1,0 +1,367 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DefaultContext,
+  DeleteControl,
+  ResourceID,
+  type DispatchRequest,
+  type DispatchResult,
+  type ErrorStatusUpdateControl,
+  type EventSource,
+  type KubernetesObject,
+  type Logger,
+  type Reconciler,
+  type RetryInfo,
+} from '@kindex/core';
+import type { InformerCache } from '../cache/informer-cache.js';
+import type { KubeClient } from '../client/kube-client.js';
+import type { Workflow } from '../dependent/workflow.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import { causesForLog } from '../logging/reconcile-log.js';
+import { LazyChildLogger } from '../logging/lazy-child-logger.js';
+import type { ControllerEvent } from './controller-event.js';
+import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
+import type { PrimaryEvents } from './primary-events.js';
+import type { PrimaryLedger } from './primary-ledger.js';
+import type { PrimaryWriter } from './primary-writer.js';
+
+/** What a {@link ReconciliationDispatcher} works with: the controller's parts it calls. */
+export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
+  readonly name: string;
+  readonly kind: ResourceKind<P>;
+  readonly reconciler: Reconciler<P, KubeClient>;
+  readonly client: KubeClient;
+  readonly writer: PrimaryWriter<P>;
+  readonly workflow: Workflow<P> | undefined;
+  readonly finalizer: string | undefined;
+  readonly ledger: PrimaryLedger<P>;
+  readonly primaryEvents: PrimaryEvents<P>;
+  readonly primaryCache: InformerCache<P>;
+  /** The controller's event sources, for each reconcile's context (known once started). */
+  readonly sources: () => readonly EventSource<unknown, P>[];
+  readonly logger: Logger;
+  readonly eventBroadcaster: ControllerObservability['events'];
+  readonly emit: (event: ControllerEvent) => void;
+  /** Aborts the signal of a running reconcile (the event processor's `abortInFlight`). */
+  readonly abortInFlight: (key: string, reason: unknown) => void;
+}
+
+/**
+ * Runs one reconcile of one primary (JOSDK's ReconciliationDispatcher): reads the primary (or its
+ * tombstone), checks fencing and stealth, adds the finalizer before the first `reconcile` when
+ * the reconciler cleans up, runs `cleanup` for a primary marked for deletion and removes the
+ * finalizer when told to, runs the managed workflow, writes the returned control, and after
+ * exhausted retries calls `updateErrorStatus`. Each reconcile gets an id, a log line naming its
+ * causes (built only when debug lines are written) and a record for `describePrimary`.
+ */
+export class ReconciliationDispatcher<P extends KubernetesObject> {
+  readonly #o: ReconciliationDispatcherOptions<P>;
+  #dispatchGuard: ((primary: P) => boolean) | undefined;
+  #primaryFence: ((primary: P) => void) | undefined;
+  /** Primaries being reconciled now, by key: what a shard release waits for. */
+  readonly #inFlight = new Map<string, P>();
+  /** Running reconciles whose shard was lost, with the error: what they return is not written. */
+  readonly #shardLost = new Map<string, unknown>();
+  /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
+  readonly #lastReconciles = new Map<string, ReconcileRecord>();
+
+  constructor(options: ReconciliationDispatcherOptions<P>) {
+    this.#o = options;
+  }
+
+  /** The last reconcile of a primary, if it ran and the primary is still known. */
+  lastReconcile(key: string): ReconcileRecord | undefined {
+    return this.#lastReconciles.get(key);
+  }
+
+  /** Forgets a primary's last reconcile (the event processor dropped the primary). */
+  forget(key: string): void {
+    this.#lastReconciles.delete(key);
+  }
+
+  /** See `Controller.setDispatchGuard`. */
+  setDispatchGuard(guard: ((primary: P) => boolean) | undefined): void {
+    this.#dispatchGuard = guard;
+  }
+
+  /** See `Controller.setPrimaryFence`. */
+  setPrimaryFence(fence: ((primary: P) => void) | undefined): void {
+    this.#primaryFence = fence;
+  }
+
+  /** Aborts the signals of the running reconciles of primaries matching `belongs`; returns their keys. */
+  abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
+    const aborted: string[] = [];
+    for (const [key, primary] of this.#inFlight) {
+      if (!belongs(primary) || this.#shardLost.has(key)) continue;
+      this.#shardLost.set(key, reason);
+      this.#o.abortInFlight(key, reason);
+      aborted.push(key);
+    }
+    return aborted;
+  }
+
+  /** Resolves once no reconcile of a primary matching `belongs` is running (polled). */
+  async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
+    while ([...this.#inFlight.values()].some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+
+  /**
+   * The client (handed to the reconcile: its own writes, dependents') and primary writer of the
+   * work on one primary. Under sharding both are fenced by the primary's shard, checked as each
+   * request is sent: a timer announcing the loss (lost$) can come too late, e.g. when the
+   * process resumes from a pause (issue 18 item 1). A reconcile aborted because its shard was
+   * lost writes nothing more, even should the shard come back; a shard handed over for a
+   * rebalance drains with its writes, since its lease is released only after.
+   */
+  #writesFor(key: string, primary: P): { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } {
+    const fence = this.#primaryFence;
+    if (fence === undefined) return { client: this.#o.client, writer: this.#o.writer };
+    const client = this.#o.client.withFence(() => {
+      if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+      fence(primary);
+    });
+    return { client, writer: this.#o.writer.withClient(client) };
+  }
+
+  #context(
+    opened: DefaultContext<P, KubeClient>[],
+    client: KubeClient,
+    primary: P,
+    retryInfo: RetryInfo | undefined,
+    signal: (() => AbortSignal) | undefined,
+    primaryFinalStateUnknown = false,
+    logger?: Logger,
+  ): DefaultContext<P, KubeClient> {
+    const broadcaster = this.#o.eventBroadcaster;
+    const context = new DefaultContext<P, KubeClient>({
+      primary,
+      eventSources: this.#o.sources(),
+      primaryCache: this.#o.primaryCache.snapshot(),
+      client,
+      retryInfo,
+      primaryFinalStateUnknown,
+      logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
+      ...(broadcaster ? { eventRecorder: broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
+    // old versions for it.
+    opened.push(context);
+    return context;
+  }
+
+  /**
+   * One reconcile with its id, its log line (naming its causes) and its record for
+   * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
+   */
+  async dispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
+    const reconcileID = randomUUID();
+    const log = new LazyChildLogger(this.#o.logger, { ...namespaceAndName(key), reconcileID });
+    const started = Date.now();
+    const startedAt = new Date(started).toISOString();
+    const causes = request.causes;
+    // A trigger for a primary the cache does not hold (created and deleted quickly, or a
+    // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
+    // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
+    const present = this.#o.ledger.get(key) !== undefined || this.#o.ledger.tombstones.has(key);
+    if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes });
+    else this.#lastReconciles.delete(key);
+    try {
+      const result = await this.#dispatch(key, request, log);
+      const durationMs = Date.now() - started;
+      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'success', durationMs });
+      // The line of every reconcile: its fields are built only when debug lines are written.
+      if (log.isLevelEnabled('debug')) {
+        const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
+        log.debug(
+          { ...reconcileLogFields(request), durationMs, ...rescheduled },
+          !present
+            ? 'primary not in cache, nothing to reconcile'
+            : result?.skipped
+              ? `nothing to reconcile (${result.skipped})`
+              : 'reconciled',
+        );
+      }
+      return result;
+    } catch (error) {
+      const durationMs = Date.now() - started;
+      const message = error instanceof Error ? error.message : String(error);
+      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'error', durationMs, error: message });
+      log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
+      throw error;
+    }
+  }
+
+  /**
+   * A managed workflow's cleanup, then the reconciler's: the finalizer comes off only when every
+   * dependent the workflow deletes is gone and the reconciler (if it cleans up) agrees.
+   */
+  async #cleanup(primary: P, context: DefaultContext<P, KubeClient>): Promise<DeleteControl> {
+    const workflow = this.#o.workflow;
+    if (workflow !== undefined) {
+      const result = await workflow.cleanup(primary, context);
+      result.throwIfFailed();
+      // Not gone yet: the dependents' own delete events bring the primary back here.
+      if (!result.allReady) return DeleteControl.noFinalizerRemoval();
+    }
+    const reconciler = this.#o.reconciler;
+    return reconciler.cleanup ? reconciler.cleanup(primary, context) : DeleteControl.defaultDelete();
+  }
+
+  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
+    // Fencing: a replica that may not write (lost its lease) must not reconcile either.
+    this.#o.client.checkFence();
+    const primary = this.#o.ledger.get(key);
+    const subject = primary ?? this.#o.ledger.tombstones.get(key)?.primary;
+    // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
+    // is its owner's to reconcile; checked at the last moment, synchronously.
+    if (subject === undefined) return skip('not-cached');
+    if (this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)) return skip('not-owned');
+    this.#inFlight.set(key, subject);
+    const opened: DefaultContext<P, KubeClient>[] = [];
+    try {
+      // The signal is made only if the reconciler asks for it.
+      return await this.#dispatchOwned(opened, this.#writesFor(key, subject), key, primary, request.retryInfo, () => request.signal, log);
+    } finally {
+      this.#inFlight.delete(key);
+      this.#shardLost.delete(key);
+      for (const context of opened) context.release();
+    }
+  }
+
+  async #dispatchOwned(
+    opened: DefaultContext<P, KubeClient>[],
+    { client, writer }: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> },
+    key: string,
+    found: P | undefined,
+    retryInfo: RetryInfo | undefined,
+    signal: () => AbortSignal,
+    log: Logger,
+  ): Promise<DispatchResult | void> {
+    const { ledger, primaryEvents, emit } = this.#o;
+    let primary = found;
+    const wrote: ('status' | 'resource' | 'finalizer')[] = [];
+    if (primary === undefined) {
+      const tombstone = ledger.tombstones.get(key);
+      if (tombstone === undefined) return skip('not-cached');
+      // The primary is gone: nothing to write back, whatever cleanup answers.
+      await this.#cleanup(
+        tombstone.primary,
+        this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
+      );
+      ledger.tombstones.delete(key);
+      emit({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
+      return;
+    }
+    const finalizer = this.#o.finalizer;
+    // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
+    if (!primaryEvents.awaitsOurCleanup(primary) && !primaryEvents.visible(primary)) return skip('hidden');
+    if (primary.metadata?.deletionTimestamp !== undefined) {
+      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
+      // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
+      if (ledger.cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
+      const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
+      if (control.removeFinalizer) {
+        client.checkFence();
+        this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
+        wrote.push('finalizer');
+      }
+      emit({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
+      return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
+    }
+    if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
+      client.checkFence();
+      primary = ledger.remember(await writer.addFinalizer(primary, finalizer)) ?? primary;
+      wrote.push('finalizer');
+    }
+    const context = this.#context(opened, client, primary, retryInfo, signal, false, log);
+    if (this.#o.workflow !== undefined) (await this.#o.workflow.reconcile(primary, context)).throwIfFailed();
+    const control = await this.#o.reconciler.reconcile(primary, context);
+    if (control.resource !== undefined) client.checkFence();
+    if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
+      const written = ledger.remember(await writer.patchResource(primary, control.resource));
+      if (written !== undefined) wrote.push('resource');
+      primary = written ?? primary;
+    }
+    if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
+      if (ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
+    }
+    emit({ type: 'reconciled', key, control: control.kind, wrote });
+    if (control.scheduleDelayMs === undefined) return undefined;
+    const priority = control.schedulePriority;
+    return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
+  }
+
+  /**
+   * Cleanup ran to completion and our finalizer is off. If the DELETED event already came (it
+   * left a tombstone and a trigger), the tombstone goes, so the trigger finds nothing to do;
+   * otherwise the event, when it comes, finds the primary in `cleanedUp`. The written object
+   * only stands in the read-after-write cache while the primary still exists (other finalizers).
+   */
+  #onFinalizerRemoved(key: string, primary: P, written: P | undefined): void {
+    const ledger = this.#o.ledger;
+    const uid = primary.metadata?.uid;
+    const tombstone = ledger.tombstones.get(key);
+    if (tombstone !== undefined && tombstone.primary.metadata?.uid === uid) {
+      ledger.tombstones.delete(key);
+      ledger.written.evict(key);
+      return;
+    }
+    ledger.cleanedUp.set(key, uid);
+    // Only a written object without our finalizer stands for the primary: a server that deleted
+    // the object may answer with its last stored state, our finalizer still in it, and a reconcile
+    // reading that would clean up again.
+    const others = written?.metadata?.finalizers;
+    if (
+      written !== undefined &&
+      others !== undefined &&
+      others.length > 0 &&
+      !others.includes(this.#o.finalizer ?? '') &&
+      this.#o.primaryCache.peekKey(key) !== undefined
+    )
+      ledger.remember(written);
+    else ledger.written.evict(key);
+  }
+
+  /** Retries ran out: the reconciler's `updateErrorStatus`, if it has one, and its status write. */
+  async onRetriesExhausted(key: string, error: unknown, retryInfo: RetryInfo): Promise<void> {
+    const updateErrorStatus = this.#o.reconciler.updateErrorStatus?.bind(this.#o.reconciler);
+    if (updateErrorStatus === undefined) return;
+    const primary = this.#o.ledger.get(key);
+    if (primary === undefined) return;
+    const opened: DefaultContext<P, KubeClient>[] = [];
+    const { client, writer } = this.#writesFor(key, primary);
+    let control: ErrorStatusUpdateControl<P>;
+    try {
+      control = await updateErrorStatus(primary, this.#context(opened, client, primary, retryInfo, undefined), error);
+    } finally {
+      for (const context of opened) context.release();
+    }
+    if (control.resource !== undefined) {
+      if (this.#o.ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
+        this.#o.emit({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
+      }
+    }
+  }
+}
+
+/** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
+function skip(reason: ReconcileSkipReason): DispatchResult {
+  return { skipped: reason };
+}
+
+/** The fields of a reconcile's log line that say why it ran. */
+function reconcileLogFields(request: DispatchRequest): object {
+  return {
+    triggers: request.causes.triggers,
+    causes: causesForLog(request.causes),
+    ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
+    ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
+  };
+}
+
+/** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
+function namespaceAndName(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

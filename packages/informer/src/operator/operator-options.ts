@@ -1,0 +1,102 @@
+/**
+ * The options of an `Operator` and of `Operator.run`, with their keys for the
+ * unknown-option check.
+ *
+ * @module
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { OptionKeysOf } from '@kindex/core';
+import { KUBE_CLIENT_OPTION_KEYS, type KubeClientOptions } from '../client/kube-client.js';
+import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { OPERATOR_SHARDING_OPTION_KEYS, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import { WEBHOOK_SERVER_OPTION_KEYS, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { OPERATOR_OBSERVABILITY_OPTION_KEYS, type OperatorObservabilityOptions } from './operator-observability.js';
+
+/**
+ * Options of {@link Operator}.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type OperatorOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: OperatorOptions = {
+ *   kubeConfig,
+ *   fieldManager: 'web-operator',
+ *   cacheSyncTimeoutMs: 60_000,
+ *   leaderElection: { leaseName: 'web-operator', leaseNamespace: 'operators' },
+ *   server: { port: 8080 },
+ * };
+ * const operator = new Operator(options);
+ * ```
+ */
+export type OperatorOptions = {
+  readonly kubeConfig: KubeConfig;
+  /**
+   * Elect one replica to run the leader-elected controllers (all of them unless a controller's
+   * `distribution` says otherwise). Combines with `sharding`. Defaults to none.
+   */
+  readonly leaderElection?: OperatorLeaderElectionOptions;
+  /**
+   * Split the primaries among replicas, each owning shards on Leases. Combines with
+   * `leaderElection`: each controller says which it follows (`distribution` of `register`).
+   * Defaults to none (one replica reconciles all).
+   */
+  readonly sharding?: OperatorShardingOptions;
+  /** How long `start()` waits for caches to sync before it rejects (JOSDK and controller-runtime: 2 min). Defaults to 120000. */
+  readonly cacheSyncTimeoutMs?: number;
+  /**
+   * Serve admission and conversion webhooks over HTTPS on a port of their own, from `start()`
+   * to `stop()`; register them on `Operator.webhooks`. Defaults to none.
+   */
+  readonly webhooks?: WebhookServerOptions;
+} & KubeClientOptions &
+  OperatorObservabilityOptions;
+
+/** The keys of {@link OperatorOptions}, nested options objects' own included: unknown ones are rejected, not ignored. */
+export const OPERATOR_OPTION_KEYS = {
+  kubeConfig: true,
+  leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
+  sharding: OPERATOR_SHARDING_OPTION_KEYS,
+  cacheSyncTimeoutMs: true,
+  webhooks: WEBHOOK_SERVER_OPTION_KEYS,
+  ...KUBE_CLIENT_OPTION_KEYS,
+  ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
+} as const satisfies OptionKeysOf<OperatorOptions>;
+
+/**
+ * Options of {@link Operator.run}.
+ *
+ * @example
+ * ```ts
+ * import type { Operator, OperatorRunOptions } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * // Until SIGTERM or SIGINT; then drain for up to 20 s and exit.
+ * const options: OperatorRunOptions = { gracefulShutdownTimeoutMs: 20_000, onStarted: () => console.log('caches synced, reconciling') };
+ * await operator.run(options);
+ * ```
+ */
+export interface OperatorRunOptions {
+  /** Signals that start a graceful shutdown; a second one exits at once with code 1. Defaults to SIGTERM and SIGINT. */
+  readonly signals?: readonly NodeJS.Signals[];
+  /**
+   * How long in-flight reconciles may take to finish after the signal before they are abandoned
+   * (JOSDK `reconciliationTerminationTimeout`, controller-runtime `GracefulShutdownTimeout`).
+   * Defaults to 30000.
+   */
+  readonly gracefulShutdownTimeoutMs?: number;
+  /** Exit the process with code 0 once shut down. Defaults to true. */
+  readonly exit?: boolean;
+  /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
+  readonly onStarted?: () => void;
+}
+
+/** The keys of {@link OperatorRunOptions}: unknown ones are rejected, not ignored. */
+export const OPERATOR_RUN_OPTION_KEYS = {
+  signals: true,
+  exit: true,
+  gracefulShutdownTimeoutMs: true,
+  onStarted: true,
+} as const satisfies OptionKeysOf<OperatorRunOptions>;

@@ -1,0 +1,167 @@
+import { expect } from 'chai';
+import { KubeConfig, ApiextensionsV1Api, CustomObjectsApi, CoreV1Api } from '@kubernetes/client-node';
+import { TimerEventSource, UpdateControl, type KubernetesObject, type Reconciler, type ShardSelector } from '@kindex/core';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  controllerDebugView,
+  InformerEventSource,
+  isKubeEventSource,
+  Kinds,
+  KubeClient,
+  Operator,
+  resourceKind,
+  type ControllerEvent,
+  type KubeEventSource,
+  type NamespaceSet,
+} from '../index.js';
+
+interface Widget extends KubernetesObject {
+  spec?: { size?: number };
+}
+const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+
+/**
+ * A KubeEventSource that is not an InformerEventSource (it delegates to one): what the layers
+ * above source/ do with it shows they read the contract, not the class.
+ */
+class DelegatingSource<R extends KubernetesObject, P extends KubernetesObject> implements KubeEventSource<R, P> {
+  constructor(private readonly inner: InformerEventSource<R, P>) {}
+  get name() {
+    return this.inner.name;
+  }
+  get resourceType() {
+    return this.inner.resourceType;
+  }
+  get triggers$() {
+    return this.inner.triggers$;
+  }
+  get health$() {
+    return this.inner.health$;
+  }
+  get problems$() {
+    return this.inner.problems$;
+  }
+  get cache() {
+    return this.inner.cache;
+  }
+  get namespaceSelector() {
+    return this.inner.namespaceSelector;
+  }
+  get inheritsNamespaces() {
+    return this.inner.inheritsNamespaces;
+  }
+  get inheritsShardSelector() {
+    return this.inner.inheritsShardSelector;
+  }
+  start(options?: { readonly signal?: AbortSignal }) {
+    return this.inner.start(options);
+  }
+  stop() {
+    return this.inner.stop();
+  }
+  changeNamespaces(namespaces: NamespaceSet) {
+    return this.inner.changeNamespaces(namespaces);
+  }
+  changeShardSelector(selector: ShardSelector | undefined) {
+    return this.inner.changeShardSelector(selector);
+  }
+  reverseIndexSize() {
+    return this.inner.reverseIndexSize();
+  }
+  getSecondaryResources(primary: P) {
+    return this.inner.getSecondaryResources(primary);
+  }
+}
+
+// rbacManifest() talks to no server: a kubeconfig pointing nowhere proves it.
+function offlineKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromClusterAndUser({ name: 'nowhere', server: 'http://127.0.0.1:9', skipTLSVerify: true }, { name: 'nobody' });
+  return kubeConfig;
+}
+
+describe('isKubeEventSource', () => {
+  it('accepts an InformerEventSource and any other implementation of the contract', () => {
+    const client = new KubeClient(offlineKubeConfig());
+    const informer = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).build(client);
+    expect(isKubeEventSource(informer)).to.equal(true);
+    expect(isKubeEventSource(new DelegatingSource(informer))).to.equal(true);
+  });
+
+  it('rejects sources without an informer cache', () => {
+    expect(isKubeEventSource(new TimerEventSource({ name: 'ticks' }))).to.equal(false);
+  });
+});
+
+describe('KubeEventSource, implemented by a class other than InformerEventSource', function () {
+  this.timeout(60_000);
+
+  it('has its own namespaces listed by rbacManifest, not the controller’s', async () => {
+    const operator = new Operator({ kubeConfig: offlineKubeConfig() });
+    const reconciler: Reconciler<Widget, KubeClient> = {
+      reconcile: () => UpdateControl.noUpdate<Widget>(),
+      prepareEventSources: (context) => [
+        new DelegatingSource(
+          InformerEventSource.from(Kinds.ConfigMap, WidgetKind).withName('stock-maps').withNamespaces(['stock']).build(context),
+        ),
+      ],
+    };
+    operator.register(reconciler, { kind: WidgetKind, name: 'widgets', namespaces: ['shop'] });
+    const manifest = await operator.rbacManifest();
+    const stock = manifest.namespacedRules.get('stock') ?? [];
+    expect(stock.flatMap((r) => r.resources)).to.deep.equal(['configmaps']);
+    const shop = manifest.namespacedRules.get('shop') ?? [];
+    expect(shop.flatMap((r) => r.resources)).not.to.include('configmaps');
+  });
+
+  describe('in a running controller', () => {
+    let server: TestApiServer;
+    let operator: Operator | undefined;
+
+    before(async () => {
+      server = await startTestApiServer();
+      await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
+        group: 'test.kindex.dev',
+        kind: 'Widget',
+      });
+    });
+    afterEach(async () => {
+      await operator?.stop({ drainTimeoutMs: 5_000 });
+      operator = undefined;
+    });
+    after(async () => {
+      await server.stop();
+    });
+
+    it('reports its problems as controller events and its cache in the debug view', async () => {
+      const ns = await createNamespace(server.kubeConfig);
+      operator = new Operator({ kubeConfig: server.kubeConfig });
+      const reconciler: Reconciler<Widget, KubeClient> = {
+        reconcile: () => UpdateControl.noUpdate<Widget>(),
+        prepareEventSources: (context) => [
+          new DelegatingSource(
+            InformerEventSource.from(Kinds.ConfigMap, WidgetKind)
+              .withName('throwing-maps')
+              .withSecondaryToPrimaryMapper(() => {
+                throw new Error('mapper refuses');
+              })
+              .build(context),
+          ),
+        ],
+      };
+      const controller = operator.register(reconciler, { kind: WidgetKind, namespaces: [ns] });
+      const events: ControllerEvent[] = [];
+      controller.events$.subscribe((e) => events.push(e));
+      await operator.start();
+
+      const name = uniqueName('settings');
+      await server.kubeConfig.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: ns, body: { metadata: { name } } });
+      await eventually(() => {
+        const problem = events.find((e) => e.type === 'problem' && e.source === 'throwing-maps');
+        expect(problem, 'the mapper error as a controller problem').to.not.equal(undefined);
+      });
+      const view = controllerDebugView(controller).eventSources.find((s) => s.name === 'throwing-maps');
+      expect(view?.cache).to.include({ objects: 1, synced: true });
+    });
+  });
+});
