@@ -56,6 +56,24 @@ describe('EventProcessor trigger hand-over', () => {
     expect(source.listeners.listening).to.equal(false);
   });
 
+  it('connects a bare trigger channel (triggers$ and onTrigger, no EventSource) through onTrigger too', async () => {
+    const listeners = new Listeners<Trigger>();
+    let subscribed = 0;
+    const channel = {
+      triggers$: new Observable<Trigger>(() => {
+        subscribed++;
+      }),
+      onTrigger: (listener: (trigger: Trigger) => void) => listeners.add(listener),
+    };
+    const processor = new EventProcessor({ dispatch: async () => {} });
+    processor.addSource(channel);
+    listeners.emit(trigger('a'));
+    expect(subscribed).to.equal(0);
+    expect(processor.stats().queued).to.equal(1);
+    await processor.stop();
+    expect(listeners.listening).to.equal(false);
+  });
+
   it('carries the trigger priority into the injected queue', async () => {
     const source = new DirectSource();
     const added: Array<[string, number | undefined]> = [];

@@ -143,7 +143,9 @@ export class EventProcessor {
    * that source alone and is reported as `source-failed`. Triggers that arrive before `start()`
    * wait in the queue.
    */
-  addSource(source: EventSource<unknown, never> | Observable<Trigger>): void {
+  addSource(
+    source: EventSource<unknown, never> | Pick<EventSource<unknown, never>, 'triggers$' | 'onTrigger'> | Observable<Trigger>,
+  ): void {
     if (this.#stopped) return;
     if (!('triggers$' in source)) {
       this.#subscribe(source);
