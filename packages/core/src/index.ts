@@ -10,6 +10,7 @@ export { isNewerVersion } from './resource/resource-version.js';
 
 // --- event: what sources report
 export type { ResourceEvent, ResourceEventType, CreateEvent, UpdateEvent, DeleteEvent, GenericEvent } from './event/resource-event.js';
+export { Listeners } from './event/listeners.js';
 
 // --- selector: label and field selectors (parse, match, format)
 export { LabelSelector } from './selector/label-selector.js';
@@ -32,6 +33,7 @@ export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
 export { ReleasedSnapshotError } from './snapshot/undo-log.js';
 export type { StoreDelta } from './store/store-delta.js';
+export { isRecreated } from './store/store-delta.js';
 export { IndexerError, UnknownIndexError, DuplicateIndexerError } from './store/store-error.js';
 export type { StoreError } from './store/store-error.js';
 
@@ -150,7 +152,7 @@ export type {
   DispatchResult,
   RetriesExhaustedHook,
   StopOptions,
-} from './reconcile/event-processor.js';
+} from './reconcile/event-processor-options.js';
 export type { ReconcileQueue, QueueKind } from './reconcile/reconcile-queue.js';
 export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
 export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';

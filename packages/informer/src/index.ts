@@ -8,10 +8,7 @@ import './internal/check-runtime.js';
 export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
 export type { ResourceType } from './kind/resource-type.js';
-export type { ReflectorDelta, ReflectorAdded, ReflectorUpdated, ReflectorDeleted } from './reflector/reflector-delta.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
-export type { ReflectorStore } from './reflector/reflector-store.js';
-export type { ReflectorFill } from './reflector/reflector-fill.js';
 export type { ObjectTransform } from './reflector/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { TransformError } from './reflector/reflector-error.js';
@@ -52,9 +49,11 @@ export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer
 export { InformerRegistry } from './cache/informer-registry.js';
 export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
 export type { SharedInformerStats } from './cache/shared-informer.js';
-export { InformerCache, CacheSnapshot } from './cache/informer-cache.js';
-export { isScopeRemoval } from './cache/informer-cache.js';
-export type { NamespaceSet, CacheDelta, CacheDeltaOrigin, InformerCacheOptions } from './cache/informer-cache.js';
+export { InformerCache } from './cache/informer-cache.js';
+export { CacheSnapshot } from './cache/cache-snapshot.js';
+export { isScopeRemoval } from './cache/cache-delta.js';
+export type { CacheDelta, CacheDeltaOrigin } from './cache/cache-delta.js';
+export type { NamespaceSet, InformerCacheOptions } from './cache/informer-cache-options.js';
 export { NotCachedError } from './cache/cache-errors.js';
 
 // --- client: writes through the KubeConfig
@@ -153,7 +152,7 @@ export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js'
 export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
 export type { StartOptions } from './startup/start-options.js';
 export { isNonTransient } from './client/kube-api-error.js';
-export type { CacheStartOptions } from './cache/informer-cache.js';
+export type { CacheStartOptions } from './cache/informer-cache-options.js';
 
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
 export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';

@@ -1,8 +1,8 @@
-import { catchError, EMPTY, mergeMap, share, Subject, type Observable, type Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { Listeners } from '../event/listeners.js';
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
 import type { RetryExecution, RetryInfo } from '../queue/retry.js';
 import { LOW_PRIORITY } from '../queue/priority-work-queue.js';
-import type { WorkQueueMetricsProvider } from '../queue/work-queue-metrics.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
@@ -14,167 +14,28 @@ import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import { TerminalError } from './terminal-error.js';
+import type { EventProcessorOptions, ReconcileDispatcher, RetriesExhaustedHook, StopOptions } from './event-processor-options.js';
 
-/**
- * What the event processor passes to the dispatcher for one attempt.
- *
- * @example
- * ```ts
- * import type { DispatchRequest } from '@kindex/core';
- *
- * async function dispatch(key: string, request: DispatchRequest): Promise<void> {
- *   const why = request.causes.causes.map((c) => `${c.type} from ${c.source}`).join(', ');
- *   console.log(`${key}: attempt ${(request.retryInfo?.attemptCount ?? 0) + 1} because ${why}`);
- * }
- * ```
- */
-export interface DispatchRequest {
-  /** Undefined on a first attempt; the failures so far on a retry. */
-  readonly retryInfo: RetryInfo | undefined;
-  /** Aborted (reason: `ReconcileTimeoutError`) when the attempt times out or the processor stops. */
-  readonly signal: AbortSignal;
-  /** Why this attempt runs: the triggers that coalesced into it since the previous dispatch. */
-  readonly causes: ReconcileCauses;
-}
-
-/**
- * What a successful dispatch may ask for.
- *
- * @example
- * ```ts
- * import type { DispatchResult } from '@kindex/core';
- *
- * async function dispatch(key: string): Promise<DispatchResult> {
- *   // Check again in 5 minutes even if nothing changes.
- *   return { rescheduleAfterMs: 5 * 60_000 };
- * }
- * ```
- */
-export interface DispatchResult {
-  /** Run again after this many ms (bounded by `maxReconciliationIntervalMs`). */
-  readonly rescheduleAfterMs?: number | undefined;
-  /**
-   * Set when the dispatch called no reconciler, to say why (for example `not-cached`: the
-   * primary is not in the cache). The attempt still succeeds; its outcome carries the reason, so
-   * metrics count it apart from reconciles. Defaults to none (a reconciler ran).
-   */
-  readonly skipped?: string | undefined;
-  /**
-   * Priority of that run with the `'priority'` queue. Defaults to the priority this attempt was
-   * handed out at (as controller-runtime's `Result.Priority`).
-   */
-  readonly reschedulePriority?: number | undefined;
-}
-
-/**
- * Runs one reconcile attempt of the primary with key `primaryKey` (`namespace/name`).
- *
- * The Kubernetes layer implements it: read the primary from the primary cache (absent: return),
- * build the `Context`, manage the finalizer, call `reconcile` or `cleanup`, write the returned
- * control through the API (read-after-write), and return its reschedule. Throw to fail the
- * attempt: a {@link TerminalError} is not retried, anything else is. It is never called for a
- * key while a previous call for that key (or its exhaustion hook) is unsettled.
- *
- * @example
- * ```ts
- * import { EventProcessor, type ReconcileDispatcher } from '@kindex/core';
- *
- * // Reconcile each key, and ask for another run in a minute.
- * const dispatch: ReconcileDispatcher = async (key, { signal }) => {
- *   signal.throwIfAborted();
- *   console.log(`reconciling ${key}`);
- *   return { rescheduleAfterMs: 60_000 };
- * };
- * const processor = new EventProcessor({ dispatch });
- * ```
- */
-export type ReconcileDispatcher = (primaryKey: string, request: DispatchRequest) => Promise<DispatchResult | void>;
-
-/**
- * Called once per failure streak when no retry is left (or at once for a TerminalError), before
- * the primary can be reconciled again. The Kubernetes layer calls `updateErrorStatus` here.
- *
- * @example
- * ```ts
- * import { EventProcessor, type RetriesExhaustedHook } from '@kindex/core';
- *
- * const alert: RetriesExhaustedHook = (key, error, { retryInfo, terminal }) => {
- *   console.error(`${key} gave up after ${retryInfo.attemptCount} attempts${terminal ? ' (terminal error)' : ''}`, error);
- * };
- * const processor = new EventProcessor({ dispatch: async () => {}, onRetriesExhausted: alert });
- * ```
- */
-export type RetriesExhaustedHook = (
-  primaryKey: string,
-  error: unknown,
-  info: { readonly retryInfo: RetryInfo; readonly terminal: boolean },
-) => void | Promise<void>;
-
-/**
- * Options of {@link EventProcessor}; the processing fields default as in `ProcessingConfiguration`.
- *
- * @example
- * ```ts
- * import { EventProcessor, TimerEventSource, type EventProcessorOptions } from '@kindex/core';
- *
- * const timers = new TimerEventSource();
- * const options: EventProcessorOptions = {
- *   name: 'webapps',
- *   concurrency: 2,
- *   sources: [timers],
- *   dispatch: async (key, request) => console.log(`reconcile ${key}, retry ${request.retryInfo?.attemptCount ?? 0}`),
- * };
- * const processor = new EventProcessor(options);
- * ```
- */
-export interface EventProcessorOptions extends Partial<ProcessingConfiguration> {
-  /** Runs one attempt. */
-  readonly dispatch: ReconcileDispatcher;
-  /** Called when a primary's retries are exhausted. Defaults to none. */
-  readonly onRetriesExhausted?: RetriesExhaustedHook;
-  /** Event sources (or bare trigger streams) to listen to from the start. Defaults to none. */
-  readonly sources?: readonly (EventSource<unknown, never> | Observable<Trigger>)[];
-  /** Time source for timeouts, delays and durations. Defaults to {@link systemClock}. */
-  readonly clock?: Clock;
-  /** Name of the work queue in its metrics (the controller's name). Defaults to `''`. */
-  readonly name?: string;
-  /** Receives the work queue's measurements. Defaults to none. */
-  readonly queueMetrics?: WorkQueueMetricsProvider;
-  /**
-   * Distinct causes kept per primary between two dispatches; further triggers are only counted
-   * (see `ReconcileCauses.omitted`). Defaults to 16.
-   */
-  readonly maxCausesPerReconcile?: number;
-}
-
-/**
- * Options of {@link EventProcessor.stop}.
- *
- * @example
- * ```ts
- * import { EventProcessor, type StopOptions } from '@kindex/core';
- * declare const processor: EventProcessor;
- *
- * // Let running reconciles finish for up to 30 s on shutdown.
- * const options: StopOptions = { drainTimeoutMs: 30_000 };
- * await processor.stop(options);
- * ```
- */
-export interface StopOptions {
-  /**
-   * Give up waiting for in-flight reconciles after this many ms (their signals are aborted and
-   * they are abandoned). Defaults to undefined: wait for all of them.
-   */
-  readonly drainTimeoutMs?: number;
-}
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export type {
+  DispatchRequest,
+  DispatchResult,
+  ReconcileDispatcher,
+  RetriesExhaustedHook,
+  EventProcessorOptions,
+  StopOptions,
+} from './event-processor-options.js';
 
 /**
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
  * controller-runtime's internal controller).
  *
- * Pipeline: every source's `triggers$` is merged (rxjs `mergeMap`; a source that errors is
- * detached and reported, the others go on) into {@link EventProcessor.triggers$}; each primary
- * ID goes into a {@link WorkQueue}; `concurrency` workers take keys and call the dispatcher.
+ * Pipeline: each source hands its triggers over by a direct call (its `onTrigger`; a source
+ * without one is subscribed through `triggers$`, and one whose stream errors is detached and
+ * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
+ * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
+ * `concurrency` workers take keys and call the dispatcher. {@link EventProcessor.triggers$} and
+ * {@link EventProcessor.events$} are derived for whoever subscribes.
  *
  * Guarantees:
  * - A primary is never dispatched while an earlier dispatch for it is unsettled, even after a
@@ -206,7 +67,10 @@ export interface StopOptions {
  * ```
  */
 export class EventProcessor {
-  /** Every trigger received, after merging the sources. */
+  /**
+   * Every trigger received, from every source, after the processor queued it; completes after
+   * `stop()`. Derived: it costs nothing while nobody subscribes.
+   */
   readonly triggers$: Observable<Trigger>;
   /**
    * What the processor does, as it happens; completes after `stop()`. Subscribers must not
@@ -222,9 +86,15 @@ export class EventProcessor {
   readonly #dispatch: ReconcileDispatcher;
   readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
   readonly #clock: Clock;
-  readonly #sources = new Subject<Observable<Trigger>>();
-  readonly #events = new Subject<ProcessingEvent>();
-  readonly #subscription: Subscription;
+  readonly #triggers = new Listeners<Trigger>();
+  readonly #events = new Listeners<ProcessingEvent>();
+  /** How to disconnect from each source: its `onTrigger` listener or its `triggers$` subscription. */
+  readonly #connections: Array<() => void> = [];
+  /** The one listener every source calls: a trigger is queued by this direct call. */
+  readonly #accept = (trigger: Trigger): void => {
+    this.#onTrigger(trigger);
+    if (this.#triggers.listening) this.#triggers.emit(trigger);
+  };
   readonly #retries = new Map<string, RetryExecution>();
   readonly #droppedInFlight = new Set<string>();
   readonly #inFlight = new Map<string, Attempt>();
@@ -262,27 +132,36 @@ export class EventProcessor {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
     }
     this.#causes = new PendingCauses(maxCauses);
-    this.events$ = this.#events.asObservable();
-    this.triggers$ = this.#sources.pipe(
-      mergeMap((triggers) =>
-        triggers.pipe(
-          catchError((error: unknown) => {
-            this.#events.next({ type: 'source-failed', error });
-            return EMPTY;
-          }),
-        ),
-      ),
-      share(),
-    );
-    // Subscribed at once, before any source starts: triggers that arrive before start() wait in
-    // the queue instead of being lost.
-    this.#subscription = this.triggers$.subscribe((trigger) => this.#onTrigger(trigger));
+    this.events$ = this.#events.observe((event) => event);
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
     for (const source of options.sources ?? []) this.addSource(source);
   }
 
-  /** Listens to one more event source (or trigger stream). */
-  addSource(source: EventSource<unknown, never> | Observable<Trigger>): void {
-    this.#sources.next('triggers$' in source ? source.triggers$ : source);
+  /**
+   * Listens to one more event source (or trigger stream): through its `onTrigger` when it has one
+   * (each trigger is then one direct call), else through its `triggers$`, where an error detaches
+   * that source alone and is reported as `source-failed`. Triggers that arrive before `start()`
+   * wait in the queue.
+   */
+  addSource(
+    source: EventSource<unknown, never> | Pick<EventSource<unknown, never>, 'triggers$' | 'onTrigger'> | Observable<Trigger>,
+  ): void {
+    if (this.#stopped) return;
+    if (!('triggers$' in source)) {
+      this.#subscribe(source);
+    } else if (typeof source.onTrigger === 'function') {
+      this.#connections.push(source.onTrigger(this.#accept));
+    } else {
+      this.#subscribe(source.triggers$);
+    }
+  }
+
+  #subscribe(triggers: Observable<Trigger>): void {
+    const subscription = triggers.subscribe({
+      next: this.#accept,
+      error: (error: unknown) => this.#events.emit({ type: 'source-failed', error }),
+    });
+    this.#connections.push(() => subscription.unsubscribe());
   }
 
   /** Queues a reconcile of a primary, as a trigger would. */
@@ -299,7 +178,7 @@ export class EventProcessor {
     this.#causes.delete(key);
     this.#scheduled.delete(key);
     if (this.queue.isProcessing(key)) this.#droppedInFlight.add(key);
-    this.#events.next({ type: 'dropped', key });
+    this.#events.emit({ type: 'dropped', key });
   }
 
   /**
@@ -368,8 +247,8 @@ export class EventProcessor {
     this.#stopped = true;
     // Workers waiting behind a paused gate go on to the (shut down) queue and end.
     this.#openGate?.();
-    this.#subscription.unsubscribe();
-    this.#sources.complete();
+    for (const disconnect of this.#connections.splice(0)) disconnect();
+    this.#triggers.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
     this.#causes.clear();
     this.#scheduled.clear();
@@ -389,8 +268,9 @@ export class EventProcessor {
     this.#events.complete();
   }
 
-  // Runs inside an rxjs subscriber, where a throw would surface as an uncaught exception and
-  // kill the process: a malformed trigger from one source is reported and skipped instead.
+  // Runs inside a source's own call (or an rxjs subscriber), where a throw would break that
+  // source's loop or surface as an uncaught exception: a malformed trigger from one source is
+  // reported and skipped instead.
   #onTrigger(trigger: Trigger): void {
     try {
       const deleted = trigger.cause?.type === 'primary-deleted';
@@ -398,12 +278,12 @@ export class EventProcessor {
         const key: unknown = typeof id === 'string' ? id : id?.key;
         if (typeof key !== 'string' || key === '') {
           const error = new TypeError(`trigger from ${String(trigger.source)} names a primary without a key: ${String(id)}`);
-          this.#events.next({ type: 'source-failed', error });
+          this.#events.emit({ type: 'source-failed', error });
         } else if (deleted) this.primaryDeleted(key);
         else this.#enqueue(key, trigger);
       }
     } catch (error) {
-      this.#events.next({ type: 'source-failed', error });
+      this.#events.emit({ type: 'source-failed', error });
     }
   }
 
@@ -414,7 +294,7 @@ export class EventProcessor {
     if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
     else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key, trigger?.priority);
-    this.#events.next({ type: 'enqueued', key, trigger });
+    if (this.#events.listening) this.#events.emit({ type: 'enqueued', key, trigger });
   }
 
   async #work(): Promise<void> {
@@ -450,7 +330,7 @@ export class EventProcessor {
     return new Promise<void>((release) => {
       const attempt: Attempt = { key, abort: new LazyAbortController(), deadline: now + (timeoutMs ?? Infinity), timedOut: false, release };
       this.#inFlight.set(key, attempt);
-      this.#events.next({ type: 'started', key, retryInfo, causes });
+      this.#events.emit({ type: 'started', key, retryInfo, causes });
       if (timeoutMs !== undefined && attempt.deadline < this.#timeoutTimerAt) this.#armTimeouts(attempt.deadline);
       void this.#attempt(attempt, retryInfo, causes);
     });
@@ -473,7 +353,7 @@ export class EventProcessor {
       if (attempt.deadline <= now) {
         attempt.timedOut = true;
         const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
-        this.#events.next({ type: 'timed-out', key: attempt.key, timeoutMs });
+        this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
         attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
         // Frees the worker; the primary stays blocked until the call settles.
         attempt.release();
@@ -506,10 +386,10 @@ export class EventProcessor {
         : { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
     }
     try {
-      this.#events.next({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
+      this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
       await this.#settle(key, outcome);
     } catch (error) {
-      this.#events.next({ type: 'hook-failed', key, error });
+      this.#events.emit({ type: 'hook-failed', key, error });
     } finally {
       this.#inFlight.delete(key);
       this.queue.done(key);
@@ -547,7 +427,7 @@ export class EventProcessor {
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
         this.#scheduled.set(key, 'reschedule');
-        this.#events.next({ type: 'rescheduled', key, delayMs: delay, reason });
+        this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
     }
@@ -563,18 +443,18 @@ export class EventProcessor {
         this.queue.addRateLimited(key, retryDelay, priority);
         this.#scheduled.set(key, 'retry');
         const delayMs = this.queue.delayOf(key) ?? 0;
-        this.#events.next({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
+        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
         return;
       }
     }
     this.#retries.delete(key);
     this.queue.forget(key);
     const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
-    this.#events.next({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
+    this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
       this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
       this.#scheduled.set(key, 'reschedule');
-      this.#events.next({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
+      this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
     await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
   }

@@ -1,8 +1,9 @@
 /**
  * Event sources: where reconciles come from.
  *
- * An {@link EventSource} tells the event processor which primaries to reconcile (its
- * `triggers$` Observable) and, if it caches secondary resources, serves them to `Context`.
+ * An {@link EventSource} tells the event processor which primaries to reconcile (by a direct
+ * call to its `onTrigger` listener, or on its `triggers$` Observable) and, if it caches
+ * secondary resources, serves them to `Context`.
  * Built-ins here are Kubernetes-agnostic: {@link TimerEventSource} (reconcile a primary at a
  * time), {@link PollingEventSource} (one fetch for all primaries, for APIs that list in bulk)
  * and {@link PerResourcePollingEventSource} (one fetch per known primary). The Kubernetes layer
@@ -16,7 +17,8 @@ import type { Trigger } from './trigger.js';
 /**
  * The contract every event source fulfils.
  *
- * - `triggers$` is hot: the processor subscribes before `start()` and may subscribe late;
+ * - `triggers$` (or `onTrigger`, which the processor prefers) is hot: the processor connects
+ *   before `start()` and may connect late;
  *   triggers emitted with no subscriber are lost, so a source emits only while started. It must
  *   not error or complete while the source runs: failures go to `health$` and the source keeps
  *   going (one bad object never stops the others).
@@ -55,6 +57,14 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
   readonly resourceType?: SecondaryType<R> | undefined;
   /** The primaries to reconcile, as they come. */
   readonly triggers$: Observable<Trigger>;
+  /**
+   * Calls `listener` with every trigger, as `triggers$` does but as a plain call: when a source
+   * has it, the event processor connects through it, so a trigger reaches the processor by one
+   * direct call and no rxjs hop (a source may then derive `triggers$` from its listeners, at no
+   * cost while nobody subscribes). Returns the function that removes the listener. Defaults to
+   * none: the processor subscribes to `triggers$`.
+   */
+  onTrigger?(listener: (trigger: Trigger) => void): () => void;
   /** The source's health; replays the current state to new subscribers. */
   readonly health$: Observable<EventSourceHealth>;
   /** Starts emitting triggers; resolves once `getSecondaryResources` can answer (for a cache: once it has synced). */

@@ -91,6 +91,11 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
     return this.#schedules.get(typeof primary === 'string' ? primary : primary.key)?.at;
   }
 
+  /** Calls `listener` with every trigger (how the event processor connects: a direct call, no rxjs hop); returns its remover. */
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#channels.onTrigger(listener);
+  }
+
   /** Arms the timers scheduled before start; a timer source is ready at once. */
   async start(): Promise<void> {
     if (this.#running) return;

@@ -23,7 +23,7 @@ import { namedMetadataOf } from '../resource/named-metadata.js';
 import { jsonEqual } from '../resource/json-equal.js';
 import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from '../internal/key-bucket.js';
 import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/store-content.js';
-import type { StoreDelta } from './store-delta.js';
+import { isRecreated, type StoreDelta } from './store-delta.js';
 import { DuplicateIndexerError, IndexerError, UnknownIndexError, type StoreError } from './store-error.js';
 import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
 import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
@@ -429,7 +429,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
       const stored = this.#put(namespace, name, old, obj, key);
       if (old === undefined) {
         deltas.push({ type: 'create', object: stored });
-      } else if (recreated(old, stored)) {
+      } else if (isRecreated(old, stored)) {
         // Deleted and created again under the same name between two lists: not an update.
         deltas.push({ type: 'delete', object: old, deleteStateUnknown: true }, { type: 'create', object: stored });
       } else {
@@ -534,12 +534,6 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     if (index === undefined) throw new UnknownIndexError(indexName, this.indexNames());
     return index;
   }
-}
-
-function recreated(old: KubernetesObject, obj: KubernetesObject): boolean {
-  const before = old.metadata?.uid;
-  const after = obj.metadata?.uid;
-  return before !== undefined && after !== undefined && before !== after;
 }
 
 function unchanged(old: KubernetesObject, obj: KubernetesObject): boolean {

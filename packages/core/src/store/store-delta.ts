@@ -17,3 +17,24 @@ import type { CreateEvent, DeleteEvent, UpdateEvent } from '../event/resource-ev
  * ```
  */
 export type StoreDelta<R extends KubernetesObject = KubernetesObject> = CreateEvent<R> | UpdateEvent<R> | DeleteEvent<R>;
+
+/**
+ * Whether `object` is another life of the name `old` held: deleted and created again while the
+ * watcher was not looking (a new `metadata.uid`). Such a change is reported as a `delete` (state
+ * unknown) then a `create`, never as an `update` that would mix two lives of one name; the store's
+ * `replace` and the reflector's watch path both decide it here, so the rule is written once.
+ *
+ * @example
+ * ```ts
+ * import { isRecreated, type KubernetesObject } from '@kindex/core';
+ * declare const held: KubernetesObject;
+ * declare const incoming: KubernetesObject;
+ *
+ * if (isRecreated(held, incoming)) console.log(`${incoming.metadata?.name} was deleted and created again`);
+ * ```
+ */
+export function isRecreated(old: KubernetesObject, object: KubernetesObject): boolean {
+  const before = old.metadata?.uid;
+  const after = object.metadata?.uid;
+  return before !== undefined && after !== undefined && before !== after;
+}

@@ -1,187 +1,46 @@
+/**
+ * The multi-namespace cache: one {@link InformerCache} reads the shared informers of a set of
+ * namespaces (or the one of all) as one cache, follows namespace and shard changes at run time,
+ * and passes their store changes on, with where each came from ({@link CacheDeltaOrigin}), to
+ * its `onDelta` listeners (the event source's per-event path); `deltas$` is derived from them.
+ *
+ * @module
+ */
 import { Subject, Subscription, type Observable } from 'rxjs';
-import { DeltaListeners } from './delta-listeners.js';
-import type { KubeConfig } from '@kubernetes/client-node';
 import {
   FieldSelector,
+  Listeners,
   ResourceID,
   ShardSelector,
   rejectUnknownOptions,
   type Indexer,
   type KubernetesObject,
-  type OptionKeysOf,
   type StoreDelta,
   type StoreReader,
   type StoreSnapshot,
 } from '@kindex/core';
-import type { ReflectorOptions } from '../reflector/reflector.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import type { InformerLease, InformerRegistry } from './informer-registry.js';
-import { NotCachedError } from './cache-errors.js';
-import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
+import type { InformerLease } from './informer-registry.js';
+import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
+import { ALL_NAMESPACES, CacheSnapshot } from './cache-snapshot.js';
+import type { CacheDelta, CacheDeltaOrigin } from './cache-delta.js';
+import {
+  CACHE_START_OPTION_KEYS,
+  INFORMER_CACHE_OPTION_KEYS,
+  normalizeNamespaces,
+  type CacheStartOptions,
+  type InformerCacheOptions,
+  type NamespaceSet,
+} from './informer-cache-options.js';
+
 import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
+
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export { CacheSnapshot } from './cache-snapshot.js';
+export { isScopeRemoval, type CacheDelta, type CacheDeltaOrigin } from './cache-delta.js';
+export type { CacheStartOptions, InformerCacheOptions, NamespaceSet } from './informer-cache-options.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
-
-/**
- * Options of {@link InformerCache.start}.
- *
- * @example
- * ```ts
- * import type { CacheStartOptions, InformerCache } from '@kindex/informer';
- * declare const configMaps: InformerCache;
- *
- * // Give up on the first non-transient error (403, 404) instead of retrying, and after 60 s at most.
- * const options: CacheStartOptions = { signal: AbortSignal.timeout(60_000), failFast: true };
- * await configMaps.start(options);
- * ```
- */
-export interface CacheStartOptions {
-  /** Ends the wait: `start()` then rejects with {@link StartAbortedError}. Defaults to none. */
-  readonly signal?: AbortSignal;
-  /**
-   * Whether a 400/401/403/404 before the first list rejects `start()` with a
-   * {@link CacheSyncError} (true), or the informers keep retrying with backoff (false: how an
-   * optional CRD is waited for). Defaults to true.
-   */
-  readonly failFast?: boolean;
-}
-
-/** The keys of {@link CacheStartOptions}: unknown ones are rejected, not ignored. */
-const CACHE_START_OPTION_KEYS = { signal: true, failFast: true } as const satisfies OptionKeysOf<CacheStartOptions>;
-
-/**
- * Which namespaces a cache holds: every one, or a set (changeable at run time).
- *
- * @example
- * ```ts
- * import type { InformerCache, NamespaceSet } from '@kindex/informer';
- * declare const configMaps: InformerCache;
- *
- * // Follow a tenant list at run time: new namespaces sync before this resolves.
- * const tenants: NamespaceSet = ['tenant-a', 'tenant-b', 'tenant-c'];
- * await configMaps.setNamespaces(tenants);
- * ```
- */
-export type NamespaceSet = 'all' | readonly string[];
-
-/**
- * Why a cache delta happened:
- * - `watch`: a watch event reported it;
- * - `list`: a list found it (the first list, or a relist after 410 Gone); a list's deltas arrive
- *   in one synchronous run, so a consumer may gather them and act once per batch;
- * - `attach`: the cache joined a shared informer that already held the object;
- * - `namespace-removed`: the namespace left the cache's set; the object is gone from the cache
- *   but not from the server, so consumers clean up without reconciling anything.
- * - `shard-removed`: the cache's shard selector changed and no longer covers the object (another
- *   replica owns it now); as `namespace-removed`, a cleanup and not a deletion.
- *
- * @example
- * ```ts
- * import type { CacheDeltaOrigin, InformerCache } from '@kindex/informer';
- * declare const configMaps: InformerCache;
- *
- * // Objects leaving because a namespace or a shard was dropped are not real deletes: do not clean up after them.
- * const isRealChange = (origin: CacheDeltaOrigin) => origin !== 'namespace-removed' && origin !== 'shard-removed';
- * configMaps.deltas$.subscribe((d) => isRealChange(d.origin) && console.log(d.delta.type));
- * ```
- */
-export type CacheDeltaOrigin = 'watch' | 'list' | 'attach' | 'namespace-removed' | 'shard-removed';
-
-/**
- * Whether a delta only says the object left this cache's scope (namespaces or shards), not the server.
- *
- * @example
- * ```ts
- * import { isScopeRemoval, type InformerCache } from '@kindex/informer';
- * declare const jobs: InformerCache;
- *
- * // Forget what left the cache's scope; clean up only after what the server deleted.
- * jobs.deltas$.subscribe(({ delta, origin }) => {
- *   if (delta.type === 'delete' && !isScopeRemoval(origin)) console.log('deleted', delta.object.metadata?.name);
- * });
- * ```
- */
-export function isScopeRemoval(origin: CacheDeltaOrigin): boolean {
-  return origin === 'namespace-removed' || origin === 'shard-removed';
-}
-
-/**
- * A store change of an {@link InformerCache}, with its origin.
- *
- * @example
- * ```ts
- * import type { CacheDelta, InformerCache } from '@kindex/informer';
- * declare const configMaps: InformerCache;
- *
- * configMaps.deltas$.subscribe(({ delta, origin }: CacheDelta) => {
- *   if (origin === 'watch') console.log(delta.type, delta.object.metadata?.name);
- * });
- * ```
- */
-export interface CacheDelta<R extends KubernetesObject = KubernetesObject> {
-  readonly delta: StoreDelta<R>;
-  readonly origin: CacheDeltaOrigin;
-}
-
-/**
- * Options of {@link InformerCache}.
- *
- * @example
- * ```ts
- * import { InformerCache, InformerRegistry, Kinds, type InformerCacheOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const options: InformerCacheOptions = {
- *   name: 'managed-secrets',
- *   kubeConfig,
- *   kind: Kinds.Secret,
- *   registry: new InformerRegistry(),
- *   namespaces: 'all',
- *   labelSelector: 'app.kubernetes.io/managed-by=web-operator', // cache only our Secrets
- * };
- * const secrets = new InformerCache(options);
- * ```
- */
-export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObject> {
-  /** Name for messages (usually the event source's). */
-  readonly name: string;
-  readonly kubeConfig: KubeConfig;
-  readonly kind: ResourceKind<R>;
-  readonly registry: InformerRegistry;
-  /** Defaults to `'all'`. Ignored for cluster-scoped kinds. */
-  readonly namespaces?: NamespaceSet;
-  /** Server-side label selector. Defaults to none. */
-  readonly labelSelector?: string;
-  /** Server-side field selector. Defaults to none. */
-  readonly fieldSelector?: string;
-  /**
-   * Only the objects of these hash ranges (sent to the server, and applied client-side when the
-   * server lacks the `ShardedListAndWatch` gate); changeable with `setShardSelector`. Defaults to none.
-   */
-  readonly shardSelector?: ShardSelector | undefined;
-  /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
-  readonly transform?: ObjectTransform<R> | null;
-  /** Connection tuning passed to each reflector (page size, timeouts, backoff). */
-  readonly reflector?: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
-}
-
-/** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
-const INFORMER_CACHE_OPTION_KEYS = {
-  name: true,
-  kubeConfig: true,
-  kind: true,
-  registry: true,
-  namespaces: true,
-  labelSelector: true,
-  fieldSelector: true,
-  shardSelector: true,
-  transform: true,
-  reflector: REFLECTOR_TUNING_KEYS,
-} as const satisfies OptionKeysOf<InformerCacheOptions>;
-
-const ALL = '';
 
 /**
  * The objects of one kind across a set of namespaces: one shared informer per namespace (or one
@@ -217,7 +76,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #options: InformerCacheOptions<R>;
   readonly #leases = new Map<string, { lease: InformerLease<R>; subscriptions: Subscription[] }>();
   readonly #indexers = new Map<string, Indexer<R>>();
-  readonly #deltas = new DeltaListeners<StoreDelta<R>, CacheDeltaOrigin>();
+  readonly #deltas = new Listeners<StoreDelta<R>, CacheDeltaOrigin>();
   readonly #errors = new Subject<Error>();
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
   readonly #nameSelector: FieldSelector | undefined;
@@ -236,7 +95,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.#options = options;
     this.name = options.name;
     this.kind = options.kind;
-    this.#namespaces = normalize(options.namespaces ?? 'all');
+    this.#namespaces = normalizeNamespaces(options.namespaces ?? 'all');
     this.#shards = options.shardSelector;
     this.deltas$ = this.#deltas.observe((delta, origin) => ({ delta, origin }));
     this.errors$ = this.#errors.asObservable();
@@ -321,7 +180,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       controller: undefined,
       eventSource: undefined,
       type: this.kind,
-      namespace: namespace === ALL || !this.kind.namespaced ? undefined : namespace,
+      namespace: namespace === ALL_NAMESPACES || !this.kind.namespaced ? undefined : namespace,
       labelSelector: this.#options.labelSelector || undefined,
       fieldSelector: this.#options.fieldSelector || undefined,
       phase,
@@ -340,7 +199,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * and their objects leave the cache as `namespace-removed` deltas.
    */
   async setNamespaces(namespaces: NamespaceSet): Promise<void> {
-    this.#namespaces = normalize(namespaces);
+    this.#namespaces = normalizeNamespaces(namespaces);
     if (!this.#running) return;
     const wanted = new Set(this.#wanted());
     const removed = [...this.#leases.keys()].filter((ns) => !wanted.has(ns));
@@ -441,7 +300,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * `getSecondaryResources`, live and allocation-free (no snapshot, no ID parsing, never throws).
    */
   peekKey(key: string): R | undefined {
-    const lease = this.#leases.get(ALL) ?? this.#leases.get(ResourceID.namespaceOfKey(key) ?? ALL);
+    const lease = this.#leases.get(ALL_NAMESPACES) ?? this.#leases.get(ResourceID.namespaceOfKey(key) ?? ALL_NAMESPACES);
     return lease?.lease.informer.store.get(key);
   }
 
@@ -541,7 +400,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   }
 
   #wanted(): string[] {
-    if (!this.kind.namespaced || this.#namespaces === 'all') return [ALL];
+    if (!this.kind.namespaced || this.#namespaces === 'all') return [ALL_NAMESPACES];
     return [...this.#namespaces];
   }
 
@@ -571,7 +430,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       ...o.reflector,
       kubeConfig: o.kubeConfig,
       type: o.kind,
-      ...(ns === ALL ? {} : { namespace: ns }),
+      ...(ns === ALL_NAMESPACES ? {} : { namespace: ns }),
       ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
       ...(this.#shards !== undefined ? { shardSelector: this.#shards } : {}),
@@ -600,116 +459,4 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     }
     await entry.lease.release();
   }
-}
-
-/**
- * A consistent view of an {@link InformerCache} across its namespaces. Reads of an object the
- * cache cannot hold throw {@link NotCachedError} instead of answering "not found".
- *
- * @example
- * ```ts
- * import type { CacheSnapshot, InformerCache } from '@kindex/informer';
- * declare const configMaps: InformerCache;
- *
- * // One consistent view across every namespace of the cache.
- * const view: CacheSnapshot = configMaps.snapshot();
- * const total = view.size;
- * const web = view.get('shop/web-config');
- * ```
- */
-export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implements Omit<
-  StoreReader<R>,
-  'indexValues' | 'indexNames' | 'resourceVersion'
-> {
-  readonly #cache: InformerCache<R>;
-  readonly #stores: ReadonlyMap<string, StoreReader<R>>;
-
-  /** @internal */
-  constructor(cache: InformerCache<R>, stores: ReadonlyMap<string, StoreReader<R>>) {
-    this.#cache = cache;
-    this.#stores = stores;
-  }
-
-  /**
-   * Ends the view: each namespace's store stops keeping old versions for it (a reconcile's
-   * Context does it when the reconcile ends). Idempotent; reads afterwards throw.
-   */
-  release(): void {
-    for (const store of this.#stores.values()) (store as Partial<StoreSnapshot<R>>).release?.();
-  }
-
-  get size(): number {
-    let n = 0;
-    for (const s of this.#stores.values()) n += s.size;
-    return n;
-  }
-
-  get(idOrKey: ResourceID | string): R | undefined {
-    const id = typeof idOrKey === 'string' ? ResourceID.parse(idOrKey) : idOrKey;
-    const store = this.#storeFor(id.namespace);
-    if (store === undefined) {
-      const why = this.#cache.exclusionOf(id);
-      if (why !== undefined) throw new NotCachedError(id.key, this.#cache.name, why);
-      return undefined;
-    }
-    const found = store.get(id);
-    if (found === undefined) {
-      const why = this.#cache.exclusionOf(id);
-      if (why !== undefined) throw new NotCachedError(id.key, this.#cache.name, why);
-    }
-    return found;
-  }
-
-  /** Like {@link get} but never throws: undefined for anything not in the cache. */
-  peek(idOrKey: ResourceID | string): R | undefined {
-    if (typeof idOrKey === 'string') return this.#storeFor(ResourceID.namespaceOfKey(idOrKey))?.get(idOrKey);
-    return this.#storeFor(idOrKey.namespace)?.get(idOrKey);
-  }
-
-  has(idOrKey: ResourceID | string): boolean {
-    return this.peek(idOrKey) !== undefined;
-  }
-
-  list(namespace?: string, predicate?: (obj: R) => boolean): R[] {
-    if (namespace !== undefined && namespace !== '') {
-      return this.#storeFor(namespace)?.list(namespace, predicate) ?? [];
-    }
-    const out: R[] = [];
-    for (const s of this.#stores.values()) for (const o of s.list(undefined, predicate)) out.push(o);
-    return out;
-  }
-
-  keys(namespace?: string): string[] {
-    if (namespace !== undefined && namespace !== '') return this.#storeFor(namespace)?.keys(namespace) ?? [];
-    const out: string[] = [];
-    for (const s of this.#stores.values()) for (const k of s.keys()) out.push(k);
-    return out;
-  }
-
-  byIndex(indexName: string, value: string): R[] {
-    if (this.#stores.size === 1) return this.#stores.values().next().value!.byIndex(indexName, value);
-    const out: R[] = [];
-    for (const s of this.#stores.values()) for (const o of s.byIndex(indexName, value)) out.push(o);
-    return out;
-  }
-
-  indexKeys(indexName: string, value: string): ReadonlySet<string> {
-    if (this.#stores.size === 1) return this.#stores.values().next().value!.indexKeys(indexName, value);
-    const out = new Set<string>();
-    for (const s of this.#stores.values()) for (const k of s.indexKeys(indexName, value)) out.add(k);
-    return out;
-  }
-
-  #storeFor(namespace: string | undefined): StoreReader<R> | undefined {
-    return this.#stores.get(ALL) ?? (namespace === undefined ? undefined : this.#stores.get(namespace));
-  }
-}
-
-function normalize(ns: NamespaceSet): NamespaceSet {
-  if (ns === 'all') return 'all';
-  if (!Array.isArray(ns)) throw new TypeError(`namespaces must be 'all' or an array of names, got ${JSON.stringify(ns)}`);
-  for (const [i, n] of ns.entries()) {
-    if (typeof n !== 'string' || n === '') throw new TypeError(`namespaces[${i}] must be a non-empty string, got ${JSON.stringify(n)}`);
-  }
-  return Object.freeze([...new Set<string>(ns)].sort());
 }

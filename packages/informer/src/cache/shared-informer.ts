@@ -4,14 +4,15 @@
  *
  * One {@link SharedInformer} exists per (cluster, kind, namespace, selectors, transform); the
  * {@link InformerRegistry} hands out reference-counted leases on it, so two sources on the same
- * ConfigMaps hold one copy of them and one watch. Consumers see a change on `deltas$` only after
- * the store (and its indexes) show it: a handler never reads a cache that lags its own event.
+ * ConfigMaps hold one copy of them and one watch. The store is the reflector's own; consumers get
+ * each change (a `StoreDelta`) by a direct call to their `onDelta` listener, or on the derived
+ * `deltas$`, only after the store (and its indexes) show it: a handler never reads a cache that
+ * lags its own event.
  *
  * @module
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import { DeltaListeners } from './delta-listeners.js';
-import { IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Listeners, type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 
@@ -89,7 +90,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   readonly deltas$: Observable<StoreDelta<R>>;
   /** Reflector and store problems (bad objects, request failures, throwing indexers). */
   readonly errors$: Observable<Error>;
-  readonly #deltas = new DeltaListeners<StoreDelta<R>, boolean>();
+  readonly #deltas = new Listeners<StoreDelta<R>, boolean>();
   readonly #errors = new Subject<Error>();
   readonly #indexers = new Map<string, Indexer<R>>();
   readonly #subscriptions: Subscription[] = [];
@@ -100,14 +101,11 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   constructor(key: string, options: ReflectorOptions<R>) {
     this.key = key;
     this.spec = options;
-    // The reflector freezes every object it emits, so the store need not walk them again.
-    this.store = new IndexedStore<R>({ assumeFrozen: true });
-    // The reflector fills this store itself: its diff base and its output at once, so a watch
-    // event costs one lookup of the old object and a list one store batch.
-    this.reflector = new Reflector<R>({
-      ...options,
-      fill: { store: this.store, onDelta: (delta) => this.#apply(delta), onList: (deltas) => this.#applyList(deltas) },
-    });
+    // The reflector's own store: its diff base and its output at once, so a watch event costs
+    // one lookup of the old object and a list one store batch.
+    this.reflector = new Reflector<R>(options);
+    this.store = this.reflector.store;
+    this.reflector.onDelta((delta, listing) => this.#apply(delta, listing));
     this.deltas$ = this.#deltas.observe((delta) => delta);
     this.errors$ = this.#errors.asObservable();
     this.#subscriptions.push(
@@ -191,23 +189,11 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.#errors.complete();
   }
 
-  #apply(delta: StoreDelta<R>): void {
+  #apply(delta: StoreDelta<R>, listing: boolean): void {
     this.#stats.lastHeardAt = Date.now();
-    this.#count(delta);
-    this.#deltas.emit(delta, false);
-  }
-
-  #applyList(deltas: readonly StoreDelta<R>[]): void {
-    this.#stats.lastHeardAt = Date.now();
-    for (const delta of deltas) {
-      this.#count(delta);
-      this.#deltas.emit(delta, true);
-    }
-  }
-
-  #count(delta: StoreDelta<R>): void {
     if (delta.type === 'create') this.#stats.added++;
     else if (delta.type === 'update') this.#stats.updated++;
     else this.#stats.deleted++;
+    this.#deltas.emit(delta, listing);
   }
 }

@@ -212,7 +212,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       processor.addSource(s);
     }
     this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#h.dispatcher.forget(e.key)));
-    processor.addSource(this.#h.primary.triggers$);
+    processor.addSource(this.#h.primary);
     this.#h.logger.info(
       { sources: this.#sources.map((s) => s.name), namespaces: this.#h.configuration.namespaces },
       'starting controller, waiting for caches to sync',

@@ -1,6 +1,7 @@
-import { Subject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import {
   evaluate,
+  Listeners,
   ResourceID,
   stealthTransition,
   type EventTransform,
@@ -36,7 +37,7 @@ export interface PrimaryEventsOptions<P extends KubernetesObject> {
  */
 export class PrimaryEvents<P extends KubernetesObject> {
   readonly triggers$: Observable<Trigger>;
-  readonly #triggers = new Subject<Trigger>();
+  readonly #triggers = new Listeners<Trigger>();
   readonly #ledger: PrimaryLedger<P>;
   readonly #finalizer: string | undefined;
   readonly #filter: Predicate<P>;
@@ -51,7 +52,12 @@ export class PrimaryEvents<P extends KubernetesObject> {
     this.#stealthFilter = options.stealthFilter;
     this.#stealth = options.stealthFilter === undefined ? undefined : stealthTransition(options.stealthFilter);
     this.#onProblem = options.onProblem;
-    this.triggers$ = this.#triggers.asObservable();
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
+  }
+
+  /** Calls `listener` with every trigger: how the event processor connects (a direct call, no rxjs hop). */
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
   }
 
   /** One delta of the primary cache (listener of `InformerCache.onDelta`). */
@@ -68,14 +74,14 @@ export class PrimaryEvents<P extends KubernetesObject> {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         ledger.tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
-        this.#triggers.next({
+        this.#triggers.emit({
           primaryIds: [id],
           source: PRIMARY_SOURCE_NAME,
           cause: { type: 'resource', event: 'delete', objectKey: key },
         });
         return;
       }
-      this.#triggers.next({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+      this.#triggers.emit({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
       return;
     }
     ledger.tombstones.delete(key);
@@ -89,14 +95,14 @@ export class PrimaryEvents<P extends KubernetesObject> {
       if (event === undefined) return;
       if (event.type === 'delete') {
         // Out of sight, still on the server: forget its pending work, reconcile nothing.
-        this.#triggers.next({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+        this.#triggers.emit({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
         return;
       }
     }
     if (!evaluate(this.#filter, event, this.#onProblem)) return;
     const rv = event.object.metadata?.resourceVersion;
     const priority = unchangedPriority(delta.type, origin);
-    this.#triggers.next({
+    this.#triggers.emit({
       primaryIds: [id],
       source: PRIMARY_SOURCE_NAME,
       cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },

@@ -1,18 +1,18 @@
 // Wire-level behaviour of the Reflector against a scripted HTTP server, for input and timing no
 // well-behaved API server produces (bad lines, bad objects, expired continue tokens, silence).
 import { expect } from 'chai';
-import { InvalidResourceError } from '@kindex/core';
-import type { KubernetesObject } from '@kindex/core';
+import { InvalidResourceError, ResourceID } from '@kindex/core';
+import type { KubernetesObject, StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
 import { ApiRequestError, InactivityTimeoutError, Reflector, WatchLineError } from '../index.js';
-import type { ReflectorDelta, ReflectorOptions, ResourceType } from '../index.js';
+import type { ReflectorOptions, ResourceType } from '../index.js';
 import { ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
 interface Run {
   reflector: Reflector;
-  deltas: ReflectorDelta[];
+  deltas: StoreDelta[];
   errors: Error[];
 }
 
@@ -37,7 +37,7 @@ describe('Reflector (scripted wire)', () => {
       inactivityTimeoutMs: 5000,
       ...options,
     });
-    const deltas: ReflectorDelta[] = [];
+    const deltas: StoreDelta[] = [];
     const errors: Error[] = [];
     reflector.deltas$.subscribe((d) => deltas.push(d));
     reflector.errors$.subscribe((e) => errors.push(e));
@@ -46,9 +46,10 @@ describe('Reflector (scripted wire)', () => {
     return run;
   }
 
-  const summary = (deltas: readonly ReflectorDelta[]): string[] =>
+  const summary = (deltas: readonly StoreDelta[]): string[] =>
     deltas.map(
-      (d) => `${d.type} ${d.key}@${d.object.metadata?.resourceVersion}${d.type === 'deleted' && d.deleteStateUnknown ? ' unknown' : ''}`,
+      (d) =>
+        `${d.type} ${ResourceID.keyOfResource(d.object)}@${d.object.metadata?.resourceVersion}${d.type === 'delete' && d.deleteStateUnknown ? ' unknown' : ''}`,
     );
 
   it('reports bad list items and bad watch lines with the object key and field, and the stream goes on', async () => {
@@ -80,7 +81,7 @@ describe('Reflector (scripted wire)', () => {
       }
     });
     await eventually(() => expect(reflector.resourceVersion).to.equal('13'));
-    expect(summary(deltas)).to.deep.equal(['added ns/a@5', 'added ns/c@11', 'added ns/e@13']);
+    expect(summary(deltas)).to.deep.equal(['create ns/a@5', 'create ns/c@11', 'create ns/e@13']);
     const described = errors.map((e) =>
       e instanceof InvalidResourceError
         ? `${e.objectKey ?? '?'} ${e.field}`
@@ -157,7 +158,7 @@ describe('Reflector (scripted wire)', () => {
     expect(watch!.get('resourceVersion')).to.equal('20');
     expect(watch!.get('allowWatchBookmarks')).to.equal('true');
     expect(watch!.get('timeoutSeconds')).to.equal('60');
-    expect(summary(deltas)).to.deep.equal(['added ns/a@1', 'added ns/b@2', 'added ns/c@3']);
+    expect(summary(deltas)).to.deep.equal(['create ns/a@1', 'create ns/b@2', 'create ns/c@3']);
     expect(reflector.health.lists).to.equal(1);
   });
 
@@ -174,13 +175,13 @@ describe('Reflector (scripted wire)', () => {
     });
     await eventually(() => expect(server!.watches()).to.have.length(2));
     expect(summary(deltas)).to.deep.equal([
-      'added ns/a@5',
-      'added ns/b@6',
-      'added ns/c@7',
-      'updated ns/a@11',
-      'updated ns/b@15',
-      'added ns/d@16',
-      'deleted ns/c@7 unknown',
+      'create ns/a@5',
+      'create ns/b@6',
+      'create ns/c@7',
+      'update ns/a@11',
+      'update ns/b@15',
+      'create ns/d@16',
+      'delete ns/c@7 unknown',
     ]);
     expect(server!.watches()[1]!.url.searchParams.get('resourceVersion')).to.equal('20');
     expect(reflector.health).to.include({ lists: 2, restarts: 1, synced: true });

@@ -4,55 +4,45 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { IndexedStore, ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
 import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
-import type { ReflectorDelta, ReflectorHealth, ReflectorOptions, ReflectorStore, ResourceType } from '../index.js';
+import type { ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
+/** The store key of a delta's object (`namespace/name`). */
+const keyOf = (d: StoreDelta): string => ResourceID.keyOfResource(d.object);
+
 /** A consumer store fed by deltas that records every delta that does not fit what it holds. */
-class StrictConsumer implements ReflectorStore<KubernetesObject> {
+class StrictConsumer {
   readonly objects = new Map<string, KubernetesObject>();
-
-  get(key: string): KubernetesObject | undefined {
-    return this.objects.get(key);
-  }
-
-  keys(): Iterable<string> {
-    return this.objects.keys();
-  }
-
   readonly violations: string[] = [];
-  readonly deltas: ReflectorDelta[] = [];
+  readonly deltas: StoreDelta[] = [];
 
-  apply(d: ReflectorDelta): void {
+  apply(d: StoreDelta): void {
     this.deltas.push(d);
-    const held = this.objects.get(d.key);
+    const key = keyOf(d);
+    const held = this.objects.get(key);
     const rv = d.object.metadata?.resourceVersion;
-    if (d.type === 'added') {
-      if (held !== undefined) this.violations.push(`added ${d.key}@${rv} while holding @${held.metadata?.resourceVersion}`);
-      this.objects.set(d.key, d.object);
-    } else if (d.type === 'updated') {
-      if (held === undefined) this.violations.push(`updated ${d.key}@${rv} not held`);
-      else if (held !== d.oldObject) this.violations.push(`updated ${d.key}: oldObject is not the object held`);
-      if (d.oldObject.metadata?.resourceVersion === rv) this.violations.push(`updated ${d.key}@${rv} without a change`);
-      this.objects.set(d.key, d.object);
+    if (d.type === 'create') {
+      if (held !== undefined) this.violations.push(`create ${key}@${rv} while holding @${held.metadata?.resourceVersion}`);
+      this.objects.set(key, d.object);
+    } else if (d.type === 'update') {
+      if (held === undefined) this.violations.push(`update ${key}@${rv} not held`);
+      else if (held !== d.oldObject) this.violations.push(`update ${key}: oldObject is not the object held`);
+      if (d.oldObject.metadata?.resourceVersion === rv) this.violations.push(`update ${key}@${rv} without a change`);
+      if (d.oldObject.metadata?.uid !== d.object.metadata?.uid) this.violations.push(`update ${key}@${rv} across two uids`);
+      this.objects.set(key, d.object);
     } else {
-      if (held === undefined) this.violations.push(`deleted ${d.key}@${rv} not held`);
-      this.objects.delete(d.key);
+      if (held === undefined) this.violations.push(`delete ${key}@${rv} not held`);
+      this.objects.delete(key);
     }
   }
 
   state(): Record<string, string | undefined> {
     return Object.fromEntries([...this.objects].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort());
   }
-}
-
-function applyStoreDelta(map: Map<string, KubernetesObject>, d: StoreDelta<KubernetesObject>): void {
-  const key = ResourceID.keyOfResource(d.object);
-  if (d.type === 'delete') map.delete(key);
-  else map.set(key, d.object);
 }
 
 describe('Reflector', function () {
@@ -71,42 +61,27 @@ describe('Reflector', function () {
     for (const r of running.splice(0)) await r.stop();
   });
 
-  let mode: 'its own view' | 'the consumer store' | 'a store it fills' = 'its own view';
-
-  /** What the fill's callbacks reported, applied to a map: must match `deltas$` and the store. */
-  function filledState(deltas: Map<string, KubernetesObject>): Record<string, string | undefined> {
-    return Object.fromEntries([...deltas].map(([k, o]) => [k, o.metadata?.resourceVersion]).sort());
-  }
+  let mode: 'deltas$' | 'onDelta' = 'deltas$';
 
   async function start(options: Partial<ReflectorOptions> = {}) {
     const consumer = new StrictConsumer();
-    const filled = new Map<string, KubernetesObject>();
     const reflector = new Reflector({
       kubeConfig: server().kubeConfig,
       type: configMaps,
       namespace,
       backoff: { initialMs: 20, maxMs: 200 },
       inactivityTimeoutMs: 10_000,
-      ...(mode === 'the consumer store' ? { knownObjects: consumer } : {}),
-      ...(mode === 'a store it fills'
-        ? {
-            fill: {
-              store: new IndexedStore<KubernetesObject>({ assumeFrozen: true }),
-              onDelta: (d: StoreDelta<KubernetesObject>) => applyStoreDelta(filled, d),
-              onList: (ds: readonly StoreDelta<KubernetesObject>[]) => ds.forEach((d) => applyStoreDelta(filled, d)),
-            },
-          }
-        : {}),
       ...options,
     });
     running.push(reflector);
     const errors: Error[] = [];
     const health: ReflectorHealth[] = [];
-    reflector.deltas$.subscribe((d) => consumer.apply(d));
+    if (mode === 'deltas$') reflector.deltas$.subscribe((d) => consumer.apply(d));
+    else reflector.onDelta((d) => consumer.apply(d));
     reflector.errors$.subscribe((e) => errors.push(e));
     reflector.health$.subscribe((h) => health.push(h));
     await reflector.start();
-    return { reflector, consumer, errors, health, filled: mode === 'a store it fills' ? filled : undefined };
+    return { reflector, consumer, errors, health };
   }
 
   async function serverState(labelSelector?: string): Promise<Record<string, string | undefined>> {
@@ -115,10 +90,7 @@ describe('Reflector', function () {
   }
 
   /** Waits until the consumer equals the server, then checks it equals the reflector's own view. */
-  async function converged(
-    run: { reflector: Reflector; consumer: StrictConsumer; filled?: Map<string, KubernetesObject> | undefined },
-    labelSelector?: string,
-  ): Promise<void> {
+  async function converged(run: { reflector: Reflector; consumer: StrictConsumer }, labelSelector?: string): Promise<void> {
     await eventually(async () => expect(run.consumer.state()).to.deep.equal(await serverState(labelSelector)), {
       timeoutMs: 20_000,
       description: 'consumer equals the server',
@@ -130,7 +102,13 @@ describe('Reflector', function () {
         .sort(),
     );
     expect(own).to.deep.equal(run.consumer.state());
-    if (run.filled !== undefined) expect(filledState(run.filled)).to.deep.equal(run.consumer.state());
+    const stored = Object.fromEntries(
+      run.reflector.store
+        .list()
+        .map((o) => [ResourceID.keyOfResource(o), o.metadata!.resourceVersion])
+        .sort(),
+    );
+    expect(stored).to.deep.equal(run.consumer.state());
     expect(run.consumer.violations).to.deep.equal([]);
   }
 
@@ -144,10 +122,10 @@ describe('Reflector', function () {
     for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
   }
 
-  for (const diffBase of ['its own view', 'the consumer store', 'a store it fills'] as const) {
-    describe(`diffing against ${diffBase}`, () => {
+  for (const delivery of ['deltas$', 'onDelta'] as const) {
+    describe(`followed through ${delivery}`, () => {
       before(() => {
-        mode = diffBase;
+        mode = delivery;
       });
 
       it('lists every page of a large collection, then reports each watch change once, in order', async () => {
@@ -155,7 +133,7 @@ describe('Reflector', function () {
         await createMany(names);
         const run = await start({ pageSize: 7 });
         expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
-        expect(run.consumer.deltas.filter((d) => d.type === 'added')).to.have.length(60);
+        expect(run.consumer.deltas.filter((d) => d.type === 'create')).to.have.length(60);
         await converged(run);
         const before = run.consumer.deltas.length;
 
@@ -165,12 +143,8 @@ describe('Reflector', function () {
         await converged(run);
         const tail = run.consumer.deltas
           .slice(before)
-          .map((d) => `${d.type} ${d.key}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
-        expect(tail).to.deep.equal([
-          `added ${namespace}/fresh`,
-          `updated ${namespace}/cm-000`,
-          `deleted ${namespace}/cm-001 unknown=false`,
-        ]);
+          .map((d) => `${d.type} ${keyOf(d)}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`);
+        expect(tail).to.deep.equal([`create ${namespace}/fresh`, `update ${namespace}/cm-000`, `delete ${namespace}/cm-001 unknown=false`]);
       });
 
       it('keeps objects as plain frozen JSON of one shape whether they came from the list or the watch', async () => {
@@ -216,9 +190,9 @@ describe('Reflector', function () {
         await converged(run);
         const tail = run.consumer.deltas
           .slice(before)
-          .map((d) => `${d.type} ${d.key.split('/')[1]}${d.type === 'deleted' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
+          .map((d) => `${d.type} ${keyOf(d).split('/')[1]}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
           .sort();
-        expect(tail).to.deep.equal(['added x', 'deleted b unknown=true', 'updated a']);
+        expect(tail).to.deep.equal(['create x', 'delete b unknown=true', 'update a']);
       });
 
       it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
@@ -234,9 +208,9 @@ describe('Reflector', function () {
         }
         await converged(run);
         expect(run.reflector.health.lists).to.equal(1);
-        const keys = run.consumer.deltas.map((d) => `${d.type} ${d.key.split('/')[1]}`);
-        expect(keys.filter((k) => k === 'added drop-0')).to.have.length(1);
-        expect(keys.filter((k) => k.startsWith('updated'))).to.have.length(5);
+        const keys = run.consumer.deltas.map((d) => `${d.type} ${keyOf(d).split('/')[1]}`);
+        expect(keys.filter((k) => k === 'create drop-0')).to.have.length(1);
+        expect(keys.filter((k) => k.startsWith('update'))).to.have.length(5);
       });
 
       it('converges after a server restart', async function () {

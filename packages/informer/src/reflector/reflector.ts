@@ -1,22 +1,23 @@
 /**
- * The reflector stage: keeps a view of one resource type in step with the API server and tells
- * its consumer every change, as deltas.
+ * The reflector stage: keeps an indexed store of one resource type in step with the API server
+ * and tells its consumer every change, as `StoreDelta`s (the event path's one delta type).
  *
  * It lists (paginated), then watches from the list's resourceVersion with bookmarks and a server
  * timeout, behind a client-side inactivity watchdog. A 410 relists and emits only the real
  * differences; other failures reconnect with jittered exponential backoff (429 waits for
  * Retry-After). It never stops on its own: `stop()` is the only way out, and it is quiet.
  *
- * Choose {@link Reflector} directly to feed your own store from `deltas$`; most operators use it
- * through the InformerEventSource, which drives the indexed store and the event pipeline.
+ * One store mode: the reflector writes its own {@link IndexedStore}, which is its diff base and
+ * its output at once (a watch event costs one lookup, a list one batch), then calls its `onDelta`
+ * listeners; `deltas$` is derived from them for rxjs users. Choose {@link Reflector} directly to
+ * read one type (its `store`) or follow its changes; most operators use it through the shared
+ * informer, which adds sharing, and the InformerEventSource, which maps changes to reconciles.
  */
 import { BehaviorSubject, Subject } from 'rxjs';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, ShardSelector, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
-import { Backoff, BACKOFF_OPTION_KEYS } from './internal/backoff.js';
-import type { BackoffOptions } from './internal/backoff.js';
-import { KnownObjects } from './internal/known-objects.js';
+import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Backoff } from './internal/backoff.js';
 import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
 import { framePrefix } from '../client/codec.js';
@@ -25,130 +26,14 @@ import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
 import { keepAppliedFields } from './object-transform.js';
-import type { ObjectTransform } from './object-transform.js';
-import type { ReflectorDelta } from './reflector-delta.js';
 import type { ReflectorHealth } from './reflector-health.js';
-import type { ReflectorStore } from './reflector-store.js';
-import type { ReflectorFill } from './reflector-fill.js';
-import { StoreBackedView } from './internal/store-backed-view.js';
+import { ReflectorView } from './internal/reflector-view.js';
+import { sleep, waitForHealth } from './internal/wait-for-health.js';
 import { apiVersionOf, collectionPath } from '../kind/resource-type.js';
-import type { ResourceType } from '../kind/resource-type.js';
+import { REFLECTOR_OPTION_KEYS, WAIT_FOR_SYNC_OPTION_KEYS, type ReflectorOptions, type WaitForSyncOptions } from './reflector-options.js';
 
-export type { BackoffOptions } from './internal/backoff.js';
-
-/**
- * How a {@link Reflector} reaches the server and what it reflects.
- *
- * @example
- * ```ts
- * import { Kinds, Reflector, type ReflectorOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const options: ReflectorOptions = { kubeConfig, type: Kinds.Pod, namespace: 'shop', labelSelector: 'app=web', pageSize: 500, inactivityTimeoutMs: 120_000 };
- * const pods = new Reflector(options);
- * ```
- */
-export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject> {
-  /** Where and as whom to connect; all traffic uses its authentication and TLS settings. */
-  readonly kubeConfig: KubeConfig;
-  /** The resource type to list and watch. */
-  readonly type: ResourceType;
-  /** Only this namespace, for a namespaced type. Defaults to all namespaces. */
-  readonly namespace?: string;
-  /** Server-side label selector, for example `app=web,tier!=db`. Defaults to none. */
-  readonly labelSelector?: string;
-  /** Server-side field selector, for example `status.phase=Running`. Defaults to none. */
-  readonly fieldSelector?: string;
-  /**
-   * Only the objects of these hash ranges (KEP-5866): sent as `shardSelector` on list and watch,
-   * and applied here too, so a server without the `ShardedListAndWatch` gate (which ignores the
-   * parameter and sends everything) gives the same view, only at the cost of the traffic.
-   * Defaults to none (every object).
-   */
-  readonly shardSelector?: ShardSelector | string;
-  /** Objects per list page (`limit`). Defaults to 500. */
-  readonly pageSize?: number;
-  /**
-   * Server-side timeout of each watch; the reflector then re-watches from its resourceVersion
-   * without relisting. Defaults to a random 300-600 s per watch, as client-go, so that many
-   * clients do not reconnect together.
-   */
-  readonly watchTimeoutSeconds?: number;
-  /**
-   * Longest silence tolerated on an open request before it is treated as a dead (half-open)
-   * connection and replaced. Must exceed the server's bookmark period (about 60 s on
-   * kube-apiserver). Defaults to 150 000 ms.
-   */
-  readonly inactivityTimeoutMs?: number;
-  /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, jitter 1, reset after 2 min. */
-  readonly backoff?: BackoffOptions;
-  /**
-   * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
-   * Defaults to {@link keepAppliedFields}.
-   */
-  readonly transform?: ObjectTransform<R> | null;
-  /**
-   * The consumer's store, to diff against instead of a map of the reflector's own; the
-   * consumer must apply every delta to it synchronously (see {@link ReflectorStore}).
-   * Defaults to the reflector's own map.
-   */
-  readonly knownObjects?: ReflectorStore<R>;
-  /**
-   * A store the reflector fills itself, with callbacks for its changes (see {@link ReflectorFill}):
-   * the cheapest wiring, one lookup per event and one batch per list. Excludes `knownObjects`.
-   * Defaults to none (deltas on `deltas$` only).
-   */
-  readonly fill?: ReflectorFill<R>;
-}
-
-/** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
-const REFLECTOR_OPTION_KEYS = {
-  kubeConfig: true,
-  type: true,
-  namespace: true,
-  labelSelector: true,
-  fieldSelector: true,
-  shardSelector: true,
-  pageSize: true,
-  watchTimeoutSeconds: true,
-  inactivityTimeoutMs: true,
-  backoff: BACKOFF_OPTION_KEYS,
-  transform: true,
-  knownObjects: true,
-  fill: true,
-} as const satisfies OptionKeysOf<ReflectorOptions>;
-
-/**
- * Options of {@link Reflector.waitForSync}.
- *
- * @example
- * ```ts
- * import type { Reflector, WaitForSyncOptions } from '@kindex/informer';
- * import { isNonTransient } from '@kindex/informer';
- * declare const reflector: Reflector;
- *
- * // Stop waiting at the first 403 instead of retrying until the timeout.
- * const options: WaitForSyncOptions = { timeoutMs: 60_000, rejectOn: (error) => isNonTransient(error) };
- * const synced = await reflector.waitForSync(options);
- * ```
- */
-export interface WaitForSyncOptions {
-  /** Gives up (resolving `false`) after this many milliseconds. Defaults to waiting forever. */
-  readonly timeoutMs?: number;
-  /** Gives up (resolving `false`) when aborted. Defaults to none. */
-  readonly signal?: AbortSignal;
-  /**
-   * Rejects with the reflector's error when it meets one this returns true for before the first
-   * list completes (for example {@link isNonTransient}: fail fast on RBAC or a missing CRD).
-   * The reflector itself goes on retrying; stopping it is the caller's decision. Defaults to
-   * never rejecting.
-   */
-  readonly rejectOn?: (error: Error) => boolean;
-}
-
-/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
-const WAIT_FOR_SYNC_OPTION_KEYS = { timeoutMs: true, signal: true, rejectOn: true } as const satisfies OptionKeysOf<WaitForSyncOptions>;
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export type { BackoffOptions, ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
@@ -156,15 +41,24 @@ const MIN_HEALTHY_WATCH_MS = 1000;
 type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
 
 /**
- * Lists and watches one resource type and emits each change as a {@link ReflectorDelta}.
+ * Lists and watches one resource type into its {@link IndexedStore} (`store`) and reports each
+ * change as a {@link StoreDelta}, the one delta type of the event path, from the reflector to the
+ * handlers.
  *
- * Contract: `deltas$` applied in order to an empty store yields exactly the reflector's view
- * (`list()`), which converges to the server's state after every fault. Objects are the server's
- * plain JSON (list items get the `kind`/`apiVersion` watch objects carry), transformed, then
- * deeply frozen. Errors are reported on `errors$` and `health$`, never thrown out of the loop.
+ * Contract: the deltas applied in order to an empty store yield exactly the reflector's view
+ * (`store`, `list()`), which converges to the server's state after every fault. An object whose
+ * resourceVersion did not change never produces a delta, even across a relist or a watch restart;
+ * one deleted and created again under the same name while the reflector was not looking (a new
+ * `metadata.uid`) arrives as `delete` (`deleteStateUnknown`) then `create`, never as an `update`.
+ * A delete found by a relist carries the last state held, with `deleteStateUnknown: true`.
+ * Objects are the server's plain JSON (list items get the `kind`/`apiVersion` watch objects
+ * carry), transformed, then deeply frozen. Errors are reported on `errors$` and `health$`, never
+ * thrown out of the loop.
  *
- * Caveats: `deltas$` is hot and synchronous; subscribe before `start()`, and do not throw from
- * a subscriber (rxjs would rethrow it asynchronously as an uncaught exception).
+ * Caveats: `onDelta` listeners and `deltas$` subscribers run synchronously, after the store shows
+ * the change; add them before `start()`, and do not throw from them (rxjs would rethrow a
+ * subscriber's error asynchronously as an uncaught exception). Nothing but the reflector may
+ * write `store`.
  *
  * @example
  * ```ts
@@ -172,7 +66,7 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  * const reflector = new Reflector({ kubeConfig, type: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true } });
- * reflector.deltas$.subscribe((d) => console.log(d.type, d.key));
+ * reflector.onDelta((d) => console.log(d.type, d.object.metadata?.name));
  * await reflector.start();
  * await reflector.waitForSync({ timeoutMs: 30_000 });
  * // ...
@@ -180,8 +74,11 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  * ```
  */
 export class Reflector<R extends KubernetesObject = KubernetesObject> {
-  /** Every change, in order: the relist diff after each list, then each watch event. */
-  readonly deltas$: Observable<ReflectorDelta<R>>;
+  /**
+   * Every change, in order: the relist diff after each list, then each watch event. Derived from
+   * the listeners of {@link onDelta}: it costs nothing while nobody subscribes.
+   */
+  readonly deltas$: Observable<StoreDelta<R>>;
   /** Current health, replayed to each new subscriber; completes on `stop()`. */
   readonly health$: Observable<ReflectorHealth>;
   /** Every problem met, as it happens (request failures, bad lines, invalid objects). */
@@ -197,11 +94,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
-  private readonly known: KnownObjects<R> | StoreBackedView<R>;
-  private readonly deltaSubject = new Subject<ReflectorDelta<R>>();
+  private readonly view = new ReflectorView<R>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
-  private readonly emit = (delta: ReflectorDelta<R>): void => this.deltaSubject.next(delta);
   private readonly abort = new AbortController();
   private rv: string | undefined;
   private loop: Promise<void> | undefined;
@@ -215,10 +110,6 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
     }
     this.kubeConfig = options.kubeConfig;
-    if (options.fill !== undefined && options.knownObjects !== undefined) {
-      throw new TypeError('Reflector: give either fill or knownObjects, not both (fill is its own diff base)');
-    }
-    this.known = options.fill !== undefined ? new StoreBackedView<R>(options.fill) : new KnownObjects<R>(options.knownObjects);
     this.path = collectionPath(type, options.namespace);
     // Parsed once here: a bad selector is a configuration error, not a 400 to retry forever.
     this.shards =
@@ -246,7 +137,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.healthSubject = new BehaviorSubject<ReflectorHealth>(
       Object.freeze({ synced: false, watching: false, lastSyncResourceVersion: undefined, lastError: undefined, restarts: 0, lists: 0 }),
     );
-    this.deltas$ = this.deltaSubject.asObservable();
+    this.deltas$ = this.view.deltas.observe((delta) => delta);
     this.health$ = this.healthSubject.asObservable();
     this.errors$ = this.errorSubject.asObservable();
   }
@@ -264,9 +155,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       this.abort.abort();
     }
     await this.loop;
-    if (!this.deltaSubject.closed) {
+    if (!this.healthSubject.closed) {
       this.update({ watching: false });
-      this.deltaSubject.complete();
+      this.view.deltas.complete();
       this.errorSubject.complete();
       this.healthSubject.complete();
     }
@@ -284,34 +175,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
     rejectUnknownOptions('Reflector.waitForSync options', options, WAIT_FOR_SYNC_OPTION_KEYS);
     if (this.hasSynced()) return true;
-    const { signal, timeoutMs, rejectOn } = options;
-    if (signal?.aborted) return false;
-    return new Promise<boolean>((resolve, reject) => {
-      let done = false;
-      let subscription: Subscription | undefined;
-      let timeout: NodeJS.Timeout | undefined;
-      const finish = (synced: boolean | Error): void => {
-        if (done) return;
-        done = true;
-        if (timeout !== undefined) clearTimeout(timeout);
-        signal?.removeEventListener('abort', onAbort);
-        subscription?.unsubscribe();
-        if (synced instanceof Error) reject(synced);
-        else resolve(synced);
-      };
-      const onAbort = (): void => finish(false);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) timeout = setTimeout(() => finish(false), timeoutMs);
-      // health$ replays synchronously (and completes at once if stopped), hence the `done` flag.
-      subscription = this.health$.subscribe({
-        next: (h) => {
-          if (h.synced) finish(true);
-          else if (rejectOn !== undefined && h.lastError !== undefined && rejectOn(h.lastError.error)) finish(h.lastError.error);
-        },
-        complete: () => finish(false),
-      });
-      if (done) subscription.unsubscribe();
-    });
+    return waitForHealth(this.health$, options);
   }
 
   /** The current health. */
@@ -339,12 +203,38 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   /** The object held under a key (`namespace/name` or `name`). */
   get(key: string): R | undefined {
-    return this.known.get(key);
+    return this.view.store.get(key);
   }
 
-  /** Every object held: the state `deltas$` has described so far. */
+  /** Every object held: the state the deltas have described so far. */
   list(): R[] {
-    return this.known.list();
+    return this.view.store.list();
+  }
+
+  /**
+   * The objects held, indexed: read it, add indexers to it, snapshot it; never write it (the
+   * reflector is its only writer, and diffs every list and watch event against it).
+   */
+  get store(): IndexedStore<R> {
+    return this.view.store;
+  }
+
+  /**
+   * Calls `listener` with every change, after the store shows it, as `deltas$` does but as a plain
+   * call, with no wrapper object (the per-event path of the shared informer). `listing` is true for
+   * the changes of a list (the first, or a relist after 410 Gone), delivered in one synchronous run.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import type { Reflector } from '@kindex/informer';
+   * declare const reflector: Reflector;
+   *
+   * const stop = reflector.onDelta((delta, listing) => console.log(delta.type, delta.object.metadata?.name, listing ? 'listed' : 'watched'));
+   * stop();
+   * ```
+   */
+  onDelta(listener: (delta: StoreDelta<R>, listing: boolean) => void): () => void {
+    return this.view.deltas.add(listener);
   }
 
   private async run(): Promise<void> {
@@ -384,7 +274,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           delayMs = this.backoff.next();
         }
       }
-      if (delayMs > 0 && !this.stopped) await this.sleep(delayMs);
+      if (delayMs > 0 && !this.stopped) await sleep(delayMs, this.abort.signal);
     }
   }
 
@@ -425,8 +315,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       if (continueToken === undefined) break;
     }
     if (this.stopped) return;
-    if (this.known instanceof StoreBackedView) this.known.replace(items, resourceVersion, this.listening());
-    else this.known.replace(items, this.emit);
+    this.view.replace(items, resourceVersion);
     this.rv = resourceVersion;
     this.update({
       synced: true,
@@ -563,9 +452,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           return undefined;
         }
         this.rv = prepared.resourceVersion;
-        const emit = this.listening();
-        if (type === 'DELETED') this.known.delete(prepared, emit);
-        else this.known.upsert(prepared, emit);
+        if (type === 'DELETED') this.view.delete(prepared);
+        else this.view.upsert(prepared);
         return undefined;
       }
       case 'BOOKMARK': {
@@ -587,14 +475,6 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /**
-   * Where deltas go: always `deltas$` for the reflector's own view; with a fill, only when someone
-   * subscribed (the fill's callbacks are the main consumer, so the public shape is not built for nobody).
-   */
-  private listening(): ((delta: ReflectorDelta<R>) => void) | undefined {
-    return this.known instanceof StoreBackedView && !this.deltaSubject.observed ? undefined : this.emit;
-  }
-
   private report(error: Error): void {
     if (this.stopped) return;
     this.update({ lastError: Object.freeze({ message: error.message, at: Date.now(), error }) });
@@ -608,17 +488,5 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       if (current[k] !== change[k]) changed = true;
     }
     if (changed && !this.healthSubject.closed) this.healthSubject.next(Object.freeze({ ...current, ...change }));
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(handle);
-        this.abort.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const handle = setTimeout(done, ms);
-      this.abort.signal.addEventListener('abort', done, { once: true });
-    });
   }
 }

@@ -119,6 +119,26 @@ describe('InformerEventSource', function () {
     expect(triggers[0]!.cause).to.include({ type: 'resource', event: 'create', objectKey: `${ns}/a6` });
   });
 
+  it('hands each trigger to onTrigger listeners by a direct call, the same trigger triggers$ subscribers get', async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    await createConfigMap(ns, 'a1', 'page-a');
+    const { source, triggers } = build((b) => b, [ns]);
+    const direct: Trigger[] = [];
+    const stop = source.onTrigger((t) => direct.push(t));
+    await source.start();
+    await eventually(() => expect(direct).to.have.length(1));
+    await createConfigMap(ns, 'a2', 'page-a');
+    await eventually(() => expect(direct).to.have.length(2));
+    expect(direct[1]!.cause).to.include({ type: 'resource', event: 'create', objectKey: `${ns}/a2` });
+    expect(direct[1]!.cause).to.have.property('resourceVersion').that.is.a('string');
+    expect(direct[1]).to.not.have.property('priority');
+    expect(triggers).to.deep.equal(direct);
+    stop();
+    await createConfigMap(ns, 'a3', 'page-a');
+    await eventually(() => expect(triggers).to.have.length(3));
+    expect(direct).to.have.length(2);
+  });
+
   it('gives the triggers of the initial list LOW_PRIORITY, and those of watch events the default', async () => {
     const ns = await createNamespace(server.kubeConfig);
     await createConfigMap(ns, 'a1', 'page-a');

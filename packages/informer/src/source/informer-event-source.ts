@@ -5,8 +5,11 @@
  *
  * Per event, in order: the shared store applies it; the reverse index records the mapper's
  * result (`P_new`) and returns the primaries the secondary left (`P_old`); the filter decides;
- * `P_new ∪ P_old` is emitted as one trigger. So a reference that moves reconciles both primaries,
- * and `getSecondaryResources(primary)` is an index read plus store reads: O(its secondaries).
+ * `P_new ∪ P_old` is handed on as one trigger, by a direct call to the `onTrigger` listeners (the
+ * event processor); `triggers$` is derived from them. So a reference that moves reconciles both
+ * primaries, and `getSecondaryResources(primary)` is an index read plus store reads: O(its
+ * secondaries). Around the class: its configuration types, the builder's steps
+ * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own.
  *
  * @module
  */
@@ -16,143 +19,43 @@ import {
   and,
   evaluate,
   eventSourceHandle,
-  stealthTransition,
+  Listeners,
   mapEvent,
-  MapperError,
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
   ResourceID,
   type EventSourceContext,
   type EventSourceHandle,
-  type EventTransform,
-  type EventHandler,
   type EventSourceHealth,
   type Indexer,
   type KubernetesObject,
   type Predicate,
-  type PrimaryToSecondaryMapper,
-  type ReverseIndexSnapshot,
   type SecondaryResourceReader,
-  type SecondaryToPrimaryMapper,
   type Trigger,
+  type TriggerCause,
   type StoreDelta,
   type ResourceEvent,
   type ShardSelector,
-  rejectUnknownOptions,
 } from '@kindex/core';
 import {
   InformerCache,
   isScopeRemoval,
   type CacheDeltaOrigin,
-  type CacheSnapshot,
   type CacheStartOptions,
   type NamespaceSet,
 } from '../cache/informer-cache.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { KubeClient } from '../client/kube-client.js';
-import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
-import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import { unchangedPriority } from './unchanged-priority.js';
+import { InformerEventSourceConfigurer } from './informer-event-source-configurer.js';
+import type { InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
+import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapshot.js';
+import { primariesOf } from './primaries-of.js';
 
-/**
- * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those
- * whose Namespace object matches a label selector, followed at run time.
- *
- * @example
- * ```ts
- * import type { InformerEventSourceConfiguration, NamespaceChoice } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
- * declare const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject>;
- *
- * // 'inherit' (the default) follows the controller's namespaces, also when they change at run time.
- * const namespaces: NamespaceChoice = configuration.namespaces;
- * const follows = namespaces === 'inherit';
- * ```
- */
-export type NamespaceChoice = NamespaceSet | 'inherit' | { readonly selector: string };
-
-/**
- * Configuration of an {@link InformerEventSource}; build it with {@link InformerEventSource.from}.
- *
- * @example
- * ```ts
- * import { InformerEventSource, Kinds, type InformerEventSourceConfiguration } from '@kindex/informer';
- * import type { KubernetesObject } from '@kindex/core';
- *
- * // The builder's result before build(): check it in a unit test of prepareEventSources.
- * const configuration: InformerEventSourceConfiguration<KubernetesObject, KubernetesObject> = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap)
- *   .withLabelSelector('app=web')
- *   .configuration();
- * console.log(configuration.name, configuration.labelSelector, configuration.namespaces);
- * ```
- */
-export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
-  readonly kind: ResourceKind<R>;
-  /** Undefined for a standalone source built without a primary kind. */
-  readonly primaryKind: ResourceKind<P> | undefined;
-  /** Defaults to the kind's name (`group/version/Kind`). */
-  readonly name: string;
-  readonly labelSelector: string | undefined;
-  readonly fieldSelector: string | undefined;
-  /** Defaults to `'inherit'`: the controller's namespaces, following its changes. */
-  readonly namespaces: NamespaceChoice;
-  /**
-   * Which shard ranges to cache: `'inherit'` takes the controller's shard selector when it
-   * shards by namespace (and follows its changes), and none otherwise; `'none'` caches every
-   * object. Defaults to `'inherit'`.
-   */
-  readonly shardSelector: ShardSelector | 'inherit' | 'none';
-  /** Defaults to the owner references of the primary kind. */
-  readonly toPrimaryIds: SecondaryToPrimaryMapper<R>;
-  /** When set, `getSecondaryResources` uses it and no reverse index is kept. */
-  readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined;
-  /** Filters on the secondary's events, ANDed. Defaults to none (everything passes). */
-  readonly filter: Predicate<R> | undefined;
-  /**
-   * kopf's stealth mode (see {@link InformerEventSourceBuilder.withStealthFilter}), applied to
-   * each event before `filter`. Defaults to undefined (off).
-   */
-  readonly stealth: EventTransform<R> | undefined;
-  /**
-   * Maps events to the primaries to reconcile instead of the reverse index's `P_new ∪ P_old`
-   * (controller-runtime style). The index is still kept for `getSecondaryResources`.
-   * Defaults to undefined.
-   */
-  readonly handler: EventHandler<R> | undefined;
-  readonly transform: ObjectTransform<R> | null | undefined;
-  readonly reflector: ReflectorTuningOptions | undefined;
-}
-
-/**
- * The context a kindex controller hands to `prepareEventSources`: core's, plus controller-wide filters.
- *
- * @example
- * ```ts
- * import { InformerEventSource, Kinds, type KubeClient, type KubeEventSourceContext } from '@kindex/informer';
- * import type { EventSource, KubernetesObject, Reconciler } from '@kindex/core';
- * import { UpdateControl } from '@kindex/core';
- *
- * // Inside an Operator, prepareEventSources gets this context: build() applies the controller's eventFilters too.
- * const reconciler: Reconciler<KubernetesObject, KubeClient> = {
- *   prepareEventSources(context): EventSource<unknown, KubernetesObject>[] {
- *     const filters = (context as KubeEventSourceContext<KubernetesObject>).eventFilters;
- *     console.log(`${filters.length} controller-wide filters`);
- *     return [InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).build(context)];
- *   },
- *   reconcile: () => UpdateControl.noUpdate(),
- * };
- * ```
- */
-export interface KubeEventSourceContext<P extends KubernetesObject> extends EventSourceContext<P, KubeClient> {
-  /** Filters applied to the events of every source of the controller (ANDed with each source's). */
-  readonly eventFilters: readonly Predicate<KubernetesObject>[];
-  /** The controller's shard selector, if it has one. */
-  readonly shardSelector?: ShardSelector | undefined;
-}
-
+// Re-exported where they were declared before the carve-up, so importers need not change.
+export type { NamespaceChoice, InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
 export type { EventSourceProblem } from './kube-event-source.js';
 
 /**
@@ -174,160 +77,10 @@ export type { EventSourceProblem } from './kube-event-source.js';
  * const pods = builder.build(context);
  * ```
  */
-export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> {
-  #config: InformerEventSourceConfiguration<R, P>;
-  /** The stealth filters so far, ANDed; the configuration holds their transform. */
-  #stealthFilter: Predicate<R> | undefined;
-
-  /** @internal use {@link InformerEventSource.from} */
-  constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P> | undefined) {
-    this.#config = {
-      kind,
-      primaryKind,
-      name: kind.name,
-      labelSelector: undefined,
-      fieldSelector: undefined,
-      namespaces: 'inherit',
-      shardSelector: 'inherit',
-      // Without a primary kind no owner reference can name a primary: nothing to reconcile.
-      toPrimaryIds:
-        primaryKind === undefined
-          ? () => []
-          : fromOwnerReferences<R>({
-              group: primaryKind.group,
-              kind: primaryKind.kind,
-              clusterScopedOwner: !primaryKind.namespaced,
-            }),
-      toSecondaryIds: undefined,
-      filter: undefined,
-      stealth: undefined,
-      handler: undefined,
-      transform: undefined,
-      reflector: undefined,
-    };
-  }
-
-  #with(change: Partial<InformerEventSourceConfiguration<R, P>>): this {
-    this.#config = { ...this.#config, ...change };
-    return this;
-  }
-
-  /** Unique name within the controller. Defaults to the kind's name. */
-  withName(name: string): this {
-    return this.#with({ name });
-  }
-  /** Server-side label selector of the cache. */
-  withLabelSelector(labelSelector: string): this {
-    checkLabelSelector(`event source ${this.#config.name}`, labelSelector);
-    return this.#with({ labelSelector });
-  }
-  /** Server-side field selector of the cache. */
-  withFieldSelector(fieldSelector: string): this {
-    checkFieldSelector(`event source ${this.#config.name}`, fieldSelector);
-    return this.#with({ fieldSelector });
-  }
-  /** Watch these namespaces (changeable later with `changeNamespaces`). */
-  withNamespaces(namespaces: readonly string[]): this {
-    return this.#with({ namespaces: [...namespaces] });
-  }
-  /**
-   * Cache only these shard ranges (`'none'`: every object; `'inherit'`, the default: the
-   * controller's, when it shards by namespace).
-   */
-  withShardSelector(shardSelector: ShardSelector | 'inherit' | 'none'): this {
-    return this.#with({ shardSelector });
-  }
-  /** Watch every namespace. */
-  withAllNamespaces(): this {
-    return this.#with({ namespaces: 'all' });
-  }
-  /**
-   * Watch the namespaces whose Namespace object matches `labelSelector`, following labels as
-   * they change at run time (an added namespace's objects arrive as creates; a removed one's
-   * leave the cache without triggers). Needs list and watch on namespaces.
-   */
-  withNamespaceSelector(labelSelector: string): this {
-    checkLabelSelector(`event source ${this.#config.name} namespaceSelector`, labelSelector);
-    return this.#with({ namespaces: { selector: labelSelector } });
-  }
-  /** Watch the controller's namespaces and follow its changes. The default. */
-  withNamespacesInheritedFromController(): this {
-    return this.#with({ namespaces: 'inherit' });
-  }
-  /** Which primaries a secondary concerns. Defaults to owner references of the primary kind. */
-  withSecondaryToPrimaryMapper(toPrimaryIds: SecondaryToPrimaryMapper<R>): this {
-    return this.#with({ toPrimaryIds });
-  }
-  /** Which secondaries a primary reads; replaces the reverse index. */
-  withPrimaryToSecondaryMapper(toSecondaryIds: PrimaryToSecondaryMapper<P>): this {
-    return this.#with({ toSecondaryIds });
-  }
-  /** A predicate (or kopf filter) on the secondary's events; several calls are ANDed. */
-  withFilter(filter: Predicate<R>): this {
-    const prev = this.#config.filter;
-    return this.#with({ filter: prev === undefined ? filter : and(prev, filter) });
-  }
-  /**
-   * kopf's stealth mode: objects that do not pass `filter` (judged on their state, as a
-   * `generic` event) are invisible to this source's filters and handler. An object that starts
-   * passing arrives as a `create`, one that stops passing as a `delete` (so a create-only
-   * filter such as {@link InformerEventSourceBuilder.withOnAddFilter} sees objects gaining the
-   * label later, as kopf's `on.create` does). The cache still holds every object the selectors
-   * admit: use `withLabelSelector` to keep objects out of memory, this for what a selector
-   * cannot express. Several calls are ANDed. Defaults to off.
-   *
-   * @example
-   * ```ts
-   * import { kopfFilter, PRESENT } from '@kindex/core';
-   * import { InformerEventSource, Kinds, resourceKind } from '@kindex/informer';
-   * const WebPageKind = resourceKind({ group: 'sample.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
-   *
-   * // ConfigMaps that gain the label later arrive as creates, those losing it as deletes.
-   * const managed = InformerEventSource.from(Kinds.ConfigMap, WebPageKind)
-   *   .withStealthFilter(kopfFilter({ labels: { 'example.com/managed': PRESENT } }))
-   *   .withOnAddFilter(() => true);
-   * ```
-   * @see stealthTransition
-   */
-  withStealthFilter(filter: Predicate<R>): this {
-    this.#stealthFilter = this.#stealthFilter === undefined ? filter : and(this.#stealthFilter, filter);
-    return this.#with({ stealth: stealthTransition(this.#stealthFilter) });
-  }
-  /** Only create events passing `accept` go on. */
-  withOnAddFilter(accept: (object: R) => boolean): this {
-    return this.withFilter({ name: 'onAdd', create: (e) => accept(e.object) });
-  }
-  /** Only update events passing `accept` go on. */
-  withOnUpdateFilter(accept: (object: R, oldObject: R) => boolean): this {
-    return this.withFilter({ name: 'onUpdate', update: (e) => accept(e.object, e.oldObject) });
-  }
-  /** Only delete events passing `accept` go on. */
-  withOnDeleteFilter(accept: (object: R, deleteStateUnknown: boolean) => boolean): this {
-    return this.withFilter({ name: 'onDelete', delete: (e) => accept(e.object, e.deleteStateUnknown) });
-  }
-  /** Only generic events passing `accept` go on. */
-  withGenericFilter(accept: (object: R) => boolean): this {
-    return this.withFilter({ name: 'generic', generic: (e) => accept(e.object) });
-  }
-  /** Decides which primaries an event reconciles (see {@link InformerEventSourceConfiguration.handler}). */
-  withEventHandler(handler: EventHandler<R>): this {
-    return this.#with({ handler });
-  }
-  /** Reshapes objects before caching; `null` keeps them as sent. Defaults to dropping managedFields. */
-  withTransform(transform: ObjectTransform<R> | null): this {
-    return this.#with({ transform });
-  }
-  /** Connection tuning of the reflectors (page size, timeouts, backoff). */
-  withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
-    rejectUnknownOptions(`event source ${this.#config.name} reflector options`, reflector, REFLECTOR_TUNING_KEYS);
-    return this.#with({ reflector });
-  }
-
-  /** The configuration as built so far. */
-  configuration(): InformerEventSourceConfiguration<R, P> {
-    return this.#config;
-  }
-
+export class InformerEventSourceBuilder<R extends KubernetesObject, P extends KubernetesObject> extends InformerEventSourceConfigurer<
+  R,
+  P
+> {
   /**
    * Builds the event source for a controller. The controller's event filters (when the context
    * carries them) are ANDed with this source's own.
@@ -337,15 +90,13 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
    * and the caller starts and stops it. See {@link InformerEventSource} for an example.
    */
   build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
-    if (context instanceof KubeClient) return new InformerEventSource<R, P>(this.#config, context, 'all');
+    const own = this.configuration();
+    if (context instanceof KubeClient) return new InformerEventSource<R, P>(own, context, 'all');
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
       controllerFilters.length === 0
-        ? this.#config
-        : {
-            ...this.#config,
-            filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(this.#config.filter ? [this.#config.filter] : [])),
-          };
+        ? own
+        : { ...own, filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(own.filter ? [own.filter] : [])) };
     const inherited = 'shardSelector' in context ? inheritedShardSelector(context.shardSelector) : undefined;
     return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces, inherited);
   }
@@ -434,6 +185,7 @@ export class InformerEventSource<
   readonly name: string;
   readonly resourceType: ResourceKind<R>;
   readonly configuration: InformerEventSourceConfiguration<R, P>;
+  /** The primaries to reconcile; derived from the {@link onTrigger} listeners, free while nobody subscribes. */
   readonly triggers$: Observable<Trigger>;
   readonly health$: Observable<EventSourceHealth>;
   /** Problems met and moved past: throwing mappers and filters, bad objects, failed requests. */
@@ -441,7 +193,7 @@ export class InformerEventSource<
   /** The informer cache (read it directly to bypass the reverse index). */
   readonly cache: InformerCache<R>;
 
-  readonly #triggers = new Subject<Trigger>();
+  readonly #triggers = new Listeners<Trigger>();
   /** Primaries of the list being delivered, each with its last event; see #gather. */
   #gathered: Map<string, [ResourceID, ResourceEvent<R>, number | undefined]> | undefined;
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -451,6 +203,8 @@ export class InformerEventSource<
   readonly #selection: NamespaceSelection | undefined;
   readonly #inheritShards: boolean;
   #subscriptions: Subscription[] = [];
+  /** One reporter for the per-event path's user code (mappers, filters, handlers): no closure per event. */
+  readonly #reportError = (error: unknown): void => this.#report(error);
 
   constructor(
     config: InformerEventSourceConfiguration<R, P>,
@@ -491,9 +245,26 @@ export class InformerEventSource<
     // JOSDK: with a primary-to-secondary mapper the reverse index is not kept at all.
     this.#index = config.toSecondaryIds === undefined ? new PrimaryToSecondaryIndex<R>({ toPrimaryIds: config.toPrimaryIds }) : undefined;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
-    this.triggers$ = this.#triggers.asObservable();
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
+  }
+
+  /**
+   * Calls `listener` with every trigger, as `triggers$` does but as a plain call: how the event
+   * processor connects, so a watch event reaches its queue by direct calls from the socket on.
+   * @returns the function that removes the listener.
+   * @example
+   * ```ts
+   * import type { InformerEventSource } from '@kindex/informer';
+   * declare const configMaps: InformerEventSource;
+   *
+   * const stop = configMaps.onTrigger((trigger) => console.log(trigger.cause.type, trigger.primaryIds.map(String)));
+   * stop();
+   * ```
+   */
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
   }
 
   /** The label selector on Namespace objects choosing this source's namespaces, if it has one. */
@@ -647,17 +418,17 @@ export class InformerEventSource<
   }
 
   #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
-    let primaries = this.#primariesOf(delta);
+    let primaries = primariesOf(delta, this.#index, this.configuration.toPrimaryIds, this.#reportError);
     // A namespace leaving the set is our configuration changing, not the world: clean up, but
     // reconcile nothing (no storm).
     if (isScopeRemoval(origin)) return;
     const stealth = this.configuration.stealth;
-    const event = stealth === undefined ? delta : stealth(delta, (error) => this.#report(error));
+    const event = stealth === undefined ? delta : stealth(delta, this.#reportError);
     if (event === undefined) return;
     const filter = this.configuration.filter;
-    if (filter !== undefined && !evaluate(filter, event, (error) => this.#report(error))) return;
+    if (filter !== undefined && !evaluate(filter, event, this.#reportError)) return;
     const handler = this.configuration.handler;
-    if (handler !== undefined) primaries = mapEvent(handler, event, (error) => this.#report(error));
+    if (handler !== undefined) primaries = mapEvent(handler, event, this.#reportError);
     if (primaries.length === 0) return;
     if (origin === 'list' || origin === 'attach') this.#gather(primaries, event, unchangedPriority(delta.type, origin));
     else this.#trigger(primaries, event, undefined);
@@ -685,99 +456,25 @@ export class InformerEventSource<
   }
 
   #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
+    // Nobody connected (not started, or stopped): build nothing.
+    if (!this.#triggers.listening) return;
     const object = event.object;
     const resourceVersion = object.metadata?.resourceVersion;
-    this.#triggers.next({
-      primaryIds: primaries,
-      source: this.name,
-      cause: {
-        type: 'resource',
-        event: event.type,
-        objectKey: ResourceID.keyOfResource(object),
-        ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-      },
-      ...(priority !== undefined ? { priority } : {}),
-    });
-  }
-
-  /** Updates the index and returns `P_new ∪ P_old`, deduplicated. */
-  #primariesOf(delta: StoreDelta<R>): readonly ResourceID[] {
-    if (this.#index !== undefined) {
-      const update =
-        delta.type === 'delete'
-          ? this.#index.onDelete(delta.object)
-          : this.#index.onAddOrUpdate(delta.object, delta.type === 'update' ? delta.oldObject : undefined);
-      // The hot path: references unchanged (the index answers with one array for both).
-      if (update.oldPrimaries === update.newPrimaries || update.oldPrimaries.length === 0) return update.newPrimaries;
-      if (update.newPrimaries.length === 0) return update.oldPrimaries;
-      const union = [...update.newPrimaries];
-      for (const id of update.oldPrimaries) if (!union.some((seen) => seen.key === id.key)) union.push(id);
-      return union;
-    }
-    // No index: map both versions each time (the mapper is pure, per its contract).
-    const seen = new Map<string, ResourceID>();
-    const add = (ids: Iterable<ResourceID>): void => {
-      for (const id of ids) if (!seen.has(id.key)) seen.set(id.key, id);
-    };
-    this.#mapSafely(delta.object, add);
-    if (delta.type === 'update') this.#mapSafely(delta.oldObject, add);
-    return [...seen.values()];
-  }
-
-  #mapSafely(object: R, add: (ids: Iterable<ResourceID>) => void): void {
-    try {
-      add(this.configuration.toPrimaryIds(object));
-    } catch (error) {
-      const key = object.metadata?.name ? ResourceID.keyOf(object.metadata.name, object.metadata.namespace) : undefined;
-      this.#report(new MapperError(key, 'secondary-to-primary mapper threw', { cause: error }));
-    }
+    // Two objects per trigger, built in one go (no spread of optional fields), each in one shape.
+    const cause: TriggerCause =
+      resourceVersion === undefined
+        ? { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object) }
+        : { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object), resourceVersion };
+    this.#triggers.emit(
+      priority === undefined
+        ? { primaryIds: primaries, source: this.name, cause }
+        : { primaryIds: primaries, source: this.name, cause, priority },
+    );
   }
 
   #report(error: unknown): void {
     this.#problems.next({ source: this.name, error });
   }
-}
-
-/** One consistent view of an event source's cache and reverse index. */
-class InformerSourceSnapshot<R extends KubernetesObject, P extends KubernetesObject> implements SecondaryResourceReader<R, P> {
-  constructor(
-    readonly cache: CacheSnapshot<R>,
-    readonly index: ReverseIndexSnapshot | undefined,
-    readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
-  ) {}
-
-  getSecondaryResources(primary: P): readonly R[] {
-    return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
-  }
-
-  release(): void {
-    this.cache.release();
-    this.index?.release();
-  }
-}
-
-/**
- * The secondaries of a primary: the keys from the primary-to-secondary mapper when there is one,
- * else from the reverse index, each resolved by `lookup`; keys missing from the cache are skipped.
- * One piece of code for the live read and the snapshot read.
- */
-function secondariesOf<R extends KubernetesObject, P extends KubernetesObject>(
-  primary: P,
-  toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
-  index: { forEachSecondaryKey(primaryKey: string, fn: (key: string) => void): void } | undefined,
-  lookup: (key: string) => R | undefined,
-): R[] {
-  const out: R[] = [];
-  const add = (key: string): void => {
-    const found = lookup(key);
-    if (found !== undefined) out.push(found);
-  };
-  if (toSecondaryIds !== undefined) {
-    for (const id of toSecondaryIds(primary)) add(id.key);
-  } else if (index !== undefined) {
-    index.forEachSecondaryKey(ResourceID.keyOfResource(primary), add);
-  }
-  return out;
 }
 
 /**

@@ -69,6 +69,11 @@ export abstract class PollingLoop<R, P extends KubernetesObject> implements Even
   /** One poll. `initial` is true for the round `start()` waits for, which triggers nothing. */
   protected abstract round(initial: boolean, isCurrent: () => boolean): Promise<void>;
 
+  /** Calls `listener` with every trigger (how the event processor connects: a direct call, no rxjs hop); returns its remover. */
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.channels.onTrigger(listener);
+  }
+
   /**
    * Runs the first round, then resolves (even if it failed: the failure is on `health$` and
    * the next period retries, so an external system that is down does not stop the operator).

@@ -1,13 +1,14 @@
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from 'rxjs';
+import { Listeners } from '../../event/listeners.js';
 import type { EventSourceHealth } from '../event-source.js';
 import type { Trigger } from '../trigger.js';
 
 /**
- * The subjects behind an event source's `triggers$` and `health$`, shared by the built-ins so
- * each reports health the same way.
+ * The channels behind an event source's `onTrigger`/`triggers$` and `health$`, shared by the
+ * built-ins so each hands triggers over and reports health the same way.
  */
 export class SourceChannels {
-  readonly #triggers = new Subject<Trigger>();
+  readonly #triggers = new Listeners<Trigger>();
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly triggers$: Observable<Trigger>;
   readonly health$: Observable<EventSourceHealth>;
@@ -16,7 +17,7 @@ export class SourceChannels {
   constructor(source: string) {
     this.source = source;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source, status: 'starting' });
-    this.triggers$ = this.#triggers.asObservable();
+    this.triggers$ = this.#triggers.observe((trigger) => trigger);
     this.health$ = this.#health.asObservable();
   }
 
@@ -25,7 +26,11 @@ export class SourceChannels {
   }
 
   emit(trigger: Trigger): void {
-    this.#triggers.next(trigger);
+    this.#triggers.emit(trigger);
+  }
+
+  onTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
   }
 
   setHealth(status: EventSourceHealth['status'], error?: unknown): void {

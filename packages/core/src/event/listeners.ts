@@ -1,15 +1,31 @@
 import { Observable } from 'rxjs';
 
 /**
- * The listeners of one stage of the per-event path (shared informer → cache → event source), called
- * directly, in the order they were added: an event crosses each stage as one function call, not
- * an rxjs Subject (about 40 ns a hop and a wrapper object per event, measured). The stage's public
- * rxjs stream is built on top with {@link DeltaListeners.observe}, so rxjs users lose nothing.
+ * The listeners of one hop of the event path (reflector → shared informer → cache → event source
+ * → event processor), called directly, in the order they were added: an event crosses each hop as
+ * one function call, not an rxjs Subject (about 40 ns a hop and a wrapper object per event,
+ * measured). The hop's public rxjs stream is derived with {@link Listeners.observe}: it costs a
+ * listener only while someone subscribes, so rxjs users lose nothing and others pay nothing.
  *
  * Listeners added by kindex itself never throw (they report user code's failures themselves);
  * an rxjs subscriber that throws is reported by rxjs, asynchronously, as with a Subject.
+ *
+ * @typeParam A the first argument of each call (the delta, the trigger).
+ * @typeParam B the second argument (where the delta came from), `void` when there is none.
+ *
+ * @example
+ * ```ts
+ * import { Listeners, type StoreDelta } from '@kindex/core';
+ *
+ * const deltas = new Listeners<StoreDelta, boolean>();
+ * const stop = deltas.add((delta, listing) => console.log(delta.type, listing ? '(list)' : '(watch)'));
+ * const deltas$ = deltas.observe((delta) => delta); // for rxjs users; free while nobody subscribes
+ * if (deltas.listening) deltas.emit({ type: 'create', object: { metadata: { name: 'web' } } }, false);
+ * stop();
+ * deltas.complete();
+ * ```
  */
-export class DeltaListeners<A, B> {
+export class Listeners<A, B = void> {
   #listeners: ReadonlyArray<(a: A, b: B) => void> = [];
   #completions = new Set<() => void>();
   #completed = false;
@@ -22,6 +38,12 @@ export class DeltaListeners<A, B> {
     };
   }
 
+  /** Whether any listener (or subscriber of {@link observe}) is there: skip building what nobody reads. */
+  get listening(): boolean {
+    return this.#listeners.length > 0;
+  }
+
+  /** Calls every listener with `(a, b)`, in the order they were added. */
   emit(a: A, b: B): void {
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) listeners[i]!(a, b);

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { DeltaListeners } from './delta-listeners.js';
+import { Listeners } from '../index.js';
 
-describe('DeltaListeners', () => {
+describe('Listeners', () => {
   it('calls listeners in the order added, and a listener removed during an emission still gets that one', () => {
-    const listeners = new DeltaListeners<number, string>();
+    const listeners = new Listeners<number, string>();
     const seen: string[] = [];
     let removeSecond: () => void = () => {};
     listeners.add((n, s) => {
@@ -17,7 +17,7 @@ describe('DeltaListeners', () => {
   });
 
   it('offers the emissions as an Observable that stops on unsubscribe and completes with the listeners', () => {
-    const listeners = new DeltaListeners<number, number>();
+    const listeners = new Listeners<number, number>();
     const sums: number[] = [];
     let completed = 0;
     const subscription = listeners.observe((a, b) => a + b).subscribe({ next: (v) => sums.push(v), complete: () => completed++ });
@@ -31,5 +31,18 @@ describe('DeltaListeners', () => {
     late.unsubscribe();
     listeners.observe((a) => a).subscribe({ complete: () => completed++ });
     expect(completed).to.equal(3);
+  });
+
+  it('says whether anyone listens, so a hop can skip building what nobody reads', () => {
+    const listeners = new Listeners<number>();
+    expect(listeners.listening).to.equal(false);
+    const subscription = listeners.observe((n) => n).subscribe();
+    expect(listeners.listening).to.equal(true);
+    subscription.unsubscribe();
+    expect(listeners.listening).to.equal(false);
+    const remove = listeners.add(() => {});
+    expect(listeners.listening).to.equal(true);
+    remove();
+    expect(listeners.listening).to.equal(false);
   });
 });

@@ -1,0 +1,116 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
+import type { ReflectorOptions } from '../reflector/reflector.js';
+import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ResourceKind } from '../kind/resource-kind.js';
+import type { InformerRegistry } from './informer-registry.js';
+import { REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
+
+/**
+ * Options of {@link InformerCache.start}.
+ *
+ * @example
+ * ```ts
+ * import type { CacheStartOptions, InformerCache } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // Give up on the first non-transient error (403, 404) instead of retrying, and after 60 s at most.
+ * const options: CacheStartOptions = { signal: AbortSignal.timeout(60_000), failFast: true };
+ * await configMaps.start(options);
+ * ```
+ */
+export interface CacheStartOptions {
+  /** Ends the wait: `start()` then rejects with {@link StartAbortedError}. Defaults to none. */
+  readonly signal?: AbortSignal;
+  /**
+   * Whether a 400/401/403/404 before the first list rejects `start()` with a
+   * {@link CacheSyncError} (true), or the informers keep retrying with backoff (false: how an
+   * optional CRD is waited for). Defaults to true.
+   */
+  readonly failFast?: boolean;
+}
+
+/** The keys of {@link CacheStartOptions}: unknown ones are rejected, not ignored. */
+export const CACHE_START_OPTION_KEYS = { signal: true, failFast: true } as const satisfies OptionKeysOf<CacheStartOptions>;
+
+/**
+ * Which namespaces a cache holds: every one, or a set (changeable at run time).
+ *
+ * @example
+ * ```ts
+ * import type { InformerCache, NamespaceSet } from '@kindex/informer';
+ * declare const configMaps: InformerCache;
+ *
+ * // Follow a tenant list at run time: new namespaces sync before this resolves.
+ * const tenants: NamespaceSet = ['tenant-a', 'tenant-b', 'tenant-c'];
+ * await configMaps.setNamespaces(tenants);
+ * ```
+ */
+export type NamespaceSet = 'all' | readonly string[];
+
+/**
+ * Options of {@link InformerCache}.
+ *
+ * @example
+ * ```ts
+ * import { InformerCache, InformerRegistry, Kinds, type InformerCacheOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: InformerCacheOptions = {
+ *   name: 'managed-secrets',
+ *   kubeConfig,
+ *   kind: Kinds.Secret,
+ *   registry: new InformerRegistry(),
+ *   namespaces: 'all',
+ *   labelSelector: 'app.kubernetes.io/managed-by=web-operator', // cache only our Secrets
+ * };
+ * const secrets = new InformerCache(options);
+ * ```
+ */
+export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObject> {
+  /** Name for messages (usually the event source's). */
+  readonly name: string;
+  readonly kubeConfig: KubeConfig;
+  readonly kind: ResourceKind<R>;
+  readonly registry: InformerRegistry;
+  /** Defaults to `'all'`. Ignored for cluster-scoped kinds. */
+  readonly namespaces?: NamespaceSet;
+  /** Server-side label selector. Defaults to none. */
+  readonly labelSelector?: string;
+  /** Server-side field selector. Defaults to none. */
+  readonly fieldSelector?: string;
+  /**
+   * Only the objects of these hash ranges (sent to the server, and applied client-side when the
+   * server lacks the `ShardedListAndWatch` gate); changeable with `setShardSelector`. Defaults to none.
+   */
+  readonly shardSelector?: ShardSelector | undefined;
+  /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
+  readonly transform?: ObjectTransform<R> | null;
+  /** Connection tuning passed to each reflector (page size, timeouts, backoff). */
+  readonly reflector?: Pick<ReflectorOptions<R>, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+}
+
+/** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
+export const INFORMER_CACHE_OPTION_KEYS = {
+  name: true,
+  kubeConfig: true,
+  kind: true,
+  registry: true,
+  namespaces: true,
+  labelSelector: true,
+  fieldSelector: true,
+  shardSelector: true,
+  transform: true,
+  reflector: REFLECTOR_TUNING_KEYS,
+} as const satisfies OptionKeysOf<InformerCacheOptions>;
+
+/** Checks a namespace set and gives it one form: sorted, without duplicates, frozen. */
+export function normalizeNamespaces(ns: NamespaceSet): NamespaceSet {
+  if (ns === 'all') return 'all';
+  if (!Array.isArray(ns)) throw new TypeError(`namespaces must be 'all' or an array of names, got ${JSON.stringify(ns)}`);
+  for (const [i, n] of ns.entries()) {
+    if (typeof n !== 'string' || n === '') throw new TypeError(`namespaces[${i}] must be a non-empty string, got ${JSON.stringify(n)}`);
+  }
+  return Object.freeze([...new Set<string>(ns)].sort());
+}

@@ -1,0 +1,111 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
+import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './internal/backoff.js';
+import type { ObjectTransform } from './object-transform.js';
+import type { ResourceType } from '../kind/resource-type.js';
+
+export type { BackoffOptions } from './internal/backoff.js';
+
+/**
+ * How a {@link Reflector} reaches the server and what it reflects.
+ *
+ * @example
+ * ```ts
+ * import { Kinds, Reflector, type ReflectorOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * const options: ReflectorOptions = { kubeConfig, type: Kinds.Pod, namespace: 'shop', labelSelector: 'app=web', pageSize: 500, inactivityTimeoutMs: 120_000 };
+ * const pods = new Reflector(options);
+ * ```
+ */
+export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject> {
+  /** Where and as whom to connect; all traffic uses its authentication and TLS settings. */
+  readonly kubeConfig: KubeConfig;
+  /** The resource type to list and watch. */
+  readonly type: ResourceType;
+  /** Only this namespace, for a namespaced type. Defaults to all namespaces. */
+  readonly namespace?: string;
+  /** Server-side label selector, for example `app=web,tier!=db`. Defaults to none. */
+  readonly labelSelector?: string;
+  /** Server-side field selector, for example `status.phase=Running`. Defaults to none. */
+  readonly fieldSelector?: string;
+  /**
+   * Only the objects of these hash ranges (KEP-5866): sent as `shardSelector` on list and watch,
+   * and applied here too, so a server without the `ShardedListAndWatch` gate (which ignores the
+   * parameter and sends everything) gives the same view, only at the cost of the traffic.
+   * Defaults to none (every object).
+   */
+  readonly shardSelector?: ShardSelector | string;
+  /** Objects per list page (`limit`). Defaults to 500. */
+  readonly pageSize?: number;
+  /**
+   * Server-side timeout of each watch; the reflector then re-watches from its resourceVersion
+   * without relisting. Defaults to a random 300-600 s per watch, as client-go, so that many
+   * clients do not reconnect together.
+   */
+  readonly watchTimeoutSeconds?: number;
+  /**
+   * Longest silence tolerated on an open request before it is treated as a dead (half-open)
+   * connection and replaced. Must exceed the server's bookmark period (about 60 s on
+   * kube-apiserver). Defaults to 150 000 ms.
+   */
+  readonly inactivityTimeoutMs?: number;
+  /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, jitter 1, reset after 2 min. */
+  readonly backoff?: BackoffOptions;
+  /**
+   * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
+   * Defaults to {@link keepAppliedFields}.
+   */
+  readonly transform?: ObjectTransform<R> | null;
+}
+
+/** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
+export const REFLECTOR_OPTION_KEYS = {
+  kubeConfig: true,
+  type: true,
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  shardSelector: true,
+  pageSize: true,
+  watchTimeoutSeconds: true,
+  inactivityTimeoutMs: true,
+  backoff: BACKOFF_OPTION_KEYS,
+  transform: true,
+} as const satisfies OptionKeysOf<ReflectorOptions>;
+
+/**
+ * Options of {@link Reflector.waitForSync}.
+ *
+ * @example
+ * ```ts
+ * import type { Reflector, WaitForSyncOptions } from '@kindex/informer';
+ * import { isNonTransient } from '@kindex/informer';
+ * declare const reflector: Reflector;
+ *
+ * // Stop waiting at the first 403 instead of retrying until the timeout.
+ * const options: WaitForSyncOptions = { timeoutMs: 60_000, rejectOn: (error) => isNonTransient(error) };
+ * const synced = await reflector.waitForSync(options);
+ * ```
+ */
+export interface WaitForSyncOptions {
+  /** Gives up (resolving `false`) after this many milliseconds. Defaults to waiting forever. */
+  readonly timeoutMs?: number;
+  /** Gives up (resolving `false`) when aborted. Defaults to none. */
+  readonly signal?: AbortSignal;
+  /**
+   * Rejects with the reflector's error when it meets one this returns true for before the first
+   * list completes (for example {@link isNonTransient}: fail fast on RBAC or a missing CRD).
+   * The reflector itself goes on retrying; stopping it is the caller's decision. Defaults to
+   * never rejecting.
+   */
+  readonly rejectOn?: (error: Error) => boolean;
+}
+
+/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
+export const WAIT_FOR_SYNC_OPTION_KEYS = {
+  timeoutMs: true,
+  signal: true,
+  rejectOn: true,
+} as const satisfies OptionKeysOf<WaitForSyncOptions>;
