@@ -31,11 +31,7 @@ export const ALLOWED = {
   'cycle:informer:client -> reflector': 'issue 23 (client part)',
   // The one HTTP layer (issue 23, client part) replaces reflector/internal/kube-request.ts.
   'internal:informer:config/option-validation.ts -> reflector/internal/backoff.ts': 'issue 23 (path part)',
-  'size:informer/source/informer-event-source.ts': 'issue 23 (path part)',
-  'size:informer/cache/informer-cache.ts': 'issue 23 (path part)',
-  'size:informer/reflector/reflector.ts': 'issue 23 (path part)',
   'size:informer/dependent/workflow.ts': 'issue 23 (carve by job)',
-  'size:core/reconcile/event-processor.ts': 'issue 23 (path part: the queue seam)',
   'size:core/store/indexed-store.ts': 'issue 23 (path part: one store mode)',
 };
 
