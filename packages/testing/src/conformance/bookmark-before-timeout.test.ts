@@ -44,23 +44,33 @@ describe('conformance: bookmark before a watch times out', () => {
   }
 
   it('sends a BOOKMARK about 2 s before timeoutSeconds end, at the latest resourceVersion', async function () {
-    this.timeout(30_000);
-    const { core, namespace } = fixture();
-    const list = await core.listNamespacedConfigMap({ namespace });
-    const watching = watchLines(`timeoutSeconds=5&allowWatchBookmarks=true&resourceVersion=${list.metadata!.resourceVersion!}`);
-    const created = await createConfigMap(core, namespace);
-    const { lines, endedAt } = await watching;
-    // The object, then the pre-timeout bookmark. kube-apiserver files watchers in one-second
-    // buckets and may dispatch the bookmark up to a second before deadline - 2 s; the watcher is
-    // then filed again for that moment and gets a second one (seen on the real server in CI).
-    const types = lines.map((l) => l.event.type);
-    expect(types.length === 2 || types.length === 3, `events: ${types.join(', ')}`).to.equal(true);
-    expect(types).to.deep.equal(['ADDED', ...types.slice(1).map(() => 'BOOKMARK')]);
-    for (const bookmark of lines.slice(1)) {
-      expect(bookmark.at, 'about 2 s before the 5 s timeout').to.be.within(1500, 4500);
-      expect(Number(bookmark.event.object.metadata!.resourceVersion)).to.be.at.least(Number(created.metadata!.resourceVersion));
+    this.timeout(60_000);
+    const { core, namespace, server } = fixture();
+    // kube-apiserver's pre-timeout bookmark is best effort: the cacher files a watcher for its
+    // deadline - 2 s when it registers it, and a watcher registered after that moment (a loaded
+    // server that took seconds to serve the watch) gets none (k8s.io/apiserver storage/cacher,
+    // nextBookmarkTime). Seen once in a loaded CI run, so the real server gets three tries, each
+    // held to every assertion below; the embedded server must send it on the first.
+    const tries = server.flavor === 'real' ? 3 : 1;
+    for (let attempt = 1; ; attempt++) {
+      const list = await core.listNamespacedConfigMap({ namespace });
+      const watching = watchLines(`timeoutSeconds=5&allowWatchBookmarks=true&resourceVersion=${list.metadata!.resourceVersion!}`);
+      const created = await createConfigMap(core, namespace);
+      const { lines, endedAt } = await watching;
+      // The object, then the pre-timeout bookmark. kube-apiserver files watchers in one-second
+      // buckets and may dispatch the bookmark up to a second before deadline - 2 s; the watcher is
+      // then filed again for that moment and gets a second one (seen on the real server in CI).
+      const types = lines.map((l) => l.event.type);
+      if (types.length === 1 && attempt < tries) continue;
+      expect(types.length === 2 || types.length === 3, `events: ${types.join(', ')}`).to.equal(true);
+      expect(types).to.deep.equal(['ADDED', ...types.slice(1).map(() => 'BOOKMARK')]);
+      for (const bookmark of lines.slice(1)) {
+        expect(bookmark.at, 'about 2 s before the 5 s timeout').to.be.within(1500, 4500);
+        expect(Number(bookmark.event.object.metadata!.resourceVersion)).to.be.at.least(Number(created.metadata!.resourceVersion));
+      }
+      expect(endedAt, 'the watch still runs its whole timeout').to.be.at.least(4500);
+      return;
     }
-    expect(endedAt, 'the watch still runs its whole timeout').to.be.at.least(4500);
   });
 
   it('sends none to a watch without allowWatchBookmarks', async function () {
