@@ -29,8 +29,6 @@ export const ALLOWED = {
   // out of KubeClient.
   'cycle:informer:client -> cache': 'issue 23 (client part)',
   'cycle:informer:client -> reflector': 'issue 23 (client part)',
-  // The one HTTP layer (issue 23, client part) replaces reflector/internal/kube-request.ts.
-  'internal:informer:config/option-validation.ts -> reflector/internal/backoff.ts': 'issue 23 (path part)',
   'size:informer/dependent/workflow.ts': 'issue 23 (carve by job)',
   'size:core/store/indexed-store.ts': 'issue 23 (path part: one store mode)',
 };
