@@ -9,7 +9,7 @@ export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
 export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
-export type { ObjectTransform } from './reflector/object-transform.js';
+export type { ObjectTransform } from './kind/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { TransformError } from './reflector/reflector-error.js';
 export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
 import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './backoff-options.js';
-import type { ObjectTransform } from './object-transform.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
 
 export type { BackoffOptions } from './backoff-options.js';
