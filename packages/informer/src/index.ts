@@ -80,8 +80,10 @@ export type {
   DependentAction,
   ResourceDiscriminator,
 } from './dependent/kubernetes-dependent-resource.js';
-export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
-export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';
+export { Workflow, InvalidWorkflowError } from './dependent/workflow.js';
+export { WorkflowResult } from './dependent/workflow-result.js';
+export type { WorkflowNode, WorkflowCondition } from './dependent/workflow-node.js';
+export type { DependentResult } from './dependent/workflow-result.js';
 export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
 
 // --- mapper: owner-reference, annotation and label mappers
