@@ -27,7 +27,6 @@ export const ALLOWED = {
   // (client, kind, reflector, cache, config, startup, rbac): the informer registry lookup leaves
   // KubeClient.
   'cycle:informer:client -> cache': 'issue 23 (client part)',
-  'size:core/store/indexed-store.ts': 'issue 23 (path part: one store mode)',
 };
 
 const SKIP_FILE = /\.(test|test-d|bench|internal\.test)\.ts$/;
