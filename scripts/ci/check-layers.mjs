@@ -24,8 +24,11 @@ export const MAX_LINES = 500;
  */
 export const ALLOWED = {
   // client/ is the bottom layer (one HTTP stack); this back edge closes the last folder cycle
-  // (client, kind, reflector, cache, config, startup, rbac): the informer registry lookup leaves
-  // KubeClient.
+  // (client, kind, reflector, cache, config, startup, rbac). KubeClient never calls the registry:
+  // it only carries it, as public API (`client.registry`, the `registry` option), to the event
+  // sources, the Operator and SourceHealthMonitor. The fix hands the registry to those from
+  // operator/ (event source context) and deprecates the client's copy, which touches source/,
+  // operator/ and server/.
   'cycle:informer:client -> cache': 'issue 23 (client part)',
 };
 
