@@ -23,16 +23,13 @@ export const MAX_LINES = 500;
  * edge of a cycle), `internal:<pkg>:<importing file> -> <imported file>`, `size:<pkg>/<file>`.
  */
 export const ALLOWED = {
-  // client/ is the bottom layer (one HTTP stack); these three back edges close the last folder
-  // cycle (client, kind, reflector, cache, config, startup, rbac). wt-client moves `collectionPath`,
-  // `apiVersionOf` and ResourceType down into client/ and kind/, and the informer registry lookup
-  // out of KubeClient.
+  // client/ is the bottom layer (one HTTP stack); this back edge closes the last folder cycle
+  // (client, kind, reflector, cache, config, startup, rbac). KubeClient never calls the registry:
+  // it only carries it, as public API (`client.registry`, the `registry` option), to the event
+  // sources, the Operator and SourceHealthMonitor. The fix hands the registry to those from
+  // operator/ (event source context) and deprecates the client's copy, which touches source/,
+  // operator/ and server/.
   'cycle:informer:client -> cache': 'issue 23 (client part)',
-  'cycle:informer:client -> reflector': 'issue 23 (client part)',
-  // The one HTTP layer (issue 23, client part) replaces reflector/internal/kube-request.ts.
-  'internal:informer:config/option-validation.ts -> reflector/internal/backoff.ts': 'issue 23 (path part)',
-  'size:informer/dependent/workflow.ts': 'issue 23 (carve by job)',
-  'size:core/store/indexed-store.ts': 'issue 23 (path part: one store mode)',
 };
 
 const SKIP_FILE = /\.(test|test-d|bench|internal\.test)\.ts$/;

@@ -29,7 +29,8 @@ export type { ShardSegment } from './shard/shard-map.js';
 
 // --- store: the indexed store (mutable Maps, O(1) snapshots through an undo log)
 export { IndexedStore } from './store/indexed-store.js';
-export type { Indexer, IndexedStoreOptions, UpsertResult, StoreWriter } from './store/indexed-store.js';
+export type { Indexer, IndexedStoreOptions } from './store/indexed-store.js';
+export type { UpsertResult, StoreWriter } from './store/store-writer.js';
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
 export { ReleasedSnapshotError } from './snapshot/undo-log.js';
 export type { StoreDelta } from './store/store-delta.js';

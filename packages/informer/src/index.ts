@@ -9,7 +9,7 @@ export { Reflector } from './reflector/reflector.js';
 export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
 export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
-export type { ObjectTransform } from './reflector/object-transform.js';
+export type { ObjectTransform } from './kind/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { TransformError } from './reflector/reflector-error.js';
 export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';
@@ -80,8 +80,10 @@ export type {
   DependentAction,
   ResourceDiscriminator,
 } from './dependent/kubernetes-dependent-resource.js';
-export { Workflow, WorkflowResult, InvalidWorkflowError } from './dependent/workflow.js';
-export type { WorkflowNode, WorkflowCondition, DependentResult } from './dependent/workflow.js';
+export { Workflow, InvalidWorkflowError } from './dependent/workflow.js';
+export { WorkflowResult } from './dependent/workflow-result.js';
+export type { WorkflowNode, WorkflowCondition } from './dependent/workflow-node.js';
+export type { DependentResult } from './dependent/workflow-result.js';
 export type { AppliedFieldsMatchOptions } from './client/ssa-matcher.js';
 
 // --- mapper: owner-reference, annotation and label mappers

@@ -21,11 +21,13 @@ import { InvalidResourceError, ResourceID } from '../resource/resource-id.js';
 import { deepFreeze } from '../resource/deep-freeze.js';
 import { namedMetadataOf } from '../resource/named-metadata.js';
 import { jsonEqual } from '../resource/json-equal.js';
-import { bucketAdd, bucketForEach, bucketRemove, type KeyBucket } from '../internal/key-bucket.js';
-import { NO_VALUES, splitKey, StoreContent, storedValues } from './internal/store-content.js';
+import { bucketAdd, bucketForEach, type KeyBucket } from '../internal/key-bucket.js';
+import { splitKey, StoreContent } from './internal/store-content.js';
+import { indexValues, reindex, type ReportStoreError } from './internal/reindex.js';
 import { isRecreated, type StoreDelta } from './store-delta.js';
-import { DuplicateIndexerError, IndexerError, UnknownIndexError, type StoreError } from './store-error.js';
+import { DuplicateIndexerError, UnknownIndexError, type StoreError } from './store-error.js';
 import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
+import type { StoreWriter, UpsertResult } from './store-writer.js';
 import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
 
 /**
@@ -76,49 +78,6 @@ export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObje
 const INDEXED_STORE_OPTION_KEYS = { indexers: true, assumeFrozen: true } as const satisfies OptionKeysOf<IndexedStoreOptions>;
 
 /**
- * What {@link IndexedStore.upsert} did: the object as stored and the version it replaced.
- *
- * @example
- * ```ts
- * import { IndexedStore, type UpsertResult } from '@kindex/core';
- * const store = new IndexedStore();
- *
- * const result: UpsertResult | undefined = store.upsert({ metadata: { name: 'web', namespace: 'shop', resourceVersion: '7' } });
- * if (result?.old === undefined) console.log('new object', result?.object.metadata?.name);
- * ```
- */
-export interface UpsertResult<R extends KubernetesObject = KubernetesObject> {
-  /** The object now in the store (the same object, frozen). */
-  readonly object: R;
-  /** The previous version, or undefined when the object is new. */
-  readonly old: R | undefined;
-}
-
-/**
- * The writes {@link IndexedStore.batch} offers, applied together when the batch ends.
- *
- * @example
- * ```ts
- * import { IndexedStore, type KubernetesObject, type StoreWriter } from '@kindex/core';
- * const store = new IndexedStore();
- *
- * // Several writes applied as one change, so readers never see half of them.
- * store.batch((writer: StoreWriter<KubernetesObject>) => {
- *   writer.upsert({ metadata: { name: 'a', namespace: 'shop' } });
- *   writer.delete('shop/b');
- * });
- * ```
- */
-export interface StoreWriter<R extends KubernetesObject = KubernetesObject> {
-  /** The object as the batch has it so far (the store's readers still see the old content). */
-  get(idOrKey: ResourceID | string): R | undefined;
-  /** As {@link IndexedStore.upsert}. */
-  upsert(obj: R): UpsertResult<R> | undefined;
-  /** As {@link IndexedStore.delete}. */
-  delete(idOrKey: ResourceID | string, resourceVersion?: string): R | undefined;
-}
-
-/**
  * A indexed cache of Kubernetes objects of one kind, with O(1) consistent snapshots.
  *
  * - Keys: `namespace/name`, or `name` for cluster-scoped objects ({@link ResourceID.key}).
@@ -152,6 +111,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
   readonly #content = new StoreContent<R>();
   readonly #assumeFrozen: boolean;
   readonly #errors = new Subject<StoreError>();
+  readonly #report: ReportStoreError = (error) => this.#errors.next(error);
 
   /**
    * Problems the store reported and moved past. Hot: subscribe before writing to see them all.
@@ -247,7 +207,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     for (const [namespace, byName] of content.objects) {
       for (const [name, obj] of byName) {
         const key = ResourceID.keyOf(name, namespace);
-        for (const value of this.#values(indexName, indexer, obj, key)) bucketAdd(index, value, key);
+        for (const value of indexValues(indexName, indexer, obj, key, this.#report)) bucketAdd(index, value, key);
       }
     }
     content.indexers.set(indexName, indexer);
@@ -477,7 +437,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     // The object's own name string as the key: no key string per stored object.
     byName.set((stored.metadata as { name: string }).name, stored);
     if (old === undefined) content.size++;
-    if (content.indexers.size > 0) this.#reindex(key!, old, stored);
+    if (content.indexers.size > 0) reindex(content, key!, old, stored, this.#report);
     const rv = stored.metadata?.resourceVersion;
     if (rv !== undefined) content.resourceVersion = rv;
     return stored;
@@ -491,42 +451,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
     byName.delete(name);
     if (byName.size === 0) content.objects.delete(namespace);
     content.size--;
-    if (content.indexers.size > 0) this.#reindex(key!, old, undefined);
-  }
-
-  /** Moves one object's index entries from what `old` indexes to what `obj` indexes. */
-  #reindex(key: string, old: R | undefined, obj: R | undefined): void {
-    const content = this.#content;
-    for (const [indexName, indexer] of content.indexers) {
-      const before = old === undefined ? NO_VALUES : storedValues(indexer, old);
-      const after = obj === undefined ? NO_VALUES : this.#values(indexName, indexer, obj, key);
-      if (sameValues(before, after)) continue; // the common update: labels untouched
-      const index = content.indexes.get(indexName)!;
-      for (const value of before) if (!has(after, value)) bucketRemove(index, value, key);
-      for (const value of after) if (!has(before, value)) bucketAdd(index, value, key);
-    }
-  }
-
-  /** Values of an object being indexed; a failure is reported and indexes it nowhere. */
-  #values(indexName: string, indexer: Indexer<R>, obj: R, key: string): readonly string[] {
-    let values: unknown;
-    try {
-      values = indexer(obj);
-    } catch (cause) {
-      this.#errors.next(new IndexerError(key, indexName, 'indexer threw', { cause }));
-      return NO_VALUES;
-    }
-    if (!Array.isArray(values)) {
-      this.#errors.next(new IndexerError(key, indexName, `indexer returned ${describe(values)}, not an array of strings`));
-      return NO_VALUES;
-    }
-    for (let i = 0; i < values.length; i++) {
-      if (typeof values[i] !== 'string') {
-        this.#errors.next(new IndexerError(key, indexName, `indexer returned ${describe(values[i])} at [${i}], not a string`));
-        return NO_VALUES;
-      }
-    }
-    return values.length === 0 ? NO_VALUES : (values as readonly string[]);
+    if (content.indexers.size > 0) reindex(content, key!, old, undefined, this.#report);
   }
 
   #index(indexName: string): Map<string, KeyBucket> {
@@ -541,27 +466,4 @@ function unchanged(old: KubernetesObject, obj: KubernetesObject): boolean {
   const after = obj.metadata?.resourceVersion;
   if (before !== undefined && after !== undefined) return before === after;
   return jsonEqual(old, obj);
-}
-
-function sameValues(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Membership in an indexer's result: a scan for the usual handful of values, a set beyond. */
-function has(values: readonly string[], value: string): boolean {
-  if (values.length <= 16) return values.includes(value);
-  let set = largeValueSets.get(values);
-  if (set === undefined) largeValueSets.set(values, (set = new Set(values)));
-  return set.has(value);
-}
-
-const largeValueSets = new WeakMap<readonly string[], ReadonlySet<string>>();
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : typeof value;
 }

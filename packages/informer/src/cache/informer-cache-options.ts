@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
 import type { ReflectorOptions } from '../reflector/reflector.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerRegistry } from './informer-registry.js';
 import { REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';

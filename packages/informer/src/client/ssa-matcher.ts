@@ -14,7 +14,7 @@
  * @module
  */
 import { jsonEqual, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
-import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 
 type Json = Record<string, unknown>;
 

@@ -8,7 +8,7 @@
  * @module
  */
 import { FieldSelector, InvalidSelectorError, LabelSelector, type OptionKeysOf } from '@kindex/core';
-import { BACKOFF_OPTION_KEYS } from '../reflector/internal/backoff.js';
+import { BACKOFF_OPTION_KEYS } from '../reflector/backoff-options.js';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
-import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './internal/backoff.js';
-import type { ObjectTransform } from './object-transform.js';
+import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './backoff-options.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
 
-export type { BackoffOptions } from './internal/backoff.js';
+export type { BackoffOptions } from './backoff-options.js';
 
 /**
  * How a {@link Reflector} reaches the server and what it reflects.

@@ -11,7 +11,7 @@ import type {
 import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { KubeClient } from '../client/kube-client.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ReflectorTuningOptions } from '../config/option-validation.js';
 
 /**

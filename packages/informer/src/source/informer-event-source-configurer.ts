@@ -11,7 +11,7 @@ import {
 } from '@kindex/core';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
-import type { ObjectTransform } from '../reflector/object-transform.js';
+import type { ObjectTransform } from '../kind/object-transform.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
 import type { InformerEventSourceConfiguration } from './informer-event-source-configuration.js';
 

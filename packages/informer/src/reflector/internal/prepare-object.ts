@@ -1,7 +1,7 @@
 import { InvalidResourceError, ResourceID, deepFreeze } from '@kindex/core';
 import type { KubernetesObject } from '@kindex/core';
 import { TransformError } from '../reflector-error.js';
-import type { ObjectTransform } from '../object-transform.js';
+import type { ObjectTransform } from '../../kind/object-transform.js';
 
 /** What {@link prepareObject} needs to know about the type being reflected. */
 export interface PrepareContext<R extends KubernetesObject> {
