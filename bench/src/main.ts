@@ -153,7 +153,12 @@ function runChild(params: ChildParams): Promise<RunResult> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      const line = out.trim().split('\n').pop() ?? '';
+      // The last line carrying a result: a contender's own output (an Operator logging at info) may come after it.
+      const line =
+        out
+          .trim()
+          .split('\n')
+          .findLast((l) => l.includes('"syncMs":')) ?? '';
       if (code !== 0 || line === '') reject(new Error(`${params.contender} ${params.mode} exited with ${code}: ${out}`));
       else resolve(JSON.parse(line) as RunResult);
     });
