@@ -5,7 +5,7 @@ import { namespaceAndName, ReconcileTrace } from './reconcile-trace.js';
 const causes: ReconcileCauses = { triggers: 1, omitted: 0, causes: [] };
 
 describe('ReconcileTrace', () => {
-  it('gives one UUID to the log bindings and the record, made on first read', () => {
+  it('gives one UUID to the log bindings and the record, and another to each reconcile', () => {
     const trace = new ReconcileTrace('shop/web', causes);
     const bindings = trace.logBindings();
     expect(bindings).to.deep.equal({ namespace: 'shop', name: 'web', reconcileID: trace.reconcileID });
