@@ -4,14 +4,16 @@ import { Kinds, Operator } from '@kindex/informer';
 import type { E2eContender, E2eContenderOptions } from './e2e-contender.js';
 
 /**
- * kindex as an operator author uses it: an `Operator` with one `Controller` whose primary is the
+ * kindex as an operator author uses it: an `Operator` (logs at info, metrics, the HTTP server with
+ * `/debug/controllers`) with one `Controller` whose primary is the
  * ConfigMap, default concurrency (10), no generation awareness (ConfigMaps have no generation) and
  * a read-only reconciler: `noUpdate` and no `cleanup`, so no finalizer and no write.
  */
 export function kindexOperatorContender(options: E2eContenderOptions): E2eContender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
-  const operator = new Operator({ kubeConfig });
+  // As users run it (issue 23's targets): logs at info, metrics (always on) and the debug endpoint served.
+  const operator = new Operator({ kubeConfig, logger: 'info', server: { port: 0, host: '127.0.0.1', debug: true } });
   const controller = operator.register(
     {
       reconcile(primary) {

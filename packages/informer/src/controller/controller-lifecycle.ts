@@ -192,7 +192,11 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     this.#processor = processor;
     if (this.#dispatchPaused) processor.pause();
     this.#subscriptions.push(
-      processor.events$.subscribe((event) => this.#h.events.next({ type: 'processing', event })),
+      // One subscription per processing event (several per reconcile): it also forgets dropped primaries.
+      processor.events$.subscribe((event) => {
+        this.#h.events.next({ type: 'processing', event });
+        if (event.type === 'dropped') this.#h.dispatcher.forget(event.key);
+      }),
       processor.triggers$.subscribe((trigger) => this.#h.events.next({ type: 'trigger', trigger })),
       new Subscription(this.#h.primaryCache.onDelta((delta, origin) => this.#h.primary.onDelta(delta, origin))),
       this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
@@ -211,7 +215,6 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       }
       processor.addSource(s);
     }
-    this.#subscriptions.push(processor.events$.subscribe((e) => e.type === 'dropped' && this.#h.dispatcher.forget(e.key)));
     processor.addSource(this.#h.primary);
     this.#h.logger.info(
       { sources: this.#sources.map((s) => s.name), namespaces: this.#h.configuration.namespaces },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   DefaultContext,
   DeleteControl,
@@ -20,6 +19,7 @@ import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerEvent } from './controller-event.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
+import { namespaceAndName, ReconcileTrace } from './reconcile-trace.js';
 import type { PrimaryEvents } from './primary-events.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
@@ -51,7 +51,9 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
  * the reconciler cleans up, runs `cleanup` for a primary marked for deletion and removes the
  * finalizer when told to, runs the managed workflow, writes the returned control, and after
  * exhausted retries calls `updateErrorStatus`. Each reconcile gets an id, a log line naming its
- * causes (built only when debug lines are written) and a record for `describePrimary`.
+ * causes (built only when debug lines are written) and a record for `describePrimary`; the id,
+ * the start time's ISO string, the log bindings and the record are made only when read (see
+ * {@link ReconcileTrace}), so a reconcile nobody logs or describes pays for none of them.
  */
 export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #o: ReconciliationDispatcherOptions<P>;
@@ -62,7 +64,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
   readonly #shardLost = new Map<string, unknown>();
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
-  readonly #lastReconciles = new Map<string, ReconcileRecord>();
+  readonly #lastReconciles = new Map<string, ReconcileTrace>();
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -70,7 +72,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 
   /** The last reconcile of a primary, if it ran and the primary is still known. */
   lastReconcile(key: string): ReconcileRecord | undefined {
-    return this.#lastReconciles.get(key);
+    return this.#lastReconciles.get(key)?.record();
   }
 
   /** Forgets a primary's last reconcile (the event processor dropped the primary). */
@@ -155,21 +157,17 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    */
   async dispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
-    const reconcileID = randomUUID();
-    const log = new LazyChildLogger(this.#o.logger, { ...namespaceAndName(key), reconcileID });
-    const started = Date.now();
-    const startedAt = new Date(started).toISOString();
-    const causes = request.causes;
+    const trace = new ReconcileTrace(key, request.causes);
+    const log = new LazyChildLogger(this.#o.logger, () => trace.logBindings());
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
     const present = this.#o.ledger.get(key) !== undefined || this.#o.ledger.tombstones.has(key);
-    if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes });
+    if (present) this.#lastReconciles.set(key, trace);
     else this.#lastReconciles.delete(key);
     try {
       const result = await this.#dispatch(key, request, log);
-      const durationMs = Date.now() - started;
-      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'success', durationMs });
+      const durationMs = trace.succeeded();
       // The line of every reconcile: its fields are built only when debug lines are written.
       if (log.isLevelEnabled('debug')) {
         const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
@@ -184,9 +182,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
       }
       return result;
     } catch (error) {
-      const durationMs = Date.now() - started;
-      const message = error instanceof Error ? error.message : String(error);
-      if (present) this.#lastReconciles.set(key, { reconcileID, startedAt, causes, result: 'error', durationMs, error: message });
+      const durationMs = trace.failed(error);
       log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
       throw error;
     }
@@ -358,10 +354,4 @@ function reconcileLogFields(request: DispatchRequest): object {
     ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
     ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
   };
-}
-
-/** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */
-function namespaceAndName(key: string): { namespace?: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

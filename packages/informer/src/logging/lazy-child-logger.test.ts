@@ -40,6 +40,21 @@ describe('LazyChildLogger', () => {
     ]);
   });
 
+  it('calls bindings given as a function only when the child is made, and once', () => {
+    const { logger, lines } = recording('info');
+    let calls = 0;
+    const log = new LazyChildLogger(logger, () => (calls++, { reconcileID: 'r3' }));
+    log.debug('below the level');
+    expect(calls, 'nothing written, so no bindings built').to.equal(0);
+    log.info('first');
+    log.error('second');
+    expect(calls).to.equal(1);
+    expect(lines).to.deep.equal([
+      { level: 30, reconcileID: 'r3', msg: 'first' },
+      { level: 50, reconcileID: 'r3', msg: 'second' },
+    ]);
+  });
+
   it('hands out grandchildren carrying both bindings', () => {
     const { logger, lines } = recording('debug');
     new LazyChildLogger(logger, { reconcileID: 'r2' }).child({ dependent: 'config' }).debug('made');

@@ -11,10 +11,11 @@ type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
  */
 export class LazyChildLogger implements Logger {
   readonly #parent: Logger;
-  readonly #bindings: Record<string, unknown>;
+  readonly #bindings: Record<string, unknown> | (() => Record<string, unknown>);
   #child: Logger | undefined;
 
-  constructor(parent: Logger, bindings: Record<string, unknown>) {
+  /** `bindings` may be a function: it is called when the child is made, and only then. */
+  constructor(parent: Logger, bindings: Record<string, unknown> | (() => Record<string, unknown>)) {
     this.#parent = parent;
     this.#bindings = bindings;
   }
@@ -47,7 +48,8 @@ export class LazyChildLogger implements Logger {
   }
 
   #made(): Logger {
-    return (this.#child ??= this.#parent.child(this.#bindings));
+    const bindings = this.#bindings;
+    return (this.#child ??= this.#parent.child(typeof bindings === 'function' ? bindings() : bindings));
   }
 
   #write(level: Level, args: [object | string, string?]): void {

@@ -114,25 +114,29 @@ export class ControllerMetrics {
     const name = controller.name;
     this.#subscriptions.get(name)?.unsubscribe();
     this.#controllers.set(name, controller);
-    // controller-runtime initialises every series at zero so that rate() works from the start.
-    for (const result of RESULTS) this.#total.inc({ controller: name, result }, 0);
-    this.#errors.inc({ controller: name }, 0);
-    this.#terminalErrors.inc({ controller: name }, 0);
+    // The series' children are looked up once per controller, not per reconcile. Made at zero,
+    // as controller-runtime initialises every series so that rate() works from the start.
+    const total = new Map(RESULTS.map((result) => [result, this.#total.labels({ controller: name, result })] as const));
+    const skippedFor = (reason: string): { inc(value?: number): void } => this.#skipped.labels({ controller: name, reason });
+    const skipped = new Map<string, { inc(value?: number): void }>(SKIP_REASONS.map((reason) => [reason, skippedFor(reason)]));
+    const errors = this.#errors.labels({ controller: name });
+    const terminalErrors = this.#terminalErrors.labels({ controller: name });
+    const time = this.#time.labels({ controller: name });
+    for (const child of [...total.values(), ...skipped.values(), errors, terminalErrors]) child.inc(0);
     this.#time.zero({ controller: name });
-    for (const reason of SKIP_REASONS) this.#skipped.inc({ controller: name, reason }, 0);
     const subscription = controller.events$.subscribe((event) => {
       if (event.type !== 'processing' || event.event.type !== 'finished') return;
       const { outcome, durationMs } = event.event;
       if (outcome.type === 'success' && outcome.skipped !== undefined) {
-        this.#skipped.inc({ controller: name, reason: outcome.skipped });
+        (skipped.get(outcome.skipped) ?? skippedFor(outcome.skipped)).inc();
         return;
       }
-      this.#total.inc({ controller: name, result: resultOf(outcome) });
+      total.get(resultOf(outcome))?.inc();
       if (outcome.type === 'error') {
-        this.#errors.inc({ controller: name });
-        if (outcome.terminal) this.#terminalErrors.inc({ controller: name });
+        errors.inc();
+        if (outcome.terminal) terminalErrors.inc();
       }
-      this.#time.observe({ controller: name }, durationMs / 1000);
+      time.observe(durationMs / 1000);
     });
     this.#subscriptions.set(name, subscription);
   }
