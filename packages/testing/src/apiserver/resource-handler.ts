@@ -10,6 +10,7 @@ import { pruneObject, validateObject } from './custom-resource-schema.js';
 import { defaultDeployment } from './deployment-defaults.js';
 import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { defaultPod } from './pod-defaults.js';
+import { omitEmpty } from './omit-empty.js';
 import { defaultObject } from './schema-defaulting.js';
 import { defaultService } from './service-defaults.js';
 import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js';
@@ -608,6 +609,7 @@ export class ResourceHandler {
 
   // Every write of the verbs goes through here, so that a dry run stops short of the store.
   private write(t: ResourceType, key: string, draft: Json, mode: 'create' | 'update', dryRun: boolean): StoredObject {
+    if (!t.custom) omitEmpty(draft, { group: t.group, version: t.storageVersion, kind: t.kind });
     if (dryRun) {
       const { kind: _k, apiVersion: _a, ...rest } = draft;
       const rv = metaOf(draft)['resourceVersion'];
