@@ -359,10 +359,14 @@ export class InformerEventSource<
   /**
    * The secondaries of a primary, from the index (or the primary-to-secondary mapper), read live:
    * the index and the stores cannot change during this synchronous call, so no snapshot is
-   * taken. O(secondaries of the primary). A reconcile reads through its Context's snapshot.
+   * taken. O(secondaries of the primary): the index holds the cached version of each secondary
+   * (it is fed every delta of the cache right after the store applied it), so no key is looked up
+   * again in the cache. A reconcile reads through its Context's snapshot.
    */
   getSecondaryResources(primary: P): readonly R[] {
-    return secondariesOf(primary, this.configuration.toSecondaryIds, this.#index, (key) => this.cache.peekKey(key));
+    const index = this.#index;
+    if (index !== undefined) return index.secondariesOf(ResourceID.keyOfResource(primary));
+    return secondariesOf(primary, this.configuration.toSecondaryIds, undefined, (key) => this.cache.peekKey(key));
   }
 
   /**
