@@ -109,6 +109,15 @@ export class ReverseIndexSnapshot {
     this.#view.release();
   }
 
+  /**
+   * Whether the index changed since this snapshot was taken; while not, the index's current
+   * answers (`secondariesOf` included) are this snapshot's.
+   * @throws {ReleasedSnapshotError} after `release()`.
+   */
+  get hasChanged(): boolean {
+    return this.#view.changed;
+  }
+
   /** Keys of the secondaries indexed under a primary. O(secondaries + changes since the snapshot). */
   secondaryKeys(primary: ResourceID | string): ReadonlySet<string> {
     const out = new Set<string>();

@@ -418,7 +418,8 @@ export class InformerEventSource<
 
   /** The cache and the reverse index frozen together. */
   snapshot(): SecondaryResourceReader<R, P> {
-    return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), this.#index?.snapshot(), this.configuration.toSecondaryIds);
+    const index = this.#index;
+    return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), index?.snapshot(), this.configuration.toSecondaryIds, index);
   }
 
   #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
