@@ -212,7 +212,7 @@ describe('InformerEventSource', function () {
     expect(snapshot.getSecondaryResources(webPage('page-a', ns))[0]).to.equal(before);
 
     await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
-    await createConfigMap(ns, 'a2', 'page-a');
+    await createConfigMap(ns, 'a2', 'page-a', { v: '2' });
     await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']));
     await eventually(() => expect(source.get(ResourceID.of('a1', ns))?.data).to.deep.equal({ v: '1' }));
     // Written since: still the versions of its moment.
@@ -221,7 +221,7 @@ describe('InformerEventSource', function () {
     expect(then[0]).to.equal(before);
     snapshot.release?.();
     const now = source.snapshot();
-    expect(now.getSecondaryResources(webPage('page-a', ns)).map((cm) => cm.data)).to.have.deep.members([{ v: '1' }, {}]);
+    expect(now.getSecondaryResources(webPage('page-a', ns)).map((cm) => cm.data)).to.have.deep.members([{ v: '1' }, { v: '2' }]);
     now.release?.();
   });
 
