@@ -166,9 +166,10 @@ const NOTHING: ReverseIndexUpdate = Object.freeze({ newPrimaries: NONE, oldPrima
  * keeps its previous entries (nothing is lost), the failure is reported on `errors$` with the
  * object's key, and the call returns its previous primaries as both P_new and P_old.
  *
- * Lean: plain mutable Maps (one entry per secondary, one per primary with its interned ID, the
- * secondary's key string shared by both sides); `snapshot()` is O(1) through an undo log that
- * keeps old entries only while a snapshot is open.
+ * Lean: plain mutable Maps (one cell per secondary, holding its primaries and its latest version,
+ * shared by both sides; one entry per primary with its interned ID), so `secondariesOf` is one
+ * probe and one load per secondary; `snapshot()` is O(1) through an undo log that keeps old
+ * entries only while a snapshot is open.
  *
  * @example
  * ```ts

@@ -7,8 +7,8 @@
  * result (`P_new`) and returns the primaries the secondary left (`P_old`); the filter decides;
  * `P_new ∪ P_old` is handed on as one trigger, by a direct call to the `onTrigger` listeners (the
  * event processor); `triggers$` is derived from them. So a reference that moves reconciles both
- * primaries, and `getSecondaryResources(primary)` is an index read plus store reads: O(its
- * secondaries). Around the class: its configuration types, the builder's steps
+ * primaries, and `getSecondaryResources(primary)` is an index read (the index holds each
+ * secondary's cached version): O(its secondaries). Around the class: its configuration types, the builder's steps
  * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own.
  *
  * @module
