@@ -5,40 +5,51 @@
  * third of a 5-key Set), a Set beyond. Buckets change in place: snapshots do not read them for
  * keys changed since they were taken (see `snapshot/undo-log.ts`).
  */
-export type KeyBucket = string | string[] | Set<string>;
+export type KeyBucket = Bucket<string>;
+
+/**
+ * A bucket of any items that are neither arrays nor Sets, in the same shapes: the reverse index
+ * files its per-secondary cells this way (an object, not a key, so a lookup reaches the secondary
+ * without a table probe).
+ */
+export type Bucket<T> = T | T[] | Set<T>;
 
 const SMALL = 16;
 
-/** The bucket with `key` added (the same bucket, changed in place, when it is an array or a Set). */
-export function bucketWith(bucket: KeyBucket | undefined, key: string): KeyBucket {
-  if (bucket === undefined) return key;
-  if (typeof bucket === 'string') return bucket === key ? bucket : [bucket, key];
+/** The bucket with `item` added (the same bucket, changed in place, when it is an array or a Set). */
+export function bucketWith<T>(bucket: Bucket<T> | undefined, item: T): Bucket<T> {
+  if (bucket === undefined) return item;
   if (Array.isArray(bucket)) {
-    if (bucket.includes(key)) return bucket;
+    if (bucket.includes(item)) return bucket;
     if (bucket.length < SMALL) {
-      bucket.push(key);
+      bucket.push(item);
       return bucket;
     }
-    return new Set([...bucket, key]);
+    return new Set([...bucket, item]);
   }
-  bucket.add(key);
-  return bucket;
+  if (bucket instanceof Set) {
+    bucket.add(item);
+    return bucket;
+  }
+  return bucket === item ? bucket : [bucket, item];
 }
 
-/** The bucket without `key`; undefined when nothing is left, the bare key when one is. */
-export function bucketWithout(bucket: KeyBucket | undefined, key: string): KeyBucket | undefined {
+/** The bucket without `item`; undefined when nothing is left, the bare item when one is. */
+export function bucketWithout<T>(bucket: Bucket<T> | undefined, item: T): Bucket<T> | undefined {
   if (bucket === undefined) return undefined;
-  if (typeof bucket === 'string') return bucket === key ? undefined : bucket;
   if (Array.isArray(bucket)) {
-    const at = bucket.indexOf(key);
+    const at = bucket.indexOf(item);
     if (at < 0) return bucket;
     if (bucket.length === 2) return bucket[1 - at]!;
     bucket.splice(at, 1);
     return bucket;
   }
-  bucket.delete(key);
-  // Back to an array at half the limit, so one key coming and going does not convert every time.
-  return bucket.size <= SMALL / 2 ? (bucket.size === 1 ? bucket.values().next().value : [...bucket]) : bucket;
+  if (bucket instanceof Set) {
+    bucket.delete(item);
+    // Back to an array at half the limit, so one item coming and going does not convert every time.
+    return bucket.size <= SMALL / 2 ? (bucket.size === 1 ? bucket.values().next().value : [...bucket]) : bucket;
+  }
+  return bucket === item ? undefined : bucket;
 }
 
 /** Files `key` under `value` of an index. */
@@ -56,10 +67,10 @@ export function bucketRemove(index: Map<string, KeyBucket>, value: string, key: 
   else if (next !== bucket) index.set(value, next);
 }
 
-/** Calls `fn` with each key of a bucket (none for undefined). */
-export function bucketForEach(bucket: KeyBucket | undefined, fn: (key: string) => void): void {
+/** Calls `fn` with each item of a bucket (none for undefined). */
+export function bucketForEach<T>(bucket: Bucket<T> | undefined, fn: (item: T) => void): void {
   if (bucket === undefined) return;
-  if (typeof bucket === 'string') fn(bucket);
-  else if (Array.isArray(bucket)) for (let i = 0; i < bucket.length; i++) fn(bucket[i]!);
-  else for (const key of bucket) fn(key);
+  if (Array.isArray(bucket)) for (let i = 0; i < bucket.length; i++) fn(bucket[i]!);
+  else if (bucket instanceof Set) for (const item of bucket) fn(item);
+  else fn(bucket);
 }

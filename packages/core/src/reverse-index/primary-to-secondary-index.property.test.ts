@@ -116,6 +116,65 @@ describe('PrimaryToSecondaryIndex (properties)', () => {
     );
   });
 
+  it('secondariesOf answers the objects the store holds now, however many writes came between two reads', () => {
+    type ReadOp = Op | { kind: 'read' };
+    const readOpArb: fc.Arbitrary<ReadOp> = fc.oneof(
+      { weight: 3, arbitrary: opArb },
+      { weight: 2, arbitrary: fc.constant<ReadOp>({ kind: 'read' }) },
+    );
+    fc.assert(
+      fc.property(fc.array(readOpArb, { maxLength: 40 }), (ops) => {
+        const index = new PrimaryToSecondaryIndex<Secondary>({ toPrimaryIds: mapper });
+        index.errors$.subscribe(() => undefined);
+        // The store the index is fed from, written first as a cache is; the model of the index.
+        const store = new Map<string, Secondary>();
+        const model = new Map<string, string[]>();
+        const check = (): void => {
+          for (const p of ['p1', 'p2', 'p3']) {
+            const answer = index.secondariesOf(`ns/${p}`);
+            const expected = [...model].filter(([s, owners]) => owners.includes(p) && store.has(s)).map(([s]) => store.get(s)!);
+            const byName = (a: Secondary, b: Secondary): number => a.metadata!.name!.localeCompare(b.metadata!.name!);
+            // The very objects of the store (identity, not equal copies).
+            expect(answer.sort(byName)).to.have.ordered.members(expected.sort(byName));
+          }
+        };
+        for (const op of ops) {
+          if (op.kind === 'upsert') {
+            const next = secondary(op);
+            const previous = store.get(op.name);
+            store.set(op.name, next);
+            index.onAddOrUpdate(next, previous);
+            const before = model.get(op.name) ?? [];
+            const after = op.broken ? before : op.owners;
+            if (after.length > 0) model.set(op.name, after);
+            else model.delete(op.name);
+          } else if (op.kind === 'delete') {
+            store.delete(op.name);
+            index.onDelete(ResourceID.of(op.name, 'ns'));
+            model.delete(op.name);
+          } else if (op.kind === 'seed') {
+            store.clear();
+            model.clear();
+            for (const item of op.items) {
+              store.set(item.name, secondary(item));
+              if (item.broken || item.owners.length === 0) model.delete(item.name);
+              else model.set(item.name, item.owners);
+            }
+            index.seed(store.values());
+          } else if (op.kind === 'clear') {
+            store.clear();
+            model.clear();
+            index.clear();
+          } else if (op.kind === 'read') {
+            check();
+          }
+        }
+        check();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('does not call a mapper whose inputs did not change', () => {
     let calls = 0;
     const counted = withInputsEqual(

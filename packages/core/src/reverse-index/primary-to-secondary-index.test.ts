@@ -61,6 +61,22 @@ describe('PrimaryToSecondaryIndex', () => {
     expect(index.snapshot().secondaryCount).to.equal(0);
   });
 
+  it('answers each secondary as the version last given, and says when a snapshot is behind (hasChanged)', () => {
+    const { index } = newIndex();
+    const first = secondary('s', ['p1']);
+    index.onAddOrUpdate(first);
+    const snap = index.snapshot();
+    expect(index.secondariesOf('ns/p1')).to.deep.equal([first]);
+    const second = secondary('s', ['p1']);
+    index.onAddOrUpdate(second, first); // same references: the entries stay, the object is the new one
+    expect(index.secondariesOf('ns/p1')[0]).to.equal(second);
+    expect(snap.hasChanged).to.equal(false);
+    index.onAddOrUpdate(secondary('s', ['p2']), second);
+    expect(snap.hasChanged).to.equal(true);
+    expect(index.secondariesOf(ResourceID.of('p1', 'ns'))).to.deep.equal([]);
+    snap.release();
+  });
+
   it('forgets a deleted secondary, by object or by ID, and tolerates unknown ones', () => {
     const { index } = newIndex();
     index.onAddOrUpdate(secondary('s', ['p1', 'p2']));

@@ -12,8 +12,9 @@ import { Observable, Subject } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { namedMetadataOf, type NamedMetadata } from '../resource/named-metadata.js';
 import { ResourceID } from '../resource/resource-id.js';
-import { UNRECORDED, UndoLog, type UndoView } from '../snapshot/undo-log.js';
-import { bucketForEach, bucketWith, bucketWithout, type KeyBucket } from '../internal/key-bucket.js';
+import { UNRECORDED, type UndoView } from '../snapshot/undo-log.js';
+import { IndexContent, keyOfCell, type PrimaryRefs, type SecondaryCell } from './internal/index-content.js';
+import { bucketForEach, bucketWith, bucketWithout } from '../internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
 import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
 import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
@@ -73,35 +74,6 @@ const PRIMARY_TO_SECONDARY_INDEX_OPTION_KEYS = {
 } as const satisfies OptionKeysOf<PrimaryToSecondaryIndexOptions>;
 
 /**
- * The primaries a secondary is filed under, as a frozen array of interned IDs. The one-primary
- * array is interned too (a primary's `alone`), so the usual secondary, with one owner, shares it
- * with its siblings and costs no array of its own; callers get it as P_new/P_old with no copy.
- */
-type PrimaryRefs = readonly ResourceID[];
-
-/** The live content, shared by the index and its snapshots. */
-class IndexContent {
-  /**
-   * Secondary namespace ('' for cluster-scoped) -> name -> the primaries it is filed under. Keyed
-   * by the object's own strings, so an event whose references did not change builds no key
-   * string, and the store's lookup of the same object already hashed them.
-   */
-  readonly forward = new Map<string, Map<string, PrimaryRefs>>();
-  secondaryCount = 0;
-  /** Primary key -> its interned ID, its one-primary array, and the keys of its secondaries. */
-  readonly reverse = new Map<string, { readonly id: ResourceID; readonly alone: PrimaryRefs; secondaries: KeyBucket }>();
-  /** Secondary key -> its refs before a write, for the snapshots open at the time. */
-  readonly log = new UndoLog<string, PrimaryRefs>();
-
-  refsOf(secondaryKey: string): PrimaryRefs | undefined {
-    const slash = secondaryKey.indexOf('/');
-    return slash < 0
-      ? this.forward.get('')?.get(secondaryKey)
-      : this.forward.get(secondaryKey.slice(0, slash))?.get(secondaryKey.slice(slash + 1));
-  }
-}
-
-/**
  * A never-changing view of a {@link PrimaryToSecondaryIndex}. O(1) to take; take it together
  * with the secondary store's `snapshot()` (synchronously, between two events) for one consistent
  * view of both, and `release()` both when done (unreleased ones are released when collected).
@@ -137,6 +109,15 @@ export class ReverseIndexSnapshot {
     this.#view.release();
   }
 
+  /**
+   * Whether the index changed since this snapshot was taken; while not, the index's current
+   * answers (`secondariesOf` included) are this snapshot's.
+   * @throws {ReleasedSnapshotError} after `release()`.
+   */
+  get hasChanged(): boolean {
+    return this.#view.changed;
+  }
+
   /** Keys of the secondaries indexed under a primary. O(secondaries + changes since the snapshot). */
   secondaryKeys(primary: ResourceID | string): ReadonlySet<string> {
     const out = new Set<string>();
@@ -147,7 +128,8 @@ export class ReverseIndexSnapshot {
   /** Calls `fn` with the key of each secondary indexed under a primary (no Set built). */
   forEachSecondaryKey(primaryKey: string, fn: (secondaryKey: string) => void): void {
     const view = this.#view;
-    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, (key) => {
+    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, (cell) => {
+      const key = keyOfCell(cell);
       if (view.valueAt(key) === UNRECORDED) fn(key);
     });
     view.forEachChanged((key, then) => {
@@ -184,9 +166,10 @@ const NOTHING: ReverseIndexUpdate = Object.freeze({ newPrimaries: NONE, oldPrima
  * keeps its previous entries (nothing is lost), the failure is reported on `errors$` with the
  * object's key, and the call returns its previous primaries as both P_new and P_old.
  *
- * Lean: plain mutable Maps (one entry per secondary, one per primary with its interned ID, the
- * secondary's key string shared by both sides); `snapshot()` is O(1) through an undo log that
- * keeps old entries only while a snapshot is open.
+ * Lean: plain mutable Maps (one cell per secondary, holding its primaries and its latest version,
+ * shared by both sides; one entry per primary with its interned ID), so `secondariesOf` is one
+ * probe and one load per secondary; `snapshot()` is O(1) through an undo log that keeps old
+ * entries only while a snapshot is open.
  *
  * @example
  * ```ts
@@ -242,18 +225,44 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   /** Keys of the secondaries indexed under a primary. O(secondaries). */
   secondaryKeys(primary: ResourceID | string): ReadonlySet<string> {
     const out = new Set<string>();
-    bucketForEach(this.#content.reverse.get(typeof primary === 'string' ? primary : primary.key)?.secondaries, (key) => out.add(key));
+    this.forEachSecondaryKey(typeof primary === 'string' ? primary : primary.key, (key) => out.add(key));
     return out;
   }
 
   /** Calls `fn` with the key of each secondary indexed under a primary: the lookup path, no Set built. */
   forEachSecondaryKey(primaryKey: string, fn: (secondaryKey: string) => void): void {
-    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, fn);
+    bucketForEach(this.#content.reverse.get(primaryKey)?.secondaries, (cell) => fn(keyOfCell(cell)));
   }
 
   /** Keys of the primaries a secondary is indexed under. */
   primaryKeys(secondary: ResourceID | string): ReadonlySet<string> {
     return keySet(this.#content.refsOf(typeof secondary === 'string' ? secondary : secondary.key));
+  }
+
+  /**
+   * The secondaries indexed under a primary, each as the version last given to the index
+   * (`onAddOrUpdate`, `seed`): the live lookup path, read from the index alone, with no key to
+   * resolve in a store. O(secondaries), a new array per call.
+   *
+   * Caveats: the versions are the store's only while the caller feeds the index every object the
+   * store wrote (mapper failures included), right after the write, as an event source does from
+   * its cache's deltas. Snapshots hand out keys (`forEachSecondaryKey`), read in a store snapshot.
+   *
+   * @example
+   * ```ts
+   * import { PrimaryToSecondaryIndex, ResourceID, type KubernetesObject } from '@kindex/core';
+   * declare const configMap: KubernetesObject;
+   * const index = new PrimaryToSecondaryIndex({ toPrimaryIds: (cm) => [ResourceID.of(cm.metadata!.labels!['app']!, cm.metadata!.namespace)] });
+   * index.onAddOrUpdate(configMap); // after the store stored it
+   *
+   * const ofWeb: KubernetesObject[] = index.secondariesOf('shop/web');
+   * ```
+   */
+  secondariesOf(primary: ResourceID | string): S[] {
+    const out: S[] = [];
+    const entry = this.#content.reverse.get(typeof primary === 'string' ? primary : primary.key);
+    if (entry !== undefined) bucketForEach(entry.secondaries, (cell) => out.push(cell.object as S));
+    return out;
   }
 
   /**
@@ -269,8 +278,9 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       const namespace = meta.namespace ?? '';
       const key = ResourceID.keyOf(meta.name, namespace);
       const mapped = this.#map(secondary, key);
-      if (mapped !== undefined && mapped.length > 0)
-        this.#file(namespace, meta.name, key, this.#content.forward.get(namespace)?.get(meta.name), this.#intern(mapped));
+      if (mapped !== undefined && mapped.length > 0) {
+        this.#file(namespace, meta.name, key, this.#content.forward.get(namespace)?.get(meta.name), secondary, this.#intern(mapped));
+      }
     }
   }
 
@@ -284,7 +294,10 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     const meta = this.#metadataOf(secondary);
     if (meta === undefined) return NOTHING;
     const namespace = meta.namespace ?? '';
-    const before = this.#content.forward.get(namespace)?.get(meta.name);
+    const cell = this.#content.forward.get(namespace)?.get(meta.name);
+    // The store holds this version now, whatever the mapper says of it: lookups must see it.
+    if (cell !== undefined) cell.object = secondary as SecondaryCell['object'];
+    const before = cell?.refs;
     if (before !== undefined && old !== undefined && this.#inputsEqual !== undefined && this.#sameInputs(old, secondary)) {
       return { newPrimaries: before, oldPrimaries: before };
     }
@@ -296,7 +309,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       // The common update (a MODIFIED event that keeps its references): nothing to write.
       return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
     }
-    this.#file(namespace, meta.name, key, before, after);
+    this.#file(namespace, meta.name, key, cell, secondary, after);
     return { newPrimaries: after ?? NONE, oldPrimaries: before ?? NONE };
   }
 
@@ -317,14 +330,14 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       namespace = meta.namespace ?? '';
       name = meta.name;
     }
-    const key = ResourceID.keyOf(name, namespace);
-    const before = this.#content.forward.get(namespace)?.get(name);
-    if (before === undefined) {
+    const cell = this.#content.forward.get(namespace)?.get(name);
+    if (cell === undefined) {
       // Never recorded (say, the index was not seeded): still tell the caller whom it concerned.
-      const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, key);
+      const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, ResourceID.keyOf(name, namespace));
       return { newPrimaries: NONE, oldPrimaries: mapped ?? NONE };
     }
-    this.#file(namespace, name, key, before, undefined);
+    const before = cell.refs;
+    this.#file(namespace, name, ResourceID.keyOf(name, namespace), cell, undefined, undefined);
     return { newPrimaries: NONE, oldPrimaries: before };
   }
 
@@ -332,8 +345,8 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   clear(): void {
     const content = this.#content;
     if (content.log.recording) {
-      for (const [namespace, byName] of content.forward) {
-        for (const [name, refs] of byName) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), refs);
+      for (const byName of content.forward.values()) {
+        for (const cell of byName.values()) content.log.recordBeforeWrite(keyOfCell(cell), cell.refs);
       }
     }
     content.forward.clear();
@@ -349,9 +362,20 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     }
   }
 
-  /** Moves a secondary's entries from `before` to `after` (undefined: none). */
-  #file(namespace: string, name: string, key: string, before: PrimaryRefs | undefined, after: PrimaryRefs | undefined): void {
+  /**
+   * Moves a secondary from the primaries of its cell (none without one) to `after` (undefined:
+   * none, and the cell goes); a new cell holds `object`.
+   */
+  #file(
+    namespace: string,
+    name: string,
+    key: string,
+    cell: SecondaryCell | undefined,
+    object: S | undefined,
+    after: PrimaryRefs | undefined,
+  ): void {
     const content = this.#content;
+    const before = cell?.refs;
     if (content.log.recording) content.log.recordBeforeWrite(key, before);
     let byName = content.forward.get(namespace);
     if (after === undefined) {
@@ -359,16 +383,19 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
         content.secondaryCount--;
         if (byName.size === 0) content.forward.delete(namespace);
       }
+    } else if (cell === undefined) {
+      if (byName === undefined) content.forward.set(namespace, (byName = new Map<string, SecondaryCell>()));
+      content.secondaryCount++;
+      byName.set(name, (cell = { refs: after, object: object as SecondaryCell['object'] }));
     } else {
-      if (byName === undefined) content.forward.set(namespace, (byName = new Map<string, PrimaryRefs>()));
-      if (before === undefined) content.secondaryCount++;
-      byName.set(name, after);
+      cell.refs = after;
+      if (object !== undefined) cell.object = object as SecondaryCell['object'];
     }
     for (const id of before ?? NONE) {
       if (refsInclude(after, id.key)) continue;
       const entry = content.reverse.get(id.key);
       if (entry === undefined) continue;
-      const rest = bucketWithout(entry.secondaries, key);
+      const rest = bucketWithout(entry.secondaries, cell!);
       if (rest === undefined) content.reverse.delete(id.key);
       else entry.secondaries = rest;
     }
@@ -376,8 +403,8 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       if (refsInclude(before, id.key)) continue;
       const entry = content.reverse.get(id.key);
       if (entry === undefined) {
-        content.reverse.set(id.key, { id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: key });
-      } else entry.secondaries = bucketWith(entry.secondaries, key);
+        content.reverse.set(id.key, { id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: cell! });
+      } else entry.secondaries = bucketWith(entry.secondaries, cell!);
     }
   }
 

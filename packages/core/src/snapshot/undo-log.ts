@@ -145,6 +145,14 @@ export class UndoView<K, V> {
     return UNRECORDED;
   }
 
+  /** Whether any key changed since the view was taken: when not, the live structure is the view. */
+  get changed(): boolean {
+    for (let layer: Layer<K, V> | undefined = this.#live(); layer !== undefined; layer = layer.newer) {
+      if (layer.entries.size > 0) return true;
+    }
+    return false;
+  }
+
   /**
    * Every key changed since the view was taken, with its value then (undefined: absent). Each key
    * once, the value of the layer nearest the view.

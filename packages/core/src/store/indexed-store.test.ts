@@ -118,6 +118,23 @@ describe('IndexedStore', () => {
     expect(store.size).to.equal(0);
   });
 
+  it('says whether the store was written since a snapshot was taken (hasChanged)', () => {
+    const store = new IndexedStore<Job>();
+    store.upsert(job('a', 'ns', 'c1', '1'));
+    const older = store.snapshot();
+    expect(older.hasChanged).to.equal(false);
+    store.upsert(job('a', 'ns', 'c1', '1')); // a write, even of an equal object
+    const newer = store.snapshot();
+    expect(older.hasChanged).to.equal(true);
+    expect(newer.hasChanged).to.equal(false);
+    store.delete('ns/a');
+    expect(newer.hasChanged).to.equal(true);
+    older.release();
+    expect(newer.hasChanged).to.equal(true); // the older view's changes merge into the newer's
+    expect(() => older.hasChanged).to.throw(ReleasedSnapshotError);
+    newer.release();
+  });
+
   it('takes snapshots in O(1) and keeps old versions only while a snapshot is open', () => {
     const store = new IndexedStore<Job>({ indexers: { byCluster } });
     store.upsert(job('a', 'ns', 'c1', '1'));

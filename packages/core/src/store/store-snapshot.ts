@@ -106,6 +106,15 @@ export class StoreSnapshot<R extends KubernetesObject = KubernetesObject> implem
     this.#view.release();
   }
 
+  /**
+   * Whether the store was written since this snapshot was taken; while not, the store's current
+   * objects are this snapshot's (a reader may then take them from anything that holds them).
+   * @throws {ReleasedSnapshotError} after `release()`.
+   */
+  get hasChanged(): boolean {
+    return this.#view.changed;
+  }
+
   get(idOrKey: ResourceID | string): R | undefined {
     const then = this.#view.valueAt(typeof idOrKey === 'string' ? idOrKey : idOrKey.key);
     return then === UNRECORDED ? this.#content.lookup(idOrKey) : then;

@@ -50,6 +50,15 @@ export class CacheSnapshot<R extends KubernetesObject = KubernetesObject> implem
     for (const store of this.#stores.values()) (store as Partial<StoreSnapshot<R>>).release?.();
   }
 
+  /**
+   * Whether any namespace's store was written since this snapshot was taken (always true over a
+   * reader that cannot tell); while not, the cache's current objects are this snapshot's.
+   */
+  get hasChanged(): boolean {
+    for (const store of this.#stores.values()) if ((store as Partial<StoreSnapshot<R>>).hasChanged !== false) return true;
+    return false;
+  }
+
   get size(): number {
     let n = 0;
     for (const s of this.#stores.values()) n += s.size;

@@ -173,6 +173,58 @@ describe('InformerEventSource', function () {
     expect(source.primaryKeysOf(ResourceID.of('cm', ns)).size).to.equal(0);
   });
 
+  it("answers a primary's secondaries as the cached objects, the new version right after each event", async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source } = build((b) => b, [ns]);
+    await source.start();
+    await createConfigMap(ns, 'a1', 'page-a', { v: '0' });
+    await createConfigMap(ns, 'b1', 'page-b');
+    await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1']));
+    const cached = (name: string) => source.get(ResourceID.of(name, ns));
+    const of = (page: string) => source.getSecondaryResources(webPage(page, ns));
+    expect(of('page-a')[0]).to.equal(cached('a1'));
+
+    // Its own secondary changing (same owner, so the index entry stays): the new version, the very cached object.
+    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
+    await eventually(() => expect(of('page-a')[0]?.data).to.deep.equal({ v: '1' }));
+    expect(of('page-a')[0]).to.equal(cached('a1'));
+    expect(of('page-b')[0]).to.equal(cached('b1'));
+
+    // A secondary joining it, and one leaving it for another primary.
+    await createConfigMap(ns, 'a2', 'page-a');
+    await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']));
+    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { metadata: ownedBy(await page(ns, 'page-b')), data: { v: '2' } });
+    await eventually(() => expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['a1', 'b1']));
+    expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a2']);
+    expect(of('page-b').find((cm) => cm.metadata!.name === 'a1')).to.equal(cached('a1'));
+  });
+
+  it("reads a snapshot's secondaries as they were when it was taken, before and after the cache changes", async () => {
+    const ns = await createNamespace(server.kubeConfig);
+    const { source } = build((b) => b, [ns]);
+    await source.start();
+    await createConfigMap(ns, 'a1', 'page-a', { v: '0' });
+    await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1']));
+    const before = source.get(ResourceID.of('a1', ns));
+    const snapshot = source.snapshot();
+    // Nothing written since: the cached objects themselves.
+    expect(snapshot.getSecondaryResources(webPage('page-a', ns))).to.deep.equal([before]);
+    expect(snapshot.getSecondaryResources(webPage('page-a', ns))[0]).to.equal(before);
+
+    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
+    await createConfigMap(ns, 'a2', 'page-a', { v: '2' });
+    await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']));
+    await eventually(() => expect(source.get(ResourceID.of('a1', ns))?.data).to.deep.equal({ v: '1' }));
+    // Written since: still the versions of its moment.
+    const then = snapshot.getSecondaryResources(webPage('page-a', ns));
+    expect(then).to.have.length(1);
+    expect(then[0]).to.equal(before);
+    snapshot.release?.();
+    const now = source.snapshot();
+    expect(now.getSecondaryResources(webPage('page-a', ns)).map((cm) => cm.data)).to.have.deep.members([{ v: '1' }, { v: '2' }]);
+    now.release?.();
+  });
+
   it('answers from the primary-to-secondary mapper and keeps no index when one is set', async () => {
     const ns = await createNamespace(server.kubeConfig);
     await createConfigMap(ns, 'config-of-x', undefined);

@@ -7,8 +7,8 @@
  * result (`P_new`) and returns the primaries the secondary left (`P_old`); the filter decides;
  * `P_new ∪ P_old` is handed on as one trigger, by a direct call to the `onTrigger` listeners (the
  * event processor); `triggers$` is derived from them. So a reference that moves reconciles both
- * primaries, and `getSecondaryResources(primary)` is an index read plus store reads: O(its
- * secondaries). Around the class: its configuration types, the builder's steps
+ * primaries, and `getSecondaryResources(primary)` is an index read (the index holds each
+ * secondary's cached version): O(its secondaries). Around the class: its configuration types, the builder's steps
  * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own.
  *
  * @module
@@ -359,10 +359,14 @@ export class InformerEventSource<
   /**
    * The secondaries of a primary, from the index (or the primary-to-secondary mapper), read live:
    * the index and the stores cannot change during this synchronous call, so no snapshot is
-   * taken. O(secondaries of the primary). A reconcile reads through its Context's snapshot.
+   * taken. O(secondaries of the primary): the index holds the cached version of each secondary
+   * (it is fed every delta of the cache right after the store applied it), so no key is looked up
+   * again in the cache. A reconcile reads through its Context's snapshot.
    */
   getSecondaryResources(primary: P): readonly R[] {
-    return secondariesOf(primary, this.configuration.toSecondaryIds, this.#index, (key) => this.cache.peekKey(key));
+    const index = this.#index;
+    if (index !== undefined) return index.secondariesOf(ResourceID.keyOfResource(primary));
+    return secondariesOf(primary, this.configuration.toSecondaryIds, undefined, (key) => this.cache.peekKey(key));
   }
 
   /**
@@ -414,7 +418,8 @@ export class InformerEventSource<
 
   /** The cache and the reverse index frozen together. */
   snapshot(): SecondaryResourceReader<R, P> {
-    return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), this.#index?.snapshot(), this.configuration.toSecondaryIds);
+    const index = this.#index;
+    return new InformerSourceSnapshot<R, P>(this.cache.snapshot(), index?.snapshot(), this.configuration.toSecondaryIds, index);
   }
 
   #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {

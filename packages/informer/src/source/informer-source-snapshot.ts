@@ -1,6 +1,7 @@
 import {
   ResourceID,
   type KubernetesObject,
+  type PrimaryToSecondaryIndex,
   type PrimaryToSecondaryMapper,
   type ReverseIndexSnapshot,
   type SecondaryResourceReader,
@@ -13,10 +14,18 @@ export class InformerSourceSnapshot<R extends KubernetesObject, P extends Kubern
     readonly cache: CacheSnapshot<R>,
     readonly index: ReverseIndexSnapshot | undefined,
     readonly toSecondaryIds: PrimaryToSecondaryMapper<P> | undefined,
+    /** The live index `index` was taken from. */
+    readonly liveIndex?: PrimaryToSecondaryIndex<R>,
   ) {}
 
   getSecondaryResources(primary: P): readonly R[] {
-    return secondariesOf(primary, this.toSecondaryIds, this.index, (key) => this.cache.peek(key));
+    const index = this.index;
+    // Nothing written since the snapshot (the usual reconcile): the live index holds this
+    // snapshot's objects, with no key to build and resolve per secondary.
+    if (index !== undefined && this.liveIndex !== undefined && !index.hasChanged && !this.cache.hasChanged) {
+      return this.liveIndex.secondariesOf(ResourceID.keyOfResource(primary));
+    }
+    return secondariesOf(primary, this.toSecondaryIds, index, (key) => this.cache.peek(key));
   }
 
   release(): void {

@@ -21,6 +21,28 @@ export interface PreparedObject<R> {
 }
 
 /**
+ * The key is built when asked (a delete, a log line), from the name and namespace strings the
+ * object already holds: a watch event then allocates no key string, and a list of 100,000 does
+ * not keep 100,000 of them alive (promoted to the old generation) until the store has the items.
+ */
+class Prepared<R> implements PreparedObject<R> {
+  constructor(
+    readonly resourceVersion: string,
+    readonly object: R,
+    private readonly name: string,
+    private readonly namespace: string | undefined,
+  ) {}
+
+  get key(): string {
+    return keyOf(this.name, this.namespace);
+  }
+}
+
+function keyOf(name: string, namespace: string | undefined): string {
+  return ResourceID.keyOf(name, namespace || undefined);
+}
+
+/**
  * Validates a raw object off the wire, gives it `kind`/`apiVersion` when a list left them out
  * (so list and watch objects have one shape), applies the transform and freezes it deeply.
  * @throws {InvalidResourceError} naming the object and the bad field.
@@ -30,21 +52,35 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
     throw new InvalidResourceError(undefined, 'object', `expected a JSON object, got ${describe(raw)}`);
   }
   let obj = raw as R & Record<string, unknown>;
-  const ns = (obj.metadata as Record<string, unknown> | undefined)?.namespace;
-  if (ns !== undefined && typeof ns !== 'string') {
-    // ResourceID.keyOfResource would build a key from a non-string namespace rather than throw.
-    ResourceID.fromResource(obj);
+  const meta = obj.metadata as Record<string, unknown> | null | undefined;
+  if (
+    meta === null ||
+    typeof meta !== 'object' ||
+    typeof meta.name !== 'string' ||
+    meta.name === '' ||
+    (meta.namespace !== undefined && typeof meta.namespace !== 'string')
+  ) {
+    ResourceID.fromResource(obj); // throws the error naming the field
+    throw new InvalidResourceError(undefined, 'metadata', 'object is not a resource');
   }
-  const key = ResourceID.keyOfResource(obj); // throws for a missing metadata or name
-  const meta = obj.metadata as Record<string, unknown>;
+  const name = meta.name;
+  const namespace = meta.namespace;
   if (typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') {
-    throw new InvalidResourceError(key, 'metadata.resourceVersion', `expected a non-empty string, got ${describe(meta.resourceVersion)}`);
+    throw new InvalidResourceError(
+      keyOf(name, namespace),
+      'metadata.resourceVersion',
+      `expected a non-empty string, got ${describe(meta.resourceVersion)}`,
+    );
   }
   if (ctx.namespaced && (typeof meta.namespace !== 'string' || meta.namespace === '')) {
-    throw new InvalidResourceError(key, 'metadata.namespace', `a ${ctx.kind} is namespaced but the object has no namespace`);
+    throw new InvalidResourceError(
+      keyOf(name, namespace),
+      'metadata.namespace',
+      `a ${ctx.kind} is namespaced but the object has no namespace`,
+    );
   }
   if (meta.uid !== undefined && typeof meta.uid !== 'string') {
-    throw new InvalidResourceError(key, 'metadata.uid', `expected a string, got ${describe(meta.uid)}`);
+    throw new InvalidResourceError(keyOf(name, namespace), 'metadata.uid', `expected a string, got ${describe(meta.uid)}`);
   }
   if (obj.kind === undefined || obj.apiVersion === undefined) {
     // Lists of built-in types omit kind/apiVersion on items; watch events carry them. Put them
@@ -52,20 +88,21 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
     // both give objects of one hidden class.
     obj = { kind: ctx.kind, apiVersion: ctx.apiVersion, ...obj };
   }
-  if (typeof obj.kind !== 'string') throw new InvalidResourceError(key, 'kind', `expected a string, got ${describe(obj.kind)}`);
+  if (typeof obj.kind !== 'string')
+    throw new InvalidResourceError(keyOf(name, namespace), 'kind', `expected a string, got ${describe(obj.kind)}`);
   if (typeof obj.apiVersion !== 'string') {
-    throw new InvalidResourceError(key, 'apiVersion', `expected a string, got ${describe(obj.apiVersion)}`);
+    throw new InvalidResourceError(keyOf(name, namespace), 'apiVersion', `expected a string, got ${describe(obj.apiVersion)}`);
   }
   const resourceVersion = meta.resourceVersion;
   let result: R = obj;
   try {
     result = ctx.transform(obj);
   } catch (error) {
-    ctx.onTransformError(new TransformError(key, { cause: error }));
+    ctx.onTransformError(new TransformError(keyOf(name, namespace), { cause: error }));
   }
   // deepFreeze stops at frozen subtrees: a transform may reuse frozen pieces of an older object.
   deepFreeze(result);
-  return { key, resourceVersion, object: result };
+  return new Prepared(resourceVersion, result, name, namespace);
 }
 
 function describe(value: unknown): string {
