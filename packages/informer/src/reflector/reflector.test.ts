@@ -131,7 +131,7 @@ describe('Reflector', function () {
       it('lists every page of a large collection, then reports each watch change once, in order', async () => {
         const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
         await createMany(names);
-        const run = await start({ pageSize: 7 });
+        const run = await start({ pageSize: 7, initialState: 'list' });
         expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
         expect(run.consumer.deltas.filter((d) => d.type === 'create')).to.have.length(60);
         await converged(run);
