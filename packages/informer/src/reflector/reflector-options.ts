@@ -113,7 +113,9 @@ export const REFLECTOR_OPTION_KEYS = {
 export function initialStateOf(options: Pick<ReflectorOptions, 'initialState'>): InitialState {
   const mode = options.initialState ?? 'auto';
   if (mode === 'auto' || mode === 'watch-list' || mode === 'list') return mode;
-  throw new TypeError(`Reflector options: initialState must be 'auto', 'watch-list' or 'list', got ${JSON.stringify(mode)}; fix the option or leave it out for 'auto'`);
+  throw new TypeError(
+    `Reflector options: initialState must be 'auto', 'watch-list' or 'list', got ${JSON.stringify(mode)}; fix the option or leave it out for 'auto'`,
+  );
 }
 
 /**

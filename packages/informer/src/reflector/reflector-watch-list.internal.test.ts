@@ -153,10 +153,11 @@ describe('Reflector initialState (scripted wire)', () => {
 
   for (const code of [400, 422] as const) {
     it(`auto: falls back to paged lists, quietly and for good, when the server answers the watch-list with ${code}`, async () => {
-      const { reflector, deltas, errors, server } = await start((req, res) => {
+      let watches = 0;
+      const { reflector, deltas, errors, server } = await start((req, res, i) => {
         if (isWatchList(req)) sendJson(res, code, status(code, code === 422 ? 'Invalid' : 'BadRequest', 'sendInitialEvents is forbidden'));
-        else if (isList(req)) sendJson(res, 200, configMapList(server!.requests.length < 3 ? '10' : '30', [configMap('a', '5')]));
-        else if (server!.watches().length === 2) startWatch(res, [{ type: 'ERROR', object: status(410, 'Expired') }]);
+        else if (isList(req)) sendJson(res, 200, configMapList(i < 3 ? '10' : '30', [configMap('a', '5')]));
+        else if (++watches === 1) startWatch(res, [{ type: 'ERROR', object: status(410, 'Expired') }]);
         else startWatch(res);
       });
       expect(await reflector.waitForSync({ timeoutMs: 5000 })).to.equal(true);
@@ -214,7 +215,10 @@ describe('Reflector initialState (scripted wire)', () => {
   });
 
   it("'list' and a shard selector under 'auto' read the initial state by paged lists", async () => {
-    for (const options of [{ initialState: 'list' as const }, { shardSelector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" }]) {
+    for (const options of [
+      { initialState: 'list' as const },
+      { shardSelector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" },
+    ]) {
       const { reflector, server } = await start((req, res) => {
         if (isList(req)) sendJson(res, 200, configMapList('10', []));
         else startWatch(res);
@@ -228,9 +232,10 @@ describe('Reflector initialState (scripted wire)', () => {
   });
 
   it('rejects an unknown initialState naming the option and the choices', () => {
-    expect(
-      () => new Reflector({ kubeConfig: undefined as never, type: configMaps, initialState: 'stream' as never }),
-    ).to.throw(TypeError, /initialState must be 'auto', 'watch-list' or 'list', got "stream"/);
+    expect(() => new Reflector({ kubeConfig: undefined as never, type: configMaps, initialState: 'stream' as never })).to.throw(
+      TypeError,
+      /initialState must be 'auto', 'watch-list' or 'list', got "stream"/,
+    );
   });
 
   it('stops quietly in the middle of the initial events, delivering nothing', async () => {

@@ -48,19 +48,26 @@ describe('Reflector initialState', function () {
   const describeDelta = (d: StoreDelta): string =>
     `${d.type} ${ResourceID.keyOfResource(d.object).split('/')[1]}${d.type === 'delete' && d.deleteStateUnknown ? ' unknown' : ''}`;
   const create = (name: string, labels?: Record<string, string>) =>
-    core.createNamespacedConfigMap({ namespace, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v: '0' } } });
+    core.createNamespacedConfigMap({
+      namespace,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v: '0' } },
+    });
   const update = (name: string, v: string, labels?: Record<string, string>) =>
-    core.replaceNamespacedConfigMap({ name, namespace, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v } } });
+    core.replaceNamespacedConfigMap({
+      name,
+      namespace,
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { v } },
+    });
   const remove = (name: string) => core.deleteNamespacedConfigMap({ name, namespace });
   const serverState = async (labelSelector?: string) => {
     const list = await core.listNamespacedConfigMap({ namespace, labelSelector });
-    return Object.fromEntries(list.items.map((o) => [o.metadata!.name!, o.metadata!.resourceVersion]).sort());
+    return Object.fromEntries(list.items.map((o): [string, string | undefined] => [o.metadata!.name!, o.metadata!.resourceVersion]).sort());
   };
   const viewOf = (reflector: Reflector) =>
     Object.fromEntries(
       reflector
         .list()
-        .map((o) => [o.metadata!.name!, o.metadata!.resourceVersion])
+        .map((o): [string, string | undefined] => [o.metadata!.name!, o.metadata!.resourceVersion])
         .sort(),
     );
 
@@ -71,7 +78,8 @@ describe('Reflector initialState', function () {
   ] as const satisfies ReadonlyArray<readonly [InitialState, string]>) {
     describe(`'${mode}'`, () => {
       it(`syncs the whole state by ${syncedBy} in one batch, then follows the watch`, async () => {
-        for (let i = 0; i < 30; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => create(`cm-${String(i + j).padStart(2, '0')}`)));
+        for (let i = 0; i < 30; i += 10)
+          await Promise.all(Array.from({ length: 10 }, (_, j) => create(`cm-${String(i + j).padStart(2, '0')}`)));
         const run = await start({ initialState: mode, pageSize: 7 });
         expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
         expect(run.reflector.health).to.include({ lastSyncBy: syncedBy, lists: 1 });

@@ -34,7 +34,14 @@ import type { ReflectorHealth } from './reflector-health.js';
 import { ReflectorView } from './internal/reflector-view.js';
 import { sleep, waitForHealth } from './internal/wait-for-health.js';
 import { apiVersionOf, collectionPath } from '../kind/resource-type.js';
-import { initialStateOf, REFLECTOR_OPTION_KEYS, WAIT_FOR_SYNC_OPTION_KEYS, type InitialState, type ReflectorOptions, type WaitForSyncOptions } from './reflector-options.js';
+import {
+  initialStateOf,
+  REFLECTOR_OPTION_KEYS,
+  WAIT_FOR_SYNC_OPTION_KEYS,
+  type InitialState,
+  type ReflectorOptions,
+  type WaitForSyncOptions,
+} from './reflector-options.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
 export type { BackoffOptions, InitialState, ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
@@ -321,7 +328,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   /** Replaces the view with a complete initial state and emits the differences. */
-  private applyInitialState(items: readonly PreparedObject<R>[], resourceVersion: string, by: 'list' | 'watch-list', serverSharded: boolean): void {
+  private applyInitialState(
+    items: readonly PreparedObject<R>[],
+    resourceVersion: string,
+    by: 'list' | 'watch-list',
+    serverSharded: boolean,
+  ): void {
     if (this.stopped) return;
     this.view.replace(items, resourceVersion);
     this.rv = resourceVersion;
@@ -331,7 +343,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       lastSyncResourceVersion: resourceVersion,
       lastSyncBy: by,
       // Only a list body carries shardInfo; a watch-list cannot tell, so it leaves the field as it was.
-      ...(this.shards === undefined || by === 'watch-list' ? {} : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
+      ...(this.shards === undefined || by === 'watch-list'
+        ? {}
+        : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
     });
   }
 
