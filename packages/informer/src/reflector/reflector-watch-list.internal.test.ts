@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
 import type { StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
-import { ApiRequestError, Reflector } from '../index.js';
+import { ApiRequestError, isNonTransient, Reflector } from '../index.js';
 import type { ReflectorOptions, ResourceType } from '../index.js';
 import { ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
 import type { ScriptedRequest } from './internal/scripted-server.js';
@@ -190,6 +190,22 @@ describe('Reflector initialState (scripted wire)', () => {
     await eventually(() => expect(server.requests.map(isWatchList)).to.deep.equal([true, false, false]));
     expect(reflector.health.lastSyncBy).to.equal('list');
   });
+
+  for (const code of [403, 404] as const) {
+    it(`auto: reports a ${code} on the watch-list as a watch failure (a list would get it too) and does not fall back`, async () => {
+      const { reflector, errors, server } = await start((req, res) =>
+        sendJson(res, code, status(code, code === 403 ? 'Forbidden' : 'NotFound')),
+      );
+      const sync = reflector.waitForSync({ timeoutMs: 5000, rejectOn: isNonTransient });
+      const error: unknown = await sync.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: code, verb: 'watch' });
+      expect(errors[0]).to.equal(error);
+      expect(server.requests.every(isWatchList)).to.equal(true);
+    });
+  }
 
   it("'watch-list': reports a refusal and retries the watch-list, never listing", async () => {
     const { reflector, errors, server } = await start(
