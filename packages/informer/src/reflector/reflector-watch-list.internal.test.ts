@@ -1,6 +1,6 @@
 // Watch-list (initialState) wire behaviour against a scripted server: what is sent, when the view
 // is replaced, and the fallback to paged lists for servers that refuse or ignore sendInitialEvents.
-// The same behaviour against a real-wire server is in reflector-watch-list.test.ts.
+// The same behaviour against a real-wire server is in reflector.test.ts (initialState).
 import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
 import type { StoreDelta } from '@kindex/core';
