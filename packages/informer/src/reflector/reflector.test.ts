@@ -122,6 +122,41 @@ describe('Reflector', function () {
     for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
   }
 
+  /**
+   * Creates four objects, syncs, then while events are held writes three changes and expires the
+   * history: the reflector must read the state again and emit exactly those three differences.
+   */
+  async function relistAfter410(context: Mocha.Context, options: Partial<ReflectorOptions> = {}) {
+    const pause = requireFault(context, server(), 'pauseEvents');
+    const resume = requireFault(context, server(), 'resumeEvents');
+    const expire = requireFault(context, server(), 'expireHistory');
+    const close = requireFault(context, server(), 'closeWatches');
+    await createMany(['a', 'b', 'c', 'd']);
+    const run = await start(options);
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await converged(run);
+    const before = run.consumer.deltas.length;
+
+    pause();
+    try {
+      await create('x');
+      await update('a', { v: '1' });
+      await remove('b');
+      await expire();
+      await close();
+      await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
+    } finally {
+      resume();
+    }
+    await converged(run);
+    const tail = run.consumer.deltas
+      .slice(before)
+      .map((d) => `${d.type} ${keyOf(d).split('/')[1]}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
+      .sort();
+    expect(tail).to.deep.equal(['create x', 'delete b unknown=true', 'update a']);
+    return run;
+  }
+
   for (const delivery of ['deltas$', 'onDelta'] as const) {
     describe(`followed through ${delivery}`, () => {
       before(() => {
@@ -166,33 +201,7 @@ describe('Reflector', function () {
       });
 
       it('relists after 410 mid-stream and emits only real differences, deletes marked final state unknown', async function () {
-        const pause = requireFault(this, server(), 'pauseEvents');
-        const resume = requireFault(this, server(), 'resumeEvents');
-        const expire = requireFault(this, server(), 'expireHistory');
-        const close = requireFault(this, server(), 'closeWatches');
-        await createMany(['a', 'b', 'c', 'd']);
-        const run = await start();
-        await run.reflector.waitForSync({ timeoutMs: 20_000 });
-        await converged(run);
-        const before = run.consumer.deltas.length;
-
-        pause();
-        try {
-          await create('x');
-          await update('a', { v: '1' });
-          await remove('b');
-          await expire();
-          await close();
-          await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
-        } finally {
-          resume();
-        }
-        await converged(run);
-        const tail = run.consumer.deltas
-          .slice(before)
-          .map((d) => `${d.type} ${keyOf(d).split('/')[1]}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
-          .sort();
-        expect(tail).to.deep.equal(['create x', 'delete b unknown=true', 'update a']);
+        await relistAfter410(this);
       });
 
       it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
@@ -437,32 +446,7 @@ describe('Reflector', function () {
       });
 
       it('reads the state again after 410 and emits only the real differences, deletes marked final state unknown', async function () {
-        const pause = requireFault(this, server(), 'pauseEvents');
-        const resume = requireFault(this, server(), 'resumeEvents');
-        const expire = requireFault(this, server(), 'expireHistory');
-        const close = requireFault(this, server(), 'closeWatches');
-        await createMany(['a', 'b', 'c', 'd']);
-        const run = await startMarked({});
-        expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
-        pause();
-        try {
-          await create('x');
-          await update('a', { v: '1' });
-          await remove('b');
-          await expire();
-          await close();
-          await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
-        } finally {
-          resume();
-        }
-        await converged(run);
-        expect(run.marked.slice(4).sort()).to.deep.equal(['create x', 'delete b', 'update a']);
-        expect(
-          run.consumer.deltas
-            .slice(4)
-            .filter((d) => d.type === 'delete')
-            .map((d) => d.type === 'delete' && d.deleteStateUnknown),
-        ).to.deep.equal([true]);
+        const run = await relistAfter410(this, { initialState });
         expect(run.reflector.health).to.include({ lastSyncBy: syncedBy, restarts: 1 });
       });
     });
