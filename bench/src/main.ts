@@ -51,9 +51,14 @@ const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
 const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
-const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go', 'client-go-pb'];
-/** The Go contenders: client-go reading JSON, and the same binary reading protobuf (sync and watch only). */
-const GO_CONTENDERS = ['client-go', 'client-go-pb'];
+const ALL_CONTENDERS = ['kindex', 'kindex-watch-list', 'client-node', 'limit', 'client-go', 'client-go-watch-list', 'client-go-pb'];
+/**
+ * The Go contenders: client-go reading JSON (paged list, then watch), the same binary reading
+ * protobuf (sync and watch only), and reading JSON by watch-list (client feature WatchListClient).
+ */
+const GO_CONTENDERS = ['client-go', 'client-go-pb', 'client-go-watch-list'];
+/** The watch-list rows differ from their list rows only until synced: the sync scenario alone runs them. */
+const SYNC_ONLY_CONTENDERS = new Set(['kindex-watch-list', 'client-go-watch-list']);
 
 function parseSettings(argv: readonly string[]): Settings {
   const flags = new Map<string, string>();
@@ -131,8 +136,8 @@ function runChild(params: ChildParams): Promise<RunResult> {
           `-primaries=${params.primaries}`,
           ...(params.contender === 'client-go-pb' ? ['-protobuf'] : []),
         ],
-        // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
-        { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
+        // client-go's watch-list (sendInitialEvents, on by default since v0.35) only for its watch-list row.
+        { ...process.env, KUBE_FEATURE_WatchListClient: String(params.contender === 'client-go-watch-list') },
       ]
     : [
         process.execPath,
@@ -250,8 +255,13 @@ function summary(r: RunResult): string {
 }
 
 /** client-go reads built-in kinds as protobuf from a real kube-apiserver: both rows are shown. */
-const displayName = (contender: string): string =>
-  contender === 'client-go' ? 'client-go (JSON)' : contender === 'client-go-pb' ? 'client-go (protobuf)' : contender;
+const DISPLAY_NAMES: Record<string, string> = {
+  'client-go': 'client-go (JSON)',
+  'client-go-pb': 'client-go (protobuf)',
+  'client-go-watch-list': 'client-go (watch-list)',
+  'kindex-watch-list': 'kindex (watch-list)',
+};
+const displayName = (contender: string): string => DISPLAY_NAMES[contender] ?? contender;
 
 const fmt = (v: number | undefined, digits = 0): string =>
   v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -368,10 +378,14 @@ async function main(): Promise<void> {
   }
 
   if (settings.scenarios.includes('watch')) {
-    const medians = await measure(settings, 'watch', settings.watchObjects, settings.events, {
-      type: 'stream',
-      chunks: watchChunks(settings.watchObjects, settings.events),
-    });
+    const medians = await measure(
+      settings,
+      'watch',
+      settings.watchObjects,
+      settings.events,
+      { type: 'stream', chunks: watchChunks(settings.watchObjects, settings.events) },
+      settings.contenders.filter((c) => !SYNC_ONLY_CONTENDERS.has(c)),
+    );
     const k = medians.get('kindex');
     const l = medians.get('limit');
     figures.set('watch.kindexVsLimit', (k?.get('eventsPerS') ?? NaN) / (l?.get('eventsPerS') ?? NaN));
@@ -404,7 +418,7 @@ async function main(): Promise<void> {
       n,
       0,
       { type: 'expire', expired: expiredLine(), after: sentinelLine(n) },
-      settings.contenders.filter((c) => c !== 'client-go-pb'),
+      settings.contenders.filter((c) => c !== 'client-go-pb' && !SYNC_ONLY_CONTENDERS.has(c)),
     );
     const k = medians.get('kindex');
     const l = medians.get('limit');
@@ -422,7 +436,7 @@ async function main(): Promise<void> {
       svg: svgBarChart(
         'Relist after 410 of unchanged objects',
         'ms from list request to the next watch (lower is better)',
-        series.filter((c) => c !== 'client-go-pb'),
+        series.filter((c) => c !== 'client-go-pb' && !SYNC_ONLY_CONTENDERS.has(c)),
         [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }],
       ),
     });

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { WorkQueue, type KubernetesObject } from '@kindex/core';
-import { InformerEventSource, KubeClient, Kinds, resourceKind } from '@kindex/informer';
+import { InformerEventSource, KubeClient, Kinds, resourceKind, type InitialState } from '@kindex/informer';
 import { PRIMARY_API_VERSION, PRIMARY_KIND } from '../fixture/config-map-fixture.js';
 import type { Contender, ContenderOptions } from './contender.js';
 
@@ -14,14 +14,17 @@ const ClusterKind = resourceKind<KubernetesObject>({
 
 /**
  * kindex: an InformerEventSource with the owner-reference secondary-to-primary mapper (its default)
- * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue.
+ * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue. The `kindex`
+ * row reads the initial state by paged lists (`initialState: 'list'`, the figures the CI gate
+ * keeps); `kindex-watch-list` streams it by watch-list.
  */
-export function kindexContender(options: ContenderOptions): Contender {
+export function kindexContender(options: ContenderOptions, initialState: InitialState = 'list'): Contender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   const client = new KubeClient(kubeConfig);
   const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(Kinds.ConfigMap, ClusterKind)
     .withNamespaces([options.namespace])
+    .withReflectorOptions({ initialState })
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
   const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
   const queue = new WorkQueue();

@@ -149,10 +149,12 @@ export class StreamServer {
       return;
     }
     const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    // Watch-list (sendInitialEvents): the list as ADDED events and the end bookmark, then the watch script, in JSON.
+    const watchList = isWatch && url.searchParams.get('sendInitialEvents') === 'true';
     // Content negotiation as kube-apiserver does it for built-in kinds: protobuf to a client that
     // accepts it, where this scenario has protobuf bytes; JSON otherwise.
     const wantsProtobuf = (req.headers.accept ?? '').includes(PROTOBUF);
-    const protobufWatch = wantsProtobuf && isWatch && watch.type === 'stream' ? protobuf.watch : undefined;
+    const protobufWatch = wantsProtobuf && isWatch && !watchList && watch.type === 'stream' ? protobuf.watch : undefined;
     if (!isWatch && wantsProtobuf && protobuf.list !== undefined) {
       res.writeHead(200, { 'content-type': PROTOBUF, 'content-length': protobuf.list.length });
       res.end(protobuf.list);
@@ -190,6 +192,13 @@ export class StreamServer {
     res.flushHeaders();
     this.#open.add(res);
     res.on('close', () => this.#open.delete(res));
+    if (watchList) void this.writeAll(res, list.initialEvents()).then(() => this.followScript(res, watch, protobufWatch));
+    else this.followScript(res, watch, protobufWatch);
+  }
+
+  /** What a watch gets once open (after the initial events, for a watch-list). */
+  private followScript(res: http.ServerResponse, watch: WatchScript, protobufWatch: readonly Buffer[] | undefined): void {
+    if (res.destroyed) return;
     if (watch.type === 'expire') {
       if (this.#watches === 1) {
         this.timings.expiredAt = performance.now();
@@ -215,7 +224,7 @@ export class StreamServer {
     void this.#startGate.promise.then(() => this.writeAll(res, protobufWatch ?? watch.chunks));
   }
 
-  private async writeAll(res: http.ServerResponse, chunks: readonly Buffer[]): Promise<void> {
+  private async writeAll(res: http.ServerResponse, chunks: Iterable<Buffer>): Promise<void> {
     // A closed response never drains: wake the loop so it can see `destroyed` and stop.
     res.once('close', () => res.emit('drain'));
     for (const chunk of chunks) {

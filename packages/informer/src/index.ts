@@ -6,7 +6,7 @@ import './internal/check-runtime.js';
 
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
-export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions } from './reflector/reflector.js';
+export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions, InitialState } from './reflector/reflector.js';
 export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ObjectTransform } from './kind/object-transform.js';

@@ -15,7 +15,14 @@ describe('KubeApiError', function () {
 
   it('is what a refused reflector list rejects with: status, verb list, the request', async () => {
     const namespace = await createNamespace(server().kubeConfig);
-    const reflector = new Reflector({ kubeConfig: server().kubeConfig, type: missing, namespace, backoff: { initialMs: 20, maxMs: 50 } });
+    // A list, as the title says: by watch-list (the default) the refused request is a watch.
+    const reflector = new Reflector({
+      kubeConfig: server().kubeConfig,
+      type: missing,
+      namespace,
+      backoff: { initialMs: 20, maxMs: 50 },
+      initialState: 'list',
+    });
     try {
       await reflector.start();
       const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(

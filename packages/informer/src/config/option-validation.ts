@@ -55,10 +55,14 @@ export function checkFieldSelector(owner: string, selector: string): FieldSelect
  * const source = InformerEventSource.from(Kinds.ConfigMap).withReflectorOptions(reflector);
  * ```
  */
-export type ReflectorTuningOptions = Pick<ReflectorOptions, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+export type ReflectorTuningOptions = Pick<
+  ReflectorOptions,
+  'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'
+>;
 
 /** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
 export const REFLECTOR_TUNING_KEYS = {
+  initialState: true,
   pageSize: true,
   watchTimeoutSeconds: true,
   inactivityTimeoutMs: true,

@@ -148,7 +148,8 @@ describe('Operator startup failures', function () {
     const ns = await createNamespace(server.kubeConfig);
     const { kubeConfig } = await refusedConfig(ns, false);
     operator = new Operator({ kubeConfig });
-    operator.register(seenStatus, { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: fast });
+    // A list, as the title says (by watch-list the refused request is a watch; the reflector's own tests cover that).
+    operator.register(seenStatus, { kind: WidgetKind, name: 'widgets', namespaces: [ns], reflector: { ...fast, initialState: 'list' } });
     const error = await startFails(operator, '403 (primary)');
     expect(error).to.be.instanceOf(CacheSyncError);
     const e = error as CacheSyncError;
@@ -197,7 +198,7 @@ describe('Operator startup failures', function () {
       namespaced: true,
     });
     operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register(seenStatus, { kind: Missing, name: 'gadgets', namespaces: [ns], reflector: fast });
+    operator.register(seenStatus, { kind: Missing, name: 'gadgets', namespaces: [ns], reflector: { ...fast, initialState: 'list' } });
     const e = (await startFails(operator, '404')) as CacheSyncError;
     expect(e).to.be.instanceOf(CacheSyncError);
     expect(e).to.include({ controller: 'gadgets', eventSource: 'primary', status: 404, verb: 'list' });

@@ -13,7 +13,7 @@
  * ```
  */
 export interface ReflectorHealth {
-  /** True once the first list has been delivered; stays true across relists and reconnects. */
+  /** True once the first initial state (list or watch-list) has been delivered; stays true across relists and reconnects. */
   readonly synced: boolean;
   /** True while a watch stream is open and healthy. */
   readonly watching: boolean;
@@ -26,7 +26,7 @@ export interface ReflectorHealth {
   readonly lastError: { readonly message: string; readonly at: number; readonly error: Error } | undefined;
   /** How many times list or watch was started again after a failure, a 410 or a silent stream. */
   readonly restarts: number;
-  /** How many full lists ran (the first one included). */
+  /** How many times the whole state was read, by list or watch-list (the first one included). */
   readonly lists: number;
   /**
    * With a shard selector: `server` when the last list came back with `metadata.shardInfo` (the
@@ -35,4 +35,10 @@ export interface ReflectorHealth {
    * shard selector or before the first list.
    */
   readonly shardFilter?: 'server' | 'client';
+  /**
+   * How the last initial state was read: `watch-list` (streamed, see `InitialState`) or `list`
+   * (paged; also what an `auto` reflector shows once the server turned watch-list down).
+   * Undefined before the first sync.
+   */
+  readonly lastSyncBy?: 'watch-list' | 'list';
 }

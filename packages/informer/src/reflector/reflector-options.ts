@@ -7,6 +7,34 @@ import type { ResourceType } from '../kind/resource-type.js';
 export type { BackoffOptions } from './backoff-options.js';
 
 /**
+ * How a {@link Reflector} reads the initial state (first sync, and again after 410 Gone):
+ *
+ * - `'watch-list'`: one watch with `sendInitialEvents=true` (KEP-3157, on by default in
+ *   kube-apiserver since 1.34) streams every object as ADDED, then a BOOKMARK annotated
+ *   `k8s.io/initial-events-end`; the same stream goes on as the watch. No list body is ever held
+ *   whole, so peak memory stays near the cache's own size. A server that refuses it is an error,
+ *   retried with backoff.
+ * - `'list'`: paginated lists (`limit`/`continue`), then a watch from the list's resourceVersion.
+ * - `'auto'`: watch-list, falling back to paged lists for the rest of this reflector's life when
+ *   the server answers the request with a 4xx that is not about access, the resource or the
+ *   resourceVersion (400, 405, 406, 415, 422: a server without watch-list), or ignores the
+ *   parameter (a plain BOOKMARK arrives before the end bookmark). A shard selector makes it use
+ *   lists, since only a list body tells whether the server filtered (`metadata.shardInfo`).
+ *
+ * @example
+ * ```ts
+ * import { Kinds, Reflector, type InitialState } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // A server known to lack watch-list: skip the first, refused request.
+ * const initialState: InitialState = 'list';
+ * const pods = new Reflector({ kubeConfig, type: Kinds.Pod, initialState });
+ * ```
+ */
+export type InitialState = 'watch-list' | 'list' | 'auto';
+
+/**
  * How a {@link Reflector} reaches the server and what it reflects.
  *
  * @example
@@ -37,6 +65,11 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    * Defaults to none (every object).
    */
   readonly shardSelector?: ShardSelector | string;
+  /**
+   * How the initial state is read: streamed by a watch-list request, or listed in pages (see
+   * {@link InitialState}). Defaults to `'auto'` (watch-list, falling back to lists).
+   */
+  readonly initialState?: InitialState;
   /** Objects per list page (`limit`). Defaults to 500. */
   readonly pageSize?: number;
   /**
@@ -68,12 +101,22 @@ export const REFLECTOR_OPTION_KEYS = {
   labelSelector: true,
   fieldSelector: true,
   shardSelector: true,
+  initialState: true,
   pageSize: true,
   watchTimeoutSeconds: true,
   inactivityTimeoutMs: true,
   backoff: BACKOFF_OPTION_KEYS,
   transform: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
+
+/** The `initialState` option, checked: a misspelt mode is a configuration error, not a silent `auto`. */
+export function initialStateOf(options: Pick<ReflectorOptions, 'initialState'>): InitialState {
+  const mode = options.initialState ?? 'auto';
+  if (mode === 'auto' || mode === 'watch-list' || mode === 'list') return mode;
+  throw new TypeError(
+    `Reflector options: initialState must be 'auto', 'watch-list' or 'list', got ${JSON.stringify(mode)}; fix the option or leave it out for 'auto'`,
+  );
+}
 
 /**
  * Options of {@link Reflector.waitForSync}.

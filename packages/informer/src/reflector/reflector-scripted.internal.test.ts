@@ -35,6 +35,8 @@ describe('Reflector (scripted wire)', () => {
       backoff: { initialMs: 10, maxMs: 50 },
       watchTimeoutSeconds: 60,
       inactivityTimeoutMs: 5000,
+      // These scripts answer a list then watches; watch-list scripts are in reflector-watch-list.internal.test.ts.
+      initialState: 'list',
       ...options,
     });
     const deltas: StoreDelta[] = [];

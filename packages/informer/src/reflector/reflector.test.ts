@@ -7,7 +7,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
 import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
-import type { ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
+import type { InitialState, ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
@@ -122,6 +122,41 @@ describe('Reflector', function () {
     for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((n) => create(n)));
   }
 
+  /**
+   * Creates four objects, syncs, then while events are held writes three changes and expires the
+   * history: the reflector must read the state again and emit exactly those three differences.
+   */
+  async function relistAfter410(context: Mocha.Context, options: Partial<ReflectorOptions> = {}) {
+    const pause = requireFault(context, server(), 'pauseEvents');
+    const resume = requireFault(context, server(), 'resumeEvents');
+    const expire = requireFault(context, server(), 'expireHistory');
+    const close = requireFault(context, server(), 'closeWatches');
+    await createMany(['a', 'b', 'c', 'd']);
+    const run = await start(options);
+    await run.reflector.waitForSync({ timeoutMs: 20_000 });
+    await converged(run);
+    const before = run.consumer.deltas.length;
+
+    pause();
+    try {
+      await create('x');
+      await update('a', { v: '1' });
+      await remove('b');
+      await expire();
+      await close();
+      await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
+    } finally {
+      resume();
+    }
+    await converged(run);
+    const tail = run.consumer.deltas
+      .slice(before)
+      .map((d) => `${d.type} ${keyOf(d).split('/')[1]}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
+      .sort();
+    expect(tail).to.deep.equal(['create x', 'delete b unknown=true', 'update a']);
+    return run;
+  }
+
   for (const delivery of ['deltas$', 'onDelta'] as const) {
     describe(`followed through ${delivery}`, () => {
       before(() => {
@@ -131,7 +166,7 @@ describe('Reflector', function () {
       it('lists every page of a large collection, then reports each watch change once, in order', async () => {
         const names = Array.from({ length: 60 }, (_, i) => `cm-${String(i).padStart(3, '0')}`);
         await createMany(names);
-        const run = await start({ pageSize: 7 });
+        const run = await start({ pageSize: 7, initialState: 'list' });
         expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
         expect(run.consumer.deltas.filter((d) => d.type === 'create')).to.have.length(60);
         await converged(run);
@@ -166,33 +201,7 @@ describe('Reflector', function () {
       });
 
       it('relists after 410 mid-stream and emits only real differences, deletes marked final state unknown', async function () {
-        const pause = requireFault(this, server(), 'pauseEvents');
-        const resume = requireFault(this, server(), 'resumeEvents');
-        const expire = requireFault(this, server(), 'expireHistory');
-        const close = requireFault(this, server(), 'closeWatches');
-        await createMany(['a', 'b', 'c', 'd']);
-        const run = await start();
-        await run.reflector.waitForSync({ timeoutMs: 20_000 });
-        await converged(run);
-        const before = run.consumer.deltas.length;
-
-        pause();
-        try {
-          await create('x');
-          await update('a', { v: '1' });
-          await remove('b');
-          await expire();
-          await close();
-          await eventually(() => expect(run.reflector.health.lists).to.equal(2), { timeoutMs: 20_000 });
-        } finally {
-          resume();
-        }
-        await converged(run);
-        const tail = run.consumer.deltas
-          .slice(before)
-          .map((d) => `${d.type} ${keyOf(d).split('/')[1]}${d.type === 'delete' ? ` unknown=${d.deleteStateUnknown}` : ''}`)
-          .sort();
-        expect(tail).to.deep.equal(['create x', 'delete b unknown=true', 'update a']);
+        await relistAfter410(this);
       });
 
       it('resumes dropped watches from the last resourceVersion without losing or repeating events', async function () {
@@ -383,6 +392,62 @@ describe('Reflector', function () {
         if (!(deployments instanceof Error)) expect(deployments).to.include({ group: 'apps', plural: 'deployments', namespaced: true });
         const missing = await resolveResourceType(server().kubeConfig, 'v1', 'NoSuchKind').catch((e: Error) => e);
         expect(missing).to.have.property('name', 'UnknownResourceTypeError');
+      });
+    });
+  }
+
+  // The initial state read each way gives the same view, deltas and health; on kube-apiserver
+  // 1.36.3 WatchList is on, so 'auto' streams. Refusals and ignored parameters: reflector-watch-list.internal.test.ts.
+  for (const [initialState, syncedBy] of [
+    ['auto', 'watch-list'],
+    ['watch-list', 'watch-list'],
+    ['list', 'list'],
+  ] as const satisfies ReadonlyArray<readonly [InitialState, string]>) {
+    describe(`initialState '${initialState}'`, () => {
+      /** Starts a reflector whose deltas are also recorded marked as from the initial state or the watch. */
+      async function startMarked(options: Partial<ReflectorOptions>) {
+        const run = await start({ initialState, ...options });
+        const marked: string[] = [];
+        run.reflector.onDelta((d, listing) => marked.push(`${d.type} ${keyOf(d).split('/')[1]}${listing ? '' : ' (watch)'}`));
+        return { ...run, marked };
+      }
+
+      it(`syncs the whole state by ${syncedBy} in one batch, then follows the watch`, async () => {
+        await createMany(Array.from({ length: 30 }, (_, i) => `cm-${String(i).padStart(2, '0')}`));
+        const run = await startMarked({ pageSize: 7 });
+        expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+        expect(run.reflector.health).to.include({ lastSyncBy: syncedBy, lists: 1 });
+        expect(run.marked).to.have.length(30);
+        expect(run.marked.every((d) => d.startsWith('create ') && !d.endsWith('(watch)'))).to.equal(true);
+        await converged(run);
+        const versions = Object.values(await serverState()).map(Number);
+        expect(Number(run.reflector.resourceVersion)).to.be.at.least(Math.max(...versions));
+
+        await create('fresh');
+        await update('cm-00', { v: '1' });
+        await remove('cm-01');
+        await converged(run);
+        expect(run.marked.slice(30)).to.deep.equal(['create fresh (watch)', 'update cm-00 (watch)', 'delete cm-01 (watch)']);
+        expect(run.errors).to.deep.equal([]);
+      });
+
+      it('applies label and field selectors to the initial state and the watch', async () => {
+        await create('in-a', { v: '0' }, { app: 'web' });
+        await create('in-b', { v: '0' }, { app: 'web' });
+        await create('out', { v: '0' }, { app: 'db' });
+        const run = await startMarked({ labelSelector: 'app=web', fieldSelector: 'metadata.name!=in-b' });
+        expect(await run.reflector.waitForSync({ timeoutMs: 20_000 })).to.equal(true);
+        expect(run.reflector.health.lastSyncBy).to.equal(syncedBy);
+        expect(Object.keys(run.consumer.state())).to.deep.equal([`${namespace}/in-a`]);
+        await update('out', { v: '1' }, { app: 'web' });
+        await update('in-a', { v: '1' }, { app: 'db' });
+        await eventually(() => expect(Object.keys(run.consumer.state())).to.deep.equal([`${namespace}/out`]), { timeoutMs: 20_000 });
+        expect(run.marked).to.deep.equal(['create in-a', 'create out (watch)', 'delete in-a (watch)']);
+      });
+
+      it('reads the state again after 410 and emits only the real differences, deletes marked final state unknown', async function () {
+        const run = await relistAfter410(this, { initialState });
+        expect(run.reflector.health).to.include({ lastSyncBy: syncedBy, restarts: 1 });
       });
     });
   }

@@ -2,8 +2,10 @@
  * The reflector stage: keeps an indexed store of one resource type in step with the API server
  * and tells its consumer every change, as `StoreDelta`s (the event path's one delta type).
  *
- * It lists (paginated), then watches from the list's resourceVersion with bookmarks and a server
- * timeout, behind a client-side inactivity watchdog. A 410 relists and emits only the real
+ * It reads the initial state by watch-list (one watch that streams every object, then an end
+ * bookmark, and goes on as the watch) or by paginated lists then a watch from the list's
+ * resourceVersion (see {@link InitialState}), with bookmarks and a server timeout, behind a
+ * client-side inactivity watchdog. A 410 reads the state again and emits only the real
  * differences; other failures reconnect with jittered exponential backoff (429 waits for
  * Retry-After). It never stops on its own: `stop()` is the only way out, and it is quiet.
  *
@@ -17,23 +19,32 @@ import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
-import { Backoff } from './internal/backoff.js';
-import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
+import { Backoff, retryDelayMs } from './internal/backoff.js';
+import { openRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
 import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
+import { listPages, type PagedListContext } from './internal/paged-list.js';
+import { InitialEvents, isInitialEventsEnd, refusesWatchList, WATCH_LIST_QUERY, WatchListIgnoredError } from './internal/initial-events.js';
 import { keepAppliedFields } from './object-transform.js';
 import type { ReflectorHealth } from './reflector-health.js';
 import { ReflectorView } from './internal/reflector-view.js';
 import { sleep, waitForHealth } from './internal/wait-for-health.js';
 import { apiVersionOf, collectionPath } from '../kind/resource-type.js';
-import { REFLECTOR_OPTION_KEYS, WAIT_FOR_SYNC_OPTION_KEYS, type ReflectorOptions, type WaitForSyncOptions } from './reflector-options.js';
+import {
+  initialStateOf,
+  REFLECTOR_OPTION_KEYS,
+  WAIT_FOR_SYNC_OPTION_KEYS,
+  type InitialState,
+  type ReflectorOptions,
+  type WaitForSyncOptions,
+} from './reflector-options.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
-export type { BackoffOptions, ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
+export type { BackoffOptions, InitialState, ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
 
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
@@ -46,7 +57,9 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  * handlers.
  *
  * Contract: the deltas applied in order to an empty store yield exactly the reflector's view
- * (`store`, `list()`), which converges to the server's state after every fault. An object whose
+ * (`store`, `list()`), which converges to the server's state after every fault. The initial state,
+ * listed or streamed by watch-list, is delivered in one batch once complete (a watch-list's
+ * objects are held aside until its end bookmark), so `synced` means the view is whole. An object whose
  * resourceVersion did not change never produces a delta, even across a relist or a watch restart;
  * one deleted and created again under the same name while the reflector was not looking (a new
  * `metadata.uid`) arrives as `delete` (`deleteStateUnknown`) then `create`, never as an `update`.
@@ -75,7 +88,8 @@ type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
  */
 export class Reflector<R extends KubernetesObject = KubernetesObject> {
   /**
-   * Every change, in order: the relist diff after each list, then each watch event. Derived from
+   * Every change, in order: the diff after each read of the initial state (list or watch-list),
+   * then each watch event. Derived from
    * the listeners of {@link onDelta}: it costs nothing while nobody subscribes.
    */
   readonly deltas$: Observable<StoreDelta<R>>;
@@ -89,7 +103,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly selectors: { labelSelector: string | undefined; fieldSelector: string | undefined; shardSelector: string | undefined };
   private readonly shards: ShardSelector | undefined;
   private received = 0;
-  private readonly pageSize: number;
+  private readonly listContext: PagedListContext<R>;
+  private readonly initialState: InitialState;
+  /** Set once an `auto` reflector found the server without watch-list: lists from then on. */
+  private watchListRefused = false;
+  /** The objects of a watch-list until its end bookmark; undefined outside one. */
+  private initial: InitialEvents<R> | undefined;
   private readonly watchTimeoutSeconds: number | undefined;
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
@@ -123,7 +142,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       fieldSelector: options.fieldSelector || undefined,
       shardSelector: this.shards?.toString(),
     };
-    this.pageSize = options.pageSize ?? 500;
+    this.initialState = initialStateOf(options);
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
@@ -133,6 +152,18 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       namespaced: type.namespaced,
       transform: options.transform === null ? (o) => o : (options.transform ?? keepAppliedFields),
       onTransformError: (error) => this.report(error),
+    };
+    this.listContext = {
+      kubeConfig: this.kubeConfig,
+      path: this.path,
+      selectors: this.selectors,
+      pageSize: options.pageSize ?? 500,
+      inactivityMs: this.inactivityMs,
+      signal: this.abort.signal,
+      prepare: this.prepare,
+      inShard: this.shards === undefined ? undefined : (raw) => this.inShard(raw),
+      onReceived: (count) => (this.received += count),
+      report: (error) => this.report(error),
     };
     this.healthSubject = new BehaviorSubject<ReflectorHealth>(
       Object.freeze({ synced: false, watching: false, lastSyncResourceVersion: undefined, lastError: undefined, restarts: 0, lists: 0 }),
@@ -163,7 +194,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /** True once the first list has been delivered on `deltas$`. */
+  /** True once the first initial state (list or watch-list) has been delivered on `deltas$`. */
   hasSynced(): boolean {
     return this.healthSubject.value.synced;
   }
@@ -222,7 +253,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   /**
    * Calls `listener` with every change, after the store shows it, as `deltas$` does but as a plain
    * call, with no wrapper object (the per-event path of the shared informer). `listing` is true for
-   * the changes of a list (the first, or a relist after 410 Gone), delivered in one synchronous run.
+   * the changes of an initial state, listed or streamed by watch-list (the first, or again after
+   * 410 Gone), delivered in one synchronous run.
    * @returns the function that removes the listener.
    * @example
    * ```ts
@@ -238,82 +270,70 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   private async run(): Promise<void> {
-    let needList = true;
+    let needState = true;
     let restarting = false;
     while (!this.stopped) {
       let delayMs = 0;
+      const states = this.health.lists;
+      const streaming = needState && this.streamsInitialState();
       try {
         if (restarting) this.update({ restarts: this.health.restarts + 1 });
         restarting = false;
-        if (needList) {
-          await this.listAll();
-          needList = false;
-        }
-        const outcome = await this.watchOnce();
+        if (needState && !streaming) await this.listAll();
+        const outcome = await this.watchOnce(streaming);
+        if (this.health.lists !== states) needState = false;
         if (outcome.expired) {
-          needList = true;
+          needState = true;
           restarting = true;
           if (++this.expiredInARow > 1) delayMs = this.backoff.next();
+        } else if (needState) {
+          // A watch-list that ended before its end bookmark: stream it again, never a partial view.
+          restarting = true;
+          delayMs = this.backoff.next();
         } else if (!outcome.healthy) {
           delayMs = this.backoff.next();
         }
       } catch (error) {
         if (this.stopped) break;
+        if (this.health.lists !== states) needState = false;
         this.update({ watching: false });
         const err = error instanceof Error ? error : new Error(String(error));
+        if (streaming && needState && this.initialState === 'auto' && (refusesWatchList(err) || err instanceof WatchListIgnoredError)) {
+          // Not a fault: this server has no watch-list. Lists from now on, at once and quietly
+          // (waitForSync's rejectOn must not see a 422 that a list would not get).
+          this.watchListRefused = true;
+          continue;
+        }
         this.report(err);
         restarting = true;
         if (err instanceof KubeApiError && err.expired) {
-          needList = true;
+          needState = true;
           if (++this.expiredInARow > 1) delayMs = this.backoff.next();
-        } else if (err instanceof KubeApiError && err.status === 429 && (err.retryAfterSeconds ?? 0) > 0) {
-          // Honour the server's own estimate; a missing or zero Retry-After falls back to the
-          // backoff so a server that keeps answering 429 is never hammered in a tight loop.
-          delayMs = (err.retryAfterSeconds ?? 0) * 1000;
         } else {
-          delayMs = this.backoff.next();
+          delayMs = retryDelayMs(err, this.backoff);
         }
       }
       if (delayMs > 0 && !this.stopped) await sleep(delayMs, this.abort.signal);
     }
   }
 
+  private streamsInitialState(): boolean {
+    return this.initialState === 'auto' ? !this.watchListRefused && this.shards === undefined : this.initialState === 'watch-list';
+  }
+
   /** Lists every page, then replaces the view in one go and emits the differences. */
   private async listAll(): Promise<void> {
-    const items: PreparedObject<R>[] = [];
-    let continueToken: string | undefined;
-    let limit: string | undefined = String(this.pageSize);
-    let resourceVersion: string;
-    let serverSharded = true;
-    for (;;) {
-      let page: { items: unknown[]; resourceVersion: string; continueToken: string | undefined; sharded: boolean };
-      try {
-        page = await this.getList({ limit, continue: continueToken, ...this.selectors });
-      } catch (error) {
-        if (continueToken === undefined || !(error instanceof KubeApiError && error.expired)) throw error;
-        // The snapshot behind the continue token is gone: start again with one unpaginated list,
-        // which cannot expire halfway (client-go's pager does the same).
-        this.report(error);
-        items.length = 0;
-        continueToken = undefined;
-        limit = undefined;
-        continue;
-      }
-      this.received += page.items.length;
-      serverSharded &&= page.sharded;
-      for (const raw of page.items) {
-        // Always checked, not only without shardInfo: cheap, and the view never depends on trusting the server.
-        if (this.shards !== undefined && !this.inShard(raw)) continue;
-        try {
-          items.push(prepareObject(raw, this.prepare));
-        } catch (error) {
-          this.report(error as Error);
-        }
-      }
-      resourceVersion = page.resourceVersion;
-      continueToken = page.continueToken;
-      if (continueToken === undefined) break;
-    }
+    const list = await listPages(this.listContext);
+    this.applyInitialState(list.items, list.resourceVersion, 'list', list.sharded);
+  }
+
+  /** Replaces the view with a complete initial state and emits the differences. */
+  private applyInitialState(
+    items: readonly PreparedObject<R>[],
+    resourceVersion: string,
+    by: 'list' | 'watch-list',
+    serverSharded: boolean,
+  ): void {
     if (this.stopped) return;
     this.view.replace(items, resourceVersion);
     this.rv = resourceVersion;
@@ -321,35 +341,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       synced: true,
       lists: this.health.lists + 1,
       lastSyncResourceVersion: resourceVersion,
-      ...(this.shards === undefined ? {} : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
+      lastSyncBy: by,
+      // Only a list body carries shardInfo; a watch-list cannot tell, so it leaves the field as it was.
+      ...(this.shards === undefined || by === 'watch-list'
+        ? {}
+        : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
     });
-  }
-
-  private async getList(
-    query: Record<string, string | undefined>,
-  ): Promise<{ items: unknown[]; resourceVersion: string; continueToken: string | undefined; sharded: boolean }> {
-    const { open, body: bytes } = await sendRequest(this.kubeConfig, {
-      path: this.path,
-      query,
-      shape: 'list',
-      inactivityMs: this.inactivityMs,
-      signal: this.abort.signal,
-    });
-    const body = decodeBody(open, bytes, 'list') as {
-      items?: unknown;
-      metadata?: { resourceVersion?: unknown; continue?: unknown; shardInfo?: unknown };
-    } | null;
-    const rv = body?.metadata?.resourceVersion;
-    if (!Array.isArray(body?.items) || typeof rv !== 'string' || rv === '') {
-      throw new Error(`${open.description}: not a list (items or metadata.resourceVersion missing)`);
-    }
-    const cont = body.metadata?.continue;
-    return {
-      items: body.items,
-      resourceVersion: rv,
-      continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined,
-      sharded: body.metadata?.shardInfo !== undefined && body.metadata.shardInfo !== null,
-    };
   }
 
   // The object's own field, read off the wire before any transform could drop it.
@@ -357,14 +354,19 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     return raw !== null && typeof raw === 'object' && this.shards!.matches(raw);
   }
 
-  /** One watch request, read to its end; resolves on a normal end or 410, rejects on failure. */
-  private async watchOnce(): Promise<WatchOutcome> {
+  /**
+   * One watch request, read to its end; resolves on a normal end or 410, rejects on failure. With
+   * `streaming`, a watch-list: from the newest state (no resourceVersion, as client-go after a
+   * 410), its events held in {@link initial} until the end bookmark.
+   */
+  private async watchOnce(streaming: boolean): Promise<WatchOutcome> {
     const timeoutSeconds = this.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+    this.initial = streaming ? new InitialEvents<R>() : undefined;
     const open = await openRequest(this.kubeConfig, {
       path: this.path,
       query: {
         watch: 'true',
-        resourceVersion: this.rv,
+        ...(streaming ? WATCH_LIST_QUERY : { resourceVersion: this.rv }),
         allowWatchBookmarks: 'true',
         timeoutSeconds: String(timeoutSeconds),
         ...this.selectors,
@@ -393,7 +395,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           if (stop === undefined) {
             delivered++;
             this.expiredInARow = 0;
-          } else if (stop.expired) {
+          } else if (stop instanceof KubeApiError && stop.expired) {
             finish(() => resolve({ expired: true, healthy: true }));
           } else {
             finish(() => reject(stop));
@@ -427,10 +429,11 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Applies one decoded watch event. Returns the ERROR event's error when the stream must end,
-   * otherwise undefined (bad events and objects are reported and skipped so the stream goes on).
+   * Applies one decoded watch event. Returns the error that must end the stream (an ERROR event, a
+   * server that ignored watch-list), otherwise undefined (bad events and objects are reported and
+   * skipped so the stream goes on).
    */
-  private handleFrame(type: unknown, object: unknown, frame: string | Uint8Array, open: OpenRequest): KubeApiError | undefined {
+  private handleFrame(type: unknown, object: unknown, frame: string | Uint8Array, open: OpenRequest): Error | undefined {
     switch (type) {
       case 'ADDED':
       case 'MODIFIED':
@@ -438,8 +441,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         this.received++;
         if (this.shards !== undefined && !this.inShard(object)) {
           // Outside the range (a server without the gate sends it anyway): only its version counts.
-          const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
-          if (typeof rv === 'string' && rv !== '') this.rv = rv;
+          this.skipped(object);
           return undefined;
         }
         let prepared: PreparedObject<R>;
@@ -447,8 +449,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           prepared = prepareObject(object, this.prepare);
         } catch (error) {
           this.report(error as Error);
-          const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
-          if (typeof rv === 'string' && rv !== '') this.rv = rv;
+          this.skipped(object);
+          return undefined;
+        }
+        if (this.initial !== undefined) {
+          // Streamed objects come in no resourceVersion order: the end bookmark sets the version.
+          this.initial.apply(type, prepared);
           return undefined;
         }
         this.rv = prepared.resourceVersion;
@@ -459,6 +465,15 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       case 'BOOKMARK': {
         const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
         if (typeof rv === 'string' && rv !== '') {
+          const initial = this.initial;
+          if (initial !== undefined) {
+            // kube-apiserver holds back bookmarks until the initial events are sent, so a plain one
+            // now means the server took the request for a plain watch.
+            if (!isInitialEventsEnd(object)) return new WatchListIgnoredError(open.description);
+            this.initial = undefined;
+            this.applyInitialState(initial.items(), rv, 'watch-list', false);
+            return undefined;
+          }
           this.rv = rv;
           this.update({ lastSyncResourceVersion: rv });
         } else {
@@ -473,6 +488,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         this.report(new WatchLineError(framePrefix(frame), `unknown event type ${JSON.stringify(type)}`));
         return undefined;
     }
+  }
+
+  /** A watch event that is not applied: outside a watch-list, its version still counts. */
+  private skipped(object: unknown): void {
+    const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
+    if (this.initial === undefined && typeof rv === 'string' && rv !== '') this.rv = rv;
   }
 
   private report(error: Error): void {
