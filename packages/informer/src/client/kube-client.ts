@@ -10,7 +10,8 @@
  *   (`resolveResourceType`) and startup probes; a non-2xx answer is a `KubeApiError`
  *   (`kube-api-error.ts`).
  * - `codec.ts`: the codec seam, one decoder per media type for objects, lists and watch frames,
- *   which also names the Accept header; `json-codec.ts` is the one in use.
+ *   which also names the Accept header; `json-codec.ts` reads whole objects, `metadata-codec.ts`
+ *   the metadata of a metadata-only kind's (`as=PartialObjectMetadata`).
  *
  * @module
  */
@@ -19,6 +20,8 @@ import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryTyp
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
+import type { KubeCodec } from './codec.js';
+import { codecOfType } from './metadata-codec.js';
 import { KubeApiError } from './kube-api-error.js';
 
 // Other stages import the error from here, beside the client that throws it.
@@ -278,7 +281,9 @@ export class KubeClient {
     id: ResourceID,
   ): Promise<R | undefined> {
     try {
-      return await this.#send<R>('GET', objectPath(type, id));
+      const object = await this.#send<R>('GET', objectPath(type, id), undefined, undefined, codecOfType(type));
+      // The metadata codec leaves kind out: stamp the resource's, as the cache and list() do.
+      return type.metadataOnly === true ? { kind: type.kind, apiVersion: apiVersionOf(type), ...object } : object;
     } catch (error) {
       if (error instanceof KubeApiError && error.status === 404) return undefined;
       throw error;
@@ -329,6 +334,7 @@ export class KubeClient {
       const { open, body } = await sendRequest(this.kubeConfig, {
         path: `${collectionPath(type, options.namespace)}?${query.toString()}`,
         shape: 'list',
+        codec: codecOfType(type),
       });
       const page = decodeBody(open, body, 'list') as { items?: R[]; metadata?: { continue?: string } };
       // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
@@ -407,7 +413,7 @@ export class KubeClient {
     }
   }
 
-  async #send<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  async #send<T>(method: string, path: string, body?: unknown, contentType?: string, codec?: KubeCodec): Promise<T> {
     // Fencing: a replica that lost its lease writes nothing.
     if (method !== 'GET') this.checkFence();
     // apply() names its own field manager in the path.
@@ -417,6 +423,7 @@ export class KubeClient {
       path,
       query,
       shape: 'object',
+      ...(codec === undefined ? {} : { codec }),
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)), contentType }),
     });
     return (answer.length === 0 ? undefined : decodeBody(open, answer, 'object')) as T;

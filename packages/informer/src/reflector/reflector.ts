@@ -20,7 +20,8 @@ import { rejectUnknownOptions, ShardSelector, type IndexedStore, type Kubernetes
 import { Backoff } from './internal/backoff.js';
 import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
-import { framePrefix } from '../client/codec.js';
+import { framePrefix, type KubeCodec } from '../client/codec.js';
+import { codecOfType } from '../client/metadata-codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
@@ -94,6 +95,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
+  /** JSON, or metadata only for a metadata-only kind. */
+  private readonly codec: KubeCodec;
   private readonly view = new ReflectorView<R>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
@@ -127,6 +130,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
+    this.codec = codecOfType(type);
     this.prepare = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),
@@ -332,6 +336,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       path: this.path,
       query,
       shape: 'list',
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });
@@ -370,6 +375,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         ...this.selectors,
       },
       shape: 'watch',
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });
