@@ -102,6 +102,7 @@ func main() {
 	primaries := flag.Int("primaries", 0, "number of primaries (lookup keys)")
 	namespace := flag.String("namespace", "bench", "namespace of the objects")
 	useProtobuf := flag.Bool("protobuf", false, "read protobuf, as client-go does from a real kube-apiserver for built-in kinds")
+	useMetadata := flag.Bool("metadata", false, "a metadata informer (PartialObjectMetadata), as controller-runtime's OnlyMetadata (metadata.go)")
 	flag.Parse()
 	switch *mode {
 	case "convert-list":
@@ -125,6 +126,11 @@ func main() {
 	} else {
 		cfg.ContentType = "application/json"
 		cfg.AcceptContentTypes = "application/json"
+	}
+	if *useMetadata {
+		out, _ := json.Marshal(runMetadata(cfg, *mode, *objects, *events, *lookups, *primaries, *namespace))
+		fmt.Println(string(out))
+		return
 	}
 	client := kubernetes.NewForConfigOrDie(cfg)
 	if *mode == "e2e" {

@@ -2,6 +2,7 @@
 // in its own child process, repeats, takes medians, prints markdown tables and writes them with
 // SVG charts to bench/results/.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -50,10 +51,17 @@ interface Settings {
 const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
-const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
-const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go', 'client-go-pb'];
+// One binary per checkout: worktrees building their own Go contender at once must not overwrite each other's mid-run.
+const goBinary = join(
+  homedir(),
+  '.cache',
+  'kindex',
+  'bench',
+  `kindex-bench-client-go-${createHash('sha256').update(benchDir).digest('hex').slice(0, 8)}`,
+);
+const ALL_CONTENDERS = ['kindex', 'kindex-metadata', 'client-node', 'limit', 'client-go', 'client-go-pb', 'client-go-metadata'];
 /** The Go contenders: client-go reading JSON, and the same binary reading protobuf (sync and watch only). */
-const GO_CONTENDERS = ['client-go', 'client-go-pb'];
+const GO_CONTENDERS = ['client-go', 'client-go-pb', 'client-go-metadata'];
 
 function parseSettings(argv: readonly string[]): Settings {
   const flags = new Map<string, string>();
@@ -130,6 +138,7 @@ function runChild(params: ChildParams): Promise<RunResult> {
           `-lookups=${params.lookups}`,
           `-primaries=${params.primaries}`,
           ...(params.contender === 'client-go-pb' ? ['-protobuf'] : []),
+          ...(params.contender === 'client-go-metadata' ? ['-metadata'] : []),
         ],
         // The bench server serves list + watch; client-go's watch-list (sendInitialEvents) is off.
         { ...process.env, KUBE_FEATURE_WatchListClient: 'false' },
@@ -183,6 +192,8 @@ async function measure(
 ): Promise<Medians> {
   const list = new ListFixture(objects);
   const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch));
+  // Metadata-only bodies converted before any clock runs, as the protobuf ones are.
+  if (contenders.some((c) => c.endsWith('-metadata'))) server.prepareMetadata();
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
@@ -250,8 +261,13 @@ function summary(r: RunResult): string {
 }
 
 /** client-go reads built-in kinds as protobuf from a real kube-apiserver: both rows are shown. */
-const displayName = (contender: string): string =>
-  contender === 'client-go' ? 'client-go (JSON)' : contender === 'client-go-pb' ? 'client-go (protobuf)' : contender;
+const DISPLAY_NAMES: Record<string, string> = {
+  'client-go': 'client-go (JSON)',
+  'client-go-pb': 'client-go (protobuf)',
+  'client-go-metadata': 'client-go (metadata)',
+  'kindex-metadata': 'kindex (metadata)',
+};
+const displayName = (contender: string): string => DISPLAY_NAMES[contender] ?? contender;
 
 const fmt = (v: number | undefined, digits = 0): string =>
   v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { WorkQueue, type KubernetesObject } from '@kindex/core';
-import { InformerEventSource, KubeClient, Kinds, resourceKind } from '@kindex/informer';
+import { InformerEventSource, KubeClient, Kinds, resourceKind, type ResourceKind } from '@kindex/informer';
 import { PRIMARY_API_VERSION, PRIMARY_KIND } from '../fixture/config-map-fixture.js';
 import type { Contender, ContenderOptions } from './contender.js';
 
@@ -16,11 +16,11 @@ const ClusterKind = resourceKind<KubernetesObject>({
  * kindex: an InformerEventSource with the owner-reference secondary-to-primary mapper (its default)
  * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue.
  */
-export function kindexContender(options: ContenderOptions): Contender {
+export function kindexContender(options: ContenderOptions, kind: ResourceKind = Kinds.ConfigMap): Contender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   const client = new KubeClient(kubeConfig);
-  const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(Kinds.ConfigMap, ClusterKind)
+  const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(kind, ClusterKind)
     .withNamespaces([options.namespace])
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
   const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
