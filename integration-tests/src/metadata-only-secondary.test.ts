@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { createNamespace, createTestCrd, eventually, useTestApiServer } from '@kindex/testing';
 import { InformerEventSource, Kinds, KubeClient, Operator, metadataOnly, resourceKind, type ResourceKind } from '@kindex/informer';
 
 interface Widget extends KubernetesObject {
@@ -16,31 +16,14 @@ const ConfigMapMetadata = metadataOnly(Kinds.ConfigMap);
 
 describe('a controller with a metadata-only secondary source', function () {
   this.timeout(90_000);
-  let server: TestApiServer;
-  let client: KubeClient;
+  const server = useTestApiServer({ shared: true });
   let WidgetKind: ResourceKind<Widget>;
-  let operator: Operator | undefined;
 
-  before(async function () {
-    this.timeout(180_000);
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    const crd = await createTestCrd(
-      server.kubeConfig.makeApiClient(ApiextensionsV1Api),
-      server.kubeConfig.makeApiClient(CustomObjectsApi),
-      {
-        kind: 'Widget',
-      },
+  before(async () => {
+    const kubeConfig = server().kubeConfig;
+    WidgetKind = resourceKind<Widget>(
+      await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), kubeConfig.makeApiClient(CustomObjectsApi), { kind: 'Widget' }),
     );
-    WidgetKind = resourceKind<Widget>(crd);
-  });
-  afterEach(async () => {
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
   });
 
   const reconciler = (): Reconciler<Widget, KubeClient> => ({
@@ -68,23 +51,26 @@ describe('a controller with a metadata-only secondary source', function () {
   });
 
   async function ownedConfigMap(widget: Widget, name: string, value: string): Promise<void> {
-    const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    await core.createNamespacedConfigMap({
-      namespace: widget.metadata!.namespace!,
-      body: {
-        metadata: {
-          name,
-          ownerReferences: [
-            { apiVersion: WidgetKind.apiVersion, kind: 'Widget', name: widget.metadata!.name!, uid: widget.metadata!.uid! },
-          ],
+    await server()
+      .kubeConfig.makeApiClient(CoreV1Api)
+      .createNamespacedConfigMap({
+        namespace: widget.metadata!.namespace!,
+        body: {
+          metadata: {
+            name,
+            ownerReferences: [
+              { apiVersion: WidgetKind.apiVersion, kind: 'Widget', name: widget.metadata!.name!, uid: widget.metadata!.uid! },
+            ],
+          },
+          data: { value },
         },
-        data: { value },
-      },
-    });
+      });
   }
 
   it('reconciles a Widget when a ConfigMap it owns appears or goes, from owner references in the metadata cache', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const { kubeConfig } = server();
+    const client = new KubeClient(kubeConfig);
+    const ns = await createNamespace(kubeConfig);
     const widget = await client.create(WidgetKind, {
       apiVersion: WidgetKind.apiVersion,
       kind: 'Widget',
@@ -99,22 +85,30 @@ describe('a controller with a metadata-only secondary source', function () {
     // One owned before the operator starts (the reverse index is seeded from the list), one after.
     await ownedConfigMap(widget, 'w-main', 'blue');
     await ownedConfigMap(other, 'other-1', 'x');
-    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const operator = new Operator({ kubeConfig });
     operator.register(reconciler(), {
       kind: WidgetKind,
       name: 'widgets',
       namespaces: [ns],
       reflector: { backoff: { initialMs: 50, maxMs: 200 } },
     });
-    await operator.start();
     const status = async (name: string) => (await client.get(WidgetKind, ResourceID.of(name, ns)))?.status;
-    await eventually(async () => expect(await status('w')).to.deep.equal({ owned: ['w-main'], onlyMetadata: true, primaryValue: 'blue' }), {
-      timeoutMs: 20_000,
-    });
-    await ownedConfigMap(widget, 'w-extra', 'green');
-    await eventually(async () => expect((await status('w'))?.owned).to.deep.equal(['w-extra', 'w-main']), { timeoutMs: 20_000 });
-    await server.kubeConfig.makeApiClient(CoreV1Api).deleteNamespacedConfigMap({ name: 'w-extra', namespace: ns });
-    await eventually(async () => expect((await status('w'))?.owned).to.deep.equal(['w-main']), { timeoutMs: 20_000 });
-    expect(await status('other')).to.deep.equal({ owned: ['other-1'], onlyMetadata: true });
+    try {
+      await operator.start();
+      await eventually(
+        async () => expect(await status('w')).to.deep.equal({ owned: ['w-main'], onlyMetadata: true, primaryValue: 'blue' }),
+        {
+          timeoutMs: 20_000,
+        },
+      );
+      await ownedConfigMap(widget, 'w-extra', 'green');
+      await eventually(async () => expect((await status('w'))?.owned).to.deep.equal(['w-extra', 'w-main']), { timeoutMs: 20_000 });
+      await kubeConfig.makeApiClient(CoreV1Api).deleteNamespacedConfigMap({ name: 'w-extra', namespace: ns });
+      await eventually(async () => expect((await status('w'))?.owned).to.deep.equal(['w-main']), { timeoutMs: 20_000 });
+      expect(await status('other')).to.deep.equal({ owned: ['other-1'], onlyMetadata: true });
+    } finally {
+      await operator.stop({ drainTimeoutMs: 5_000 });
+      await client.registry.stopAll();
+    }
   });
 });
