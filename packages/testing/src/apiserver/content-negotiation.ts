@@ -4,6 +4,9 @@
 // Built-in kinds are served in JSON, YAML and protobuf (application/vnd.kubernetes.protobuf);
 // custom resources in JSON and YAML. Watches stream JSON or protobuf, never YAML. CBOR is off, as
 // in kube-apiserver 1.36 without its CBOR feature gates: a CBOR body is 415, CBOR asked for is 406.
+// A clause asking for a conversion (`as=`) counts only where kube-apiserver makes it: Table in
+// JSON or YAML, PartialObjectMetadata[List] in any type (protobuf for custom resources too); any
+// other `as=` is skipped, and a 406 listing the served types when no clause is left.
 //
 // The protobuf codec (protobuf/kube-protobuf.ts) is imported on the first protobuf request only,
 // so that JSON clients do not pay the generated descriptors' load time.

@@ -29,7 +29,8 @@
 //   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
-//   (see table-output.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
+//   (see table-output.ts); so do metadata-only answers (as=PartialObjectMetadata[List], see
+//   partial-object-metadata.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
 //   (content-negotiation.ts); CBOR is off, as in kube-apiserver without its feature gates.
 // - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
 //   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted

@@ -1,7 +1,14 @@
 // Metadata-only reads (`as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`), what client-go's
 // metadata client and controller-runtime's OnlyMetadata informers ask for: answers checked against
 // kube-apiserver 1.36.3's (endpoints/handlers/response.go), on both servers.
+import { fromBinary } from '@bufbuild/protobuf';
 import { expect } from 'chai';
+import {
+  PartialObjectMetadataListSchema,
+  PartialObjectMetadataSchema,
+  WatchEventSchema,
+} from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
+import { UnknownSchema } from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
@@ -12,6 +19,16 @@ const meta = (as: string): string => `application/json;as=${as};g=meta.k8s.io;v=
 const OBJECT_ACCEPT = `${meta('PartialObjectMetadata')},application/json`;
 const LIST_ACCEPT = `${meta('PartialObjectMetadataList')},application/json`;
 const SERVED = 'application/json, application/yaml, application/vnd.kubernetes.protobuf';
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+// What client-go's metadata client sends: protobuf first.
+const protobufAccept = (as: string): string => `${PROTOBUF};as=${as};g=meta.k8s.io;v=v1,${meta(as)},application/json`;
+
+/** The runtime.Unknown of a protobuf body (after the 4-byte magic `k8s\0`). */
+function unknownOf(bytes: Uint8Array): { kind: string; apiVersion: string; raw: Uint8Array } {
+  expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).to.equal('k8s\0');
+  const u = fromBinary(UnknownSchema, bytes.subarray(4));
+  return { kind: u.typeMeta?.kind ?? '', apiVersion: u.typeMeta?.apiVersion ?? '', raw: u.raw ?? new Uint8Array() };
+}
 
 interface Partial {
   kind: string;
@@ -162,5 +179,40 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     ]);
     expect(events[0]!.object.metadata.labels).to.deep.equal({ l: 'v' });
     for (const { object } of events) expect(Object.keys(object)).to.deep.equal(['kind', 'apiVersion', 'metadata']);
+  });
+  it('answers in protobuf when asked first (as client-go does): object, list and watch frames of PartialObjectMetadata', async () => {
+    const { core, kubeConfig, namespace } = fixture();
+    const cm = await createConfigMap(core, namespace, { data: { a: '1' }, labels: { l: 'v' } });
+    const one = await rawRequest(kubeConfig, {
+      path: `${cms(namespace)}/${cm.metadata!.name}`,
+      headers: { Accept: protobufAccept('PartialObjectMetadata') },
+    });
+    expect([one.status, one.headers['content-type']]).to.deep.equal([200, PROTOBUF]);
+    const object = unknownOf(one.bytes);
+    expect([object.kind, object.apiVersion]).to.deep.equal(['PartialObjectMetadata', 'meta.k8s.io/v1']);
+    const partial = fromBinary(PartialObjectMetadataSchema, object.raw);
+    expect([partial.metadata?.name, partial.metadata?.labels]).to.deep.equal([cm.metadata!.name, { l: 'v' }]);
+
+    const list = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: protobufAccept('PartialObjectMetadataList') } });
+    expect([list.status, list.headers['content-type']]).to.deep.equal([200, PROTOBUF]);
+    const listed = unknownOf(list.bytes);
+    expect(listed.kind).to.equal('PartialObjectMetadataList');
+    expect(fromBinary(PartialObjectMetadataListSchema, listed.raw).items.map((i) => i.metadata?.name)).to.deep.equal([cm.metadata!.name]);
+
+    const watch = await rawRequest(kubeConfig, {
+      path: `${cms(namespace)}?watch=true&timeoutSeconds=1`,
+      headers: { Accept: protobufAccept('PartialObjectMetadata') },
+      timeoutMs: 20_000,
+    });
+    expect([watch.status, watch.headers['content-type']]).to.deep.equal([200, `${PROTOBUF};stream=watch`]);
+    // One length-prefixed WatchEvent: the ADDED of the existing ConfigMap.
+    const length = Buffer.from(watch.bytes).readUInt32BE(0);
+    const event = fromBinary(WatchEventSchema, watch.bytes.subarray(4, 4 + length));
+    const inner = unknownOf(event.object?.raw ?? new Uint8Array());
+    expect([event.type, inner.kind, fromBinary(PartialObjectMetadataSchema, inner.raw).metadata?.name]).to.deep.equal([
+      'ADDED',
+      'PartialObjectMetadata',
+      cm.metadata!.name,
+    ]);
   });
 });
