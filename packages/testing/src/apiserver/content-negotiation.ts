@@ -81,7 +81,9 @@ function clauses(accept: string): Clause[] {
     const partial = partialMetadataOfClause(params) !== undefined;
     // As RequestScope.AllowsMediaTypeTransform: Table in JSON or YAML, metadata in any type, nothing else.
     const table = as === 'Table' && params.get('g') === 'meta.k8s.io' && (params.get('v') === 'v1' || params.get('v') === 'v1beta1');
-    const refusedConversion = as !== undefined && !partial && !(table && media.toLowerCase() !== PROTOBUF);
+    // Aggregated discovery's own conversion is the discovery handler's to judge (aggregated-discovery.ts).
+    const discovery = as === 'APIGroupDiscoveryList' && params.get('g') === 'apidiscovery.k8s.io';
+    const refusedConversion = as !== undefined && !partial && !discovery && !(table && media.toLowerCase() !== PROTOBUF);
     return { media: media.toLowerCase(), q: q === undefined ? 1 : Number(q), refusedConversion, partial };
   });
   // Highest quality first; equal qualities keep their order.
