@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { Kinds, KubeClient } from '../index.js';
+import { Kinds, KubeClient, metadataOnly } from '../index.js';
 import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const CONFIG_MAP: KubernetesObject = {
@@ -84,5 +84,42 @@ describe('KubeClient.withFence', () => {
     expect(error).to.equal(notLeader);
     expect(calls).to.deep.equal(['own']);
     expect(received).to.deep.equal([]);
+  });
+});
+
+describe('KubeClient writes through a metadata-only kind', () => {
+  let server: HandServer;
+  const received: string[] = [];
+  before(async () => {
+    server = await startHandServer((request, response) => {
+      received.push(`${request.method} ${request.url?.split('?')[0]}`);
+      request.resume();
+      request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
+    });
+  });
+  after(() => server.close());
+
+  it('refuses create and update (the body would replace the object with its metadata), naming the object and the fix; patches go through', async () => {
+    const client = new KubeClient(server.kubeConfig);
+    const kind = metadataOnly(Kinds.ConfigMap);
+    for (const [verb, write] of [
+      [
+        'create',
+        () => client.create(kind, { ...CONFIG_MAP, apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } }),
+      ],
+      ['update', () => client.update(kind, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } })],
+    ] as const) {
+      const error = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(TypeError);
+      expect((error as Error).message)
+        .to.contain(`KubeClient.${verb}: ConfigMap ns/c: the kind is metadata-only`)
+        .and.contain('objectKind');
+    }
+    expect(received).to.deep.equal([]);
+    await client.patch(kind, ResourceID.of('c', 'ns'), { metadata: { labels: { a: 'b' } } });
+    expect(received).to.deep.equal(['PATCH /api/v1/namespaces/ns/configmaps/c']);
   });
 });

@@ -217,6 +217,23 @@ export class KubeClient {
     this.#validate = options.validate ?? false;
   }
 
+  /**
+   * A rejected promise for a create or update through a metadata-only kind: the body holds
+   * metadata only, so the server would store the object without its spec or data. Patches and
+   * applies of metadata fields stay allowed, as controller-runtime patches PartialObjectMetadata.
+   */
+  #metadataOnlyWrite(verb: 'create' | 'update', type: ResourceType, object: KubernetesObject): Promise<never> | undefined {
+    if (type.metadataOnly !== true) return undefined;
+    const name = object.metadata?.name ?? '<no name>';
+    const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name}`;
+    return Promise.reject(
+      new TypeError(
+        `KubeClient.${verb}: ${where}: the kind is metadata-only, so the body would replace the whole object with its metadata; ` +
+          `pass the whole kind (metadataOnly(kind).objectKind) with the whole object, or patch the metadata fields`,
+      ),
+    );
+  }
+
   /** With the `validate` option, the kind's own check of `object` (a rejected promise when it fails). */
   #validated(type: ResourceType, object: unknown, partial: boolean): Promise<never> | undefined {
     const check = (type as Partial<SelfValidatingKind>).assertValid;
@@ -293,13 +310,21 @@ export class KubeClient {
   /** Creates an object; the namespace comes from the object. */
   create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
     const path = collectionPath(type, object.metadata?.namespace);
-    return this.#validated(type, object, false) ?? this.#send<R>('POST', path, object, 'application/json');
+    return (
+      this.#metadataOnlyWrite('create', type, object) ??
+      this.#validated(type, object, false) ??
+      this.#send<R>('POST', path, object, 'application/json')
+    );
   }
 
   /** Replaces an object (optimistic concurrency on its resourceVersion). */
   update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
     const id = ResourceID.fromResource(object);
-    return this.#validated(type, object, false) ?? this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
+    return (
+      this.#metadataOnlyWrite('update', type, object) ??
+      this.#validated(type, object, false) ??
+      this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json')
+    );
   }
 
   /** Patches an object, or its status subresource. */
