@@ -7,6 +7,7 @@ import {
   MultipleSecondaryResourcesError,
   PRESENT,
   ResourceID,
+  ShardSelector,
   type KubernetesObject,
   type Trigger,
 } from '@kindex/core';
@@ -412,6 +413,27 @@ describe('InformerEventSource', function () {
       } finally {
         await registry.stopAll();
       }
+    });
+
+    it('caches the shard range of a shard selector, by the uid the metadata carries, under namespace/name keys', async () => {
+      const ns = await createNamespace(server.kubeConfig);
+      const shard = ShardSelector.forShards('object.metadata.uid', [0, 1], 4);
+      // Uids are random: create until some objects fall inside the range and some outside.
+      const inShard: string[] = [];
+      for (let i = 0; i < 40 && (inShard.length === 0 || inShard.length === i); i++) {
+        await configMap(ns, `s${i}`);
+        const created = await client.get(ConfigMapMetadata, ResourceID.of(`s${i}`, ns));
+        if (shard.matches(created!)) inShard.push(`s${i}`);
+      }
+      const { source } = start(InformerEventSource.from(ConfigMapMetadata, WebPageKind).withShardSelector(shard), ns);
+      await source.start();
+      expect(
+        source
+          .list()
+          .map((cm) => cm.metadata.name)
+          .sort(),
+      ).to.deep.equal(inShard.sort());
+      for (const name of inShard) expect(source.cache.get(ResourceID.of(name, ns))?.metadata.name).to.equal(name);
     });
 
     it('refuses a kind that is already metadata-only', () => {
