@@ -10,23 +10,33 @@ const CONFIG_MAP: KubernetesObject = {
   metadata: { name: 'c', namespace: 'ns', resourceVersion: '7' },
 };
 
-describe('KubeClient.withFence', () => {
+/**
+ * Registers a hand server for the enclosing describe that answers every request with CONFIG_MAP
+ * (what matters is whether a request was sent at all) and records each as `METHOD path`.
+ */
+function useRecordingServer(): { readonly kubeConfig: () => KubeConfig; readonly received: string[] } {
   let server: HandServer;
-  let kubeConfig: KubeConfig;
-  /** Requests the server received, as `METHOD path`. */
   const received: string[] = [];
-
   before(async () => {
-    // Any request succeeds: what matters is whether it was sent at all.
     server = await startHandServer((request, response) => {
       received.push(`${request.method} ${request.url?.split('?')[0]}`);
       request.resume();
       request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
     });
-    kubeConfig = server.kubeConfig;
   });
   beforeEach(() => received.splice(0));
   after(() => server.close());
+  return { kubeConfig: () => server.kubeConfig, received };
+}
+
+describe('KubeClient.withFence', () => {
+  const recording = useRecordingServer();
+  /** Requests the server received, as `METHOD path`. */
+  const received = recording.received;
+  let kubeConfig: KubeConfig;
+  before(() => {
+    kubeConfig = recording.kubeConfig();
+  });
 
   /** Every kind of write, each through `client`. */
   const writes = (client: KubeClient): Record<string, () => Promise<unknown>> => ({
@@ -88,19 +98,10 @@ describe('KubeClient.withFence', () => {
 });
 
 describe('KubeClient writes through a metadata-only kind', () => {
-  let server: HandServer;
-  const received: string[] = [];
-  before(async () => {
-    server = await startHandServer((request, response) => {
-      received.push(`${request.method} ${request.url?.split('?')[0]}`);
-      request.resume();
-      request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
-    });
-  });
-  after(() => server.close());
+  const { kubeConfig, received } = useRecordingServer();
 
   it('refuses create and update (the body would replace the object with its metadata), naming the object and the fix; patches go through', async () => {
-    const client = new KubeClient(server.kubeConfig);
+    const client = new KubeClient(kubeConfig());
     const kind = metadataOnly(Kinds.ConfigMap);
     for (const [verb, write] of [
       [
