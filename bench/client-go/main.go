@@ -7,22 +7,17 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand"
-	"net/http"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/util/workqueue"
 )
 
 const byOwner = "byOwner"
@@ -57,11 +52,11 @@ func heapAfterGC() uint64 {
 }
 
 // ownerKeys is the mapper: the primaries (owner references of kind Cluster) of a secondary.
-func ownerKeys(cm *corev1.ConfigMap) []string {
+func ownerKeys(o metav1.Object) []string {
 	var keys []string
-	for _, ref := range cm.OwnerReferences {
+	for _, ref := range o.GetOwnerReferences() {
 		if ref.Kind == "Cluster" {
-			keys = append(keys, cm.Namespace+"/"+ref.Name)
+			keys = append(keys, o.GetNamespace()+"/"+ref.Name)
 		}
 	}
 	return keys
@@ -79,7 +74,7 @@ func percentile(sorted []float64, p float64) float64 {
 // registration is synced once the list's Add notifications reached the handler (they are
 // delivered asynchronously). Polled every millisecond: WaitForCacheSync polls every 100 ms, which
 // would round every sync time up.
-func startAndSync(factory informers.SharedInformerFactory, registration cache.ResourceEventHandlerRegistration, informer cache.SharedIndexInformer, stop chan struct{}, mode string, objects int) map[string]interface{} {
+func startAndSync(factory interface{ Start(<-chan struct{}) }, registration cache.ResourceEventHandlerRegistration, informer cache.SharedIndexInformer, stop chan struct{}, mode string, objects int) map[string]interface{} {
 	start := time.Now()
 	cpu0 := cpuSeconds()
 	factory.Start(stop)
@@ -102,6 +97,7 @@ func main() {
 	primaries := flag.Int("primaries", 0, "number of primaries (lookup keys)")
 	namespace := flag.String("namespace", "bench", "namespace of the objects")
 	useProtobuf := flag.Bool("protobuf", false, "read protobuf, as client-go does from a real kube-apiserver for built-in kinds")
+	useMetadata := flag.Bool("metadata", false, "a metadata informer (PartialObjectMetadata), as controller-runtime's OnlyMetadata (metadata.go)")
 	flag.Parse()
 	switch *mode {
 	case "convert-list":
@@ -126,6 +122,12 @@ func main() {
 		cfg.ContentType = "application/json"
 		cfg.AcceptContentTypes = "application/json"
 	}
+	run := informerRun{cfg: cfg, contender: "client-go", mode: *mode, objects: *objects, events: *events, lookups: *lookups, primaries: *primaries, namespace: *namespace}
+	if *useMetadata {
+		out, _ := json.Marshal(runMetadata(run))
+		fmt.Println(string(out))
+		return
+	}
 	client := kubernetes.NewForConfigOrDie(cfg)
 	if *mode == "e2e" {
 		out, _ := json.Marshal(runE2E(client, cfg, *objects, *events))
@@ -133,109 +135,9 @@ func main() {
 		return
 	}
 
-	heapBefore := heapAfterGC()
+	run.heapBefore = heapAfterGC()
 	factory := informers.NewSharedInformerFactory(client, 0)
-	informer := factory.Core().V1().ConfigMaps().Informer()
-	if err := informer.AddIndexers(cache.Indexers{byOwner: func(obj interface{}) ([]string, error) {
-		return ownerKeys(obj.(*corev1.ConfigMap)), nil
-	}}); err != nil {
-		panic(err)
-	}
-	queue := workqueue.NewTyped[string]()
-	var synced atomic.Bool
-	var afterSync atomic.Int64
-	done := make(chan struct{})
-	target := int64(*events)
-	// Events delivered to the handler after the initial sync, before any filter.
-	seen := func(cm *corev1.ConfigMap) {
-		if !synced.Load() {
-			return
-		}
-		n := afterSync.Add(1)
-		switch {
-		case *mode == "watch" && n == target:
-			close(done)
-		case *mode == "relist" && cm != nil && cm.Name == "sentinel":
-			close(done)
-		}
-	}
-	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj interface{}) {
-			cm := obj.(*corev1.ConfigMap)
-			for _, k := range ownerKeys(cm) {
-				queue.Add(k)
-			}
-			// Not counted (the sentinel aside): Adds of the initial list may still be in
-			// flight to the handler after sync, and a relist of unchanged objects yields
-			// Updates, never Adds.
-			if *mode == "relist" && cm.Name == "sentinel" && synced.Load() {
-				close(done)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj interface{}) {
-			cm := newObj.(*corev1.ConfigMap)
-			seen(cm)
-			// The same filter as the other contenders: a relist's unchanged objects reconcile nothing.
-			if cm.ResourceVersion == oldObj.(*corev1.ConfigMap).ResourceVersion {
-				return
-			}
-			for _, k := range ownerKeys(cm) {
-				queue.Add(k)
-			}
-		},
-		DeleteFunc: func(obj interface{}) {
-			seen(nil)
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
-
-	stop := make(chan struct{})
-	result := startAndSync(factory, registration, informer, stop, *mode, *objects)
-	synced.Store(true)
-
-	switch *mode {
-	case "sync":
-		result["peakRssBytes"] = vmHWMBytes()
-		result["retainedHeapBytes"] = int64(heapAfterGC()) - int64(heapBefore)
-		indexer := informer.GetIndexer()
-		rng := rand.New(rand.NewSource(42))
-		lat := make([]float64, 0, *lookups)
-		found := 0
-		for i := 0; i < *lookups; i++ {
-			key := fmt.Sprintf("%s/cluster-%d", *namespace, rng.Intn(*primaries))
-			t := time.Now()
-			items, _ := indexer.ByIndex(byOwner, key)
-			lat = append(lat, float64(time.Since(t).Nanoseconds())/1000)
-			found += len(items)
-		}
-		sort.Float64s(lat)
-		result["lookupP50Us"] = percentile(lat, 0.5)
-		result["lookupP99Us"] = percentile(lat, 0.99)
-		result["lookupFound"] = found
-	case "watch":
-		t0 := time.Now()
-		c0 := cpuSeconds()
-		// The stream server holds the watch events until this contender's clock runs.
-		resp, err := http.Post(cfg.Host+"/bench/start", "text/plain", nil)
-		if err != nil {
-			panic(err)
-		}
-		_ = resp.Body.Close()
-		<-done
-		secs := time.Since(t0).Seconds()
-		result["events"] = target
-		result["watchS"] = secs
-		result["eventsPerS"] = float64(target) / secs
-		result["cpuSPer1000"] = (cpuSeconds() - c0) / float64(target) * 1000
-	case "relist":
-		<-done
-		// Updates and deletes after sync; the sentinel (an Add) is not among them.
-		result["eventsAfterRelist"] = afterSync.Load()
-	}
-	close(stop)
-	queue.ShutDown()
+	result := run.run(factory, factory.Core().V1().ConfigMaps().Informer())
 	out, _ := json.Marshal(result)
 	fmt.Println(string(out))
 }

@@ -16,6 +16,7 @@ const factories: Record<string, () => Promise<(options: ContenderOptions) => Con
     const { kindexContender } = await import('./contenders/kindex-contender.js');
     return (options) => kindexContender(options, 'watch-list');
   },
+  'kindex-metadata': async () => (await import('./contenders/kindex-metadata-contender.js')).kindexMetadataContender,
   'client-node': async () => (await import('./contenders/client-node-contender.js')).clientNodeContender,
   limit: async () => (await import('./contenders/limit-contender.js')).limitContender,
 };

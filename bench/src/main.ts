@@ -2,6 +2,7 @@
 // in its own child process, repeats, takes medians, prints markdown tables and writes them with
 // SVG charts to bench/results/.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -50,13 +51,31 @@ interface Settings {
 const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
-const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
-const ALL_CONTENDERS = ['kindex', 'kindex-watch-list', 'client-node', 'limit', 'client-go', 'client-go-watch-list', 'client-go-pb'];
+// One binary per checkout: worktrees building their own Go contender at once must not overwrite each other's mid-run.
+const goBinary = join(
+  homedir(),
+  '.cache',
+  'kindex',
+  'bench',
+  `kindex-bench-client-go-${createHash('sha256').update(benchDir).digest('hex').slice(0, 8)}`,
+);
+const ALL_CONTENDERS = [
+  'kindex',
+  'kindex-watch-list',
+  'kindex-metadata',
+  'client-node',
+  'limit',
+  'client-go',
+  'client-go-watch-list',
+  'client-go-pb',
+  'client-go-metadata',
+];
 /**
  * The Go contenders: client-go reading JSON (paged list, then watch), the same binary reading
- * protobuf (sync and watch only), and reading JSON by watch-list (client feature WatchListClient).
+ * protobuf (sync and watch only), reading JSON by watch-list (client feature WatchListClient), and
+ * a metadata informer.
  */
-const GO_CONTENDERS = ['client-go', 'client-go-pb', 'client-go-watch-list'];
+const GO_CONTENDERS = ['client-go', 'client-go-pb', 'client-go-watch-list', 'client-go-metadata'];
 /** The watch-list rows differ from their list rows only until synced: the sync scenario alone runs them. */
 const SYNC_ONLY_CONTENDERS = new Set(['kindex-watch-list', 'client-go-watch-list']);
 
@@ -135,6 +154,7 @@ function runChild(params: ChildParams): Promise<RunResult> {
           `-lookups=${params.lookups}`,
           `-primaries=${params.primaries}`,
           ...(params.contender === 'client-go-pb' ? ['-protobuf'] : []),
+          ...(params.contender === 'client-go-metadata' ? ['-metadata'] : []),
         ],
         // client-go's watch-list (sendInitialEvents, on by default since v0.35) only for its watch-list row.
         { ...process.env, KUBE_FEATURE_WatchListClient: String(params.contender === 'client-go-watch-list') },
@@ -188,6 +208,8 @@ async function measure(
 ): Promise<Medians> {
   const list = new ListFixture(objects);
   const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch));
+  // Metadata-only bodies converted before any clock runs, as the protobuf ones are.
+  if (contenders.some((c) => c.endsWith('-metadata'))) server.prepareMetadata();
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
@@ -260,6 +282,8 @@ const DISPLAY_NAMES: Record<string, string> = {
   'client-go-pb': 'client-go (protobuf)',
   'client-go-watch-list': 'client-go (watch-list)',
   'kindex-watch-list': 'kindex (watch-list)',
+  'client-go-metadata': 'client-go (metadata)',
+  'kindex-metadata': 'kindex (metadata)',
 };
 const displayName = (contender: string): string => DISPLAY_NAMES[contender] ?? contender;
 

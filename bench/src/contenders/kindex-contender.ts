@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { WorkQueue, type KubernetesObject } from '@kindex/core';
-import { InformerEventSource, KubeClient, Kinds, resourceKind, type InitialState } from '@kindex/informer';
+import { InformerEventSource, KubeClient, Kinds, resourceKind, type InitialState, type ResourceKind } from '@kindex/informer';
 import { PRIMARY_API_VERSION, PRIMARY_KIND } from '../fixture/config-map-fixture.js';
 import type { Contender, ContenderOptions } from './contender.js';
 
@@ -18,11 +18,15 @@ const ClusterKind = resourceKind<KubernetesObject>({
  * row reads the initial state by paged lists (`initialState: 'list'`, the figures the CI gate
  * keeps); `kindex-watch-list` streams it by watch-list.
  */
-export function kindexContender(options: ContenderOptions, initialState: InitialState = 'list'): Contender {
+export function kindexContender(
+  options: ContenderOptions,
+  initialState: InitialState = 'list',
+  kind: ResourceKind = Kinds.ConfigMap,
+): Contender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   const client = new KubeClient(kubeConfig);
-  const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(Kinds.ConfigMap, ClusterKind)
+  const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(kind, ClusterKind)
     .withNamespaces([options.namespace])
     .withReflectorOptions({ initialState })
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pacedEventLine, wallClockMicros, type ListFixture } from '../fixture/config-map-fixture.js';
+import { MetadataBodies, wantsMetadata } from './metadata-bodies.js';
 
 /** What the stream server answers to watches. */
 export type WatchScript =
@@ -70,11 +71,14 @@ export class StreamServer {
   #pacing = false;
   /** The unpaged list, built on first request. */
   #whole: Buffer | undefined;
+  /** Metadata-only bodies (`as=PartialObjectMetadata[List]`), converted on first request. */
+  readonly #metadata = new MetadataBodies();
 
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
     readonly kubeconfigPath: string,
+    private readonly fixtures: { readonly list: ListFixture; readonly watch: WatchScript },
   ) {}
 
   /** Starts a server on a free loopback port and writes a kubeconfig for it. */
@@ -100,8 +104,16 @@ export class StreamServer {
         '',
       ].join('\n'),
     );
-    self = new StreamServer(server, url, kubeconfigPath);
+    self = new StreamServer(server, url, kubeconfigPath, { list, watch });
     return self;
+  }
+
+  /** Converts the metadata-only bodies now (the unpaged list and the watch script), so no contender's clock includes it. */
+  prepareMetadata(): void {
+    const { list, watch } = this.fixtures;
+    if (list.sendableWhole) this.#metadata.list((this.#whole ??= list.whole()));
+    if (watch.type === 'stream') this.#metadata.watch(watch.chunks);
+    if (watch.type === 'expire') [watch.expired, watch.after].forEach((chunk) => this.#metadata.lines(chunk));
   }
 
   /** Forgets the previous run (timings, watch count) before the next contender. */
@@ -153,7 +165,9 @@ export class StreamServer {
     const watchList = isWatch && url.searchParams.get('sendInitialEvents') === 'true';
     // Content negotiation as kube-apiserver does it for built-in kinds: protobuf to a client that
     // accepts it, where this scenario has protobuf bytes; JSON otherwise.
-    const wantsProtobuf = (req.headers.accept ?? '').includes(PROTOBUF);
+    // Metadata first: client-go's metadata client lists protobuf first, but this server has only JSON metadata.
+    const metadata = wantsMetadata(req.headers.accept);
+    const wantsProtobuf = !metadata && (req.headers.accept ?? '').includes(PROTOBUF);
     const protobufWatch = wantsProtobuf && isWatch && !watchList && watch.type === 'stream' ? protobuf.watch : undefined;
     if (!isWatch && wantsProtobuf && protobuf.list !== undefined) {
       res.writeHead(200, { 'content-type': PROTOBUF, 'content-length': protobuf.list.length });
@@ -180,6 +194,7 @@ export class StreamServer {
         );
         return;
       }
+      if (metadata) body = this.#metadata.list(body);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
       res.end(body);
       return;
@@ -192,21 +207,26 @@ export class StreamServer {
     res.flushHeaders();
     this.#open.add(res);
     res.on('close', () => this.#open.delete(res));
-    if (watchList) void this.writeAll(res, list.initialEvents()).then(() => this.followScript(res, watch, protobufWatch));
-    else this.followScript(res, watch, protobufWatch);
+    if (watchList) void this.writeAll(res, list.initialEvents()).then(() => this.followScript(res, watch, protobufWatch, metadata));
+    else this.followScript(res, watch, protobufWatch, metadata);
   }
 
   /** What a watch gets once open (after the initial events, for a watch-list). */
-  private followScript(res: http.ServerResponse, watch: WatchScript, protobufWatch: readonly Buffer[] | undefined): void {
+  private followScript(
+    res: http.ServerResponse,
+    watch: WatchScript,
+    protobufWatch: readonly Buffer[] | undefined,
+    metadata: boolean,
+  ): void {
     if (res.destroyed) return;
     if (watch.type === 'expire') {
       if (this.#watches === 1) {
         this.timings.expiredAt = performance.now();
-        res.end(watch.expired);
+        res.end(metadata ? this.#metadata.lines(watch.expired) : watch.expired);
         return;
       }
       if (this.timings.rewatchAt === undefined) this.timings.rewatchAt = performance.now();
-      res.write(watch.after);
+      res.write(metadata ? this.#metadata.lines(watch.after) : watch.after);
       return;
     }
     if (watch.type === 'paced') {
@@ -221,7 +241,8 @@ export class StreamServer {
       return;
     }
     // Events wait for the contender's start signal, so none is processed before its clock starts.
-    void this.#startGate.promise.then(() => this.writeAll(res, protobufWatch ?? watch.chunks));
+    const chunks = protobufWatch ?? (metadata ? this.#metadata.watch(watch.chunks) : watch.chunks);
+    void this.#startGate.promise.then(() => this.writeAll(res, chunks));
   }
 
   private async writeAll(res: http.ServerResponse, chunks: Iterable<Buffer>): Promise<void> {

@@ -18,6 +18,8 @@ export type { ResolveResourceTypeOptions } from './client/resolve-resource-type.
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
 export type { ResourceKind, ObjectOfKind } from './kind/resource-kind.js';
+export { metadataOnly } from './kind/metadata-only.js';
+export type { MetadataOnlyKind, PartialObjectMetadata } from './kind/metadata-only.js';
 export type { WireForm, JsonForm } from './kind/wire-form.js';
 
 // --- crd: custom resources from one TypeScript definition (src/crd/)

@@ -120,6 +120,8 @@ export class InformerRegistry {
       `f=${s.fieldSelector ?? ''}`,
       `s=${typeof s.shardSelector === 'string' ? (s.shardSelector === '' ? '' : ShardSelector.parse(s.shardSelector).toString()) : (s.shardSelector?.toString() ?? '')}`,
       `t=${transform}`,
+      // A metadata-only informer holds other objects than a whole one of the same resource.
+      ...(s.type.metadataOnly === true ? ['metadata'] : []),
     ].join('|');
   }
 

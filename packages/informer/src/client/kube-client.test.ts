@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { Kinds, KubeClient } from '../index.js';
+import { Kinds, KubeClient, metadataOnly } from '../index.js';
 import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const CONFIG_MAP: KubernetesObject = {
@@ -10,23 +10,33 @@ const CONFIG_MAP: KubernetesObject = {
   metadata: { name: 'c', namespace: 'ns', resourceVersion: '7' },
 };
 
-describe('KubeClient.withFence', () => {
+/**
+ * Registers a hand server for the enclosing describe that answers every request with CONFIG_MAP
+ * (what matters is whether a request was sent at all) and records each as `METHOD path`.
+ */
+function useRecordingServer(): { readonly kubeConfig: () => KubeConfig; readonly received: string[] } {
   let server: HandServer;
-  let kubeConfig: KubeConfig;
-  /** Requests the server received, as `METHOD path`. */
   const received: string[] = [];
-
   before(async () => {
-    // Any request succeeds: what matters is whether it was sent at all.
     server = await startHandServer((request, response) => {
       received.push(`${request.method} ${request.url?.split('?')[0]}`);
       request.resume();
       request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
     });
-    kubeConfig = server.kubeConfig;
   });
   beforeEach(() => received.splice(0));
   after(() => server.close());
+  return { kubeConfig: () => server.kubeConfig, received };
+}
+
+describe('KubeClient.withFence', () => {
+  const recording = useRecordingServer();
+  /** Requests the server received, as `METHOD path`. */
+  const received = recording.received;
+  let kubeConfig: KubeConfig;
+  before(() => {
+    kubeConfig = recording.kubeConfig();
+  });
 
   /** Every kind of write, each through `client`. */
   const writes = (client: KubeClient): Record<string, () => Promise<unknown>> => ({
@@ -84,5 +94,33 @@ describe('KubeClient.withFence', () => {
     expect(error).to.equal(notLeader);
     expect(calls).to.deep.equal(['own']);
     expect(received).to.deep.equal([]);
+  });
+});
+
+describe('KubeClient writes through a metadata-only kind', () => {
+  const { kubeConfig, received } = useRecordingServer();
+
+  it('refuses create and update (the body would replace the object with its metadata), naming the object and the fix; patches go through', async () => {
+    const client = new KubeClient(kubeConfig());
+    const kind = metadataOnly(Kinds.ConfigMap);
+    for (const [verb, write] of [
+      [
+        'create',
+        () => client.create(kind, { ...CONFIG_MAP, apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } }),
+      ],
+      ['update', () => client.update(kind, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' } })],
+    ] as const) {
+      const error = await write().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(TypeError);
+      expect((error as Error).message)
+        .to.contain(`KubeClient.${verb}: ConfigMap ns/c: the kind is metadata-only`)
+        .and.contain('objectKind');
+    }
+    expect(received).to.deep.equal([]);
+    await client.patch(kind, ResourceID.of('c', 'ns'), { metadata: { labels: { a: 'b' } } });
+    expect(received).to.deep.equal(['PATCH /api/v1/namespaces/ns/configmaps/c']);
   });
 });

@@ -10,7 +10,8 @@
  *   (`resolveResourceType`) and startup probes; a non-2xx answer is a `KubeApiError`
  *   (`kube-api-error.ts`).
  * - `codec.ts`: the codec seam, one decoder per media type for objects, lists and watch frames,
- *   which also names the Accept header; `json-codec.ts` is the one in use.
+ *   which also names the Accept header; `json-codec.ts` reads whole objects, `metadata-codec.ts`
+ *   the metadata of a metadata-only kind's (`as=PartialObjectMetadata`).
  *
  * @module
  */
@@ -19,6 +20,8 @@ import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryTyp
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
+import type { KubeCodec } from './codec.js';
+import { codecOfType } from './metadata-codec.js';
 import { KubeApiError } from './kube-api-error.js';
 
 // Other stages import the error from here, beside the client that throws it.
@@ -214,6 +217,23 @@ export class KubeClient {
     this.#validate = options.validate ?? false;
   }
 
+  /**
+   * A rejected promise for a create or update through a metadata-only kind: the body holds
+   * metadata only, so the server would store the object without its spec or data. Patches and
+   * applies of metadata fields stay allowed, as controller-runtime patches PartialObjectMetadata.
+   */
+  #metadataOnlyWrite(verb: 'create' | 'update', type: ResourceType, object: KubernetesObject): Promise<never> | undefined {
+    if (type.metadataOnly !== true) return undefined;
+    const name = object.metadata?.name ?? '<no name>';
+    const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name}`;
+    return Promise.reject(
+      new TypeError(
+        `KubeClient.${verb}: ${where}: the kind is metadata-only, so the body would replace the whole object with its metadata; ` +
+          `pass the whole kind (metadataOnly(kind).objectKind) with the whole object, or patch the metadata fields`,
+      ),
+    );
+  }
+
   /** With the `validate` option, the kind's own check of `object` (a rejected promise when it fails). */
   #validated(type: ResourceType, object: unknown, partial: boolean): Promise<never> | undefined {
     const check = (type as Partial<SelfValidatingKind>).assertValid;
@@ -278,7 +298,9 @@ export class KubeClient {
     id: ResourceID,
   ): Promise<R | undefined> {
     try {
-      return await this.#send<R>('GET', objectPath(type, id));
+      const object = await this.#send<R>('GET', objectPath(type, id), undefined, undefined, codecOfType(type));
+      // The metadata codec leaves kind out: stamp the resource's, as the cache and list() do.
+      return type.metadataOnly === true ? { kind: type.kind, apiVersion: apiVersionOf(type), ...object } : object;
     } catch (error) {
       if (error instanceof KubeApiError && error.status === 404) return undefined;
       throw error;
@@ -288,13 +310,21 @@ export class KubeClient {
   /** Creates an object; the namespace comes from the object. */
   create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
     const path = collectionPath(type, object.metadata?.namespace);
-    return this.#validated(type, object, false) ?? this.#send<R>('POST', path, object, 'application/json');
+    return (
+      this.#metadataOnlyWrite('create', type, object) ??
+      this.#validated(type, object, false) ??
+      this.#send<R>('POST', path, object, 'application/json')
+    );
   }
 
   /** Replaces an object (optimistic concurrency on its resourceVersion). */
   update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
     const id = ResourceID.fromResource(object);
-    return this.#validated(type, object, false) ?? this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json');
+    return (
+      this.#metadataOnlyWrite('update', type, object) ??
+      this.#validated(type, object, false) ??
+      this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json')
+    );
   }
 
   /** Patches an object, or its status subresource. */
@@ -329,6 +359,7 @@ export class KubeClient {
       const { open, body } = await sendRequest(this.kubeConfig, {
         path: `${collectionPath(type, options.namespace)}?${query.toString()}`,
         shape: 'list',
+        codec: codecOfType(type),
       });
       const page = decodeBody(open, body, 'list') as { items?: R[]; metadata?: { continue?: string } };
       // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.
@@ -407,7 +438,7 @@ export class KubeClient {
     }
   }
 
-  async #send<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  async #send<T>(method: string, path: string, body?: unknown, contentType?: string, codec?: KubeCodec): Promise<T> {
     // Fencing: a replica that lost its lease writes nothing.
     if (method !== 'GET') this.checkFence();
     // apply() names its own field manager in the path.
@@ -417,6 +448,7 @@ export class KubeClient {
       path,
       query,
       shape: 'object',
+      ...(codec === undefined ? {} : { codec }),
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)), contentType }),
     });
     return (answer.length === 0 ? undefined : decodeBody(open, answer, 'object')) as T;

@@ -29,6 +29,11 @@ export interface ResourceType {
   readonly kind: string;
   /** Whether objects live in namespaces. */
   readonly namespaced: boolean;
+  /**
+   * Read objects as metadata only (`as=PartialObjectMetadata`); set by `metadataOnly(kind)`.
+   * Defaults to false (whole objects).
+   */
+  readonly metadataOnly?: boolean;
 }
 
 /** `group/version`, or `version` for the core group: the `apiVersion` of the type's objects. */

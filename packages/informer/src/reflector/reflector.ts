@@ -22,7 +22,8 @@ import { rejectUnknownOptions, ShardSelector, type IndexedStore, type Kubernetes
 import { Backoff, retryDelayMs } from './internal/backoff.js';
 import { openRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
-import { framePrefix } from '../client/codec.js';
+import { framePrefix, type KubeCodec } from '../client/codec.js';
+import { codecOfType } from '../client/metadata-codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
@@ -113,6 +114,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
+  /** JSON, or metadata only for a metadata-only kind. */
+  private readonly codec: KubeCodec;
   private readonly view = new ReflectorView<R>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
@@ -146,6 +149,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
+    this.codec = codecOfType(type);
     this.prepare = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),
@@ -158,6 +162,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       path: this.path,
       selectors: this.selectors,
       pageSize: options.pageSize ?? 500,
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
       prepare: this.prepare,
@@ -372,6 +377,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         ...this.selectors,
       },
       shape: 'watch',
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });

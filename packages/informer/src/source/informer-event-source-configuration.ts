@@ -47,6 +47,11 @@ export type NamespaceChoice = NamespaceSet | 'inherit' | { readonly selector: st
  * ```
  */
 export interface InformerEventSourceConfiguration<R extends KubernetesObject, P extends KubernetesObject> {
+  /**
+   * The secondaries' kind. A kind made with `metadataOnly(kind)` makes this a metadata-only source
+   * (controller-runtime's OnlyMetadata): its cache, triggers and `getSecondaryResources` hold
+   * `PartialObjectMetadata`, read with `as=PartialObjectMetadata` from the server.
+   */
   readonly kind: ResourceKind<R>;
   /** Undefined for a standalone source built without a primary kind. */
   readonly primaryKind: ResourceKind<P> | undefined;

@@ -4,6 +4,9 @@
 // Built-in kinds are served in JSON, YAML and protobuf (application/vnd.kubernetes.protobuf);
 // custom resources in JSON and YAML. Watches stream JSON or protobuf, never YAML. CBOR is off, as
 // in kube-apiserver 1.36 without its CBOR feature gates: a CBOR body is 415, CBOR asked for is 406.
+// A clause asking for a conversion (`as=`) counts only where kube-apiserver makes it: Table in
+// JSON or YAML, PartialObjectMetadata[List] in any type (protobuf for custom resources too); any
+// other `as=` is skipped, and a 406 listing the served types when no clause is left.
 //
 // The protobuf codec (protobuf/kube-protobuf.ts) is imported on the first protobuf request only,
 // so that JSON clients do not pay the generated descriptors' load time.
@@ -11,6 +14,7 @@
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { ApiStatusError, badRequest } from './status-error.js';
+import { clauseParams, partialMetadataOfClause } from './partial-object-metadata.js';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 export const JSON_MEDIA = 'application/json';
@@ -62,13 +66,25 @@ export class NotAcceptableError extends ApiStatusError {
 interface Clause {
   readonly media: string;
   readonly q: number;
+  /** Whether the clause asks for a conversion (`as=`) kube-apiserver does not make: it is skipped. */
+  readonly refusedConversion: boolean;
+  /** Whether it asks for PartialObjectMetadata(List), which custom resources serve in protobuf too. */
+  readonly partial: boolean;
 }
 
 function clauses(accept: string): Clause[] {
   const parsed = accept.split(',').map((text): Clause => {
-    const [media = '', ...params] = text.split(';').map((s) => s.trim());
-    const q = params.find((p) => p.startsWith('q='));
-    return { media: media.toLowerCase(), q: q === undefined ? 1 : Number(q.slice(2)) };
+    const media = (text.split(';')[0] ?? '').trim();
+    const params = clauseParams(text);
+    const q = params.get('q');
+    const as = params.get('as');
+    const partial = partialMetadataOfClause(params) !== undefined;
+    // As RequestScope.AllowsMediaTypeTransform: Table in JSON or YAML, metadata in any type, nothing else.
+    const table = as === 'Table' && params.get('g') === 'meta.k8s.io' && (params.get('v') === 'v1' || params.get('v') === 'v1beta1');
+    // Aggregated discovery's own conversion is the discovery handler's to judge (aggregated-discovery.ts).
+    const discovery = as === 'APIGroupDiscoveryList' && params.get('g') === 'apidiscovery.k8s.io';
+    const refusedConversion = as !== undefined && !partial && !discovery && !(table && media.toLowerCase() !== PROTOBUF);
+    return { media: media.toLowerCase(), q: q === undefined ? 1 : Number(q), refusedConversion, partial };
   });
   // Highest quality first; equal qualities keep their order.
   return parsed.filter((c) => c.media !== '').sort((a, b) => b.q - a.q);
@@ -81,10 +97,11 @@ function clauses(accept: string): Clause[] {
 export function negotiateAnswer(accept: string | undefined, target: NegotiationTarget): AnswerMedia {
   if (accept === undefined || accept.trim() === '') return JSON_MEDIA;
   const asked = clauses(accept);
-  for (const { media } of asked) {
+  for (const { media, refusedConversion, partial } of asked) {
+    if (refusedConversion) continue;
     if (media === '*/*' || media === JSON_MEDIA) return JSON_MEDIA;
     if (media === YAML_MEDIA && !target.watch) return YAML_MEDIA;
-    if (media === PROTOBUF && !target.custom) return PROTOBUF;
+    if (media === PROTOBUF && (!target.custom || partial)) return PROTOBUF;
   }
   const names = asked.map((c) => c.media);
   if (target.custom) {
@@ -95,6 +112,8 @@ export function negotiateAnswer(accept: string | undefined, target: NegotiationT
   if (!names.some((m) => m === JSON_MEDIA || m === YAML_MEDIA || m === PROTOBUF)) {
     return fail(`406: Not Acceptable\n\nAvailable representations: ${SERVED}`, JSON_MEDIA, true);
   }
+  // A served type asking for a conversion the server does not make (`as=Foo`, a wrong g or v).
+  if (asked.some((c) => c.refusedConversion)) return fail(`only the following media types are accepted: ${SERVED}`, JSON_MEDIA, false);
   return fail(`only the following media types are accepted: ${JSON_MEDIA};stream=watch, ${PROTOBUF};stream=watch`, YAML_MEDIA, false);
 }
 

@@ -29,7 +29,8 @@
 //   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
 // - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
-//   (see table-output.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
+//   (see table-output.ts); so do metadata-only answers (as=PartialObjectMetadata[List], see
+//   partial-object-metadata.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
 //   (content-negotiation.ts); CBOR is off, as in kube-apiserver without its feature gates.
 // - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
 //   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
@@ -67,6 +68,7 @@ import { OpenApiDocuments } from './openapi-documents.js';
 import { PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
+import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './partial-object-metadata.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { ObjectStore, type Json } from './object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
@@ -619,12 +621,13 @@ export class EmbeddedApiServer implements TestApiServer {
         ? run(request)
         : admitRequest(this.admission, method, request, user, run, () => this.storedObject(request));
     switch (method) {
-      case 'GET':
-        return this.asTableIfAsked(
-          request,
-          req.headers.accept,
-          request.name === undefined ? this.handler.list(request) : this.handler.get(request),
-        );
+      case 'GET': {
+        const list = request.name === undefined;
+        const answer = list ? this.handler.list(request) : this.handler.get(request);
+        const partial = partialMetadataOf(req.headers.accept);
+        if (partial !== undefined) return asPartialMetadata(answer, partial, request.type, list);
+        return this.asTableIfAsked(request, req.headers.accept, answer);
+      }
       case 'POST':
         if (request.name !== undefined) throw methodNotAllowed();
         return admitted((q) => this.handler.create(q));
@@ -717,7 +720,18 @@ export class EmbeddedApiServer implements TestApiServer {
     const sendInitialEvents = q.get('sendInitialEvents') === 'true';
     // `kubectl get --watch` asks for its rows as Tables.
     const tableVersion = tableVersionOf(req.headers.accept);
-    const encoding = this.media.watch(res, convert);
+    const partial = partialMetadataOf(req.headers.accept);
+    if (partial?.kind === 'PartialObjectMetadataList') {
+      // kube-apiserver opens the stream, fails to convert the first event to a list and ends it empty.
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+      res.end();
+      return;
+    }
+    const toPartial = partial === undefined ? undefined : partialMetadataWatchLine(partial.version);
+    const encoding = this.media.watch(
+      res,
+      toPartial === undefined ? convert : convert === undefined ? toPartial : (line) => toPartial(convert(line)),
+    );
     req.socket.setNoDelay(true);
     res.writeHead(200, { 'Content-Type': encoding.contentType, 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { decodeBody, sendRequest } from '../../client/kube-request.js';
 import { KubeApiError } from '../../client/kube-api-error.js';
+import type { KubeCodec } from '../../client/codec.js';
 import { prepareObject } from './prepare-object.js';
 import type { PrepareContext, PreparedObject } from './prepare-object.js';
 
@@ -11,6 +12,8 @@ export interface PagedListContext<R extends KubernetesObject> {
   readonly path: string;
   readonly selectors: Readonly<Record<string, string | undefined>>;
   readonly pageSize: number;
+  /** Decodes the pages (JSON, metadata-only, CBOR). */
+  readonly codec: KubeCodec;
   readonly inactivityMs: number;
   readonly signal: AbortSignal;
   readonly prepare: PrepareContext<R>;
@@ -80,6 +83,7 @@ async function getPage<R extends KubernetesObject>(ctx: PagedListContext<R>, que
     path: ctx.path,
     query,
     shape: 'list',
+    codec: ctx.codec,
     inactivityMs: ctx.inactivityMs,
     signal: ctx.signal,
   });

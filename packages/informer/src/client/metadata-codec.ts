@@ -1,0 +1,67 @@
+import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
+import { jsonCodec } from './json-codec.js';
+
+// What client-go's metadata client sends (metadata/metadata.go), without its protobuf clause: a
+// list asks for PartialObjectMetadataList and one object or a watch's events for
+// PartialObjectMetadata. kube-apiserver answers PartialObjectMetadata to a list with a 406, and a
+// watch asked as PartialObjectMetadataList with an empty stream. The trailing plain JSON clause
+// lets a server that does not convert (an aggregated API server, an old proxy) answer whole objects.
+const OBJECT_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+
+type Decoded = Record<string, unknown>;
+
+function isObject(value: unknown): value is Decoded {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The object's metadata alone, without kind and apiVersion: the reflector and the client then
+ * stamp the resource's kind, as controller-runtime sets the watched GVK on each
+ * PartialObjectMetadata it caches. Keeping `metadata` only also makes a server that answered whole
+ * objects (it ignored `as=`) cost no more memory than one that converted.
+ */
+function toMetadata(value: unknown): unknown {
+  return isObject(value) && isObject(value['metadata']) ? { metadata: value['metadata'] } : value;
+}
+
+function decodeObject(body: Buffer): unknown {
+  const decoded = jsonCodec.decodeObject(body);
+  // An error's Status is read for its reason and message: keep it whole.
+  return isObject(decoded) && decoded['kind'] === 'Status' ? decoded : toMetadata(decoded);
+}
+
+function decodeList(body: Buffer): unknown {
+  const decoded = jsonCodec.decodeList(body);
+  if (!isObject(decoded)) return decoded;
+  const items = decoded['items'];
+  // Go writes an empty PartialObjectMetadataList's nil slice as `"items":null`.
+  if (items === null) return { ...decoded, items: [] };
+  return Array.isArray(items) ? { ...decoded, items: items.map(toMetadata) } : decoded;
+}
+
+function watchDecoder(sink: WatchFrameSink): WatchDecoder {
+  return jsonCodec.watchDecoder({
+    // ERROR carries a Status, BOOKMARK a resourceVersion (and the watch-list annotation): as sent.
+    frame: (type, object, frame) => sink.frame(type, type === 'ERROR' || type === 'BOOKMARK' ? object : toMetadata(object), frame),
+    malformed: (error) => sink.malformed(error),
+  });
+}
+
+/**
+ * The metadata-only codec: asks the server for `PartialObjectMetadata` (`as=` on the Accept header,
+ * JSON) and hands on each object's `metadata` alone, whatever the server sent. Used for the kinds
+ * made with {@link metadataOnly}.
+ */
+export const metadataCodec: KubeCodec = Object.freeze({
+  mediaType: 'application/json',
+  accept: (shape: ResponseShape): string => (shape === 'list' ? LIST_ACCEPT : OBJECT_ACCEPT),
+  decodeObject,
+  decodeList,
+  watchDecoder,
+});
+
+/** The codec of requests for `type`: {@link metadataCodec} for a metadata-only kind, else JSON. */
+export function codecOfType(type: { readonly metadataOnly?: boolean }): KubeCodec {
+  return type.metadataOnly === true ? metadataCodec : jsonCodec;
+}
