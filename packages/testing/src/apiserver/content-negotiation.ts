@@ -4,6 +4,9 @@
 // Built-in kinds are served in JSON, YAML and protobuf (application/vnd.kubernetes.protobuf);
 // custom resources in JSON and YAML. Watches stream JSON or protobuf, never YAML. CBOR is off, as
 // in kube-apiserver 1.36 without its CBOR feature gates: a CBOR body is 415, CBOR asked for is 406.
+// With the server's `cborServingAndStorage` option, as with kube-apiserver's CBORServingAndStorage
+// gate, every kind is also served in CBOR (kube-cbor.ts), watches as `application/cbor-seq`, and
+// CBOR bodies are read.
 //
 // The protobuf codec (protobuf/kube-protobuf.ts) is imported on the first protobuf request only,
 // so that JSON clients do not pay the generated descriptors' load time.
@@ -11,13 +14,17 @@
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { ApiStatusError, badRequest } from './status-error.js';
+import { decodeCbor, encodeCbor, encodeCborWatchLine } from './kube-cbor.js';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 export const JSON_MEDIA = 'application/json';
 export const YAML_MEDIA = 'application/yaml';
+export const CBOR = 'application/cbor';
+/** What a CBOR watch answers: a CBOR sequence (RFC 8742), one event an item. Not accepted in Accept. */
+export const CBOR_SEQ = 'application/cbor-seq';
 
 /** The media type of an answer. */
-export type AnswerMedia = typeof JSON_MEDIA | typeof YAML_MEDIA | typeof PROTOBUF;
+export type AnswerMedia = typeof JSON_MEDIA | typeof YAML_MEDIA | typeof PROTOBUF | typeof CBOR;
 
 /** The protobuf codec, loaded on first use. */
 export type ProtobufCodec = typeof import('./protobuf/kube-protobuf.js');
@@ -30,14 +37,17 @@ export function loadProtobufCodec(): Promise<ProtobufCodec> {
   return codec;
 }
 
-const SERVED = [JSON_MEDIA, YAML_MEDIA, PROTOBUF].join(', ');
+/** The media types kube-apiserver lists in its 406 and 415 messages: CBOR last, with its gate on. */
+function served(cbor: boolean | undefined): string {
+  return [JSON_MEDIA, YAML_MEDIA, PROTOBUF, ...(cbor === true ? [CBOR] : [])].join(', ');
+}
 
 /** The body media types kube-apiserver decodes, for its 415 message (the same list for custom resources). */
-export function unsupportedMediaType(): ApiStatusError {
+export function unsupportedMediaType(cbor = false): ApiStatusError {
   return new ApiStatusError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${SERVED}`,
+    `the body of the request was in an unknown format - accepted media types include: ${served(cbor)}`,
   );
 }
 
@@ -47,6 +57,8 @@ export interface NegotiationTarget {
   readonly custom: boolean;
   /** A watch: no YAML. */
   readonly watch: boolean;
+  /** CBOR is served (kube-apiserver's CBORServingAndStorage gate). Defaults to false. */
+  readonly cbor?: boolean;
 }
 
 /** A 406 and the media type kube-apiserver writes it in. */
@@ -85,7 +97,9 @@ export function negotiateAnswer(accept: string | undefined, target: NegotiationT
     if (media === '*/*' || media === JSON_MEDIA) return JSON_MEDIA;
     if (media === YAML_MEDIA && !target.watch) return YAML_MEDIA;
     if (media === PROTOBUF && !target.custom) return PROTOBUF;
+    if (media === CBOR && target.cbor === true) return CBOR;
   }
+  const SERVED = served(target.cbor);
   const names = asked.map((c) => c.media);
   if (target.custom) {
     // kube-apiserver writes this one in protobuf when protobuf was asked for, although it refused it.
@@ -113,6 +127,7 @@ export function encodeAnswer(
   protobuf: ProtobufCodec | undefined,
 ): { readonly body: string | Uint8Array; readonly contentType: string } {
   if (media === YAML_MEDIA) return { body: toYaml(JSON.parse(json), YAML_OPTIONS), contentType: YAML_MEDIA };
+  if (media === CBOR) return { body: encodeCbor(JSON.parse(json)), contentType: CBOR };
   if (media === PROTOBUF && protobuf !== undefined) {
     const bytes = protobuf.encodeObject(JSON.parse(json) as Record<string, unknown>);
     if (bytes !== undefined) return { body: bytes, contentType: PROTOBUF };
@@ -127,12 +142,14 @@ export function encodeAnswer(
 export class ResponseMedia {
   readonly #media = new WeakMap<ServerResponse, AnswerMedia>();
   #protobuf: ProtobufCodec | undefined;
+  /** CBOR is served and read (kube-apiserver's CBORServingAndStorage gate). */
+  cbor = false;
 
   /** Negotiates `res`'s media type; a 406 is thrown after its own media type is recorded. */
   async negotiate(res: ServerResponse, accept: string | undefined, target: NegotiationTarget): Promise<void> {
     let media: AnswerMedia;
     try {
-      media = negotiateAnswer(accept, target);
+      media = negotiateAnswer(accept, { ...target, cbor: this.cbor });
     } catch (e) {
       if (e instanceof NotAcceptableError) await this.#use(res, e.answerMedia);
       throw e;
@@ -153,6 +170,9 @@ export class ResponseMedia {
   /** The content type and line transform of a watch answered in `res`'s media type. */
   watch(res: ServerResponse, convert: ((line: string) => string) | undefined): WatchEncoding {
     const protobuf = this.#protobuf;
+    if (this.#media.get(res) === CBOR) {
+      return { contentType: CBOR_SEQ, transform: (line) => encodeCborWatchLine(convert === undefined ? line : convert(line)) };
+    }
     if (this.#media.get(res) !== PROTOBUF || protobuf === undefined) return { contentType: JSON_MEDIA, transform: convert };
     return {
       contentType: `${PROTOBUF};stream=watch`,
@@ -161,13 +181,23 @@ export class ResponseMedia {
   }
 
   /**
-   * The JSON text of a protobuf request body, for the decoders every other body goes through.
+   * The JSON text of a protobuf or CBOR request body, for the decoders every other body goes through.
    *
    * @param kind - the kind the path takes, named in decoding errors.
-   * @throws {ApiStatusError} 415 for a custom resource (no protobuf message), 400 for a body that does not decode.
+   * @param media - the body's media type, {@link PROTOBUF} or {@link CBOR}.
+   * @throws {ApiStatusError} 415 for protobuf for a custom resource (no protobuf message), 400 for a body that does not decode.
    */
-  async decodeBody(body: Uint8Array, kind: string, custom: boolean): Promise<string> {
-    if (custom) throw unsupportedMediaType();
+  async decodeBody(body: Uint8Array, kind: string, custom: boolean, media: string): Promise<string> {
+    if (media === CBOR) {
+      try {
+        return JSON.stringify(decodeCbor(body));
+      } catch (e) {
+        throw badRequest(
+          `the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message} (${Buffer.from(body.subarray(0, 50)).toString('hex')})`,
+        );
+      }
+    }
+    if (custom) throw unsupportedMediaType(this.cbor);
     this.#protobuf ??= await loadProtobufCodec();
     try {
       return JSON.stringify(this.#protobuf.decodeObject(body));
