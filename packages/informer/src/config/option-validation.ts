@@ -55,7 +55,10 @@ export function checkFieldSelector(owner: string, selector: string): FieldSelect
  * const source = InformerEventSource.from(Kinds.ConfigMap).withReflectorOptions(reflector);
  * ```
  */
-export type ReflectorTuningOptions = Pick<ReflectorOptions, 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+export type ReflectorTuningOptions = Pick<
+  ReflectorOptions,
+  'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
+>;
 
 /** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
 export const REFLECTOR_TUNING_KEYS = {
@@ -63,4 +66,5 @@ export const REFLECTOR_TUNING_KEYS = {
   watchTimeoutSeconds: true,
   inactivityTimeoutMs: true,
   backoff: BACKOFF_OPTION_KEYS,
+  wire: true,
 } as const satisfies OptionKeysOf<ReflectorTuningOptions>;

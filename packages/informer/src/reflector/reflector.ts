@@ -19,6 +19,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Backoff } from './internal/backoff.js';
 import { decodeBody, openRequest, sendRequest, watchError } from '../client/kube-request.js';
+import type { KubeCodec } from '../client/codec.js';
+import { wireCodec } from '../client/wire-codec.js';
 import type { OpenRequest } from '../client/kube-request.js';
 import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
@@ -90,6 +92,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly shards: ShardSelector | undefined;
   private received = 0;
   private readonly pageSize: number;
+  private readonly codec: KubeCodec;
   private readonly watchTimeoutSeconds: number | undefined;
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
@@ -124,6 +127,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       shardSelector: this.shards?.toString(),
     };
     this.pageSize = options.pageSize ?? 500;
+    this.codec = wireCodec(options.wire, 'Reflector options');
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
@@ -332,6 +336,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       path: this.path,
       query,
       shape: 'list',
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });
@@ -370,6 +375,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
         ...this.selectors,
       },
       shape: 'watch',
+      codec: this.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });
