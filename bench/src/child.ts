@@ -12,6 +12,10 @@ import { signalStart } from './server/start-signal.js';
 // Loaded on demand: a contender's heap and peak RSS must not include the others' modules.
 const factories: Record<string, () => Promise<(options: ContenderOptions) => Contender>> = {
   kindex: async () => (await import('./contenders/kindex-contender.js')).kindexContender,
+  'kindex-cbor': async () => {
+    const { kindexContender } = await import('./contenders/kindex-contender.js');
+    return (options) => kindexContender(options, 'cbor');
+  },
   'client-node': async () => (await import('./contenders/client-node-contender.js')).clientNodeContender,
   limit: async () => (await import('./contenders/limit-contender.js')).limitContender,
 };

@@ -21,7 +21,8 @@ import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
-import { StreamServer, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
+import { StreamServer, type CborFixture, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
+import { kubeCbor, kubeCborWatch } from './fixture/kube-cbor-fixture.js';
 
 interface Settings {
   sizes: number[];
@@ -51,7 +52,9 @@ const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
 const goBinary = join(homedir(), '.cache', 'kindex', 'bench', 'kindex-bench-client-go');
-const ALL_CONTENDERS = ['kindex', 'client-node', 'limit', 'client-go', 'client-go-pb'];
+const ALL_CONTENDERS = ['kindex', 'kindex-cbor', 'client-node', 'limit', 'client-go', 'client-go-pb'];
+/** Contenders of another wire format than JSON: sync and watch only, where the format changes the work. */
+const WIRE_CONTENDERS = new Set(['client-go-pb', 'kindex-cbor']);
 /** The Go contenders: client-go reading JSON, and the same binary reading protobuf (sync and watch only). */
 const GO_CONTENDERS = ['client-go', 'client-go-pb'];
 
@@ -115,6 +118,15 @@ function protobufFixture(contenders: readonly string[], list: ListFixture, watch
   return {
     ...(list.sendableWhole ? { list: toProtobuf('convert-list', list.whole()) } : {}),
     ...(frames !== undefined ? { watch: slices } : {}),
+  };
+}
+
+/** The CBOR fixture of a scenario, when the CBOR contender runs it. */
+function cborFixture(contenders: readonly string[], list: ListFixture, watch: WatchScript): CborFixture {
+  if (!contenders.includes('kindex-cbor')) return {};
+  return {
+    ...(list.sendableWhole ? { list: kubeCbor(JSON.parse(list.whole().toString('utf8'))) } : {}),
+    ...(watch.type === 'stream' && watch.chunks.length > 0 ? { watch: kubeCborWatch(watch.chunks) } : {}),
   };
 }
 
@@ -182,7 +194,7 @@ async function measure(
   contenders = settings.contenders,
 ): Promise<Medians> {
   const list = new ListFixture(objects);
-  const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch));
+  const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch), cborFixture(contenders, list, watch));
   const runs = new Map<string, RunResult[]>();
   try {
     for (let rep = 0; rep < settings.reps; rep++) {
@@ -251,7 +263,13 @@ function summary(r: RunResult): string {
 
 /** client-go reads built-in kinds as protobuf from a real kube-apiserver: both rows are shown. */
 const displayName = (contender: string): string =>
-  contender === 'client-go' ? 'client-go (JSON)' : contender === 'client-go-pb' ? 'client-go (protobuf)' : contender;
+  contender === 'client-go'
+    ? 'client-go (JSON)'
+    : contender === 'client-go-pb'
+      ? 'client-go (protobuf)'
+      : contender === 'kindex-cbor'
+        ? 'kindex (CBOR)'
+        : contender;
 
 const fmt = (v: number | undefined, digits = 0): string =>
   v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -404,7 +422,7 @@ async function main(): Promise<void> {
       n,
       0,
       { type: 'expire', expired: expiredLine(), after: sentinelLine(n) },
-      settings.contenders.filter((c) => c !== 'client-go-pb'),
+      settings.contenders.filter((c) => !WIRE_CONTENDERS.has(c)),
     );
     const k = medians.get('kindex');
     const l = medians.get('limit');
@@ -422,7 +440,7 @@ async function main(): Promise<void> {
       svg: svgBarChart(
         'Relist after 410 of unchanged objects',
         'ms from list request to the next watch (lower is better)',
-        series.filter((c) => c !== 'client-go-pb'),
+        series.filter((c) => !WIRE_CONTENDERS.has(c)),
         [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }],
       ),
     });

@@ -14,14 +14,16 @@ const ClusterKind = resourceKind<KubernetesObject>({
 
 /**
  * kindex: an InformerEventSource with the owner-reference secondary-to-primary mapper (its default)
- * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue.
+ * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue; lists and
+ * watches read in `wire` (JSON, or CBOR for the "kindex (CBOR)" row).
  */
-export function kindexContender(options: ContenderOptions): Contender {
+export function kindexContender(options: ContenderOptions, wire: 'json' | 'cbor' = 'json'): Contender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   const client = new KubeClient(kubeConfig);
   const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(Kinds.ConfigMap, ClusterKind)
     .withNamespaces([options.namespace])
+    .withReflectorOptions({ wire })
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
   const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
   const queue = new WorkQueue();

@@ -28,6 +28,14 @@ export interface ProtobufFixture {
 }
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const CBOR = 'application/cbor';
+
+/**
+ * The same list and watch events as kube-apiserver's CBOR (see `fixture/kube-cbor-fixture.ts`),
+ * served to a client whose first choice is `application/cbor`, as kube-apiserver with its
+ * `CBORServingAndStorage` gate serves every kind, custom resources included.
+ */
+export type CborFixture = ProtobufFixture;
 
 /** Server-side times (ms, `performance.now()`) of the last run, for the relist scenario. */
 export interface StreamTimings {
@@ -78,9 +86,9 @@ export class StreamServer {
   ) {}
 
   /** Starts a server on a free loopback port and writes a kubeconfig for it. */
-  static async start(list: ListFixture, watch: WatchScript, protobuf: ProtobufFixture = {}): Promise<StreamServer> {
+  static async start(list: ListFixture, watch: WatchScript, protobuf: ProtobufFixture = {}, cbor: CborFixture = {}): Promise<StreamServer> {
     let self: StreamServer | undefined;
-    const server = http.createServer((req, res) => self!.handle(req, res, list, watch, protobuf));
+    const server = http.createServer((req, res) => self!.handle(req, res, list, watch, protobuf, cbor));
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -125,7 +133,8 @@ export class StreamServer {
     res: http.ServerResponse,
     list: ListFixture,
     watch: WatchScript,
-    protobuf: ProtobufFixture,
+    protobufFixture: ProtobufFixture,
+    cborFixture: CborFixture,
   ): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === START_PATH) {
@@ -150,12 +159,18 @@ export class StreamServer {
     }
     const isWatch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
     // Content negotiation as kube-apiserver does it for built-in kinds: protobuf to a client that
-    // accepts it, where this scenario has protobuf bytes; JSON otherwise.
-    const wantsProtobuf = (req.headers.accept ?? '').includes(PROTOBUF);
-    const protobufWatch = wantsProtobuf && isWatch && watch.type === 'stream' ? protobuf.watch : undefined;
-    if (!isWatch && wantsProtobuf && protobuf.list !== undefined) {
-      res.writeHead(200, { 'content-type': PROTOBUF, 'content-length': protobuf.list.length });
-      res.end(protobuf.list);
+    // accepts it, CBOR to one that asks for it first, where this scenario has their bytes; JSON otherwise.
+    const accept = req.headers.accept ?? '';
+    const wantsCbor = accept.startsWith(CBOR) && !accept.startsWith(`${CBOR}-`);
+    const [binary, media, watchMedia] = accept.includes(PROTOBUF)
+      ? [protobufFixture, PROTOBUF, `${PROTOBUF};stream=watch`]
+      : wantsCbor
+        ? [cborFixture, CBOR, 'application/cbor-seq']
+        : [{}, '', ''];
+    const binaryWatch = isWatch && watch.type === 'stream' ? binary.watch : undefined;
+    if (!isWatch && binary.list !== undefined) {
+      res.writeHead(200, { 'content-type': media, 'content-length': binary.list.length });
+      res.end(binary.list);
       return;
     }
     if (!isWatch) {
@@ -184,7 +199,7 @@ export class StreamServer {
     }
     this.#watches++;
     res.writeHead(200, {
-      'content-type': protobufWatch !== undefined ? `${PROTOBUF};stream=watch` : 'application/json',
+      'content-type': binaryWatch !== undefined ? watchMedia : 'application/json',
       'transfer-encoding': 'chunked',
     });
     res.flushHeaders();
@@ -212,7 +227,7 @@ export class StreamServer {
       return;
     }
     // Events wait for the contender's start signal, so none is processed before its clock starts.
-    void this.#startGate.promise.then(() => this.writeAll(res, protobufWatch ?? watch.chunks));
+    void this.#startGate.promise.then(() => this.writeAll(res, binaryWatch ?? watch.chunks));
   }
 
   private async writeAll(res: http.ServerResponse, chunks: readonly Buffer[]): Promise<void> {
