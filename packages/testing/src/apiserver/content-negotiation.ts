@@ -109,7 +109,12 @@ export function negotiateAnswer(accept: string | undefined, target: NegotiationT
   if (!names.some((m) => m === JSON_MEDIA || m === YAML_MEDIA || m === PROTOBUF)) {
     return fail(`406: Not Acceptable\n\nAvailable representations: ${SERVED}`, JSON_MEDIA, true);
   }
-  return fail(`only the following media types are accepted: ${JSON_MEDIA};stream=watch, ${PROTOBUF};stream=watch`, YAML_MEDIA, false);
+  const cborWatch = target.cbor === true ? `, ${CBOR_SEQ}` : '';
+  return fail(
+    `only the following media types are accepted: ${JSON_MEDIA};stream=watch, ${PROTOBUF};stream=watch${cborWatch}`,
+    YAML_MEDIA,
+    false,
+  );
 }
 
 function fail(message: string, answerMedia: AnswerMedia, emptyDetails: boolean): never {

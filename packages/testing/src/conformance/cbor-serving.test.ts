@@ -96,6 +96,20 @@ describe('conformance: CBOR for custom resources (CBORServingAndStorage)', () =>
     }
   });
 
+  it('lists CBOR in the 406 of a built-in object, and application/cbor-seq in that of a YAML watch', async () => {
+    const { kubeConfig, namespace } = fixture();
+    const cms = `/api/v1/namespaces/${namespace}/configmaps`;
+    const html = await rawRequest(kubeConfig, { path: `${cms}/missing`, headers: { accept: 'text/html' } });
+    expect(html.status).to.equal(406);
+    expect(json(html).message).to.equal(`406: Not Acceptable\n\nAvailable representations: ${SERVED}`);
+    const yaml = await rawRequest(kubeConfig, { path: `${cms}?watch=true&timeoutSeconds=1`, headers: { accept: 'application/yaml' } });
+    expect(yaml.status).to.equal(406);
+    expect(yaml.headers['content-type']).to.equal('application/yaml');
+    expect(yaml.text).to.include('application/cbor-seq');
+    const cborWatch = await rawRequest(kubeConfig, { path: `${cms}?watch=true&timeoutSeconds=1`, headers: { accept: CBOR } });
+    expect(cborWatch.headers['content-type']).to.equal('application/cbor-seq');
+  });
+
   it('answers 400 with kube-apiserver wording for a body that is not CBOR', async () => {
     const { kubeConfig } = fixture();
     const { crd, path } = await widgets();
