@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, useTestApiServer, type TestApiServer, type TestCrd } from '@kindex/testing';
-import { Reflector, type ResourceType } from '../index.js';
+import { InformerEventSource, KubeClient, Reflector, resourceKind, type ResourceType } from '../index.js';
 
 /** The Accept and Content-Type of every request to `plural`, in order. */
 function recordWire(plural: string): { seen: string[]; stop: () => void } {
@@ -106,6 +106,44 @@ function suite(title: string, cbor: boolean): void {
 }
 
 suite('Reflector (wire: cbor) on a server with CBORServingAndStorage', true);
+
+describe("InformerEventSource with withReflectorOptions({ wire: 'cbor' })", function () {
+  this.timeout(60_000);
+  const server = useTestApiServer({ cborServingAndStorage: true });
+
+  it('lists and watches its kind in CBOR', async () => {
+    const kubeConfig = server().kubeConfig;
+    const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    const crd = await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), custom);
+    const namespace = await createNamespace(kubeConfig);
+    const kind = resourceKind<KubernetesObject>({
+      group: crd.group,
+      version: crd.version,
+      plural: crd.plural,
+      kind: crd.kind,
+      namespaced: true,
+    });
+    const body = { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w1' }, spec: { replicas: 1 } };
+    await custom.createNamespacedCustomObject({ group: crd.group, version: crd.version, plural: crd.plural, namespace, body });
+    const client = new KubeClient(kubeConfig);
+    const builder = InformerEventSource.from(kind).withNamespaces([namespace]).withReflectorOptions({ wire: 'cbor' });
+    const source = new InformerEventSource(builder.configuration(), client, [namespace]);
+    const wire = recordWire(crd.plural);
+    try {
+      await source.start();
+      expect(source.list().map((o) => o.metadata!.name)).to.deep.equal(['w1']);
+      await eventually(async () => expect(wire.seen).to.include(`watch ${ACCEPT} -> application/cbor-seq`), {
+        timeoutMs: 20_000,
+        description: 'a CBOR watch',
+      });
+      expect(wire.seen).to.include(`list ${ACCEPT} -> application/cbor`);
+    } finally {
+      wire.stop();
+      await source.stop();
+      await client.registry.stopAll();
+    }
+  });
+});
 suite('Reflector (wire: cbor) on a server without CBOR', false);
 
 describe('Reflector wire option', () => {
