@@ -17,6 +17,10 @@ const factories: Record<string, () => Promise<(options: ContenderOptions) => Con
     return (options) => kindexContender(options, 'watch-list');
   },
   'kindex-metadata': async () => (await import('./contenders/kindex-metadata-contender.js')).kindexMetadataContender,
+  'kindex-cbor': async () => {
+    const { kindexContender } = await import('./contenders/kindex-contender.js');
+    return (options) => kindexContender(options, 'list', undefined, 'cbor');
+  },
   'client-node': async () => (await import('./contenders/client-node-contender.js')).clientNodeContender,
   limit: async () => (await import('./contenders/limit-contender.js')).limitContender,
 };

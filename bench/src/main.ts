@@ -22,7 +22,8 @@ import { checkRatios, readBounds } from './check/ratio-check.js';
 import { markdownTable } from './report/markdown-table.js';
 import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
-import { StreamServer, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
+import { StreamServer, type CborFixture, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
+import { kubeCbor, kubeCborWatch } from './fixture/kube-cbor-fixture.js';
 
 interface Settings {
   sizes: number[];
@@ -63,6 +64,7 @@ const ALL_CONTENDERS = [
   'kindex',
   'kindex-watch-list',
   'kindex-metadata',
+  'kindex-cbor',
   'client-node',
   'limit',
   'client-go',
@@ -78,6 +80,8 @@ const ALL_CONTENDERS = [
 const GO_CONTENDERS = ['client-go', 'client-go-pb', 'client-go-watch-list', 'client-go-metadata'];
 /** The watch-list rows differ from their list rows only until synced: the sync scenario alone runs them. */
 const SYNC_ONLY_CONTENDERS = new Set(['kindex-watch-list', 'client-go-watch-list']);
+/** Contenders of another wire format than JSON: sync and watch only, where the format changes the work. */
+const WIRE_CONTENDERS = new Set(['client-go-pb', 'kindex-cbor']);
 
 function parseSettings(argv: readonly string[]): Settings {
   const flags = new Map<string, string>();
@@ -139,6 +143,15 @@ function protobufFixture(contenders: readonly string[], list: ListFixture, watch
   return {
     ...(list.sendableWhole ? { list: toProtobuf('convert-list', list.whole()) } : {}),
     ...(frames !== undefined ? { watch: slices } : {}),
+  };
+}
+
+/** The CBOR fixture of a scenario, when the CBOR contender runs it. */
+function cborFixture(contenders: readonly string[], list: ListFixture, watch: WatchScript): CborFixture {
+  if (!contenders.includes('kindex-cbor')) return {};
+  return {
+    ...(list.sendableWhole ? { list: kubeCbor(JSON.parse(list.whole().toString('utf8'))) } : {}),
+    ...(watch.type === 'stream' && watch.chunks.length > 0 ? { watch: kubeCborWatch(watch.chunks) } : {}),
   };
 }
 
@@ -207,7 +220,7 @@ async function measure(
   contenders = settings.contenders,
 ): Promise<Medians> {
   const list = new ListFixture(objects);
-  const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch));
+  const server = await StreamServer.start(list, watch, protobufFixture(contenders, list, watch), cborFixture(contenders, list, watch));
   // Metadata-only bodies converted before any clock runs, as the protobuf ones are.
   if (contenders.some((c) => c.endsWith('-metadata'))) server.prepareMetadata();
   const runs = new Map<string, RunResult[]>();
@@ -284,6 +297,7 @@ const DISPLAY_NAMES: Record<string, string> = {
   'kindex-watch-list': 'kindex (watch-list)',
   'client-go-metadata': 'client-go (metadata)',
   'kindex-metadata': 'kindex (metadata)',
+  'kindex-cbor': 'kindex (CBOR)',
 };
 const displayName = (contender: string): string => DISPLAY_NAMES[contender] ?? contender;
 
@@ -442,7 +456,7 @@ async function main(): Promise<void> {
       n,
       0,
       { type: 'expire', expired: expiredLine(), after: sentinelLine(n) },
-      settings.contenders.filter((c) => c !== 'client-go-pb' && !SYNC_ONLY_CONTENDERS.has(c)),
+      settings.contenders.filter((c) => !WIRE_CONTENDERS.has(c) && !SYNC_ONLY_CONTENDERS.has(c)),
     );
     const k = medians.get('kindex');
     const l = medians.get('limit');
@@ -460,7 +474,7 @@ async function main(): Promise<void> {
       svg: svgBarChart(
         'Relist after 410 of unchanged objects',
         'ms from list request to the next watch (lower is better)',
-        series.filter((c) => c !== 'client-go-pb' && !SYNC_ONLY_CONTENDERS.has(c)),
+        series.filter((c) => !WIRE_CONTENDERS.has(c) && !SYNC_ONLY_CONTENDERS.has(c)),
         [{ label: `${n.toLocaleString('en-US')} objects`, values: new Map([...medians].map(([c, m]) => [c, m.get('relistMs') ?? 0])) }],
       ),
     });

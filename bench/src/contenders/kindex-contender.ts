@@ -16,19 +16,21 @@ const ClusterKind = resourceKind<KubernetesObject>({
  * kindex: an InformerEventSource with the owner-reference secondary-to-primary mapper (its default)
  * and the reverse index, an update filter, and every trigger enqueued on a WorkQueue. The `kindex`
  * row reads the initial state by paged lists (`initialState: 'list'`, the figures the CI gate
- * keeps); `kindex-watch-list` streams it by watch-list.
+ * keeps); `kindex-watch-list` streams it by watch-list; lists and watches read in `wire` (JSON, or
+ * CBOR for the "kindex (CBOR)" row).
  */
 export function kindexContender(
   options: ContenderOptions,
   initialState: InitialState = 'list',
   kind: ResourceKind = Kinds.ConfigMap,
+  wire: 'json' | 'cbor' = 'json',
 ): Contender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   const client = new KubeClient(kubeConfig);
   const builder = InformerEventSource.from<KubernetesObject, KubernetesObject>(kind, ClusterKind)
     .withNamespaces([options.namespace])
-    .withReflectorOptions({ initialState })
+    .withReflectorOptions({ initialState, wire })
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
   const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
   const queue = new WorkQueue();

@@ -29,6 +29,14 @@ export interface ProtobufFixture {
 }
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const CBOR = 'application/cbor';
+
+/**
+ * The same list and watch events as kube-apiserver's CBOR (see `fixture/kube-cbor-fixture.ts`),
+ * served to a client whose first choice is `application/cbor`, as kube-apiserver with its
+ * `CBORServingAndStorage` gate serves every kind, custom resources included.
+ */
+export type CborFixture = ProtobufFixture;
 
 /** Server-side times (ms, `performance.now()`) of the last run, for the relist scenario. */
 export interface StreamTimings {
@@ -82,9 +90,9 @@ export class StreamServer {
   ) {}
 
   /** Starts a server on a free loopback port and writes a kubeconfig for it. */
-  static async start(list: ListFixture, watch: WatchScript, protobuf: ProtobufFixture = {}): Promise<StreamServer> {
+  static async start(list: ListFixture, watch: WatchScript, protobuf: ProtobufFixture = {}, cbor: CborFixture = {}): Promise<StreamServer> {
     let self: StreamServer | undefined;
-    const server = http.createServer((req, res) => self!.handle(req, res, list, watch, protobuf));
+    const server = http.createServer((req, res) => self!.handle(req, res, list, watch, protobuf, cbor));
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -137,7 +145,8 @@ export class StreamServer {
     res: http.ServerResponse,
     list: ListFixture,
     watch: WatchScript,
-    protobuf: ProtobufFixture,
+    protobufFixture: ProtobufFixture,
+    cborFixture: CborFixture,
   ): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === START_PATH) {
@@ -164,14 +173,22 @@ export class StreamServer {
     // Watch-list (sendInitialEvents): the list as ADDED events and the end bookmark, then the watch script, in JSON.
     const watchList = isWatch && url.searchParams.get('sendInitialEvents') === 'true';
     // Content negotiation as kube-apiserver does it for built-in kinds: protobuf to a client that
-    // accepts it, where this scenario has protobuf bytes; JSON otherwise.
+    // accepts it, CBOR to one that asks for it first, where this scenario has their bytes; JSON otherwise.
     // Metadata first: client-go's metadata client lists protobuf first, but this server has only JSON metadata.
-    const metadata = wantsMetadata(req.headers.accept);
-    const wantsProtobuf = !metadata && (req.headers.accept ?? '').includes(PROTOBUF);
-    const protobufWatch = wantsProtobuf && isWatch && !watchList && watch.type === 'stream' ? protobuf.watch : undefined;
-    if (!isWatch && wantsProtobuf && protobuf.list !== undefined) {
-      res.writeHead(200, { 'content-type': PROTOBUF, 'content-length': protobuf.list.length });
-      res.end(protobuf.list);
+    const accept = req.headers.accept ?? '';
+    const metadata = wantsMetadata(accept);
+    const wantsCbor = accept.startsWith(CBOR) && !accept.startsWith(`${CBOR}-`);
+    const [binary, media, watchMedia] = metadata
+      ? [{}, '', '']
+      : accept.includes(PROTOBUF)
+        ? [protobufFixture, PROTOBUF, `${PROTOBUF};stream=watch`]
+        : wantsCbor
+          ? [cborFixture, CBOR, 'application/cbor-seq']
+          : [{}, '', ''];
+    const binaryWatch = isWatch && !watchList && watch.type === 'stream' ? binary.watch : undefined;
+    if (!isWatch && binary.list !== undefined) {
+      res.writeHead(200, { 'content-type': media, 'content-length': binary.list.length });
+      res.end(binary.list);
       return;
     }
     if (!isWatch) {
@@ -201,23 +218,18 @@ export class StreamServer {
     }
     this.#watches++;
     res.writeHead(200, {
-      'content-type': protobufWatch !== undefined ? `${PROTOBUF};stream=watch` : 'application/json',
+      'content-type': binaryWatch !== undefined ? watchMedia : 'application/json',
       'transfer-encoding': 'chunked',
     });
     res.flushHeaders();
     this.#open.add(res);
     res.on('close', () => this.#open.delete(res));
-    if (watchList) void this.writeAll(res, list.initialEvents()).then(() => this.followScript(res, watch, protobufWatch, metadata));
-    else this.followScript(res, watch, protobufWatch, metadata);
+    if (watchList) void this.writeAll(res, list.initialEvents()).then(() => this.followScript(res, watch, binaryWatch, metadata));
+    else this.followScript(res, watch, binaryWatch, metadata);
   }
 
   /** What a watch gets once open (after the initial events, for a watch-list). */
-  private followScript(
-    res: http.ServerResponse,
-    watch: WatchScript,
-    protobufWatch: readonly Buffer[] | undefined,
-    metadata: boolean,
-  ): void {
+  private followScript(res: http.ServerResponse, watch: WatchScript, binaryWatch: readonly Buffer[] | undefined, metadata: boolean): void {
     if (res.destroyed) return;
     if (watch.type === 'expire') {
       if (this.#watches === 1) {
@@ -241,7 +253,7 @@ export class StreamServer {
       return;
     }
     // Events wait for the contender's start signal, so none is processed before its clock starts.
-    const chunks = protobufWatch ?? (metadata ? this.#metadata.watch(watch.chunks) : watch.chunks);
+    const chunks = binaryWatch ?? (metadata ? this.#metadata.watch(watch.chunks) : watch.chunks);
     void this.#startGate.promise.then(() => this.writeAll(res, chunks));
   }
 

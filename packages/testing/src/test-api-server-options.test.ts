@@ -80,7 +80,13 @@ describe('unknown option keys of the test servers', () => {
 
   it('names the accepted keys of startTestApiServer, the same on both servers', async () => {
     const error = await catchUnknownOptions(() => startTestApiServer({ tls: true } as never));
-    expect(error.unknown[0]!.accepted).to.deep.equal(['authorization', 'bookmarkIntervalMs', 'historyWindow', 'shardedListAndWatch']);
+    expect(error.unknown[0]!.accepted).to.deep.equal([
+      'authorization',
+      'bookmarkIntervalMs',
+      'cborServingAndStorage',
+      'historyWindow',
+      'shardedListAndWatch',
+    ]);
   });
 
   it('starts with every accepted key', async function () {
@@ -89,6 +95,7 @@ describe('unknown option keys of the test servers', () => {
       historyWindow: 50,
       bookmarkIntervalMs: 1_000,
       shardedListAndWatch: true,
+      cborServingAndStorage: true,
       authorization: 'RBAC',
     });
     await server.stop();

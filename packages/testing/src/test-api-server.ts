@@ -144,6 +144,13 @@ export interface TestApiServerOptions {
    */
   readonly shardedListAndWatch?: boolean;
   /**
+   * Whether the server serves and reads CBOR (`application/cbor`; watches as
+   * `application/cbor-seq`), as kube-apiserver with its `CBORServingAndStorage` feature gate (alpha
+   * in 1.36, which the real server is then started with). When false, CBOR asked for is 406 and a
+   * CBOR body 415. Defaults to false.
+   */
+  readonly cborServingAndStorage?: boolean;
+  /**
    * `'RBAC'` enforces Roles, ClusterRoles and their bindings on every request, as
    * `--authorization-mode=RBAC`; `'AlwaysAllow'` lets every authenticated request through. The
    * server's own kubeConfig may do everything either way (it is in system:masters). Defaults to
@@ -158,5 +165,6 @@ export const TEST_API_SERVER_OPTION_KEYS = {
   historyWindow: true,
   bookmarkIntervalMs: true,
   shardedListAndWatch: true,
+  cborServingAndStorage: true,
   authorization: true,
 } as const satisfies OptionKeysOf<TestApiServerOptions>;

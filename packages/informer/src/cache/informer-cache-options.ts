@@ -87,8 +87,11 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   readonly shardSelector?: ShardSelector | undefined;
   /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
   readonly transform?: ObjectTransform<R> | null;
-  /** Connection tuning passed to each reflector (initial state by watch-list or list, page size, timeouts, backoff). */
-  readonly reflector?: Pick<ReflectorOptions<R>, 'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'>;
+  /** Connection tuning passed to each reflector (initial state by watch-list or list, page size, timeouts, backoff, wire format). */
+  readonly reflector?: Pick<
+    ReflectorOptions<R>,
+    'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
+  >;
 }
 
 /** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */

@@ -2,10 +2,11 @@
  * The codec seam of the HTTP layer: one {@link KubeCodec} per media type turns the server's bytes
  * into objects, lists and watch frames, and names the Accept header that asks for them.
  *
- * Only JSON exists today ({@link jsonCodec}). A CBOR codec (`application/cbor`, with
- * `application/cbor-seq` watch frames) or a metadata-only one (`as=PartialObjectMetadata` on the
- * Accept header, per shape) is one more implementation of this interface handed to the request:
- * the layer, the reflector and the client do not change. Frames are cut by the codec, not by the
+ * JSON ({@link jsonCodec}) is the default; CBOR ({@link cborCodec}: `application/cbor`, with
+ * `application/cbor-seq` watch frames) is chosen by a reflector's `wire` option. Another (a
+ * metadata-only one: `as=PartialObjectMetadata` on the Accept header, per shape) is one more
+ * implementation of this interface handed to the request: the layer, the reflector and the
+ * client do not change. Frames are cut by the codec, not by the
  * caller, because each media type frames a watch its own way (JSON: one event a line; CBOR and
  * protobuf: length-prefixed).
  *

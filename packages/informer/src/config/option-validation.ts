@@ -57,7 +57,7 @@ export function checkFieldSelector(owner: string, selector: string): FieldSelect
  */
 export type ReflectorTuningOptions = Pick<
   ReflectorOptions,
-  'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff'
+  'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
 >;
 
 /** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
@@ -67,4 +67,5 @@ export const REFLECTOR_TUNING_KEYS = {
   watchTimeoutSeconds: true,
   inactivityTimeoutMs: true,
   backoff: BACKOFF_OPTION_KEYS,
+  wire: true,
 } as const satisfies OptionKeysOf<ReflectorTuningOptions>;

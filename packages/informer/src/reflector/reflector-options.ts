@@ -87,6 +87,18 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   /** Reconnect backoff. Defaults to 800 ms doubling to 30 s, jitter 1, reset after 2 min. */
   readonly backoff?: BackoffOptions;
   /**
+   * The wire format of lists and watches. `'cbor'` asks for CBOR (`application/cbor`, watches as
+   * `application/cbor-seq`) with JSON as the fallback, as client-go does when CBOR is allowed:
+   * kube-apiserver serves it with its `CBORServingAndStorage` feature gate (alpha in 1.36), and a
+   * server without it answers JSON, which is then read as JSON. Objects are the same either way.
+   *
+   * Caveats: in Node, decoding kube-apiserver's CBOR is slower than `JSON.parse` for the bench's
+   * objects (bench/decoders: `pnpm decoders`); choose CBOR for the server's sake (its encoding
+   * cost, smaller bodies), not for the client's CPU. Informers shared through an InformerRegistry
+   * keep the wire of their first user. Defaults to `'json'`.
+   */
+  readonly wire?: 'json' | 'cbor';
+  /**
    * Reshapes each object before it is cached; `null` keeps objects exactly as sent.
    * Defaults to {@link keepAppliedFields}.
    */
@@ -106,6 +118,7 @@ export const REFLECTOR_OPTION_KEYS = {
   watchTimeoutSeconds: true,
   inactivityTimeoutMs: true,
   backoff: BACKOFF_OPTION_KEYS,
+  wire: true,
   transform: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
 

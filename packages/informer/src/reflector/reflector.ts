@@ -22,8 +22,7 @@ import { rejectUnknownOptions, ShardSelector, type IndexedStore, type Kubernetes
 import { Backoff, retryDelayMs } from './internal/backoff.js';
 import { openRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
-import { framePrefix, type KubeCodec } from '../client/codec.js';
-import { codecOfType } from '../client/metadata-codec.js';
+import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
@@ -34,7 +33,8 @@ import { keepAppliedFields } from './object-transform.js';
 import type { ReflectorHealth } from './reflector-health.js';
 import { ReflectorView } from './internal/reflector-view.js';
 import { sleep, waitForHealth } from './internal/wait-for-health.js';
-import { apiVersionOf, collectionPath } from '../kind/resource-type.js';
+import { apiVersionOf } from '../kind/resource-type.js';
+import { reflectorTarget, type ReflectorTarget } from './internal/reflector-target.js';
 import {
   initialStateOf,
   REFLECTOR_OPTION_KEYS,
@@ -100,9 +100,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   readonly errors$: Observable<Error>;
 
   private readonly kubeConfig: KubeConfig;
-  private readonly path: string;
-  private readonly selectors: { labelSelector: string | undefined; fieldSelector: string | undefined; shardSelector: string | undefined };
-  private readonly shards: ShardSelector | undefined;
+  private readonly target: ReflectorTarget;
   private received = 0;
   private readonly listContext: PagedListContext<R>;
   private readonly initialState: InitialState;
@@ -114,8 +112,6 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
-  /** JSON, or metadata only for a metadata-only kind. */
-  private readonly codec: KubeCodec;
   private readonly view = new ReflectorView<R>();
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
@@ -128,28 +124,12 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   constructor(options: ReflectorOptions<R>) {
     rejectUnknownOptions('Reflector options', options, REFLECTOR_OPTION_KEYS);
     const { type } = options;
-    if (options.namespace !== undefined && options.namespace !== '' && !type.namespaced) {
-      throw new TypeError(`${type.kind} is cluster-scoped; it cannot be watched in namespace ${options.namespace}`);
-    }
     this.kubeConfig = options.kubeConfig;
-    this.path = collectionPath(type, options.namespace);
-    // Parsed once here: a bad selector is a configuration error, not a 400 to retry forever.
-    this.shards =
-      options.shardSelector === undefined || options.shardSelector === ''
-        ? undefined
-        : typeof options.shardSelector === 'string'
-          ? ShardSelector.parse(options.shardSelector)
-          : options.shardSelector;
-    this.selectors = {
-      labelSelector: options.labelSelector || undefined,
-      fieldSelector: options.fieldSelector || undefined,
-      shardSelector: this.shards?.toString(),
-    };
+    this.target = reflectorTarget(options);
     this.initialState = initialStateOf(options);
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
-    this.codec = codecOfType(type);
     this.prepare = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),
@@ -159,14 +139,14 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     };
     this.listContext = {
       kubeConfig: this.kubeConfig,
-      path: this.path,
-      selectors: this.selectors,
+      path: this.target.path,
+      selectors: this.target.selectors,
       pageSize: options.pageSize ?? 500,
-      codec: this.codec,
+      codec: this.target.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
       prepare: this.prepare,
-      inShard: this.shards === undefined ? undefined : (raw) => this.inShard(raw),
+      inShard: this.target.shards === undefined ? undefined : (raw) => this.inShard(raw),
       onReceived: (count) => (this.received += count),
       report: (error) => this.report(error),
     };
@@ -221,7 +201,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   /** The shard selector applied, if any. */
   get shardSelector(): ShardSelector | undefined {
-    return this.shards;
+    return this.target.shards;
   }
 
   /**
@@ -323,7 +303,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   private streamsInitialState(): boolean {
-    return this.initialState === 'auto' ? !this.watchListRefused && this.shards === undefined : this.initialState === 'watch-list';
+    return this.initialState === 'auto' ? !this.watchListRefused && this.target.shards === undefined : this.initialState === 'watch-list';
   }
 
   /** Lists every page, then replaces the view in one go and emits the differences. */
@@ -348,7 +328,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       lastSyncResourceVersion: resourceVersion,
       lastSyncBy: by,
       // Only a list body carries shardInfo; a watch-list cannot tell, so it leaves the field as it was.
-      ...(this.shards === undefined || by === 'watch-list'
+      ...(this.target.shards === undefined || by === 'watch-list'
         ? {}
         : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
     });
@@ -356,7 +336,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   // The object's own field, read off the wire before any transform could drop it.
   private inShard(raw: unknown): boolean {
-    return raw !== null && typeof raw === 'object' && this.shards!.matches(raw);
+    return raw !== null && typeof raw === 'object' && this.target.shards!.matches(raw);
   }
 
   /**
@@ -368,16 +348,16 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     const timeoutSeconds = this.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     this.initial = streaming ? new InitialEvents<R>() : undefined;
     const open = await openRequest(this.kubeConfig, {
-      path: this.path,
+      path: this.target.path,
       query: {
         watch: 'true',
         ...(streaming ? WATCH_LIST_QUERY : { resourceVersion: this.rv }),
         allowWatchBookmarks: 'true',
         timeoutSeconds: String(timeoutSeconds),
-        ...this.selectors,
+        ...this.target.selectors,
       },
       shape: 'watch',
-      codec: this.codec,
+      codec: this.target.codec,
       inactivityMs: this.inactivityMs,
       signal: this.abort.signal,
     });
@@ -445,7 +425,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       case 'MODIFIED':
       case 'DELETED': {
         this.received++;
-        if (this.shards !== undefined && !this.inShard(object)) {
+        if (this.target.shards !== undefined && !this.inShard(object)) {
           // Outside the range (a server without the gate sends it anyway): only its version counts.
           this.skipped(object);
           return undefined;

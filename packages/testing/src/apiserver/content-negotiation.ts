@@ -7,6 +7,9 @@
 // A clause asking for a conversion (`as=`) counts only where kube-apiserver makes it: Table in
 // JSON or YAML, PartialObjectMetadata[List] in any type (protobuf for custom resources too); any
 // other `as=` is skipped, and a 406 listing the served types when no clause is left.
+// With the server's `cborServingAndStorage` option, as with kube-apiserver's CBORServingAndStorage
+// gate, every kind is also served in CBOR (kube-cbor.ts), watches as `application/cbor-seq`, and
+// CBOR bodies are read.
 //
 // The protobuf codec (protobuf/kube-protobuf.ts) is imported on the first protobuf request only,
 // so that JSON clients do not pay the generated descriptors' load time.
@@ -15,13 +18,17 @@ import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
 import { ApiStatusError, badRequest } from './status-error.js';
 import { clauseParams, partialMetadataOfClause } from './partial-object-metadata.js';
+import { decodeCbor, encodeCbor, encodeCborWatchLine } from './kube-cbor.js';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 export const JSON_MEDIA = 'application/json';
 export const YAML_MEDIA = 'application/yaml';
+export const CBOR = 'application/cbor';
+/** What a CBOR watch answers: a CBOR sequence (RFC 8742), one event an item. Not accepted in Accept. */
+export const CBOR_SEQ = 'application/cbor-seq';
 
 /** The media type of an answer. */
-export type AnswerMedia = typeof JSON_MEDIA | typeof YAML_MEDIA | typeof PROTOBUF;
+export type AnswerMedia = typeof JSON_MEDIA | typeof YAML_MEDIA | typeof PROTOBUF | typeof CBOR;
 
 /** The protobuf codec, loaded on first use. */
 export type ProtobufCodec = typeof import('./protobuf/kube-protobuf.js');
@@ -34,14 +41,17 @@ export function loadProtobufCodec(): Promise<ProtobufCodec> {
   return codec;
 }
 
-const SERVED = [JSON_MEDIA, YAML_MEDIA, PROTOBUF].join(', ');
+/** The media types kube-apiserver lists in its 406 and 415 messages: CBOR last, with its gate on. */
+function served(cbor: boolean | undefined): string {
+  return [JSON_MEDIA, YAML_MEDIA, PROTOBUF, ...(cbor === true ? [CBOR] : [])].join(', ');
+}
 
 /** The body media types kube-apiserver decodes, for its 415 message (the same list for custom resources). */
-export function unsupportedMediaType(): ApiStatusError {
+export function unsupportedMediaType(cbor = false): ApiStatusError {
   return new ApiStatusError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${SERVED}`,
+    `the body of the request was in an unknown format - accepted media types include: ${served(cbor)}`,
   );
 }
 
@@ -51,6 +61,8 @@ export interface NegotiationTarget {
   readonly custom: boolean;
   /** A watch: no YAML. */
   readonly watch: boolean;
+  /** CBOR is served (kube-apiserver's CBORServingAndStorage gate). Defaults to false. */
+  readonly cbor?: boolean;
 }
 
 /** A 406 and the media type kube-apiserver writes it in. */
@@ -102,7 +114,9 @@ export function negotiateAnswer(accept: string | undefined, target: NegotiationT
     if (media === '*/*' || media === JSON_MEDIA) return JSON_MEDIA;
     if (media === YAML_MEDIA && !target.watch) return YAML_MEDIA;
     if (media === PROTOBUF && (!target.custom || partial)) return PROTOBUF;
+    if (media === CBOR && target.cbor === true) return CBOR;
   }
+  const SERVED = served(target.cbor);
   const names = asked.map((c) => c.media);
   if (target.custom) {
     // kube-apiserver writes this one in protobuf when protobuf was asked for, although it refused it.
@@ -114,7 +128,12 @@ export function negotiateAnswer(accept: string | undefined, target: NegotiationT
   }
   // A served type asking for a conversion the server does not make (`as=Foo`, a wrong g or v).
   if (asked.some((c) => c.refusedConversion)) return fail(`only the following media types are accepted: ${SERVED}`, JSON_MEDIA, false);
-  return fail(`only the following media types are accepted: ${JSON_MEDIA};stream=watch, ${PROTOBUF};stream=watch`, YAML_MEDIA, false);
+  const cborWatch = target.cbor === true ? `, ${CBOR_SEQ}` : '';
+  return fail(
+    `only the following media types are accepted: ${JSON_MEDIA};stream=watch, ${PROTOBUF};stream=watch${cborWatch}`,
+    YAML_MEDIA,
+    false,
+  );
 }
 
 function fail(message: string, answerMedia: AnswerMedia, emptyDetails: boolean): never {
@@ -132,6 +151,7 @@ export function encodeAnswer(
   protobuf: ProtobufCodec | undefined,
 ): { readonly body: string | Uint8Array; readonly contentType: string } {
   if (media === YAML_MEDIA) return { body: toYaml(JSON.parse(json), YAML_OPTIONS), contentType: YAML_MEDIA };
+  if (media === CBOR) return { body: encodeCbor(JSON.parse(json)), contentType: CBOR };
   if (media === PROTOBUF && protobuf !== undefined) {
     const bytes = protobuf.encodeObject(JSON.parse(json) as Record<string, unknown>);
     if (bytes !== undefined) return { body: bytes, contentType: PROTOBUF };
@@ -146,12 +166,14 @@ export function encodeAnswer(
 export class ResponseMedia {
   readonly #media = new WeakMap<ServerResponse, AnswerMedia>();
   #protobuf: ProtobufCodec | undefined;
+  /** CBOR is served and read (kube-apiserver's CBORServingAndStorage gate). */
+  cbor = false;
 
   /** Negotiates `res`'s media type; a 406 is thrown after its own media type is recorded. */
   async negotiate(res: ServerResponse, accept: string | undefined, target: NegotiationTarget): Promise<void> {
     let media: AnswerMedia;
     try {
-      media = negotiateAnswer(accept, target);
+      media = negotiateAnswer(accept, { ...target, cbor: this.cbor });
     } catch (e) {
       if (e instanceof NotAcceptableError) await this.#use(res, e.answerMedia);
       throw e;
@@ -172,6 +194,9 @@ export class ResponseMedia {
   /** The content type and line transform of a watch answered in `res`'s media type. */
   watch(res: ServerResponse, convert: ((line: string) => string) | undefined): WatchEncoding {
     const protobuf = this.#protobuf;
+    if (this.#media.get(res) === CBOR) {
+      return { contentType: CBOR_SEQ, transform: (line) => encodeCborWatchLine(convert === undefined ? line : convert(line)) };
+    }
     if (this.#media.get(res) !== PROTOBUF || protobuf === undefined) return { contentType: JSON_MEDIA, transform: convert };
     return {
       contentType: `${PROTOBUF};stream=watch`,
@@ -180,13 +205,23 @@ export class ResponseMedia {
   }
 
   /**
-   * The JSON text of a protobuf request body, for the decoders every other body goes through.
+   * The JSON text of a protobuf or CBOR request body, for the decoders every other body goes through.
    *
    * @param kind - the kind the path takes, named in decoding errors.
-   * @throws {ApiStatusError} 415 for a custom resource (no protobuf message), 400 for a body that does not decode.
+   * @param media - the body's media type, {@link PROTOBUF} or {@link CBOR}.
+   * @throws {ApiStatusError} 415 for protobuf for a custom resource (no protobuf message), 400 for a body that does not decode.
    */
-  async decodeBody(body: Uint8Array, kind: string, custom: boolean): Promise<string> {
-    if (custom) throw unsupportedMediaType();
+  async decodeBody(body: Uint8Array, kind: string, custom: boolean, media: string): Promise<string> {
+    if (media === CBOR) {
+      try {
+        return JSON.stringify(decodeCbor(body));
+      } catch (e) {
+        throw badRequest(
+          `the object provided is unrecognized (must be of type ${kind}): ${(e as Error).message} (${Buffer.from(body.subarray(0, 50)).toString('hex')})`,
+        );
+      }
+    }
+    if (custom) throw unsupportedMediaType(this.cbor);
     this.#protobuf ??= await loadProtobufCodec();
     try {
       return JSON.stringify(this.#protobuf.decodeObject(body));

@@ -65,7 +65,7 @@ import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watch
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
 import { OpenApiDocuments } from './openapi-documents.js';
-import { PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
+import { CBOR, PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
 import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './partial-object-metadata.js';
@@ -124,6 +124,12 @@ export interface EmbeddedApiServerOptions {
    * feature gate; when false the parameter is ignored, as without the gate. Defaults to true.
    */
   shardedListAndWatch?: boolean;
+  /**
+   * Serves and reads CBOR (`application/cbor`, watches as `application/cbor-seq`), as kube-apiserver
+   * with the `CBORServingAndStorage` feature gate; when false, CBOR asked for is 406 and a CBOR body
+   * 415, as without the gate. Defaults to false.
+   */
+  cborServingAndStorage?: boolean;
   /**
    * `'RBAC'` enforces Roles, ClusterRoles and their bindings on every request, as kube-apiserver
    * with `--authorization-mode=RBAC` (the server's own kubeconfig is in system:masters and may do
@@ -233,6 +239,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.conversion = new CrdConversion(this.store, this.webhookClient);
     this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient, this.conversion);
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
+    this.media.cbor = parts.options.cborServingAndStorage ?? false;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
     this.scale = new ScaleSubresource(this.store, this.handler);
     const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
@@ -465,7 +472,7 @@ export class EmbeddedApiServer implements TestApiServer {
       let body = await this.readBody(req);
       if (body?.bytes !== undefined) {
         const kind = type?.kind ?? (r.kind === 'resource' ? r.resource : '');
-        body = { ...body, media: 'application/json', text: await this.media.decodeBody(body.bytes, kind, custom) };
+        body = { ...body, media: 'application/json', text: await this.media.decodeBody(body.bytes, kind, custom, body.media) };
       }
       if (r.kind === 'resource' && user !== undefined) {
         const answer = this.access.serve(
@@ -779,8 +786,9 @@ export class EmbeddedApiServer implements TestApiServer {
     const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const bytes = Buffer.concat(chunks);
     // Protobuf is for whole objects: a protobuf PATCH gets the 415 below, as any non-patch media type.
-    if (media === PROTOBUF && req.method !== 'PATCH') return { text: '', media, patch: false, bytes };
-    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) throw unsupportedMediaType();
+    if ((media === PROTOBUF || (media === CBOR && this.media.cbor)) && req.method !== 'PATCH')
+      return { text: '', media, patch: false, bytes };
+    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) throw unsupportedMediaType(this.media.cbor);
     return { text: bytes.toString('utf8'), media, patch: req.method === 'PATCH' };
   }
 

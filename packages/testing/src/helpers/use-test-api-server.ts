@@ -102,6 +102,7 @@ class SharedServerPool {
       historyWindow: options.historyWindow,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
       shardedListAndWatch: options.shardedListAndWatch,
+      cborServingAndStorage: options.cborServingAndStorage,
       authorization: options.authorization,
     });
     let pooled = this.#servers.get(key);

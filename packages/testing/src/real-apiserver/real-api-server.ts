@@ -16,7 +16,8 @@ import { RealApiServerStartError } from './real-api-server-start-error.js';
 
 /**
  * Options of {@link startRealApiServer}; `historyWindow` and `bookmarkIntervalMs` are ignored, and
- * `shardedListAndWatch` (default true) passes `--feature-gates=ShardedListAndWatch=true`.
+ * `shardedListAndWatch` (default true) passes `--feature-gates=ShardedListAndWatch=true`, and
+ * `cborServingAndStorage` (default false) `CBORServingAndStorage=true`.
  * `garbageCollection` (default true) runs kube-controller-manager's garbage collector and
  * namespace controller beside kube-apiserver; false leaves deleted namespaces `Terminating` and
  * dependents in place, as a bare kube-apiserver does.
@@ -319,7 +320,7 @@ class RealApiServerInstance implements RealApiServer {
         `--service-account-signing-key-file=${this.#file('service-account.key')}`,
         // Server-side sharded list and watch (KEP-5866, alpha in 1.36): on unless a test asks for
         // a server without it, to check the client-side fallback.
-        ...(this.options.shardedListAndWatch === false ? [] : ['--feature-gates=ShardedListAndWatch=true']),
+        ...featureGates(this.options),
         ...(this.options.extraApiServerArgs ?? []),
       ],
       { logFile: this.#file('kube-apiserver.log') },
@@ -473,4 +474,13 @@ function logTail(file: string, lines = 30): string {
   } catch {
     return '';
   }
+}
+
+/** The one `--feature-gates` flag of the options' gates (a later flag would replace an earlier one's list). */
+function featureGates(options: TestApiServerOptions): string[] {
+  const gates = [
+    ...(options.shardedListAndWatch === false ? [] : ['ShardedListAndWatch=true']),
+    ...(options.cborServingAndStorage === true ? ['CBORServingAndStorage=true'] : []),
+  ];
+  return gates.length === 0 ? [] : [`--feature-gates=${gates.join(',')}`];
 }
