@@ -89,6 +89,7 @@ describe('Reflector of a metadata-only kind, against a server that ignores as= (
       kubeConfig: server.kubeConfig,
       type: metadataOnly(Kinds.ConfigMap),
       namespace: 'ns',
+      initialState: 'list', // the script answers a list, then a watch
       watchTimeoutSeconds: 60,
     });
     const deltas: StoreDelta[] = [];

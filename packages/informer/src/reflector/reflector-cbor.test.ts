@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, useTestApiServer, type TestApiServer, type TestCrd } from '@kindex/testing';
-import { InformerEventSource, KubeClient, Reflector, resourceKind, type ResourceType } from '../index.js';
+import { InformerEventSource, KubeClient, Reflector, resourceKind, type InitialState, type ResourceType } from '../index.js';
 
 /** The Accept and Content-Type of every request to `plural`, in order. */
 function recordWire(plural: string): { seen: string[]; stop: () => void } {
@@ -55,12 +55,14 @@ function suite(title: string, cbor: boolean): void {
         body: { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name, labels: { app: 'web' } }, spec },
       });
 
-    async function reflect(s: TestApiServer, wire: 'json' | 'cbor'): Promise<Reflector> {
+    // Lists by default: the assertions below read the list request; the watch-list test says 'auto'.
+    async function reflect(s: TestApiServer, wire: 'json' | 'cbor', initialState: InitialState = 'list'): Promise<Reflector> {
       const reflector = new Reflector({
         kubeConfig: s.kubeConfig,
         type,
         namespace,
         wire,
+        initialState,
         transform: null,
         inactivityTimeoutMs: 10_000,
         backoff: { initialMs: 20, maxMs: 200 },
@@ -102,6 +104,23 @@ function suite(title: string, cbor: boolean): void {
         wire.stop();
       }
     });
+
+    it(`streams the initial state by watch-list${cbor ? ' in CBOR' : ', falling back to JSON'} ('auto', the default)`, async () => {
+      await create('w1', { replicas: 3, tags: ['a', 'é✓'] });
+      const wire = recordWire(crd.plural);
+      try {
+        const viaCbor = await reflect(server(), 'cbor', 'auto');
+        const viaJson = await reflect(server(), 'json', 'auto');
+        expect(byName(viaCbor)).to.deep.equal(byName(viaJson));
+        expect(viaCbor.health.lastSyncBy).to.equal('watch-list');
+        const cborRequests = wire.seen.filter((line) => line.includes(ACCEPT));
+        expect(cborRequests, wire.seen.join('\n')).to.deep.equal([
+          `watch ${ACCEPT} -> ${cbor ? 'application/cbor-seq' : 'application/json'}`,
+        ]);
+      } finally {
+        wire.stop();
+      }
+    });
   });
 }
 
@@ -126,7 +145,7 @@ describe("InformerEventSource with withReflectorOptions({ wire: 'cbor' })", func
     const body = { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: 'w1' }, spec: { replicas: 1 } };
     await custom.createNamespacedCustomObject({ group: crd.group, version: crd.version, plural: crd.plural, namespace, body });
     const client = new KubeClient(kubeConfig);
-    const builder = InformerEventSource.from(kind).withNamespaces([namespace]).withReflectorOptions({ wire: 'cbor' });
+    const builder = InformerEventSource.from(kind).withNamespaces([namespace]).withReflectorOptions({ wire: 'cbor', initialState: 'list' });
     const source = new InformerEventSource(builder.configuration(), client, [namespace]);
     const wire = recordWire(crd.plural);
     try {
