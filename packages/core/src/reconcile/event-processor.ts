@@ -164,6 +164,20 @@ export class EventProcessor {
     this.#connections.push(() => subscription.unsubscribe());
   }
 
+  /**
+   * Calls `listener` with every processing event as {@link EventProcessor.events$} emits it, by a
+   * direct call (how a controller's metrics and logs follow it without an rxjs hop per event).
+   * The listener must not throw. Returns the function that removes it.
+   */
+  onEvent(listener: (event: ProcessingEvent) => void): () => void {
+    return this.#events.add(listener);
+  }
+
+  /** Calls `listener` with every trigger once queued, as {@link EventProcessor.triggers$} emits it, by a direct call. */
+  onQueuedTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
+  }
+
   /** Queues a reconcile of a primary, as a trigger would. */
   enqueue(primary: ResourceID | string): void {
     this.#enqueue(typeof primary === 'string' ? primary : primary.key, undefined);

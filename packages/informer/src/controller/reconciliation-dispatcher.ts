@@ -17,7 +17,7 @@ import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
-import type { ControllerEvent } from './controller-event.js';
+import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { namespaceAndName, ReconcileTrace } from './reconcile-trace.js';
 import type { PrimaryEvents } from './primary-events.js';
@@ -40,7 +40,8 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
   readonly sources: () => readonly EventSource<unknown, P>[];
   readonly logger: Logger;
   readonly eventBroadcaster: ControllerObservability['events'];
-  readonly emit: (event: ControllerEvent) => void;
+  /** Where `reconciled` events go (built only while someone listens). */
+  readonly events: ControllerEvents;
   /** Aborts the signal of a running reconcile (the event processor's `abortInFlight`). */
   readonly abortInFlight: (key: string, reason: unknown) => void;
 }
@@ -138,12 +139,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     const context = new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#o.sources(),
-      primaryCache: this.#o.primaryCache.snapshot(),
+      // Made when the reconciler first reads them: most never do (see DefaultContextOptions).
+      primaryCache: () => this.#o.primaryCache.snapshot(),
       client,
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
-      ...(broadcaster ? { eventRecorder: broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
+      ...(broadcaster ? { eventRecorder: () => broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
       ...(signal ? { signal } : {}),
     });
     // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
@@ -234,7 +236,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     signal: () => AbortSignal,
     log: Logger,
   ): Promise<DispatchResult | void> {
-    const { ledger, primaryEvents, emit } = this.#o;
+    const { ledger, primaryEvents, events } = this.#o;
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
@@ -246,7 +248,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
         this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
       );
       ledger.tombstones.delete(key);
-      emit({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
+      events.reconciled(key, 'cleanupAfterDeletion', wrote);
       return;
     }
     const finalizer = this.#o.finalizer;
@@ -262,7 +264,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
         this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
-      emit({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
+      events.reconciled(key, control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote);
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
@@ -282,7 +284,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
       if (ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
-    emit({ type: 'reconciled', key, control: control.kind, wrote });
+    events.reconciled(key, control.kind, wrote);
     if (control.scheduleDelayMs === undefined) return undefined;
     const priority = control.schedulePriority;
     return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
@@ -335,7 +337,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     }
     if (control.resource !== undefined) {
       if (this.#o.ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
-        this.#o.emit({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
+        this.#o.events.reconciled(key, 'updateErrorStatus', ['status']);
       }
     }
   }

@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Subscription } from 'rxjs';
 import type { KubernetesObject, ReconcileOutcome } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import type { ReconcileSkipReason } from '../controller/controller-observability.js';
@@ -46,7 +45,7 @@ const SKIP_REASONS: readonly ReconcileSkipReason[] = ['not-cached', 'not-owned',
  */
 export class ControllerMetrics {
   readonly #controllers = new Map<string, Controller<KubernetesObject>>();
-  readonly #subscriptions = new Map<string, Subscription>();
+  readonly #subscriptions = new Map<string, () => void>();
   readonly #total: Counter<'controller' | 'result'>;
   readonly #errors: Counter<'controller'>;
   readonly #terminalErrors: Counter<'controller'>;
@@ -112,7 +111,7 @@ export class ControllerMetrics {
   /** Starts recording a controller's reconciles. Call before it starts, so none is missed. */
   observe(controller: Controller<KubernetesObject>): void {
     const name = controller.name;
-    this.#subscriptions.get(name)?.unsubscribe();
+    this.#subscriptions.get(name)?.();
     this.#controllers.set(name, controller);
     // The series' children are looked up once per controller, not per reconcile. Made at zero,
     // as controller-runtime initialises every series so that rate() works from the start.
@@ -124,9 +123,9 @@ export class ControllerMetrics {
     const time = this.#time.labels({ controller: name });
     for (const child of [...total.values(), ...skipped.values(), errors, terminalErrors]) child.inc(0);
     this.#time.zero({ controller: name });
-    const subscription = controller.events$.subscribe((event) => {
-      if (event.type !== 'processing' || event.event.type !== 'finished') return;
-      const { outcome, durationMs } = event.event;
+    const remove = controller.onProcessingEvent((event) => {
+      if (event.type !== 'finished') return;
+      const { outcome, durationMs } = event;
       if (outcome.type === 'success' && outcome.skipped !== undefined) {
         (skipped.get(outcome.skipped) ?? skippedFor(outcome.skipped)).inc();
         return;
@@ -138,7 +137,7 @@ export class ControllerMetrics {
       }
       time.observe(durationMs / 1000);
     });
-    this.#subscriptions.set(name, subscription);
+    this.#subscriptions.set(name, remove);
   }
 }
 
