@@ -35,7 +35,8 @@ export type {
  * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
  * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
  * `concurrency` workers take keys and call the dispatcher. {@link EventProcessor.triggers$} and
- * {@link EventProcessor.events$} are derived for whoever subscribes.
+ * {@link EventProcessor.events$} are derived for whoever subscribes; `onQueuedTrigger` and
+ * `onEvent` give the same by a direct call.
  *
  * Guarantees:
  * - A primary is never dispatched while an earlier dispatch for it is unsettled, even after a
@@ -401,7 +402,9 @@ export class EventProcessor {
     }
     try {
       this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
-      await this.#settle(key, outcome);
+      // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
+      const hook = this.#settle(key, outcome);
+      if (hook !== undefined) await hook;
     } catch (error) {
       this.#events.emit({ type: 'hook-failed', key, error });
     } finally {
@@ -418,7 +421,7 @@ export class EventProcessor {
   }
 
   /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
-  async #settle(key: string, outcome: ReconcileOutcome): Promise<void> {
+  #settle(key: string, outcome: ReconcileOutcome): Promise<void> | undefined {
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
     // for another; the max-interval safety net is a resync, so it comes at low priority.
@@ -470,7 +473,8 @@ export class EventProcessor {
       this.#scheduled.set(key, 'reschedule');
       this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
-    await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
+    const hook = this.#onRetriesExhausted;
+    return hook === undefined ? undefined : Promise.resolve(hook(key, outcome.error, { retryInfo, terminal: outcome.terminal }));
   }
 }
 
