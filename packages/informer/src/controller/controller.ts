@@ -4,7 +4,10 @@
  * has its file:
  * - `controller-options.ts`: the options, their keys and checks;
  * - `controller-lifecycle.ts`: start (CRD wait, cache sync, failures undone) and stop;
- * - `primary-events.ts`: primary cache deltas to triggers (JOSDK's ControllerEventSource);
+ * - `primary-events.ts`: primary cache deltas to triggers (JOSDK's ControllerEventSource), out
+ *   through the same trigger end as the secondaries' sources (`source/resource-triggers.ts`);
+ * - `controller-events.ts`: the fan-out of what happens: metrics and logs listen by direct calls,
+ *   `events$` wrappers are built only while someone subscribes;
  * - `reconciliation-dispatcher.ts`: one reconcile (JOSDK's ReconciliationDispatcher): finalizer,
  *   cleanup, workflow, writes, `updateErrorStatus`;
  * - `primary-ledger.ts`: read-after-write, tombstones and finished cleanups, shared by the two;

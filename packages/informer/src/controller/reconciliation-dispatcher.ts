@@ -66,6 +66,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #shardLost = new Map<string, unknown>();
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
+  #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -118,7 +119,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    */
   #writesFor(key: string, primary: P): { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } {
     const fence = this.#primaryFence;
-    if (fence === undefined) return { client: this.#o.client, writer: this.#o.writer };
+    // Unfenced (no sharding), every reconcile writes through the same pair: made once.
+    if (fence === undefined) return (this.#unfenced ??= { client: this.#o.client, writer: this.#o.writer });
     const client = this.#o.client.withFence(() => {
       if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
       fence(primary);

@@ -9,7 +9,9 @@
  * event processor); `triggers$` is derived from them. So a reference that moves reconciles both
  * primaries, and `getSecondaryResources(primary)` is an index read plus store reads: O(its
  * secondaries). Around the class: its configuration types, the builder's steps
- * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own.
+ * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own;
+ * the trigger end (`ResourceTriggers`) is shared with the controller's primary source, so primary
+ * and secondary events become triggers by the same code.
  *
  * @module
  */
