@@ -7,6 +7,7 @@ import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import { AttemptRequest } from './internal/attempt-request.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
@@ -382,13 +383,7 @@ export class EventProcessor {
     const startedAt = this.#clock.now();
     let outcome: ReconcileOutcome;
     try {
-      const result = await this.#dispatch(key, {
-        retryInfo,
-        causes,
-        get signal() {
-          return abort.signal;
-        },
-      });
+      const result = await this.#dispatch(key, new AttemptRequest(retryInfo, causes, abort));
       if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(key, result.reschedulePriority);
       outcome = attempt.timedOut
         ? this.#timeoutOutcome(key, undefined)
