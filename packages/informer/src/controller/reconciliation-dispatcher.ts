@@ -166,11 +166,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
-    const present = this.#o.ledger.get(key) !== undefined || this.#o.ledger.tombstones.has(key);
+    const found = this.#o.ledger.get(key);
+    const present = found !== undefined || this.#o.ledger.tombstones.has(key);
     if (present) this.#lastReconciles.set(key, trace);
     else this.#lastReconciles.delete(key);
     try {
-      const result = await this.#dispatch(key, request, log);
+      const result = await this.#dispatch(key, request, log, found);
       const durationMs = trace.succeeded();
       // The line of every reconcile: its fields are built only when debug lines are written.
       if (log.isLevelEnabled('debug')) {
@@ -208,10 +209,10 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     return reconciler.cleanup ? reconciler.cleanup(primary, context) : DeleteControl.defaultDelete();
   }
 
-  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
+  /** `primary` is the ledger's view of the key, read once by `dispatch`. */
+  async #dispatch(key: string, request: DispatchRequest, log: Logger, primary: P | undefined): Promise<DispatchResult | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#o.client.checkFence();
-    const primary = this.#o.ledger.get(key);
     const subject = primary ?? this.#o.ledger.tombstones.get(key)?.primary;
     // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
     // is its owner's to reconcile; checked at the last moment, synchronously.
