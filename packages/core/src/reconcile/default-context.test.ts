@@ -217,4 +217,30 @@ describe('DefaultContext', () => {
     expect(() => none.getEventRecorder().record({ type: 'Normal', reason: 'Synced', action: 'Reconcile' })).to.not.throw();
     expect(records).to.deep.equal([]);
   });
+
+  it('makes a lazily given primary cache and event recorder once, on first ask, and releases the cache only if made', () => {
+    let caches = 0;
+    let released = 0;
+    const made: PrimaryCacheReader = { ...emptyCache, release: () => void released++ };
+    const lazyCache = (): PrimaryCacheReader => (caches++, made);
+    let recorders = 0;
+    const recorder = { record: () => undefined };
+    const lazyRecorder = (): typeof recorder => (recorders++, recorder);
+    const unread = new DefaultContext({
+      primary,
+      eventSources: [],
+      primaryCache: lazyCache,
+      client: undefined,
+      eventRecorder: lazyRecorder,
+    });
+    unread.release();
+    expect([caches, released, recorders]).to.deep.equal([0, 0, 0]);
+    const read = new DefaultContext({ primary, eventSources: [], primaryCache: lazyCache, client: undefined, eventRecorder: lazyRecorder });
+    expect(read.getPrimaryCache()).to.equal(made);
+    expect(read.getPrimaryCache()).to.equal(made);
+    expect(read.getEventRecorder()).to.equal(recorder);
+    expect(read.getEventRecorder()).to.equal(recorder);
+    read.release();
+    expect([caches, released, recorders]).to.deep.equal([1, 1, 1]);
+  });
 });

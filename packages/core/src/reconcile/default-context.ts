@@ -48,8 +48,13 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly primary: P;
   /** The controller's registered event sources (names unique). */
   readonly eventSources: readonly EventSource<unknown, P>[];
-  /** The primary cache (ideally a snapshot of it). */
-  readonly primaryCache: PrimaryCacheReader<P>;
+  /**
+   * The primary cache (ideally a snapshot of it), or a function that makes it when the
+   * reconciler first asks (`getPrimaryCache`): a snapshot costs an allocation per namespace and
+   * makes the store keep old versions until `release()`, and most reconcilers never read it.
+   * Made at most once per context; released by `release()` only if made.
+   */
+  readonly primaryCache: PrimaryCacheReader<P> | (() => PrimaryCacheReader<P>);
   /** The client. */
   readonly client: C;
   /** Retry state of this attempt. Defaults to undefined (a first attempt). */
@@ -69,8 +74,12 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly snapshot?: (source: EventSource<unknown, P>) => SecondaryResourceReader<unknown, P>;
   /** The reconcile's logger. Defaults to {@link noopLogger}. */
   readonly logger?: Logger;
-  /** Records Events for this reconcile (regarding its primary). Defaults to {@link noopEventRecorder}. */
-  readonly eventRecorder?: EventRecorder;
+  /**
+   * Records Events for this reconcile (regarding its primary), or a function that makes the
+   * recorder when the reconciler first asks (`getEventRecorder`), at most once. Defaults to
+   * {@link noopEventRecorder}.
+   */
+  readonly eventRecorder?: EventRecorder | (() => EventRecorder);
 }
 
 /**
@@ -78,6 +87,7 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
  *
  * Every source that serves resources is snapshotted when the context is created, so the whole
  * reconcile reads one point in time (O(1) per source for indexed caches; `release()` ends them).
+ * A primary cache given as a function is snapshotted when the reconciler first reads it.
  *
  * @example
  * ```ts
@@ -91,22 +101,20 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
  */
 export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = unknown> implements Context<P, C> {
   readonly #primary: P;
-  readonly #primaryKey: string;
   readonly #byType = new Map<
     string,
     { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]
   >();
-  readonly #primaryCache: PrimaryCacheReader<P>;
+  #primaryCache: PrimaryCacheReader<P> | (() => PrimaryCacheReader<P>);
   readonly #client: C;
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
-  readonly #eventRecorder: EventRecorder;
+  #eventRecorder: EventRecorder | (() => EventRecorder);
   #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
-    this.#primaryKey = ResourceID.keyOfResource(options.primary);
     this.#primaryCache = options.primaryCache;
     this.#client = options.client;
     this.#retryInfo = options.retryInfo;
@@ -140,7 +148,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     rejectUnknownOptions('getSecondaryResource options', options, SECONDARY_RESOURCE_OPTION_KEYS);
     const entry = this.#single(type, options.eventSourceName);
     const found = entry.reader === undefined ? [] : (entry.reader.getSecondaryResources(this.#primary) as readonly R[]);
-    if (found.length > 1) throw new MultipleSecondaryResourcesError(this.#primaryKey, type.name, found.length);
+    if (found.length > 1) throw new MultipleSecondaryResourcesError(ResourceID.keyOfResource(this.#primary), type.name, found.length);
     return found[0];
   }
 
@@ -160,7 +168,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getPrimaryCache(): PrimaryCacheReader<P> {
-    return this.#primaryCache;
+    const cache = this.#primaryCache;
+    return typeof cache === 'function' ? (this.#primaryCache = cache()) : cache;
   }
 
   getClient(): C {
@@ -180,7 +189,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getEventRecorder(): EventRecorder {
-    return this.#eventRecorder;
+    const recorder = this.#eventRecorder;
+    return typeof recorder === 'function' ? (this.#eventRecorder = recorder()) : recorder;
   }
 
   getSignal(): AbortSignal {
@@ -209,7 +219,9 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
    */
   release(): void {
     for (const entries of this.#byType.values()) for (const { reader } of entries) reader?.release?.();
-    this.#primaryCache.release?.();
+    // A primary cache never asked for was never made: nothing to release.
+    const cache = this.#primaryCache;
+    if (typeof cache !== 'function') cache.release?.();
   }
 
   #entries(type: SecondaryType<unknown>, name: string | undefined) {

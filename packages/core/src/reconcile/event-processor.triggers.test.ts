@@ -116,4 +116,29 @@ describe('EventProcessor trigger hand-over', () => {
     await processor.stop();
     expect(completed).to.equal(2);
   });
+
+  it('calls onEvent and onQueuedTrigger listeners directly, in step with events$ and triggers$, until removed', async () => {
+    const source = new DirectSource();
+    const processor = new EventProcessor({ dispatch: async () => {}, sources: [source] });
+    const direct: string[] = [];
+    const derived: string[] = [];
+    const stopEvents = processor.onEvent((e) => direct.push(`event ${e.type}`));
+    const stopTriggers = processor.onQueuedTrigger((t) => direct.push(`trigger ${t.primaryIds[0]!.key}`));
+    processor.events$.subscribe((e) => derived.push(`event ${e.type}`));
+    source.listeners.emit(trigger('a'));
+    // Synchronous: the trigger's call returns after the listeners ran.
+    expect(direct).to.deep.equal(['event enqueued', 'trigger ns/a']);
+    processor.start();
+    await tick();
+    expect(direct.filter((d) => d.startsWith('event'))).to.deep.equal(derived);
+    expect(derived).to.include.members(['event started', 'event finished']);
+    stopEvents();
+    stopTriggers();
+    const seen = direct.length;
+    source.listeners.emit(trigger('b'));
+    await tick();
+    expect(direct).to.have.length(seen);
+    expect(derived.length).to.be.greaterThan(seen - 1);
+    await processor.stop();
+  });
 });

@@ -7,6 +7,7 @@ import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import { AttemptRequest } from './internal/attempt-request.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
@@ -35,7 +36,8 @@ export type {
  * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
  * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
  * `concurrency` workers take keys and call the dispatcher. {@link EventProcessor.triggers$} and
- * {@link EventProcessor.events$} are derived for whoever subscribes.
+ * {@link EventProcessor.events$} are derived for whoever subscribes; `onQueuedTrigger` and
+ * `onEvent` give the same by a direct call.
  *
  * Guarantees:
  * - A primary is never dispatched while an earlier dispatch for it is unsettled, even after a
@@ -162,6 +164,20 @@ export class EventProcessor {
       error: (error: unknown) => this.#events.emit({ type: 'source-failed', error }),
     });
     this.#connections.push(() => subscription.unsubscribe());
+  }
+
+  /**
+   * Calls `listener` with every processing event as {@link EventProcessor.events$} emits it, by a
+   * direct call (how a controller's metrics and logs follow it without an rxjs hop per event).
+   * The listener must not throw. Returns the function that removes it.
+   */
+  onEvent(listener: (event: ProcessingEvent) => void): () => void {
+    return this.#events.add(listener);
+  }
+
+  /** Calls `listener` with every trigger once queued, as {@link EventProcessor.triggers$} emits it, by a direct call. */
+  onQueuedTrigger(listener: (trigger: Trigger) => void): () => void {
+    return this.#triggers.add(listener);
   }
 
   /** Queues a reconcile of a primary, as a trigger would. */
@@ -367,13 +383,7 @@ export class EventProcessor {
     const startedAt = this.#clock.now();
     let outcome: ReconcileOutcome;
     try {
-      const result = await this.#dispatch(key, {
-        retryInfo,
-        causes,
-        get signal() {
-          return abort.signal;
-        },
-      });
+      const result = await this.#dispatch(key, new AttemptRequest(retryInfo, causes, abort));
       if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(key, result.reschedulePriority);
       outcome = attempt.timedOut
         ? this.#timeoutOutcome(key, undefined)
@@ -387,7 +397,9 @@ export class EventProcessor {
     }
     try {
       this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
-      await this.#settle(key, outcome);
+      // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
+      const hook = this.#settle(key, outcome);
+      if (hook !== undefined) await hook;
     } catch (error) {
       this.#events.emit({ type: 'hook-failed', key, error });
     } finally {
@@ -404,7 +416,7 @@ export class EventProcessor {
   }
 
   /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
-  async #settle(key: string, outcome: ReconcileOutcome): Promise<void> {
+  #settle(key: string, outcome: ReconcileOutcome): Promise<void> | undefined {
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
     // for another; the max-interval safety net is a resync, so it comes at low priority.
@@ -456,7 +468,8 @@ export class EventProcessor {
       this.#scheduled.set(key, 'reschedule');
       this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
-    await this.#onRetriesExhausted?.(key, outcome.error, { retryInfo, terminal: outcome.terminal });
+    const hook = this.#onRetriesExhausted;
+    return hook === undefined ? undefined : Promise.resolve(hook(key, outcome.error, { retryInfo, terminal: outcome.terminal }));
   }
 }
 

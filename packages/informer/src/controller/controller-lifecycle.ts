@@ -1,4 +1,4 @@
-import { BehaviorSubject, Subject, Subscription } from 'rxjs';
+import { BehaviorSubject, Subscription } from 'rxjs';
 import {
   EventProcessor,
   rejectUnknownOptions,
@@ -16,7 +16,8 @@ import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import { isKubeEventSource, type KubeEventSource } from '../source/kube-event-source.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
-import { NAMESPACE_SELECTOR_SOURCE_NAME, PRIMARY_SOURCE_NAME, type ControllerEvent } from './controller-event.js';
+import { NAMESPACE_SELECTOR_SOURCE_NAME, PRIMARY_SOURCE_NAME } from './controller-event.js';
+import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability } from './controller-observability.js';
 import { probePrimaryKind } from './primary-kind-probe.js';
 import type { PrimaryEvents } from './primary-events.js';
@@ -37,7 +38,7 @@ export interface ControllerLifecycleHost<P extends KubernetesObject> {
   readonly primary: PrimaryEvents<P>;
   /** The controller's health (its primary source's). */
   readonly health: BehaviorSubject<EventSourceHealth>;
-  readonly events: Subject<ControllerEvent>;
+  readonly events: ControllerEvents;
   prepareEventSources(): Promise<readonly EventSource<unknown, P>[]>;
   changeNamespaces(namespaces: NamespaceSet): Promise<void>;
 }
@@ -103,7 +104,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       const missing = await probePrimaryKind(this.#h, options.signal);
       if (missing !== undefined) {
         this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'starting', error: missing });
-        this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error: missing });
+        this.#h.events.problem(PRIMARY_SOURCE_NAME, missing);
         void this.#startWhenServed(timeoutMs);
         return;
       }
@@ -132,7 +133,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       try {
         await this.#startNow(timeoutMs, undefined);
       } catch (error) {
-        if (!this.#stopRequested) this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+        if (!this.#stopRequested) this.#h.events.problem(PRIMARY_SOURCE_NAME, error);
       }
       return;
     }
@@ -193,25 +194,23 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     if (this.#dispatchPaused) processor.pause();
     this.#subscriptions.push(
       // One subscription per processing event (several per reconcile): it also forgets dropped primaries.
-      processor.events$.subscribe((event) => {
-        this.#h.events.next({ type: 'processing', event });
-        if (event.type === 'dropped') this.#h.dispatcher.forget(event.key);
-      }),
-      processor.triggers$.subscribe((trigger) => this.#h.events.next({ type: 'trigger', trigger })),
+      new Subscription(
+        processor.onEvent((event) => {
+          this.#h.events.processing(event);
+          if (event.type === 'dropped') this.#h.dispatcher.forget(event.key);
+        }),
+      ),
+      new Subscription(processor.onQueuedTrigger((trigger) => this.#h.events.trigger(trigger))),
       new Subscription(this.#h.primaryCache.onDelta((delta, origin) => this.#h.primary.onDelta(delta, origin))),
-      this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error })),
+      this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.problem(PRIMARY_SOURCE_NAME, error)),
       ...(this.#h.namespaceSelection === undefined
         ? []
-        : [
-            this.#h.namespaceSelection.cache.errors$.subscribe((error) =>
-              this.#h.events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
-            ),
-          ]),
+        : [this.#h.namespaceSelection.cache.errors$.subscribe((error) => this.#h.events.problem(NAMESPACE_SELECTOR_SOURCE_NAME, error))]),
       this.#h.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {
       if (isKubeEventSource(s)) {
-        this.#subscriptions.push(s.problems$.subscribe((p) => this.#h.events.next({ type: 'problem', source: p.source, error: p.error })));
+        this.#subscriptions.push(s.problems$.subscribe((p) => this.#h.events.problem(p.source, p.error)));
       }
       processor.addSource(s);
     }
@@ -250,7 +249,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces }, 'selected namespaces changed');
         await this.#h.changeNamespaces(namespaces);
       },
-      (error) => this.#h.events.next({ type: 'problem', source: NAMESPACE_SELECTOR_SOURCE_NAME, error }),
+      (error) => this.#h.events.problem(NAMESPACE_SELECTOR_SOURCE_NAME, error),
     );
   }
 

@@ -93,8 +93,9 @@ describe('Controller', function () {
     const { controller } = await run<Widget>(
       {
         reconcile: (w, context) => {
-          openDuring.push(controllerRef!.primaryCache.openSnapshots);
+          // The snapshot is taken when the reconcile first reads the primary cache.
           expect(context.getPrimaryCache().list(ns).length).to.be.greaterThan(0);
+          openDuring.push(controllerRef!.primaryCache.openSnapshots);
           if ((w.spec?.size ?? 0) > 1) throw new Error('too big');
           return UpdateControl.noUpdate();
         },

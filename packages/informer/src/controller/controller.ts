@@ -4,7 +4,10 @@
  * has its file:
  * - `controller-options.ts`: the options, their keys and checks;
  * - `controller-lifecycle.ts`: start (CRD wait, cache sync, failures undone) and stop;
- * - `primary-events.ts`: primary cache deltas to triggers (JOSDK's ControllerEventSource);
+ * - `primary-events.ts`: primary cache deltas to triggers (JOSDK's ControllerEventSource), out
+ *   through the same trigger end as the secondaries' sources (`source/resource-triggers.ts`);
+ * - `controller-events.ts`: the fan-out of what happens: metrics and logs listen by direct calls,
+ *   `events$` wrappers are built only while someone subscribes;
  * - `reconciliation-dispatcher.ts`: one reconcile (JOSDK's ReconciliationDispatcher): finalizer,
  *   cleanup, workflow, writes, `updateErrorStatus`;
  * - `primary-ledger.ts`: read-after-write, tombstones and finished cleanups, shared by the two;
@@ -21,7 +24,7 @@
  *
  * @module
  */
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, type Observable } from 'rxjs';
 import {
   and,
   controllerConfiguration,
@@ -34,6 +37,7 @@ import {
   type KubernetesObject,
   type Logger,
   type Predicate,
+  type ProcessingEvent,
   type Reconciler,
   rejectUnknownOptions,
   ShardSelector,
@@ -56,6 +60,7 @@ import type { StartOptions } from '../startup/start-options.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import { CONTROLLER_OPTION_KEYS, STOP_OPTION_KEYS, validateCrdPolicy, type ControllerOptions } from './controller-options.js';
 import { PRIMARY_SOURCE_NAME, type ControllerEvent } from './controller-event.js';
+import { ControllerEvents } from './controller-events.js';
 
 /**
  * A reconciler running against the API server. Create it through `Operator.register`.
@@ -88,7 +93,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #ledger: PrimaryLedger<P>;
   readonly #primary: PrimaryEvents<P>;
   readonly #dispatcher: ReconciliationDispatcher<P>;
-  readonly #events = new Subject<ControllerEvent>();
+  readonly #events = new ControllerEvents();
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #eventFilters: readonly Predicate<KubernetesObject>[];
   #shards: ShardSelector | undefined;
@@ -187,7 +192,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(reflector ? { reflector } : {}),
     });
     this.#ledger = new PrimaryLedger(this.primaryCache);
-    const onProblem = (error: unknown): void => this.#events.next({ type: 'problem', source: PRIMARY_SOURCE_NAME, error });
+    const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);
     this.#primary = new PrimaryEvents<P>({
       ledger: this.#ledger,
       finalizer: this.#finalizer,
@@ -209,10 +214,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       sources: () => this.#lifecycle.sources,
       logger: this.#logger,
       eventBroadcaster: observability.events,
-      emit: (event) => this.#events.next(event),
+      events: this.#events,
       abortInFlight: (key, reason) => this.#lifecycle.processor?.abortInFlight(key, reason),
     });
-    this.events$ = this.#events.asObservable();
+    this.events$ = this.#events.events$;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: PRIMARY_SOURCE_NAME, status: 'starting' });
     this.health$ = this.#health.asObservable();
     this.#lifecycle = new ControllerLifecycle<P>({
@@ -232,6 +237,20 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       prepareEventSources: () => this.prepareEventSources(),
       changeNamespaces: (namespaces) => this.changeNamespaces(namespaces),
     });
+  }
+
+  /**
+   * @internal Calls `listener` with each processing step, unwrapped, by a direct call: how the
+   * operator's metrics and logs follow the controller without making every step build an
+   * `events$` wrapper. Returns the function that removes it.
+   */
+  onProcessingEvent(listener: (event: ProcessingEvent) => void): () => void {
+    return this.#events.onProcessing(listener);
+  }
+
+  /** @internal Calls `listener` with each problem the controller moves past. Returns the function that removes it. */
+  onProblem(listener: (source: string, error: unknown) => void): () => void {
+    return this.#events.onProblem(listener);
   }
 
   /** The event sources the reconciler prepared (available after start). */

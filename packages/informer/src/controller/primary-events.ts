@@ -1,7 +1,6 @@
 import type { Observable } from 'rxjs';
 import {
   evaluate,
-  Listeners,
   ResourceID,
   stealthTransition,
   type EventTransform,
@@ -12,6 +11,7 @@ import {
   type Trigger,
 } from '@kindex/core';
 import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/informer-cache.js';
+import { ResourceTriggers } from '../source/resource-triggers.js';
 import { unchangedPriority } from '../source/unchanged-priority.js';
 import { PRIMARY_SOURCE_NAME } from './controller-event.js';
 import type { PrimaryLedger } from './primary-ledger.js';
@@ -31,13 +31,14 @@ export interface PrimaryEventsOptions<P extends KubernetesObject> {
 
 /**
  * The primary cache's deltas turned into triggers of the controller's own primaries (JOSDK's
- * ControllerEventSource): deletions that still carry our finalizer leave a tombstone for one
+ * ControllerEventSource), through the same trigger end as the secondaries' sources
+ * (`ResourceTriggers`): deletions that still carry our finalizer leave a tombstone for one
  * cleanup, stealth and event filters decide the rest. The primary's ResourceID is built once
  * per delta, not built as a key and parsed back.
  */
 export class PrimaryEvents<P extends KubernetesObject> {
   readonly triggers$: Observable<Trigger>;
-  readonly #triggers = new Listeners<Trigger>();
+  readonly #triggers = new ResourceTriggers(PRIMARY_SOURCE_NAME);
   readonly #ledger: PrimaryLedger<P>;
   readonly #finalizer: string | undefined;
   readonly #filter: Predicate<P>;
@@ -52,12 +53,12 @@ export class PrimaryEvents<P extends KubernetesObject> {
     this.#stealthFilter = options.stealthFilter;
     this.#stealth = options.stealthFilter === undefined ? undefined : stealthTransition(options.stealthFilter);
     this.#onProblem = options.onProblem;
-    this.triggers$ = this.#triggers.observe((trigger) => trigger);
+    this.triggers$ = this.#triggers.triggers$;
   }
 
   /** Calls `listener` with every trigger: how the event processor connects (a direct call, no rxjs hop). */
   onTrigger(listener: (trigger: Trigger) => void): () => void {
-    return this.#triggers.add(listener);
+    return this.#triggers.onTrigger(listener);
   }
 
   /** One delta of the primary cache (listener of `InformerCache.onDelta`). */
@@ -74,14 +75,10 @@ export class PrimaryEvents<P extends KubernetesObject> {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
         ledger.tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
-        this.#triggers.emit({
-          primaryIds: [id],
-          source: PRIMARY_SOURCE_NAME,
-          cause: { type: 'resource', event: 'delete', objectKey: key },
-        });
+        this.#triggers.resource([id], delta, undefined, key);
         return;
       }
-      this.#triggers.emit({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+      this.#triggers.primaryDeleted(id);
       return;
     }
     ledger.tombstones.delete(key);
@@ -95,19 +92,12 @@ export class PrimaryEvents<P extends KubernetesObject> {
       if (event === undefined) return;
       if (event.type === 'delete') {
         // Out of sight, still on the server: forget its pending work, reconcile nothing.
-        this.#triggers.emit({ primaryIds: [id], source: PRIMARY_SOURCE_NAME, cause: { type: 'primary-deleted' } });
+        this.#triggers.primaryDeleted(id);
         return;
       }
     }
     if (!evaluate(this.#filter, event, this.#onProblem)) return;
-    const rv = event.object.metadata?.resourceVersion;
-    const priority = unchangedPriority(delta.type, origin);
-    this.#triggers.emit({
-      primaryIds: [id],
-      source: PRIMARY_SOURCE_NAME,
-      cause: { type: 'resource', event: event.type, objectKey: key, ...(rv !== undefined ? { resourceVersion: rv } : {}) },
-      ...(priority !== undefined ? { priority } : {}),
-    });
+    this.#triggers.resource([id], event, unchangedPriority(delta.type, origin), key);
   }
 
   /** Whether the primary is marked for deletion and carries our finalizer. */

@@ -17,7 +17,7 @@ import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { causesForLog } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
-import type { ControllerEvent } from './controller-event.js';
+import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { namespaceAndName, ReconcileTrace } from './reconcile-trace.js';
 import type { PrimaryEvents } from './primary-events.js';
@@ -40,7 +40,8 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
   readonly sources: () => readonly EventSource<unknown, P>[];
   readonly logger: Logger;
   readonly eventBroadcaster: ControllerObservability['events'];
-  readonly emit: (event: ControllerEvent) => void;
+  /** Where `reconciled` events go (built only while someone listens). */
+  readonly events: ControllerEvents;
   /** Aborts the signal of a running reconcile (the event processor's `abortInFlight`). */
   readonly abortInFlight: (key: string, reason: unknown) => void;
 }
@@ -65,6 +66,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #shardLost = new Map<string, unknown>();
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
+  #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -117,7 +119,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    */
   #writesFor(key: string, primary: P): { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } {
     const fence = this.#primaryFence;
-    if (fence === undefined) return { client: this.#o.client, writer: this.#o.writer };
+    // Unfenced (no sharding), every reconcile writes through the same pair: made once.
+    if (fence === undefined) return (this.#unfenced ??= { client: this.#o.client, writer: this.#o.writer });
     const client = this.#o.client.withFence(() => {
       if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
       fence(primary);
@@ -138,12 +141,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     const context = new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#o.sources(),
-      primaryCache: this.#o.primaryCache.snapshot(),
+      // Made when the reconciler first reads them: most never do (see DefaultContextOptions).
+      primaryCache: () => this.#o.primaryCache.snapshot(),
       client,
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
-      ...(broadcaster ? { eventRecorder: broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
+      ...(broadcaster ? { eventRecorder: () => broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
       ...(signal ? { signal } : {}),
     });
     // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
@@ -162,11 +166,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
-    const present = this.#o.ledger.get(key) !== undefined || this.#o.ledger.tombstones.has(key);
+    const found = this.#o.ledger.get(key);
+    const present = found !== undefined || this.#o.ledger.tombstones.has(key);
     if (present) this.#lastReconciles.set(key, trace);
     else this.#lastReconciles.delete(key);
     try {
-      const result = await this.#dispatch(key, request, log);
+      const result = await this.#dispatch(key, request, log, found);
       const durationMs = trace.succeeded();
       // The line of every reconcile: its fields are built only when debug lines are written.
       if (log.isLevelEnabled('debug')) {
@@ -204,10 +209,10 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     return reconciler.cleanup ? reconciler.cleanup(primary, context) : DeleteControl.defaultDelete();
   }
 
-  async #dispatch(key: string, request: DispatchRequest, log: Logger): Promise<DispatchResult | void> {
+  /** `primary` is the ledger's view of the key, read once by `dispatch`. */
+  async #dispatch(key: string, request: DispatchRequest, log: Logger, primary: P | undefined): Promise<DispatchResult | void> {
     // Fencing: a replica that may not write (lost its lease) must not reconcile either.
     this.#o.client.checkFence();
-    const primary = this.#o.ledger.get(key);
     const subject = primary ?? this.#o.ledger.tombstones.get(key)?.primary;
     // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
     // is its owner's to reconcile; checked at the last moment, synchronously.
@@ -234,7 +239,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     signal: () => AbortSignal,
     log: Logger,
   ): Promise<DispatchResult | void> {
-    const { ledger, primaryEvents, emit } = this.#o;
+    const { ledger, primaryEvents, events } = this.#o;
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
@@ -246,7 +251,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
         this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
       );
       ledger.tombstones.delete(key);
-      emit({ type: 'reconciled', key, control: 'cleanupAfterDeletion', wrote });
+      events.reconciled(key, 'cleanupAfterDeletion', wrote);
       return;
     }
     const finalizer = this.#o.finalizer;
@@ -262,7 +267,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
         this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
-      emit({ type: 'reconciled', key, control: control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote });
+      events.reconciled(key, control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote);
       return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
     if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
@@ -282,7 +287,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
       if (ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
     }
-    emit({ type: 'reconciled', key, control: control.kind, wrote });
+    events.reconciled(key, control.kind, wrote);
     if (control.scheduleDelayMs === undefined) return undefined;
     const priority = control.schedulePriority;
     return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
@@ -335,7 +340,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     }
     if (control.resource !== undefined) {
       if (this.#o.ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
-        this.#o.emit({ type: 'reconciled', key, control: 'updateErrorStatus', wrote: ['status'] });
+        this.#o.events.reconciled(key, 'updateErrorStatus', ['status']);
       }
     }
   }

@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Subscription } from 'rxjs';
 import type { KubernetesObject, ReconcileOutcome } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
 import type { ReconcileSkipReason } from '../controller/controller-observability.js';
+import { bindCounter, bindHistogram, type BoundCounter } from './bound-series.js';
 
 /** controller-runtime's `result` label values. */
 type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -46,7 +46,7 @@ const SKIP_REASONS: readonly ReconcileSkipReason[] = ['not-cached', 'not-owned',
  */
 export class ControllerMetrics {
   readonly #controllers = new Map<string, Controller<KubernetesObject>>();
-  readonly #subscriptions = new Map<string, Subscription>();
+  readonly #subscriptions = new Map<string, () => void>();
   readonly #total: Counter<'controller' | 'result'>;
   readonly #errors: Counter<'controller'>;
   readonly #terminalErrors: Counter<'controller'>;
@@ -112,21 +112,22 @@ export class ControllerMetrics {
   /** Starts recording a controller's reconciles. Call before it starts, so none is missed. */
   observe(controller: Controller<KubernetesObject>): void {
     const name = controller.name;
-    this.#subscriptions.get(name)?.unsubscribe();
+    this.#subscriptions.get(name)?.();
     this.#controllers.set(name, controller);
-    // The series' children are looked up once per controller, not per reconcile. Made at zero,
-    // as controller-runtime initialises every series so that rate() works from the start.
-    const total = new Map(RESULTS.map((result) => [result, this.#total.labels({ controller: name, result })] as const));
-    const skippedFor = (reason: string): { inc(value?: number): void } => this.#skipped.labels({ controller: name, reason });
-    const skipped = new Map<string, { inc(value?: number): void }>(SKIP_REASONS.map((reason) => [reason, skippedFor(reason)]));
-    const errors = this.#errors.labels({ controller: name });
-    const terminalErrors = this.#terminalErrors.labels({ controller: name });
-    const time = this.#time.labels({ controller: name });
-    for (const child of [...total.values(), ...skipped.values(), errors, terminalErrors]) child.inc(0);
-    this.#time.zero({ controller: name });
-    const subscription = controller.events$.subscribe((event) => {
-      if (event.type !== 'processing' || event.event.type !== 'finished') return;
-      const { outcome, durationMs } = event.event;
+    // The series are bound once per controller, so a reconcile does no label work (see
+    // bound-series.ts). Made at zero, as controller-runtime initialises every series so that
+    // rate() works from the start.
+    const total = new Map(RESULTS.map((result) => [result, bindCounter(this.#total, { controller: name, result })] as const));
+    const skippedFor = (reason: string): BoundCounter => this.#skipped.labels({ controller: name, reason });
+    const skipped = new Map<string, BoundCounter>(
+      SKIP_REASONS.map((reason) => [reason, bindCounter(this.#skipped, { controller: name, reason })]),
+    );
+    const errors = bindCounter(this.#errors, { controller: name });
+    const terminalErrors = bindCounter(this.#terminalErrors, { controller: name });
+    const time = bindHistogram(this.#time, { controller: name }, RECONCILE_TIME_BUCKETS);
+    const remove = controller.onProcessingEvent((event) => {
+      if (event.type !== 'finished') return;
+      const { outcome, durationMs } = event;
       if (outcome.type === 'success' && outcome.skipped !== undefined) {
         (skipped.get(outcome.skipped) ?? skippedFor(outcome.skipped)).inc();
         return;
@@ -138,7 +139,7 @@ export class ControllerMetrics {
       }
       time.observe(durationMs / 1000);
     });
-    this.#subscriptions.set(name, subscription);
+    this.#subscriptions.set(name, remove);
   }
 }
 

@@ -13,6 +13,10 @@
  * - `leader_election_master_status{name}`, set by the leader elector through
  *   {@link OperatorMetrics.setLeaderElectionStatus}.
  *
+ * Recording is beside the event path, not on it: each series a reconcile or queue step records is
+ * bound once (`bound-series.ts`), so recording is an in-place add with no label work, and the
+ * controller's processing steps reach the metrics by a direct call.
+ *
  * Serve it with the operator's HTTP server (`/metrics`), or mount `scrape()` in your own.
  *
  * @module

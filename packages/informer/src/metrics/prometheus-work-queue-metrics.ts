@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, exponentialBuckets, type Registry } from 'prom-client';
+import { bindCounter, bindHistogram } from './bound-series.js';
 import type { WorkQueueMetrics, WorkQueueMetricsProvider, WorkQueueProbe } from '@kindex/core';
 
 // client-go's workqueue buckets: 10 ns to 1000 s, one per decade.
@@ -103,12 +104,11 @@ export class PrometheusWorkQueueMetrics implements WorkQueueMetricsProvider {
     this.#probes.set(name, probe);
     const labels = { name, controller: name };
     // Series exist from the start, at zero, so dashboards and rate() see them before any work.
-    const adds = this.#adds.labels(labels);
-    const retries = this.#retries.labels(labels);
-    const queueDuration = this.#queueDuration.labels(labels);
-    const workDuration = this.#workDuration.labels(labels);
-    adds.inc(0);
-    retries.inc(0);
+    // Bound once: recording does no label work (see bound-series.ts).
+    const adds = bindCounter(this.#adds, labels);
+    const retries = bindCounter(this.#retries, labels);
+    const queueDuration = bindHistogram(this.#queueDuration, labels, DURATION_BUCKETS);
+    const workDuration = bindHistogram(this.#workDuration, labels, DURATION_BUCKETS);
     return {
       added: () => adds.inc(),
       started: (seconds) => queueDuration.observe(seconds),

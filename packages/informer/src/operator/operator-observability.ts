@@ -103,16 +103,16 @@ export class OperatorObservability {
   registered(controller: Controller<KubernetesObject>): void {
     this.metrics.observeController(controller);
     const log = this.logger.child({ controller: controller.name, kind: controller.kind.kind });
-    controller.events$.subscribe((event) => {
-      if (event.type === 'problem') log.warn({ source: event.source, err: event.error }, 'event source problem (skipped, going on)');
-      else if (event.type === 'processing' && event.event.type === 'retries-exhausted') {
-        const { key, retryInfo, terminal } = event.event;
+    controller.onProblem((source, error) => log.warn({ source, err: error }, 'event source problem (skipped, going on)'));
+    controller.onProcessingEvent((event) => {
+      if (event.type === 'retries-exhausted') {
+        const { key, retryInfo, terminal } = event;
         log.error(
           { primary: key, attempts: retryInfo.attemptCount, terminal },
           terminal ? 'terminal error, not retrying' : 'retries exhausted',
         );
-      } else if (event.type === 'processing' && event.event.type === 'timed-out') {
-        log.warn({ primary: event.event.key, timeoutMs: event.event.timeoutMs }, 'reconcile timed out; its worker moved on');
+      } else if (event.type === 'timed-out') {
+        log.warn({ primary: event.key, timeoutMs: event.timeoutMs }, 'reconcile timed out; its worker moved on');
       }
     });
   }

@@ -8,8 +8,10 @@
  * `P_new ∪ P_old` is handed on as one trigger, by a direct call to the `onTrigger` listeners (the
  * event processor); `triggers$` is derived from them. So a reference that moves reconciles both
  * primaries, and `getSecondaryResources(primary)` is an index read (the index holds each
- * secondary's cached version): O(its secondaries). Around the class: its configuration types, the builder's steps
- * (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have files of their own.
+ * secondary's cached version): O(its secondaries). Around the class: its configuration types, the
+ * builder's steps (`InformerEventSourceConfigurer`), the snapshot reader and `primariesOf` have
+ * files of their own; the trigger end (`ResourceTriggers`) is shared with the controller's primary
+ * source, so primary and secondary events become triggers by the same code.
  *
  * @module
  */
@@ -19,7 +21,6 @@ import {
   and,
   evaluate,
   eventSourceHandle,
-  Listeners,
   mapEvent,
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
@@ -32,7 +33,6 @@ import {
   type Predicate,
   type SecondaryResourceReader,
   type Trigger,
-  type TriggerCause,
   type StoreDelta,
   type ResourceEvent,
   type ShardSelector,
@@ -53,6 +53,7 @@ import { InformerEventSourceConfigurer } from './informer-event-source-configure
 import type { InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
 import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapshot.js';
 import { primariesOf } from './primaries-of.js';
+import { ResourceTriggers } from './resource-triggers.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
 export type { NamespaceChoice, InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
@@ -193,7 +194,7 @@ export class InformerEventSource<
   /** The informer cache (read it directly to bypass the reverse index). */
   readonly cache: InformerCache<R>;
 
-  readonly #triggers = new Listeners<Trigger>();
+  readonly #triggers: ResourceTriggers;
   /** Primaries of the list being delivered, each with its last event; see #gather. */
   #gathered: Map<string, [ResourceID, ResourceEvent<R>, number | undefined]> | undefined;
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -245,7 +246,8 @@ export class InformerEventSource<
     // JOSDK: with a primary-to-secondary mapper the reverse index is not kept at all.
     this.#index = config.toSecondaryIds === undefined ? new PrimaryToSecondaryIndex<R>({ toPrimaryIds: config.toPrimaryIds }) : undefined;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
-    this.triggers$ = this.#triggers.observe((trigger) => trigger);
+    this.#triggers = new ResourceTriggers(config.name);
+    this.triggers$ = this.#triggers.triggers$;
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
   }
@@ -264,7 +266,7 @@ export class InformerEventSource<
    * ```
    */
   onTrigger(listener: (trigger: Trigger) => void): () => void {
-    return this.#triggers.add(listener);
+    return this.#triggers.onTrigger(listener);
   }
 
   /** The label selector on Namespace objects choosing this source's namespaces, if it has one. */
@@ -461,20 +463,7 @@ export class InformerEventSource<
   }
 
   #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
-    // Nobody connected (not started, or stopped): build nothing.
-    if (!this.#triggers.listening) return;
-    const object = event.object;
-    const resourceVersion = object.metadata?.resourceVersion;
-    // Two objects per trigger, built in one go (no spread of optional fields), each in one shape.
-    const cause: TriggerCause =
-      resourceVersion === undefined
-        ? { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object) }
-        : { type: 'resource', event: event.type, objectKey: ResourceID.keyOfResource(object), resourceVersion };
-    this.#triggers.emit(
-      priority === undefined
-        ? { primaryIds: primaries, source: this.name, cause }
-        : { primaryIds: primaries, source: this.name, cause, priority },
-    );
+    this.#triggers.resource(primaries, event, priority);
   }
 
   #report(error: unknown): void {
