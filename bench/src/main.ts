@@ -113,7 +113,7 @@ function parseSettings(argv: readonly string[]): Settings {
     restartWorkMs: num('restart-work-ms', 1),
     reps: num('reps', check ? 3 : quick ? 1 : 3),
     lookups: num('lookups', 20_000),
-    contenders: list('contenders', check ? 'kindex,client-node,limit' : ALL_CONTENDERS.join(',')),
+    contenders: list('contenders', check ? 'kindex,kindex-metadata,client-node,limit' : ALL_CONTENDERS.join(',')),
     scenarios: list('scenarios', check ? 'sync,watch' : 'sync,watch,relist'),
     check,
   };
@@ -384,6 +384,14 @@ async function main(): Promise<void> {
     figures.set('sync.kindexVsLimit', (kindexAt?.get('syncMs') ?? NaN) / (limitAt?.get('syncMs') ?? NaN));
     figures.set('memory.kindexVsLimit', (kindexAt?.get('retainedHeapBytes') ?? NaN) / (limitAt?.get('retainedHeapBytes') ?? NaN));
     figures.set('lookupP50.kindexVsClientNode', (kindexAt?.get('lookupP50Us') ?? NaN) / (clientNodeAt?.get('lookupP50Us') ?? NaN));
+    const metadataAt = atLargest.get('kindex-metadata');
+    if (metadataAt !== undefined) {
+      // Against the limit's whole objects: what a metadata-only cache saves over caching them.
+      figures.set(
+        'memory.kindexMetadataVsLimit',
+        (metadataAt.get('retainedHeapBytes') ?? NaN) / (limitAt?.get('retainedHeapBytes') ?? NaN),
+      );
+    }
     console.error(`ratios at ${largest} objects: ${JSON.stringify(Object.fromEntries(figures))}`);
     sections.push({
       name: 'initial-sync',
