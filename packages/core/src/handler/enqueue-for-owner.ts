@@ -103,7 +103,10 @@ export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(o
     name,
     map(event, report) {
       const out: ResourceID[] = [];
-      for (const obj of objectsOf(event)) ownersOf(obj, report, out);
+      // One object (all but updates): no array of objects per event, mappers call this per secondary event.
+      if (event.type !== 'update') {
+        if (event.object != null) ownersOf(event.object, report, out);
+      } else for (const obj of objectsOf(event)) ownersOf(obj, report, out);
       return out;
     },
   } satisfies EventHandler<R>);

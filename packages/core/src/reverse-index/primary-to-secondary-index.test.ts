@@ -144,6 +144,30 @@ describe('PrimaryToSecondaryIndex', () => {
     expect([...fromSet.secondaryKeys('ns/p')]).to.deep.equal(['ns/s']);
   });
 
+  it('reads an array result as it is: duplicates ignored, a bad entry reported, the array neither changed nor kept', () => {
+    const results = new Map<string, unknown[]>();
+    const index = new PrimaryToSecondaryIndex<Secondary>({ toPrimaryIds: (s) => results.get(s.metadata!.name!) as ResourceID[] });
+    const errors: string[] = [];
+    index.errors$.subscribe((e) => errors.push(e.message));
+    const twice = [ResourceID.of('p1', 'ns'), ResourceID.of('p2', 'ns'), ResourceID.of('p1', 'ns')];
+    const one = [ResourceID.of('p3', 'ns')];
+    results
+      .set('a', twice)
+      .set('b', one)
+      .set('c', [ResourceID.of('p1', 'ns'), 'p2']);
+    expect(keys(index.onAddOrUpdate(secondary('a', [])).newPrimaries)).to.deep.equal(['ns/p1', 'ns/p2']);
+    expect(keys(index.onAddOrUpdate(secondary('b', [])).newPrimaries)).to.deep.equal(['ns/p3']);
+    index.onAddOrUpdate(secondary('c', []));
+    expect(errors).to.deep.equal(['object ns/c: mapper returned string among its ResourceIDs']);
+    expect(Object.isFrozen(twice) || Object.isFrozen(one)).to.equal(false);
+    // The mapper reuses its arrays: what the index recorded must not follow.
+    one[0] = ResourceID.of('p9', 'ns');
+    twice.length = 0;
+    expect([...index.primaryKeys('ns/b')]).to.deep.equal(['ns/p3']);
+    expect([...index.primaryKeys('ns/a')].sort()).to.deep.equal(['ns/p1', 'ns/p2']);
+    expect([...index.secondaryKeys('ns/p1')]).to.deep.equal(['ns/a']);
+  });
+
   it('seeds its whole content in one batch, replacing what it had', () => {
     const { index, errors } = newIndex();
     index.onAddOrUpdate(secondary('old', ['p9']));

@@ -276,10 +276,9 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
       const meta = this.#metadataOf(secondary);
       if (meta === undefined) continue;
       const namespace = meta.namespace ?? '';
-      const key = ResourceID.keyOf(meta.name, namespace);
-      const mapped = this.#map(secondary, key);
+      const mapped = this.#map(secondary, meta);
       if (mapped !== undefined && mapped.length > 0) {
-        this.#file(namespace, meta.name, key, this.#content.forward.get(namespace)?.get(meta.name), secondary, this.#intern(mapped));
+        this.#file(namespace, meta.name, this.#content.forward.get(namespace)?.get(meta.name), secondary, this.#intern(mapped));
       }
     }
   }
@@ -301,15 +300,14 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     if (before !== undefined && old !== undefined && this.#inputsEqual !== undefined && this.#sameInputs(old, secondary)) {
       return { newPrimaries: before, oldPrimaries: before };
     }
-    const key = ResourceID.keyOf(meta.name, namespace);
-    const mapped = this.#map(secondary, key);
+    const mapped = this.#map(secondary, meta);
     if (mapped === undefined) return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
     const after = mapped.length === 0 ? undefined : this.#intern(mapped);
     if (sameRefs(before, after)) {
       // The common update (a MODIFIED event that keeps its references): nothing to write.
       return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
     }
-    this.#file(namespace, meta.name, key, cell, secondary, after);
+    this.#file(namespace, meta.name, cell, secondary, after);
     return { newPrimaries: after ?? NONE, oldPrimaries: before ?? NONE };
   }
 
@@ -319,25 +317,18 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
    * @returns the primaries it was indexed under, as `oldPrimaries`; enqueue them.
    */
   onDelete(secondary: S | ResourceID): ReverseIndexUpdate {
-    let namespace: string;
-    let name: string;
-    if (secondary instanceof ResourceID) {
-      namespace = secondary.namespace ?? '';
-      name = secondary.name;
-    } else {
-      const meta = this.#metadataOf(secondary);
-      if (meta === undefined) return NOTHING;
-      namespace = meta.namespace ?? '';
-      name = meta.name;
-    }
-    const cell = this.#content.forward.get(namespace)?.get(name);
+    let meta: NamedMetadata | undefined;
+    if (secondary instanceof ResourceID) meta = secondary;
+    else if ((meta = this.#metadataOf(secondary)) === undefined) return NOTHING;
+    const namespace = meta.namespace ?? '';
+    const cell = this.#content.forward.get(namespace)?.get(meta.name);
     if (cell === undefined) {
       // Never recorded (say, the index was not seeded): still tell the caller whom it concerned.
-      const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, ResourceID.keyOf(name, namespace));
+      const mapped = secondary instanceof ResourceID ? undefined : this.#map(secondary, meta);
       return { newPrimaries: NONE, oldPrimaries: mapped ?? NONE };
     }
     const before = cell.refs;
-    this.#file(namespace, name, ResourceID.keyOf(name, namespace), cell, undefined, undefined);
+    this.#file(namespace, meta.name, cell, undefined, undefined);
     return { newPrimaries: NONE, oldPrimaries: before };
   }
 
@@ -366,17 +357,11 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
    * Moves a secondary from the primaries of its cell (none without one) to `after` (undefined:
    * none, and the cell goes); a new cell holds `object`.
    */
-  #file(
-    namespace: string,
-    name: string,
-    key: string,
-    cell: SecondaryCell | undefined,
-    object: S | undefined,
-    after: PrimaryRefs | undefined,
-  ): void {
+  #file(namespace: string, name: string, cell: SecondaryCell | undefined, object: S | undefined, after: PrimaryRefs | undefined): void {
     const content = this.#content;
     const before = cell?.refs;
-    if (content.log.recording) content.log.recordBeforeWrite(key, before);
+    // The key string only for open snapshots: an event builds none otherwise.
+    if (content.log.recording) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), before);
     let byName = content.forward.get(namespace);
     if (after === undefined) {
       if (byName?.delete(name) === true) {
@@ -427,31 +412,49 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     return undefined;
   }
 
-  /** The mapper's result deduplicated by key, or undefined after reporting a failure. */
-  #map(secondary: S, key: string): ResourceID[] | undefined {
+  /**
+   * The mapper's result deduplicated by key (read-only: it may be the mapper's own array), or
+   * undefined after reporting a failure. The secondary's key string is built for a report only.
+   */
+  #map(secondary: S, meta: NamedMetadata): readonly ResourceID[] | undefined {
     let result: Iterable<ResourceID>;
     try {
       result = this.#toPrimaryIds(secondary);
       if (result === null || typeof (result as Partial<Iterable<unknown>>)[Symbol.iterator] !== 'function') {
-        this.#errors.next(
-          new MapperError(key, `mapper returned ${result === null ? 'null' : typeof result}, not an iterable of ResourceIDs`),
-        );
+        this.#report(meta, `mapper returned ${result === null ? 'null' : typeof result}, not an iterable of ResourceIDs`);
         return undefined;
       }
+      // The usual mapper returns an array of distinct IDs: read it in place, no copy per event.
+      if (Array.isArray(result) && distinctIds(result as unknown[])) return result as readonly ResourceID[];
       const out: ResourceID[] = [];
       for (const id of result) {
         if (!(id instanceof ResourceID)) {
-          this.#errors.next(new MapperError(key, `mapper returned ${id === null ? 'null' : typeof id} among its ResourceIDs`));
+          this.#report(meta, `mapper returned ${id === null ? 'null' : typeof id} among its ResourceIDs`);
           return undefined;
         }
         if (!out.some((seen) => seen.key === id.key)) out.push(id);
       }
       return out;
     } catch (cause) {
-      this.#errors.next(new MapperError(key, 'mapper threw', { cause }));
+      this.#report(meta, 'mapper threw', cause);
       return undefined;
     }
   }
+
+  #report(meta: NamedMetadata, message: string, cause?: unknown): void {
+    const key = ResourceID.keyOf(meta.name, meta.namespace);
+    this.#errors.next(new MapperError(key, message, cause === undefined ? undefined : { cause }));
+  }
+}
+
+/** Whether every element is a ResourceID and no two share a key (a scan: mappers return a handful). */
+function distinctIds(ids: readonly unknown[]): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    if (!(id instanceof ResourceID)) return false;
+    for (let j = 0; j < i; j++) if ((ids[j] as ResourceID).key === id.key) return false;
+  }
+  return true;
 }
 
 function refsInclude(refs: PrimaryRefs | undefined, primaryKey: string): boolean {

@@ -68,7 +68,8 @@ export function fromOwnerReferences<S extends KubernetesObject = KubernetesObjec
   // The result depends on the owner references alone (the namespace is part of the key): an
   // update that keeps them needs no mapping, and the reverse index skips the call.
   return withInputsEqual(
-    (secondary: S): ResourceID[] => [...handler.map({ type: 'generic', object: secondary }, report)],
+    // The handler's own array, not a copy: the reverse index only reads it.
+    (secondary: S): Iterable<ResourceID> => handler.map({ type: 'generic', object: secondary }, report),
     sameOwnerReferences,
   );
 }

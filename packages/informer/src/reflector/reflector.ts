@@ -313,12 +313,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   }
 
   /** Replaces the view with a complete initial state and emits the differences. */
-  private applyInitialState(
-    items: readonly PreparedObject<R>[],
-    resourceVersion: string,
-    by: 'list' | 'watch-list',
-    serverSharded: boolean,
-  ): void {
+  private applyInitialState(items: readonly R[], resourceVersion: string, by: 'list' | 'watch-list', serverSharded: boolean): void {
     if (this.stopped) return;
     this.view.replace(items, resourceVersion);
     this.rv = resourceVersion;

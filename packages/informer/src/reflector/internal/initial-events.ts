@@ -16,15 +16,15 @@ export const WATCH_LIST_QUERY = { sendInitialEvents: 'true', resourceVersionMatc
  * bookmark; they apply here, in order, like the initial ADDED events.
  */
 export class InitialEvents<R extends KubernetesObject> {
-  private readonly objects = new Map<string, PreparedObject<R>>();
+  private readonly objects = new Map<string, R>();
 
   apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', prepared: PreparedObject<R>): void {
     if (type === 'DELETED') this.objects.delete(prepared.key);
-    else this.objects.set(prepared.key, prepared);
+    else this.objects.set(prepared.key, prepared.object); // the object alone: the wrapper is garbage now
   }
 
   /** Everything held, in arrival order of each key's first event. */
-  items(): PreparedObject<R>[] {
+  items(): R[] {
     return [...this.objects.values()];
   }
 }

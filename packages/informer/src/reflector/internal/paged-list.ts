@@ -3,8 +3,7 @@ import type { KubernetesObject } from '@kindex/core';
 import { decodeBody, sendRequest } from '../../client/kube-request.js';
 import { KubeApiError } from '../../client/kube-api-error.js';
 import type { KubeCodec } from '../../client/codec.js';
-import { prepareObject } from './prepare-object.js';
-import type { PrepareContext, PreparedObject } from './prepare-object.js';
+import { prepareItem, type PrepareContext } from './prepare-object.js';
 
 /** What {@link listPages} needs from its reflector. */
 export interface PagedListContext<R extends KubernetesObject> {
@@ -26,7 +25,7 @@ export interface PagedListContext<R extends KubernetesObject> {
 
 /** Every object of a paginated list, prepared, with the list's resourceVersion. */
 export interface PagedList<R> {
-  readonly items: PreparedObject<R>[];
+  readonly items: R[];
   readonly resourceVersion: string;
   /** True when every page came back with `metadata.shardInfo` (the server filtered). */
   readonly sharded: boolean;
@@ -41,7 +40,7 @@ interface Page {
 
 /** Lists every page; bad items are reported and skipped. */
 export async function listPages<R extends KubernetesObject>(ctx: PagedListContext<R>): Promise<PagedList<R>> {
-  const items: PreparedObject<R>[] = [];
+  const items: R[] = [];
   let continueToken: string | undefined;
   let limit: string | undefined = String(ctx.pageSize);
   let resourceVersion: string;
@@ -66,7 +65,7 @@ export async function listPages<R extends KubernetesObject>(ctx: PagedListContex
       // Always checked, not only without shardInfo: cheap, and the view never depends on trusting the server.
       if (ctx.inShard !== undefined && !ctx.inShard(raw)) continue;
       try {
-        items.push(prepareObject(raw, ctx.prepare));
+        items.push(prepareItem(raw, ctx.prepare));
       } catch (error) {
         ctx.report(error as Error);
       }

@@ -3,7 +3,7 @@ import { InvalidResourceError } from '@kindex/core';
 import type { KubernetesObject } from '@kindex/core';
 import { dropManagedFields, keepAppliedFields } from '../object-transform.js';
 import { TransformError } from '../reflector-error.js';
-import { prepareObject } from './prepare-object.js';
+import { prepareItem, prepareObject } from './prepare-object.js';
 import type { PrepareContext } from './prepare-object.js';
 
 function context(overrides: Partial<PrepareContext<KubernetesObject>> = {}): PrepareContext<KubernetesObject> {
@@ -69,6 +69,27 @@ describe('prepareObject', () => {
     expect(object.metadata?.managedFields).to.have.length(1);
     expect(errors).to.have.length(1);
     expect(errors[0]).to.include({ objectKey: 'ns/a' });
+  });
+});
+
+describe('prepareItem', () => {
+  it('gives a list item the object prepareObject gives, with no wrapper, and the same errors', () => {
+    const item = prepareItem(good(), context());
+    expect(item).to.deep.equal(prepareObject(good(), context()).object);
+    expect(Object.isFrozen(item.metadata)).to.equal(true);
+    expect(() => prepareItem({ metadata: { name: 'a', namespace: 'ns', resourceVersion: '' } }, context()))
+      .to.throw(InvalidResourceError)
+      .that.includes({ objectKey: 'ns/a', field: 'metadata.resourceVersion' });
+  });
+
+  it('reports a throwing transform with the key the server gave, and keeps the object', () => {
+    const errors: TransformError[] = [];
+    const transform = (o: KubernetesObject): KubernetesObject => {
+      throw new Error(`no ${o.metadata?.name}`);
+    };
+    const item = prepareItem(good(), context({ transform, onTransformError: (e) => errors.push(e) }));
+    expect(item.metadata?.managedFields).to.have.length(1);
+    expect(errors.map((e) => e.objectKey)).to.deep.equal(['ns/a']);
   });
 });
 

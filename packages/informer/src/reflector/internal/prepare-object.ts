@@ -48,6 +48,31 @@ function keyOf(name: string, namespace: string | undefined): string {
  * @throws {InvalidResourceError} naming the object and the bad field.
  */
 export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: PrepareContext<R>): PreparedObject<R> {
+  const obj = validated(raw, ctx);
+  // Read before the transform, which may return another object: the key and version are the server's.
+  const { name, namespace, resourceVersion } = obj.metadata as ValidMetadata;
+  return new Prepared(resourceVersion, transformed(obj, ctx), name, namespace);
+}
+
+/**
+ * As {@link prepareObject}, for an item of a list: the object alone. A list hands its items to
+ * one store batch that reads names from the objects, so a wrapper per item would only be garbage
+ * that lives (and is copied by the GC) until the last page arrives.
+ * @throws {InvalidResourceError} naming the object and the bad field.
+ */
+export function prepareItem<R extends KubernetesObject>(raw: unknown, ctx: PrepareContext<R>): R {
+  return transformed(validated(raw, ctx), ctx);
+}
+
+/** What {@link validated} guarantees of `metadata`. */
+interface ValidMetadata {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resourceVersion: string;
+}
+
+/** The raw object checked, with `kind` and `apiVersion`. */
+function validated<R extends KubernetesObject>(raw: unknown, ctx: PrepareContext<R>): R {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new InvalidResourceError(undefined, 'object', `expected a JSON object, got ${describe(raw)}`);
   }
@@ -93,16 +118,21 @@ export function prepareObject<R extends KubernetesObject>(raw: unknown, ctx: Pre
   if (typeof obj.apiVersion !== 'string') {
     throw new InvalidResourceError(keyOf(name, namespace), 'apiVersion', `expected a string, got ${describe(obj.apiVersion)}`);
   }
-  const resourceVersion = meta.resourceVersion;
+  return obj;
+}
+
+/** The transform applied (a failure is reported and keeps the object), then frozen deeply. */
+function transformed<R extends KubernetesObject>(obj: R, ctx: PrepareContext<R>): R {
   let result: R = obj;
   try {
     result = ctx.transform(obj);
   } catch (error) {
-    ctx.onTransformError(new TransformError(keyOf(name, namespace), { cause: error }));
+    const meta = obj.metadata as ValidMetadata;
+    ctx.onTransformError(new TransformError(keyOf(meta.name, meta.namespace), { cause: error }));
   }
   // deepFreeze stops at frozen subtrees: a transform may reuse frozen pieces of an older object.
   deepFreeze(result);
-  return new Prepared(resourceVersion, result, name, namespace);
+  return result;
 }
 
 function describe(value: unknown): string {

@@ -5,7 +5,12 @@ import { ReflectorView } from './reflector-view.js';
 import type { PreparedObject } from './prepare-object.js';
 
 function obj(name: string, rv: string, uid = `uid-${name}`): PreparedObject<KubernetesObject> {
-  return { key: `ns/${name}`, resourceVersion: rv, object: { metadata: { name, namespace: 'ns', resourceVersion: rv, uid } } };
+  return { key: `ns/${name}`, resourceVersion: rv, object: listed(name, rv, uid) };
+}
+
+/** An object as a list hands it to the view (no wrapper). */
+function listed(name: string, rv: string, uid = `uid-${name}`): KubernetesObject {
+  return { metadata: { name, namespace: 'ns', resourceVersion: rv, uid } };
 }
 
 /** A view and the deltas it delivers from now on, each with whether a list made it. */
@@ -28,9 +33,9 @@ describe('ReflectorView', () => {
   it('emits nothing on relist for objects whose resourceVersion is unchanged, and keeps their instance', () => {
     const view = new ReflectorView<KubernetesObject>();
     const first = obj('a', '1');
-    view.replace([first], '1');
+    view.replace([first.object], '1');
     const deltas = collect(view);
-    view.replace([obj('a', '1')], '2');
+    view.replace([listed('a', '1')], '2');
     expect(deltas).to.deep.equal([]);
     expect(view.store.get('ns/a')).to.equal(first.object);
   });
@@ -39,11 +44,11 @@ describe('ReflectorView', () => {
     const view = new ReflectorView<KubernetesObject>();
     const a1 = obj('a', '1');
     const b1 = obj('b', '1');
-    view.replace([a1, b1], '1');
+    view.replace([a1.object, b1.object], '1');
     const deltas = collect(view);
     const a2 = obj('a', '2');
     const c1 = obj('c', '3');
-    view.replace([a2, c1], '3');
+    view.replace([a2.object, c1.object], '3');
     expect(deltas).to.deep.equal([
       { type: 'update', object: a2.object, oldObject: a1.object, listing: true },
       { type: 'create', object: c1.object, listing: true },
@@ -54,7 +59,7 @@ describe('ReflectorView', () => {
   it('turns a re-created object (new uid) into delete-unknown then create, not an update, on the watch path', () => {
     const view = new ReflectorView<KubernetesObject>();
     const old = obj('a', '1', 'u1');
-    view.replace([old], '1');
+    view.replace([old.object], '1');
     const deltas = collect(view);
     const fresh = obj('a', '5', 'u2');
     view.upsert(fresh);
@@ -66,10 +71,10 @@ describe('ReflectorView', () => {
   it('turns a re-created object (new uid) into delete-unknown then create on a relist too', () => {
     const view = new ReflectorView<KubernetesObject>();
     const old = obj('a', '1', 'u1');
-    view.replace([old], '1');
+    view.replace([old.object], '1');
     const deltas = collect(view);
     const fresh = obj('a', '5', 'u2');
-    view.replace([fresh], '5');
+    view.replace([fresh.object], '5');
     expect(deltas.map((d) => d.type)).to.deep.equal(['delete', 'create']);
     expect(deltas[0]).to.include({ object: old.object, deleteStateUnknown: true });
   });
@@ -105,7 +110,7 @@ describe('ReflectorView', () => {
           const byName = new Map<string, string>(list.map(([n, v]) => [n, String(v)]));
           deltas.length = 0;
           view.replace(
-            [...byName].map(([n, v]) => obj(n, v)),
+            [...byName].map(([n, v]) => listed(n, v)),
             String(i),
           );
           applyAll(consumer, deltas);
@@ -150,7 +155,7 @@ describe('ReflectorView', () => {
           deltas.length = 0;
           if (o.kind === 'list')
             view.replace(
-              o.items.map(([n, v, u]) => obj(n, String(v), u)),
+              o.items.map(([n, v, u]) => listed(n, String(v), u)),
               '0',
             );
           else if (o.kind === 'upsert') view.upsert(obj(o.name, String(o.rv), o.uid));

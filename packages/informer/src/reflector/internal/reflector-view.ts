@@ -41,9 +41,7 @@ export class ReflectorView<R extends KubernetesObject> {
    * A list: one store batch (creates and updates in list order, deletes of what vanished last,
    * with `deleteStateUnknown`), its deltas delivered together in one synchronous run.
    */
-  replace(listed: readonly PreparedObject<R>[], resourceVersion: string): void {
-    const objects = new Array<R>(listed.length);
-    for (let i = 0; i < listed.length; i++) objects[i] = listed[i]!.object;
+  replace(objects: readonly R[], resourceVersion: string): void {
     const changes = this.store.replace(objects, resourceVersion);
     for (const delta of changes) this.deltas.emit(delta, true);
   }
