@@ -147,8 +147,9 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
       retryInfo,
       primaryFinalStateUnknown,
       logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
-      ...(broadcaster ? { eventRecorder: () => broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) } : {}),
-      ...(signal ? { signal } : {}),
+      // Absent options given as undefined, not spread in: no temporary objects per reconcile.
+      eventRecorder: broadcaster ? () => broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) : undefined,
+      signal,
     });
     // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
     // old versions for it.
