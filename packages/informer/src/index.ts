@@ -65,6 +65,7 @@ export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.j
 export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
 export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
+export type { KubeClientRegistry } from './client/kube-client-registry.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
 export type { ApplyOptions, ListOptions } from './client/kube-client.js';

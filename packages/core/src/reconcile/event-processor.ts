@@ -348,7 +348,8 @@ export class EventProcessor {
       this.#inFlight.set(key, attempt);
       this.#events.emit({ type: 'started', key, retryInfo, causes });
       if (timeoutMs !== undefined && attempt.deadline < this.#timeoutTimerAt) this.#armTimeouts(attempt.deadline);
-      void this.#attempt(attempt, retryInfo, causes);
+      // Started now: the attempt reuses this clock read for its duration.
+      void this.#attempt(attempt, retryInfo, causes, now);
     });
   }
 
@@ -378,9 +379,8 @@ export class EventProcessor {
     if (next !== Infinity) this.#armTimeouts(next);
   }
 
-  async #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses): Promise<void> {
+  async #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): Promise<void> {
     const { key, abort } = attempt;
-    const startedAt = this.#clock.now();
     let outcome: ReconcileOutcome;
     try {
       const result = await this.#dispatch(key, new AttemptRequest(retryInfo, causes, abort));

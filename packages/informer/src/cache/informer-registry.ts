@@ -1,6 +1,7 @@
 import { ShardSelector, type KubernetesObject } from '@kindex/core';
 import type { ReflectorOptions } from '../reflector/reflector.js';
 import { SharedInformer } from './shared-informer.js';
+import { provideDefaultRegistry } from '../client/kube-client-registry.js';
 
 /**
  * What a source asks the registry for: the reflector options that identify one cache.
@@ -134,3 +135,13 @@ export class InformerRegistry {
     return id;
   }
 }
+
+// KubeClient carries an InformerRegistry but client/ sits below cache/: client/ declares the
+// contract, this merges the registry's members into it (so `client.registry.acquire(...)` and
+// `registry: client.registry` keep their types) and provides the default.
+declare module '../client/kube-client-registry.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the members come from the class
+  interface KubeClientRegistry extends InformerRegistry {}
+}
+
+provideDefaultRegistry(() => new InformerRegistry());

@@ -2,7 +2,15 @@
 // KubeClient's reads and writes of a typed ResourceKind<T> return T without a type argument
 // (issue 18, item 8), and an untyped ResourceType keeps its old behaviour.
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { Kinds, resourceKind, type KubeClient, type ObjectOfKind, type ResourceType } from '../index.js';
+import {
+  type InformerRegistry,
+  Kinds,
+  resourceKind,
+  type InformerLease,
+  type KubeClient,
+  type ObjectOfKind,
+  type ResourceType,
+} from '../index.js';
 
 interface Site extends KubernetesObject {
   spec: { host: string };
@@ -54,7 +62,21 @@ const named: Site | undefined = await client.get<Site>(plainType, id);
 const namedList: Site[] = await client.list<Site>(plainType);
 const fromObject: Site = await client.create(plainType, site);
 
+// client.registry is declared in client/ (KubeClientRegistry) but keeps every member of
+// InformerRegistry (issue 23): users acquire from it and hand it to caches and monitors.
+const lease: InformerLease<Site> = client.registry.acquire({ kubeConfig: client.kubeConfig, type: SiteKind });
+const leasedHost: string | undefined = lease.informer.store.list()[0]?.spec.host;
+const asRegistry: InformerRegistry = client.registry;
+const keyed: string = client.registry.keyOf({ kubeConfig: client.kubeConfig, type: SiteKind });
+// @ts-expect-error a look-alike object is not a registry: InformerRegistry's private state is part of the contract
+const fakeRegistry: InformerRegistry = { size: 0, stopAll: async () => {} };
+
 void [
+  lease,
+  leasedHost,
+  asRegistry,
+  keyed,
+  fakeRegistry,
   host,
   hosts,
   createdHost,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { Kinds, KubeClient, metadataOnly } from '../index.js';
+import { InformerRegistry, Kinds, KubeClient, metadataOnly } from '../index.js';
 import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const CONFIG_MAP: KubernetesObject = {
@@ -28,6 +28,21 @@ function useRecordingServer(): { readonly kubeConfig: () => KubeConfig; readonly
   after(() => server.close());
   return { kubeConfig: () => server.kubeConfig, received };
 }
+
+describe('KubeClient.registry', () => {
+  // client/ declares the registry's contract and cache/ provides the default (issue 23): the
+  // default must still be a real InformerRegistry, one per client unless one is passed.
+  it('defaults to a new InformerRegistry per client, and keeps the one passed', () => {
+    const kubeConfig = {} as KubeConfig;
+    const a = new KubeClient(kubeConfig);
+    const b = new KubeClient(kubeConfig);
+    expect(a.registry).to.be.instanceOf(InformerRegistry);
+    expect(a.registry).to.not.equal(b.registry);
+    expect(a.registry.size).to.equal(0);
+    const shared = new InformerRegistry();
+    expect(new KubeClient(kubeConfig, { registry: shared }).registry).to.equal(shared);
+  });
+});
 
 describe('KubeClient.withFence', () => {
   const recording = useRecordingServer();

@@ -18,7 +18,7 @@
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryType, rejectUnknownOptions } from '@kindex/core';
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
-import { InformerRegistry } from '../cache/informer-registry.js';
+import { newDefaultRegistry, type KubeClientRegistry } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
 import type { KubeCodec } from './codec.js';
 import { codecOfType } from './metadata-codec.js';
@@ -144,7 +144,7 @@ export interface KubeClientOptions {
   /** Field manager recorded for writes. Defaults to `kindex`. */
   readonly fieldManager?: string;
   /** Registry of shared informers. Defaults to a new one. */
-  readonly registry?: InformerRegistry;
+  readonly registry?: KubeClientRegistry;
   /**
    * Called before every write (and by controllers before every reconcile); throws to refuse it.
    * Leader election sets it so a replica that lost its lease cannot write (fencing). Writes
@@ -202,7 +202,7 @@ export const KUBE_CLIENT_OPTION_KEYS = {
  */
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
-  readonly registry: InformerRegistry;
+  readonly registry: KubeClientRegistry;
   readonly fieldManager: string;
   readonly #fence: (() => void) | undefined;
   readonly #validate: boolean;
@@ -211,7 +211,7 @@ export class KubeClient {
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
     this.kubeConfig = kubeConfig;
-    this.registry = options.registry ?? new InformerRegistry();
+    this.registry = options.registry ?? newDefaultRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
     this.#fence = options.fence;
     this.#validate = options.validate ?? false;
