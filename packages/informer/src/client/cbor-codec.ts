@@ -1,6 +1,6 @@
 import { Decoder, addExtension } from 'cbor-x';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
-import { framePrefix } from './codec.js';
+import { deliverFrame, framePrefix } from './codec.js';
 import { cborItemEnd } from './internal/cbor-item-end.js';
 import { WatchLineError } from './response-errors.js';
 
@@ -31,6 +31,9 @@ function decodeItem(bytes: Uint8Array): unknown {
   if (end !== bytes.length) throw new Error(`${bytes.length - end} bytes after the CBOR item`);
   return decoder.decode(bytes);
 }
+
+/** Decodes one watch frame whose string heads the frame scan already rewrote. */
+const decodeFrame = (frame: Buffer): unknown => decoder.decode(frame);
 
 /** An `application/cbor-seq` watch: one `{type, object}` item an event, back to back. */
 class CborWatchDecoder implements WatchDecoder {
@@ -74,14 +77,7 @@ class CborWatchDecoder implements WatchDecoder {
   }
 
   #frame(frame: Buffer): void {
-    let event: { type?: unknown; object?: unknown } | null;
-    try {
-      event = decoder.decode(frame) as typeof event;
-    } catch (error) {
-      this.#sink.malformed(new WatchLineError(framePrefix(frame), 'not CBOR', { cause: error }));
-      return;
-    }
-    this.#sink.frame(event?.type, event?.object, frame);
+    deliverFrame(this.#sink, frame, decodeFrame, 'CBOR');
   }
 }
 

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { WatchLineError } from './response-errors.js';
+import { WatchLineError } from './response-errors.js';
 
 /** What a response holds: one object, a list (`items` + list metadata), or a stream of watch events. */
 export type ResponseShape = 'object' | 'list' | 'watch';
@@ -57,4 +57,24 @@ const FRAME_PREFIX_LENGTH = 120;
 export function framePrefix(frame: string | Uint8Array): string {
   if (typeof frame === 'string') return frame.slice(0, FRAME_PREFIX_LENGTH);
   return Buffer.from(frame.subarray(0, FRAME_PREFIX_LENGTH / 2)).toString('hex');
+}
+
+/**
+ * Decodes one cut watch frame and hands it to the sink: the event's `type` and `object`, or, when
+ * `decode` throws, a {@link WatchLineError} saying the frame is `not <format>`.
+ */
+export function deliverFrame<F extends string | Uint8Array>(
+  sink: WatchFrameSink,
+  frame: F,
+  decode: (frame: F) => unknown,
+  format: string,
+): void {
+  let event: { type?: unknown; object?: unknown } | null;
+  try {
+    event = decode(frame) as typeof event;
+  } catch (error) {
+    sink.malformed(new WatchLineError(framePrefix(frame), `not ${format}`, { cause: error }));
+    return;
+  }
+  sink.frame(event?.type, event?.object, frame);
 }

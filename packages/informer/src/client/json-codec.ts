@@ -1,7 +1,6 @@
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
 import { LineSplitter } from './internal/line-splitter.js';
-import { WatchLineError } from './response-errors.js';
-import { framePrefix } from './codec.js';
+import { deliverFrame } from './codec.js';
 
 /** A JSON watch stream: one `{"type":...,"object":...}` event a line. */
 class JsonWatchDecoder implements WatchDecoder {
@@ -22,14 +21,7 @@ class JsonWatchDecoder implements WatchDecoder {
   }
 
   #line(line: string): void {
-    let event: { type?: unknown; object?: unknown } | null;
-    try {
-      event = JSON.parse(line) as typeof event;
-    } catch (error) {
-      this.#sink.malformed(new WatchLineError(framePrefix(line), 'not JSON', { cause: error }));
-      return;
-    }
-    this.#sink.frame(event?.type, event?.object, line);
+    deliverFrame(this.#sink, line, JSON.parse, 'JSON');
   }
 }
 

@@ -9,57 +9,37 @@ describe('Reflector.waitForSync rejectOn', function () {
   this.timeout(30_000);
   const server = useTestApiServer();
 
-  it('rejects with the 404 of a kind that is not served, while the reflector keeps retrying with backoff (initialState list: the refused request is a list)', async () => {
-    const namespace = await createNamespace(server().kubeConfig);
-    const reflector = new Reflector({
-      kubeConfig: server().kubeConfig,
-      type: missing,
-      namespace,
-      initialState: 'list',
-      backoff: { initialMs: 20, maxMs: 50 },
+  // By list the refused request is the list; by watch-list ('auto', the default) it is the watch.
+  for (const [initialState, verb] of [
+    ['list', 'list'],
+    ['auto', 'watch'],
+  ] as const) {
+    it(`rejects with the 404 of a kind that is not served, while the reflector keeps retrying with backoff (initialState ${initialState}: the refused request is a ${verb})`, async () => {
+      const namespace = await createNamespace(server().kubeConfig);
+      const reflector = new Reflector({
+        kubeConfig: server().kubeConfig,
+        type: missing,
+        namespace,
+        initialState,
+        backoff: { initialMs: 20, maxMs: 50 },
+      });
+      const health: ReflectorHealth[] = [];
+      reflector.health$.subscribe((h) => health.push(h));
+      try {
+        await reflector.start();
+        const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: 404, verb });
+        // Without rejectOn the same wait would go on: the reflector never stops by itself.
+        expect(await reflector.waitForSync({ timeoutMs: 300 })).to.equal(false);
+        expect(health.at(-1)!.restarts).to.be.greaterThan(1);
+      } finally {
+        await reflector.stop();
+      }
     });
-    const health: ReflectorHealth[] = [];
-    reflector.health$.subscribe((h) => health.push(h));
-    try {
-      await reflector.start();
-      const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: 404, verb: 'list' });
-      // Without rejectOn the same wait would go on: the reflector never stops by itself.
-      expect(await reflector.waitForSync({ timeoutMs: 300 })).to.equal(false);
-      expect(health.at(-1)!.restarts).to.be.greaterThan(1);
-    } finally {
-      await reflector.stop();
-    }
-  });
-
-  it('rejects with the 404 of a kind that is not served, while the reflector keeps retrying with backoff (initialState auto: the refused request is a watch)', async () => {
-    const namespace = await createNamespace(server().kubeConfig);
-    const reflector = new Reflector({
-      kubeConfig: server().kubeConfig,
-      type: missing,
-      namespace,
-      initialState: 'auto',
-      backoff: { initialMs: 20, maxMs: 50 },
-    });
-    const health: ReflectorHealth[] = [];
-    reflector.health$.subscribe((h) => health.push(h));
-    try {
-      await reflector.start();
-      const error = await reflector.waitForSync({ rejectOn: isNonTransient }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: 404, verb: 'watch' });
-      // Without rejectOn the same wait would go on: the reflector never stops by itself.
-      expect(await reflector.waitForSync({ timeoutMs: 300 })).to.equal(false);
-      expect(health.at(-1)!.restarts).to.be.greaterThan(1);
-    } finally {
-      await reflector.stop();
-    }
-  });
+  }
 
   it('resolves true once synced when nothing is refused', async () => {
     const namespace = await createNamespace(server().kubeConfig);
