@@ -177,6 +177,8 @@ function runChild(params: ChildParams): Promise<RunResult> {
         [
           '--expose-gc',
           '--max-old-space-size=6144',
+          // Profiling aid: BENCH_CHILD_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles each contender's process.
+          ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
           '--import',
           join(distDir, 'register-dist.js'),
           join(distDir, 'child.js'),
