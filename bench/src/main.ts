@@ -24,6 +24,7 @@ import { svgBarChart, type BarGroup } from './report/svg-bar-chart.js';
 import type { ChildParams, RunResult } from './run-result.js';
 import { StreamServer, type CborFixture, type ProtobufFixture, type WatchScript } from './server/stream-server.js';
 import { kubeCbor, kubeCborWatch } from './fixture/kube-cbor-fixture.js';
+import { contenderNode, nodeVersion } from './node-runtime.js';
 
 interface Settings {
   sizes: number[];
@@ -47,6 +48,8 @@ interface Settings {
   scenarios: string[];
   /** Compare kindex's ratios with quick-thresholds.json and fail on a regression; writes no results. */
   check: boolean;
+  /** The Node binary of the JS contenders (`--node`): this process's by default. */
+  node: string;
 }
 
 const distDir = fileURLToPath(new URL('.', import.meta.url));
@@ -116,6 +119,7 @@ function parseSettings(argv: readonly string[]): Settings {
     contenders: list('contenders', check ? 'kindex,kindex-metadata,client-node,limit' : ALL_CONTENDERS.join(',')),
     scenarios: list('scenarios', check ? 'sync,watch' : 'sync,watch,relist'),
     check,
+    node: contenderNode(flags.get('node') ?? process.env.BENCH_NODE),
   };
 }
 
@@ -155,7 +159,7 @@ function cborFixture(contenders: readonly string[], list: ListFixture, watch: Wa
   };
 }
 
-function runChild(params: ChildParams): Promise<RunResult> {
+function runChild(params: ChildParams, node: string): Promise<RunResult> {
   const [command, args, env] = GO_CONTENDERS.includes(params.contender)
     ? [
         goBinary,
@@ -173,7 +177,7 @@ function runChild(params: ChildParams): Promise<RunResult> {
         { ...process.env, KUBE_FEATURE_WatchListClient: String(params.contender === 'client-go-watch-list') },
       ]
     : [
-        process.execPath,
+        node,
         [
           '--expose-gc',
           '--max-old-space-size=6144',
@@ -241,7 +245,7 @@ async function measure(
           ...(watch.type === 'paced' ? { rate: watch.rate } : {}),
           ...(mode === 'restart' ? { reconcileWorkMs: settings.restartWorkMs } : {}),
         };
-        const result = await runChild(params);
+        const result = await runChild(params, settings.node);
         const t = server.timings;
         if (mode === 'relist' && t.rewatchAt !== undefined) {
           if (t.relistAt !== undefined) result.relistMs = t.rewatchAt - t.relistAt;
@@ -331,7 +335,7 @@ async function main(): Promise<void> {
   if (settings.contenders.some((c) => GO_CONTENDERS.includes(c)) && !buildGo())
     settings.contenders = settings.contenders.filter((c) => !GO_CONTENDERS.includes(c));
   mkdirSync(resultsDir, { recursive: true });
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${goVersion()}; shared with other work, so compare ratios within one run`;
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${nodeVersion(settings.node)}${settings.node === process.execPath ? '' : ' (contenders; --node)'}, ${goVersion()}; shared with other work, so compare ratios within one run`;
   const sections: Section[] = [];
   // kindex's ratios to the baselines of this run, for --check.
   const figures = new Map<string, number>();
