@@ -456,9 +456,15 @@ export class InformerEventSource<
       });
     }
     for (const id of primaries) {
-      // One real change among a primary's secondaries (a relist's update) lifts it to normal priority.
       const previous = gathered.get(id.key);
-      gathered.set(id.key, [id, event, previous !== undefined && previous[2] === undefined ? undefined : priority]);
+      if (previous === undefined) {
+        gathered.set(id.key, [id, event, priority]);
+      } else {
+        // Updated in place (a list of 100,000 secondaries would otherwise allocate a tuple each).
+        // One real change among a primary's secondaries (a relist's update) lifts it to normal priority.
+        previous[1] = event;
+        if (previous[2] !== undefined) previous[2] = priority;
+      }
     }
   }
 
