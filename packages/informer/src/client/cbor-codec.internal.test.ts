@@ -1,5 +1,8 @@
 // The CBOR codec on the bytes kube-apiserver writes (byte strings, tag 55799, shortest floats),
 // byte by byte where framing matters; the servers' side is in reflector-cbor.test.ts.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { cborCodec } from './cbor-codec.js';
 import { cborItemEnd } from './internal/cbor-item-end.js';
@@ -111,6 +114,33 @@ describe('cborCodec', () => {
     expect(bad.errors).to.have.length(1);
     expect(bad.errors[0]!.message).to.match(/not CBOR/);
     expect((bad.errors[0]!.cause as Error).message).to.match(/reserved additional information 28/);
+  });
+});
+
+describe('cborCodec loading', () => {
+  // Every script V8 compiles, ESM or CommonJS, is reported to an inspector session: evidence of a
+  // load that does not depend on how cbor-x is reached (a static import, import() or require).
+  const CHILD = `
+    import { Session } from 'node:inspector';
+    const session = new Session();
+    session.connect();
+    const urls = [];
+    session.on('Debugger.scriptParsed', ({ params }) => urls.push(params.url));
+    session.post('Debugger.enable');
+    const loaded = () => urls.some((url) => url.includes('/node_modules/cbor-x/'));
+    await import('@kindex/informer');
+    const afterEntry = loaded();
+    const { cborCodec } = await import(${JSON.stringify(new URL('./cbor-codec.ts', import.meta.url).href)});
+    const decoded = cborCodec.decodeObject(Buffer.from('a0', 'hex'));
+    console.log(JSON.stringify({ afterEntry, decoded, afterDecode: loaded() }));
+  `;
+
+  it('loads cbor-x on the first CBOR decode, not with the package entry', async () => {
+    const packageDir = fileURLToPath(new URL('../..', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
+      cwd: packageDir,
+    });
+    expect(JSON.parse(stdout)).to.deep.equal({ afterEntry: false, decoded: {}, afterDecode: true });
   });
 });
 

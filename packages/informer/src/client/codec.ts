@@ -3,10 +3,10 @@
  * into objects, lists and watch frames, and names the Accept header that asks for them.
  *
  * JSON ({@link jsonCodec}) is the default; CBOR ({@link cborCodec}: `application/cbor`, with
- * `application/cbor-seq` watch frames) is chosen by a reflector's `wire` option. Another (a
- * metadata-only one: `as=PartialObjectMetadata` on the Accept header, per shape) is one more
- * implementation of this interface handed to the request: the layer, the reflector and the
- * client do not change. Frames are cut by the codec, not by the
+ * `application/cbor-seq` watch frames) is chosen by a reflector's `wire` option, and the
+ * metadata-only codec (`as=PartialObjectMetadata` on the Accept header, per shape) by the kind;
+ * `readCodec` (read-codec.ts) makes that one choice for the reflector and the client. Each is one
+ * more implementation of this interface handed to the request: the layer does not change. Frames are cut by the codec, not by the
  * caller, because each media type frames a watch its own way (JSON: one event a line; CBOR and
  * protobuf: length-prefixed).
  *

@@ -11,7 +11,8 @@
  *   (`kube-api-error.ts`).
  * - `codec.ts`: the codec seam, one decoder per media type for objects, lists and watch frames,
  *   which also names the Accept header; `json-codec.ts` reads whole objects, `metadata-codec.ts`
- *   the metadata of a metadata-only kind's (`as=PartialObjectMetadata`).
+ *   the metadata of a metadata-only kind's (`as=PartialObjectMetadata`), `cbor-codec.ts` CBOR;
+ *   `read-codec.ts` picks one for a kind and a `wire` option, for the reflector and this client.
  *
  * @module
  */
@@ -21,7 +22,7 @@ import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../
 import { newDefaultRegistry, type KubeClientRegistry } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
 import type { KubeCodec } from './codec.js';
-import { codecOfType } from './metadata-codec.js';
+import { readCodec } from './read-codec.js';
 import { KubeApiError } from './kube-api-error.js';
 
 // Other stages import the error from here, beside the client that throws it.
@@ -298,7 +299,7 @@ export class KubeClient {
     id: ResourceID,
   ): Promise<R | undefined> {
     try {
-      const object = await this.#send<R>('GET', objectPath(type, id), undefined, undefined, codecOfType(type));
+      const object = await this.#send<R>('GET', objectPath(type, id), undefined, undefined, readCodec(type));
       // The metadata codec leaves kind out: stamp the resource's, as the cache and list() do.
       return type.metadataOnly === true ? { kind: type.kind, apiVersion: apiVersionOf(type), ...object } : object;
     } catch (error) {
@@ -359,7 +360,7 @@ export class KubeClient {
       const { open, body } = await sendRequest(this.kubeConfig, {
         path: `${collectionPath(type, options.namespace)}?${query.toString()}`,
         shape: 'list',
-        codec: codecOfType(type),
+        codec: readCodec(type),
       });
       const page = decodeBody(open, body, 'list') as { items?: R[]; metadata?: { continue?: string } };
       // A list's items carry neither apiVersion nor kind on the wire; add them, as a get returns them.

@@ -3,10 +3,10 @@
 import { expect } from 'chai';
 import type { StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
-import { Kinds, metadataOnly, Reflector } from '../index.js';
+import { Kinds, metadataOnly } from '../index.js';
 import { metadataCodec } from './metadata-codec.js';
 import { WatchLineError } from './response-errors.js';
-import { ScriptedServer, configMap, configMapList, sendJson, startWatch } from '../reflector/internal/scripted-server.js';
+import { ScriptedReflector, configMap, configMapList, sendJson, startWatch } from '../reflector/internal/scripted-server.js';
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 const partial = (name: string) => ({
@@ -73,29 +73,26 @@ describe('metadataCodec', () => {
 });
 
 describe('Reflector of a metadata-only kind, against a server that ignores as= (scripted wire)', () => {
-  let server: ScriptedServer | undefined;
-  let reflector: Reflector | undefined;
-  afterEach(async () => {
-    await reflector?.stop();
-    await server?.stop();
-  });
+  const scripted = new ScriptedReflector();
+  afterEach(() => scripted.close());
 
   it("caches metadata only, with the resource's kind and apiVersion", async () => {
-    server = await ScriptedServer.start((_req, res, i) => {
-      if (i === 0) sendJson(res, 200, configMapList('10', [configMap('a', '5', { big: 'x' })]));
-      else if (i === 1) startWatch(res, [{ type: 'ADDED', object: configMap('b', '11', { big: 'y' }) }]);
-    });
-    reflector = new Reflector({
-      kubeConfig: server.kubeConfig,
-      type: metadataOnly(Kinds.ConfigMap),
-      namespace: 'ns',
-      initialState: 'list', // the script answers a list, then a watch
-      watchTimeoutSeconds: 60,
-    });
+    const { reflector } = await scripted.open(
+      (_req, res, i) => {
+        if (i === 0) sendJson(res, 200, configMapList('10', [configMap('a', '5', { big: 'x' })]));
+        else if (i === 1) startWatch(res, [{ type: 'ADDED', object: configMap('b', '11', { big: 'y' }) }]);
+      },
+      {
+        type: metadataOnly(Kinds.ConfigMap),
+        namespace: 'ns',
+        initialState: 'list', // the script answers a list, then a watch
+        watchTimeoutSeconds: 60,
+      },
+    );
     const deltas: StoreDelta[] = [];
     reflector.deltas$.subscribe((d) => deltas.push(d));
     await reflector.start();
-    await eventually(() => expect(reflector!.list()).to.have.length(2));
+    await eventually(() => expect(reflector.list()).to.have.length(2));
     for (const object of reflector.list()) {
       expect(Object.keys(object)).to.deep.equal(['kind', 'apiVersion', 'metadata']);
       expect(object).to.include({ kind: 'ConfigMap', apiVersion: 'v1' });

@@ -51,7 +51,7 @@ function watchDecoder(sink: WatchFrameSink): WatchDecoder {
 /**
  * The metadata-only codec: asks the server for `PartialObjectMetadata` (`as=` on the Accept header,
  * JSON) and hands on each object's `metadata` alone, whatever the server sent. Used for the kinds
- * made with {@link metadataOnly}.
+ * made with {@link metadataOnly}; {@link readCodec} picks it for them.
  */
 export const metadataCodec: KubeCodec = Object.freeze({
   mediaType: 'application/json',
@@ -60,8 +60,3 @@ export const metadataCodec: KubeCodec = Object.freeze({
   decodeList,
   watchDecoder,
 });
-
-/** The codec of requests for `type`: {@link metadataCodec} for a metadata-only kind, else JSON. */
-export function codecOfType(type: { readonly metadataOnly?: boolean }): KubeCodec {
-  return type.metadataOnly === true ? metadataCodec : jsonCodec;
-}

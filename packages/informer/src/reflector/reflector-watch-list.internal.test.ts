@@ -7,8 +7,8 @@ import type { StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
 import { ApiRequestError, isNonTransient, Reflector } from '../index.js';
 import type { ReflectorOptions, ResourceType } from '../index.js';
-import { ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
-import type { ScriptedRequest } from './internal/scripted-server.js';
+import { ScriptedReflector, ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
+import type { Script, ScriptedRequest } from './internal/scripted-server.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
@@ -28,20 +28,11 @@ const isWatchList = (r: ScriptedRequest): boolean => r.url.searchParams.get('sen
 const isList = (r: ScriptedRequest): boolean => r.url.searchParams.get('watch') === null;
 
 describe('Reflector initialState (scripted wire)', () => {
-  let server: ScriptedServer | undefined;
-  let reflector: Reflector | undefined;
+  const scripted = new ScriptedReflector();
+  afterEach(() => scripted.close());
 
-  afterEach(async () => {
-    await reflector?.stop();
-    await server?.stop();
-    reflector = undefined;
-    server = undefined;
-  });
-
-  async function start(handler: Parameters<typeof ScriptedServer.start>[0], options: Partial<ReflectorOptions> = {}) {
-    server = await ScriptedServer.start(handler);
-    reflector = new Reflector({
-      kubeConfig: server.kubeConfig,
+  async function start(handler: Script, options: Partial<ReflectorOptions> = {}) {
+    const { server, reflector } = await scripted.open(handler, {
       type: configMaps,
       backoff: { initialMs: 10, maxMs: 50 },
       watchTimeoutSeconds: 60,

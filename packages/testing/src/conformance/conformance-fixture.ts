@@ -13,6 +13,7 @@ import {
   type V1ConfigMap,
 } from '@kubernetes/client-node';
 import { createNamespace } from '../helpers/create-namespace.js';
+import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { useTestApiServer, type UseTestApiServerOptions } from '../helpers/use-test-api-server.js';
 import type { TestApiServer } from '../test-api-server.js';
@@ -84,6 +85,16 @@ export async function createConfigMap(
       data: overrides.data ?? { key: 'value' },
     },
   });
+}
+
+/** The collection path of `namespace`'s ConfigMaps, for requests sent by hand. */
+export function configMapsPath(namespace: string): string {
+  return `/api/v1/namespaces/${namespace}/configmaps`;
+}
+
+/** A GET of `path` sent by hand with `accept` as its Accept header, as content negotiation tests need. */
+export function getAccepting(kubeConfig: KubeConfig, path: string, accept: string): Promise<RawResponse> {
+  return rawRequest(kubeConfig, { path, headers: { Accept: accept } });
 }
 
 /** Metadata the server must have set; throws naming the missing field. */

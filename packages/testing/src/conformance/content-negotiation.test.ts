@@ -17,7 +17,7 @@ import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, getAccepting, useConformanceFixture } from './conformance-fixture.js';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from('k8s\0', 'latin1');
@@ -50,14 +50,13 @@ function status(r: RawResponse): { code: number; reason: string; message: string
 
 describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
   const fixture = useConformanceFixture();
-  const cms = (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`;
 
   it('answers a built-in object and list in protobuf when asked, first choice or not', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: 'b' }, labels: { l: 'v' } });
     const name = cm.metadata!.name!;
     for (const accept of [PROTOBUF, `${PROTOBUF}, application/json`]) {
-      const one = await rawRequest(kubeConfig, { path: `${cms(namespace)}/${name}`, headers: { Accept: accept } });
+      const one = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/${name}`, accept);
       expect(one.status).to.equal(200);
       expect(one.headers['content-type']).to.equal(PROTOBUF);
       const unknown = unwrap(one.bytes);
@@ -70,7 +69,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
       // Time is whole seconds since the epoch on the protobuf wire.
       expect(Number(decoded.metadata?.creationTimestamp?.seconds)).to.equal(Math.floor(cm.metadata!.creationTimestamp!.getTime() / 1000));
     }
-    const list = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: PROTOBUF } });
+    const list = await getAccepting(kubeConfig, configMapsPath(namespace), PROTOBUF);
     expect(list.headers['content-type']).to.equal(PROTOBUF);
     const unknown = unwrap(list.bytes);
     expect(unknown).to.include({ apiVersion: 'v1', kind: 'ConfigMapList' });
@@ -85,7 +84,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const body = wrap(ConfigMapSchema, 'v1', 'ConfigMap', create(ConfigMapSchema, { metadata: { name }, data: { a: 'b' } }));
     const created = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: cms(namespace),
+      path: configMapsPath(namespace),
       headers: { 'Content-Type': PROTOBUF, Accept: 'application/json' },
       body,
     });
@@ -157,7 +156,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     expect(container['livenessProbe']).to.have.nested.property('tcpSocket.port', 8080);
     expect(container['env']).to.deep.equal([{ name: 'A', valueFrom: { configMapKeyRef: { name: 'settings', key: 'a' } } }]);
 
-    const read = await rawRequest(kubeConfig, { path: `${path}/${name}`, headers: { Accept: PROTOBUF } });
+    const read = await getAccepting(kubeConfig, `${path}/${name}`, PROTOBUF);
     const back = fromBinary(PodSchema, unwrap(read.bytes).raw).spec!.containers[0]!;
     expect(back.resources?.limits['cpu']?.string).to.equal('250m');
     expect(back.readinessProbe?.handler?.httpGet?.port).to.deep.include({ type: 1n, strVal: 'http' });
@@ -202,7 +201,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const cm = await createConfigMap(core, namespace);
     const r = await rawRequest(kubeConfig, {
       method: 'DELETE',
-      path: `${cms(namespace)}/${cm.metadata!.name}`,
+      path: `${configMapsPath(namespace)}/${cm.metadata!.name}`,
       headers: { 'Content-Type': PROTOBUF, Accept: PROTOBUF },
       body: wrap(DeleteOptionsSchema, 'v1', 'DeleteOptions', create(DeleteOptionsSchema, { preconditions: { uid: 'not-its-uid' } })),
     });
@@ -231,7 +230,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
 
   it('answers errors in protobuf when protobuf was asked for', async () => {
     const { kubeConfig, namespace } = fixture();
-    const r = await rawRequest(kubeConfig, { path: `${cms(namespace)}/missing`, headers: { Accept: PROTOBUF } });
+    const r = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/missing`, PROTOBUF);
     expect(r.status).to.equal(404);
     expect(r.headers['content-type']).to.equal(PROTOBUF);
     expect(unwrap(r.bytes)).to.include({ apiVersion: 'v1', kind: 'Status' });
@@ -243,7 +242,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const cm = await createConfigMap(core, namespace, { data: { a: 'b' } });
     const watch = async (query: string) => {
       const r = await rawRequest(kubeConfig, {
-        path: `${cms(namespace)}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D${cm.metadata!.name}${query}`,
+        path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D${cm.metadata!.name}${query}`,
         headers: { Accept: PROTOBUF },
       });
       expect(r.status).to.equal(200);
@@ -269,7 +268,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
 
   it('answers discovery in protobuf, and 406 for HTML', async () => {
     const { kubeConfig } = fixture();
-    const r = await rawRequest(kubeConfig, { path: '/api/v1', headers: { Accept: `${PROTOBUF}, application/json` } });
+    const r = await getAccepting(kubeConfig, '/api/v1', `${PROTOBUF}, application/json`);
     expect(r.status).to.equal(200);
     expect(r.headers['content-type']).to.equal(PROTOBUF);
     const list = fromBinary(APIResourceListSchema, unwrap(r.bytes).raw);
@@ -277,7 +276,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const configmaps = list.resources.find((x) => x.name === 'configmaps');
     expect(configmaps).to.deep.include({ kind: 'ConfigMap', namespaced: true });
     expect(configmaps?.verbs?.items).to.include.members(['create', 'get', 'list', 'watch']);
-    const html = await rawRequest(kubeConfig, { path: '/api/v1', headers: { Accept: 'text/html' } });
+    const html = await getAccepting(kubeConfig, '/api/v1', 'text/html');
     expect(html.status).to.equal(406);
     expect(status(html)).to.deep.include({
       reason: 'NotAcceptable',
@@ -288,18 +287,18 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
   it('answers YAML for get and list, and decodes YAML bodies; a watch cannot be YAML (406)', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: 'b' } });
-    const one = await rawRequest(kubeConfig, { path: `${cms(namespace)}/${cm.metadata!.name}`, headers: { Accept: 'application/yaml' } });
+    const one = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/${cm.metadata!.name}`, 'application/yaml');
     expect(one.status).to.equal(200);
     expect(one.headers['content-type']).to.equal('application/yaml');
     expect(parseYaml(one.text)).to.deep.include({ apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } });
-    const list = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: 'application/json;q=0.5, application/yaml' } });
+    const list = await getAccepting(kubeConfig, configMapsPath(namespace), 'application/json;q=0.5, application/yaml');
     expect(list.headers['content-type']).to.equal('application/yaml');
     expect((parseYaml(list.text) as { kind: string }).kind).to.equal('ConfigMapList');
 
     const name = uniqueName('yaml');
     const created = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: cms(namespace),
+      path: configMapsPath(namespace),
       headers: { 'Content-Type': 'application/yaml' },
       body: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`,
     });
@@ -307,7 +306,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     expect(JSON.parse(created.text)).to.deep.include({ data: { k: 'v' } });
 
     const watch = await rawRequest(kubeConfig, {
-      path: `${cms(namespace)}?watch=true&timeoutSeconds=1`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1`,
       headers: { Accept: 'application/yaml' },
     });
     expect(watch.status).to.equal(406);
@@ -322,7 +321,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const { kubeConfig, namespace } = fixture();
     for (const accept of ['text/html', 'application/cbor']) {
       // Negotiation comes first: the object does not exist, and the answer is still 406.
-      const r = await rawRequest(kubeConfig, { path: `${cms(namespace)}/missing`, headers: { Accept: accept } });
+      const r = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/missing`, accept);
       expect(r.status, accept).to.equal(406);
       expect(r.headers['content-type']).to.equal('application/json');
       expect(status(r)).to.deep.include({
@@ -331,7 +330,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
         message: `406: Not Acceptable\n\nAvailable representations: ${SERVED}`,
       });
     }
-    const any = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: 'text/html, */*' } });
+    const any = await getAccepting(kubeConfig, configMapsPath(namespace), 'text/html, */*');
     expect(any.status).to.equal(200);
     expect(any.headers['content-type']).to.equal('application/json');
   });
@@ -342,7 +341,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     const path = `/apis/${crd.group}/${crd.version}/namespaces/${namespace}/${crd.plural}`;
     const message = `only the following media types are accepted: ${SERVED}`;
     for (const suffix of ['', '?watch=true&timeoutSeconds=1']) {
-      const r = await rawRequest(kubeConfig, { path: `${path}${suffix}`, headers: { Accept: PROTOBUF } });
+      const r = await getAccepting(kubeConfig, `${path}${suffix}`, PROTOBUF);
       expect(r.status).to.equal(406);
       expect(r.headers['content-type']).to.equal(PROTOBUF);
       expect(status(r)).to.deep.equal({ code: 406, reason: 'NotAcceptable', message });
@@ -364,7 +363,12 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
       ['application/cbor', Uint8Array.from([0xa0])],
       ['text/html', '<p>'],
     ] as const) {
-      const r = await rawRequest(kubeConfig, { method: 'POST', path: cms(namespace), headers: { 'Content-Type': contentType }, body });
+      const r = await rawRequest(kubeConfig, {
+        method: 'POST',
+        path: configMapsPath(namespace),
+        headers: { 'Content-Type': contentType },
+        body,
+      });
       expect(r.status, contentType).to.equal(415);
       expect(status(r)).to.deep.include({
         reason: 'UnsupportedMediaType',
@@ -373,7 +377,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     }
     const noMagic = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: cms(namespace),
+      path: configMapsPath(namespace),
       headers: { 'Content-Type': PROTOBUF },
       body: 'abc',
     });
@@ -383,7 +387,7 @@ describe('conformance: content negotiation (protobuf, YAML, 406, 415)', () => {
     );
     const garbage = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: cms(namespace),
+      path: configMapsPath(namespace),
       headers: { 'Content-Type': PROTOBUF },
       body: Buffer.from('k8s\0garbage', 'latin1'),
     });

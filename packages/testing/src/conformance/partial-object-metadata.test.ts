@@ -12,7 +12,7 @@ import { UnknownSchema } from '../apiserver/protobuf/generated/k8s.io/apimachine
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, getAccepting, useConformanceFixture } from './conformance-fixture.js';
 
 const meta = (as: string): string => `application/json;as=${as};g=meta.k8s.io;v=v1`;
 // client-go's metadata client: protobuf first, then JSON metadata, then whole JSON objects.
@@ -43,13 +43,12 @@ function json<T>(r: RawResponse): T {
 
 describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => {
   const fixture = useConformanceFixture();
-  const cms = (namespace: string) => `/api/v1/namespaces/${namespace}/configmaps`;
 
   it('answers a get with the object as PartialObjectMetadata: metadata only, no data', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: '1' }, labels: { l: 'v' } });
     for (const accept of [meta('PartialObjectMetadata'), OBJECT_ACCEPT]) {
-      const r = await rawRequest(kubeConfig, { path: `${cms(namespace)}/${cm.metadata!.name}`, headers: { Accept: accept } });
+      const r = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/${cm.metadata!.name}`, accept);
       expect(r.status).to.equal(200);
       expect(r.headers['content-type']).to.equal('application/json');
       const partial = json<Partial>(r);
@@ -67,7 +66,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
 
   it('answers a list as PartialObjectMetadataList with the list metadata, and items null when empty', async () => {
     const { core, kubeConfig, namespace } = fixture();
-    const empty = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: LIST_ACCEPT } });
+    const empty = await getAccepting(kubeConfig, configMapsPath(namespace), LIST_ACCEPT);
     expect(empty.status).to.equal(200);
     const none = json<{ kind: string; items: unknown }>(empty);
     expect(none).to.include({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1' });
@@ -75,12 +74,12 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     expect(none.items).to.equal(null);
     const a = await createConfigMap(core, namespace, { data: { a: '1' } });
     const b = await createConfigMap(core, namespace, { data: { b: '2' } });
-    const page = await rawRequest(kubeConfig, { path: `${cms(namespace)}?limit=1`, headers: { Accept: LIST_ACCEPT } });
+    const page = await getAccepting(kubeConfig, `${configMapsPath(namespace)}?limit=1`, LIST_ACCEPT);
     const first = json<{ metadata: { resourceVersion: string; continue?: string }; items: Partial[] }>(page);
     expect(first.metadata.resourceVersion).to.be.a('string');
     expect(first.metadata.continue).to.be.a('string');
     const rest = await rawRequest(kubeConfig, {
-      path: `${cms(namespace)}?limit=1&continue=${encodeURIComponent(first.metadata.continue!)}`,
+      path: `${configMapsPath(namespace)}?limit=1&continue=${encodeURIComponent(first.metadata.continue!)}`,
       headers: { Accept: LIST_ACCEPT },
     });
     const items = [...first.items, ...json<{ items: Partial[] }>(rest).items];
@@ -105,7 +104,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     const list = json<{ kind: string; items: Partial[] }>(await rawRequest(kubeConfig, { path, headers: { Accept: LIST_ACCEPT } }));
     expect(list.kind).to.equal('PartialObjectMetadataList');
     expect(list.items.map((i) => [i.kind, i.metadata.name, 'spec' in i])).to.deep.equal([['PartialObjectMetadata', 'one', false]]);
-    const one = json<Partial>(await rawRequest(kubeConfig, { path: `${path}/one`, headers: { Accept: OBJECT_ACCEPT } }));
+    const one = json<Partial>(await getAccepting(kubeConfig, `${path}/one`, OBJECT_ACCEPT));
     expect([one.kind, one.metadata.name, 'spec' in one]).to.deep.equal(['PartialObjectMetadata', 'one', false]);
     const wrong = await rawRequest(kubeConfig, { path, headers: { Accept: OBJECT_ACCEPT } });
     expect(wrong.status).to.equal(406);
@@ -117,13 +116,13 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
   it('answers 406 for PartialObjectMetadata of a list and PartialObjectMetadataList of one object, even with a JSON fallback', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: '1' } });
-    const list = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: OBJECT_ACCEPT } });
+    const list = await getAccepting(kubeConfig, configMapsPath(namespace), OBJECT_ACCEPT);
     expect(list.status).to.equal(406);
     expect(json<{ reason: string; message: string }>(list)).to.deep.include({
       reason: 'NotAcceptable',
       message: 'you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)',
     });
-    const one = await rawRequest(kubeConfig, { path: `${cms(namespace)}/${cm.metadata!.name}`, headers: { Accept: LIST_ACCEPT } });
+    const one = await getAccepting(kubeConfig, `${configMapsPath(namespace)}/${cm.metadata!.name}`, LIST_ACCEPT);
     expect(one.status).to.equal(406);
     expect(json<{ message: string }>(one).message).to.equal(
       'you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)',
@@ -138,7 +137,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
       'application/json;as=PartialObjectMetadataList;g=apps;v=v1',
     ]) {
       for (const query of ['', '?watch=true&timeoutSeconds=1']) {
-        const r = await rawRequest(kubeConfig, { path: `${cms(namespace)}${query}`, headers: { Accept: accept } });
+        const r = await getAccepting(kubeConfig, `${configMapsPath(namespace)}${query}`, accept);
         expect(r.status, `${accept} ${query}`).to.equal(406);
         expect(json<{ reason: string; message: string }>(r)).to.deep.include({
           reason: 'NotAcceptable',
@@ -148,7 +147,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     }
     // A clause the server skips leaves the next one to answer.
     const next = await rawRequest(kubeConfig, {
-      path: cms(namespace),
+      path: configMapsPath(namespace),
       headers: { Accept: 'application/json;as=Foo;g=meta.k8s.io;v=v1,application/json' },
     });
     expect(next.status).to.equal(200);
@@ -159,7 +158,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     const { core, kubeConfig, namespace } = fixture();
     const a = await createConfigMap(core, namespace, { data: { a: '1' } });
     const watched = rawRequest(kubeConfig, {
-      path: `${cms(namespace)}?watch=true&timeoutSeconds=3&resourceVersion=${a.metadata!.resourceVersion}`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=3&resourceVersion=${a.metadata!.resourceVersion}`,
       headers: { Accept: OBJECT_ACCEPT },
       timeoutMs: 20_000,
     });
@@ -184,7 +183,7 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: '1' }, labels: { l: 'v' } });
     const one = await rawRequest(kubeConfig, {
-      path: `${cms(namespace)}/${cm.metadata!.name}`,
+      path: `${configMapsPath(namespace)}/${cm.metadata!.name}`,
       headers: { Accept: protobufAccept('PartialObjectMetadata') },
     });
     expect([one.status, one.headers['content-type']]).to.deep.equal([200, PROTOBUF]);
@@ -193,14 +192,14 @@ describe('conformance: metadata-only answers (as=PartialObjectMetadata)', () => 
     const partial = fromBinary(PartialObjectMetadataSchema, object.raw);
     expect([partial.metadata?.name, partial.metadata?.labels]).to.deep.equal([cm.metadata!.name, { l: 'v' }]);
 
-    const list = await rawRequest(kubeConfig, { path: cms(namespace), headers: { Accept: protobufAccept('PartialObjectMetadataList') } });
+    const list = await getAccepting(kubeConfig, configMapsPath(namespace), protobufAccept('PartialObjectMetadataList'));
     expect([list.status, list.headers['content-type']]).to.deep.equal([200, PROTOBUF]);
     const listed = unknownOf(list.bytes);
     expect(listed.kind).to.equal('PartialObjectMetadataList');
     expect(fromBinary(PartialObjectMetadataListSchema, listed.raw).items.map((i) => i.metadata?.name)).to.deep.equal([cm.metadata!.name]);
 
     const watch = await rawRequest(kubeConfig, {
-      path: `${cms(namespace)}?watch=true&timeoutSeconds=1`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1`,
       headers: { Accept: protobufAccept('PartialObjectMetadata') },
       timeoutMs: 20_000,
     });

@@ -1,7 +1,6 @@
 import { ShardSelector, type KubernetesObject } from '@kindex/core';
 import type { KubeCodec } from '../../client/codec.js';
-import { codecOfType } from '../../client/metadata-codec.js';
-import { wireCodec } from '../../client/wire-codec.js';
+import { readCodec } from '../../client/read-codec.js';
 import { collectionPath } from '../../kind/resource-type.js';
 import type { ReflectorOptions } from '../reflector-options.js';
 
@@ -38,8 +37,7 @@ export function reflectorTarget<R extends KubernetesObject>(options: ReflectorOp
       : typeof options.shardSelector === 'string'
         ? ShardSelector.parse(options.shardSelector)
         : options.shardSelector;
-  // A metadata-only kind reads PartialObjectMetadata in JSON whatever the wire (no CBOR form of it is asked for).
-  const wire = wireCodec(options.wire, 'Reflector options');
+  const codec = readCodec(type, { wire: options.wire, owner: 'Reflector options' });
   return {
     path: collectionPath(type, options.namespace),
     shards,
@@ -48,6 +46,6 @@ export function reflectorTarget<R extends KubernetesObject>(options: ReflectorOp
       fieldSelector: options.fieldSelector || undefined,
       shardSelector: shards?.toString(),
     },
-    codec: type.metadataOnly === true ? codecOfType(type) : wire,
+    codec,
   };
 }

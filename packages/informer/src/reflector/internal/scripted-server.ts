@@ -1,12 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { Reflector } from '../reflector.js';
+import type { ReflectorOptions } from '../reflector-options.js';
 
 /** One request a {@link ScriptedServer} received. */
 export interface ScriptedRequest {
   readonly url: URL;
   readonly at: number;
 }
+
+/** How a {@link ScriptedServer} answers: called for each request, with its 0-based index. */
+export type Script = (req: ScriptedRequest, res: http.ServerResponse, index: number) => void;
 
 /**
  * A bare HTTP server whose answers a test scripts request by request, for wire input no real
@@ -22,7 +27,7 @@ export class ScriptedServer {
     readonly kubeConfig: KubeConfig,
   ) {}
 
-  static async start(handler: (req: ScriptedRequest, res: http.ServerResponse, index: number) => void): Promise<ScriptedServer> {
+  static async start(handler: Script): Promise<ScriptedServer> {
     let self: ScriptedServer | undefined;
     const server = http.createServer((req, res) => {
       const request = { url: new URL(req.url ?? '/', 'http://127.0.0.1'), at: Date.now() };
@@ -54,6 +59,31 @@ export class ScriptedServer {
     for (const res of this.open) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * One test's {@link ScriptedServer} and the Reflector reading it. `open` makes the reflector
+ * without starting it, so the test subscribes first; `close`, for afterEach, stops the last
+ * pair opened, whatever the test left running.
+ */
+export class ScriptedReflector {
+  #server: ScriptedServer | undefined;
+  #reflector: Reflector | undefined;
+
+  async open(script: Script, options: Omit<ReflectorOptions, 'kubeConfig'>): Promise<{ server: ScriptedServer; reflector: Reflector }> {
+    const server = await ScriptedServer.start(script);
+    this.#server = server;
+    const reflector = new Reflector({ kubeConfig: server.kubeConfig, ...options });
+    this.#reflector = reflector;
+    return { server, reflector };
+  }
+
+  async close(): Promise<void> {
+    await this.#reflector?.stop();
+    await this.#server?.stop();
+    this.#reflector = undefined;
+    this.#server = undefined;
   }
 }
 
