@@ -293,7 +293,8 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     const meta = this.#metadataOf(secondary);
     if (meta === undefined) return NOTHING;
     const namespace = meta.namespace ?? '';
-    const cell = this.#content.forward.get(namespace)?.get(meta.name);
+    const byName = this.#content.forward.get(namespace);
+    const cell = byName?.get(meta.name);
     // The store holds this version now, whatever the mapper says of it: lookups must see it.
     if (cell !== undefined) cell.object = secondary as SecondaryCell['object'];
     const before = cell?.refs;
@@ -302,6 +303,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     }
     const mapped = this.#map(secondary, meta);
     if (mapped === undefined) return { newPrimaries: before ?? NONE, oldPrimaries: before ?? NONE };
+    if (cell === undefined && mapped.length === 1) return this.#addUnderOne(namespace, byName, meta.name, secondary, mapped[0]!);
     const after = mapped.length === 0 ? undefined : this.#intern(mapped);
     if (sameRefs(before, after)) {
       // The common update (a MODIFIED event that keeps its references): nothing to write.
@@ -391,6 +393,25 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
         content.reverse.set(id.key, { id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: cell! });
       } else entry.secondaries = bucketWith(entry.secondaries, cell!);
     }
+  }
+
+  /**
+   * Files a new secondary under its one primary: the initial sync's path (every object of a list
+   * is new, and the usual one has one owner). One probe of each table, where `#intern` then
+   * `#file` probe the primary's entry twice and the namespace's table twice.
+   */
+  #addUnderOne(namespace: string, byName: Map<string, SecondaryCell> | undefined, name: string, object: S, id: ResourceID): ReverseIndexUpdate {
+    const content = this.#content;
+    if (content.log.recording) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), undefined);
+    const entry = content.reverse.get(id.key);
+    const refs = entry?.alone ?? Object.freeze([id]);
+    const cell: SecondaryCell = { refs, object: object as SecondaryCell['object'] };
+    if (entry === undefined) content.reverse.set(id.key, { id, alone: refs, secondaries: cell });
+    else entry.secondaries = bucketWith(entry.secondaries, cell);
+    if (byName === undefined) content.forward.set(namespace, (byName = new Map<string, SecondaryCell>()));
+    byName.set(name, cell);
+    content.secondaryCount++;
+    return { newPrimaries: refs, oldPrimaries: NONE };
   }
 
   /** The mapper's IDs as refs, reusing each primary's interned ID and one-primary array. */
