@@ -260,7 +260,8 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
    */
   secondariesOf(primary: ResourceID | string): S[] {
     const out: S[] = [];
-    const entry = this.#content.reverse.get(typeof primary === 'string' ? primary : primary.key);
+    const reverse = this.#content.reverse;
+    const entry = typeof primary === 'string' ? reverse.get(primary) : reverse.getOf(primary);
     if (entry !== undefined) bucketForEach(entry.secondaries, (cell) => out.push(cell.object as S));
     return out;
   }
@@ -380,17 +381,17 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     }
     for (const id of before ?? NONE) {
       if (refsInclude(after, id.key)) continue;
-      const entry = content.reverse.get(id.key);
+      const entry = content.reverse.getOf(id);
       if (entry === undefined) continue;
       const rest = bucketWithout(entry.secondaries, cell!);
-      if (rest === undefined) content.reverse.delete(id.key);
+      if (rest === undefined) content.reverse.delete(id);
       else entry.secondaries = rest;
     }
     for (const id of after ?? NONE) {
       if (refsInclude(before, id.key)) continue;
-      const entry = content.reverse.get(id.key);
+      const entry = content.reverse.getOf(id);
       if (entry === undefined) {
-        content.reverse.set(id.key, { id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: cell! });
+        content.reverse.add({ id, alone: after!.length === 1 ? after! : Object.freeze([id]), secondaries: cell! });
       } else entry.secondaries = bucketWith(entry.secondaries, cell!);
     }
   }
@@ -400,13 +401,19 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
    * is new, and the usual one has one owner). One probe of each table, where `#intern` then
    * `#file` probe the primary's entry twice and the namespace's table twice.
    */
-  #addUnderOne(namespace: string, byName: Map<string, SecondaryCell> | undefined, name: string, object: S, id: ResourceID): ReverseIndexUpdate {
+  #addUnderOne(
+    namespace: string,
+    byName: Map<string, SecondaryCell> | undefined,
+    name: string,
+    object: S,
+    id: ResourceID,
+  ): ReverseIndexUpdate {
     const content = this.#content;
     if (content.log.recording) content.log.recordBeforeWrite(ResourceID.keyOf(name, namespace), undefined);
-    const entry = content.reverse.get(id.key);
+    const entry = content.reverse.getOf(id);
     const refs = entry?.alone ?? Object.freeze([id]);
     const cell: SecondaryCell = { refs, object: object as SecondaryCell['object'] };
-    if (entry === undefined) content.reverse.set(id.key, { id, alone: refs, secondaries: cell });
+    if (entry === undefined) content.reverse.add({ id, alone: refs, secondaries: cell });
     else entry.secondaries = bucketWith(entry.secondaries, cell);
     if (byName === undefined) content.forward.set(namespace, (byName = new Map<string, SecondaryCell>()));
     byName.set(name, cell);
@@ -417,8 +424,8 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   /** The mapper's IDs as refs, reusing each primary's interned ID and one-primary array. */
   #intern(mapped: readonly ResourceID[]): PrimaryRefs {
     const reverse = this.#content.reverse;
-    if (mapped.length === 1) return reverse.get(mapped[0]!.key)?.alone ?? Object.freeze([mapped[0]!]);
-    return Object.freeze(mapped.map((id) => reverse.get(id.key)?.id ?? id));
+    if (mapped.length === 1) return reverse.getOf(mapped[0]!)?.alone ?? Object.freeze([mapped[0]!]);
+    return Object.freeze(mapped.map((id) => reverse.getOf(id)?.id ?? id));
   }
 
   /** The secondary's metadata when it names the secondary, else undefined after reporting it. */

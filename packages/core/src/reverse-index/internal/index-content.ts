@@ -1,6 +1,7 @@
 import { ResourceID } from '../../resource/resource-id.js';
 import type { NamedMetadata } from '../../resource/named-metadata.js';
 import { UndoLog } from '../../snapshot/undo-log.js';
+import { PrimaryTable } from './primary-table.js';
 import type { Bucket } from '../../internal/key-bucket.js';
 
 /**
@@ -50,8 +51,8 @@ export class IndexContent {
    */
   readonly forward = new Map<string, Map<string, SecondaryCell>>();
   secondaryCount = 0;
-  /** Primary key -> its entry. */
-  readonly reverse = new Map<string, PrimaryEntry>();
+  /** Primary -> its entry. */
+  readonly reverse = new PrimaryTable();
   /** Secondary key -> its refs before a write, for the snapshots open at the time. */
   readonly log = new UndoLog<string, PrimaryRefs>();
 
