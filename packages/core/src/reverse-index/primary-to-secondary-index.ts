@@ -14,6 +14,7 @@ import { namedMetadataOf, type NamedMetadata } from '../resource/named-metadata.
 import { ResourceID } from '../resource/resource-id.js';
 import { UNRECORDED, type UndoView } from '../snapshot/undo-log.js';
 import { IndexContent, keyOfCell, type PrimaryRefs, type SecondaryCell } from './internal/index-content.js';
+import { distinctIds, keySet, refsInclude, sameRefs } from './internal/primary-refs.js';
 import { bucketForEach, bucketWith, bucketWithout } from '../internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
 import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
@@ -473,28 +474,4 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
     const key = ResourceID.keyOf(meta.name, meta.namespace);
     this.#errors.next(new MapperError(key, message, cause === undefined ? undefined : { cause }));
   }
-}
-
-/** Whether every element is a ResourceID and no two share a key (a scan: mappers return a handful). */
-function distinctIds(ids: readonly unknown[]): boolean {
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    if (!(id instanceof ResourceID)) return false;
-    for (let j = 0; j < i; j++) if ((ids[j] as ResourceID).key === id.key) return false;
-  }
-  return true;
-}
-
-function refsInclude(refs: PrimaryRefs | undefined, primaryKey: string): boolean {
-  return refs !== undefined && refs.some((id) => id.key === primaryKey);
-}
-
-function sameRefs(a: PrimaryRefs | undefined, b: PrimaryRefs | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  return a.length === b.length && a.every((id) => refsInclude(b, id.key));
-}
-
-function keySet(refs: PrimaryRefs | undefined): ReadonlySet<string> {
-  return new Set((refs ?? NONE).map((id) => id.key));
 }
