@@ -65,13 +65,21 @@ export function fromOwnerReferences<S extends KubernetesObject = KubernetesObjec
   const report = (problem: unknown, object?: S): void => {
     if (onProblem !== undefined && object !== undefined) onProblem(problem, object);
   };
+  // One event object for every call, not one per secondary (100k in an initial sync): the
+  // handler reads its object once, before anything it calls could re-enter this mapper, and the
+  // object is dropped after the call so the mapper keeps no secondary alive.
+  const event: { type: 'generic'; object: S | undefined } = { type: 'generic', object: undefined };
   // The result depends on the owner references alone (the namespace is part of the key): an
   // update that keeps them needs no mapping, and the reverse index skips the call.
-  return withInputsEqual(
-    // The handler's own array, not a copy: the reverse index only reads it.
-    (secondary: S): Iterable<ResourceID> => handler.map({ type: 'generic', object: secondary }, report),
-    sameOwnerReferences,
-  );
+  return withInputsEqual((secondary: S): Iterable<ResourceID> => {
+    event.object = secondary;
+    try {
+      // The handler's own array, not a copy: the reverse index only reads it.
+      return handler.map(event as { type: 'generic'; object: S }, report);
+    } finally {
+      event.object = undefined;
+    }
+  }, sameOwnerReferences);
 }
 
 /** Whether two versions of an object name the same owners (the fields an owner mapper reads). */
