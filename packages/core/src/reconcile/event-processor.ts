@@ -8,14 +8,13 @@ import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
 import { AttemptRequest } from './internal/attempt-request.js';
-import { AttemptTimeouts, isThenable, letGo, type Attempt } from './internal/attempt.js';
+import { AttemptTimeouts, errorOutcome, isThenable, letGo, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
-import { TerminalError } from './terminal-error.js';
 import type {
   DispatchResult,
   EventProcessorOptions,
@@ -319,7 +318,7 @@ export class EventProcessor {
   #enqueue(key: string, trigger: Trigger | undefined): void {
     if (this.#stopped) return;
     // A trigger after the delete (a re-created primary) revives the work of an in-flight attempt.
-    this.#droppedInFlight.delete(key);
+    if (this.#droppedInFlight.size !== 0) this.#droppedInFlight.delete(key);
     if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
     else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key, trigger?.priority);
@@ -349,7 +348,7 @@ export class EventProcessor {
    * resolves when it is done, or when it times out (it then goes on in the background).
    */
   #process(key: string): Promise<void> | undefined {
-    const exec = this.#retries.get(key);
+    const exec = this.#retries.size === 0 ? undefined : this.#retries.get(key);
     const retryInfo: RetryInfo | undefined =
       exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
     const scheduled = this.#scheduled.get(key);
@@ -398,18 +397,11 @@ export class EventProcessor {
 
   #successOutcome(attempt: Attempt, result: DispatchResult | void): ReconcileOutcome {
     if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(attempt.key, result.reschedulePriority);
-    return attempt.timedOut
-      ? this.#errorOutcome(attempt, undefined)
-      : result?.skipped === undefined
-        ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
-        : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
+    return successOutcome(attempt, result, this.#config.reconcileTimeoutMs);
   }
 
   #errorOutcome(attempt: Attempt, error: unknown): ReconcileOutcome {
-    if (!attempt.timedOut) return { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
-    const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
-    const timeout = new ReconcileTimeoutError(attempt.key, timeoutMs, error === undefined ? undefined : { cause: error });
-    return { type: 'error', error: timeout, terminal: false, timedOut: true };
+    return errorOutcome(attempt, error, this.#config.reconcileTimeoutMs);
   }
 
   /** Reports and schedules what follows an attempt, then lets its primary and worker go. */
@@ -446,22 +438,25 @@ export class EventProcessor {
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
     // for another; the max-interval safety net is a resync, so it comes at low priority.
-    const requestedPriority = this.#reschedulePriority.get(key);
-    this.#reschedulePriority.delete(key);
+    // Maps and sets here are empty for nearly every reconcile: sizes are read first (issue 23).
+    const requestedPriority = this.#reschedulePriority.size === 0 ? undefined : this.#reschedulePriority.get(key);
+    if (requestedPriority !== undefined) this.#reschedulePriority.delete(key);
     const priority = this.queue.priorityOf?.(key);
-    if (this.#droppedInFlight.delete(key)) {
+    if (this.#droppedInFlight.size !== 0 && this.#droppedInFlight.delete(key)) {
       this.#retries.delete(key);
       this.queue.forget(key);
       return;
     }
-    this.#scheduled.delete(key);
     if (outcome.type === 'success') {
-      this.#retries.delete(key);
+      if (this.#retries.size !== 0) this.#retries.delete(key);
       this.queue.forget(key);
       const requested = outcome.rescheduleAfterMs;
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
-      if (delay === undefined) this.queue.cancelDelayed(key);
-      else {
+      if (delay === undefined) {
+        this.queue.cancelDelayed(key);
+        this.#scheduled.delete(key);
+      } else {
+        // Set over the old entry, not deleted and set again: no hole in a map of every primary.
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
         this.#scheduled.set(key, 'reschedule');
@@ -470,6 +465,7 @@ export class EventProcessor {
       return;
     }
 
+    this.#scheduled.delete(key);
     let exec = this.#retries.get(key);
     if (!outcome.terminal) {
       if (exec === undefined) {

@@ -283,7 +283,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /** After the work on a primary, however it ended. */
   #ended(key: string, opened: readonly DefaultContext<P, KubeClient>[]): void {
     this.#inFlight.delete(key);
-    this.#shardLost.delete(key);
+    if (this.#shardLost.size !== 0) this.#shardLost.delete(key);
     for (const context of opened) context.release();
   }
 

@@ -1,4 +1,8 @@
 import type { Clock, TimerHandle } from '../../queue/clock.js';
+import type { DispatchResult } from '../event-processor-options.js';
+import type { ReconcileOutcome } from '../processing-event.js';
+import { ReconcileTimeoutError } from '../reconcile-timeout-error.js';
+import { TerminalError } from '../terminal-error.js';
 import type { LazyAbortController } from './lazy-abort-controller.js';
 
 /** One dispatch in flight, as the event processor tracks it. */
@@ -26,6 +30,21 @@ export function letGo(attempt: Attempt): void {
 /** Whether a dispatch returned a promise (or any thenable) rather than its result. */
 export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/** The outcome of a dispatch that returned `result` (a timeout if the attempt timed out meanwhile). */
+export function successOutcome(attempt: Attempt, result: DispatchResult | void, timeoutMs: number | undefined): ReconcileOutcome {
+  if (attempt.timedOut) return errorOutcome(attempt, undefined, timeoutMs);
+  return result?.skipped === undefined
+    ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
+    : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
+}
+
+/** The outcome of a dispatch that threw `error` (a timeout, caused by it, if the attempt timed out). */
+export function errorOutcome(attempt: Attempt, error: unknown, timeoutMs: number | undefined): ReconcileOutcome {
+  if (!attempt.timedOut) return { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
+  const timeout = new ReconcileTimeoutError(attempt.key, timeoutMs ?? 0, error === undefined ? undefined : { cause: error });
+  return { type: 'error', error: timeout, terminal: false, timedOut: true };
 }
 
 /**
