@@ -68,8 +68,8 @@ export interface DispatchResult {
  * for a key while a previous call for that key (or its exhaustion hook) is unsettled.
  *
  * It may return its result directly when the attempt finished synchronously (a reconciler that
- * returned a control and wrote nothing): the processor then settles the attempt in the same turn,
- * with no promise and no microtask hop per reconcile (issue 23). A promise is always accepted.
+ * returned a control and wrote nothing): the processor then settles the attempt without a
+ * promise or async frame per reconcile (issue 23). A promise is always accepted.
  *
  * @example
  * ```ts

@@ -337,7 +337,7 @@ export class EventProcessor {
         this.queue.done(key);
         continue;
       }
-      // Undefined when the attempt settled in this turn (a synchronous dispatch): no promise.
+      // Undefined when the attempt settled in this turn (a dispatch that threw at once): no promise.
       const pending = this.#process(key);
       if (pending !== undefined) await pending;
     }
@@ -374,8 +374,8 @@ export class EventProcessor {
 
   /**
    * Dispatches and settles one attempt. A dispatch that returns its result (not a promise) is
-   * settled in this same call: no promise, no async frame and no microtask hop per reconcile
-   * (issue 23); one that returns a promise is settled when it does.
+   * settled one microtask later, with no promise or async frame of its own (issue 23); one that
+   * returns a promise is settled when it does.
    */
   #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): void {
     let result: ReturnType<ReconcileDispatcher>;
@@ -391,7 +391,10 @@ export class EventProcessor {
         (error: unknown) => this.#finish(attempt, startedAt, this.#errorOutcome(attempt, error)),
       );
     } else {
-      this.#finish(attempt, startedAt, this.#successOutcome(attempt, result));
+      // Its tail (reports, reschedule, done) waits one microtask: workers handed keys in the same
+      // turn start their reconciles first, else a burst's last event waits for every earlier tail.
+      const outcome = this.#successOutcome(attempt, result);
+      queueMicrotask(() => this.#finish(attempt, startedAt, outcome));
     }
   }
 
