@@ -61,7 +61,8 @@ export class ItemExponentialFailureRateLimiter<K extends string = string> implem
   }
 
   forget(item: K): void {
-    this.#failures.delete(item);
+    // Called after every successful reconcile, nearly always with no failures recorded.
+    if (this.#failures.size !== 0) this.#failures.delete(item);
   }
 
   numRequeues(item: K): number {

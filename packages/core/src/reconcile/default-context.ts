@@ -82,6 +82,12 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly eventRecorder?: EventRecorder | (() => EventRecorder);
 }
 
+/** A context's event sources by the name of their resource type, each with its reader for this reconcile. */
+type SourcesByType<P extends KubernetesObject> = Map<
+  string,
+  { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]
+>;
+
 /**
  * The standard {@link Context}: resolves secondary resources over a list of event sources.
  *
@@ -101,10 +107,8 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
  */
 export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = unknown> implements Context<P, C> {
   readonly #primary: P;
-  readonly #byType = new Map<
-    string,
-    { readonly source: EventSource<unknown, P>; readonly reader: SecondaryResourceReader<unknown, P> | undefined }[]
-  >();
+  /** Sources by resource type; made only when the controller has secondary sources (many have none). */
+  readonly #byType: SourcesByType<P> | undefined;
   #primaryCache: PrimaryCacheReader<P> | (() => PrimaryCacheReader<P>);
   readonly #client: C;
   readonly #retryInfo: RetryInfo | undefined;
@@ -123,15 +127,18 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
     this.#eventRecorder = options.eventRecorder ?? noopEventRecorder;
     this.#signal = options.signal;
     const snapshot = options.snapshot ?? defaultSnapshot;
+    let byType: SourcesByType<P> | undefined;
     for (const source of options.eventSources) {
       const type = source.resourceType?.name;
       if (type === undefined) continue;
       const readable = source.snapshot !== undefined || source.getSecondaryResources !== undefined || options.snapshot !== undefined;
       const entry = { source, reader: readable ? snapshot(source) : undefined };
-      const list = this.#byType.get(type);
-      if (list === undefined) this.#byType.set(type, [entry]);
+      byType ??= new Map();
+      const list = byType.get(type);
+      if (list === undefined) byType.set(type, [entry]);
       else list.push(entry);
     }
+    this.#byType = byType;
   }
 
   getSecondaryResources<R>(type: SecondaryType<R>, options: SecondaryResourcesOptions = {}): R[] {
@@ -218,14 +225,14 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
    * ```
    */
   release(): void {
-    for (const entries of this.#byType.values()) for (const { reader } of entries) reader?.release?.();
+    if (this.#byType !== undefined) for (const entries of this.#byType.values()) for (const { reader } of entries) reader?.release?.();
     // A primary cache never asked for was never made: nothing to release.
     const cache = this.#primaryCache;
     if (typeof cache !== 'function') cache.release?.();
   }
 
   #entries(type: SecondaryType<unknown>, name: string | undefined) {
-    const all = this.#byType.get(type.name) ?? [];
+    const all = this.#byType?.get(type.name) ?? [];
     const chosen = name === undefined ? all : all.filter((e) => e.source.name === name);
     if (chosen.length === 0) throw new NoEventSourceForTypeError(type.name, name);
     return chosen;

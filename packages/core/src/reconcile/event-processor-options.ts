@@ -63,9 +63,13 @@ export interface DispatchResult {
  *
  * The Kubernetes layer implements it: read the primary from the primary cache (absent: return),
  * build the `Context`, manage the finalizer, call `reconcile` or `cleanup`, write the returned
- * control through the API (read-after-write), and return its reschedule. Throw to fail the
- * attempt: a {@link TerminalError} is not retried, anything else is. It is never called for a
- * key while a previous call for that key (or its exhaustion hook) is unsettled.
+ * control through the API (read-after-write), and return its reschedule. Throw (or reject) to
+ * fail the attempt: a {@link TerminalError} is not retried, anything else is. It is never called
+ * for a key while a previous call for that key (or its exhaustion hook) is unsettled.
+ *
+ * It may return its result directly when the attempt finished synchronously (a reconciler that
+ * returned a control and wrote nothing): the processor then settles the attempt without a
+ * promise or async frame per reconcile (issue 23). A promise is always accepted.
  *
  * @example
  * ```ts
@@ -80,7 +84,10 @@ export interface DispatchResult {
  * const processor = new EventProcessor({ dispatch });
  * ```
  */
-export type ReconcileDispatcher = (primaryKey: string, request: DispatchRequest) => Promise<DispatchResult | void>;
+export type ReconcileDispatcher = (
+  primaryKey: string,
+  request: DispatchRequest,
+) => DispatchResult | void | PromiseLike<DispatchResult | void>;
 
 /**
  * Called once per failure streak when no retry is left (or at once for a TerminalError), before

@@ -8,14 +8,20 @@ import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
 import { AttemptRequest } from './internal/attempt-request.js';
+import { AttemptTimeouts, errorOutcome, isThenable, letGo, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
-import { TerminalError } from './terminal-error.js';
-import type { EventProcessorOptions, ReconcileDispatcher, RetriesExhaustedHook, StopOptions } from './event-processor-options.js';
+import type {
+  DispatchResult,
+  EventProcessorOptions,
+  ReconcileDispatcher,
+  RetriesExhaustedHook,
+  StopOptions,
+} from './event-processor-options.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
 export type {
@@ -102,12 +108,8 @@ export class EventProcessor {
   readonly #inFlight = new Map<string, Attempt>();
   /** A priority a successful dispatch asked for its reschedule, until `#settle` uses it. */
   readonly #reschedulePriority = new Map<string, number>();
-  /**
-   * One timer for every attempt's timeout, armed for the earliest deadline in flight (at most
-   * `concurrency` attempts plus timed-out ones still running): no timer per attempt.
-   */
-  #timeoutTimer: TimerHandle | undefined;
-  #timeoutTimerAt = Infinity;
+  /** One timer for every attempt's timeout (none per attempt). */
+  readonly #timeouts: AttemptTimeouts;
   readonly #causes: PendingCauses;
   /** Primaries with a retry or reschedule pending, and which: listed as a cause once it fires. */
   readonly #scheduled = new Map<string, 'retry' | 'reschedule'>();
@@ -134,6 +136,17 @@ export class EventProcessor {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
     }
     this.#causes = new PendingCauses(maxCauses);
+    this.#timeouts = new AttemptTimeouts(
+      this.#clock,
+      () => this.#inFlight.values(),
+      (attempt) => {
+        const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
+        this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
+        attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
+        // Frees the worker; the primary stays blocked until the call settles.
+        letGo(attempt);
+      },
+    );
     this.events$ = this.#events.observe((event) => event);
     this.triggers$ = this.#triggers.observe((trigger) => trigger);
     for (const source of options.sources ?? []) this.addSource(source);
@@ -276,8 +289,7 @@ export class EventProcessor {
         : new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
     const result = await Promise.race([drained, gaveUp]);
     if (timer !== undefined) this.#clock.clearTimeout(timer);
-    if (this.#timeoutTimer !== undefined) this.#clock.clearTimeout(this.#timeoutTimer);
-    this.#timeoutTimer = undefined;
+    this.#timeouts.clear();
     if (result === 'timeout') {
       for (const attempt of this.#inFlight.values()) attempt.abort.abort(new Error('event processor stopped'));
     }
@@ -306,7 +318,7 @@ export class EventProcessor {
   #enqueue(key: string, trigger: Trigger | undefined): void {
     if (this.#stopped) return;
     // A trigger after the delete (a re-created primary) revives the work of an in-flight attempt.
-    this.#droppedInFlight.delete(key);
+    if (this.#droppedInFlight.size !== 0) this.#droppedInFlight.delete(key);
     if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
     else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key, trigger?.priority);
@@ -325,13 +337,18 @@ export class EventProcessor {
         this.queue.done(key);
         continue;
       }
-      await this.#process(key);
+      // Undefined when the attempt settled in this turn (a dispatch that threw at once): no promise.
+      const pending = this.#process(key);
+      if (pending !== undefined) await pending;
     }
   }
 
-  /** Resolves when the attempt is done, or when it times out (it then goes on in the background). */
-  #process(key: string): Promise<void> {
-    const exec = this.#retries.get(key);
+  /**
+   * Runs one attempt. Returns undefined when it settled synchronously, else a promise that
+   * resolves when it is done, or when it times out (it then goes on in the background).
+   */
+  #process(key: string): Promise<void> | undefined {
+    const exec = this.#retries.size === 0 ? undefined : this.#retries.get(key);
     const retryInfo: RetryInfo | undefined =
       exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
     const scheduled = this.#scheduled.get(key);
@@ -343,76 +360,80 @@ export class EventProcessor {
     const causes = this.#causes.take(key);
     const timeoutMs = this.#config.reconcileTimeoutMs;
     const now = this.#clock.now();
-    return new Promise<void>((release) => {
-      const attempt: Attempt = { key, abort: new LazyAbortController(), deadline: now + (timeoutMs ?? Infinity), timedOut: false, release };
-      this.#inFlight.set(key, attempt);
-      this.#events.emit({ type: 'started', key, retryInfo, causes });
-      if (timeoutMs !== undefined && attempt.deadline < this.#timeoutTimerAt) this.#armTimeouts(attempt.deadline);
-      // Started now: the attempt reuses this clock read for its duration.
-      void this.#attempt(attempt, retryInfo, causes, now);
-    });
+    const deadline = now + (timeoutMs ?? Infinity);
+    const attempt: Attempt = { key, abort: new LazyAbortController(), deadline, timedOut: false, released: false, release: undefined };
+    this.#inFlight.set(key, attempt);
+    this.#events.emit({ type: 'started', key, retryInfo, causes });
+    if (timeoutMs !== undefined) this.#timeouts.watch(attempt.deadline);
+    // Started now: the attempt reuses this clock read for its duration.
+    this.#attempt(attempt, retryInfo, causes, now);
+    // The worker's promise is made only for an attempt still running (a timeout fires later).
+    if (attempt.released) return undefined;
+    return new Promise<void>((release) => (attempt.release = release));
   }
 
-  #armTimeouts(at: number): void {
-    if (this.#timeoutTimer !== undefined) this.#clock.clearTimeout(this.#timeoutTimer);
-    this.#timeoutTimerAt = at;
-    this.#timeoutTimer = this.#clock.setTimeout(() => this.#onTimeouts(), Math.max(0, at - this.#clock.now()));
-  }
-
-  /** Times out the attempts past their deadline, then arms for the earliest one left. */
-  #onTimeouts(): void {
-    this.#timeoutTimer = undefined;
-    this.#timeoutTimerAt = Infinity;
-    const now = this.#clock.now();
-    let next = Infinity;
-    for (const attempt of [...this.#inFlight.values()]) {
-      if (attempt.timedOut) continue;
-      if (attempt.deadline <= now) {
-        attempt.timedOut = true;
-        const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
-        this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
-        attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
-        // Frees the worker; the primary stays blocked until the call settles.
-        attempt.release();
-      } else if (attempt.deadline < next) next = attempt.deadline;
-    }
-    if (next !== Infinity) this.#armTimeouts(next);
-  }
-
-  async #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): Promise<void> {
-    const { key, abort } = attempt;
-    let outcome: ReconcileOutcome;
+  /**
+   * Dispatches and settles one attempt. A dispatch that returns its result (not a promise) is
+   * settled one microtask later, with no promise or async frame of its own (issue 23); one that
+   * returns a promise is settled when it does.
+   */
+  #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): void {
+    let result: ReturnType<ReconcileDispatcher>;
     try {
-      const result = await this.#dispatch(key, new AttemptRequest(retryInfo, causes, abort));
-      if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(key, result.reschedulePriority);
-      outcome = attempt.timedOut
-        ? this.#timeoutOutcome(key, undefined)
-        : result?.skipped === undefined
-          ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
-          : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
+      result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort));
     } catch (error) {
-      outcome = attempt.timedOut
-        ? this.#timeoutOutcome(key, error)
-        : { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
+      this.#finish(attempt, startedAt, this.#errorOutcome(attempt, error));
+      return;
     }
+    if (isThenable(result)) {
+      result.then(
+        (value) => this.#finish(attempt, startedAt, this.#successOutcome(attempt, value)),
+        (error: unknown) => this.#finish(attempt, startedAt, this.#errorOutcome(attempt, error)),
+      );
+    } else {
+      // Its tail (reports, reschedule, done) waits one microtask: workers handed keys in the same
+      // turn start their reconciles first, else a burst's last event waits for every earlier tail.
+      const outcome = this.#successOutcome(attempt, result);
+      queueMicrotask(() => this.#finish(attempt, startedAt, outcome));
+    }
+  }
+
+  #successOutcome(attempt: Attempt, result: DispatchResult | void): ReconcileOutcome {
+    if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(attempt.key, result.reschedulePriority);
+    return successOutcome(attempt, result, this.#config.reconcileTimeoutMs);
+  }
+
+  #errorOutcome(attempt: Attempt, error: unknown): ReconcileOutcome {
+    return errorOutcome(attempt, error, this.#config.reconcileTimeoutMs);
+  }
+
+  /** Reports and schedules what follows an attempt, then lets its primary and worker go. */
+  #finish(attempt: Attempt, startedAt: number, outcome: ReconcileOutcome): void {
+    const key = attempt.key;
     try {
       this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
       // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
       const hook = this.#settle(key, outcome);
-      if (hook !== undefined) await hook;
+      if (hook !== undefined) {
+        hook.then(
+          () => this.#end(attempt),
+          (error: unknown) => {
+            this.#events.emit({ type: 'hook-failed', key, error });
+            this.#end(attempt);
+          },
+        );
+        return;
+      }
     } catch (error) {
       this.#events.emit({ type: 'hook-failed', key, error });
-    } finally {
-      this.#inFlight.delete(key);
-      this.queue.done(key);
-      attempt.release();
     }
+    this.#end(attempt);
   }
 
-  #timeoutOutcome(key: string, cause: unknown): ReconcileOutcome {
-    const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
-    const error = new ReconcileTimeoutError(key, timeoutMs, cause === undefined ? undefined : { cause });
-    return { type: 'error', error, terminal: false, timedOut: true };
+  #end(attempt: Attempt): void {
+    this.#inFlight.delete(attempt.key);
+    this.queue.done(attempt.key);
+    letGo(attempt);
   }
 
   /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
@@ -420,22 +441,25 @@ export class EventProcessor {
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
     // for another; the max-interval safety net is a resync, so it comes at low priority.
-    const requestedPriority = this.#reschedulePriority.get(key);
-    this.#reschedulePriority.delete(key);
+    // Maps and sets here are empty for nearly every reconcile: sizes are read first (issue 23).
+    const requestedPriority = this.#reschedulePriority.size === 0 ? undefined : this.#reschedulePriority.get(key);
+    if (requestedPriority !== undefined) this.#reschedulePriority.delete(key);
     const priority = this.queue.priorityOf?.(key);
-    if (this.#droppedInFlight.delete(key)) {
+    if (this.#droppedInFlight.size !== 0 && this.#droppedInFlight.delete(key)) {
       this.#retries.delete(key);
       this.queue.forget(key);
       return;
     }
-    this.#scheduled.delete(key);
     if (outcome.type === 'success') {
-      this.#retries.delete(key);
+      if (this.#retries.size !== 0) this.#retries.delete(key);
       this.queue.forget(key);
       const requested = outcome.rescheduleAfterMs;
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
-      if (delay === undefined) this.queue.cancelDelayed(key);
-      else {
+      if (delay === undefined) {
+        this.queue.cancelDelayed(key);
+        this.#scheduled.delete(key);
+      } else {
+        // Set over the old entry, not deleted and set again: no hole in a map of every primary.
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
         this.#scheduled.set(key, 'reschedule');
@@ -444,6 +468,7 @@ export class EventProcessor {
       return;
     }
 
+    this.#scheduled.delete(key);
     let exec = this.#retries.get(key);
     if (!outcome.terminal) {
       if (exec === undefined) {
@@ -471,15 +496,4 @@ export class EventProcessor {
     const hook = this.#onRetriesExhausted;
     return hook === undefined ? undefined : Promise.resolve(hook(key, outcome.error, { retryInfo, terminal: outcome.terminal }));
   }
-}
-
-/** One dispatch in flight. */
-interface Attempt {
-  readonly key: string;
-  readonly abort: LazyAbortController;
-  /** Clock ms after which it times out (Infinity without a timeout). */
-  readonly deadline: number;
-  timedOut: boolean;
-  /** Lets the worker go on: when the attempt settles, or when it times out. */
-  readonly release: () => void;
 }

@@ -10,6 +10,7 @@ import {
   type Logger,
   type Reconciler,
   type RetryInfo,
+  type UpdateControl,
 } from '@kindex/core';
 import type { InformerCache } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
@@ -160,8 +161,10 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /**
    * One reconcile with its id, its log line (naming its causes) and its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
+   * A reconcile that finishes synchronously (a reconciler returning its control, nothing to
+   * write) returns its result directly: no promise and no microtask hop (issue 23).
    */
-  async dispatch(key: string, request: DispatchRequest): Promise<DispatchResult | void> {
+  dispatch(key: string, request: DispatchRequest): DispatchResult | void | Promise<DispatchResult | void> {
     const trace = new ReconcileTrace(key, request.causes);
     const log = new LazyChildLogger(this.#o.logger, () => trace.logBindings());
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
@@ -171,39 +174,59 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     const present = found !== undefined || this.#o.ledger.tombstones.has(key);
     if (present) this.#lastReconciles.set(key, trace);
     else this.#lastReconciles.delete(key);
+    let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
-      // The checks before the work inline, not in an async wrapper: one frame and promise less per
-      // reconcile (issue 23).
       // Fencing: a replica that may not write (lost its lease) must not reconcile either.
       this.#o.client.checkFence();
       const subject = found ?? this.#o.ledger.tombstones.get(key)?.primary;
       // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
       // is its owner's to reconcile; checked at the last moment, synchronously.
-      const result =
+      result =
         subject === undefined
           ? skip('not-cached')
           : this.#dispatchGuard !== undefined && !this.#dispatchGuard(subject)
             ? skip('not-owned')
-            : await this.#owned(key, subject, request, log, found);
-      const durationMs = trace.succeeded();
-      // The line of every reconcile: its fields are built only when debug lines are written.
-      if (log.isLevelEnabled('debug')) {
-        const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
-        log.debug(
-          { ...reconcileLogFields(request), durationMs, ...rescheduled },
-          !present
-            ? 'primary not in cache, nothing to reconcile'
-            : result?.skipped
-              ? `nothing to reconcile (${result.skipped})`
-              : 'reconciled',
-        );
-      }
-      return result;
+            : this.#owned(key, subject, request, log, found);
     } catch (error) {
-      const durationMs = trace.failed(error);
-      log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
-      throw error;
+      return this.#failed(trace, log, request, error);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.#succeeded(trace, log, request, present, value),
+        (error: unknown) => this.#failed(trace, log, request, error),
+      );
+    }
+    return this.#succeeded(trace, log, request, present, result);
+  }
+
+  /** The end of a reconcile that succeeded: its duration, and its line when debug lines are written. */
+  #succeeded(
+    trace: ReconcileTrace,
+    log: LazyChildLogger,
+    request: DispatchRequest,
+    present: boolean,
+    result: DispatchResult | void,
+  ): DispatchResult | void {
+    const durationMs = trace.succeeded();
+    if (log.isLevelEnabled('debug')) {
+      const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
+      log.debug(
+        { ...reconcileLogFields(request), durationMs, ...rescheduled },
+        !present
+          ? 'primary not in cache, nothing to reconcile'
+          : result?.skipped
+            ? `nothing to reconcile (${result.skipped})`
+            : 'reconciled',
+      );
+    }
+    return result;
+  }
+
+  /** The end of a reconcile that failed: its duration and error line; rethrows `error`. */
+  #failed(trace: ReconcileTrace, log: LazyChildLogger, request: DispatchRequest, error: unknown): never {
+    const durationMs = trace.failed(error);
+    log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
+    throw error;
   }
 
   /**
@@ -225,73 +248,170 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /**
    * The work on an owned primary: `found` is the ledger's view of the key, read once by
    * `dispatch`, `subject` it or its tombstone's. The bookkeeping around the reconcile is here,
-   * not in a wrapper: one async frame and promise less per reconcile (issue 23).
+   * not in a wrapper. Synchronous (no promise) when the reconciler returns its control and there
+   * is nothing to write: the common case needs no async frame (issue 23).
    */
-  async #owned(key: string, subject: P, request: DispatchRequest, log: Logger, found: P | undefined): Promise<DispatchResult | void> {
+  #owned(
+    key: string,
+    subject: P,
+    request: DispatchRequest,
+    log: Logger,
+    found: P | undefined,
+  ): DispatchResult | void | Promise<DispatchResult | void> {
     this.#inFlight.set(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
+    let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
-      const { client, writer } = this.#writesFor(key, subject);
-      const retryInfo = request.retryInfo;
-      // The signal is made only if the reconciler asks for it.
-      const signal = (): AbortSignal => request.signal;
-      const { ledger, primaryEvents, events } = this.#o;
-      let primary = found;
-      const wrote: ('status' | 'resource' | 'finalizer')[] = [];
-      if (primary === undefined) {
-        const tombstone = ledger.tombstones.get(key);
-        if (tombstone === undefined) return skip('not-cached');
-        // The primary is gone: nothing to write back, whatever cleanup answers.
-        await this.#cleanup(
-          tombstone.primary,
-          this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
-        );
-        ledger.tombstones.delete(key);
-        events.reconciled(key, 'cleanupAfterDeletion', wrote);
-        return;
-      }
-      const finalizer = this.#o.finalizer;
-      // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-      if (!primaryEvents.awaitsOurCleanup(primary) && !primaryEvents.visible(primary)) return skip('hidden');
-      if (primary.metadata?.deletionTimestamp !== undefined) {
-        if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
-        // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
-        if (ledger.cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
-        const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
-        if (control.removeFinalizer) {
-          client.checkFence();
-          this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
-          wrote.push('finalizer');
-        }
-        events.reconciled(key, control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote);
-        return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
-      }
-      if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
+      result = this.#work(key, subject, request, log, found, opened);
+    } catch (error) {
+      this.#ended(key, opened);
+      throw error;
+    }
+    if (!(result instanceof Promise)) {
+      this.#ended(key, opened);
+      return result;
+    }
+    return result.then(
+      (value) => (this.#ended(key, opened), value),
+      (error: unknown) => {
+        this.#ended(key, opened);
+        throw error;
+      },
+    );
+  }
+
+  /** After the work on a primary, however it ended. */
+  #ended(key: string, opened: readonly DefaultContext<P, KubeClient>[]): void {
+    this.#inFlight.delete(key);
+    if (this.#shardLost.size !== 0) this.#shardLost.delete(key);
+    for (const context of opened) context.release();
+  }
+
+  /**
+   * Reconciles a live, visible primary that needs no finalizer work and has no workflow, in this
+   * turn when the reconciler answers at once; anything else goes to `#workAsync`.
+   */
+  #work(
+    key: string,
+    subject: P,
+    request: DispatchRequest,
+    log: Logger,
+    found: P | undefined,
+    opened: DefaultContext<P, KubeClient>[],
+  ): DispatchResult | void | Promise<DispatchResult | void> {
+    const { client, writer } = this.#writesFor(key, subject);
+    const primary = found;
+    const finalizer = this.#o.finalizer;
+    if (
+      primary === undefined ||
+      primary.metadata?.deletionTimestamp !== undefined ||
+      (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) ||
+      this.#o.workflow !== undefined
+    ) {
+      return this.#workAsync(key, request, log, found, opened, client, writer);
+    }
+    // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
+    if (!this.#o.primaryEvents.awaitsOurCleanup(primary) && !this.#o.primaryEvents.visible(primary)) return skip('hidden');
+    // The signal is made only if the reconciler asks for it.
+    const context = this.#context(opened, client, primary, request.retryInfo, () => request.signal, false, log);
+    const control = this.#o.reconciler.reconcile(primary, context);
+    // An async reconciler (or any thenable) is waited for; a control returned at once is applied now.
+    if (isThenable(control)) return Promise.resolve(control).then((c) => this.#applyControl(key, primary, c, client, writer));
+    return this.#applyControl(key, primary, control, client, writer);
+  }
+
+  /**
+   * Writes what a reconcile returned (no write, nothing to wait for: synchronous) and reports it;
+   * returns its reschedule.
+   */
+  #applyControl(
+    key: string,
+    primary: P,
+    control: UpdateControl<P>,
+    client: KubeClient,
+    writer: PrimaryWriter<P>,
+    wrote: ('status' | 'resource' | 'finalizer')[] = [],
+  ): DispatchResult | void | Promise<DispatchResult | void> {
+    if (control.resource !== undefined) return this.#writeControl(key, primary, control, client, writer, wrote);
+    this.#o.events.reconciled(key, control.kind, wrote);
+    return scheduleOf(control);
+  }
+
+  async #writeControl(
+    key: string,
+    primary: P,
+    control: UpdateControl<P>,
+    client: KubeClient,
+    writer: PrimaryWriter<P>,
+    wrote: ('status' | 'resource' | 'finalizer')[],
+  ): Promise<DispatchResult | void> {
+    const { ledger } = this.#o;
+    client.checkFence();
+    if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
+      const written = ledger.remember(await writer.patchResource(primary, control.resource));
+      if (written !== undefined) wrote.push('resource');
+      primary = written ?? primary;
+    }
+    if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
+      if (ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
+    }
+    this.#o.events.reconciled(key, control.kind, wrote);
+    return scheduleOf(control);
+  }
+
+  /** The work on a deleted primary, one being deleted, one needing our finalizer, or under a workflow. */
+  async #workAsync(
+    key: string,
+    request: DispatchRequest,
+    log: Logger,
+    found: P | undefined,
+    opened: DefaultContext<P, KubeClient>[],
+    client: KubeClient,
+    writer: PrimaryWriter<P>,
+  ): Promise<DispatchResult | void> {
+    const retryInfo = request.retryInfo;
+    // The signal is made only if the reconciler asks for it.
+    const signal = (): AbortSignal => request.signal;
+    const { ledger, primaryEvents, events } = this.#o;
+    let primary = found;
+    const wrote: ('status' | 'resource' | 'finalizer')[] = [];
+    if (primary === undefined) {
+      const tombstone = ledger.tombstones.get(key);
+      if (tombstone === undefined) return skip('not-cached');
+      // The primary is gone: nothing to write back, whatever cleanup answers.
+      await this.#cleanup(
+        tombstone.primary,
+        this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
+      );
+      ledger.tombstones.delete(key);
+      events.reconciled(key, 'cleanupAfterDeletion', wrote);
+      return;
+    }
+    const finalizer = this.#o.finalizer;
+    // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
+    if (!primaryEvents.awaitsOurCleanup(primary) && !primaryEvents.visible(primary)) return skip('hidden');
+    if (primary.metadata?.deletionTimestamp !== undefined) {
+      if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
+      // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
+      if (ledger.cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
+      const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
+      if (control.removeFinalizer) {
         client.checkFence();
-        primary = ledger.remember(await writer.addFinalizer(primary, finalizer)) ?? primary;
+        this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
         wrote.push('finalizer');
       }
-      const context = this.#context(opened, client, primary, retryInfo, signal, false, log);
-      if (this.#o.workflow !== undefined) (await this.#o.workflow.reconcile(primary, context)).throwIfFailed();
-      const control = await this.#o.reconciler.reconcile(primary, context);
-      if (control.resource !== undefined) client.checkFence();
-      if (control.resource !== undefined && (control.kind === 'patchResource' || control.kind === 'patchResourceAndStatus')) {
-        const written = ledger.remember(await writer.patchResource(primary, control.resource));
-        if (written !== undefined) wrote.push('resource');
-        primary = written ?? primary;
-      }
-      if (control.resource !== undefined && (control.kind === 'patchStatus' || control.kind === 'patchResourceAndStatus')) {
-        if (ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) wrote.push('status');
-      }
-      events.reconciled(key, control.kind, wrote);
-      if (control.scheduleDelayMs === undefined) return undefined;
-      const priority = control.schedulePriority;
-      return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
-    } finally {
-      this.#inFlight.delete(key);
-      this.#shardLost.delete(key);
-      for (const context of opened) context.release();
+      events.reconciled(key, control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote);
+      return control.scheduleDelayMs === undefined ? undefined : { rescheduleAfterMs: control.scheduleDelayMs };
     }
+    if (finalizer !== undefined && !primary.metadata?.finalizers?.includes(finalizer)) {
+      client.checkFence();
+      primary = ledger.remember(await writer.addFinalizer(primary, finalizer)) ?? primary;
+      wrote.push('finalizer');
+    }
+    const context = this.#context(opened, client, primary, retryInfo, signal, false, log);
+    if (this.#o.workflow !== undefined) (await this.#o.workflow.reconcile(primary, context)).throwIfFailed();
+    const control = await this.#o.reconciler.reconcile(primary, context);
+    return this.#applyControl(key, primary, control, client, writer, wrote);
   }
 
   /**
@@ -350,6 +470,17 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 /** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
 function skip(reason: ReconcileSkipReason): DispatchResult {
   return { skipped: reason };
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** The reschedule a control asks for, if any. */
+function scheduleOf(control: UpdateControl<KubernetesObject>): DispatchResult | void {
+  if (control.scheduleDelayMs === undefined) return undefined;
+  const priority = control.schedulePriority;
+  return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
 }
 
 /** The fields of a reconcile's log line that say why it ran. */

@@ -24,7 +24,8 @@ interface CounterEntry {
 interface HistogramEntry {
   sum: number;
   count: number;
-  bucketValues: Record<number, number>;
+  /** By bucket bound, as a property name (`String(bound)`). */
+  bucketValues: Record<string, number>;
 }
 
 /** A counter series: `inc()` adds one, `inc(n)` adds n. */
@@ -72,6 +73,12 @@ export function bindHistogram<T extends string>(
   );
   if (key === undefined) return child;
   const series = histogram as unknown as { hashMap: Record<string, HistogramEntry | undefined> };
+  // Each bucket's property name as the entry holds it: an observation then stores by name. With
+  // the bound itself (a fraction such as 1e-5) as the key, V8 converted the number to a string on
+  // every observation, in a runtime call (Runtime_SetKeyedProperty, ~0.7 µs per event in the
+  // e2e profile, issue 23; 3x slower than by name even when hot).
+  const held = Object.keys(series.hashMap[key]!.bucketValues);
+  const names = bounds.map((bound) => held.find((name) => Number(name) === bound) ?? String(bound));
   return {
     observe(value: number): void {
       const entry = series.hashMap[key];
@@ -80,9 +87,8 @@ export function bindHistogram<T extends string>(
       entry.count += 1;
       // Cumulative at export time: each observation counts in its first bucket only (+Inf is `count`).
       for (let i = 0; i < bounds.length; i++) {
-        const bound = bounds[i]!;
-        if (value <= bound) {
-          entry.bucketValues[bound]! += 1;
+        if (value <= bounds[i]!) {
+          entry.bucketValues[names[i]!]! += 1;
           return;
         }
       }

@@ -1,0 +1,99 @@
+import type { Clock, TimerHandle } from '../../queue/clock.js';
+import type { DispatchResult } from '../event-processor-options.js';
+import type { ReconcileOutcome } from '../processing-event.js';
+import { ReconcileTimeoutError } from '../reconcile-timeout-error.js';
+import { TerminalError } from '../terminal-error.js';
+import type { LazyAbortController } from './lazy-abort-controller.js';
+
+/** One dispatch in flight, as the event processor tracks it. */
+export interface Attempt {
+  readonly key: string;
+  readonly abort: LazyAbortController;
+  /** Clock ms after which it times out (Infinity without a timeout). */
+  readonly deadline: number;
+  timedOut: boolean;
+  /** Whether the worker was let go before it waited (the attempt settled synchronously). */
+  released: boolean;
+  /**
+   * Resolves the promise the worker waits on, once it waits: when the attempt settles, or when it
+   * times out. Unset while the worker has not waited (see {@link letGo}).
+   */
+  release: (() => void) | undefined;
+}
+
+/** Lets the worker of `attempt` go on: at once if it waits, else when it would have waited. */
+export function letGo(attempt: Attempt): void {
+  if (attempt.release === undefined) attempt.released = true;
+  else attempt.release();
+}
+
+/** Whether a dispatch returned a promise (or any thenable) rather than its result. */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/** The outcome of a dispatch that returned `result` (a timeout if the attempt timed out meanwhile). */
+export function successOutcome(attempt: Attempt, result: DispatchResult | void, timeoutMs: number | undefined): ReconcileOutcome {
+  if (attempt.timedOut) return errorOutcome(attempt, undefined, timeoutMs);
+  return result?.skipped === undefined
+    ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
+    : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
+}
+
+/** The outcome of a dispatch that threw `error` (a timeout, caused by it, if the attempt timed out). */
+export function errorOutcome(attempt: Attempt, error: unknown, timeoutMs: number | undefined): ReconcileOutcome {
+  if (!attempt.timedOut) return { type: 'error', error, terminal: error instanceof TerminalError, timedOut: false };
+  const timeout = new ReconcileTimeoutError(attempt.key, timeoutMs ?? 0, error === undefined ? undefined : { cause: error });
+  return { type: 'error', error: timeout, terminal: false, timedOut: true };
+}
+
+/**
+ * One timer for every attempt's timeout, armed for the earliest deadline in flight (at most
+ * `concurrency` attempts plus timed-out ones still running): no timer per attempt.
+ */
+export class AttemptTimeouts {
+  readonly #clock: Clock;
+  readonly #inFlight: () => Iterable<Attempt>;
+  readonly #onTimedOut: (attempt: Attempt) => void;
+  #timer: TimerHandle | undefined;
+  #timerAt = Infinity;
+
+  /** `onTimedOut` is called for each attempt past its deadline, once, after it is marked `timedOut`. */
+  constructor(clock: Clock, inFlight: () => Iterable<Attempt>, onTimedOut: (attempt: Attempt) => void) {
+    this.#clock = clock;
+    this.#inFlight = inFlight;
+    this.#onTimedOut = onTimedOut;
+  }
+
+  /** Makes sure the timer fires by `deadline`. */
+  watch(deadline: number): void {
+    if (deadline < this.#timerAt) this.#arm(deadline);
+  }
+
+  clear(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = this.#clock.setTimeout(() => this.#fire(), Math.max(0, at - this.#clock.now()));
+  }
+
+  /** Times out the attempts past their deadline, then arms for the earliest one left. */
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = this.#clock.now();
+    let next = Infinity;
+    for (const attempt of [...this.#inFlight()]) {
+      if (attempt.timedOut) continue;
+      if (attempt.deadline <= now) {
+        attempt.timedOut = true;
+        this.#onTimedOut(attempt);
+      } else if (attempt.deadline < next) next = attempt.deadline;
+    }
+    if (next !== Infinity) this.#arm(next);
+  }
+}
