@@ -52,7 +52,7 @@ export class IndexContent {
   readonly forward = new Map<string, Map<string, SecondaryCell>>();
   secondaryCount = 0;
   /** Primary -> its entry. */
-  readonly reverse = new PrimaryTable();
+  readonly reverse = new PrimaryTable<PrimaryEntry>();
   /** Secondary key -> its refs before a write, for the snapshots open at the time. */
   readonly log = new UndoLog<string, PrimaryRefs>();
 

@@ -1,5 +1,4 @@
 import type { ResourceID } from '../../resource/resource-id.js';
-import type { PrimaryEntry } from './index-content.js';
 
 /**
  * The reverse index's primaries, namespace -> name -> entry: a Map keyed by the primary's key
@@ -16,9 +15,12 @@ import type { PrimaryEntry } from './index-content.js';
  * Same answers as a Map keyed by `id.key`: an ID whose name or namespace holds a `/` (which
  * Kubernetes names never do) is placed where its key splits, so `ns/a/b` is one slot however it
  * was built.
+ *
+ * Generic over the entry (the index's `E`), so this file imports nothing of the
+ * index's content and the two form no import cycle.
  */
-export class PrimaryTable {
-  readonly #byNamespace = new Map<string, Map<string, PrimaryEntry>>();
+export class PrimaryTable<E extends { readonly id: ResourceID }> {
+  readonly #byNamespace = new Map<string, Map<string, E>>();
   #size = 0;
 
   /** Number of primaries. */
@@ -27,23 +29,23 @@ export class PrimaryTable {
   }
 
   /** The entry of the primary with this key (`namespace/name`, or `name`): the lookup path. */
-  get(key: string): PrimaryEntry | undefined {
+  get(key: string): E | undefined {
     const slash = key.indexOf('/');
     return slash < 0 ? this.#byNamespace.get('')?.get(key) : this.#byNamespace.get(key.slice(0, slash))?.get(key.slice(slash + 1));
   }
 
   /** The entry of the primary with this ID, probed by its own strings (no key to flatten): the filing path. */
-  getOf(id: ResourceID): PrimaryEntry | undefined {
+  getOf(id: ResourceID): E | undefined {
     if (splitsElsewhere(id)) return this.get(id.key);
     return this.#byNamespace.get(id.namespace ?? '')?.get(id.name);
   }
 
   /** Adds the entry of a primary not in the table (under `entry.id`). */
-  add(entry: PrimaryEntry): void {
+  add(entry: E): void {
     const id = entry.id;
     const namespace = namespaceSlotOf(id);
     let byName = this.#byNamespace.get(namespace);
-    if (byName === undefined) this.#byNamespace.set(namespace, (byName = new Map<string, PrimaryEntry>()));
+    if (byName === undefined) this.#byNamespace.set(namespace, (byName = new Map<string, E>()));
     const size = byName.size;
     byName.set(nameSlotOf(id), entry);
     this.#size += byName.size - size;
