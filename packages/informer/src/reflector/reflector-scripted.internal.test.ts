@@ -6,7 +6,8 @@ import type { KubernetesObject, StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
 import { ApiRequestError, InactivityTimeoutError, Reflector, WatchLineError } from '../index.js';
 import type { ReflectorOptions, ResourceType } from '../index.js';
-import { ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
+import { ScriptedReflector, ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
+import type { Script } from './internal/scripted-server.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
@@ -17,20 +18,16 @@ interface Run {
 }
 
 describe('Reflector (scripted wire)', () => {
+  const scripted = new ScriptedReflector();
   let server: ScriptedServer | undefined;
-  let run: Run | undefined;
 
   afterEach(async () => {
-    await run?.reflector.stop();
-    await server?.stop();
-    run = undefined;
+    await scripted.close();
     server = undefined;
   });
 
-  async function start(handler: Parameters<typeof ScriptedServer.start>[0], options: Partial<ReflectorOptions> = {}): Promise<Run> {
-    server = await ScriptedServer.start(handler);
-    const reflector = new Reflector({
-      kubeConfig: server.kubeConfig,
+  async function start(handler: Script, options: Partial<ReflectorOptions> = {}): Promise<Run> {
+    const opened = await scripted.open(handler, {
       type: configMaps,
       backoff: { initialMs: 10, maxMs: 50 },
       watchTimeoutSeconds: 60,
@@ -39,13 +36,14 @@ describe('Reflector (scripted wire)', () => {
       initialState: 'list',
       ...options,
     });
+    server = opened.server;
+    const reflector = opened.reflector;
     const deltas: StoreDelta[] = [];
     const errors: Error[] = [];
     reflector.deltas$.subscribe((d) => deltas.push(d));
     reflector.errors$.subscribe((e) => errors.push(e));
     await reflector.start();
-    run = { reflector, deltas, errors };
-    return run;
+    return { reflector, deltas, errors };
   }
 
   const summary = (deltas: readonly StoreDelta[]): string[] =>
@@ -119,7 +117,7 @@ describe('Reflector (scripted wire)', () => {
       const o = configMap(name, rv) as KubernetesObject;
       return { ...o, metadata: { ...o.metadata, managedFields: [{ manager: 'm' }] } };
     };
-    const script: Parameters<typeof ScriptedServer.start>[0] = (req, res, i) => {
+    const script: Script = (req, res, i) => {
       if (i === 0) sendJson(res, 200, configMapList('10', [withManaged('a', '5')]));
       else if (i === 1) startWatch(res, [{ type: 'ADDED', object: withManaged('b', '11') }]);
       else startWatch(res);
@@ -137,9 +135,16 @@ describe('Reflector (scripted wire)', () => {
   });
 
   it('refuses a namespace for a cluster-scoped type', async () => {
-    server = await ScriptedServer.start(() => {});
+    const standalone = await ScriptedServer.start(() => {});
     const namespaces: ResourceType = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
-    expect(() => new Reflector({ kubeConfig: server!.kubeConfig, type: namespaces, namespace: 'x' })).to.throw(TypeError, /cluster-scoped/);
+    try {
+      expect(() => new Reflector({ kubeConfig: standalone.kubeConfig, type: namespaces, namespace: 'x' })).to.throw(
+        TypeError,
+        /cluster-scoped/,
+      );
+    } finally {
+      await standalone.stop();
+    }
   });
 
   it('paginates with limit/continue and falls back to one full list when the continue token expires', async () => {
