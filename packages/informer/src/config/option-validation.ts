@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { FieldSelector, InvalidSelectorError, LabelSelector, type OptionKeysOf } from '@kindex/core';
-import { BACKOFF_OPTION_KEYS } from '../reflector/backoff-options.js';
-import type { ReflectorOptions } from '../reflector/reflector.js';
+import { FieldSelector, InvalidSelectorError, LabelSelector } from '@kindex/core';
 
 /**
  * Parses a label selector client-side (the server would answer 400 on every list and watch).
@@ -43,29 +41,4 @@ export function checkFieldSelector(owner: string, selector: string): FieldSelect
   }
 }
 
-/**
- * The connection tuning (`reflector`) options of controllers and event sources.
- *
- * @example
- * ```ts
- * import { InformerEventSource, Kinds, type ReflectorTuningOptions } from '@kindex/informer';
- *
- * // Smaller pages and a shorter watch for a kind with large objects.
- * const reflector: ReflectorTuningOptions = { pageSize: 100, watchTimeoutSeconds: 120, backoff: { maxMs: 10_000 } };
- * const source = InformerEventSource.from(Kinds.ConfigMap).withReflectorOptions(reflector);
- * ```
- */
-export type ReflectorTuningOptions = Pick<
-  ReflectorOptions,
-  'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
->;
-
-/** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
-export const REFLECTOR_TUNING_KEYS = {
-  initialState: true,
-  pageSize: true,
-  watchTimeoutSeconds: true,
-  inactivityTimeoutMs: true,
-  backoff: BACKOFF_OPTION_KEYS,
-  wire: true,
-} as const satisfies OptionKeysOf<ReflectorTuningOptions>;
+export { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';

@@ -105,6 +105,33 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
   readonly transform?: ObjectTransform<R> | null;
 }
 
+/**
+ * The connection tuning (`reflector`) options of controllers and event sources.
+ *
+ * @example
+ * ```ts
+ * import { InformerEventSource, Kinds, type ReflectorTuningOptions } from '@kindex/informer';
+ *
+ * // Smaller pages and a shorter watch for a kind with large objects.
+ * const reflector: ReflectorTuningOptions = { pageSize: 100, watchTimeoutSeconds: 120, backoff: { maxMs: 10_000 } };
+ * const source = InformerEventSource.from(Kinds.ConfigMap).withReflectorOptions(reflector);
+ * ```
+ */
+export type ReflectorTuningOptions = Pick<
+  ReflectorOptions,
+  'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
+>;
+
+/** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
+export const REFLECTOR_TUNING_KEYS = {
+  initialState: true,
+  pageSize: true,
+  watchTimeoutSeconds: true,
+  inactivityTimeoutMs: true,
+  backoff: BACKOFF_OPTION_KEYS,
+  wire: true,
+} as const satisfies OptionKeysOf<ReflectorTuningOptions>;
+
 /** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
 export const REFLECTOR_OPTION_KEYS = {
   kubeConfig: true,
@@ -113,12 +140,7 @@ export const REFLECTOR_OPTION_KEYS = {
   labelSelector: true,
   fieldSelector: true,
   shardSelector: true,
-  initialState: true,
-  pageSize: true,
-  watchTimeoutSeconds: true,
-  inactivityTimeoutMs: true,
-  backoff: BACKOFF_OPTION_KEYS,
-  wire: true,
+  ...REFLECTOR_TUNING_KEYS,
   transform: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
 
