@@ -142,15 +142,17 @@ export async function serverJobValues(client: KubeClient, namespace: string): Pr
 }
 
 /**
- * Waits until the server stores exactly `expected` (job name to `valueFromCluster`) for the
- * namespace's jobs.
+ * Waits until the server stores exactly `expected` (job name to `valueFromCluster`, as a map or as
+ * an object literal such as `{ j1: 'v-1', j2: undefined }`) for the namespace's jobs.
  */
 export async function expectServerJobValues(
   client: KubeClient,
   namespace: string,
-  expected: ReadonlyMap<string, string | undefined>,
+  expectedValues: ReadonlyMap<string, string | undefined> | Readonly<Record<string, string | undefined>>,
   timeoutMs = 30_000,
 ): Promise<void> {
+  const expected: ReadonlyMap<string, string | undefined> =
+    expectedValues instanceof Map ? expectedValues : new Map(Object.entries(expectedValues));
   await eventually(
     async () => {
       const actual = await serverJobValues(client, namespace);
