@@ -118,6 +118,28 @@ export async function inBatches<T>(items: readonly T[], task: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
 }
 
+/** A grid of clusters and their jobs for {@link createJobGrid}: how many, their names, the clusters' first values. */
+export interface JobGrid {
+  readonly clusters: number;
+  readonly jobsPerCluster: number;
+  readonly clusterName: (c: number) => string;
+  readonly jobName: (c: number, j: number) => string;
+  /** The value cluster `c` is created with. */
+  readonly clusterValue: (c: number) => string;
+}
+
+/**
+ * Creates the grid's clusters, then its jobs (job `j` of cluster `c` on cluster `c`), 50 requests
+ * at a time; returns the value each job is to carry (job name to its cluster's value).
+ */
+export async function createJobGrid(client: KubeClient, namespace: string, grid: JobGrid): Promise<Map<string, string>> {
+  const clusters = Array.from({ length: grid.clusters }, (_, c) => c);
+  await inBatches(clusters, (c) => client.create(ClusterKind, cluster(grid.clusterName(c), namespace, grid.clusterValue(c))));
+  const jobs = clusters.flatMap((c) => Array.from({ length: grid.jobsPerCluster }, (_, j) => [c, j] as const));
+  await inBatches(jobs, ([c, j]) => client.create(JobKind, job(grid.jobName(c, j), namespace, grid.clusterName(c))));
+  return new Map(jobs.map(([c, j]) => [grid.jobName(c, j), grid.clusterValue(c)]));
+}
+
 /** Changes a cluster's value on the server. */
 export function setClusterValue(client: KubeClient, namespace: string, name: string, value: string): Promise<Cluster> {
   return client.patch<Cluster>(ClusterKind, ResourceID.of(name, namespace), { spec: { clusterValue: value } });
