@@ -7,8 +7,8 @@ import { KubeClient, type Operator } from '../index.js';
 
 /** Options of {@link useOperatorSuite}. */
 export interface OperatorSuiteOptions<Client extends KubeClient> {
-  /** The custom resource installed once before the suite's tests (`createTestCrd` options). */
-  readonly crd: TestCrdOptions;
+  /** The custom resource installed once before the suite's tests (`createTestCrd` options). Defaults to none. */
+  readonly crd?: TestCrdOptions;
   /** Makes the suite's client from the server's kubeconfig. Defaults to `new KubeClient(kubeConfig)`. */
   readonly client?: (kubeConfig: KubeConfig) => Client;
 }
@@ -22,14 +22,16 @@ export interface OperatorSuite<Client extends KubeClient = KubeClient> {
 }
 
 /**
- * One test server for the enclosing `describe` (`useTestApiServer`), the CRD of `options.crd`
- * installed on it and a client; call it at the top of the `describe` body.
+ * One test server for the enclosing `describe` (`useTestApiServer`), the CRD of `options.crd` (if
+ * any) installed on it and a client; call it at the top of the `describe` body.
  *
  * After each test, the faults it injected are undone (watch events resumed, no failing requests,
  * no latency) so that its operator can drain, then `operator` is stopped. After the suite, the
  * client's informers stop before the server does.
  */
-export function useOperatorSuite<Client extends KubeClient = KubeClient>(options: OperatorSuiteOptions<Client>): OperatorSuite<Client> {
+export function useOperatorSuite<Client extends KubeClient = KubeClient>(
+  options: OperatorSuiteOptions<Client> = {},
+): OperatorSuite<Client> {
   const makeClient = options.client ?? ((kubeConfig: KubeConfig) => new KubeClient(kubeConfig) as Client);
   let client: Client | undefined;
   // Registered before useTestApiServer's own `after`, so that it runs first: informers stop
@@ -52,7 +54,9 @@ export function useOperatorSuite<Client extends KubeClient = KubeClient>(options
   before(async () => {
     const kubeConfig = server().kubeConfig;
     client = makeClient(kubeConfig);
-    await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), kubeConfig.makeApiClient(CustomObjectsApi), options.crd);
+    if (options.crd !== undefined) {
+      await createTestCrd(kubeConfig.makeApiClient(ApiextensionsV1Api), kubeConfig.makeApiClient(CustomObjectsApi), options.crd);
+    }
   });
   afterEach(async () => {
     const { faults } = server();
