@@ -39,7 +39,7 @@ describe('InformerEventSource (standalone, stealth, handles)', function () {
     data,
   });
 
-  it('builds from a suite.client, starts, serves get/list/byIndex from its cache, and stops', async () => {
+  it('builds from a client, starts, serves get/list/byIndex from its cache, and stops', async () => {
     const ns = await createNamespace(suite.server.kubeConfig);
     const other = await createNamespace(suite.server.kubeConfig);
     await suite.client.create(Kinds.ConfigMap, configMap(ns, 'before', { app: 'web' }, { greeting: 'hello' }));
