@@ -1,20 +1,17 @@
 import { expect } from 'chai';
-import { InvalidSelectorError, ResourceID, UnknownOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { InvalidSelectorError, ResourceID, UnknownOptionError, UpdateControl, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually } from '@kindex/testing';
-import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError, resourceKind } from '../index.js';
+import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 // Configuration is checked where it is written, and the primaries' field selector works end to end.
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const noop: Reconciler<Widget, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
 
 describe('Controller configuration', function () {
   this.timeout(60_000);
-  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
   let controller: Controller<Widget> | undefined;
   afterEach(async () => {
     await controller?.stop({ drainTimeoutMs: 5_000 });

@@ -1,16 +1,13 @@
 import { expect } from 'chai';
 import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, requireFault } from '@kindex/testing';
-import { Controller, KubeClient, resourceKind, type ControllerEvent, type PatchType, type ResourceType } from '../index.js';
+import { Controller, KubeClient, type ControllerEvent, type PatchType, type ResourceType } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 // Cleanup exactly once per deletion, whichever of the DELETED watch event and the response to
 // the finalizer-removal write reaches the controller first.
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const FINALIZER = 'test.kindex.dev/cleanup';
 
 /** A client that can hold back the response of the controller's finalizer-removal patch. */
@@ -35,7 +32,7 @@ class HoldingClient extends KubeClient {
 describe('Controller deletion', function () {
   this.timeout(60_000);
   const suite = useOperatorSuite({
-    crd: { group: 'test.kindex.dev', kind: 'Widget' },
+    crd: WIDGET_CRD,
     client: (kubeConfig) => new HoldingClient(kubeConfig),
   });
   let controller: Controller<Widget> | undefined;

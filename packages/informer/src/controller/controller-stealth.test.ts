@@ -1,14 +1,11 @@
 // ControllerOptions.stealthFilter (kopf's stealth mode for primaries) on the test API server.
 import { expect } from 'chai';
-import { DeleteControl, kopfFilter, PRESENT, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { DeleteControl, kopfFilter, PRESENT, ResourceID, UpdateControl, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually } from '@kindex/testing';
-import { InformerEventSource, KubeClient, Kinds, Operator, resourceKind } from '../index.js';
+import { InformerEventSource, KubeClient, Kinds, Operator } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const widget = (name: string, namespace: string, labels: Record<string, string> = {}): Widget => ({
   apiVersion: 'test.kindex.dev/v1',
   kind: 'Widget',
@@ -18,7 +15,7 @@ const widget = (name: string, namespace: string, labels: Record<string, string> 
 
 describe('Controller stealthFilter', function () {
   this.timeout(60_000);
-  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   /**
    * Runs a controller that sees only widgets labelled `managed`, with a ConfigMap source that

@@ -7,18 +7,12 @@ import {
   ResourceID,
   UpdateControl,
   type Context,
-  type KubernetesObject,
   type Reconciler,
 } from '@kindex/core';
 import { createNamespace, eventually, requireFault, uniqueName } from '@kindex/testing';
-import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
+import { KubeClient, Operator, type ControllerEvent } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number; count?: number; error?: string; attempts?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 const widget = (name: string, namespace: string, size = 1): Widget => ({
   apiVersion: 'test.kindex.dev/v1',
@@ -29,7 +23,7 @@ const widget = (name: string, namespace: string, size = 1): Widget => ({
 
 describe('Controller', function () {
   this.timeout(60_000);
-  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   async function run<P extends Widget>(reconciler: Reconciler<P, KubeClient>, namespace: string, extra: Record<string, unknown> = {}) {
     suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });

@@ -2,7 +2,7 @@
 // kube-apiserver with KINDEX_APISERVER=real): Events read back from the server, series folded,
 // drops counted when the server refuses them, and the reconcile unaffected either way.
 import { expect } from 'chai';
-import { FakeClock, UnknownOptionError, UpdateControl, type Context, type EventRecord, type KubernetesObject } from '@kindex/core';
+import { FakeClock, UnknownOptionError, UpdateControl, type Context, type EventRecord } from '@kindex/core';
 import { Registry } from 'prom-client';
 import { createNamespace, eventually, metricValue, rawRequest, requireFault, uniqueName } from '@kindex/testing';
 import {
@@ -15,11 +15,8 @@ import {
   type EventRecorderOptions,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import type { Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number };
-}
 const WidgetKind = resourceKind<Widget>({ group: 'events.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const CONTROLLER = 'widgets.events.kindex.dev';
 

@@ -9,20 +9,15 @@ import {
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type KubeEventSourceContext,
   type ResourceKind,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { value?: string };
-}
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const ConfigMapKind = Kinds.ConfigMap as unknown as ResourceKind<ConfigMap>;
 
 interface LogLine {
@@ -91,7 +86,7 @@ describe('createOperatorLogger', () => {
 
 describe('Operator logs', function () {
   this.timeout(60_000);
-  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   async function run(namespace: string, reconciler: WidgetReconciler) {
     const { lines, logger } = capture();

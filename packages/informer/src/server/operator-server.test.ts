@@ -7,22 +7,17 @@ import {
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type Controller,
   type ControllerDebugView,
   type KubeEventSourceContext,
   type PrimaryDescription,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number; config?: string };
-  status?: { seen?: number; value?: string };
-}
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const ConfigMapKind = Kinds.ConfigMap as unknown as import('../index.js').ResourceKind<ConfigMap>;
 
 const widget = (name: string, namespace: string, config?: string): Widget => ({
@@ -58,7 +53,7 @@ class WidgetReconciler implements Reconciler<Widget, KubeClient> {
 
 describe('OperatorServer', function () {
   this.timeout(60_000);
-  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   function newOperator(namespace: string, serverOptions: Record<string, unknown> = {}, reconciler = new WidgetReconciler()) {
     suite.operator = new Operator({

@@ -9,17 +9,12 @@ import {
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type ControllerEvent,
   type KubeEventSource,
   type NamespaceSet,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 /**
  * A KubeEventSource that is not an InformerEventSource (it delegates to one): what the layers
@@ -116,7 +111,7 @@ describe('KubeEventSource, implemented by a class other than InformerEventSource
   });
 
   describe('in a running controller', () => {
-    const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Widget' } });
+    const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
     it('reports its problems as controller events and its cache in the debug view', async () => {
       const ns = await createNamespace(suite.server.kubeConfig);
