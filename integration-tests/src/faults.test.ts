@@ -5,14 +5,10 @@ import { expect } from 'chai';
 import { KubeApiError, type KubeClient } from '@kindex/informer';
 import { requireFault, type TestApiServer } from '@kindex/testing';
 import {
-  ClusterKind,
-  JobKind,
-  cluster,
+  createJobGrid,
   expectCachedJobValues,
   expectNoOverlaps,
   expectServerJobValues,
-  inBatches,
-  job,
   keyOf,
   setClusterValue,
   settle,
@@ -24,6 +20,13 @@ import {
 const CLUSTERS = 5;
 const JOBS_PER_CLUSTER = 4;
 const jobName = (c: number, j: number): string => `j${c}-${j}`;
+const GRID = {
+  clusters: CLUSTERS,
+  jobsPerCluster: JOBS_PER_CLUSTER,
+  clusterName: (c: number) => `c${c}`,
+  jobName,
+  clusterValue: (c: number) => `c${c}-0`,
+};
 
 /**
  * Runs a write of the test itself until the server takes it: injected failures hit every client,
@@ -44,11 +47,7 @@ async function persistently<T>(write: () => Promise<T>): Promise<T> {
 /** The sample with 5 clusters of 4 jobs each, converged and settled, with its counts reset. */
 async function convergedSample(client: KubeClient, run: RunningSample): Promise<Map<string, string>> {
   const ns = run.namespace;
-  const clusters = Array.from({ length: CLUSTERS }, (_, c) => c);
-  await inBatches(clusters, (c) => client.create(ClusterKind, cluster(`c${c}`, ns, `c${c}-0`)));
-  const jobs = clusters.flatMap((c) => Array.from({ length: JOBS_PER_CLUSTER }, (_, j) => [c, j] as const));
-  await inBatches(jobs, ([c, j]) => client.create(JobKind, job(jobName(c, j), ns, `c${c}`)));
-  const expected = new Map(jobs.map(([c, j]) => [jobName(c, j), `c${c}-0`]));
+  const expected = await createJobGrid(client, ns, GRID);
   await expectServerJobValues(client, ns, expected);
   await settle(run);
   run.jobLog.reset();

@@ -78,50 +78,22 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
     await client.create(ClusterKind, cluster('b', ns, 'b-1'));
     await client.create(JobKind, job('mover', ns, 'a'));
     await client.create(JobKind, job('stayer', ns, 'a'));
-    await expectServerJobValues(
-      client,
-      ns,
-      new Map([
-        ['mover', 'a-1'],
-        ['stayer', 'a-1'],
-      ]),
-    );
+    await expectServerJobValues(client, ns, { mover: 'a-1', stayer: 'a-1' });
 
     await moveJob(client, ns, 'mover', 'b');
-    await expectServerJobValues(
-      client,
-      ns,
-      new Map([
-        ['mover', 'b-1'],
-        ['stayer', 'a-1'],
-      ]),
-    );
+    await expectServerJobValues(client, ns, { mover: 'b-1', stayer: 'a-1' });
     await settle(run);
     run.jobLog.reset();
 
     await setClusterValue(client, ns, 'a', 'a-2');
-    await expectServerJobValues(
-      client,
-      ns,
-      new Map([
-        ['mover', 'b-1'],
-        ['stayer', 'a-2'],
-      ]),
-    );
+    await expectServerJobValues(client, ns, { mover: 'b-1', stayer: 'a-2' });
     await settle(run);
     expect(run.jobLog.count(keyOf(ns, 'mover')), 'reconciles of the moved job after A changed').to.equal(0);
     expect(run.jobLog.count(keyOf(ns, 'stayer'))).to.equal(1);
 
     run.jobLog.reset();
     await setClusterValue(client, ns, 'b', 'b-2');
-    await expectServerJobValues(
-      client,
-      ns,
-      new Map([
-        ['mover', 'b-2'],
-        ['stayer', 'a-2'],
-      ]),
-    );
+    await expectServerJobValues(client, ns, { mover: 'b-2', stayer: 'a-2' });
     await settle(run);
     expect(run.jobLog.count(keyOf(ns, 'mover'))).to.equal(1);
     expect(run.jobLog.count(keyOf(ns, 'stayer'))).to.equal(0);
@@ -188,14 +160,7 @@ describe('JobReconciler (the Job/Cluster sample)', function () {
         strict.readCacheDirectly = true;
         // JOSDK's accessingDirectlyTheCacheWorksWithoutPToSMapper: another late job, read through the cache.
         await client.create(JobKind, job('later', ns, 'c'));
-        await expectServerJobValues(
-          client,
-          ns,
-          new Map([
-            ['late', undefined],
-            ['later', 'v'],
-          ]),
-        );
+        await expectServerJobValues(client, ns, { late: undefined, later: 'v' });
         await eventually(() => expect(log.count(keyOf(ns, 'later'))).to.equal(1));
       } finally {
         await operator.stop({ drainTimeoutMs: 5_000 });

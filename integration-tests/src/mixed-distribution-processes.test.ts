@@ -2,10 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, ShardMap } from '@kindex/core';
-import { createNamespace, createNamespacesPerShard, eventually, uniqueName } from '@kindex/testing';
+import { createNamespacesPerShard, eventually } from '@kindex/testing';
 import { Kinds, KubeClient, type Lease } from '@kindex/informer';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
-import { spawnShardReplica, useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
+import { useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/mixed-replica.ts', import.meta.url));
 const SHARDS = 4;
@@ -19,24 +19,8 @@ describe('operator mixing a leader-elected and a sharded controller, in child pr
   it('after a SIGKILL of the leader the singleton moves to another replica and its shards are taken over; no primary is reconciled by two processes at once', async () => {
     const server = scenario.server();
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    const kubeconfigFile = scenario.kubeconfigFile();
-    const recordsFile = scenario.file('records.jsonl');
-    const label = uniqueName('p');
-    const leaseNamespace = await createNamespace(server.kubeConfig);
-    const spawnReplica = (identity: string): ShardReplica => {
-      const replica = spawnShardReplica(FIXTURE, identity, {
-        KINDEX_KUBECONFIG: kubeconfigFile,
-        KINDEX_NAMESPACE: leaseNamespace,
-        KINDEX_GROUP: 'mixed',
-        KINDEX_SHARDS: String(SHARDS),
-        KINDEX_LABEL: label,
-        KINDEX_RECORDS: recordsFile,
-        KINDEX_TIMING: JSON.stringify(TIMING),
-      });
-      replicas.push(replica);
-      return replica;
-    };
-    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [ShardReplica, ShardReplica, ShardReplica];
+    const { leaseNamespace, label, recordsFile, spawn } = await scenario.group(FIXTURE, { name: 'mixed', shards: SHARDS, timing: TIMING });
+    const [a, b, c] = ['a', 'b', 'c'].map(spawn) as [ShardReplica, ShardReplica, ShardReplica];
     const describeAll = () =>
       replicas.map((r) => `${r.identity}${r.leading ? ' (leader)' : ''}: [${r.owned.join(',')}] ${r.stderr.slice(-300)}`).join('\n');
     await eventually(

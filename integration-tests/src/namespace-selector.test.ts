@@ -75,14 +75,7 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     const { jobs, log, reconciler } = await startJobs(`${key}=yes`);
     expect([...(jobs.primaryCache.namespaces as readonly string[])].sort()).to.deep.equal([a, c].sort());
     for (const ns of [a, c]) {
-      await expectServerJobValues(
-        client,
-        ns,
-        new Map([
-          ['j1', `${ns}-1`],
-          ['j2', `${ns}-1`],
-        ]),
-      );
+      await expectServerJobValues(client, ns, { j1: `${ns}-1`, j2: `${ns}-1` });
     }
     await settle(jobs, log);
     expect(
@@ -93,14 +86,7 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     // b gains the label: its jobs converge, each reconciled once; nothing else is reconciled.
     log.reset();
     await label(b, key, 'yes');
-    await expectServerJobValues(
-      client,
-      b,
-      new Map([
-        ['j1', `${b}-1`],
-        ['j2', `${b}-1`],
-      ]),
-    );
+    await expectServerJobValues(client, b, { j1: `${b}-1`, j2: `${b}-1` });
     await settle(jobs, log);
     const counts = Object.fromEntries(log.keys().map((k) => [k, log.count(k)]));
     // One reconcile writes the status; the status write itself is filtered (generation-aware).
@@ -116,14 +102,7 @@ describe('Controller namespaceSelector (on the Job/Cluster sample)', function ()
     // The dropped namespace is no longer followed; the others still are.
     await setClusterValue(client, a, 'c', `${a}-2`);
     await setClusterValue(client, c, 'c', `${c}-2`);
-    await expectServerJobValues(
-      client,
-      c,
-      new Map([
-        ['j1', `${c}-2`],
-        ['j2', `${c}-2`],
-      ]),
-    );
+    await expectServerJobValues(client, c, { j1: `${c}-2`, j2: `${c}-2` });
     await settle(jobs, log);
     expect(
       log.keys().filter((k) => k.startsWith(`${a}/`)),

@@ -29,38 +29,16 @@ describe('Controller.changeNamespaces (on the Job/Cluster sample)', function () 
       await client.create(JobKind, job('j1', ns, 'c'));
       await client.create(JobKind, job('j2', ns, 'c'));
     }
-    await expectServerJobValues(
-      client,
-      first,
-      new Map([
-        ['j1', `${first}-1`],
-        ['j2', `${first}-1`],
-      ]),
-    );
+    await expectServerJobValues(client, first, { j1: `${first}-1`, j2: `${first}-1` });
     await settle(run);
     expect(
       run.jobLog.keys().filter((k) => k.startsWith(`${second}/`)),
       'reconciles outside the watched namespaces',
     ).to.deep.equal([]);
-    await expectServerJobValues(
-      client,
-      second,
-      new Map([
-        ['j1', undefined],
-        ['j2', undefined],
-      ]),
-      1_000,
-    );
+    await expectServerJobValues(client, second, { j1: undefined, j2: undefined }, 1_000);
 
     await run.sample.jobs.changeNamespaces([second]);
-    await expectServerJobValues(
-      client,
-      second,
-      new Map([
-        ['j1', `${second}-1`],
-        ['j2', `${second}-1`],
-      ]),
-    );
+    await expectServerJobValues(client, second, { j1: `${second}-1`, j2: `${second}-1` });
     await settle(run);
     run.jobLog.reset();
 
@@ -69,29 +47,13 @@ describe('Controller.changeNamespaces (on the Job/Cluster sample)', function () 
     await client.create(JobKind, job('j3', first, 'c'));
     // The kept namespace still works.
     await setClusterValue(client, second, 'c', `${second}-2`);
-    await expectServerJobValues(
-      client,
-      second,
-      new Map([
-        ['j1', `${second}-2`],
-        ['j2', `${second}-2`],
-      ]),
-    );
+    await expectServerJobValues(client, second, { j1: `${second}-2`, j2: `${second}-2` });
     await settle(run);
     expect(
       run.jobLog.keys().filter((k) => k.startsWith(`${first}/`)),
       'reconciles in the removed namespace',
     ).to.deep.equal([]);
-    await expectServerJobValues(
-      client,
-      first,
-      new Map([
-        ['j1', `${first}-1`],
-        ['j2', `${first}-1`],
-        ['j3', undefined],
-      ]),
-      1_000,
-    );
+    await expectServerJobValues(client, first, { j1: `${first}-1`, j2: `${first}-1`, j3: undefined }, 1_000);
     expect(run.sample.jobs.primaryCache.list(first), 'jobs of the removed namespace still cached').to.deep.equal([]);
     expect(run.sample.jobReconciler.clusters!.list(first), 'clusters of the removed namespace still cached').to.deep.equal([]);
     expectNoOverlaps(run);

@@ -2,14 +2,10 @@
 // reconciles only its jobs. Objects are created 50 requests at a time.
 import { expect } from 'chai';
 import {
-  ClusterKind,
-  JobKind,
-  cluster,
+  createJobGrid,
   expectCachedJobValues,
   expectNoOverlaps,
   expectServerJobValues,
-  inBatches,
-  job,
   keyOf,
   setClusterValue,
   settle,
@@ -22,6 +18,7 @@ const JOBS_PER_CLUSTER = 10;
 
 const clusterName = (c: number): string => `cluster-${c}`;
 const jobName = (c: number, j: number): string => `job-${c}-${j}`;
+const GRID = { clusters: CLUSTERS, jobsPerCluster: JOBS_PER_CLUSTER, clusterName, jobName, clusterValue: (c: number) => `v-${c}` };
 
 describe('JobReconciler at scale (1,000 clusters, 10,000 jobs)', function () {
   // About 1 minute on the embedded server, about 7 on a real one (etcd) on 2 busy cores.
@@ -32,12 +29,7 @@ describe('JobReconciler at scale (1,000 clusters, 10,000 jobs)', function () {
     const run = await startSample(fixture());
     const { client } = fixture();
     const ns = run.namespace;
-    const clusters = Array.from({ length: CLUSTERS }, (_, c) => c);
-    await inBatches(clusters, (c) => client.create(ClusterKind, cluster(clusterName(c), ns, `v-${c}`)));
-    const jobs = clusters.flatMap((c) => Array.from({ length: JOBS_PER_CLUSTER }, (_, j) => [c, j] as const));
-    await inBatches(jobs, ([c, j]) => client.create(JobKind, job(jobName(c, j), ns, clusterName(c))));
-
-    const expected = new Map(jobs.map(([c, j]) => [jobName(c, j), `v-${c}`]));
+    const expected = await createJobGrid(client, ns, GRID);
     await expectCachedJobValues(run, expected, 240_000);
     await expectServerJobValues(client, ns, expected, 120_000);
     await settle(run, 1_000, 240_000);

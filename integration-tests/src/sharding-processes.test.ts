@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ShardMap } from '@kindex/core';
-import { createNamespace, eventually, uniqueName } from '@kindex/testing';
+import { createNamespace, eventually } from '@kindex/testing';
 import { intervals, overlaps, readRecords } from './support/replica-process.js';
-import { spawnShardReplica, useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
+import { useShardScenario, type ShardReplica } from './support/shard-replica-process.js';
 
 const FIXTURE = fileURLToPath(new URL('./support/shard-replica.ts', import.meta.url));
 const SHARDS = 4;
@@ -18,30 +18,14 @@ describe('sharded operator in child processes', function () {
   it('three replicas split the shards; after a SIGKILL the survivors take them over, and no primary is reconciled by two processes at once', async () => {
     const server = scenario.server();
     const core = server.kubeConfig.makeApiClient(CoreV1Api);
-    const kubeconfigFile = scenario.kubeconfigFile();
-    const recordsFile = scenario.file('records.jsonl');
-    const label = uniqueName('p');
-    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const { label, recordsFile, spawn } = await scenario.group(FIXTURE, { name: 'shards', shards: SHARDS, timing: TIMING });
     const namespaces: string[] = [];
     for (let i = 0; i < 10; i++) {
       const namespace = await createNamespace(server.kubeConfig);
       namespaces.push(namespace);
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'p', labels: { role: label } } } });
     }
-    const spawnReplica = (identity: string): ShardReplica => {
-      const replica = spawnShardReplica(FIXTURE, identity, {
-        KINDEX_KUBECONFIG: kubeconfigFile,
-        KINDEX_NAMESPACE: leaseNamespace,
-        KINDEX_GROUP: 'shards',
-        KINDEX_SHARDS: String(SHARDS),
-        KINDEX_LABEL: label,
-        KINDEX_RECORDS: recordsFile,
-        KINDEX_TIMING: JSON.stringify(TIMING),
-      });
-      replicas.push(replica);
-      return replica;
-    };
-    const [a, b, c] = ['a', 'b', 'c'].map(spawnReplica) as [ShardReplica, ShardReplica, ShardReplica];
+    const [a, b, c] = ['a', 'b', 'c'].map(spawn) as [ShardReplica, ShardReplica, ShardReplica];
     const describeAll = () => replicas.map((r) => `${r.identity}: [${r.owned.join(',')}] ${r.stderr.slice(-300)}`).join('\n');
     await eventually(
       () => {

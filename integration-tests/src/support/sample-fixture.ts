@@ -118,6 +118,28 @@ export async function inBatches<T>(items: readonly T[], task: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
 }
 
+/** A grid of clusters and their jobs for {@link createJobGrid}: how many, their names, the clusters' first values. */
+export interface JobGrid {
+  readonly clusters: number;
+  readonly jobsPerCluster: number;
+  readonly clusterName: (c: number) => string;
+  readonly jobName: (c: number, j: number) => string;
+  /** The value cluster `c` is created with. */
+  readonly clusterValue: (c: number) => string;
+}
+
+/**
+ * Creates the grid's clusters, then its jobs (job `j` of cluster `c` on cluster `c`), 50 requests
+ * at a time; returns the value each job is to carry (job name to its cluster's value).
+ */
+export async function createJobGrid(client: KubeClient, namespace: string, grid: JobGrid): Promise<Map<string, string>> {
+  const clusters = Array.from({ length: grid.clusters }, (_, c) => c);
+  await inBatches(clusters, (c) => client.create(ClusterKind, cluster(grid.clusterName(c), namespace, grid.clusterValue(c))));
+  const jobs = clusters.flatMap((c) => Array.from({ length: grid.jobsPerCluster }, (_, j) => [c, j] as const));
+  await inBatches(jobs, ([c, j]) => client.create(JobKind, job(grid.jobName(c, j), namespace, grid.clusterName(c))));
+  return new Map(jobs.map(([c, j]) => [grid.jobName(c, j), grid.clusterValue(c)]));
+}
+
 /** Changes a cluster's value on the server. */
 export function setClusterValue(client: KubeClient, namespace: string, name: string, value: string): Promise<Cluster> {
   return client.patch<Cluster>(ClusterKind, ResourceID.of(name, namespace), { spec: { clusterValue: value } });
@@ -142,15 +164,17 @@ export async function serverJobValues(client: KubeClient, namespace: string): Pr
 }
 
 /**
- * Waits until the server stores exactly `expected` (job name to `valueFromCluster`) for the
- * namespace's jobs.
+ * Waits until the server stores exactly `expected` (job name to `valueFromCluster`, as a map or as
+ * an object literal such as `{ j1: 'v-1', j2: undefined }`) for the namespace's jobs.
  */
 export async function expectServerJobValues(
   client: KubeClient,
   namespace: string,
-  expected: ReadonlyMap<string, string | undefined>,
+  expectedValues: ReadonlyMap<string, string | undefined> | Readonly<Record<string, string | undefined>>,
   timeoutMs = 30_000,
 ): Promise<void> {
+  const expected: ReadonlyMap<string, string | undefined> =
+    expectedValues instanceof Map ? expectedValues : new Map(Object.entries(expectedValues));
   await eventually(
     async () => {
       const actual = await serverJobValues(client, namespace);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { createNamespace, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
 
 /** One operator replica of a sharding scenario running as a child process, as its stdout lines tell it. */
 export interface ShardReplica {
@@ -64,6 +64,28 @@ export function spawnShardReplica(fixture: string, identity: string, env: Readon
   return replica;
 }
 
+/** Options of {@link ShardScenario.group}: what the replicas of one group are told (`KINDEX_*` variables). */
+export interface ShardGroupOptions {
+  /** The group's name (`KINDEX_GROUP`): its leader Lease, and its shard Leases `<name>-shard-<i>`. */
+  readonly name: string;
+  /** How many shards (`KINDEX_SHARDS`). */
+  readonly shards: number;
+  /** The leader-election timings (`KINDEX_TIMING`). */
+  readonly timing: { readonly leaseDurationMs: number; readonly renewDeadlineMs: number; readonly retryPeriodMs: number };
+}
+
+/** One group of replicas of a fixture: what they share, and how to start one more. */
+export interface ShardGroup {
+  /** The namespace of the group's Leases, fresh per group. */
+  readonly leaseNamespace: string;
+  /** A fresh label value: the replicas reconcile the ConfigMaps whose `role` label starts with it. */
+  readonly label: string;
+  /** The JSON-lines file the replicas record their reconciles in. */
+  readonly recordsFile: string;
+  /** Starts the replica `identity` and adds it to the scenario's replicas. */
+  readonly spawn: (identity: string) => ShardReplica;
+}
+
 /** What {@link useShardScenario} gives a test: the server, the files the replicas share, the replicas. */
 export interface ShardScenario {
   readonly server: () => TestApiServer;
@@ -73,6 +95,8 @@ export interface ShardScenario {
   readonly file: (name: string) => string;
   /** The replicas started; those still running are SIGKILLed after the suite. */
   readonly replicas: ShardReplica[];
+  /** Creates the lease namespace of a group of replicas of `fixture` (a file path), which `spawn` then starts. */
+  readonly group: (fixture: string, options: ShardGroupOptions) => Promise<ShardGroup>;
 }
 
 /**
@@ -97,5 +121,24 @@ export function useShardScenario(folderPrefix: string): ShardScenario {
     await server?.stop();
   });
   const file = (name: string): string => path.join(dir!, name);
-  return { server: () => server!, kubeconfigFile: () => file('kubeconfig'), file, replicas };
+  const group = async (fixture: string, options: ShardGroupOptions): Promise<ShardGroup> => {
+    const label = uniqueName('p');
+    const recordsFile = file('records.jsonl');
+    const leaseNamespace = await createNamespace(server!.kubeConfig);
+    const spawn = (identity: string): ShardReplica => {
+      const replica = spawnShardReplica(fixture, identity, {
+        KINDEX_KUBECONFIG: file('kubeconfig'),
+        KINDEX_NAMESPACE: leaseNamespace,
+        KINDEX_GROUP: options.name,
+        KINDEX_SHARDS: String(options.shards),
+        KINDEX_LABEL: label,
+        KINDEX_RECORDS: recordsFile,
+        KINDEX_TIMING: JSON.stringify(options.timing),
+      });
+      replicas.push(replica);
+      return replica;
+    };
+    return { leaseNamespace, label, recordsFile, spawn };
+  };
+  return { server: () => server!, kubeconfigFile: () => file('kubeconfig'), file, replicas, group };
 }

@@ -3,8 +3,9 @@
 // managers own must not make an applied object look different.
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kindex/core';
-import { createNamespace, uniqueName, useTestApiServer } from '@kindex/testing';
+import { uniqueName } from '@kindex/testing';
 import { InvalidApplyConfigurationError, KubeApiError, KubeClient, matchesAppliedFields, ownedPart } from '../index.js';
+import { useClientPerTest } from '../testing-fixtures/client-per-test.js';
 import type { ResourceType } from '../index.js';
 
 const secrets: ResourceType = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
@@ -17,29 +18,23 @@ interface Secret extends KubernetesObject {
 }
 
 describe('KubeClient.apply and matchesAppliedFields', () => {
-  const server = useTestApiServer({ shared: true });
-  let client: KubeClient;
+  const suite = useClientPerTest();
   let other: KubeClient;
-  let namespace: string;
-
-  beforeEach(async function () {
-    this.timeout(60_000);
-    client = new KubeClient(server().kubeConfig, { fieldManager: 'kindex-test' });
-    other = new KubeClient(server().kubeConfig, { fieldManager: 'someone-else' });
-    namespace = await createNamespace(server().kubeConfig);
+  beforeEach(() => {
+    other = new KubeClient(suite.server.kubeConfig, { fieldManager: 'someone-else' });
   });
 
   const desiredSecret = (name: string, value: string): Secret => ({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, namespace, labels: { app: 'demo' } },
+    metadata: { name, namespace: suite.namespace, labels: { app: 'demo' } },
     data: { key: Buffer.from(value).toString('base64') },
   });
 
   it('creates by apply, and an object the server defaulted (Secret type) still matches', async () => {
     const name = uniqueName('s');
     const desired = desiredSecret(name, 'v1');
-    const live = await client.apply<Secret>(secrets, desired);
+    const live = await suite.client.apply<Secret>(secrets, desired);
     expect(live.type).to.equal('Opaque');
     expect(
       (live.metadata?.managedFields as Array<{ manager: string; operation: string }>).map((e) => [e.manager, e.operation]),
@@ -54,15 +49,15 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
   it('ignores fields other managers own, and applying again changes nothing on the server', async () => {
     const name = uniqueName('s');
     const desired = desiredSecret(name, 'v1');
-    const first = await client.apply<Secret>(secrets, desired);
+    const first = await suite.client.apply<Secret>(secrets, desired);
     const touched = await other.apply<Secret>(secrets, {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name, namespace, labels: { team: 'x' } },
+      metadata: { name, namespace: suite.namespace, labels: { team: 'x' } },
     });
     expect(touched.metadata?.labels).to.deep.equal({ app: 'demo', team: 'x' });
     expect(matchesAppliedFields(touched, desired, 'kindex-test')).to.equal(true);
-    const again = await client.apply<Secret>(secrets, desired);
+    const again = await suite.client.apply<Secret>(secrets, desired);
     expect(again.metadata?.resourceVersion).to.equal(touched.metadata?.resourceVersion);
     expect(first.metadata?.resourceVersion).to.not.equal(touched.metadata?.resourceVersion);
   });
@@ -72,10 +67,10 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     const desired = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name, namespace },
+      metadata: { name, namespace: suite.namespace },
       spec: { containers: [{ name: 'web', image: 'nginx:1', ports: [{ containerPort: 80 }] }] },
     };
-    const live = await client.apply(pods, desired);
+    const live = await suite.client.apply(pods, desired);
     const port = (live as { spec: { containers: Array<{ ports: Array<Record<string, unknown>> }> } }).spec.containers[0]!.ports[0]!;
     expect(port).to.deep.equal({ containerPort: 80, protocol: 'TCP' });
     expect(matchesAppliedFields(live, desired, 'kindex-test')).to.equal(true);
@@ -84,7 +79,7 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
   it('fails with 409 naming the other manager unless forced', async () => {
     const name = uniqueName('s');
     await other.apply<Secret>(secrets, desiredSecret(name, 'theirs'));
-    const error = await client.apply<Secret>(secrets, desiredSecret(name, 'mine')).then(
+    const error = await suite.client.apply<Secret>(secrets, desiredSecret(name, 'mine')).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -93,24 +88,23 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     expect((error as KubeApiError).message)
       .to.contain('conflict with "someone-else"')
       .and.contain('.data.key');
-    const forced = await client.apply<Secret>(secrets, desiredSecret(name, 'mine'), { force: true });
+    const forced = await suite.client.apply<Secret>(secrets, desiredSecret(name, 'mine'), { force: true });
     expect(forced.data).to.deep.equal({ key: Buffer.from('mine').toString('base64') });
   });
 
   it('refuses, before any request, an object that cannot be an apply configuration', () => {
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { namespace } })).to.throw(
+    expect(() => suite.client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: suite.namespace } })).to.throw(
       InvalidApplyConfigurationError,
       'metadata.name is required',
     );
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace } })).to.throw(
-      InvalidApplyConfigurationError,
-      'not a v1 Secret',
-    );
-    expect(() => client.apply(secrets, { metadata: { name: 'x', namespace } })).to.throw(
+    expect(() =>
+      suite.client.apply(secrets, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: suite.namespace } }),
+    ).to.throw(InvalidApplyConfigurationError, 'not a v1 Secret');
+    expect(() => suite.client.apply(secrets, { metadata: { name: 'x', namespace: suite.namespace } })).to.throw(
       InvalidApplyConfigurationError,
       'apiVersion and kind are required',
     );
-    expect(() => client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })).to.throw(
+    expect(() => suite.client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })).to.throw(
       InvalidApplyConfigurationError,
       'metadata.namespace is required',
     );

@@ -1,59 +1,42 @@
 import { expect } from 'chai';
-import { InvalidSelectorError, ResourceID, UnknownOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
-import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError, resourceKind } from '../index.js';
+import { InvalidSelectorError, ResourceID, UnknownOptionError, UpdateControl, type Reconciler } from '@kindex/core';
+import { createNamespace, eventually } from '@kindex/testing';
+import { Controller, InformerEventSource, Kinds, KubeClient, NotCachedError } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 // Configuration is checked where it is written, and the primaries' field selector works end to end.
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const noop: Reconciler<Widget, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
 
 describe('Controller configuration', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
   let controller: Controller<Widget> | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Widget',
-    });
-  });
   afterEach(async () => {
     await controller?.stop({ drainTimeoutMs: 5_000 });
     controller = undefined;
   });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
 
   it('rejects an unknown option passed from JavaScript, naming it and the accepted ones', () => {
     const options = { kind: WidgetKind, namespace: ['a'] } as never;
-    const attempt = () => new Controller<Widget>(noop, options, client);
+    const attempt = () => new Controller<Widget>(noop, options, suite.client);
     expect(attempt).to.throw(
       UnknownOptionError,
       /^Unknown option controller widgets\.test\.kindex\.dev options\.namespace \(did you mean "namespaces"\?\)\. controller widgets\.test\.kindex\.dev options accepts: .*namespaces/,
     );
-    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, client)).to.throw(
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, labelselector: 'a=b' } as never, suite.client)).to.throw(
       UnknownOptionError,
       /did you mean "labelSelector"/,
     );
-    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, client)).to.throw(
+    expect(() => new Controller<Widget>(noop, { kind: WidgetKind, reflector: { pagesize: 10 } } as never, suite.client)).to.throw(
       UnknownOptionError,
       /controller widgets\.test\.kindex\.dev options\.reflector\.pagesize \(did you mean "pageSize"\?\)/,
     );
   });
 
   it('rejects a label selector that does not parse when the controller is configured', () => {
-    const attempt = () => new Controller<Widget>(noop, { kind: WidgetKind, labelSelector: 'team in (a' }, client);
+    const attempt = () => new Controller<Widget>(noop, { kind: WidgetKind, labelSelector: 'team in (a' }, suite.client);
     expect(attempt).to.throw(InvalidSelectorError, /controller widgets\.test\.kindex\.dev: labelSelector "team in \(a" is invalid/);
     try {
       attempt();
@@ -77,7 +60,7 @@ describe('Controller configuration', function () {
   });
 
   it('lists, watches and reconciles only the primaries its field selector matches', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const reconciled: string[] = [];
     controller = new Controller<Widget>(
       {
@@ -87,7 +70,7 @@ describe('Controller configuration', function () {
         },
       },
       { kind: WidgetKind, namespaces: [ns], fieldSelector: 'metadata.name=chosen' },
-      client,
+      suite.client,
     );
     const widget = (name: string): Widget => ({
       apiVersion: 'test.kindex.dev/v1',
@@ -95,10 +78,10 @@ describe('Controller configuration', function () {
       metadata: { name, namespace: ns },
       spec: { size: 1 },
     });
-    await client.create(WidgetKind, widget('other'));
+    await suite.client.create(WidgetKind, widget('other'));
     await controller.start();
-    await client.create(WidgetKind, widget('chosen'));
-    await client.create(WidgetKind, widget('another'));
+    await suite.client.create(WidgetKind, widget('chosen'));
+    await suite.client.create(WidgetKind, widget('another'));
     await eventually(() => expect(reconciled).to.include('chosen'));
     await new Promise((r) => setTimeout(r, 300));
     expect(reconciled).to.deep.equal(['chosen']);

@@ -1,16 +1,13 @@
 import { expect } from 'chai';
 import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, requireFault, startTestApiServer, type TestApiServer } from '@kindex/testing';
-import { Controller, KubeClient, resourceKind, type ControllerEvent, type PatchType, type ResourceType } from '../index.js';
+import { createNamespace, eventually, requireFault } from '@kindex/testing';
+import { Controller, KubeClient, type ControllerEvent, type PatchType, type ResourceType } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 // Cleanup exactly once per deletion, whichever of the DELETED watch event and the response to
 // the finalizer-removal write reaches the controller first.
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const FINALIZER = 'test.kindex.dev/cleanup';
 
 /** A client that can hold back the response of the controller's finalizer-removal patch. */
@@ -34,31 +31,20 @@ class HoldingClient extends KubeClient {
 
 describe('Controller deletion', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: HoldingClient;
-  let controller: Controller<Widget> | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new HoldingClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Widget',
-    });
+  const suite = useOperatorSuite({
+    crd: WIDGET_CRD,
+    client: (kubeConfig) => new HoldingClient(kubeConfig),
   });
+  let controller: Controller<Widget> | undefined;
   afterEach(async () => {
-    server.faults.resumeEvents?.();
-    client.beforeFinalizerRemovalResponse = undefined;
+    suite.server.faults.resumeEvents?.();
+    suite.client.beforeFinalizerRemovalResponse = undefined;
     await controller?.stop({ drainTimeoutMs: 5_000 });
     controller = undefined;
   });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
 
   async function run(reconciler: Reconciler<Widget, KubeClient>, namespace: string) {
-    controller = new Controller<Widget>(reconciler, { kind: WidgetKind, namespaces: [namespace], finalizerName: FINALIZER }, client);
+    controller = new Controller<Widget>(reconciler, { kind: WidgetKind, namespaces: [namespace], finalizerName: FINALIZER }, suite.client);
     const events: ControllerEvent[] = [];
     controller.events$.subscribe((e) => events.push(e));
     await controller.start();
@@ -67,21 +53,21 @@ describe('Controller deletion', function () {
 
   /** Creates a widget, waits for the finalizer, deletes it. */
   async function createAndDelete(name: string, ns: string): Promise<void> {
-    await client.create(WidgetKind, {
+    await suite.client.create(WidgetKind, {
       apiVersion: 'test.kindex.dev/v1',
       kind: 'Widget',
       metadata: { name, namespace: ns },
       spec: { size: 1 },
     });
     await eventually(async () =>
-      expect((await client.get<Widget>(WidgetKind, ResourceID.of(name, ns)))?.metadata?.finalizers).to.deep.equal([FINALIZER]),
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of(name, ns)))?.metadata?.finalizers).to.deep.equal([FINALIZER]),
     );
-    await client.delete(WidgetKind, ResourceID.of(name, ns));
+    await suite.client.delete(WidgetKind, ResourceID.of(name, ns));
   }
 
   /** Waits until the primary is gone from the server and the cache, and the controller is idle. */
   async function settled(name: string, ns: string, c: Controller<Widget>): Promise<void> {
-    await eventually(async () => expect(await client.get(WidgetKind, ResourceID.of(name, ns))).to.equal(undefined));
+    await eventually(async () => expect(await suite.client.get(WidgetKind, ResourceID.of(name, ns))).to.equal(undefined));
     await eventually(() => expect(c.primaryCache.peekKey(`${ns}/${name}`)).to.equal(undefined));
     // Room for a second cleanup to show up if the DELETED event were misread.
     await new Promise((r) => setTimeout(r, 500));
@@ -96,7 +82,7 @@ describe('Controller deletion', function () {
   });
 
   it('runs cleanup once on a normal deletion', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const cleanups: { name: string; unknown: boolean }[] = [];
     const { controller: c, events } = await run(cleanupRecorder(cleanups), ns);
     await createAndDelete('plain', ns);
@@ -107,12 +93,12 @@ describe('Controller deletion', function () {
   });
 
   it('runs cleanup once when the DELETED event arrives before the finalizer-removal response', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const cleanups: { name: string; unknown: boolean }[] = [];
     const { controller: c } = await run(cleanupRecorder(cleanups), ns);
     let held = false;
     // The removal write has landed; its response waits until the cache has seen the DELETED event.
-    client.beforeFinalizerRemovalResponse = async () => {
+    suite.client.beforeFinalizerRemovalResponse = async () => {
       await eventually(() => expect(c.primaryCache.peekKey(`${ns}/first`)).to.equal(undefined), { timeoutMs: 20_000 });
       held = true;
     };
@@ -125,8 +111,8 @@ describe('Controller deletion', function () {
 
   it('runs cleanup once when the finalizer-removal response arrives before the DELETED event', async function () {
     // Only a server that can hold watch events back can force this order every time.
-    requireFault(this, server, 'pauseEvents');
-    const ns = await createNamespace(server.kubeConfig);
+    requireFault(this, suite.server, 'pauseEvents');
+    const ns = await createNamespace(suite.server.kubeConfig);
     const cleanups: { name: string; unknown: boolean }[] = [];
     const recorder = cleanupRecorder(cleanups);
     const { controller: c, events } = await run(
@@ -134,21 +120,21 @@ describe('Controller deletion', function () {
         ...recorder,
         // Hold the watch back before the removal write, so the DELETED event waits for its response.
         cleanup: (w, context) => {
-          server.faults.pauseEvents!();
+          suite.server.faults.pauseEvents!();
           return recorder.cleanup!(w, context);
         },
       },
       ns,
     );
     let responded = false;
-    client.beforeFinalizerRemovalResponse = async () => {
+    suite.client.beforeFinalizerRemovalResponse = async () => {
       responded = true;
     };
     await createAndDelete('second', ns);
     await eventually(() => expect(events.some((e) => e.type === 'reconciled' && e.control === 'defaultDelete')).to.equal(true));
     expect(responded).to.equal(true);
     expect(c.primaryCache.peekKey(`${ns}/second`)).to.not.equal(undefined); // the DELETED event is still held
-    server.faults.resumeEvents!();
+    suite.server.faults.resumeEvents!();
     await settled('second', ns, c);
     expect(cleanups).to.deep.equal([{ name: 'second', unknown: false }]);
     expect(c.getPrimary(ResourceID.of('second', ns))).to.equal(undefined);

@@ -7,26 +7,12 @@ import {
   ResourceID,
   UpdateControl,
   type Context,
-  type KubernetesObject,
   type Reconciler,
 } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  createNamespace,
-  createTestCrd,
-  eventually,
-  requireFault,
-  startTestApiServer,
-  uniqueName,
-  type TestApiServer,
-} from '@kindex/testing';
-import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number; count?: number; error?: string; attempts?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+import { createNamespace, eventually, requireFault, uniqueName } from '@kindex/testing';
+import { KubeClient, Operator, type ControllerEvent } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 const widget = (name: string, namespace: string, size = 1): Widget => ({
   apiVersion: 'test.kindex.dev/v1',
@@ -37,39 +23,19 @@ const widget = (name: string, namespace: string, size = 1): Widget => ({
 
 describe('Controller', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Widget',
-    });
-  });
-  afterEach(async () => {
-    server.faults.resumeEvents?.();
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   async function run<P extends Widget>(reconciler: Reconciler<P, KubeClient>, namespace: string, extra: Record<string, unknown> = {}) {
-    operator = new Operator({ kubeConfig: server.kubeConfig });
-    const controller = operator.register<P>(reconciler, { kind: WidgetKind as never, namespaces: [namespace], ...extra });
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    const controller = suite.operator.register<P>(reconciler, { kind: WidgetKind as never, namespaces: [namespace], ...extra });
     const events: ControllerEvent[] = [];
     controller.events$.subscribe((e) => events.push(e));
-    await operator.start();
+    await suite.operator.start();
     return { controller, events };
   }
 
   it('reconciles a new primary exactly once when it only patches status', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     let calls = 0;
     await run<Widget>(
       {
@@ -80,14 +46,14 @@ describe('Controller', function () {
       },
       ns,
     );
-    await client.create(WidgetKind, widget('w1', ns, 3));
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w1', ns)))?.status?.seen).to.equal(3));
+    await suite.client.create(WidgetKind, widget('w1', ns, 3));
+    await eventually(async () => expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('w1', ns)))?.status?.seen).to.equal(3));
     await new Promise((r) => setTimeout(r, 500));
     expect(calls).to.equal(1);
   });
 
   it('releases the snapshots a reconcile reads, when it succeeds and when it throws', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const openDuring: number[] = [];
     let controllerRef: { primaryCache: { openSnapshots: number } } | undefined;
     const { controller } = await run<Widget>(
@@ -104,15 +70,15 @@ describe('Controller', function () {
       { retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10, intervalMultiplier: 1 }) },
     );
     controllerRef = controller;
-    await client.create(WidgetKind, widget('ok', ns, 1));
-    await client.create(WidgetKind, widget('bad', ns, 2));
+    await suite.client.create(WidgetKind, widget('ok', ns, 1));
+    await suite.client.create(WidgetKind, widget('bad', ns, 2));
     await eventually(() => expect(openDuring.length).to.be.greaterThanOrEqual(3));
     expect(Math.min(...openDuring)).to.be.greaterThan(0);
     await eventually(() => expect(controller.primaryCache.openSnapshots).to.equal(0));
   });
 
   it('reconciles again on a spec change and reads its own status write before the watch shows it', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const seen: (number | undefined)[] = [];
     const { controller } = await run<Widget>(
       {
@@ -125,11 +91,11 @@ describe('Controller', function () {
       },
       ns,
     );
-    await client.create(WidgetKind, widget('w', ns));
+    await suite.client.create(WidgetKind, widget('w', ns));
     await eventually(() => expect(seen.length).to.be.greaterThan(0));
     // Hold the watch back: the follow-up reconciles can only know their own writes through
     // the read-after-write cache.
-    server.faults.pauseEvents?.();
+    suite.server.faults.pauseEvents?.();
     await eventually(() => expect(seen).to.have.length(3));
     expect(seen).to.deep.equal([undefined, 1, 2]);
     // The third write lands after the third reconcile returned.
@@ -137,7 +103,7 @@ describe('Controller', function () {
   });
 
   it('adds its finalizer before the first reconcile and removes it when cleanup says so', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const cleaned: string[] = [];
     let allowRemoval = false;
     await run<Widget>(
@@ -151,21 +117,21 @@ describe('Controller', function () {
       ns,
       { finalizerName: 'test.kindex.dev/cleanup' },
     );
-    await client.create(WidgetKind, widget('f', ns));
+    await suite.client.create(WidgetKind, widget('f', ns));
     await eventually(async () =>
-      expect((await client.get<Widget>(WidgetKind, ResourceID.of('f', ns)))?.metadata?.finalizers).to.deep.equal([
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('f', ns)))?.metadata?.finalizers).to.deep.equal([
         'test.kindex.dev/cleanup',
       ]),
     );
-    await client.delete(WidgetKind, ResourceID.of('f', ns));
+    await suite.client.delete(WidgetKind, ResourceID.of('f', ns));
     await eventually(() => expect(cleaned.length).to.be.greaterThan(1));
-    expect(await client.get(WidgetKind, ResourceID.of('f', ns))).to.not.equal(undefined);
+    expect(await suite.client.get(WidgetKind, ResourceID.of('f', ns))).to.not.equal(undefined);
     allowRemoval = true;
-    await eventually(async () => expect(await client.get(WidgetKind, ResourceID.of('f', ns))).to.equal(undefined));
+    await eventually(async () => expect(await suite.client.get(WidgetKind, ResourceID.of('f', ns))).to.equal(undefined));
   });
 
   it('stops retrying after the configured attempts and records the error with updateErrorStatus', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     let attempts = 0;
     const errors: { error: string; attempt: number | undefined }[] = [];
     await run<Widget>(
@@ -182,9 +148,9 @@ describe('Controller', function () {
       ns,
       { retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10, intervalMultiplier: 1 }), maxReconciliationIntervalMs: undefined },
     );
-    await client.create(WidgetKind, widget('broken', ns));
+    await suite.client.create(WidgetKind, widget('broken', ns));
     await eventually(async () =>
-      expect((await client.get<Widget>(WidgetKind, ResourceID.of('broken', ns)))?.status?.error).to.match(/always broken/),
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('broken', ns)))?.status?.error).to.match(/always broken/),
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(attempts).to.equal(3); // the first attempt and two retries
@@ -192,7 +158,7 @@ describe('Controller', function () {
   });
 
   it('keeps reconciling other primaries while one reconciler throws or hangs', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const done: string[] = [];
     await run<Widget>(
       {
@@ -207,14 +173,14 @@ describe('Controller', function () {
       ns,
       { concurrency: 2, reconcileTimeoutMs: 200, retry: new GenericRetry({ maxAttempts: 1, initialIntervalMs: 10 }) },
     );
-    await client.create(WidgetKind, widget('hangs', ns));
-    await client.create(WidgetKind, widget('throws', ns));
-    for (let i = 0; i < 5; i++) await client.create(WidgetKind, widget(`ok-${i}`, ns));
+    await suite.client.create(WidgetKind, widget('hangs', ns));
+    await suite.client.create(WidgetKind, widget('throws', ns));
+    for (let i = 0; i < 5; i++) await suite.client.create(WidgetKind, widget(`ok-${i}`, ns));
     await eventually(() => expect(done.sort()).to.deep.equal(['ok-0', 'ok-1', 'ok-2', 'ok-3', 'ok-4']));
   });
 
   it('never reconciles one primary concurrently under a burst of spec changes, and ends on the last one', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     let running = 0;
     let maxRunning = 0;
     const sizes: number[] = [];
@@ -234,16 +200,16 @@ describe('Controller', function () {
       { concurrency: 4 },
     );
     const name = uniqueName('burst');
-    await client.create(WidgetKind, widget(name, ns, 0));
+    await suite.client.create(WidgetKind, widget(name, ns, 0));
     const N = 200;
-    for (let i = 1; i <= N; i++) await client.patch(WidgetKind, ResourceID.of(name, ns), { spec: { size: i } });
+    for (let i = 1; i <= N; i++) await suite.client.patch(WidgetKind, ResourceID.of(name, ns), { spec: { size: i } });
     await eventually(() => expect(sizes[sizes.length - 1]).to.equal(N), { timeoutMs: 30_000 });
     expect(maxRunning).to.equal(1);
     expect(sizes.length).to.be.lessThan(N); // coalesced
   });
 
   it('reconciles only the primaries its event filters let through', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const reconciled: string[] = [];
     await run<Widget>(
       {
@@ -255,18 +221,18 @@ describe('Controller', function () {
       ns,
       { primaryEventFilters: [kopfFilter<Widget>({ labels: { team: 'a' } })] },
     );
-    await client.create(WidgetKind, { ...widget('team-a', ns), metadata: { name: 'team-a', namespace: ns, labels: { team: 'a' } } });
-    await client.create(WidgetKind, { ...widget('team-b', ns), metadata: { name: 'team-b', namespace: ns, labels: { team: 'b' } } });
+    await suite.client.create(WidgetKind, { ...widget('team-a', ns), metadata: { name: 'team-a', namespace: ns, labels: { team: 'a' } } });
+    await suite.client.create(WidgetKind, { ...widget('team-b', ns), metadata: { name: 'team-b', namespace: ns, labels: { team: 'b' } } });
     await eventually(() => expect(reconciled).to.include('team-a'));
     await new Promise((r) => setTimeout(r, 300));
     expect(reconciled).to.deep.equal(['team-a']);
   });
 
   it('runs cleanup once with the final state unknown when a primary vanishes while the watch was away', async function () {
-    requireFault(this, server, 'pauseEvents');
-    requireFault(this, server, 'expireHistory');
-    requireFault(this, server, 'closeWatches');
-    const ns = await createNamespace(server.kubeConfig);
+    requireFault(this, suite.server, 'pauseEvents');
+    requireFault(this, suite.server, 'expireHistory');
+    requireFault(this, suite.server, 'closeWatches');
+    const ns = await createNamespace(suite.server.kubeConfig);
     const cleanups: { name: string; unknown: boolean }[] = [];
     await run<Widget>(
       {
@@ -279,18 +245,20 @@ describe('Controller', function () {
       ns,
       { finalizerName: 'test.kindex.dev/cleanup' },
     );
-    await client.create(WidgetKind, widget('gone', ns));
+    await suite.client.create(WidgetKind, widget('gone', ns));
     await eventually(async () =>
-      expect((await client.get<Widget>(WidgetKind, ResourceID.of('gone', ns)))?.metadata?.finalizers).to.have.length(1),
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('gone', ns)))?.metadata?.finalizers).to.have.length(1),
     );
     await new Promise((r) => setTimeout(r, 100));
-    server.faults.pauseEvents!();
+    suite.server.faults.pauseEvents!();
     // Someone removes the finalizer by hand and deletes the primary while our watch hears nothing.
-    await client.patch(WidgetKind, ResourceID.of('gone', ns), [{ op: 'remove', path: '/metadata/finalizers' }], { patchType: 'json' });
-    await client.delete(WidgetKind, ResourceID.of('gone', ns));
-    await server.faults.expireHistory!();
-    await server.faults.closeWatches!();
-    server.faults.resumeEvents!();
+    await suite.client.patch(WidgetKind, ResourceID.of('gone', ns), [{ op: 'remove', path: '/metadata/finalizers' }], {
+      patchType: 'json',
+    });
+    await suite.client.delete(WidgetKind, ResourceID.of('gone', ns));
+    await suite.server.faults.expireHistory!();
+    await suite.server.faults.closeWatches!();
+    suite.server.faults.resumeEvents!();
     await eventually(() => expect(cleanups).to.deep.equal([{ name: 'gone', unknown: true }]), { timeoutMs: 20_000 });
   });
 });

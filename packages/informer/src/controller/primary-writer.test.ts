@@ -3,9 +3,9 @@
 // the status it would apply is already there.
 import { expect } from 'chai';
 import { ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually } from '@kindex/testing';
 import { KubeClient, Operator, resourceKind, type ControllerEvent } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 
 interface Gadget extends KubernetesObject {
   spec?: { size?: number };
@@ -15,33 +15,17 @@ const GadgetKind = resourceKind<Gadget>({ group: 'ssa.kindex.dev', version: 'v1'
 
 describe('Controller with primaryWrites: apply', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig, { fieldManager: 'someone-else' });
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'ssa.kindex.dev',
-      kind: 'Gadget',
-    });
-  });
-  afterEach(async () => {
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
+  const suite = useOperatorSuite({
+    crd: { group: 'ssa.kindex.dev', kind: 'Gadget' },
+    client: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'someone-else' }),
   });
 
   it("applies status as its field manager, leaves other writers' status fields, and skips a status already applied", async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    operator = new Operator({ kubeConfig: server.kubeConfig });
+    const ns = await createNamespace(suite.server.kubeConfig);
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
     let calls = 0;
     // Returns only its own status field: a JSON-patch diff would delete `note`, an apply leaves it.
-    const controller = operator.register<Gadget>(
+    const controller = suite.operator.register<Gadget>(
       {
         reconcile: (g) => {
           calls++;
@@ -52,16 +36,16 @@ describe('Controller with primaryWrites: apply', function () {
     );
     const events: ControllerEvent[] = [];
     controller.events$.subscribe((e) => events.push(e));
-    await operator.start();
+    await suite.operator.start();
     const id = ResourceID.of('g1', ns);
-    await client.create(GadgetKind, {
+    await suite.client.create(GadgetKind, {
       apiVersion: 'ssa.kindex.dev/v1',
       kind: 'Gadget',
       metadata: { name: 'g1', namespace: ns },
       spec: { size: 2 },
     });
-    await eventually(async () => expect((await client.get<Gadget>(GadgetKind, id))?.status?.seen).to.equal(2));
-    const afterFirst = await client.get<Gadget>(GadgetKind, id);
+    await eventually(async () => expect((await suite.client.get<Gadget>(GadgetKind, id))?.status?.seen).to.equal(2));
+    const afterFirst = await suite.client.get<Gadget>(GadgetKind, id);
     const entries = (afterFirst!.metadata!.managedFields as Array<{ manager: string; operation: string; subresource?: string }>).map(
       (e) => [e.manager, e.operation, e.subresource],
     );
@@ -70,17 +54,17 @@ describe('Controller with primaryWrites: apply', function () {
     // Another writer adds a status field; the next reconcile (triggered by that change) must keep it and write nothing.
     const writesBefore = events.filter((e) => e.type === 'reconciled' && e.wrote.includes('status')).length;
     const callsBefore = calls;
-    await client.patch(GadgetKind, id, { status: { note: 'from elsewhere' } }, { subresource: 'status' });
+    await suite.client.patch(GadgetKind, id, { status: { note: 'from elsewhere' } }, { subresource: 'status' });
     await eventually(() => expect(calls).to.be.greaterThan(callsBefore));
     await new Promise((r) => setTimeout(r, 300));
-    const live = await client.get<Gadget>(GadgetKind, id);
+    const live = await suite.client.get<Gadget>(GadgetKind, id);
     expect(live?.status).to.deep.equal({ seen: 2, note: 'from elsewhere' });
     expect(events.filter((e) => e.type === 'reconciled' && e.wrote.includes('status')).length).to.equal(writesBefore);
 
     // A spec change is applied and owned fields follow it.
-    await client.patch(GadgetKind, id, { spec: { size: 5 } });
+    await suite.client.patch(GadgetKind, id, { spec: { size: 5 } });
     await eventually(async () =>
-      expect((await client.get<Gadget>(GadgetKind, id))?.status).to.deep.equal({ seen: 5, note: 'from elsewhere' }),
+      expect((await suite.client.get<Gadget>(GadgetKind, id))?.status).to.deep.equal({ seen: 5, note: 'from elsewhere' }),
     );
   });
 });

@@ -3,8 +3,7 @@
 // against an API server over HTTP (embedded; KINDEX_APISERVER=real without garbage collection).
 import { expect } from 'chai';
 import { DeleteControl, GenericRetry, ResourceID, UpdateControl, type Context, type KubernetesObject } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually } from '@kindex/testing';
 import {
   AmbiguousDependentResourceError,
   InformerEventSource,
@@ -18,6 +17,7 @@ import {
   type WorkflowNode,
   type WorkflowResult,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 
 interface Site extends KubernetesObject {
   spec?: { html?: string; secret?: boolean; expose?: boolean; serviceReady?: boolean; chain?: boolean };
@@ -73,31 +73,15 @@ function siteWorkflow(): Workflow<Site> {
 
 describe('dependent resources and workflows', function () {
   this.timeout(90_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig, { fieldManager: 'test-user' });
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'deps.kindex.dev',
-      kind: 'Site',
-    });
-  });
-  afterEach(async () => {
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
+  const suite = useOperatorSuite({
+    crd: { group: 'deps.kindex.dev', kind: 'Site' },
+    client: (kubeConfig) => new KubeClient(kubeConfig, { fieldManager: 'test-user' }),
   });
 
   async function runSites(namespace: string, workflow = siteWorkflow()) {
     const results: WorkflowResult[] = [];
-    operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register<Site>(
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    suite.operator.register<Site>(
       {
         prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
         reconcile: async (site, context: Context<Site, KubeClient>) => {
@@ -109,7 +93,7 @@ describe('dependent resources and workflows', function () {
       },
       { kind: SiteKind, namespaces: [namespace], primaryWrites: 'apply' },
     );
-    await operator.start();
+    await suite.operator.start();
     return results;
   }
 
@@ -126,7 +110,7 @@ describe('dependent resources and workflows', function () {
       ...(options.discriminate ? { discriminator: (cm: ConfigMap) => cm.metadata?.labels?.['component'] === options.label } : {}),
     });
   const htmlOf = async (ns: string, name: string) =>
-    (await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of(name, ns)))?.data?.['html'];
+    (await suite.client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of(name, ns)))?.data?.['html'];
 
   const site = (namespace: string, spec: Site['spec']): Site => ({
     apiVersion: 'deps.kindex.dev/v1',
@@ -136,11 +120,11 @@ describe('dependent resources and workflows', function () {
   });
 
   it('creates the dependents in order with owner references, gets ready, and a no-change reconcile writes nothing', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const results = await runSites(ns);
-    const created = await client.create(SiteKind, site(ns, { html: '<h1>hi</h1>' }));
-    await eventually(async () => expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
-    const cm = await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
+    const created = await suite.client.create(SiteKind, site(ns, { html: '<h1>hi</h1>' }));
+    await eventually(async () => expect((await suite.client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
+    const cm = await suite.client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
     expect(cm?.data).to.deep.equal({ 'index.html': '<h1>hi</h1>' });
     expect(cm?.metadata?.ownerReferences).to.deep.equal([
       {
@@ -152,9 +136,9 @@ describe('dependent resources and workflows', function () {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(await client.get(Kinds.Service, ResourceID.of('web-svc', ns))).to.not.equal(undefined);
+    expect(await suite.client.get(Kinds.Service, ResourceID.of('web-svc', ns))).to.not.equal(undefined);
     // The Secret's activation condition is false: never touched.
-    expect(await client.get(Kinds.Secret, ResourceID.of('web-secret', ns))).to.equal(undefined);
+    expect(await suite.client.get(Kinds.Secret, ResourceID.of('web-secret', ns))).to.equal(undefined);
     const first = results[0]!;
     expect(Object.fromEntries([...first.results].map(([k, r]) => [k, r.status]))).to.deep.equal({
       html: 'ready',
@@ -167,7 +151,7 @@ describe('dependent resources and workflows', function () {
     // Another writer labels the ConfigMap: the event reconciles the Site, and since the label is
     // not ours and nothing we own changed, that reconcile writes nothing (and keeps the label).
     const runs = results.length;
-    await client.patch(Kinds.ConfigMap, ResourceID.of('web-html', ns), { metadata: { labels: { extra: 'x' } } });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('web-html', ns), { metadata: { labels: { extra: 'x' } } });
     await eventually(() => expect(results.length).to.be.greaterThan(runs));
     await new Promise((r) => setTimeout(r, 300));
     for (const r of results.slice(runs)) expect(r.writes).to.equal(0);
@@ -180,42 +164,46 @@ describe('dependent resources and workflows', function () {
     );
 
     // A spec change updates the ConfigMap by apply.
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: '<h1>bye</h1>' } });
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: '<h1>bye</h1>' } });
     await eventually(async () =>
-      expect((await client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns)))?.data).to.deep.equal({
+      expect((await suite.client.get<ConfigMap>(Kinds.ConfigMap as never, ResourceID.of('web-html', ns)))?.data).to.deep.equal({
         'index.html': '<h1>bye</h1>',
       }),
     );
-    const after = await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
+    const after = await suite.client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns));
     expect(after?.metadata?.labels).to.deep.equal({ site: 'web', extra: 'x' });
   });
 
   it('skips what depends on a not-ready dependent, deletes on a false reconcile precondition, activates on demand', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const results = await runSites(ns);
-    await client.create(SiteKind, site(ns, { html: 'x', serviceReady: false }));
+    await suite.client.create(SiteKind, site(ns, { html: 'x', serviceReady: false }));
     await eventually(() => expect(results.some((r) => r.results.get('service')?.status === 'notReady')).to.equal(true));
     const last = results.at(-1)!;
     expect(last.allReady).to.equal(false);
 
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'x', expose: false, secret: true } });
-    await eventually(async () => expect(await client.get(Kinds.Service as never, ResourceID.of('web-svc', ns))).to.equal(undefined));
-    await eventually(async () => expect(await client.get(Kinds.Secret as never, ResourceID.of('web-secret', ns))).to.not.equal(undefined));
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'x', expose: false, secret: true } });
+    await eventually(async () => expect(await suite.client.get(Kinds.Service as never, ResourceID.of('web-svc', ns))).to.equal(undefined));
+    await eventually(async () =>
+      expect(await suite.client.get(Kinds.Secret as never, ResourceID.of('web-secret', ns))).to.not.equal(undefined),
+    );
     await eventually(() => expect(results.at(-1)!.results.get('service')).to.deep.include({ status: 'deleted' }));
   });
 
   it('the garbage collector removes the dependents with the primary', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await runSites(ns);
-    await client.create(SiteKind, site(ns, { html: 'x' }));
-    await eventually(async () => expect(await client.get(Kinds.ConfigMap as never, ResourceID.of('web-html', ns))).to.not.equal(undefined));
-    await client.delete(SiteKind, ResourceID.of('web', ns));
+    await suite.client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () =>
+      expect(await suite.client.get(Kinds.ConfigMap as never, ResourceID.of('web-html', ns))).to.not.equal(undefined),
+    );
+    await suite.client.delete(SiteKind, ResourceID.of('web', ns));
     await eventually(
-      async () => expect(await client.get(Kinds.ConfigMap as never, ResourceID.of('web-html', ns))).to.equal(undefined),
+      async () => expect(await suite.client.get(Kinds.ConfigMap as never, ResourceID.of('web-html', ns))).to.equal(undefined),
       GARBAGE_COLLECTED,
     );
     await eventually(
-      async () => expect(await client.get(Kinds.Service as never, ResourceID.of('web-svc', ns))).to.equal(undefined),
+      async () => expect(await suite.client.get(Kinds.Service as never, ResourceID.of('web-svc', ns))).to.equal(undefined),
       GARBAGE_COLLECTED,
     );
   });
@@ -243,7 +231,7 @@ describe('dependent resources and workflows', function () {
     ).to.throw(InvalidWorkflowError, 'cycle: a -> b -> a');
   });
   it('shares one informer among the dependents of one kind and a plain event source of it, each reading its own object', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const page = (name: string, key: string) =>
       new KubernetesDependentResource<ConfigMap, Site>({
         kind: Kinds.ConfigMap,
@@ -253,8 +241,8 @@ describe('dependent resources and workflows', function () {
       });
     const workflow = new Workflow<Site>([{ dependent: page('index', 'index.html') }, { dependent: page('error', '404.html') }]);
     const seen: string[] = [];
-    operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register<Site>(
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    suite.operator.register<Site>(
       {
         prepareEventSources: (context) => [
           ...workflow.dependents.map((d) => d.eventSource(context as never)),
@@ -273,14 +261,14 @@ describe('dependent resources and workflows', function () {
       },
       { kind: SiteKind, namespaces: [ns] },
     );
-    await operator.start();
-    await client.create(SiteKind, site(ns, { html: 'hello' }));
+    await suite.operator.start();
+    await suite.client.create(SiteKind, site(ns, { html: 'hello' }));
     await eventually(async () => {
-      expect(await client.get(Kinds.ConfigMap, ResourceID.of('web-index', ns))).to.not.equal(undefined);
-      expect(await client.get(Kinds.ConfigMap, ResourceID.of('web-error', ns))).to.not.equal(undefined);
+      expect(await suite.client.get(Kinds.ConfigMap, ResourceID.of('web-index', ns))).to.not.equal(undefined);
+      expect(await suite.client.get(Kinds.ConfigMap, ResourceID.of('web-error', ns))).to.not.equal(undefined);
     });
     await eventually(() => expect(seen).to.include.members(['web-index', 'web-error']));
-    const configMapInformers = operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
+    const configMapInformers = suite.operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
     expect(configMapInformers).to.have.length(1);
     // The shared cache keeps what the no-diff check reads: the dependents' Apply entries.
     const cached = configMapInformers[0]!.store.snapshot().get(`${ns}/web-index`);
@@ -288,7 +276,7 @@ describe('dependent resources and workflows', function () {
     expect(entries?.map((e) => e.operation)).to.deep.equal(['Apply']);
   });
   it('deletes a cluster-scoped dependent, which no owner reference covers, when the primary goes', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const sandboxName = `${ns}-sandbox`;
     const sandbox = new KubernetesDependentResource<KubernetesObject, Site>({
       kind: Kinds.Namespace,
@@ -298,8 +286,8 @@ describe('dependent resources and workflows', function () {
     });
     const workflow = new Workflow<Site>([{ dependent: sandbox }]);
     const cleaned: WorkflowResult[] = [];
-    operator = new Operator({ kubeConfig: server.kubeConfig });
-    operator.register<Site>(
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    suite.operator.register<Site>(
       {
         prepareEventSources: (context) => workflow.dependents.map((d) => d.eventSource(context as never)),
         reconcile: async (s, context: Context<Site, KubeClient>) => {
@@ -315,21 +303,21 @@ describe('dependent resources and workflows', function () {
       },
       { kind: SiteKind, namespaces: [ns] },
     );
-    await operator.start();
-    await client.create(SiteKind, site(ns, { html: 'x' }));
-    await eventually(async () => expect(await client.get(Kinds.Namespace, ResourceID.of(sandboxName))).to.not.equal(undefined));
-    await client.delete(SiteKind, ResourceID.of('web', ns));
+    await suite.operator.start();
+    await suite.client.create(SiteKind, site(ns, { html: 'x' }));
+    await eventually(async () => expect(await suite.client.get(Kinds.Namespace, ResourceID.of(sandboxName))).to.not.equal(undefined));
+    await suite.client.delete(SiteKind, ResourceID.of('web', ns));
     // The namespace controller (kube-controller-manager's on the real tier) empties it, then removes it.
     await eventually(
-      async () => expect(await client.get(Kinds.Namespace, ResourceID.of(sandboxName)), 'sandbox namespace gone').to.equal(undefined),
+      async () => expect(await suite.client.get(Kinds.Namespace, ResourceID.of(sandboxName)), 'sandbox namespace gone').to.equal(undefined),
       NAMESPACE_GONE,
     );
-    await eventually(async () => expect(await client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
+    await eventually(async () => expect(await suite.client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
     expect(cleaned).to.have.length(1);
     expect(cleaned[0]!.results.get('sandbox')?.status).to.equal('deleted');
   });
   it('runs a managed workflow (controller option): dependents before reconcile, cleanup before the finalizer comes off', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const sandboxName = `${ns}-managed`;
     const html = new KubernetesDependentResource<ConfigMap, Site>({
       kind: Kinds.ConfigMap,
@@ -346,9 +334,9 @@ describe('dependent resources and workflows', function () {
     const workflow = new Workflow<Site>([{ dependent: html }, { dependent: sandbox, dependsOn: ['html'] }]);
     expect(workflow.needsCleanup, 'a cluster-scoped dependent of a namespaced primary').to.equal(true);
     const seen: string[] = [];
-    operator = new Operator({ kubeConfig: server.kubeConfig });
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
     // No prepareEventSources and no cleanup: the controller registers and cleans the dependents.
-    operator.register<Site>(
+    suite.operator.register<Site>(
       {
         reconcile: (s, context: Context<Site, KubeClient>) => {
           const result = workflow.resultOf(context)!;
@@ -360,28 +348,30 @@ describe('dependent resources and workflows', function () {
       },
       { kind: SiteKind, namespaces: [ns], workflow },
     );
-    await operator.start();
-    await client.create(SiteKind, site(ns, { html: 'managed' }));
+    await suite.operator.start();
+    await suite.client.create(SiteKind, site(ns, { html: 'managed' }));
     await eventually(async () =>
-      expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status).to.deep.equal({ ready: true }),
+      expect((await suite.client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status).to.deep.equal({ ready: true }),
     );
     expect(seen[0]).to.equal('html:ready,sandbox:ready');
     expect(
-      (await client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers,
+      (await suite.client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers,
       'a finalizer for the cluster-scoped dependent',
     ).to.have.length(1);
-    expect((await client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns)))?.data).to.deep.equal({ 'index.html': 'managed' });
+    expect((await suite.client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('web-html', ns)))?.data).to.deep.equal({
+      'index.html': 'managed',
+    });
 
-    await client.delete(SiteKind, ResourceID.of('web', ns));
+    await suite.client.delete(SiteKind, ResourceID.of('web', ns));
     await eventually(
-      async () => expect(await client.get(Kinds.Namespace, ResourceID.of(sandboxName)), 'sandbox namespace gone').to.equal(undefined),
+      async () => expect(await suite.client.get(Kinds.Namespace, ResourceID.of(sandboxName)), 'sandbox namespace gone').to.equal(undefined),
       NAMESPACE_GONE,
     );
-    await eventually(async () => expect(await client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
+    await eventually(async () => expect(await suite.client.get(SiteKind, ResourceID.of('web', ns))).to.equal(undefined));
   });
 
   it('fails the reconcile, without calling reconcile, when a managed dependent fails', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const broken = new KubernetesDependentResource<ConfigMap, Site>({
       kind: Kinds.ConfigMap,
       primaryKind: SiteKind,
@@ -393,8 +383,8 @@ describe('dependent resources and workflows', function () {
     expect(workflow.needsCleanup).to.equal(false);
     let reconciled = 0;
     const failures: unknown[] = [];
-    operator = new Operator({ kubeConfig: server.kubeConfig });
-    const controller = operator.register<Site>(
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    const controller = suite.operator.register<Site>(
       {
         reconcile: () => {
           reconciled++;
@@ -406,27 +396,27 @@ describe('dependent resources and workflows', function () {
     controller.events$.subscribe((e) => {
       if (e.type === 'processing' && e.event.type === 'retries-exhausted') failures.push(e.event.error);
     });
-    await operator.start();
-    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await suite.operator.start();
+    await suite.client.create(SiteKind, site(ns, { html: 'x' }));
     await eventually(() => expect(failures).to.have.length.greaterThan(0));
     expect(String(failures[0])).to.contain('broken');
     expect(reconciled).to.equal(0);
-    expect((await client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers ?? []).to.deep.equal([]);
+    expect((await suite.client.get(SiteKind, ResourceID.of('web', ns)))?.metadata?.finalizers ?? []).to.deep.equal([]);
   });
   it('keeps two dependents of one kind apart by name: spec changes reach both across reconciles, none fails', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const one = page('one');
     const two = page('two');
     const results = await runSites(ns, new Workflow<Site>([{ dependent: one }, { dependent: two }]));
-    await client.create(SiteKind, site(ns, { html: 'v1' }));
+    await suite.client.create(SiteKind, site(ns, { html: 'v1' }));
     for (const html of ['v1', 'v2', 'v3']) {
-      if (html !== 'v1') await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html } });
+      if (html !== 'v1') await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html } });
       await eventually(async () => {
         expect(await htmlOf(ns, 'web-one')).to.equal(html);
         expect(await htmlOf(ns, 'web-two')).to.equal(html);
       });
     }
-    await eventually(async () => expect((await client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
+    await eventually(async () => expect((await suite.client.get<Site>(SiteKind, ResourceID.of('web', ns)))?.status?.ready).to.equal(true));
     const failures = results.flatMap((r) => [...r.errors.values()].map(String));
     console.log(`      (workflow runs: ${results.length}; failed dependents: ${failures.length})`);
     expect(results.length).to.be.greaterThanOrEqual(3);
@@ -438,7 +428,7 @@ describe('dependent resources and workflows', function () {
   });
 
   it('picks the object a discriminator accepts, and names every candidate when it accepts two', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const front = page('front', { label: 'front', discriminate: true });
     const back = page('back', { label: 'back', discriminate: true });
     const seen: string[] = [];
@@ -449,9 +439,9 @@ describe('dependent resources and workflows', function () {
         { dependent: back, readyPostcondition: (cm) => (seen.push(`back:${cm.metadata!.name}`), true) },
       ]),
     );
-    const created = await client.create(SiteKind, site(ns, { html: 'v1' }));
+    const created = await suite.client.create(SiteKind, site(ns, { html: 'v1' }));
     await eventually(async () => expect(await htmlOf(ns, 'web-back')).to.equal('v1'));
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'v2' } });
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'v2' } });
     await eventually(async () => {
       expect(await htmlOf(ns, 'web-front')).to.equal('v2');
       expect(await htmlOf(ns, 'web-back')).to.equal('v2');
@@ -461,7 +451,7 @@ describe('dependent resources and workflows', function () {
 
     // Another object of the primary carries the front label: the front dependent cannot tell which is its own.
     const runs = results.length;
-    await client.create(Kinds.ConfigMap, {
+    await suite.client.create(Kinds.ConfigMap, {
       metadata: {
         name: 'web-impostor',
         namespace: ns,
@@ -481,7 +471,7 @@ describe('dependent resources and workflows', function () {
   // A <- B <- C, all ConfigMaps; `condition` on A is true while spec.chain is not false. Each
   // delete is recorded as it happens: the deletePostcondition runs right after its delete.
   async function chainDeletes(condition: 'reconcilePrecondition' | 'activationCondition') {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const deleted: string[] = [];
     const node = (name: string, dependsOn: string[], extra: Partial<WorkflowNode<Site>> = {}): WorkflowNode<Site> => ({
       dependent: page(name),
@@ -493,9 +483,9 @@ describe('dependent resources and workflows', function () {
       ns,
       new Workflow<Site>([node('c', ['b']), node('a', [], { [condition]: (s: Site) => s.spec?.chain !== false }), node('b', ['a'])]),
     );
-    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await suite.client.create(SiteKind, site(ns, { html: 'x' }));
     await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
     await eventually(async () => {
       expect(await htmlOf(ns, 'web-c')).to.equal(undefined);
       expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
@@ -525,7 +515,7 @@ describe('dependent resources and workflows', function () {
   });
 
   it('keeps what a dependent depends on while its deletePostcondition is false; independents are deleted regardless', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     let lingering = true;
     // A <- B, A <- C; A's precondition turns false; C is not gone yet (say, a finalizer runs).
     const results = await runSites(
@@ -536,9 +526,9 @@ describe('dependent resources and workflows', function () {
         { dependent: page('c'), dependsOn: ['a'], deletePostcondition: () => !lingering },
       ]),
     );
-    await client.create(SiteKind, site(ns, { html: 'x' }));
+    await suite.client.create(SiteKind, site(ns, { html: 'x' }));
     await eventually(async () => expect(await htmlOf(ns, 'web-c')).to.equal('x'));
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { chain: false } });
     // The first run that deleted c (later runs find b gone already).
     const waiting = await eventually(() => {
       const r = results.find((x) => x.results.get('c')?.status === 'notReady');
@@ -552,7 +542,7 @@ describe('dependent resources and workflows', function () {
     expect(await htmlOf(ns, 'web-b')).to.equal(undefined);
 
     lingering = false;
-    await client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'y' } });
+    await suite.client.patch(SiteKind, ResourceID.of('web', ns), { spec: { html: 'y' } });
     await eventually(async () => expect(await htmlOf(ns, 'web-a')).to.equal(undefined));
     expect(results.map((r) => r.results.get('a'))).to.deep.include({ status: 'deleted', existed: true });
   });

@@ -2,20 +2,9 @@
 // kube-apiserver with KINDEX_APISERVER=real): Events read back from the server, series folded,
 // drops counted when the server refuses them, and the reconcile unaffected either way.
 import { expect } from 'chai';
-import { FakeClock, UnknownOptionError, UpdateControl, type Context, type EventRecord, type KubernetesObject } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { FakeClock, UnknownOptionError, UpdateControl, type Context, type EventRecord } from '@kindex/core';
 import { Registry } from 'prom-client';
-import {
-  createNamespace,
-  createTestCrd,
-  eventually,
-  metricValue,
-  rawRequest,
-  requireFault,
-  startTestApiServer,
-  uniqueName,
-  type TestApiServer,
-} from '@kindex/testing';
+import { createNamespace, eventually, metricValue, rawRequest, requireFault, uniqueName } from '@kindex/testing';
 import {
   EventBroadcaster,
   EventMetrics,
@@ -25,11 +14,9 @@ import {
   resourceKind,
   type EventRecorderOptions,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import type { Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number };
-}
 const WidgetKind = resourceKind<Widget>({ group: 'events.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const CONTROLLER = 'widgets.events.kindex.dev';
 
@@ -37,34 +24,14 @@ type Json = Record<string, unknown>;
 
 describe('EventBroadcaster (context.getEventRecorder)', function () {
   this.timeout(90_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'events.kindex.dev',
-      kind: 'Widget',
-      statusSubresource: true,
-    });
-  });
-  afterEach(async () => {
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
+  const suite = useOperatorSuite({ crd: { group: 'events.kindex.dev', kind: 'Widget', statusSubresource: true } });
 
   /** Runs an operator whose reconciler records `records` once per widget, then writes status.seen. */
   async function run(records: readonly EventRecord[], events: EventRecorderOptions): Promise<{ namespace: string; widget: Widget }> {
-    const namespace = await createNamespace(server.kubeConfig);
+    const namespace = await createNamespace(suite.server.kubeConfig);
     const recorded = new Set<string>();
-    operator = new Operator({ kubeConfig: server.kubeConfig, events: { reportingInstance: 'replica-0', ...events } });
-    operator.register(
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig, events: { reportingInstance: 'replica-0', ...events } });
+    suite.operator.register(
       {
         reconcile: async (w: Widget, context: Context<Widget, KubeClient>) => {
           const uid = w.metadata!.uid!;
@@ -77,8 +44,8 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
       },
       { kind: WidgetKind, namespaces: [namespace] },
     );
-    await operator.start();
-    const widget = await client.create(WidgetKind, {
+    await suite.operator.start();
+    const widget = await suite.client.create(WidgetKind, {
       apiVersion: 'events.kindex.dev/v1',
       kind: 'Widget',
       metadata: { name: uniqueName('w'), namespace },
@@ -89,14 +56,17 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
 
   async function eventsOf(namespace: string, group: 'events.k8s.io/v1' | 'v1' = 'events.k8s.io/v1'): Promise<Json[]> {
     const path = group === 'v1' ? `/api/v1/namespaces/${namespace}/events` : `/apis/events.k8s.io/v1/namespaces/${namespace}/events`;
-    const response = await rawRequest(server.kubeConfig, { path });
+    const response = await rawRequest(suite.server.kubeConfig, { path });
     return (JSON.parse(response.text) as { items: Json[] }).items;
   }
 
   async function seen(namespace: string, name: string): Promise<void> {
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, { name, namespace } as never))?.status?.seen).to.equal(1), {
-      timeoutMs: 30_000,
-    });
+    await eventually(
+      async () => expect((await suite.client.get<Widget>(WidgetKind, { name, namespace } as never))?.status?.seen).to.equal(1),
+      {
+        timeoutMs: 30_000,
+      },
+    );
   }
 
   const warning: EventRecord = { type: 'Warning', reason: 'SizeTooSmall', action: 'Reconcile', note: 'size 1 is below 3' };
@@ -134,7 +104,7 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     const [core] = await eventsOf(namespace, 'v1');
     expect(core).to.deep.include({ message: 'size 1 is below 3', reportingComponent: CONTROLLER, series: event['series'] });
     await seen(namespace, widget.metadata!.name!);
-    const text = await operator!.metrics.scrape();
+    const text = await suite.operator!.metrics.scrape();
     expect(metricValue(text, 'kindex_events_written_total', { controller: CONTROLLER, type: 'Warning' })).to.equal(5);
   });
 
@@ -159,8 +129,8 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
   it('writes the repeats not yet flushed when the operator stops', async () => {
     const { namespace, widget } = await run([warning, warning, warning], { seriesFlushIntervalMs: 600_000 });
     await seen(namespace, widget.metadata!.name!);
-    await operator!.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
+    await suite.operator!.stop({ drainTimeoutMs: 5_000 });
+    suite.operator = undefined;
     const items = await eventsOf(namespace);
     expect(items).to.have.length(1);
     expect(items[0]!['series']).to.include({ count: 3 });
@@ -173,12 +143,12 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     );
     await seen(namespace, widget.metadata!.name!);
     await eventually(async () => expect(await eventsOf(namespace)).to.have.length(2), { timeoutMs: 30_000 });
-    const text = await operator!.metrics.scrape();
+    const text = await suite.operator!.metrics.scrape();
     expect(metricValue(text, 'kindex_events_dropped_total', { controller: CONTROLLER, reason: 'rate_limited' })).to.equal(2);
   });
 
   it('keeps reconciling when the API server refuses every Event write, and counts the drops', async function () {
-    const forbid = requireFault(this, server, 'forbid');
+    const forbid = requireFault(this, suite.server, 'forbid');
     const allow = forbid({ group: 'events.k8s.io', resource: 'events' });
     try {
       const { namespace, widget } = await run(
@@ -195,12 +165,12 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
       await seen(namespace, widget.metadata!.name!);
       await eventually(
         async () => {
-          const text = await operator!.metrics.scrape();
+          const text = await suite.operator!.metrics.scrape();
           expect(metricValue(text, 'kindex_events_dropped_total', { controller: CONTROLLER, reason: 'write_failed' })).to.equal(5);
         },
         { timeoutMs: 30_000 },
       );
-      const text = await operator!.metrics.scrape();
+      const text = await suite.operator!.metrics.scrape();
       expect(metricValue(text, 'controller_runtime_reconcile_errors_total', { controller: CONTROLLER }) ?? 0).to.equal(0);
       expect(metricValue(text, 'kindex_events_written_total', { controller: CONTROLLER }) ?? 0).to.equal(0);
       allow();
@@ -211,9 +181,9 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
   });
 
   it("signs Events with the replica's leader-election identity when no reportingInstance is given", async () => {
-    const namespace = await createNamespace(server.kubeConfig);
-    operator = new Operator({
-      kubeConfig: server.kubeConfig,
+    const namespace = await createNamespace(suite.server.kubeConfig);
+    suite.operator = new Operator({
+      kubeConfig: suite.server.kubeConfig,
       leaderElection: {
         leaseName: uniqueName('lease'),
         leaseNamespace: namespace,
@@ -223,7 +193,7 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
         retryPeriodMs: 400,
       },
     });
-    operator.register(
+    suite.operator.register(
       {
         reconcile: (w: Widget, context: Context<Widget, KubeClient>) => {
           context.getEventRecorder().record({ type: 'Normal', reason: 'Seen', action: 'Reconcile' });
@@ -232,8 +202,12 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
       },
       { kind: WidgetKind, namespaces: [namespace] },
     );
-    await operator.start();
-    await client.create(WidgetKind, { apiVersion: 'events.kindex.dev/v1', kind: 'Widget', metadata: { name: uniqueName('w'), namespace } });
+    await suite.operator.start();
+    await suite.client.create(WidgetKind, {
+      apiVersion: 'events.kindex.dev/v1',
+      kind: 'Widget',
+      metadata: { name: uniqueName('w'), namespace },
+    });
     const [event] = await eventually(
       async () => {
         const items = await eventsOf(namespace);
@@ -247,9 +221,9 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
 
   /** A broadcaster used directly (flush() instead of the timer), and a widget its Events regard. */
   async function direct(options: EventRecorderOptions = {}) {
-    const namespace = await createNamespace(server.kubeConfig);
+    const namespace = await createNamespace(suite.server.kubeConfig);
     const registry = new Registry();
-    const broadcaster = new EventBroadcaster(client, new EventMetrics(registry), {
+    const broadcaster = new EventBroadcaster(suite.client, new EventMetrics(registry), {
       reportingInstance: 'replica-0',
       seriesFlushIntervalMs: 600_000,
       ...options,
@@ -267,7 +241,7 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     await broadcaster.flush();
     const [first] = await eventsOf(namespace);
     const name = (first!['metadata'] as Json)['name'] as string;
-    await client.delete(resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }), {
+    await suite.client.delete(resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true }), {
       name,
       namespace,
     } as never);
@@ -311,7 +285,7 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
   });
 
   it('throws EventRecordError naming the field for a record no retry could fix', () => {
-    const broadcaster = new EventBroadcaster(client, new EventMetrics(new Registry()), { reportingInstance: 'replica-0' });
+    const broadcaster = new EventBroadcaster(suite.client, new EventMetrics(new Registry()), { reportingInstance: 'replica-0' });
     const recorder = broadcaster.recorderFor(CONTROLLER, WidgetKind, { metadata: { name: 'w', namespace: 'default' } });
     const bad: [Partial<EventRecord>, string][] = [
       [{ reason: '' }, 'reason'],
@@ -326,11 +300,11 @@ describe('EventBroadcaster (context.getEventRecorder)', function () {
     }
     const unnamed = broadcaster.recorderFor('Not a qualified name!', WidgetKind, { metadata: { name: 'w', namespace: 'default' } });
     expect(() => unnamed.record(warning)).to.throw(EventRecordError, /reportingController/);
-    expect(() => new EventBroadcaster(client, new EventMetrics(new Registry()), { flushMs: 10 } as EventRecorderOptions)).to.throw(
+    expect(() => new EventBroadcaster(suite.client, new EventMetrics(new Registry()), { flushMs: 10 } as EventRecorderOptions)).to.throw(
       UnknownOptionError,
       /flushMs/,
     );
-    expect(() => new EventBroadcaster(client, new EventMetrics(new Registry()), { seriesFlushIntervalMs: 0 })).to.throw(
+    expect(() => new EventBroadcaster(suite.client, new EventMetrics(new Registry()), { seriesFlushIntervalMs: 0 })).to.throw(
       EventRecordError,
       /seriesFlushIntervalMs/,
     );

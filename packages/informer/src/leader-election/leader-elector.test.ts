@@ -61,11 +61,31 @@ function elector(store: LeaseStore, clock: FakeClock, identity: string, more: Pa
   return new LeaderElector({ store, clock, identity, random: () => 0, ...timing, ...more });
 }
 
+/** One election: a fake clock, an empty lease in memory, and candidates whose connection to it can be cut. */
+function election() {
+  const clock = new FakeClock(1_000_000);
+  const memory = new MemoryLeaseStore();
+  const cutOff = new Set<string>();
+  return {
+    clock,
+    memory,
+    /** A candidate on this lease and clock (client-go's timings, no jitter). */
+    candidate: (identity: string, more: Partial<LeaderElectorOptions> = {}) =>
+      elector(
+        memory.view(() => cutOff.has(identity)),
+        clock,
+        identity,
+        more,
+      ),
+    /** Cuts the candidate `identity` off the lease (its calls fail), or with `false` reconnects it. */
+    cut: (identity: string, cut = true) => void (cut ? cutOff.add(identity) : cutOff.delete(identity)),
+  };
+}
+
 describe('LeaderElector', () => {
   it('acquires an absent lease on the first attempt and writes the client-go record', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a');
+    const { memory, candidate } = election();
+    const a = candidate('a');
     await a.start();
     expect(a.isLeader).to.equal(true);
     expect(a.status).to.include({ role: 'leader', holderIdentity: 'a' });
@@ -77,9 +97,8 @@ describe('LeaderElector', () => {
   });
 
   it('renews every retry period, keeping acquireTime and leaseTransitions', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a');
+    const { clock, memory, candidate } = election();
+    const a = candidate('a');
     await a.start();
     const acquired = memory.lease?.spec?.acquireTime;
     await clock.advance(6_000);
@@ -91,15 +110,9 @@ describe('LeaderElector', () => {
   });
 
   it('lets a follower take over only a full lease duration after it last saw the record change', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    let aCut = false;
-    const a = elector(
-      memory.view(() => aCut),
-      clock,
-      'a',
-    );
-    const b = elector(memory.view(), clock, 'b');
+    const { clock, memory, candidate, cut } = election();
+    const a = candidate('a');
+    const b = candidate('b');
     await a.start();
     await b.start();
     expect(b.isLeader).to.equal(false);
@@ -107,7 +120,7 @@ describe('LeaderElector', () => {
     await clock.advance(30_000);
     expect(b.isLeader, 'a keeps renewing').to.equal(false);
 
-    aCut = true; // a can no longer reach the server: its last renewal happened at most 2 s ago
+    cut('a'); // a can no longer reach the server: its last renewal happened at most 2 s ago
     const cutAt = clock.now();
     let bLeadsAt: number | undefined;
     b.isLeader$.subscribe((leading) => {
@@ -123,8 +136,7 @@ describe('LeaderElector', () => {
   });
 
   it('measures expiry on its own clock, not from the renewTime written by the holder', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
+    const { clock, memory, candidate } = election();
     // A record renewed "an hour ago" by a holder whose clock was off: still held until it stops changing for 15 s here.
     const store = memory.view();
     await store.create({
@@ -134,7 +146,7 @@ describe('LeaderElector', () => {
       acquireTime: '2000-01-01T00:00:00.000000Z',
       leaseTransitions: 3,
     });
-    const b = elector(memory.view(), clock, 'b');
+    const b = candidate('b');
     await b.start();
     expect(b.isLeader).to.equal(false);
     await clock.advance(14_000);
@@ -146,19 +158,13 @@ describe('LeaderElector', () => {
   });
 
   it('stands down when it cannot renew within the renew deadline, before any follower may acquire', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    let cut = false;
-    const a = elector(
-      memory.view(() => cut),
-      clock,
-      'a',
-    );
+    const { clock, candidate, cut } = election();
+    const a = candidate('a');
     const problems: unknown[] = [];
     a.problems$.subscribe((p) => problems.push(p));
     await a.start();
     const lastSent = clock.now();
-    cut = true;
+    cut('a');
     await clock.advance(9_999);
     expect(a.isLeader).to.equal(true);
     await clock.advance(1);
@@ -170,9 +176,8 @@ describe('LeaderElector', () => {
   });
 
   it('reports not leading synchronously once the deadline passed, even before its timer ran', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a');
+    const { clock, candidate } = election();
+    const a = candidate('a');
     await a.start();
     // Simulates a frozen process: time moves on, but no timer has run yet.
     (clock as unknown as { now: () => number }).now = () => 1_000_000 + 10_000;
@@ -181,9 +186,8 @@ describe('LeaderElector', () => {
   });
 
   it('stands down when a renewal finds another holder on the lease', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a', { afterLoss: 'rejoin' });
+    const { clock, memory, candidate } = election();
+    const a = candidate('a', { afterLoss: 'rejoin' });
     await a.start();
     const rv = memory.lease!.metadata!.resourceVersion;
     await memory
@@ -199,24 +203,17 @@ describe('LeaderElector', () => {
   });
 
   it('goes back to being a candidate with afterLoss "rejoin" and leads again when it can', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    let cut = false;
-    const a = elector(
-      memory.view(() => cut),
-      clock,
-      'a',
-      { afterLoss: 'rejoin' },
-    );
+    const { clock, candidate, cut } = election();
+    const a = candidate('a', { afterLoss: 'rejoin' });
     const roles: string[] = [];
     a.status$.subscribe((s) => {
       if (roles.at(-1) !== s.role) roles.push(s.role);
     });
     await a.start();
-    cut = true;
+    cut('a');
     await clock.advance(11_000);
     expect(a.status.role).to.equal('candidate');
-    cut = false;
+    cut('a', false);
     await clock.advance(5_000);
     expect(a.isLeader).to.equal(true);
     expect(roles).to.deep.equal(['candidate', 'leader', 'candidate', 'leader']);
@@ -224,10 +221,9 @@ describe('LeaderElector', () => {
   });
 
   it('releases the lease on stop so the next candidate acquires at its next attempt', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a');
-    const b = elector(memory.view(), clock, 'b');
+    const { clock, memory, candidate } = election();
+    const a = candidate('a');
+    const b = candidate('b');
     await a.start();
     await b.start();
     await clock.advance(4_000);
@@ -241,9 +237,8 @@ describe('LeaderElector', () => {
   });
 
   it('keeps the lease on stop with releaseOnCancel false', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a', { releaseOnCancel: false });
+    const { memory, candidate } = election();
+    const a = candidate('a', { releaseOnCancel: false });
     await a.start();
     await a.stop();
     expect(a.isLeader).to.equal(false);
@@ -251,10 +246,9 @@ describe('LeaderElector', () => {
   });
 
   it('lets exactly one of two candidates racing for a free lease win', async () => {
-    const clock = new FakeClock(1_000_000);
-    const memory = new MemoryLeaseStore();
-    const a = elector(memory.view(), clock, 'a');
-    const b = elector(memory.view(), clock, 'b');
+    const { candidate } = election();
+    const a = candidate('a');
+    const b = candidate('b');
     await Promise.all([a.start(), b.start()]);
     expect([a.isLeader, b.isLeader].filter(Boolean)).to.have.length(1);
     await Promise.all([a.stop(), b.stop()]);
@@ -317,8 +311,7 @@ describe('LeaderElector', () => {
         ),
         fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 3, maxLength: 3 }),
         async (steps, jitters) => {
-          const clock = new FakeClock(1_000_000);
-          const memory = new MemoryLeaseStore();
+          const { clock, memory } = election();
           const cut = [false, false, false];
           const electors = [0, 1, 2].map((i) =>
             elector(

@@ -3,10 +3,9 @@
 // (409) into LeaseConflictError, and what leader election and sharding write (MicroTime stamps,
 // a release) is what kube-apiserver accepts.
 import { expect } from 'chai';
-import { createNamespace, uniqueName, useTestApiServer } from '@kindex/testing';
+import { uniqueName } from '@kindex/testing';
 import {
   KubeApiError,
-  KubeClient,
   KubeLeaseStore,
   KubeShardLeaseStore,
   LeaderElector,
@@ -16,17 +15,10 @@ import {
   microTime,
   type LeaseSpec,
 } from '../index.js';
+import { useClientPerTest } from '../testing-fixtures/client-per-test.js';
 
 describe('KubeLeaseStore and KubeShardLeaseStore', () => {
-  const server = useTestApiServer({ shared: true });
-  let client: KubeClient;
-  let namespace: string;
-
-  beforeEach(async function () {
-    this.timeout(60_000);
-    client = new KubeClient(server().kubeConfig, { fieldManager: 'kindex-test' });
-    namespace = await createNamespace(server().kubeConfig);
-  });
+  const suite = useClientPerTest();
 
   const spec = (holderIdentity: string): LeaseSpec => ({
     holderIdentity,
@@ -51,57 +43,64 @@ describe('KubeLeaseStore and KubeShardLeaseStore', () => {
 
   it('KubeLeaseStore: a second create and an update on a stale resourceVersion lose the race as LeaseConflictError', async () => {
     const name = uniqueName('lease');
-    const a = new KubeLeaseStore(client, { name, namespace });
-    const b = new KubeLeaseStore(client, { name, namespace });
-    expect(a.description).to.equal(`${namespace}/${name}`);
+    const a = new KubeLeaseStore(suite.client, { name, namespace: suite.namespace });
+    const b = new KubeLeaseStore(suite.client, { name, namespace: suite.namespace });
+    expect(a.description).to.equal(`${suite.namespace}/${name}`);
     expect(await a.get()).to.equal(undefined);
     const created = await a.create(spec('a'));
-    await expectConflict(b.create(spec('b')), `${namespace}/${name}`);
+    await expectConflict(b.create(spec('b')), `${suite.namespace}/${name}`);
     const renewed = await a.update(created, { ...created.spec, renewTime: microTime(Date.now() + 1) });
     expect(renewed.spec?.holderIdentity).to.equal('a');
-    await expectConflict(b.update(created, spec('b')), `${namespace}/${name}`);
+    await expectConflict(b.update(created, spec('b')), `${suite.namespace}/${name}`);
     expect((await b.get())?.metadata?.resourceVersion).to.equal(renewed.metadata?.resourceVersion);
   });
 
   it('KubeLeaseStore: refuses an update without the resourceVersion read, naming the lease', async () => {
     const name = uniqueName('lease');
-    const store = new KubeLeaseStore(client, { name, namespace });
+    const store = new KubeLeaseStore(suite.client, { name, namespace: suite.namespace });
     let error: unknown;
     try {
-      await store.update({ metadata: { name, namespace } }, spec('a'));
+      await store.update({ metadata: { name, namespace: suite.namespace } }, spec('a'));
     } catch (e) {
       error = e;
     }
     expect(error)
       .to.be.instanceOf(Error)
-      .with.property('message', `lease ${namespace}/${name}: cannot update without the resourceVersion read (optimistic concurrency)`);
+      .with.property(
+        'message',
+        `lease ${suite.namespace}/${name}: cannot update without the resourceVersion read (optimistic concurrency)`,
+      );
   });
 
   it('KubeShardLeaseStore: labels its leases for the group list, merges annotations, and loses races as LeaseConflictError', async () => {
     const group = uniqueName('jobs');
-    const store = new KubeShardLeaseStore(client, { name: group, namespace });
-    const other = new KubeShardLeaseStore(client, { name: uniqueName('other'), namespace });
+    const store = new KubeShardLeaseStore(suite.client, { name: group, namespace: suite.namespace });
+    const other = new KubeShardLeaseStore(suite.client, { name: uniqueName('other'), namespace: suite.namespace });
     const shard = await store.create(`${group}-shard-0`, spec('r1'), { 'example.dev/a': '1' });
     await other.create(`${group}-foreign`, spec('r2'));
     expect(shard.metadata?.labels?.[SHARD_GROUP_LABEL]).to.equal(group);
     expect((await store.list()).map((l) => l.metadata?.name)).to.deep.equal([`${group}-shard-0`]);
-    await expectConflict(store.create(`${group}-shard-0`, spec('r2')), `${namespace}/${group}-shard-0`);
+    await expectConflict(store.create(`${group}-shard-0`, spec('r2')), `${suite.namespace}/${group}-shard-0`);
     const updated = await store.update(shard, spec('r1'), { 'example.dev/b': '2' });
     expect(updated.metadata?.annotations).to.include({ 'example.dev/a': '1', 'example.dev/b': '2' });
-    await expectConflict(store.update(shard, spec('r2')), `${namespace}/${group}-shard-0`);
+    await expectConflict(store.update(shard, spec('r2')), `${suite.namespace}/${group}-shard-0`);
   });
 
   it('a LeaderElector and a ShardCoordinator write claims and releases the server accepts (MicroTime stamps, an empty holder)', async function () {
     this.timeout(60_000);
     const timing = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
     const name = uniqueName('lease');
-    const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name, namespace }), identity: 'e1', ...timing });
+    const elector = new LeaderElector({
+      store: new KubeLeaseStore(suite.client, { name, namespace: suite.namespace }),
+      identity: 'e1',
+      ...timing,
+    });
     const group = uniqueName('jobs');
     const coordinator = new ShardCoordinator({
       group,
       shards: 2,
       identity: 'c1',
-      store: new KubeShardLeaseStore(client, { name: group, namespace }),
+      store: new KubeShardLeaseStore(suite.client, { name: group, namespace: suite.namespace }),
       ...timing,
     });
     await elector.start();
@@ -109,14 +108,14 @@ describe('KubeLeaseStore and KubeShardLeaseStore', () => {
     expect(elector.isLeader).to.equal(true);
     expect(coordinator.owned()).to.deep.equal([0, 1]);
     const microTimePattern = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
-    const held = await new KubeLeaseStore(client, { name, namespace }).get();
+    const held = await new KubeLeaseStore(suite.client, { name, namespace: suite.namespace }).get();
     expect(held?.spec).to.include({ holderIdentity: 'e1', leaseDurationSeconds: 3, leaseTransitions: 0 });
     expect(held?.spec?.renewTime).to.match(microTimePattern);
     await elector.stop();
     await coordinator.stop();
-    const released = await new KubeLeaseStore(client, { name, namespace }).get();
+    const released = await new KubeLeaseStore(suite.client, { name, namespace: suite.namespace }).get();
     expect(released?.spec).to.include({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
-    const groupLeases = await new KubeShardLeaseStore(client, { name: group, namespace }).list();
+    const groupLeases = await new KubeShardLeaseStore(suite.client, { name: group, namespace: suite.namespace }).list();
     expect(groupLeases.map((l) => l.metadata?.name))
       .to.include.members([`${group}-shard-0`, `${group}-shard-1`])
       .and.to.have.length(3);

@@ -1,27 +1,23 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { ResourceID, UpdateControl, noopLogger, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { createNamespace, eventually } from '@kindex/testing';
 import {
   createOperatorLogger,
   InformerEventSource,
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type KubeEventSourceContext,
   type ResourceKind,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { value?: string };
-}
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const ConfigMapKind = Kinds.ConfigMap as unknown as ResourceKind<ConfigMap>;
 
 interface LogLine {
@@ -90,48 +86,29 @@ describe('createOperatorLogger', () => {
 
 describe('Operator logs', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Widget',
-    });
-  });
-  afterEach(async () => {
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   async function run(namespace: string, reconciler: WidgetReconciler) {
     const { lines, logger } = capture();
-    operator = new Operator({ kubeConfig: server.kubeConfig, logger });
-    operator.register<Widget>(reconciler, { kind: WidgetKind, name: 'widgets', namespaces: [namespace] });
-    await operator.start();
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig, logger });
+    suite.operator.register<Widget>(reconciler, { kind: WidgetKind, name: 'widgets', namespaces: [namespace] });
+    await suite.operator.start();
     return lines;
   }
 
   const reconciled = (lines: LogLine[], name: string) => lines.filter((l) => l.msg === 'reconciled' && l.name === name);
   const setConfig = async (ns: string, value: string, create = false) => {
-    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    const core = suite.server.kubeConfig.makeApiClient(CoreV1Api);
     const body = { metadata: { name: 'cfg', namespace: ns, labels: { widget: 'w' } }, data: { value } };
     if (create) await core.createNamespacedConfigMap({ namespace: ns, body });
     else await core.replaceNamespacedConfigMap({ name: 'cfg', namespace: ns, body });
   };
 
   it("puts controller, kind, namespace, name and reconcile id on every reconcile line, the reconciler's own included", async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const lines = await run(ns, new WidgetReconciler());
     expect(lines.find((l) => l.msg === 'caches synced, reconciling')).to.include({ controller: 'widgets', kind: 'Widget', level: 30 });
-    await client.create(WidgetKind, {
+    await suite.client.create(WidgetKind, {
       apiVersion: 'test.kindex.dev/v1',
       kind: 'Widget',
       metadata: { name: 'w', namespace: ns },
@@ -148,17 +125,19 @@ describe('Operator logs', function () {
   });
 
   it('names the secondary that changed, and how many of its events coalesced, on the line of the reconcile it caused', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const reconciler = new WidgetReconciler();
     const lines = await run(ns, reconciler);
     await setConfig(ns, 'v0', true);
-    await client.create(WidgetKind, {
+    await suite.client.create(WidgetKind, {
       apiVersion: 'test.kindex.dev/v1',
       kind: 'Widget',
       metadata: { name: 'w', namespace: ns },
       spec: { size: 1 },
     });
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v0'));
+    await eventually(async () =>
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v0'),
+    );
 
     // Hold the next reconcile inside the reconciler while the config changes three times: the
     // three events coalesce into the one reconcile that follows.
@@ -179,10 +158,12 @@ describe('Operator logs', function () {
     };
     await setConfig(ns, 'v2');
     await setConfig(ns, 'v3');
-    await eventually(() => expect(operator!.controllers[0]!.describePrimary(`${ns}/w`).pending?.triggers ?? 0).to.be.at.least(2));
+    await eventually(() => expect(suite.operator!.controllers[0]!.describePrimary(`${ns}/w`).pending?.triggers ?? 0).to.be.at.least(2));
     open();
     reconciler.gate = undefined;
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v3'));
+    await eventually(async () =>
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v3'),
+    );
     await eventually(() => expect(fromGated().length).to.be.at.least(2));
 
     const [first, second] = fromGated();
@@ -194,9 +175,9 @@ describe('Operator logs', function () {
   });
 
   it('logs a problem the controller moves past at warn level, naming the source and the error', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const lines = await run(ns, new WidgetReconciler());
-    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    const core = suite.server.kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'bad', namespace: ns, labels: { explode: 'yes' } } } });
     await eventually(() => expect(lines.filter((l) => l.msg.startsWith('event source problem'))).to.have.length.at.least(1));
     const problem = lines.find((l) => l.msg.startsWith('event source problem'))!;
@@ -205,11 +186,11 @@ describe('Operator logs', function () {
   });
 
   it('logs a failed reconcile at error level with the error and its causes', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const reconciler = new WidgetReconciler();
     reconciler.fail = true;
     const lines = await run(ns, reconciler);
-    await client.create(WidgetKind, {
+    await suite.client.create(WidgetKind, {
       apiVersion: 'test.kindex.dev/v1',
       kind: 'Widget',
       metadata: { name: 'w', namespace: ns },

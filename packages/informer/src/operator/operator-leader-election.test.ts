@@ -3,8 +3,7 @@
 // SIGSTOP) live in integration-tests/src/leader-election.test.ts.
 import { expect } from 'chai';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import {
   KubeApiError,
   KubeClient,
@@ -17,6 +16,7 @@ import {
   type Lease,
   type OperatorLeaderElectionOptions,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 
 interface Gadget extends KubernetesObject {
   spec?: { size?: number };
@@ -35,24 +35,10 @@ const fast = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 40
 
 describe('Operator with leaderElection', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
+  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Gadget' } });
   const operators: Operator[] = [];
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Gadget',
-    });
-  });
   afterEach(async () => {
     await Promise.all(operators.splice(0).map((o) => o.stop({ drainTimeoutMs: 5_000 })));
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
   });
 
   /** One replica: an operator whose reconciler stamps its identity into the status. */
@@ -63,7 +49,7 @@ describe('Operator with leaderElection', function () {
     reconciler?: Reconciler<Gadget, KubeClient>,
   ) {
     const operator = new Operator({
-      kubeConfig: server.kubeConfig,
+      kubeConfig: suite.server.kubeConfig,
       leaderElection: { leaseName: 'gadgets', leaseNamespace: namespace, identity, onLost: 'standby', ...fast, ...election },
     });
     operators.push(operator);
@@ -80,11 +66,11 @@ describe('Operator with leaderElection', function () {
     return { operator, controller, reconciled };
   }
 
-  const statusOf = async (ns: string, name: string) => (await client.get<Gadget>(GadgetKind, ResourceID.of(name, ns)))?.status;
+  const statusOf = async (ns: string, name: string) => (await suite.client.get<Gadget>(GadgetKind, ResourceID.of(name, ns)))?.status;
 
   it('lets only the lease holder reconcile while the follower keeps a synced cache, and hands over on stop', async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    await client.create(GadgetKind, gadget('g1', ns, 1));
+    const ns = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(GadgetKind, gadget('g1', ns, 1));
     const a = replica(ns, 'replica-a');
     await a.operator.start();
     expect(a.operator.isLeader).to.equal(true);
@@ -95,34 +81,34 @@ describe('Operator with leaderElection', function () {
     await eventually(async () => expect(await statusOf(ns, 'g1')).to.deep.equal({ seen: 1, by: 'replica-a' }));
 
     // Warm standby: the follower's cache follows the server without reconciling.
-    await client.create(GadgetKind, gadget('g2', ns, 2));
+    await suite.client.create(GadgetKind, gadget('g2', ns, 2));
     await eventually(() => expect(b.controller.primaryCache.snapshot().peek(`${ns}/g2`)).to.not.equal(undefined));
     await eventually(async () => expect(await statusOf(ns, 'g2')).to.deep.equal({ seen: 2, by: 'replica-a' }));
     expect(b.reconciled).to.deep.equal([]);
 
     // The lease on the server is client-go's record.
-    const lease = await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns));
+    const lease = await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns));
     expect(lease?.spec).to.include({ holderIdentity: 'replica-a', leaseDurationSeconds: 3, leaseTransitions: 0 });
 
     // Graceful stop releases the lease: b leads at its next attempt, long before the lease would expire.
     const stoppedAt = Date.now();
     await a.operator.stop();
     operators.splice(operators.indexOf(a.operator), 1);
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+    expect((await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
     await eventually(() => expect(b.operator.isLeader).to.equal(true), { timeoutMs: 10_000 });
     expect(Date.now() - stoppedAt).to.be.lessThan(fast.leaseDurationMs);
     // The new leader works through everything it queued while following.
     await eventually(async () => expect((await statusOf(ns, 'g1'))?.by).to.equal('replica-b'));
-    await client.patch(GadgetKind, ResourceID.of('g2', ns), { spec: { size: 5 } });
+    await suite.client.patch(GadgetKind, ResourceID.of('g2', ns), { spec: { size: 5 } });
     await eventually(async () => expect(await statusOf(ns, 'g2')).to.deep.equal({ seen: 5, by: 'replica-b' }));
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec).to.include({
+    expect((await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec).to.include({
       holderIdentity: 'replica-b',
       leaseTransitions: 1,
     });
   });
 
   it('refuses writes through the client of a replica that does not lead (fencing)', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const a = replica(ns, 'leader');
     await a.operator.start();
     const b = replica(ns, 'follower');
@@ -135,14 +121,14 @@ describe('Operator with leaderElection', function () {
     expect((error as Error).message)
       .to.include('follower')
       .and.include(`${ns}/gadgets`);
-    expect(await client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
+    expect(await suite.client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
     // Reads are not fenced: followers serve caches and uncached reads.
     expect(await b.operator.client.get(GadgetKind, ResourceID.of('nope', ns))).to.equal(undefined);
   });
 
   it("refuses a leader's write based on a resourceVersion that moved on (optimistic locking)", async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    await client.create(GadgetKind, gadget('g', ns, 1));
+    const ns = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(GadgetKind, gadget('g', ns, 1));
     let attempts = 0;
     const a = replica(
       ns,
@@ -152,7 +138,7 @@ describe('Operator with leaderElection', function () {
         reconcile: async (g) => {
           attempts++;
           // Someone else changes the primary after this reconcile read it (as a new leader would).
-          if (attempts === 1) await client.patch(GadgetKind, ResourceID.of('g', ns), { metadata: { labels: { touched: 'yes' } } });
+          if (attempts === 1) await suite.client.patch(GadgetKind, ResourceID.of('g', ns), { metadata: { labels: { touched: 'yes' } } });
           return UpdateControl.patchStatus({ ...g, status: { seen: g.spec?.size ?? 0, by: `attempt-${attempts}` } });
         },
       },
@@ -166,25 +152,25 @@ describe('Operator with leaderElection', function () {
     );
     expect(failures[0]).to.be.instanceOf(KubeApiError);
     expect((failures[0] as KubeApiError).status).to.equal(409);
-    expect((await client.get<Gadget>(GadgetKind, ResourceID.of('g', ns)))?.metadata?.labels).to.deep.equal({ touched: 'yes' });
+    expect((await suite.client.get<Gadget>(GadgetKind, ResourceID.of('g', ns)))?.metadata?.labels).to.deep.equal({ touched: 'yes' });
   });
 
   it('stops reconciling when another holder takes the lease, and with onLost "standby" leads again once it is free', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const lost: string[] = [];
     const a = replica(ns, 'standby-a', { onLost: 'standby' });
     a.operator.leaderElector!.status$.subscribe((s) => lost.push(`${s.role}:${s.reason}`));
     await a.operator.start();
     expect(a.operator.isLeader).to.equal(true);
-    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
-    await client.update<Lease>(Kinds.Lease, {
+    const lease = (await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await suite.client.update<Lease>(Kinds.Lease, {
       ...lease,
       spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString().replace('Z', '000Z') },
     });
     await eventually(() => expect(a.operator.isLeader).to.equal(false), { timeoutMs: 5_000 });
     expect(lost).to.include('candidate:lease taken by intruder');
     expect(a.controller.dispatchPaused).to.equal(true);
-    await client.create(GadgetKind, gadget('while-deposed', ns, 7));
+    await suite.client.create(GadgetKind, gadget('while-deposed', ns, 7));
     await new Promise((r) => setTimeout(r, 500));
     expect(a.reconciled, 'no reconcile while another replica holds the lease').to.deep.equal([]);
     // The intruder never renews: after the lease duration the replica takes over again and catches up.
@@ -193,8 +179,8 @@ describe('Operator with leaderElection', function () {
   });
 
   it('aborts the signal of an in-flight reconcile with NotLeaderError the moment the lease is lost', async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    await client.create(GadgetKind, gadget('busy', ns));
+    const ns = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(GadgetKind, gadget('busy', ns));
     let signal: AbortSignal | undefined;
     const a = replica(
       ns,
@@ -210,8 +196,8 @@ describe('Operator with leaderElection', function () {
     );
     await a.operator.start();
     await eventually(() => expect(signal).to.not.equal(undefined));
-    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
-    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    const lease = (await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await suite.client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     await eventually(() => expect(signal!.aborted).to.equal(true), { timeoutMs: 5_000 });
     expect(signal!.reason).to.be.instanceOf(NotLeaderError);
     // The reconcile returned after the abort: its status write was fenced, not sent.
@@ -220,20 +206,20 @@ describe('Operator with leaderElection', function () {
   });
 
   it('calls an onLost callback instead of exiting', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const calls: string[] = [];
     const a = replica(ns, 'callback-a', { onLost: (s) => calls.push(s.reason) });
     await a.operator.start();
-    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
-    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    const lease = (await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))!;
+    await suite.client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
     await eventually(() => expect(calls).to.deep.equal(['lease taken by intruder']), { timeoutMs: 5_000 });
     expect(a.operator.leaderElector?.status.role).to.equal('stopped');
     expect(a.controller.dispatchPaused).to.equal(true);
   });
 
   it('releases the lease on stop only after in-flight reconciles finished', async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    await client.create(GadgetKind, gadget('slow', ns));
+    const ns = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(GadgetKind, gadget('slow', ns));
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
     let finish!: () => void;
@@ -257,18 +243,19 @@ describe('Operator with leaderElection', function () {
     operators.splice(operators.indexOf(a.operator), 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(stopped).to.equal(false);
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity, 'held while reconciling').to.equal(
-      'draining',
-    );
+    expect(
+      (await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity,
+      'held while reconciling',
+    ).to.equal('draining');
     finish();
     await stopping;
     expect(await statusOf(ns, 'slow'), 'the in-flight reconcile finished and wrote').to.deep.equal({ seen: 1, by: 'draining' });
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+    expect((await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
   });
 
   it('abandons a reconcile that outlives the drain timeout and fences its late write', async () => {
-    const ns = await createNamespace(server.kubeConfig);
-    await client.create(GadgetKind, gadget('stuck', ns));
+    const ns = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(GadgetKind, gadget('stuck', ns));
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
     let finish!: () => void;
@@ -302,15 +289,18 @@ describe('Operator with leaderElection', function () {
     await a.operator.stop({ drainTimeoutMs: 200 });
     operators.splice(operators.indexOf(a.operator), 1);
     expect(signal?.aborted, 'the abandoned reconcile was told to give up').to.equal(true);
-    expect((await client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
+    expect((await suite.client.get<Lease>(Kinds.Lease, ResourceID.of('gadgets', ns)))?.spec?.holderIdentity).to.equal('');
     finish();
     await eventually(() => expect(lateWrite).to.be.instanceOf(NotLeaderError));
-    expect((await client.get<Gadget>(GadgetKind, ResourceID.of('stuck', ns)))?.metadata?.labels).to.equal(undefined);
+    expect((await suite.client.get<Gadget>(GadgetKind, ResourceID.of('stuck', ns)))?.metadata?.labels).to.equal(undefined);
   });
 
   it('fails start fast with the fix when the lease namespace does not exist', async () => {
     const missing = uniqueName('missing');
-    const operator = new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: 'x', leaseNamespace: missing, ...fast } });
+    const operator = new Operator({
+      kubeConfig: suite.server.kubeConfig,
+      leaderElection: { leaseName: 'x', leaseNamespace: missing, ...fast },
+    });
     operators.push(operator);
     const error = await operator.start().then(
       () => undefined,
@@ -322,9 +312,9 @@ describe('Operator with leaderElection', function () {
   });
 
   it('run() stops what started and rejects when start fails', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const operator = new Operator({
-      kubeConfig: server.kubeConfig,
+      kubeConfig: suite.server.kubeConfig,
       leaderElection: { leaseName: 'x', leaseNamespace: uniqueName('missing'), ...fast },
     });
     operator.register<Gadget>({ reconcile: () => UpdateControl.noUpdate() }, { kind: GadgetKind, namespaces: [ns] });
@@ -339,7 +329,7 @@ describe('Operator with leaderElection', function () {
   });
 
   it('names the option when the lease name is missing', () => {
-    expect(() => new Operator({ kubeConfig: server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw(
+    expect(() => new Operator({ kubeConfig: suite.server.kubeConfig, leaderElection: { leaseName: '', leaseNamespace: 'ops' } })).to.throw(
       'leaderElection.leaseName',
     );
   });

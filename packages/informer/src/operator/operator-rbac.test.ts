@@ -22,11 +22,7 @@ import {
   type OperatorOptions,
   type ResourceKind,
 } from '../index.js';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number };
-}
+import type { Widget } from '../testing-fixtures/widget.js';
 
 /**
  * End to end: the derived manifest, applied for a ServiceAccount, is enough for an operator

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DeleteControl, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { DeleteControl, UpdateControl, type Reconciler } from '@kindex/core';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import {
   createNamespace,
@@ -23,11 +23,7 @@ import {
   type ResourceKind,
 } from '../index.js';
 import type { EventSourceHealth } from '@kindex/core';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-  status?: { seen?: number };
-}
+import type { Widget } from '../testing-fixtures/widget.js';
 
 // Timings of each startup failure, printed once at the end (figures for the closing note).
 const timings: string[] = [];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DeleteControl, UnknownOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { DeleteControl, UnknownOptionError, UpdateControl, type Reconciler } from '@kindex/core';
 import {
   InformerEventSource,
   Kinds,
@@ -15,10 +15,8 @@ import {
   type PolicyRule,
   type WrittenResource,
 } from '../index.js';
+import type { Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
 const WidgetKind = resourceKind<Widget>({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
 
 // rbacManifest() talks to no server: a kubeconfig pointing nowhere proves it.

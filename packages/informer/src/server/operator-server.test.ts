@@ -1,35 +1,23 @@
 import { expect } from 'chai';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import {
-  createNamespace,
-  createTestCrd,
-  eventually,
-  metricValue,
-  requireFault,
-  startTestApiServer,
-  type TestApiServer,
-} from '@kindex/testing';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { createNamespace, eventually, metricValue, requireFault } from '@kindex/testing';
 import {
   InformerEventSource,
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type Controller,
   type ControllerDebugView,
   type KubeEventSourceContext,
   type PrimaryDescription,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
-interface Widget extends KubernetesObject {
-  spec?: { size?: number; config?: string };
-  status?: { seen?: number; value?: string };
-}
 interface ConfigMap extends KubernetesObject {
   data?: Record<string, string>;
 }
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
 const ConfigMapKind = Kinds.ConfigMap as unknown as import('../index.js').ResourceKind<ConfigMap>;
 
 const widget = (name: string, namespace: string, config?: string): Widget => ({
@@ -65,42 +53,24 @@ class WidgetReconciler implements Reconciler<Widget, KubeClient> {
 
 describe('OperatorServer', function () {
   this.timeout(60_000);
-  let server: TestApiServer;
-  let client: KubeClient;
-  let operator: Operator | undefined;
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'test.kindex.dev',
-      kind: 'Widget',
-    });
-  });
-  afterEach(async () => {
-    server.faults.failNextRequests?.(0, { status: 500 });
-    server.faults.setLatency?.(0);
-    await operator?.stop({ drainTimeoutMs: 5_000 });
-    operator = undefined;
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
-  });
+  const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
   function newOperator(namespace: string, serverOptions: Record<string, unknown> = {}, reconciler = new WidgetReconciler()) {
-    operator = new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, host: '127.0.0.1', debug: true, ...serverOptions } });
-    const controller = operator.register<Widget>(reconciler, {
+    suite.operator = new Operator({
+      kubeConfig: suite.server.kubeConfig,
+      server: { port: 0, host: '127.0.0.1', debug: true, ...serverOptions },
+    });
+    const controller = suite.operator.register<Widget>(reconciler, {
       kind: WidgetKind,
       name: 'widgets',
       namespaces: [namespace],
       reflector: { backoff: { initialMs: 20, maxMs: 100 } },
     }) as unknown as Controller;
-    return { operator, controller, reconciler };
+    return { operator: suite.operator, controller, reconciler };
   }
 
   async function get(path: string): Promise<{ status: number; body: string }> {
-    const address = operator!.server!.address!;
+    const address = suite.operator!.server!.address!;
     const response = await fetch(`http://127.0.0.1:${address.port}${path}`);
     return { status: response.status, body: await response.text() };
   }
@@ -108,17 +78,17 @@ describe('OperatorServer', function () {
   const scrape = async (): Promise<string> => (await get('/metrics')).body;
 
   it('serves controller-runtime reconcile and workqueue series that move as reconciles happen', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { reconciler } = newOperator(ns);
-    await operator!.start();
+    await suite.operator!.start();
     const before = await scrape();
     expect(metricValue(before, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(0);
     expect(metricValue(before, 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'error' })).to.equal(0);
     expect(metricValue(before, 'controller_runtime_max_concurrent_reconciles', { controller: 'widgets' })).to.equal(10);
     expect(metricValue(before, 'workqueue_adds_total', { name: 'widgets', controller: 'widgets' })).to.equal(0);
 
-    await client.create(WidgetKind, widget('a', ns));
-    await client.create(WidgetKind, widget('b', ns));
+    await suite.client.create(WidgetKind, widget('a', ns));
+    await suite.client.create(WidgetKind, widget('b', ns));
     await eventually(async () =>
       expect(
         metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' }),
@@ -142,7 +112,7 @@ describe('OperatorServer', function () {
 
     // A failing reconcile counts as an error and schedules a retry.
     reconciler.fail = true;
-    await client.create(WidgetKind, widget('c', ns));
+    await suite.client.create(WidgetKind, widget('c', ns));
     await eventually(async () => {
       const text = await scrape();
       expect(metricValue(text, 'controller_runtime_reconcile_errors_total', { controller: 'widgets' })).to.be.at.least(1);
@@ -152,19 +122,19 @@ describe('OperatorServer', function () {
   });
 
   it('counts reconciler calls only: dispatches that call none (primary not cached, shard not owned) count as skipped, by reason', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { controller, reconciler } = newOperator(ns);
     // What sharding's guard does for a primary of a shard another replica owns.
     controller.setDispatchGuard((w) => w.metadata?.name !== 'foreign');
-    await operator!.start();
+    await suite.operator!.start();
     const skipped = (text: string, reason: string) =>
       metricValue(text, 'kindex_reconcile_skipped_total', { controller: 'widgets', reason });
     const before = await scrape();
     for (const reason of ['not-cached', 'not-owned', 'hidden', 'deleting']) expect(skipped(before, reason), reason).to.equal(0);
-    await client.create(WidgetKind, widget('mine', ns));
-    await client.create(WidgetKind, widget('foreign', ns));
+    await suite.client.create(WidgetKind, widget('mine', ns));
+    await suite.client.create(WidgetKind, widget('foreign', ns));
     // A secondary naming a widget that does not exist.
-    await client.create(ConfigMapKind, {
+    await suite.client.create(ConfigMapKind, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'c', namespace: ns, labels: { widget: 'ghost' } },
@@ -186,12 +156,12 @@ describe('OperatorServer', function () {
   });
 
   it('counts the relist after a 410 Gone and the watch restarts in the informer series', async function () {
-    const expireHistory = requireFault(this, server, 'expireHistory');
-    const breakWatches = server.faults.closeWatches?.bind(server.faults) ?? requireFault(this, server, 'restart');
-    const ns = await createNamespace(server.kubeConfig);
+    const expireHistory = requireFault(this, suite.server, 'expireHistory');
+    const breakWatches = suite.server.faults.closeWatches?.bind(suite.server.faults) ?? requireFault(this, suite.server, 'restart');
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
-    await operator!.start();
-    await client.create(WidgetKind, widget('a', ns));
+    await suite.operator!.start();
+    await suite.client.create(WidgetKind, widget('a', ns));
     const labels = { resource: 'widgets.test.kindex.dev', namespace: ns };
     await eventually(async () =>
       expect(metricValue(await scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' })).to.equal(1),
@@ -199,8 +169,8 @@ describe('OperatorServer', function () {
     expect(metricValue(await scrape(), 'kindex_informer_relists_total', labels)).to.equal(0);
     // A write elsewhere moves the server past the informer's resourceVersion; forgetting the
     // history then makes its next watch answer 410 Gone.
-    const other = await createNamespace(server.kubeConfig);
-    await client.create(WidgetKind, widget('elsewhere', other));
+    const other = await createNamespace(suite.server.kubeConfig);
+    await suite.client.create(WidgetKind, widget('elsewhere', other));
     await expireHistory();
     await breakWatches();
     await eventually(
@@ -216,34 +186,34 @@ describe('OperatorServer', function () {
   });
 
   it('exports the leader election status the elector sets', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
-    await operator!.start();
+    await suite.operator!.start();
     expect(metricValue(await scrape(), 'leader_election_master_status')).to.equal(undefined);
-    operator!.metrics.setLeaderElectionStatus('widgets-lock', true);
+    suite.operator!.metrics.setLeaderElectionStatus('widgets-lock', true);
     expect(metricValue(await scrape(), 'leader_election_master_status', { name: 'widgets-lock' })).to.equal(1);
-    operator!.metrics.setLeaderElectionStatus('widgets-lock', false);
+    suite.operator!.metrics.setLeaderElectionStatus('widgets-lock', false);
     expect(metricValue(await scrape(), 'leader_election_master_status', { name: 'widgets-lock' })).to.equal(0);
   });
 
   it('keeps the series of two operators in one process apart', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
-    const other = new Operator({ kubeConfig: server.kubeConfig });
+    const other = new Operator({ kubeConfig: suite.server.kubeConfig });
     other.register<Widget>(new WidgetReconciler(), { kind: WidgetKind, name: 'widgets', namespaces: [ns] });
-    expect(other.metrics.registry).to.not.equal(operator!.metrics.registry);
+    expect(other.metrics.registry).to.not.equal(suite.operator!.metrics.registry);
     expect(
       metricValue(await other.metrics.scrape(), 'controller_runtime_reconcile_total', { controller: 'widgets', result: 'success' }),
     ).to.equal(0);
   });
 
   it('answers /readyz 500 while caches sync and 200 once they have, /healthz 200 throughout', async function () {
-    const setLatency = requireFault(this, server, 'setLatency');
-    const ns = await createNamespace(server.kubeConfig);
+    const setLatency = requireFault(this, suite.server, 'setLatency');
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
     setLatency(400);
-    const started = operator!.start();
-    await eventually(() => expect(operator!.server!.address).to.not.equal(undefined));
+    const started = suite.operator!.start();
+    await eventually(() => expect(suite.operator!.server!.address).to.not.equal(undefined));
     const syncing = await get('/readyz');
     expect(syncing.status).to.equal(500);
     expect(syncing.body).to.contain('[-]controllers failed: caches syncing');
@@ -257,13 +227,13 @@ describe('OperatorServer', function () {
   });
 
   it('runs readiness checks added by others, and skips excluded ones', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
     let leading = false;
-    operator!.health.addReadyzCheck('leader-election', () => {
+    suite.operator!.health.addReadyzCheck('leader-election', () => {
       if (!leading) throw new Error('neither holding the lease nor a synced follower');
     });
-    await operator!.start();
+    await suite.operator!.start();
     const notLeading = await get('/readyz');
     expect(notLeading.status).to.equal(500);
     expect(notLeading.body).to.equal(
@@ -272,15 +242,15 @@ describe('OperatorServer', function () {
     expect((await get('/readyz?exclude=leader-election')).status).to.equal(200);
     leading = true;
     expect((await get('/readyz')).status).to.equal(200);
-    expect(() => operator!.health.addReadyzCheck('leader-election', () => {})).to.throw(/registered already/);
+    expect(() => suite.operator!.health.addReadyzCheck('leader-election', () => {})).to.throw(/registered already/);
   });
 
   it('fails /healthz once a source stays broken past the threshold, and recovers with it', async function () {
-    const failNextRequests = requireFault(this, server, 'failNextRequests');
-    const closeWatches = requireFault(this, server, 'closeWatches');
-    const ns = await createNamespace(server.kubeConfig);
+    const failNextRequests = requireFault(this, suite.server, 'failNextRequests');
+    const closeWatches = requireFault(this, suite.server, 'closeWatches');
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns, { unhealthyAfterMs: 300 });
-    await operator!.start();
+    await suite.operator!.start();
     expect((await get('/healthz')).status).to.equal(200);
     // Every request fails from now on: the reflectors lose their watches and cannot reopen them.
     // (The probes below go to the operator's own server, not the API server.)
@@ -302,17 +272,19 @@ describe('OperatorServer', function () {
   });
 
   it('shows per controller the cache and index sizes, the queue and why a primary was last reconciled', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
-    await operator!.start();
-    await client.create(WidgetKind, widget('w', ns, 'settings'));
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.seen).to.equal(1));
-    const core = server.kubeConfig.makeApiClient(CoreV1Api);
+    await suite.operator!.start();
+    await suite.client.create(WidgetKind, widget('w', ns, 'settings'));
+    await eventually(async () => expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.seen).to.equal(1));
+    const core = suite.server.kubeConfig.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({
       namespace: ns,
       body: { metadata: { name: 'settings', namespace: ns, labels: { widget: 'w' } }, data: { value: 'v1' } },
     });
-    await eventually(async () => expect((await client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v1'));
+    await eventually(async () =>
+      expect((await suite.client.get<Widget>(WidgetKind, ResourceID.of('w', ns)))?.status?.value).to.equal('v1'),
+    );
 
     const all = JSON.parse((await get('/debug/controllers')).body) as { controllers: ControllerDebugView[] };
     expect(all.controllers.map((c) => c.name)).to.deep.equal(['widgets']);
@@ -345,24 +317,27 @@ describe('OperatorServer', function () {
   });
 
   it('keeps the debug endpoint off unless enabled', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns, { debug: false });
-    await operator!.start();
+    await suite.operator!.start();
     const off = await get('/debug/controllers');
     expect(off.status).to.equal(404);
     expect(off.body).to.contain('server.debug');
   });
 
   it('rejects a bad port with the option named, and reports a port in use', async () => {
-    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: -1 } })).to.throw(TypeError, /server\.port/);
-    expect(() => new Operator({ kubeConfig: server.kubeConfig, server: { port: 0, unhealthyAfterMs: -5 } })).to.throw(
+    expect(() => new Operator({ kubeConfig: suite.server.kubeConfig, server: { port: -1 } })).to.throw(TypeError, /server\.port/);
+    expect(() => new Operator({ kubeConfig: suite.server.kubeConfig, server: { port: 0, unhealthyAfterMs: -5 } })).to.throw(
       TypeError,
       /server\.unhealthyAfterMs must be a number of milliseconds >= 0, got -5/,
     );
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     newOperator(ns);
-    await operator!.start();
-    const taken = new Operator({ kubeConfig: server.kubeConfig, server: { port: operator!.server!.address!.port, host: '127.0.0.1' } });
+    await suite.operator!.start();
+    const taken = new Operator({
+      kubeConfig: suite.server.kubeConfig,
+      server: { port: suite.operator!.server!.address!.port, host: '127.0.0.1' },
+    });
     try {
       await taken.start();
       expect.fail('start should fail');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import {
   enqueueFromMapFunc,
   kopfFilter,
@@ -11,31 +11,21 @@ import {
   type KubernetesObject,
   type Trigger,
 } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import {
   fromAnnotations,
   fromLabels,
   InformerEventSource,
   InformerRegistry,
-  KubeClient,
   Kinds,
   metadataOnly,
   NotCachedError,
-  resourceKind,
   type InformerEventSourceBuilder,
   type PartialObjectMetadata,
 } from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WebPageKind, webPage, type WebPage } from '../testing-fixtures/web-page.js';
 
-interface WebPage extends KubernetesObject {
-  spec?: { html?: string };
-}
-const WebPageKind = resourceKind<WebPage>({
-  group: 'sample.kindex.dev',
-  version: 'v1',
-  kind: 'WebPage',
-  plural: 'webpages',
-  namespaced: true,
-});
 type ConfigMap = KubernetesObject & { data?: Record<string, string> };
 
 function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
@@ -44,32 +34,16 @@ function ownedBy(page: WebPage): V1ConfigMap['metadata'] {
   };
 }
 
-function webPage(name: string, namespace: string): WebPage {
-  return { apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', metadata: { name, namespace } };
-}
-
 describe('InformerEventSource', function () {
   this.timeout(30_000);
-  let server: TestApiServer;
-  let client: KubeClient;
+  const suite = useOperatorSuite({ crd: { group: 'sample.kindex.dev', kind: 'WebPage' } });
   let core: CoreV1Api;
   const sources: InformerEventSource<ConfigMap, WebPage>[] = [];
-
-  before(async () => {
-    server = await startTestApiServer();
-    client = new KubeClient(server.kubeConfig);
-    core = server.kubeConfig.makeApiClient(CoreV1Api);
-    await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-      group: 'sample.kindex.dev',
-      kind: 'WebPage',
-    });
+  before(() => {
+    core = suite.server.kubeConfig.makeApiClient(CoreV1Api);
   });
   afterEach(async () => {
     await Promise.all(sources.splice(0).map((s) => s.stop()));
-  });
-  after(async () => {
-    await client.registry.stopAll();
-    await server.stop();
   });
 
   function build(
@@ -77,7 +51,7 @@ describe('InformerEventSource', function () {
     namespaces: readonly string[],
   ) {
     const builder = configure(InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind));
-    const source = new InformerEventSource(builder.configuration(), client, namespaces);
+    const source = new InformerEventSource(builder.configuration(), suite.client, namespaces);
     sources.push(source);
     const triggers: Trigger[] = [];
     source.triggers$.subscribe((t) => triggers.push(t));
@@ -86,7 +60,10 @@ describe('InformerEventSource', function () {
 
   // Owners must exist: a garbage collector deletes dependents whose owner is gone.
   async function page(namespace: string, name: string): Promise<WebPage> {
-    return (await client.get<WebPage>(WebPageKind, ResourceID.of(name, namespace))) ?? client.create(WebPageKind, webPage(name, namespace));
+    return (
+      (await suite.client.get<WebPage>(WebPageKind, ResourceID.of(name, namespace))) ??
+      suite.client.create(WebPageKind, webPage(name, namespace))
+    );
   }
 
   async function createConfigMap(namespace: string, name: string, pageName: string | undefined, data: Record<string, string> = {}) {
@@ -101,7 +78,7 @@ describe('InformerEventSource', function () {
       .sort();
 
   it('seeds the reverse index from objects that exist before start', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'a1', 'page-a');
     await createConfigMap(ns, 'a2', 'page-a');
     await createConfigMap(ns, 'b1', 'page-b');
@@ -117,7 +94,7 @@ describe('InformerEventSource', function () {
   });
 
   it('triggers each primary once for the initial list, however many secondaries it has', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     for (const name of ['a1', 'a2', 'a3', 'a4', 'a5']) await createConfigMap(ns, name, 'page-a');
     await createConfigMap(ns, 'b1', 'page-b');
     const { source, triggers } = build((b) => b, [ns]);
@@ -133,7 +110,7 @@ describe('InformerEventSource', function () {
   });
 
   it('hands each trigger to onTrigger listeners by a direct call, the same trigger triggers$ subscribers get', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'a1', 'page-a');
     const { source, triggers } = build((b) => b, [ns]);
     const direct: Trigger[] = [];
@@ -153,7 +130,7 @@ describe('InformerEventSource', function () {
   });
 
   it('gives the triggers of the initial list LOW_PRIORITY, and those of watch events the default', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'a1', 'page-a');
     await createConfigMap(ns, 'b1', 'page-b');
     const { source, triggers } = build((b) => b, [ns]);
@@ -161,20 +138,20 @@ describe('InformerEventSource', function () {
     await eventually(() => expect(triggers).to.have.length(2));
     expect(triggers.map((t) => t.priority)).to.deep.equal([LOW_PRIORITY, LOW_PRIORITY]);
     triggers.length = 0;
-    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { changed: 'yes' } });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { changed: 'yes' } });
     await createConfigMap(ns, 'c1', 'page-c');
     await eventually(() => expect(triggers).to.have.length(2));
     expect(triggers.map((t) => t.priority)).to.deep.equal([undefined, undefined]);
   });
 
   it('triggers both primaries when a reference moves, and cleans the index on delete', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source, triggers } = build((b) => b, [ns]);
     await source.start();
     await createConfigMap(ns, 'cm', 'page-a');
     await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['cm']));
     triggers.length = 0;
-    await client.patch(Kinds.ConfigMap, ResourceID.of('cm', ns), { metadata: ownedBy(await page(ns, 'page-b')) });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('cm', ns), { metadata: ownedBy(await page(ns, 'page-b')) });
     await eventually(() => expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['cm']));
     expect(secondaryNames(source, 'page-a', ns)).to.deep.equal([]);
     const moved = triggers.find((t) => t.cause.type === 'resource' && t.cause.event === 'update');
@@ -187,7 +164,7 @@ describe('InformerEventSource', function () {
   });
 
   it("answers a primary's secondaries as the cached objects, the new version right after each event", async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source } = build((b) => b, [ns]);
     await source.start();
     await createConfigMap(ns, 'a1', 'page-a', { v: '0' });
@@ -198,7 +175,7 @@ describe('InformerEventSource', function () {
     expect(of('page-a')[0]).to.equal(cached('a1'));
 
     // Its own secondary changing (same owner, so the index entry stays): the new version, the very cached object.
-    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
     await eventually(() => expect(of('page-a')[0]?.data).to.deep.equal({ v: '1' }));
     expect(of('page-a')[0]).to.equal(cached('a1'));
     expect(of('page-b')[0]).to.equal(cached('b1'));
@@ -206,14 +183,14 @@ describe('InformerEventSource', function () {
     // A secondary joining it, and one leaving it for another primary.
     await createConfigMap(ns, 'a2', 'page-a');
     await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']));
-    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { metadata: ownedBy(await page(ns, 'page-b')), data: { v: '2' } });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { metadata: ownedBy(await page(ns, 'page-b')), data: { v: '2' } });
     await eventually(() => expect(secondaryNames(source, 'page-b', ns)).to.deep.equal(['a1', 'b1']));
     expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a2']);
     expect(of('page-b').find((cm) => cm.metadata!.name === 'a1')).to.equal(cached('a1'));
   });
 
   it("reads a snapshot's secondaries as they were when it was taken, before and after the cache changes", async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source } = build((b) => b, [ns]);
     await source.start();
     await createConfigMap(ns, 'a1', 'page-a', { v: '0' });
@@ -224,7 +201,7 @@ describe('InformerEventSource', function () {
     expect(snapshot.getSecondaryResources(webPage('page-a', ns))).to.deep.equal([before]);
     expect(snapshot.getSecondaryResources(webPage('page-a', ns))[0]).to.equal(before);
 
-    await client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
+    await suite.client.patch(Kinds.ConfigMap, ResourceID.of('a1', ns), { data: { v: '1' } });
     await createConfigMap(ns, 'a2', 'page-a', { v: '2' });
     await eventually(() => expect(secondaryNames(source, 'page-a', ns)).to.deep.equal(['a1', 'a2']));
     await eventually(() => expect(source.get(ResourceID.of('a1', ns))?.data).to.deep.equal({ v: '1' }));
@@ -239,7 +216,7 @@ describe('InformerEventSource', function () {
   });
 
   it('answers from the primary-to-secondary mapper and keeps no index when one is set', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'config-of-x', undefined);
     const { source } = build(
       (b) => b.withPrimaryToSecondaryMapper((p) => [ResourceID.of(`config-of-${p.metadata!.name}`, p.metadata!.namespace)]),
@@ -251,7 +228,7 @@ describe('InformerEventSource', function () {
   });
 
   it('reports a throwing mapper and goes on with the other objects', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source, triggers } = build(
       (b) =>
         b.withSecondaryToPrimaryMapper((cm) => {
@@ -271,7 +248,7 @@ describe('InformerEventSource', function () {
   });
 
   it('applies filters after indexing: a filtered event still updates the index', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source, triggers } = build((b) => b.withOnAddFilter((cm) => cm.metadata?.labels?.['watch'] === 'yes'), [ns]);
     await source.start();
     await createConfigMap(ns, 'quiet', 'page');
@@ -280,14 +257,14 @@ describe('InformerEventSource', function () {
   });
 
   it('shares one informer between two sources of the same kind, namespace and selectors', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'shared', 'page');
-    const before = client.registry.size;
+    const before = suite.client.registry.size;
     const first = build((b) => b.withName('first'), [ns]);
     const second = build((b) => b.withName('second'), [ns]);
     await first.source.start();
     await second.source.start();
-    expect(client.registry.size).to.equal(before + 1);
+    expect(suite.client.registry.size).to.equal(before + 1);
     expect(secondaryNames(second.source, 'page', ns)).to.deep.equal(['shared']);
     await first.source.stop();
     await createConfigMap(ns, 'later', 'page');
@@ -295,8 +272,8 @@ describe('InformerEventSource', function () {
   });
 
   it('changes namespaces at run time without reconciling the removed ones', async () => {
-    const ns1 = await createNamespace(server.kubeConfig);
-    const ns2 = await createNamespace(server.kubeConfig);
+    const ns1 = await createNamespace(suite.server.kubeConfig);
+    const ns2 = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns1, 'one', 'page');
     await createConfigMap(ns2, 'two', 'page');
     const { source, triggers } = build((b) => b, [ns1]);
@@ -313,7 +290,7 @@ describe('InformerEventSource', function () {
   });
 
   it('says when a field selector excludes the object asked for', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const name = uniqueName('only');
     await createConfigMap(ns, name, 'page');
     const { source } = build((b) => b.withFieldSelector(`metadata.name=${name}`), [ns]);
@@ -323,7 +300,7 @@ describe('InformerEventSource', function () {
   });
 
   it('lets an event handler pick the primaries while the index still serves lookups', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const { source, triggers } = build(
       (b) => b.withEventHandler(enqueueFromMapFunc<ConfigMap>((cm) => [ResourceID.of(`via-${cm.metadata!.name}`, ns)])),
       [ns],
@@ -336,12 +313,12 @@ describe('InformerEventSource', function () {
   });
 
   it('ANDs the controller-wide event filters with its own', async () => {
-    const ns = await createNamespace(server.kubeConfig);
+    const ns = await createNamespace(suite.server.kubeConfig);
     const builder = InformerEventSource.from<ConfigMap, WebPage>(Kinds.ConfigMap, WebPageKind).withFilter(
       kopfFilter<ConfigMap>({ labels: { tier: PRESENT } }),
     );
     const source = builder.build({
-      client,
+      client: suite.client,
       primaryCache: undefined as never,
       configuration: { namespaces: [ns] } as never,
       eventFilters: [kopfFilter({ annotations: { watched: 'yes' } })],
@@ -372,7 +349,7 @@ describe('InformerEventSource', function () {
     }
 
     function start(builder: InformerEventSourceBuilder<PartialObjectMetadata, WebPage>, ns: string) {
-      const source = new InformerEventSource(builder.configuration(), client, [ns]);
+      const source = new InformerEventSource(builder.configuration(), suite.client, [ns]);
       metadataSources.push(source);
       const triggers: Trigger[] = [];
       source.triggers$.subscribe((t) => triggers.push(t));
@@ -380,7 +357,7 @@ describe('InformerEventSource', function () {
     }
 
     it("caches metadata only, stamped with the resource's kind and apiVersion, and finds secondaries by owner references", async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       const a = await page(ns, 'page-a');
       const owner = { ownerReferences: [{ apiVersion: 'sample.kindex.dev/v1', kind: 'WebPage', name: 'page-a', uid: a.metadata!.uid! }] };
       await configMap(ns, 'a1', owner);
@@ -411,7 +388,7 @@ describe('InformerEventSource', function () {
     });
 
     it('maps by labels and by annotations unchanged', async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       const a = await page(ns, 'page-a');
       await configMap(ns, 'by-label', { labels: { 'example.com/page': 'page-a' } });
       await configMap(ns, 'by-annotation', { annotations: { 'example.com/page': 'page-a' } });
@@ -425,36 +402,36 @@ describe('InformerEventSource', function () {
     });
 
     it('fetches the whole object on demand through the kind it was made from', async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       await configMap(ns, 'whole');
       const { source } = start(InformerEventSource.from(ConfigMapMetadata, WebPageKind), ns);
       await source.start();
       const partial = source.cache.get(ResourceID.of('whole', ns))!;
       expect(partial).not.to.have.property('data');
-      const whole = await client.get(ConfigMapMetadata.objectKind, ResourceID.fromResource(partial));
+      const whole = await suite.client.get(ConfigMapMetadata.objectKind, ResourceID.fromResource(partial));
       expect(whole?.data?.['big']).to.have.length(1000);
     });
 
     it('reads metadata only through KubeClient.get and list of a metadata-only kind', async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       await configMap(ns, 'one');
-      const one = await client.get(ConfigMapMetadata, ResourceID.of('one', ns));
+      const one = await suite.client.get(ConfigMapMetadata, ResourceID.of('one', ns));
       expect(one).to.deep.include({ kind: 'ConfigMap', apiVersion: 'v1' });
       expect(Object.keys(one!)).to.deep.equal(['kind', 'apiVersion', 'metadata']);
-      const list = await client.list(ConfigMapMetadata, { namespace: ns });
+      const list = await suite.client.list(ConfigMapMetadata, { namespace: ns });
       expect(list.map((o) => [o.kind, o.apiVersion, o.metadata.name, Object.keys(o).length])).to.deep.equal([
         ['ConfigMap', 'v1', 'one', 3],
       ]);
-      expect(await client.list(ConfigMapMetadata, { namespace: await createNamespace(server.kubeConfig) })).to.deep.equal([]);
-      expect(await client.get(ConfigMapMetadata, ResourceID.of('missing', ns))).to.equal(undefined);
+      expect(await suite.client.list(ConfigMapMetadata, { namespace: await createNamespace(suite.server.kubeConfig) })).to.deep.equal([]);
+      expect(await suite.client.get(ConfigMapMetadata, ResourceID.of('missing', ns))).to.equal(undefined);
     });
 
     it('keeps a whole and a metadata-only cache of one kind apart', async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       await configMap(ns, 'both');
       const registry = new InformerRegistry();
-      const whole = registry.acquire({ kubeConfig: server.kubeConfig, type: Kinds.ConfigMap, namespace: ns });
-      const partial = registry.acquire({ kubeConfig: server.kubeConfig, type: ConfigMapMetadata, namespace: ns });
+      const whole = registry.acquire({ kubeConfig: suite.server.kubeConfig, type: Kinds.ConfigMap, namespace: ns });
+      const partial = registry.acquire({ kubeConfig: suite.server.kubeConfig, type: ConfigMapMetadata, namespace: ns });
       try {
         expect(partial.informer).not.to.equal(whole.informer);
         await Promise.all([whole.informer.start(), partial.informer.start()]);
@@ -468,13 +445,13 @@ describe('InformerEventSource', function () {
     });
 
     it('caches the shard range of a shard selector, by the uid the metadata carries, under namespace/name keys', async () => {
-      const ns = await createNamespace(server.kubeConfig);
+      const ns = await createNamespace(suite.server.kubeConfig);
       const shard = ShardSelector.forShards('object.metadata.uid', [0, 1], 4);
       // Uids are random: create until some objects fall inside the range and some outside.
       const inShard: string[] = [];
       for (let i = 0; i < 40 && (inShard.length === 0 || inShard.length === i); i++) {
         await configMap(ns, `s${i}`);
-        const created = await client.get(ConfigMapMetadata, ResourceID.of(`s${i}`, ns));
+        const created = await suite.client.get(ConfigMapMetadata, ResourceID.of(`s${i}`, ns));
         if (shard.matches(created!)) inShard.push(`s${i}`);
       }
       const { source } = start(InformerEventSource.from(ConfigMapMetadata, WebPageKind).withShardSelector(shard), ns);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { KubeConfig, ApiextensionsV1Api, CustomObjectsApi, CoreV1Api } from '@kubernetes/client-node';
+import { KubeConfig, CoreV1Api } from '@kubernetes/client-node';
 import { TimerEventSource, UpdateControl, type KubernetesObject, type Reconciler, type ShardSelector } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import {
   controllerDebugView,
   InformerEventSource,
@@ -9,16 +9,12 @@ import {
   Kinds,
   KubeClient,
   Operator,
-  resourceKind,
   type ControllerEvent,
   type KubeEventSource,
   type NamespaceSet,
 } from '../index.js';
-
-interface Widget extends KubernetesObject {
-  spec?: { size?: number };
-}
-const WidgetKind = resourceKind<Widget>({ group: 'test.kindex.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true });
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 /**
  * A KubeEventSource that is not an InformerEventSource (it delegates to one): what the layers
@@ -115,27 +111,11 @@ describe('KubeEventSource, implemented by a class other than InformerEventSource
   });
 
   describe('in a running controller', () => {
-    let server: TestApiServer;
-    let operator: Operator | undefined;
-
-    before(async () => {
-      server = await startTestApiServer();
-      await createTestCrd(server.kubeConfig.makeApiClient(ApiextensionsV1Api), server.kubeConfig.makeApiClient(CustomObjectsApi), {
-        group: 'test.kindex.dev',
-        kind: 'Widget',
-      });
-    });
-    afterEach(async () => {
-      await operator?.stop({ drainTimeoutMs: 5_000 });
-      operator = undefined;
-    });
-    after(async () => {
-      await server.stop();
-    });
+    const suite = useOperatorSuite({ crd: WIDGET_CRD });
 
     it('reports its problems as controller events and its cache in the debug view', async () => {
-      const ns = await createNamespace(server.kubeConfig);
-      operator = new Operator({ kubeConfig: server.kubeConfig });
+      const ns = await createNamespace(suite.server.kubeConfig);
+      suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
       const reconciler: Reconciler<Widget, KubeClient> = {
         reconcile: () => UpdateControl.noUpdate<Widget>(),
         prepareEventSources: (context) => [
@@ -149,13 +129,13 @@ describe('KubeEventSource, implemented by a class other than InformerEventSource
           ),
         ],
       };
-      const controller = operator.register(reconciler, { kind: WidgetKind, namespaces: [ns] });
+      const controller = suite.operator.register(reconciler, { kind: WidgetKind, namespaces: [ns] });
       const events: ControllerEvent[] = [];
       controller.events$.subscribe((e) => events.push(e));
-      await operator.start();
+      await suite.operator.start();
 
       const name = uniqueName('settings');
-      await server.kubeConfig.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: ns, body: { metadata: { name } } });
+      await suite.server.kubeConfig.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: ns, body: { metadata: { name } } });
       await eventually(() => {
         const problem = events.find((e) => e.type === 'problem' && e.source === 'throwing-maps');
         expect(problem, 'the mapper error as a controller problem').to.not.equal(undefined);

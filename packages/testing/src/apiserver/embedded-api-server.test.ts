@@ -12,6 +12,25 @@ import { startEmbeddedApiServer, catchApiStatus, rawRequest, WatchEventCollector
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** A namespaced CRD `<plural>.example.com`: one version v1 with the status subresource, its schema free-form. */
+const exampleCrd = (plural: string, kind: string) => ({
+  metadata: { name: `${plural}.example.com` },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced' as const,
+    names: { plural, kind },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+      },
+    ],
+  },
+});
+
 describe('startEmbeddedApiServer', () => {
   let server: EmbeddedApiServer;
   let core: CoreV1Api;
@@ -285,23 +304,7 @@ describe('startEmbeddedApiServer', () => {
   });
 
   describe('status subresource and generation', () => {
-    const widgetCrd = {
-      metadata: { name: 'gadgets.example.com' },
-      spec: {
-        group: 'example.com',
-        scope: 'Namespaced' as const,
-        names: { plural: 'gadgets', kind: 'Gadget' },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            subresources: { status: {} },
-            schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
-          },
-        ],
-      },
-    };
+    const widgetCrd = exampleCrd('gadgets', 'Gadget');
     const path = '/apis/example.com/v1/namespaces/default/gadgets';
     const send = async (method: string, p: string, body: unknown, contentType = 'application/json') =>
       rawRequest(server.kubeConfig, { method, path: p, headers: { 'content-type': contentType }, body: JSON.stringify(body) });
@@ -348,25 +351,7 @@ describe('startEmbeddedApiServer', () => {
     it('serves a CRD once created and stops serving it once deleted', async () => {
       const ext = server.kubeConfig.makeApiClient(ApiextensionsV1Api);
       const objects = server.kubeConfig.makeApiClient(CustomObjectsApi);
-      await ext.createCustomResourceDefinition({
-        body: {
-          metadata: { name: 'widgets.example.com' },
-          spec: {
-            group: 'example.com',
-            scope: 'Namespaced',
-            names: { plural: 'widgets', kind: 'Widget' },
-            versions: [
-              {
-                name: 'v1',
-                served: true,
-                storage: true,
-                subresources: { status: {} },
-                schema: { openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
-              },
-            ],
-          },
-        },
-      });
+      await ext.createCustomResourceDefinition({ body: exampleCrd('widgets', 'Widget') });
       const w = (await objects.createNamespacedCustomObject({
         group: 'example.com',
         version: 'v1',

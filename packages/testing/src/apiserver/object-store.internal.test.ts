@@ -31,6 +31,21 @@ const draft = (ns: string, name: string, value: number): Json => ({
   data: { v: String(value) },
 });
 
+/** Applies a put or a delete to the store and to its model map alike; false for the other steps, which each test takes itself. */
+function write(store: ObjectStore, model: Map<string, number>, o: Op): boolean {
+  if (o.kind !== 'put' && o.kind !== 'delete') return false;
+  const key = `${o.ns}/${o.name}`;
+  if (o.kind === 'delete') {
+    store.delete(configMaps, key);
+    model.delete(key);
+  } else {
+    if (model.has(key)) store.update(configMaps, key, draft(o.ns, o.name, o.value));
+    else store.create(configMaps, key, draft(o.ns, o.name, o.value));
+    model.set(key, o.value);
+  }
+  return true;
+}
+
 describe('ObjectStore', () => {
   it('lists in key order, by namespace and after a key, matching a model map', () => {
     fc.assert(
@@ -38,16 +53,7 @@ describe('ObjectStore', () => {
         const store = new ObjectStore({ historyWindow: 1000 });
         const model = new Map<string, number>();
         for (const o of ops) {
-          if (o.kind === 'put') {
-            const key = `${o.ns}/${o.name}`;
-            if (model.has(key)) store.update(configMaps, key, draft(o.ns, o.name, o.value));
-            else store.create(configMaps, key, draft(o.ns, o.name, o.value));
-            model.set(key, o.value);
-          } else if (o.kind === 'delete') {
-            const key = `${o.ns}/${o.name}`;
-            store.delete(configMaps, key);
-            model.delete(key);
-          } else if (o.kind === 'list') {
+          if (!write(store, model, o) && o.kind === 'list') {
             // Lists in the middle build the sorted index that later writes must keep in step.
             expect([...store.list(configMaps.id)].map((s) => s.key)).to.deep.equal([...model.keys()].sort());
           }
@@ -70,18 +76,8 @@ describe('ObjectStore', () => {
         const model = new Map<string, number>();
         const snapshots: { rv: number; state: [string, number][] }[] = [];
         for (const o of ops) {
-          if (o.kind === 'put') {
-            const key = `${o.ns}/${o.name}`;
-            if (model.has(key)) store.update(configMaps, key, draft(o.ns, o.name, o.value));
-            else store.create(configMaps, key, draft(o.ns, o.name, o.value));
-            model.set(key, o.value);
-          } else if (o.kind === 'delete') {
-            const key = `${o.ns}/${o.name}`;
-            store.delete(configMaps, key);
-            model.delete(key);
-          } else {
+          if (!write(store, model, o))
             snapshots.push({ rv: store.resourceVersion, state: [...model].sort(([a], [b]) => (a < b ? -1 : 1)) });
-          }
         }
         for (const snap of snapshots) {
           const at = [...store.listAt(configMaps.id, snap.rv)].map((s) => [s.key, Number((s.obj['data'] as Json)['v'])]);

@@ -6,7 +6,7 @@ import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { useAdmissionWebhooks } from './admission-webhook-fixture.js';
 import { jsonPatch, startTestWebhookServer, type TestWebhookServer } from './admission-webhook-server.js';
-import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 /**
  * Admission webhooks called by the API server (issue 21 item 3): a webhook served on 127.0.0.1,
@@ -219,7 +219,7 @@ describe('admission webhooks', function () {
     const { namespace } = f();
     const response = await rawRequest(f().kubeConfig, {
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('cm') } }),
     });

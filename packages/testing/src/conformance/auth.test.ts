@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { catchApiStatus, isStatus } from '../helpers/api-status.js';
 import { rawRequest } from '../helpers/raw-request.js';
-import { useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: bearer-token authentication', () => {
   const fixture = useConformanceFixture();
@@ -28,7 +28,7 @@ describe('conformance: bearer-token authentication', () => {
   it('a request without a token is refused: 401 Unauthorized (403 for system:anonymous if anonymous auth is on)', async () => {
     const { namespace } = fixture();
     const response = await rawRequest(fixture().kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       authenticate: false,
       headers: { accept: 'application/json' },
     });
@@ -44,7 +44,7 @@ describe('conformance: bearer-token authentication', () => {
   it('a watch without a token is refused like any other request', async () => {
     const { namespace } = fixture();
     const response = await rawRequest(fixture().kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=1`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1`,
       authenticate: false,
       headers: { accept: 'application/json' },
     });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import https from 'node:https';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 // kube-apiserver's watch cache sends a watch that allows bookmarks a BOOKMARK about 2 s before
 // its timeoutSeconds run out (within a second: its timers have one-second buckets, and an early
@@ -17,7 +17,7 @@ describe('conformance: bookmark before a watch times out', () => {
     const started = Date.now();
     const lines: { at: number; event: { type: string; object: { metadata?: { resourceVersion?: string } } } }[] = [];
     const cluster = kubeConfig.getCurrentCluster()!;
-    const url = new URL(`/api/v1/namespaces/${namespace}/configmaps?watch=true&${query}`, cluster.server);
+    const url = new URL(`${configMapsPath(namespace)}?watch=true&${query}`, cluster.server);
     const options: https.RequestOptions = { headers: {} };
     await kubeConfig.applyToHTTPSOptions(options);
     const request = url.protocol === 'https:' ? https.request : http.request;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { skipWithReason } from '../helpers/require-fault.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 const BOOKMARK_INTERVAL_MS = 200;
 
@@ -19,7 +19,7 @@ describe('conformance: watch bookmarks', () => {
 
   async function watchConfigMaps(query: Record<string, string | boolean>): Promise<WatchEventCollector> {
     const { kubeConfig, namespace } = fixture();
-    const w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, query);
+    const w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), query);
     watches.push(w);
     return w;
   }

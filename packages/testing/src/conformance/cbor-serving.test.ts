@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createTestCrd, type TestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
 import { decodeCbor, decodeCborSequence, encodeCbor } from '../apiserver/kube-cbor.js';
-import { useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 const CBOR = 'application/cbor';
 const SELF_DESCRIBED = [0xd9, 0xd9, 0xf7];
@@ -98,7 +98,7 @@ describe('conformance: CBOR for custom resources (CBORServingAndStorage)', () =>
 
   it('lists CBOR in the 406 of a built-in object, and application/cbor-seq in that of a YAML watch', async () => {
     const { kubeConfig, namespace } = fixture();
-    const cms = `/api/v1/namespaces/${namespace}/configmaps`;
+    const cms = configMapsPath(namespace);
     const html = await rawRequest(kubeConfig, { path: `${cms}/missing`, headers: { accept: 'text/html' } });
     expect(html.status).to.equal(406);
     expect(json(html).message).to.equal(`406: Not Acceptable\n\nAvailable representations: ${SERVED}`);

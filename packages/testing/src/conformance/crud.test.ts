@@ -3,7 +3,7 @@ import { catchApiStatus } from '../helpers/api-status.js';
 import { createNamespace } from '../helpers/create-namespace.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: CRUD', () => {
   const fixture = useConformanceFixture();
@@ -25,7 +25,7 @@ describe('conformance: CRUD', () => {
     const { namespace, kubeConfig } = fixture();
     const response = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ metadata: { name: 'kindless' }, data: { a: '1' } }),
     });
@@ -188,7 +188,7 @@ describe('conformance: CRUD', () => {
       expect(response.status, response.text).to.be.oneOf([200, 201]);
       return JSON.parse(response.text) as Obj;
     };
-    const configMaps = `/api/v1/namespaces/${namespace}/configmaps`;
+    const configMaps = configMapsPath(namespace);
     const created = await send('POST', configMaps, {
       metadata: { name: 'empty', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] },
       data: {},

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { asPatch, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 const FINALIZER = 'kindex.test/hold';
 
@@ -45,7 +45,7 @@ describe('conformance: delete and finalizers', () => {
     const { core, kubeConfig, namespace } = fixture();
     const created = await createConfigMap(core, namespace, { finalizers: [FINALIZER] });
     const { name, resourceVersion } = stored(created);
-    const watch = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion });
+    const watch = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), { resourceVersion });
     try {
       await core.deleteNamespacedConfigMap({ name, namespace });
       await watch.waitForCount(1);
@@ -61,7 +61,7 @@ describe('conformance: delete and finalizers', () => {
   it('delete of an object without finalizers sends DELETED carrying its last state', async () => {
     const { core, kubeConfig, namespace } = fixture();
     const { name, resourceVersion } = stored(await createConfigMap(core, namespace, { data: { last: 'state' } }));
-    const watch = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion });
+    const watch = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), { resourceVersion });
     try {
       await core.deleteNamespacedConfigMap({ name, namespace });
       const [event] = await watch.waitForCount(1);
@@ -81,7 +81,7 @@ describe('conformance: delete and finalizers', () => {
     // Raw, because client-node reads every delete answer as a Status and drops the object's metadata.
     const response = await rawRequest(kubeConfig, {
       method: 'DELETE',
-      path: `/api/v1/namespaces/${namespace}/configmaps/${name}`,
+      path: `${configMapsPath(namespace)}/${name}`,
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Foreground' }),
     });

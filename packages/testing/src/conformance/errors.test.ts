@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { catchApiStatus, isStatus, type ApiStatus } from '../helpers/api-status.js';
 import { rawRequest, type RawRequest } from '../helpers/raw-request.js';
-import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: errors', () => {
   const fixture = useConformanceFixture();
@@ -21,7 +21,7 @@ describe('conformance: errors', () => {
 
   it('a missing object is a 404 NotFound Status naming the object and its resource', async () => {
     const { namespace } = fixture();
-    const status = await rawStatus({ path: `/api/v1/namespaces/${namespace}/configmaps/nowhere` });
+    const status = await rawStatus({ path: `${configMapsPath(namespace)}/nowhere` });
     expect(status).to.include({ code: 404, reason: 'NotFound' });
     expect(status.details).to.include({ name: 'nowhere', kind: 'configmaps' });
     expect(status.message).to.contain('nowhere');
@@ -38,7 +38,7 @@ describe('conformance: errors', () => {
     const { core, namespace } = fixture();
     const status = await rawStatus({
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"broken"',
     });
     expect(status).to.include({ code: 400, reason: 'BadRequest' });
@@ -49,7 +49,7 @@ describe('conformance: errors', () => {
     const { namespace } = fixture();
     const status = await rawStatus({
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, data: { a: 'b' } }),
     });
     expect(status).to.include({ code: 422, reason: 'Invalid' });
@@ -83,7 +83,7 @@ describe('conformance: errors', () => {
     const { namespace } = fixture();
     const status = await rawStatus({
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-kind' }, stringData: { a: 'b' } }),
     });
     expect(status).to.include({ code: 400, reason: 'BadRequest' });
@@ -93,7 +93,7 @@ describe('conformance: errors', () => {
     const { namespace } = fixture();
     const status = await rawStatus({
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'elsewhere' } }),
     });
     expect(status).to.include({ code: 400, reason: 'BadRequest' });
@@ -106,7 +106,7 @@ describe('conformance: errors', () => {
     const { name } = stored(created);
     const status = await rawStatus({
       method: 'PUT',
-      path: `/api/v1/namespaces/${namespace}/configmaps/${name}`,
+      path: `${configMapsPath(namespace)}/${name}`,
       body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'another-name' }, data: {} }),
     });
     expect(status).to.include({ code: 400, reason: 'BadRequest' });
@@ -128,7 +128,7 @@ describe('conformance: errors', () => {
     const { namespace } = fixture();
     const status = await rawStatus({
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { 'content-type': 'text/plain' },
       body: 'name: nope',
     });
@@ -138,7 +138,7 @@ describe('conformance: errors', () => {
   it('keeps serving and keeps stored state intact after a burst of bad requests', async () => {
     const { core, namespace } = fixture();
     const created = await createConfigMap(core, namespace, { data: { safe: 'yes' } });
-    const path = `/api/v1/namespaces/${namespace}/configmaps`;
+    const path = configMapsPath(namespace);
     const bad: RawRequest[] = [
       { method: 'POST', path, body: '' },
       { method: 'POST', path, body: 'null' },

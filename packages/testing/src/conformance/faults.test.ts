@@ -4,7 +4,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { requireFault } from '../helpers/require-fault.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: fault injection', () => {
   const fixture = useConformanceFixture({ shared: false });
@@ -19,7 +19,7 @@ describe('conformance: fault injection', () => {
   async function watchFromNow(): Promise<WatchEventCollector> {
     const { core, kubeConfig, namespace } = fixture();
     const list = await core.listNamespacedConfigMap({ namespace });
-    const w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, {
+    const w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), {
       resourceVersion: list.metadata!.resourceVersion!,
     });
     watches.push(w);
@@ -35,7 +35,7 @@ describe('conformance: fault injection', () => {
     await closeWatches();
     await w.waitForEnd();
     await createConfigMap(core, namespace, { name: 'while-closed' });
-    const resumed = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, {
+    const resumed = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), {
       resourceVersion: seen!.object.metadata!.resourceVersion!,
     });
     watches.push(resumed);
@@ -57,12 +57,12 @@ describe('conformance: fault injection', () => {
     const failNextRequests = requireFault(this, fixture().server, 'failNextRequests');
     const { kubeConfig, namespace } = fixture();
     failNextRequests(1, { status: 429, retryAfterSeconds: 3 });
-    const response = await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps` });
+    const response = await rawRequest(kubeConfig, { path: configMapsPath(namespace) });
     expect(response.status).to.equal(429);
     expect(response.headers['retry-after']).to.equal('3');
     const status = JSON.parse(response.text) as { code?: number; reason?: string; details?: { retryAfterSeconds?: number } };
     expect(status).to.include({ code: 429, reason: 'TooManyRequests' });
-    const next = await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps` });
+    const next = await rawRequest(kubeConfig, { path: configMapsPath(namespace) });
     expect(next.status).to.equal(200);
   });
 
@@ -70,7 +70,7 @@ describe('conformance: fault injection', () => {
     const failNextRequests = requireFault(this, fixture().server, 'failNextRequests');
     const { kubeConfig, namespace } = fixture();
     failNextRequests(1, { status: 503 });
-    const response = await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=1` });
+    const response = await rawRequest(kubeConfig, { path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1` });
     expect(response.status).to.equal(503);
   });
 
@@ -126,7 +126,7 @@ describe('conformance: fault injection', () => {
     // its watch cache), so resume the way clients do: from a fresh list.
     const list = await core.listNamespacedConfigMap({ namespace });
     expect(list.items.map((i) => i.metadata?.name)).to.deep.equal(['durable']);
-    const resumed = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, {
+    const resumed = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), {
       resourceVersion: list.metadata!.resourceVersion!,
     });
     watches.push(resumed);

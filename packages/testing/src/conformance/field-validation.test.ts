@@ -3,7 +3,7 @@ import type { ApiStatus } from '../helpers/api-status.js';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 // `?fieldValidation=`: Strict refuses unknown fields, Warn (the default) answers with a Warning
 // header per field, Ignore is silent; the fields are never stored. Wording is kube-apiserver
@@ -73,7 +73,7 @@ describe('conformance: field validation', () => {
   it('Ignore drops unknown fields without a warning', async () => {
     const { namespace } = fixture();
     const name = uniqueName('cm');
-    const response = await send('POST', `/api/v1/namespaces/${namespace}/configmaps?fieldValidation=Ignore`, {
+    const response = await send('POST', `${configMapsPath(namespace)}?fieldValidation=Ignore`, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name },
@@ -186,7 +186,7 @@ describe('conformance: field validation', () => {
       message: 'Service in version "v1" cannot be handled as a Service: strict decoding error: duplicate field "spec.ports"',
     });
     const cm = uniqueName('cm');
-    const warned = await post(`/api/v1/namespaces/${namespace}/configmaps`, `{"metadata":{"name":"${cm}"},"data":{"a":"1","a":"2"}}`);
+    const warned = await post(configMapsPath(namespace), `{"metadata":{"name":"${cm}"},"data":{"a":"1","a":"2"}}`);
     expect(warned.status).to.equal(201);
     expect(warned.headers['warning']).to.equal('299 - "duplicate field \\"data.a\\""');
     expect((JSON.parse(warned.text) as { data: unknown }).data).to.deep.equal({ a: '2' });

@@ -12,7 +12,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { createServiceAccount, type TestServiceAccount } from '../helpers/create-service-account.js';
-import { asPatch, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 // RBAC as kube-apiserver enforces it: identities from TokenRequest tokens, Roles and bindings,
 // the 403 wording byte for byte, the reviews behind `kubectl auth can-i` and `whoami`, and
@@ -90,7 +90,7 @@ describe('conformance: RBAC authorization', function () {
     );
     // A watch of one object by field selector is authorized as that object.
     const watch = await rawRequest(sa.kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&fieldSelector=metadata.name%3Done&timeoutSeconds=1`,
+      path: `${configMapsPath(namespace)}?watch=true&fieldSelector=metadata.name%3Done&timeoutSeconds=1`,
       headers: { accept: 'application/json' },
     });
     expect(watch.status).to.equal(403);
@@ -216,7 +216,7 @@ describe('conformance: RBAC authorization', function () {
     const { namespace } = fixture();
     const sa = await serviceAccount();
     const asSa = await rawRequest(fixture().kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { accept: 'application/json', 'Impersonate-User': sa.user },
     });
     expect(asSa.status).to.equal(403);
@@ -235,7 +235,7 @@ describe('conformance: RBAC authorization', function () {
       groups: ['devs', 'system:authenticated'],
     });
     const refused = await rawRequest(sa.kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { accept: 'application/json', 'Impersonate-User': 'bob' },
     });
     expect(refused.status).to.equal(403);
@@ -485,7 +485,7 @@ describe('conformance: RBAC authorization', function () {
   it("an anonymous request is system:anonymous, refused with 403; a deleted ServiceAccount's token gets 401", async () => {
     const { namespace, core } = fixture();
     const anonymous = await rawRequest(fixture().kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       authenticate: false,
       headers: { accept: 'application/json' },
     });

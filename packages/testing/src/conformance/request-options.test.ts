@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { isStatus, type ApiStatus } from '../helpers/api-status.js';
 import { rawRequest } from '../helpers/raw-request.js';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 // Invalid request options are a 422 Invalid on the options kind (group meta.k8s.io), checked
 // before the body is read; the wording is kube-apiserver 1.36.3's, which users see in kubectl.
@@ -37,7 +37,7 @@ describe('conformance: request options', () => {
   it('a delete with both orphanDependents and propagationPolicy is refused, in the query or in the body, and deletes nothing', async () => {
     const { core, namespace } = fixture();
     const cm = await createConfigMap(core, namespace);
-    const path = `/api/v1/namespaces/${namespace}/configmaps/${cm.metadata!.name!}`;
+    const path = `${configMapsPath(namespace)}/${cm.metadata!.name!}`;
     const cause = {
       reason: 'FieldValueInvalid',
       field: 'propagationPolicy',
@@ -51,7 +51,7 @@ describe('conformance: request options', () => {
   it('an unknown propagationPolicy lists the supported ones', async () => {
     const { core, namespace } = fixture();
     const cm = await createConfigMap(core, namespace);
-    const s = await status('DELETE', `/api/v1/namespaces/${namespace}/configmaps/${cm.metadata!.name!}?propagationPolicy=Sometimes`);
+    const s = await status('DELETE', `${configMapsPath(namespace)}/${cm.metadata!.name!}?propagationPolicy=Sometimes`);
     expectInvalid(s, 'DeleteOptions', [
       {
         reason: 'FieldValueNotSupported',
@@ -65,7 +65,7 @@ describe('conformance: request options', () => {
     const { core, namespace } = fixture();
     const cm = await createConfigMap(core, namespace);
     const name = cm.metadata!.name!;
-    const collection = `/api/v1/namespaces/${namespace}/configmaps`;
+    const collection = configMapsPath(namespace);
     const cause = {
       reason: 'FieldValueNotSupported',
       field: 'dryRun',
@@ -88,7 +88,7 @@ describe('conformance: request options', () => {
 
   it('an unknown fieldValidation value is refused before the body is read', async () => {
     const { namespace } = fixture();
-    const s = await status('POST', `/api/v1/namespaces/${namespace}/configmaps?fieldValidation=strict`, '{not json');
+    const s = await status('POST', `${configMapsPath(namespace)}?fieldValidation=strict`, '{not json');
     expectInvalid(s, 'CreateOptions', [
       {
         reason: 'FieldValueNotSupported',
@@ -100,7 +100,7 @@ describe('conformance: request options', () => {
 
   it('a list with resourceVersionMatch needs a resourceVersion, and Exact cannot read version "0"', async () => {
     const { namespace } = fixture();
-    const list = `/api/v1/namespaces/${namespace}/configmaps`;
+    const list = configMapsPath(namespace);
     expectInvalid(await status('GET', `${list}?resourceVersionMatch=NotOlderThan`), 'ListOptions', [
       rvMatchForbidden('resourceVersionMatch is forbidden unless resourceVersion is provided'),
     ]);
@@ -124,7 +124,7 @@ describe('conformance: request options', () => {
 
   it('a watch with resourceVersionMatch needs sendInitialEvents, and sendInitialEvents needs NotOlderThan', async () => {
     const { namespace } = fixture();
-    const watch = `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=1`;
+    const watch = `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1`;
     expectInvalid(await status('GET', `${watch}&resourceVersionMatch=NotOlderThan&resourceVersion=1`), 'ListOptions', [
       rvMatchForbidden('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'),
     ]);
@@ -145,7 +145,7 @@ describe('conformance: request options', () => {
     const { core, kubeConfig, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'present' });
     const response = await rawRequest(kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1`,
+      path: `${configMapsPath(namespace)}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1`,
     });
     expect(response.status).to.equal(200);
     const events = response.text

@@ -4,7 +4,7 @@ import { catchApiStatus } from '../helpers/api-status.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { asPatch, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 const asApply = () => setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
 
@@ -25,7 +25,7 @@ describe('conformance: server-side apply', () => {
     const name = uniqueName('cm');
     const created = await rawRequest(kubeConfig, {
       method: 'PATCH',
-      path: `/api/v1/namespaces/${namespace}/configmaps/${name}?fieldManager=applier`,
+      path: `${configMapsPath(namespace)}/${name}?fieldManager=applier`,
       headers: { 'Content-Type': 'application/apply-patch+yaml' },
       // YAML, as an apply configuration may be written.
       body: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n`,
@@ -53,7 +53,7 @@ describe('conformance: server-side apply', () => {
     const name = uniqueName('cm');
     const r = await rawRequest(kubeConfig, {
       method: 'POST',
-      path: `/api/v1/namespaces/${namespace}/configmaps`,
+      path: configMapsPath(namespace),
       headers: { 'Content-Type': 'application/json', 'User-Agent': 'kindex-probe/1.2.3 (linux)' },
       body: JSON.stringify(configMap(name, { k: 'v' })),
     });

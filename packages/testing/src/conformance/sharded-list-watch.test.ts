@@ -4,7 +4,7 @@ import type { V1ConfigMap, V1ConfigMapList } from '@kubernetes/client-node';
 import { rawRequest } from '../helpers/raw-request.js';
 import { createNamespace } from '../helpers/create-namespace.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { createConfigMap, useConformanceFixture, type ConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, useConformanceFixture, type ConformanceFixture } from './conformance-fixture.js';
 
 // KEP-5866 (kube-apiserver 1.36, feature gate ShardedListAndWatch): `shardSelector` on list and
 // watch. The client-side ShardSelector must agree with the server's hash object by object, which
@@ -16,7 +16,7 @@ type ListWithShardInfo = Omit<V1ConfigMapList, 'metadata'> & {
 };
 
 async function listConfigMaps(f: ConformanceFixture, query: Record<string, string>, namespace?: string): Promise<ListWithShardInfo> {
-  const path = namespace === undefined ? '/api/v1/configmaps' : `/api/v1/namespaces/${namespace}/configmaps`;
+  const path = namespace === undefined ? '/api/v1/configmaps' : configMapsPath(namespace);
   const response = await rawRequest(f.kubeConfig, { path: `${path}?${new URLSearchParams(query).toString()}` });
   expect(response.status, response.text).to.equal(200);
   return JSON.parse(response.text) as ListWithShardInfo;
@@ -88,7 +88,7 @@ describe('conformance: sharded list and watch (ShardedListAndWatch on)', () => {
     const f = fixture();
     const list = await f.core.listNamespacedConfigMap({ namespace: f.namespace });
     const [low, high] = ShardSelector.split('object.metadata.uid', 2) as [ShardSelector, ShardSelector];
-    const path = `/api/v1/namespaces/${f.namespace}/configmaps`;
+    const path = configMapsPath(f.namespace);
     const rv = list.metadata!.resourceVersion!;
     const lowWatch = await WatchEventCollector.start(f.kubeConfig, path, { resourceVersion: rv, shardSelector: low.toString() });
     const highWatch = await WatchEventCollector.start(f.kubeConfig, path, { resourceVersion: rv, shardSelector: high.toString() });
@@ -121,7 +121,7 @@ describe('conformance: sharded list and watch (ShardedListAndWatch on)', () => {
     for (const watch of [false, true]) {
       const query = new URLSearchParams({ shardSelector: text });
       if (watch) query.set('watch', 'true');
-      const response = await rawRequest(f.kubeConfig, { path: `/api/v1/namespaces/${f.namespace}/configmaps?${query.toString()}` });
+      const response = await rawRequest(f.kubeConfig, { path: `${configMapsPath(f.namespace)}?${query.toString()}` });
       expect(response.status, `watch=${watch}: ${response.text}`).to.equal(500);
       const status = JSON.parse(response.text) as { kind?: string; code?: number; message?: string; reason?: string };
       expect(status).to.deep.include({ kind: 'Status', code: 500, message: expected });
@@ -140,7 +140,7 @@ describe('conformance: sharded list and watch (ShardedListAndWatch off)', () => 
     const list = await listConfigMaps(f, { shardSelector: low.toString() }, f.namespace);
     expect(list.metadata?.shardInfo).to.equal(undefined);
     expect(names(list)).to.deep.equal(names({ items: created }));
-    const watch = await WatchEventCollector.start(f.kubeConfig, `/api/v1/namespaces/${f.namespace}/configmaps`, {
+    const watch = await WatchEventCollector.start(f.kubeConfig, configMapsPath(f.namespace), {
       resourceVersion: list.metadata!.resourceVersion!,
       shardSelector: low.toString(),
     });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
-import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 // What `kubectl get` sends.
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
@@ -21,7 +21,7 @@ describe('conformance: Table output (kubectl get)', () => {
   it("answers a list asked as Table with the kind's columns and the objects' metadata", async () => {
     const { core, kubeConfig, namespace } = fixture();
     const cm = await createConfigMap(core, namespace, { data: { a: '1', b: '2' } });
-    const r = await rawRequest(kubeConfig, { path: `/api/v1/namespaces/${namespace}/configmaps`, headers: { Accept: TABLE_ACCEPT } });
+    const r = await rawRequest(kubeConfig, { path: configMapsPath(namespace), headers: { Accept: TABLE_ACCEPT } });
     expect(r.status).to.equal(200);
     const table = JSON.parse(r.text) as Table;
     expect(table).to.include({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
@@ -35,7 +35,7 @@ describe('conformance: Table output (kubectl get)', () => {
     const one = JSON.parse(
       (
         await rawRequest(kubeConfig, {
-          path: `/api/v1/namespaces/${namespace}/configmaps/${cm.metadata!.name}`,
+          path: `${configMapsPath(namespace)}/${cm.metadata!.name}`,
           headers: { Accept: TABLE_ACCEPT },
         })
       ).text,
@@ -97,7 +97,7 @@ describe('conformance: Table output (kubectl get)', () => {
     const { core, kubeConfig, namespace } = fixture();
     const a = await createConfigMap(core, namespace, { data: { a: '1' } });
     const watched = rawRequest(kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=3`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=3`,
       headers: { Accept: TABLE_ACCEPT },
       timeoutMs: 20_000,
     });

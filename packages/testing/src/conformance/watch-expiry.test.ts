@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { isStatus } from '../helpers/api-status.js';
 import { requireFault, skipWithReason } from '../helpers/require-fault.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 const HISTORY_WINDOW = 10;
 
@@ -16,7 +16,7 @@ describe('conformance: watch expiry (410)', () => {
 
   async function expectExpired(resourceVersion: string): Promise<void> {
     const { kubeConfig, namespace } = fixture();
-    w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion });
+    w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), { resourceVersion });
     const event = await w.waitFor((e) => e.type === 'ERROR');
     expect(isStatus(event.object), 'the ERROR event carries a Status').to.equal(true);
     const status = event.object as unknown as { code: number; reason?: string; message?: string };
@@ -59,7 +59,7 @@ describe('conformance: watch expiry (410)', () => {
     const { core, kubeConfig, namespace } = fixture();
     const from = (await core.listNamespacedConfigMap({ namespace })).metadata!.resourceVersion!;
     await createConfigMap(core, namespace, { name: 'recent' });
-    w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: from });
+    w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), { resourceVersion: from });
     await w.waitForCount(1);
     expect(w.summary()).to.deep.equal(['ADDED recent']);
   });
@@ -74,7 +74,7 @@ describe('conformance: watch expiry (410)', () => {
     await w!.stop();
     const list = await core.listNamespacedConfigMap({ namespace });
     expect(list.items.map((i) => i.metadata?.name)).to.deep.equal(['before-expiry']);
-    w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, {
+    w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), {
       resourceVersion: list.metadata!.resourceVersion!,
     });
     await createConfigMap(core, namespace, { name: 'after-expiry' });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { eventually } from '../helpers/eventually.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { asPatch, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 describe('conformance: watch with selectors', () => {
   const fixture = useConformanceFixture();
@@ -15,7 +15,7 @@ describe('conformance: watch with selectors', () => {
   async function watchFromNow(query: { labelSelector?: string; fieldSelector?: string }): Promise<WatchEventCollector> {
     const { core, kubeConfig, namespace } = fixture();
     const list = await core.listNamespacedConfigMap({ namespace, ...query });
-    w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, {
+    w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), {
       ...query,
       resourceVersion: list.metadata!.resourceVersion!,
     });
@@ -91,7 +91,7 @@ describe('conformance: watch with selectors', () => {
     const { core, kubeConfig, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'yes', labels: { pick: 'me' } });
     await createConfigMap(core, namespace, { name: 'no' });
-    w = await WatchEventCollector.start(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, { labelSelector: 'pick=me' });
+    w = await WatchEventCollector.start(kubeConfig, configMapsPath(namespace), { labelSelector: 'pick=me' });
     await createConfigMap(core, namespace, { name: 'later', labels: { pick: 'me' } });
     await w.waitForCount(2);
     expect(w.summary()).to.deep.equal(['ADDED yes', 'ADDED later']);
@@ -103,7 +103,7 @@ describe('conformance: watch with selectors', () => {
     await createConfigMap(core, namespace, { name: 'joining', labels: { app: 'db' } });
     const informer = makeInformer<V1ConfigMap>(
       kubeConfig,
-      `/api/v1/namespaces/${namespace}/configmaps`,
+      configMapsPath(namespace),
       () => core.listNamespacedConfigMap({ namespace, labelSelector: 'app=web' }),
       'app=web',
     );

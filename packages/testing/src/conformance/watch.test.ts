@@ -5,7 +5,7 @@ import { eventually } from '../helpers/eventually.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { uniqueName } from '../helpers/unique-name.js';
 import { WatchEventCollector } from '../helpers/watch-event-collector.js';
-import { asPatch, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
+import { asPatch, configMapsPath, createConfigMap, stored, useConformanceFixture } from './conformance-fixture.js';
 import { createTestCrd } from '../helpers/test-crd.js';
 
 describe('conformance: watch', () => {
@@ -24,7 +24,7 @@ describe('conformance: watch', () => {
     const { core, namespace } = fixture();
     const existing = await createConfigMap(core, namespace, { name: 'existing' });
     const list = await core.listNamespacedConfigMap({ namespace });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: list.metadata!.resourceVersion! });
+    const w = await watch(configMapsPath(namespace), { resourceVersion: list.metadata!.resourceVersion! });
     const a = await createConfigMap(core, namespace, { name: 'a' });
     const a2 = await core.patchNamespacedConfigMap({ name: 'a', namespace, body: { data: { v: '2' } } }, asPatch.merge());
     const b = await createConfigMap(core, namespace, { name: 'b' });
@@ -41,7 +41,7 @@ describe('conformance: watch', () => {
   it('event objects carry kind and apiVersion', async () => {
     const { core, namespace } = fixture();
     const list = await core.listNamespacedConfigMap({ namespace });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: list.metadata!.resourceVersion! });
+    const w = await watch(configMapsPath(namespace), { resourceVersion: list.metadata!.resourceVersion! });
     await createConfigMap(core, namespace);
     const [event] = await w.waitForCount(1);
     expect(event!.object).to.include({ kind: 'ConfigMap', apiVersion: 'v1' });
@@ -51,7 +51,7 @@ describe('conformance: watch', () => {
     const { core, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'first' });
     const latest = await createConfigMap(core, namespace, { name: 'second' });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: stored(latest).resourceVersion });
+    const w = await watch(configMapsPath(namespace), { resourceVersion: stored(latest).resourceVersion });
     await createConfigMap(core, namespace, { name: 'third' });
     await w.waitForCount(1);
     expect(w.summary()).to.deep.equal(['ADDED third']);
@@ -61,7 +61,7 @@ describe('conformance: watch', () => {
     const { core, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'x' });
     await createConfigMap(core, namespace, { name: 'y' });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, {});
+    const w = await watch(configMapsPath(namespace), {});
     await w.waitForCount(2);
     expect(w.summary()).to.have.members(['ADDED x', 'ADDED y']);
     await createConfigMap(core, namespace, { name: 'z' });
@@ -72,7 +72,7 @@ describe('conformance: watch', () => {
   it('with resourceVersion 0 starts with ADDED for every existing object', async () => {
     const { core, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'x' });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: '0' });
+    const w = await watch(configMapsPath(namespace), { resourceVersion: '0' });
     await w.waitForCount(1);
     expect(w.summary()).to.deep.equal(['ADDED x']);
   });
@@ -96,7 +96,7 @@ describe('conformance: watch', () => {
     const { core, kubeConfig, namespace } = fixture();
     const other = await createNamespace(kubeConfig);
     const list = await core.listNamespacedConfigMap({ namespace });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, { resourceVersion: list.metadata!.resourceVersion! });
+    const w = await watch(configMapsPath(namespace), { resourceVersion: list.metadata!.resourceVersion! });
     await createConfigMap(core, other, { name: 'elsewhere' });
     await createConfigMap(core, namespace, { name: 'here' });
     await w.waitForCount(1);
@@ -118,7 +118,7 @@ describe('conformance: watch', () => {
     this.timeout(30_000);
     const { core, namespace } = fixture();
     const list = await core.listNamespacedConfigMap({ namespace });
-    const w = await watch(`/api/v1/namespaces/${namespace}/configmaps`, {
+    const w = await watch(configMapsPath(namespace), {
       resourceVersion: list.metadata!.resourceVersion!,
       timeoutSeconds: 2,
     });
@@ -153,7 +153,7 @@ describe('conformance: watch', () => {
     await createConfigMap(core, namespace, { name: 'one' });
     await createConfigMap(core, namespace, { name: 'two' });
     const response = await rawRequest(kubeConfig, {
-      path: `/api/v1/namespaces/${namespace}/configmaps?watch=true&timeoutSeconds=1&resourceVersion=${list.metadata!.resourceVersion!}`,
+      path: `${configMapsPath(namespace)}?watch=true&timeoutSeconds=1&resourceVersion=${list.metadata!.resourceVersion!}`,
       headers: { accept: 'application/json' },
     });
     expect(response.status).to.equal(200);
@@ -168,9 +168,7 @@ describe('conformance: watch', () => {
   it("drives client-node's informer (makeInformer): add, update, delete", async () => {
     const { core, kubeConfig, namespace } = fixture();
     await createConfigMap(core, namespace, { name: 'before' });
-    const informer = makeInformer<V1ConfigMap>(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
-      core.listNamespacedConfigMap({ namespace }),
-    );
+    const informer = makeInformer<V1ConfigMap>(kubeConfig, configMapsPath(namespace), () => core.listNamespacedConfigMap({ namespace }));
     const seen: string[] = [];
     informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
     informer.on('update', (o) => seen.push(`update ${o.metadata?.name}`));
