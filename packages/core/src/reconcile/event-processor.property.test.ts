@@ -3,12 +3,21 @@ import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { EventProcessor, FakeClock, GenericRetry, ItemExponentialFailureRateLimiter, ResourceID, type Trigger } from '../index.js';
 
-type Step = { kind: 'trigger'; key: string } | { kind: 'finish'; pick: number; fail: boolean } | { kind: 'advance'; ms: number };
+type Step =
+  | { kind: 'trigger'; key: string }
+  | { kind: 'finish'; pick: number; fail: boolean }
+  | { kind: 'advance'; ms: number }
+  | { kind: 'delete'; key: string };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('trigger' as const), key: fc.constantFrom('a', 'b', 'c') }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), fail: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 50 }) }) },
+);
+
+const withDeletes: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 8, arbitrary: step },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), key: fc.constantFrom('a', 'b', 'c') }) },
 );
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -71,6 +80,71 @@ describe('EventProcessor (properties)', () => {
         expect(overlaps).to.deep.equal([]);
         expect(maxRunning).to.be.at.most(concurrency);
         for (const [key, t] of lastTrigger) expect(lastStart.get(key) ?? -1, key).to.be.greaterThan(t);
+        await processor.stop();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps a per-primary record only while something is pending: none is left once all work is done, deletes included', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(withDeletes, { maxLength: 60 }), async (concurrency, steps) => {
+        const clock = new FakeClock();
+        const triggers = new Subject<Trigger>();
+        const running: { key: string; settle: (fail: boolean) => void }[] = [];
+        const overlaps: string[] = [];
+        const processor = new EventProcessor({
+          concurrency,
+          clock,
+          sources: [triggers],
+          retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10 }),
+          rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 }),
+          maxReconciliationIntervalMs: undefined,
+          reconcileTimeoutMs: undefined,
+          dispatch: (key) =>
+            new Promise<void>((resolve, reject) => {
+              if (running.some((r) => r.key === key)) overlaps.push(key);
+              running.push({
+                key,
+                settle: (fail) => {
+                  running.splice(
+                    running.findIndex((r) => r.key === key),
+                    1,
+                  );
+                  if (fail) reject(new Error('fail'));
+                  else resolve();
+                },
+              });
+            }),
+        });
+        processor.start();
+        for (const s of steps) {
+          if (s.kind === 'trigger') {
+            triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'timer' } });
+          } else if (s.kind === 'delete') {
+            triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'primary-deleted' } });
+          } else if (s.kind === 'finish' && running.length > 0) {
+            running[s.pick % running.length]?.settle(s.fail);
+          } else if (s.kind === 'advance') {
+            await clock.advance(s.ms);
+          }
+          await tick();
+          // Never more records than primaries: one record per primary, whatever it went through.
+          expect(processor.trackedPrimaries()).to.be.at.most(3);
+          // A deleted primary that is not being reconciled keeps nothing.
+          if (s.kind === 'delete' && !running.some((r) => r.key === s.key) && processor.stats().processing === 0) {
+            expect(processor.pendingCauses(s.key), `causes of deleted ${s.key}`).to.equal(undefined);
+          }
+        }
+        for (let i = 0; i < 50 && (running.length > 0 || processor.queue.len() > 0 || clock.pendingTimers() > 0); i++) {
+          for (const r of [...running]) r.settle(false);
+          await clock.advance(100);
+          await tick();
+        }
+        expect(overlaps).to.deep.equal([]);
+        expect(processor.stats()).to.deep.equal({ queued: 0, processing: 0, delayed: 0 });
+        expect(processor.trackedPrimaries(), 'records left once nothing is pending').to.equal(0);
+        for (const key of ['a', 'b', 'c']) expect(processor.pendingCauses(key), key).to.equal(undefined);
         await processor.stop();
       }),
       { numRuns: 150 },
