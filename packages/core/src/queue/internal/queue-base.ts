@@ -5,6 +5,7 @@ import { WORK_QUEUE_OPTION_KEYS, type WorkQueueOptions } from '../work-queue-opt
 import { rejectUnknownOptions } from '../../options/reject-unknown-options.js';
 import { DelayedAdds } from './delayed-adds.js';
 import { QueueTiming } from './queue-timing.js';
+import { SlotMap } from './slot-map.js';
 
 /**
  * What {@link WorkQueue} and {@link PriorityWorkQueue} share: handing items to workers (one
@@ -17,8 +18,11 @@ export abstract class QueueBase<K extends string> {
   readonly #delayed: DelayedAdds<K>;
   /** @internal Only with a metrics provider. */
   protected readonly timing: QueueTiming<K> | undefined;
-  /** Items handed out and not yet `done`, with the priority they were handed out at. */
-  protected readonly processing = new Map<K, number>();
+  /**
+   * Items handed out and not yet `done`, with the priority they were handed out at; usually one
+   * at a time, and emptied after each (see SlotMap).
+   */
+  protected readonly processing = new SlotMap<K>();
   readonly #waiters: ((item: K | undefined) => void)[] = [];
   readonly #drainWaiters: (() => void)[] = [];
   #shuttingDown = false;
