@@ -69,6 +69,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
   #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
+  readonly #snapshot = () => this.#o.primaryCache.snapshot(); // one function for every context
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -145,7 +146,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
       primary,
       eventSources: this.#o.sources(),
       // Made when the reconciler first reads them: most never do (see DefaultContextOptions).
-      primaryCache: () => this.#o.primaryCache.snapshot(),
+      primaryCache: this.#snapshot,
       client,
       retryInfo,
       primaryFinalStateUnknown,
@@ -335,10 +336,11 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     control: UpdateControl<P>,
     client: KubeClient,
     writer: PrimaryWriter<P>,
-    wrote: ('status' | 'resource' | 'finalizer')[] = [],
+    wrote?: ('status' | 'resource' | 'finalizer')[],
   ): DispatchResult | void | Promise<DispatchResult | void> {
-    if (control.resource !== undefined) return this.#writeControl(key, primary, control, client, writer, wrote);
-    this.#o.events.reconciled(key, control.kind, wrote);
+    if (control.resource !== undefined) return this.#writeControl(key, primary, control, client, writer, wrote ?? []);
+    // Nothing written (most reconciles): one shared empty list, no array per reconcile.
+    this.#o.events.reconciled(key, control.kind, wrote ?? NOTHING_WRITTEN);
     return scheduleOf(control);
   }
 
@@ -471,6 +473,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     }
   }
 }
+
+const NOTHING_WRITTEN: readonly never[] = Object.freeze([]);
 
 /** Removes `list[at]`, moving the last entry into its place: for short lists whose order does not matter. */
 function swapRemove(list: unknown[], at: number): void {

@@ -103,8 +103,9 @@ export class PendingCauses {
     const entry = holder.causes;
     if (entry === undefined) return EMPTY;
     holder.causes = undefined;
-    // The entry is gone: its list is handed over as is.
-    return Object.freeze({ causes: Object.freeze(entry.causes), triggers: entry.triggers, omitted: entry.omitted });
+    // The entry is gone: it is handed over as is, frozen (no copy per dispatch).
+    Object.freeze(entry.causes);
+    return Object.freeze(entry);
   }
 }
 
