@@ -22,65 +22,88 @@ const withDeletes: fc.Arbitrary<Step> = fc.oneof(
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** A processor over a trigger stream whose dispatches run until the test settles them. */
+function harness(concurrency: number, onStart: (key: string) => void = () => {}) {
+  const clock = new FakeClock();
+  const triggers = new Subject<Trigger>();
+  const running: { key: string; settle: (fail: boolean) => void }[] = [];
+  const overlaps: string[] = [];
+  let maxRunning = 0;
+  const processor = new EventProcessor({
+    concurrency,
+    clock,
+    sources: [triggers],
+    retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10 }),
+    rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 }),
+    maxReconciliationIntervalMs: undefined,
+    reconcileTimeoutMs: undefined,
+    dispatch: (key) =>
+      new Promise<void>((resolve, reject) => {
+        // Recorded, not thrown: a throw here would only fail the dispatch.
+        if (running.some((r) => r.key === key)) overlaps.push(key);
+        onStart(key);
+        running.push({
+          key,
+          settle: (fail) => {
+            running.splice(
+              running.findIndex((r) => r.key === key),
+              1,
+            );
+            if (fail) reject(new Error('fail'));
+            else resolve();
+          },
+        });
+        maxRunning = Math.max(maxRunning, running.length);
+      }),
+  });
+  processor.start();
+  return {
+    clock,
+    processor,
+    running,
+    overlaps,
+    maxRunning: () => maxRunning,
+    /** Applies one step (a trigger, a delete, a dispatch settling, time passing), then lets the processor run. */
+    async apply(s: Step): Promise<void> {
+      if (s.kind === 'trigger') {
+        triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'timer' } });
+      } else if (s.kind === 'delete') {
+        triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'primary-deleted' } });
+      } else if (s.kind === 'finish' && running.length > 0) {
+        running[s.pick % running.length]?.settle(s.fail);
+      } else if (s.kind === 'advance') {
+        await clock.advance(s.ms);
+      }
+      await tick();
+    },
+    /** Settles every dispatch and lets every delay fire until nothing is left to do. */
+    async drain(): Promise<void> {
+      for (let i = 0; i < 50 && (running.length > 0 || processor.queue.len() > 0 || clock.pendingTimers() > 0); i++) {
+        for (const r of [...running]) r.settle(false);
+        await clock.advance(100);
+        await tick();
+      }
+    },
+  };
+}
+
 describe('EventProcessor (properties)', () => {
   it('never overlaps reconciles of one primary, stays within concurrency, and reconciles every primary after its last trigger', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(step, { maxLength: 60 }), async (concurrency, steps) => {
-        const clock = new FakeClock();
-        const triggers = new Subject<Trigger>();
         let seq = 0;
         const lastTrigger = new Map<string, number>();
         const lastStart = new Map<string, number>();
-        const running: { key: string; settle: (fail: boolean) => void }[] = [];
-        let maxRunning = 0;
-        const overlaps: string[] = [];
-        const processor = new EventProcessor({
-          concurrency,
-          clock,
-          sources: [triggers],
-          retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10 }),
-          rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 }),
-          maxReconciliationIntervalMs: undefined,
-          reconcileTimeoutMs: undefined,
-          dispatch: (key) =>
-            new Promise<void>((resolve, reject) => {
-              // Recorded, not thrown: a throw here would only fail the dispatch.
-              if (running.some((r) => r.key === key)) overlaps.push(key);
-              lastStart.set(key, seq++);
-              running.push({
-                key,
-                settle: (fail) => {
-                  running.splice(
-                    running.findIndex((r) => r.key === key),
-                    1,
-                  );
-                  if (fail) reject(new Error('fail'));
-                  else resolve();
-                },
-              });
-              maxRunning = Math.max(maxRunning, running.length);
-            }),
-        });
-        processor.start();
+        const h = harness(concurrency, (key) => lastStart.set(key, seq++));
         for (const s of steps) {
-          if (s.kind === 'trigger') {
-            lastTrigger.set(s.key, seq++);
-            triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'timer' } });
-          } else if (s.kind === 'finish' && running.length > 0) {
-            running[s.pick % running.length]?.settle(s.fail);
-          } else if (s.kind === 'advance') {
-            await clock.advance(s.ms);
-          }
-          await tick();
+          if (s.kind === 'trigger') lastTrigger.set(s.key, seq++);
+          await h.apply(s);
         }
-        for (let i = 0; i < 50 && (running.length > 0 || processor.queue.len() > 0 || clock.pendingTimers() > 0); i++) {
-          for (const r of [...running]) r.settle(false);
-          await clock.advance(100);
-        }
-        expect(overlaps).to.deep.equal([]);
-        expect(maxRunning).to.be.at.most(concurrency);
+        await h.drain();
+        expect(h.overlaps).to.deep.equal([]);
+        expect(h.maxRunning()).to.be.at.most(concurrency);
         for (const [key, t] of lastTrigger) expect(lastStart.get(key) ?? -1, key).to.be.greaterThan(t);
-        await processor.stop();
+        await h.processor.stop();
       }),
       { numRuns: 150 },
     );
@@ -89,59 +112,19 @@ describe('EventProcessor (properties)', () => {
   it('keeps a per-primary record only while something is pending: none is left once all work is done, deletes included', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(withDeletes, { maxLength: 60 }), async (concurrency, steps) => {
-        const clock = new FakeClock();
-        const triggers = new Subject<Trigger>();
-        const running: { key: string; settle: (fail: boolean) => void }[] = [];
-        const overlaps: string[] = [];
-        const processor = new EventProcessor({
-          concurrency,
-          clock,
-          sources: [triggers],
-          retry: new GenericRetry({ maxAttempts: 2, initialIntervalMs: 10 }),
-          rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 }),
-          maxReconciliationIntervalMs: undefined,
-          reconcileTimeoutMs: undefined,
-          dispatch: (key) =>
-            new Promise<void>((resolve, reject) => {
-              if (running.some((r) => r.key === key)) overlaps.push(key);
-              running.push({
-                key,
-                settle: (fail) => {
-                  running.splice(
-                    running.findIndex((r) => r.key === key),
-                    1,
-                  );
-                  if (fail) reject(new Error('fail'));
-                  else resolve();
-                },
-              });
-            }),
-        });
-        processor.start();
+        const h = harness(concurrency);
+        const { processor } = h;
         for (const s of steps) {
-          if (s.kind === 'trigger') {
-            triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'timer' } });
-          } else if (s.kind === 'delete') {
-            triggers.next({ primaryIds: [ResourceID.of(s.key)], source: 'p', cause: { type: 'primary-deleted' } });
-          } else if (s.kind === 'finish' && running.length > 0) {
-            running[s.pick % running.length]?.settle(s.fail);
-          } else if (s.kind === 'advance') {
-            await clock.advance(s.ms);
-          }
-          await tick();
+          await h.apply(s);
           // Never more records than primaries: one record per primary, whatever it went through.
           expect(processor.trackedPrimaries()).to.be.at.most(3);
           // A deleted primary that is not being reconciled keeps nothing.
-          if (s.kind === 'delete' && !running.some((r) => r.key === s.key) && processor.stats().processing === 0) {
+          if (s.kind === 'delete' && processor.stats().processing === 0) {
             expect(processor.pendingCauses(s.key), `causes of deleted ${s.key}`).to.equal(undefined);
           }
         }
-        for (let i = 0; i < 50 && (running.length > 0 || processor.queue.len() > 0 || clock.pendingTimers() > 0); i++) {
-          for (const r of [...running]) r.settle(false);
-          await clock.advance(100);
-          await tick();
-        }
-        expect(overlaps).to.deep.equal([]);
+        await h.drain();
+        expect(h.overlaps).to.deep.equal([]);
         expect(processor.stats()).to.deep.equal({ queued: 0, processing: 0, delayed: 0 });
         expect(processor.trackedPrimaries(), 'records left once nothing is pending').to.equal(0);
         for (const key of ['a', 'b', 'c']) expect(processor.pendingCauses(key), key).to.equal(undefined);
