@@ -1,7 +1,17 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
-import { EventProcessor, FakeClock, GenericRetry, ItemExponentialFailureRateLimiter, ResourceID, type Trigger } from '../index.js';
+import {
+  EventProcessor,
+  FakeClock,
+  GenericRetry,
+  ItemExponentialFailureRateLimiter,
+  ResourceID,
+  WorkQueue,
+  type EventProcessorOptions,
+  type ReconcileQueue,
+  type Trigger,
+} from '../index.js';
 
 type Step =
   | { kind: 'trigger'; key: string }
@@ -23,7 +33,7 @@ const withDeletes: fc.Arbitrary<Step> = fc.oneof(
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A processor over a trigger stream whose dispatches run until the test settles them. */
-function harness(concurrency: number, onStart: (key: string) => void = () => {}) {
+function harness(concurrency: number, onStart: (key: string) => void = () => {}, options: Partial<EventProcessorOptions> = {}) {
   const clock = new FakeClock();
   const triggers = new Subject<Trigger>();
   const running: { key: string; settle: (fail: boolean) => void }[] = [];
@@ -37,6 +47,7 @@ function harness(concurrency: number, onStart: (key: string) => void = () => {})
     rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1 }),
     maxReconciliationIntervalMs: undefined,
     reconcileTimeoutMs: undefined,
+    ...options,
     dispatch: (key) =>
       new Promise<void>((resolve, reject) => {
         // Recorded, not thrown: a throw here would only fail the dispatch.
@@ -131,6 +142,39 @@ describe('EventProcessor (properties)', () => {
         await processor.stop();
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('lists a fired retry or reschedule as a cause the same whether the queue reports delays coming due or is asked', async () => {
+    // The same queue with its onDelayedAdd hidden: the processor then asks delayOf at each dispatch.
+    const asking = (options: ConstructorParameters<typeof WorkQueue>[0]): ReconcileQueue => {
+      const queue = new WorkQueue(options);
+      return new Proxy(queue, {
+        get: (target, property) => {
+          if (property === 'onDelayedAdd') return undefined;
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 3 }), fc.array(withDeletes, { maxLength: 60 }), async (concurrency, steps) => {
+        const runs = await Promise.all(
+          [{}, { queue: asking }].map(async (queue) => {
+            const started: string[] = [];
+            const h = harness(concurrency, undefined, { maxReconciliationIntervalMs: 30, ...queue });
+            h.processor.onEvent((e) => {
+              if (e.type === 'started') started.push(`${e.key}:${e.causes.causes.map((c) => `${c.type}x${c.count}`).join(',')}`);
+            });
+            for (const s of steps) await h.apply(s);
+            for (const r of [...h.running]) r.settle(false);
+            await h.processor.stop();
+            return started;
+          }),
+        );
+        expect(runs[0]).to.deep.equal(runs[1]);
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -104,8 +104,7 @@ export class EventProcessor {
     this.#onTrigger(trigger);
     if (this.#triggers.listening) this.#triggers.emit(trigger);
   };
-  /** A record per primary with anything pending: one lookup per trigger, one per dispatch. */
-  readonly #states = new PrimaryStates();
+  readonly #states: PrimaryStates; // a record per primary: one lookup per trigger, one per dispatch
   /** One timer for every attempt's timeout (none per attempt). */
   readonly #timeouts: AttemptTimeouts;
   readonly #causes: PendingCauses;
@@ -127,6 +126,7 @@ export class EventProcessor {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.queueMetrics !== undefined ? { metrics: options.queueMetrics } : {}),
     });
+    this.#states = new PrimaryStates(this.queue);
     const maxCauses = options.maxCausesPerReconcile ?? 16;
     if (!Number.isInteger(maxCauses) || maxCauses < 1) {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
@@ -199,7 +199,7 @@ export class EventProcessor {
     const key = typeof primary === 'string' ? primary : primary.key;
     this.queue.remove(key);
     this.queue.forget(key);
-    this.#states.deleted(key, this.queue);
+    this.#states.deleted(key);
     this.#events.emit({ type: 'dropped', key });
   }
 
@@ -272,7 +272,7 @@ export class EventProcessor {
     for (const disconnect of this.#connections.splice(0)) disconnect();
     this.#triggers.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
-    this.#states.clearPending(this.queue);
+    this.#states.clearPending();
     let timer: TimerHandle | undefined;
     const timeoutMs = options.drainTimeoutMs;
     const gaveUp =
@@ -346,7 +346,7 @@ export class EventProcessor {
       exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
     const scheduled = state.scheduled;
     // A retry or reschedule whose delay is no longer pending has fired: it is (one of) the causes.
-    if (scheduled !== undefined && this.queue.delayOf(key) === undefined) {
+    if (scheduled !== undefined && this.#states.delayFired(state)) {
       state.scheduled = undefined;
       this.#causes.add(state, { type: scheduled, source: scheduled }, this.#clock.now());
     }
@@ -427,7 +427,7 @@ export class EventProcessor {
     this.#states.ended(state, attempt);
     this.queue.done(attempt.key);
     // After done: a record is dropped only once the queue no longer hands the primary out.
-    this.#states.release(state, this.queue);
+    this.#states.release(state);
     letGo(attempt);
   }
 
@@ -463,7 +463,7 @@ export class EventProcessor {
         // Set over the old entry, not deleted and set again: no hole in a map of every primary.
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
-        state.scheduled = 'reschedule';
+        this.#states.schedule(state, 'reschedule', !(delay > 0));
         this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
@@ -479,9 +479,9 @@ export class EventProcessor {
       const retryDelay = exec.nextDelay();
       if (retryDelay !== undefined) {
         this.queue.addRateLimited(key, retryDelay, priority);
-        state.scheduled = 'retry';
-        const delayMs = this.queue.delayOf(key) ?? 0;
-        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
+        const delayMs = this.queue.delayOf(key);
+        this.#states.schedule(state, 'retry', delayMs === undefined);
+        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs: delayMs ?? 0, error: outcome.error });
         return;
       }
     }
@@ -491,7 +491,7 @@ export class EventProcessor {
     this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
       this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
-      state.scheduled = 'reschedule';
+      this.#states.schedule(state, 'reschedule', this.queue.delayOf(key) === undefined);
       this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
     const hook = this.#onRetriesExhausted;

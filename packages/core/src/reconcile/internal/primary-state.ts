@@ -23,6 +23,11 @@ export interface PrimaryState {
   retry: RetryExecution | undefined;
   /** The delayed add pending for it, and which: listed as a cause once it fires. */
   scheduled: 'retry' | 'reschedule' | undefined;
+  /**
+   * Whether that delayed add is no longer pending (it came due, or was a delay of 0), so the next
+   * dispatch lists it. Meaningless while `scheduled` is undefined.
+   */
+  delayDue: boolean;
   /** A priority a successful dispatch asked for its reschedule, until the attempt settles. */
   reschedulePriority: number | undefined;
   /** Deleted while handed out: what its attempt schedules is dropped (until a new trigger). */
@@ -38,6 +43,7 @@ export function newPrimaryState(key: string): PrimaryState {
     causes: undefined,
     retry: undefined,
     scheduled: undefined,
+    delayDue: false,
     reschedulePriority: undefined,
     droppedInFlight: false,
     attempt: undefined,
@@ -59,6 +65,9 @@ export function isIdle(state: PrimaryState): boolean {
 /** The records of every primary with something pending, by key, and the attempts in flight. */
 export class PrimaryStates {
   readonly #states = new Map<string, PrimaryState>();
+  readonly #queue: ReconcileQueue;
+  /** Whether the queue reports its delays coming due (`onDelayedAdd`); if not, it is asked. */
+  readonly #delaysReported: boolean;
   /**
    * Attempts in flight, timed-out ones included until they settle: a short list (at most
    * `concurrency` plus those), not a map that empties and refills with every reconcile.
@@ -88,6 +97,28 @@ export class PrimaryStates {
     if (state.attempt === attempt) state.attempt = undefined;
   }
 
+  constructor(queue: ReconcileQueue) {
+    this.#queue = queue;
+    this.#delaysReported = typeof queue.onDelayedAdd === 'function';
+    // A delayed add that comes due is marked on its record: the next dispatch lists it with no
+    // lookup in the queue's delays (one per dispatch before, on a map of every primary; issue 23).
+    queue.onDelayedAdd?.((key) => {
+      const state = this.#states.get(key);
+      if (state !== undefined) state.delayDue = true;
+    });
+  }
+
+  /** Whether the retry or reschedule `state` waits for (if any) is no longer pending: it fired. */
+  delayFired(state: PrimaryState): boolean {
+    return state.delayDue || (!this.#delaysReported && this.#queue.delayOf(state.key) === undefined);
+  }
+
+  /** `state` waits for a delayed add of `kind`; `due` when it is not pending (a delay of 0). */
+  schedule(state: PrimaryState, kind: 'retry' | 'reschedule', due: boolean): void {
+    state.scheduled = kind;
+    state.delayDue = due;
+  }
+
   get(key: string): PrimaryState | undefined {
     return this.#states.get(key);
   }
@@ -103,28 +134,28 @@ export class PrimaryStates {
   }
 
   /** Drops the record if it says nothing more and the queue no longer hands its primary out. */
-  release(state: PrimaryState, queue: Pick<ReconcileQueue, 'isProcessing'>): void {
-    if (isIdle(state) && !queue.isProcessing(state.key)) this.#states.delete(state.key);
+  release(state: PrimaryState): void {
+    if (isIdle(state) && !this.#queue.isProcessing(state.key)) this.#states.delete(state.key);
   }
 
   /** The primary was deleted: its pending work goes; an attempt of it in flight will schedule nothing. */
-  deleted(key: string, queue: Pick<ReconcileQueue, 'isProcessing'>): void {
+  deleted(key: string): void {
     const state = this.#states.get(key);
     if (state !== undefined) {
       state.retry = undefined;
       state.causes = undefined;
       state.scheduled = undefined;
     }
-    if (queue.isProcessing(key)) (state ?? this.of(key)).droppedInFlight = true;
-    else if (state !== undefined) this.release(state, queue);
+    if (this.#queue.isProcessing(key)) (state ?? this.of(key)).droppedInFlight = true;
+    else if (state !== undefined) this.release(state);
   }
 
   /** Forgets every pending cause and delay (the processor stops). */
-  clearPending(queue: Pick<ReconcileQueue, 'isProcessing'>): void {
+  clearPending(): void {
     for (const state of [...this.#states.values()]) {
       state.causes = undefined;
       state.scheduled = undefined;
-      this.release(state, queue);
+      this.release(state);
     }
   }
 
