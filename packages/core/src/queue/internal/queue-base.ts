@@ -19,8 +19,8 @@ export abstract class QueueBase<K extends string> {
   /** @internal Only with a metrics provider. */
   protected readonly timing: QueueTiming<K> | undefined;
   /**
-   * Items handed out and not yet `done`, with the priority they were handed out at; usually one
-   * at a time, and emptied after each (see SlotMap).
+   * @internal Items handed out and not yet `done`, with the priority they were handed out at;
+   * usually one at a time, and emptied after each (see SlotMap).
    */
   protected readonly processing = new SlotMap<K>();
   readonly #waiters: ((item: K | undefined) => void)[] = [];
