@@ -115,7 +115,7 @@ export type { ControllerDistribution, OperatorControllerOptions } from './operat
 export { Controller } from './controller/controller.js';
 export { PRIMARY_SOURCE_NAME } from './controller/controller-event.js';
 export type { ControllerOptions } from './controller/controller-options.js';
-export type { ControllerEvent } from './controller/controller-event.js';
+export type { ControllerEvent, ControllerProblemEvent, ControllerReconciledEvent } from './controller/controller-event.js';
 export { TemporaryResourceCache } from './dependent/temporary-resource-cache.js';
 export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
 export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';

@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { Listeners } from '../event/listeners.js';
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
-import type { RetryExecution, RetryInfo } from '../queue/retry.js';
+import type { RetryInfo } from '../queue/retry.js';
 import { LOW_PRIORITY } from '../queue/priority-work-queue.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
@@ -11,6 +11,7 @@ import { AttemptRequest } from './internal/attempt-request.js';
 import { AttemptTimeouts, errorOutcome, isThenable, letGo, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
+import { PrimaryStates, type PrimaryState } from './internal/primary-state.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
@@ -103,16 +104,10 @@ export class EventProcessor {
     this.#onTrigger(trigger);
     if (this.#triggers.listening) this.#triggers.emit(trigger);
   };
-  readonly #retries = new Map<string, RetryExecution>();
-  readonly #droppedInFlight = new Set<string>();
-  readonly #inFlight = new Map<string, Attempt>();
-  /** A priority a successful dispatch asked for its reschedule, until `#settle` uses it. */
-  readonly #reschedulePriority = new Map<string, number>();
+  readonly #states: PrimaryStates; // a record per primary: one lookup per trigger, one per dispatch
   /** One timer for every attempt's timeout (none per attempt). */
   readonly #timeouts: AttemptTimeouts;
   readonly #causes: PendingCauses;
-  /** Primaries with a retry or reschedule pending, and which: listed as a cause once it fires. */
-  readonly #scheduled = new Map<string, 'retry' | 'reschedule'>();
   #workers: Promise<void>[] = [];
   /** Resolves when dispatching may go on; replaced on each pause. */
   #gate: Promise<void> | undefined;
@@ -131,6 +126,7 @@ export class EventProcessor {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(options.queueMetrics !== undefined ? { metrics: options.queueMetrics } : {}),
     });
+    this.#states = new PrimaryStates(this.queue);
     const maxCauses = options.maxCausesPerReconcile ?? 16;
     if (!Number.isInteger(maxCauses) || maxCauses < 1) {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
@@ -138,7 +134,7 @@ export class EventProcessor {
     this.#causes = new PendingCauses(maxCauses);
     this.#timeouts = new AttemptTimeouts(
       this.#clock,
-      () => this.#inFlight.values(),
+      () => this.#states.running,
       (attempt) => {
         const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
         this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
@@ -203,10 +199,7 @@ export class EventProcessor {
     const key = typeof primary === 'string' ? primary : primary.key;
     this.queue.remove(key);
     this.queue.forget(key);
-    this.#retries.delete(key);
-    this.#causes.delete(key);
-    this.#scheduled.delete(key);
-    if (this.queue.isProcessing(key)) this.#droppedInFlight.add(key);
+    this.#states.deleted(key);
     this.#events.emit({ type: 'dropped', key });
   }
 
@@ -223,7 +216,7 @@ export class EventProcessor {
    * told), or undefined when none are pending. For debugging; it takes nothing.
    */
   pendingCauses(primary: ResourceID | string): ReconcileCauses | undefined {
-    return this.#causes.peek(typeof primary === 'string' ? primary : primary.key);
+    return this.#causes.peek(this.#states.get(typeof primary === 'string' ? primary : primary.key));
   }
 
   /** Starts the workers. Idempotent; a stopped processor cannot start again. */
@@ -246,7 +239,7 @@ export class EventProcessor {
    */
   pause(abortReason?: unknown): void {
     if (this.#gate === undefined) this.#gate = new Promise((resolve) => (this.#openGate = resolve));
-    if (abortReason !== undefined) for (const attempt of this.#inFlight.values()) attempt.abort.abort(abortReason);
+    if (abortReason !== undefined) for (const attempt of [...this.#states.running]) attempt.abort.abort(abortReason);
   }
 
   /**
@@ -256,7 +249,7 @@ export class EventProcessor {
    * was running and not aborted yet.
    */
   abortInFlight(primary: ResourceID | string, reason: unknown): boolean {
-    const attempt = this.#inFlight.get(typeof primary === 'string' ? primary : primary.key);
+    const attempt = this.#states.get(typeof primary === 'string' ? primary : primary.key)?.attempt;
     if (attempt === undefined || attempt.abort.aborted) return false;
     attempt.abort.abort(reason);
     return true;
@@ -279,8 +272,7 @@ export class EventProcessor {
     for (const disconnect of this.#connections.splice(0)) disconnect();
     this.#triggers.complete();
     const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
-    this.#causes.clear();
-    this.#scheduled.clear();
+    this.#states.clearPending();
     let timer: TimerHandle | undefined;
     const timeoutMs = options.drainTimeoutMs;
     const gaveUp =
@@ -291,7 +283,7 @@ export class EventProcessor {
     if (timer !== undefined) this.#clock.clearTimeout(timer);
     this.#timeouts.clear();
     if (result === 'timeout') {
-      for (const attempt of this.#inFlight.values()) attempt.abort.abort(new Error('event processor stopped'));
+      for (const attempt of [...this.#states.running]) attempt.abort.abort(new Error('event processor stopped'));
     }
     this.#events.complete();
   }
@@ -317,10 +309,10 @@ export class EventProcessor {
 
   #enqueue(key: string, trigger: Trigger | undefined): void {
     if (this.#stopped) return;
-    // A trigger after the delete (a re-created primary) revives the work of an in-flight attempt.
-    if (this.#droppedInFlight.size !== 0) this.#droppedInFlight.delete(key);
-    if (trigger !== undefined) this.#causes.addTrigger(key, trigger, this.#clock.now());
-    else this.#causes.add(key, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
+    const state = this.#states.of(key);
+    state.droppedInFlight = false; // a trigger after the delete (re-created primary) revives it
+    if (trigger !== undefined) this.#causes.addTrigger(state, trigger, this.#clock.now());
+    else this.#causes.add(state, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
     this.queue.add(key, trigger?.priority);
     if (this.#events.listening) this.#events.emit({ type: 'enqueued', key, trigger });
   }
@@ -348,25 +340,26 @@ export class EventProcessor {
    * resolves when it is done, or when it times out (it then goes on in the background).
    */
   #process(key: string): Promise<void> | undefined {
-    const exec = this.#retries.size === 0 ? undefined : this.#retries.get(key);
+    const state = this.#states.of(key);
+    const exec = state.retry;
     const retryInfo: RetryInfo | undefined =
       exec === undefined ? undefined : Object.freeze({ attemptCount: exec.attemptCount, isLastAttempt: exec.isLastAttempt });
-    const scheduled = this.#scheduled.get(key);
+    const scheduled = state.scheduled;
     // A retry or reschedule whose delay is no longer pending has fired: it is (one of) the causes.
-    if (scheduled !== undefined && this.queue.delayOf(key) === undefined) {
-      this.#scheduled.delete(key);
-      this.#causes.add(key, { type: scheduled, source: scheduled }, this.#clock.now());
+    if (scheduled !== undefined && this.#states.delayFired(state)) {
+      state.scheduled = undefined;
+      this.#causes.add(state, { type: scheduled, source: scheduled }, this.#clock.now());
     }
-    const causes = this.#causes.take(key);
+    const causes = this.#causes.take(state);
     const timeoutMs = this.#config.reconcileTimeoutMs;
     const now = this.#clock.now();
     const deadline = now + (timeoutMs ?? Infinity);
     const attempt: Attempt = { key, abort: new LazyAbortController(), deadline, timedOut: false, released: false, release: undefined };
-    this.#inFlight.set(key, attempt);
+    this.#states.started(state, attempt);
     this.#events.emit({ type: 'started', key, retryInfo, causes });
     if (timeoutMs !== undefined) this.#timeouts.watch(attempt.deadline);
     // Started now: the attempt reuses this clock read for its duration.
-    this.#attempt(attempt, retryInfo, causes, now);
+    this.#attempt(state, attempt, retryInfo, causes, now);
     // The worker's promise is made only for an attempt still running (a timeout fires later).
     if (attempt.released) return undefined;
     return new Promise<void>((release) => (attempt.release = release));
@@ -377,29 +370,29 @@ export class EventProcessor {
    * settled one microtask later, with no promise or async frame of its own (issue 23); one that
    * returns a promise is settled when it does.
    */
-  #attempt(attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): void {
+  #attempt(state: PrimaryState, attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): void {
     let result: ReturnType<ReconcileDispatcher>;
     try {
       result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort));
     } catch (error) {
-      this.#finish(attempt, startedAt, this.#errorOutcome(attempt, error));
+      this.#finish(state, attempt, startedAt, this.#errorOutcome(attempt, error));
       return;
     }
     if (isThenable(result)) {
       result.then(
-        (value) => this.#finish(attempt, startedAt, this.#successOutcome(attempt, value)),
-        (error: unknown) => this.#finish(attempt, startedAt, this.#errorOutcome(attempt, error)),
+        (value) => this.#finish(state, attempt, startedAt, this.#successOutcome(state, attempt, value)),
+        (error: unknown) => this.#finish(state, attempt, startedAt, this.#errorOutcome(attempt, error)),
       );
     } else {
       // Its tail (reports, reschedule, done) waits one microtask: workers handed keys in the same
       // turn start their reconciles first, else a burst's last event waits for every earlier tail.
-      const outcome = this.#successOutcome(attempt, result);
-      queueMicrotask(() => this.#finish(attempt, startedAt, outcome));
+      const outcome = this.#successOutcome(state, attempt, result);
+      queueMicrotask(() => this.#finish(state, attempt, startedAt, outcome));
     }
   }
 
-  #successOutcome(attempt: Attempt, result: DispatchResult | void): ReconcileOutcome {
-    if (result?.reschedulePriority !== undefined) this.#reschedulePriority.set(attempt.key, result.reschedulePriority);
+  #successOutcome(state: PrimaryState, attempt: Attempt, result: DispatchResult | void): ReconcileOutcome {
+    if (result?.reschedulePriority !== undefined) state.reschedulePriority = result.reschedulePriority;
     return successOutcome(attempt, result, this.#config.reconcileTimeoutMs);
   }
 
@@ -408,18 +401,18 @@ export class EventProcessor {
   }
 
   /** Reports and schedules what follows an attempt, then lets its primary and worker go. */
-  #finish(attempt: Attempt, startedAt: number, outcome: ReconcileOutcome): void {
+  #finish(state: PrimaryState, attempt: Attempt, startedAt: number, outcome: ReconcileOutcome): void {
     const key = attempt.key;
     try {
       this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
       // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
-      const hook = this.#settle(key, outcome);
+      const hook = this.#settle(state, outcome);
       if (hook !== undefined) {
         hook.then(
-          () => this.#end(attempt),
+          () => this.#end(state, attempt),
           (error: unknown) => {
             this.#events.emit({ type: 'hook-failed', key, error });
-            this.#end(attempt);
+            this.#end(state, attempt);
           },
         );
         return;
@@ -427,70 +420,78 @@ export class EventProcessor {
     } catch (error) {
       this.#events.emit({ type: 'hook-failed', key, error });
     }
-    this.#end(attempt);
+    this.#end(state, attempt);
   }
 
-  #end(attempt: Attempt): void {
-    this.#inFlight.delete(attempt.key);
+  #end(state: PrimaryState, attempt: Attempt): void {
+    this.#states.ended(state, attempt);
     this.queue.done(attempt.key);
+    // After done: a record is dropped only once the queue no longer hands the primary out.
+    this.#states.release(state);
     letGo(attempt);
   }
 
+  /** @internal For the property tests: how many primaries the processor keeps a record of. */
+  trackedPrimaries(): number {
+    return this.#states.size;
+  }
+
   /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
-  #settle(key: string, outcome: ReconcileOutcome): Promise<void> | undefined {
+  #settle(state: PrimaryState, outcome: ReconcileOutcome): Promise<void> | undefined {
+    const key = state.key;
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
     // for another; the max-interval safety net is a resync, so it comes at low priority.
-    // Maps and sets here are empty for nearly every reconcile: sizes are read first (issue 23).
-    const requestedPriority = this.#reschedulePriority.size === 0 ? undefined : this.#reschedulePriority.get(key);
-    if (requestedPriority !== undefined) this.#reschedulePriority.delete(key);
+    const requestedPriority = state.reschedulePriority;
+    state.reschedulePriority = undefined;
     const priority = this.queue.priorityOf?.(key);
-    if (this.#droppedInFlight.size !== 0 && this.#droppedInFlight.delete(key)) {
-      this.#retries.delete(key);
+    if (state.droppedInFlight) {
+      state.droppedInFlight = false;
+      state.retry = undefined;
       this.queue.forget(key);
       return;
     }
     if (outcome.type === 'success') {
-      if (this.#retries.size !== 0) this.#retries.delete(key);
+      state.retry = undefined;
       this.queue.forget(key);
       const requested = outcome.rescheduleAfterMs;
       const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
       if (delay === undefined) {
         this.queue.cancelDelayed(key);
-        this.#scheduled.delete(key);
+        state.scheduled = undefined;
       } else {
         // Set over the old entry, not deleted and set again: no hole in a map of every primary.
         const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
         this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
-        this.#scheduled.set(key, 'reschedule');
+        this.#states.schedule(state, 'reschedule', !(delay > 0));
         this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
     }
 
-    this.#scheduled.delete(key);
-    let exec = this.#retries.get(key);
+    state.scheduled = undefined;
+    let exec = state.retry;
     if (!outcome.terminal) {
       if (exec === undefined) {
         exec = this.#config.retry.initExecution();
-        this.#retries.set(key, exec);
+        state.retry = exec;
       }
       const retryDelay = exec.nextDelay();
       if (retryDelay !== undefined) {
         this.queue.addRateLimited(key, retryDelay, priority);
-        this.#scheduled.set(key, 'retry');
-        const delayMs = this.queue.delayOf(key) ?? 0;
-        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs, error: outcome.error });
+        const delayMs = this.queue.delayOf(key);
+        this.#states.schedule(state, 'retry', delayMs === undefined);
+        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs: delayMs ?? 0, error: outcome.error });
         return;
       }
     }
-    this.#retries.delete(key);
+    state.retry = undefined;
     this.queue.forget(key);
     const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
     this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
     if (maxInterval !== undefined) {
       this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
-      this.#scheduled.set(key, 'reschedule');
+      this.#states.schedule(state, 'reschedule', this.queue.delayOf(key) === undefined);
       this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
     }
     const hook = this.#onRetriesExhausted;

@@ -62,6 +62,12 @@ export interface ReconcileQueue {
    * (controller-runtime's `GetWithPriority`). Absent on queues without priorities.
    */
   priorityOf?(item: string): number | undefined;
+  /**
+   * Calls `listener` with each item whose delayed add comes due, before it is added: the event
+   * processor then knows which retries and reschedules fired without asking `delayOf` at every
+   * dispatch. Optional: without it the processor asks.
+   */
+  onDelayedAdd?(listener: (item: string) => void): void;
 }
 
 /**

@@ -17,13 +17,48 @@ import type { ProcessingEvent, Trigger } from '@kindex/core';
 export type ControllerEvent =
   | { readonly type: 'trigger'; readonly trigger: Trigger }
   | { readonly type: 'processing'; readonly event: ProcessingEvent }
-  | {
-      readonly type: 'reconciled';
-      readonly key: string;
-      readonly control: string;
-      readonly wrote: readonly ('status' | 'resource' | 'finalizer')[];
-    }
-  | { readonly type: 'problem'; readonly source: string; readonly error: unknown };
+  | ControllerReconciledEvent
+  | ControllerProblemEvent;
+
+/**
+ * A reconcile that ended: the primary's key, the control the reconciler returned and what kindex
+ * wrote for it (`Controller.reconciled$`, and among `events$`).
+ *
+ * @example
+ * ```ts
+ * import type { Controller, ControllerReconciledEvent } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * controller.reconciled$.subscribe((e: ControllerReconciledEvent) => {
+ *   if (e.wrote.length > 0) console.log(`${e.key}: ${e.control}, wrote ${e.wrote.join(', ')}`);
+ * });
+ * ```
+ */
+export interface ControllerReconciledEvent {
+  readonly type: 'reconciled';
+  readonly key: string;
+  readonly control: string;
+  readonly wrote: readonly ('status' | 'resource' | 'finalizer')[];
+}
+
+/**
+ * A problem the controller moved past: a source's, a filter's or mapper's, a cache's
+ * (`Controller.problems$`, and among `events$`).
+ *
+ * @example
+ * ```ts
+ * import type { Controller, ControllerProblemEvent } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * controller.problems$.subscribe((p: ControllerProblemEvent) => console.warn(`${p.source}:`, p.error));
+ * ```
+ */
+export interface ControllerProblemEvent {
+  readonly type: 'problem';
+  /** The event source (or `primary`, `namespace-selector`) that reported it. */
+  readonly source: string;
+  readonly error: unknown;
+}
 
 /**
  * Name of the controller's own source of primary events.

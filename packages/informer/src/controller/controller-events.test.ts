@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ResourceID, type ProcessingEvent, type Trigger } from '@kindex/core';
-import type { ControllerEvent } from './controller-event.js';
+import type { ControllerEvent, ControllerProblemEvent, ControllerReconciledEvent } from './controller-event.js';
 import { ControllerEvents } from './controller-events.js';
 
 const trigger: Trigger = { primaryIds: [ResourceID.of('web', 'shop')], source: 'primary', cause: { type: 'primary-deleted' } };
@@ -43,5 +43,27 @@ describe('ControllerEvents', () => {
       { type: 'reconciled', key: 'shop/web', control: 'noUpdate', wrote: ['status'] },
     ]);
     expect(completed).to.equal(true);
+  });
+
+  it('hands problems$ and reconciled$ subscribers their own events only, and completes them', () => {
+    const events = new ControllerEvents();
+    const problems: ControllerProblemEvent[] = [];
+    const reconciles: ControllerReconciledEvent[] = [];
+    let completed = 0;
+    events.problems$.subscribe({ next: (p) => problems.push(p), complete: () => completed++ });
+    events.reconciled$.subscribe({ next: (r) => reconciles.push(r), complete: () => completed++ });
+    events.trigger(trigger);
+    events.processing(started);
+    events.problem('pods', 'boom');
+    events.reconciled('shop/web', 'noUpdate', []);
+    events.reconciled('shop/db', 'updateStatus', ['status']);
+    events.complete();
+    events.problem('pods', 'after');
+    expect(problems).to.deep.equal([{ type: 'problem', source: 'pods', error: 'boom' }]);
+    expect(reconciles).to.deep.equal([
+      { type: 'reconciled', key: 'shop/web', control: 'noUpdate', wrote: [] },
+      { type: 'reconciled', key: 'shop/db', control: 'updateStatus', wrote: ['status'] },
+    ]);
+    expect(completed).to.equal(2);
   });
 });

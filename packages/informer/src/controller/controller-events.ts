@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { Listeners, type ProcessingEvent, type Trigger } from '@kindex/core';
-import type { ControllerEvent } from './controller-event.js';
+import type { ControllerEvent, ControllerProblemEvent, ControllerReconciledEvent } from './controller-event.js';
 
 /**
  * A controller's event fan-out, by direct calls: the operator's metrics and logs follow the
@@ -12,12 +12,22 @@ import type { ControllerEvent } from './controller-event.js';
 export class ControllerEvents {
   /** Triggers, processing steps, writes and problems; free while nobody subscribes. */
   readonly events$: Observable<ControllerEvent>;
+  /**
+   * Problems alone: a subscriber here costs nothing per trigger or processing step, where an
+   * `events$` subscriber is handed (and filters out) several wrapped events per trigger.
+   */
+  readonly problems$: Observable<ControllerProblemEvent>;
+  /** Ended reconciles alone, one event each. */
+  readonly reconciled$: Observable<ControllerReconciledEvent>;
   readonly #events = new Listeners<ControllerEvent>();
   readonly #processing = new Listeners<ProcessingEvent>();
   readonly #problems = new Listeners<string, unknown>();
+  readonly #reconciled = new Listeners<ControllerReconciledEvent>();
 
   constructor() {
     this.events$ = this.#events.observe((event) => event);
+    this.problems$ = this.#problems.observe((source, error): ControllerProblemEvent => ({ type: 'problem', source, error }));
+    this.reconciled$ = this.#reconciled.observe((event) => event);
   }
 
   /** Calls `listener` with every processing step, unwrapped. Returns the function that removes it. */
@@ -49,7 +59,10 @@ export class ControllerEvents {
 
   /** A reconcile, how it ended and what it wrote. */
   reconciled(key: string, control: string, wrote: readonly ('status' | 'resource' | 'finalizer')[]): void {
-    if (this.#events.listening) this.#events.emit({ type: 'reconciled', key, control, wrote });
+    if (!this.#events.listening && !this.#reconciled.listening) return;
+    const event: ControllerReconciledEvent = { type: 'reconciled', key, control, wrote };
+    this.#reconciled.emit(event);
+    this.#events.emit(event);
   }
 
   /** Ends every stream and drops every listener. */
@@ -57,5 +70,6 @@ export class ControllerEvents {
     this.#events.complete();
     this.#processing.complete();
     this.#problems.complete();
+    this.#reconciled.complete();
   }
 }

@@ -59,7 +59,12 @@ import { declaredWrites, type DeclaredWrite } from './written-resource.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import { CONTROLLER_OPTION_KEYS, STOP_OPTION_KEYS, validateCrdPolicy, type ControllerOptions } from './controller-options.js';
-import { PRIMARY_SOURCE_NAME, type ControllerEvent } from './controller-event.js';
+import {
+  PRIMARY_SOURCE_NAME,
+  type ControllerEvent,
+  type ControllerProblemEvent,
+  type ControllerReconciledEvent,
+} from './controller-event.js';
 import { ControllerEvents } from './controller-events.js';
 
 /**
@@ -86,6 +91,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly primaryCache: InformerCache<P>;
   /** Triggers, processing steps, writes and problems, as they happen. */
   readonly events$: Observable<ControllerEvent>;
+  /**
+   * The problems of `events$` alone (a source's, a filter's, a cache's), as they happen. Prefer it
+   * to filtering `events$` when problems are all you follow: it hands you nothing per trigger.
+   */
+  readonly problems$: Observable<ControllerProblemEvent>;
+  /** The ended reconciles of `events$` alone: key, control and what kindex wrote. */
+  readonly reconciled$: Observable<ControllerReconciledEvent>;
   readonly health$: Observable<EventSourceHealth>;
 
   readonly #reconciler: Reconciler<P, KubeClient>;
@@ -218,6 +230,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       abortInFlight: (key, reason) => this.#lifecycle.processor?.abortInFlight(key, reason),
     });
     this.events$ = this.#events.events$;
+    this.problems$ = this.#events.problems$;
+    this.reconciled$ = this.#events.reconciled$;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: PRIMARY_SOURCE_NAME, status: 'starting' });
     this.health$ = this.#health.asObservable();
     this.#lifecycle = new ControllerLifecycle<P>({

@@ -81,7 +81,8 @@ export class PrimaryEvents<P extends KubernetesObject> {
       this.#triggers.primaryDeleted(id);
       return;
     }
-    ledger.tombstones.delete(key);
+    // Empty but for primaries deleted under our finalizer: no lookup per event (issue 23).
+    if (ledger.tombstones.size !== 0) ledger.tombstones.delete(key);
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) ledger.cleanedUp.delete(key);
     ledger.written.onInformerEvent(key, delta.object);
     if (isScopeRemoval(origin)) return;

@@ -16,7 +16,7 @@ import type { InformerCache } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { causesForLog } from '../logging/reconcile-log.js';
+import { reconcileLogFields } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
@@ -61,13 +61,15 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #o: ReconciliationDispatcherOptions<P>;
   #dispatchGuard: ((primary: P) => boolean) | undefined;
   #primaryFence: ((primary: P) => void) | undefined;
-  /** Primaries being reconciled now, by key: what a shard release waits for. */
-  readonly #inFlight = new Map<string, P>();
+  /** Primaries being reconciled now (what a shard release waits for) and their keys, side by side. */
+  readonly #inFlightKeys: string[] = [];
+  readonly #inFlight: P[] = [];
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
   readonly #shardLost = new Map<string, unknown>();
   /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
   #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
+  readonly #snapshot = () => this.#o.primaryCache.snapshot(); // one function for every context
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -96,8 +98,9 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   /** Aborts the signals of the running reconciles of primaries matching `belongs`; returns their keys. */
   abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
     const aborted: string[] = [];
-    for (const [key, primary] of this.#inFlight) {
-      if (!belongs(primary) || this.#shardLost.has(key)) continue;
+    const primaries = [...this.#inFlight];
+    for (const [i, key] of [...this.#inFlightKeys].entries()) {
+      if (!belongs(primaries[i]!) || this.#shardLost.has(key)) continue;
       this.#shardLost.set(key, reason);
       this.#o.abortInFlight(key, reason);
       aborted.push(key);
@@ -107,7 +110,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 
   /** Resolves once no reconcile of a primary matching `belongs` is running (polled). */
   async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
-    while ([...this.#inFlight.values()].some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    while (this.#inFlight.some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 
   /**
@@ -143,7 +146,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
       primary,
       eventSources: this.#o.sources(),
       // Made when the reconciler first reads them: most never do (see DefaultContextOptions).
-      primaryCache: () => this.#o.primaryCache.snapshot(),
+      primaryCache: this.#snapshot,
       client,
       retryInfo,
       primaryFinalStateUnknown,
@@ -258,7 +261,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     log: Logger,
     found: P | undefined,
   ): DispatchResult | void | Promise<DispatchResult | void> {
-    this.#inFlight.set(key, subject);
+    this.#inFlightKeys.push(key);
+    this.#inFlight.push(subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
@@ -282,7 +286,9 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 
   /** After the work on a primary, however it ended. */
   #ended(key: string, opened: readonly DefaultContext<P, KubeClient>[]): void {
-    this.#inFlight.delete(key);
+    const at = this.#inFlightKeys.lastIndexOf(key);
+    swapRemove(this.#inFlightKeys, at);
+    swapRemove(this.#inFlight, at);
     if (this.#shardLost.size !== 0) this.#shardLost.delete(key);
     for (const context of opened) context.release();
   }
@@ -330,10 +336,11 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     control: UpdateControl<P>,
     client: KubeClient,
     writer: PrimaryWriter<P>,
-    wrote: ('status' | 'resource' | 'finalizer')[] = [],
+    wrote?: ('status' | 'resource' | 'finalizer')[],
   ): DispatchResult | void | Promise<DispatchResult | void> {
-    if (control.resource !== undefined) return this.#writeControl(key, primary, control, client, writer, wrote);
-    this.#o.events.reconciled(key, control.kind, wrote);
+    if (control.resource !== undefined) return this.#writeControl(key, primary, control, client, writer, wrote ?? []);
+    // Nothing written (most reconciles): one shared empty list, no array per reconcile.
+    this.#o.events.reconciled(key, control.kind, wrote ?? NOTHING_WRITTEN);
     return scheduleOf(control);
   }
 
@@ -467,6 +474,14 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   }
 }
 
+const NOTHING_WRITTEN: readonly never[] = Object.freeze([]);
+
+/** Removes `list[at]`, moving the last entry into its place: for short lists whose order does not matter. */
+function swapRemove(list: unknown[], at: number): void {
+  list[at] = list[list.length - 1];
+  list.pop();
+}
+
 /** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
 function skip(reason: ReconcileSkipReason): DispatchResult {
   return { skipped: reason };
@@ -481,14 +496,4 @@ function scheduleOf(control: UpdateControl<KubernetesObject>): DispatchResult | 
   if (control.scheduleDelayMs === undefined) return undefined;
   const priority = control.schedulePriority;
   return { rescheduleAfterMs: control.scheduleDelayMs, ...(priority !== undefined ? { reschedulePriority: priority } : {}) };
-}
-
-/** The fields of a reconcile's log line that say why it ran. */
-function reconcileLogFields(request: DispatchRequest): object {
-  return {
-    triggers: request.causes.triggers,
-    causes: causesForLog(request.causes),
-    ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
-    ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
-  };
 }

@@ -1,4 +1,4 @@
-import type { ReconcileCauses } from '@kindex/core';
+import type { DispatchRequest, ReconcileCauses } from '@kindex/core';
 
 /**
  * One cause as it appears on a reconcile's log line.
@@ -51,4 +51,14 @@ export function causesForLog(causes: ReconcileCauses): LoggedCause[] {
     ...(c.detail !== undefined ? { detail: c.detail } : {}),
     count: c.count,
   }));
+}
+
+/** The fields of a reconcile's log line that say why it ran. */
+export function reconcileLogFields(request: DispatchRequest): object {
+  return {
+    triggers: request.causes.triggers,
+    causes: causesForLog(request.causes),
+    ...(request.causes.omitted > 0 ? { causesOmitted: request.causes.omitted } : {}),
+    ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
+  };
 }

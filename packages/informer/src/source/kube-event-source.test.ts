@@ -10,6 +10,7 @@ import {
   KubeClient,
   Operator,
   type ControllerEvent,
+  type ControllerProblemEvent,
   type KubeEventSource,
   type NamespaceSet,
 } from '../index.js';
@@ -132,6 +133,8 @@ describe('KubeEventSource, implemented by a class other than InformerEventSource
       const controller = suite.operator.register(reconciler, { kind: WidgetKind, namespaces: [ns] });
       const events: ControllerEvent[] = [];
       controller.events$.subscribe((e) => events.push(e));
+      const problems: ControllerProblemEvent[] = [];
+      controller.problems$.subscribe((p) => problems.push(p));
       await suite.operator.start();
 
       const name = uniqueName('settings');
@@ -139,7 +142,11 @@ describe('KubeEventSource, implemented by a class other than InformerEventSource
       await eventually(() => {
         const problem = events.find((e) => e.type === 'problem' && e.source === 'throwing-maps');
         expect(problem, 'the mapper error as a controller problem').to.not.equal(undefined);
+        const alone = problems.find((p) => p.source === 'throwing-maps');
+        expect(alone, 'the same problem on problems$').to.not.equal(undefined);
+        expect(((alone!.error as Error).cause as Error).message).to.equal('mapper refuses');
       });
+      expect(problems.every((p) => p.type === 'problem')).to.equal(true);
       const view = controllerDebugView(controller).eventSources.find((s) => s.name === 'throwing-maps');
       expect(view?.cache).to.include({ objects: 1, synced: true });
     });

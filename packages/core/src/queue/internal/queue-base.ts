@@ -5,6 +5,7 @@ import { WORK_QUEUE_OPTION_KEYS, type WorkQueueOptions } from '../work-queue-opt
 import { rejectUnknownOptions } from '../../options/reject-unknown-options.js';
 import { DelayedAdds } from './delayed-adds.js';
 import { QueueTiming } from './queue-timing.js';
+import { SlotMap } from './slot-map.js';
 
 /**
  * What {@link WorkQueue} and {@link PriorityWorkQueue} share: handing items to workers (one
@@ -17,10 +18,14 @@ export abstract class QueueBase<K extends string> {
   readonly #delayed: DelayedAdds<K>;
   /** @internal Only with a metrics provider. */
   protected readonly timing: QueueTiming<K> | undefined;
-  /** Items handed out and not yet `done`, with the priority they were handed out at. */
-  protected readonly processing = new Map<K, number>();
+  /**
+   * @internal Items handed out and not yet `done`, with the priority they were handed out at;
+   * usually one at a time, and emptied after each (see SlotMap).
+   */
+  protected readonly processing = new SlotMap<K>();
   readonly #waiters: ((item: K | undefined) => void)[] = [];
   readonly #drainWaiters: (() => void)[] = [];
+  #onDelayedAdd: ((item: K) => void) | undefined;
   #shuttingDown = false;
 
   constructor(options: WorkQueueOptions<K>) {
@@ -28,7 +33,10 @@ export abstract class QueueBase<K extends string> {
     rejectUnknownOptions(`${new.target.name} options`, options, WORK_QUEUE_OPTION_KEYS);
     this.clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.clock);
-    this.#delayed = new DelayedAdds<K>(this.clock, (item, priority) => this.add(item, priority));
+    this.#delayed = new DelayedAdds<K>(this.clock, (item, priority) => {
+      this.#onDelayedAdd?.(item);
+      this.add(item, priority);
+    });
     const metrics = options.metrics;
     const byPriority = this.depthByPriority !== undefined;
     this.timing =
@@ -106,6 +114,15 @@ export abstract class QueueBase<K extends string> {
   addRateLimited(item: K, minDelayMs = 0, priority = 0): void {
     if (!this.#shuttingDown) this.timing?.retried();
     this.addAfter(item, Math.max(this.#rateLimiter.when(item), minDelayMs), priority);
+  }
+
+  /**
+   * Calls `listener` with each item whose delayed add comes due, before it is added (one
+   * listener: a later call replaces it). The event processor uses it to tell a fired retry or
+   * reschedule without a lookup per dispatch.
+   */
+  onDelayedAdd(listener: ((item: K) => void) | undefined): void {
+    this.#onDelayedAdd = listener;
   }
 
   /** Ends the failure streak of `item` in the rate limiter. It does not dequeue it. */

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { WorkQueueMetrics, WorkQueueMetricsProvider } from '../work-queue-metrics.js';
+import { SlotMap } from './slot-map.js';
 
 /**
  * The metrics bookkeeping of a work queue, shared by {@link WorkQueue} and
@@ -9,8 +10,9 @@ import type { WorkQueueMetrics, WorkQueueMetricsProvider } from '../work-queue-m
  */
 export class QueueTiming<K> {
   readonly #metrics: WorkQueueMetrics;
-  readonly #addedAt = new Map<K, number>();
-  readonly #startedAt = new Map<K, number>();
+  // Usually one entry each (see SlotMap).
+  readonly #addedAt = new SlotMap<K>();
+  readonly #startedAt = new SlotMap<K>();
   readonly #now: () => number;
 
   constructor(
@@ -30,13 +32,13 @@ export class QueueTiming<K> {
       unfinishedWorkSeconds: () => {
         const now = this.#now();
         let total = 0;
-        for (const at of this.#startedAt.values()) total += now - at;
+        this.#startedAt.forEachValue((at) => (total += now - at));
         return total / 1000;
       },
       longestRunningProcessorSeconds: () => {
         const now = this.#now();
         let longest = 0;
-        for (const at of this.#startedAt.values()) longest = Math.max(longest, now - at);
+        this.#startedAt.forEachValue((at) => (longest = Math.max(longest, now - at)));
         return longest / 1000;
       },
     });
@@ -56,16 +58,14 @@ export class QueueTiming<K> {
   /** Records the wait of an item handed to a worker and starts timing its work. */
   handedOut(item: K): void {
     const now = this.#now();
-    const addedAt = this.#addedAt.get(item);
-    this.#addedAt.delete(item);
+    const addedAt = this.#addedAt.take(item);
     this.#startedAt.set(item, now);
     this.#metrics.started(addedAt === undefined ? 0 : (now - addedAt) / 1000);
   }
 
   /** A worker finished `item`: records its work duration. */
   finished(item: K): void {
-    const startedAt = this.#startedAt.get(item);
-    this.#startedAt.delete(item);
+    const startedAt = this.#startedAt.take(item);
     if (startedAt !== undefined) this.#metrics.finished((this.#now() - startedAt) / 1000);
   }
 

@@ -3,54 +3,60 @@ import type { ReconcileCause, ReconcileCauses } from '../reconcile-cause.js';
 
 type CauseSeed = Omit<ReconcileCause, 'count' | 'lastAt'>;
 
-interface Entry {
+/** The causes gathered for one primary between two of its dispatches. */
+export interface CauseEntry {
   /** Distinct causes in order of first arrival; handed out (frozen) by `take`. */
   readonly causes: ReconcileCause[];
   triggers: number;
   omitted: number;
 }
 
+/** Where a primary's entry is kept (the event processor's per-primary record). */
+export interface CauseHolder {
+  causes: CauseEntry | undefined;
+}
+
 /**
- * The causes gathered for each primary between two of its dispatches. Bounded per primary
- * (`maxCauses` distinct entries; further triggers are only counted) so a storm of events on one
- * primary costs O(1) memory, and a primary's entry lives only until its next dispatch.
+ * Gathers the causes of each primary between two of its dispatches into the primary's own
+ * record (a {@link CauseHolder}: no map of its own). Bounded per primary (`maxCauses` distinct
+ * entries; further triggers are only counted) so a storm of events on one primary costs O(1)
+ * memory, and a primary's entry lives only until its next dispatch.
  *
  * On the per-event path: most primaries gather one cause between dispatches, so causes are
  * matched by comparing their fields over the (bounded) list, with no key string per trigger.
  */
 export class PendingCauses {
   readonly #maxCauses: number;
-  readonly #pending = new Map<string, Entry>();
 
   constructor(maxCauses: number) {
     this.#maxCauses = maxCauses;
   }
 
-  /** Records the trigger's cause for `primaryKey`. */
-  addTrigger(primaryKey: string, trigger: Trigger, now: number): void {
+  /** Records the trigger's cause in `holder`. */
+  addTrigger(holder: CauseHolder, trigger: Trigger, now: number): void {
     const cause = trigger.cause;
     const source = String(trigger.source);
     switch (cause?.type) {
       case 'resource':
-        return this.#add(primaryKey, 'resource', source, cause.event, cause.objectKey, undefined, now);
+        return this.#add(holder, 'resource', source, cause.event, cause.objectKey, undefined, now);
       case 'poll':
-        return this.#add(primaryKey, 'poll', source, cause.change, undefined, undefined, now);
+        return this.#add(holder, 'poll', source, cause.change, undefined, undefined, now);
       case 'external':
-        return this.#add(primaryKey, 'external', source, undefined, undefined, cause.detail, now);
+        return this.#add(holder, 'external', source, undefined, undefined, cause.detail, now);
       case 'timer':
-        return this.#add(primaryKey, 'timer', source, undefined, undefined, undefined, now);
+        return this.#add(holder, 'timer', source, undefined, undefined, undefined, now);
       default:
-        return this.#add(primaryKey, 'external', source, undefined, undefined, `cause ${String(cause?.type)}`, now);
+        return this.#add(holder, 'external', source, undefined, undefined, `cause ${String(cause?.type)}`, now);
     }
   }
 
-  /** Records one cause for `primaryKey`. */
-  add(primaryKey: string, seed: CauseSeed, now: number): void {
-    this.#add(primaryKey, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, now);
+  /** Records one cause in `holder`. */
+  add(holder: CauseHolder, seed: CauseSeed, now: number): void {
+    this.#add(holder, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, now);
   }
 
   #add(
-    primaryKey: string,
+    holder: CauseHolder,
     type: ReconcileCause['type'],
     source: string,
     event: ReconcileCause['event'],
@@ -58,10 +64,10 @@ export class PendingCauses {
     detail: string | undefined,
     now: number,
   ): void {
-    let entry = this.#pending.get(primaryKey);
+    let entry = holder.causes;
     if (entry === undefined) {
       entry = { causes: [], triggers: 0, omitted: 0 };
-      this.#pending.set(primaryKey, entry);
+      holder.causes = entry;
     }
     entry.triggers++;
     const causes = entry.causes;
@@ -84,30 +90,22 @@ export class PendingCauses {
     causes.push(cause);
   }
 
-  /** The causes gathered for `primaryKey`, without taking them. */
-  peek(primaryKey: string): ReconcileCauses | undefined {
-    const entry = this.#pending.get(primaryKey);
+  /** The causes gathered in `holder`, without taking them; undefined when none. */
+  peek(holder: CauseHolder | undefined): ReconcileCauses | undefined {
+    const entry = holder?.causes;
     return entry === undefined
       ? undefined
       : Object.freeze({ causes: Object.freeze([...entry.causes]), triggers: entry.triggers, omitted: entry.omitted });
   }
 
-  /** Takes the causes gathered for `primaryKey`: the next ones start afresh. */
-  take(primaryKey: string): ReconcileCauses {
-    const entry = this.#pending.get(primaryKey);
+  /** Takes the causes gathered in `holder`: the next ones start afresh. */
+  take(holder: CauseHolder): ReconcileCauses {
+    const entry = holder.causes;
     if (entry === undefined) return EMPTY;
-    this.#pending.delete(primaryKey);
-    // The entry is gone: its list is handed over as is.
-    return Object.freeze({ causes: Object.freeze(entry.causes), triggers: entry.triggers, omitted: entry.omitted });
-  }
-
-  /** Forgets `primaryKey` (deleted primary). */
-  delete(primaryKey: string): void {
-    this.#pending.delete(primaryKey);
-  }
-
-  clear(): void {
-    this.#pending.clear();
+    holder.causes = undefined;
+    // The entry is gone: it is handed over as is, frozen (no copy per dispatch).
+    Object.freeze(entry.causes);
+    return Object.freeze(entry);
   }
 }
 
