@@ -7,8 +7,13 @@ import { eventually, startTestApiServer, type TestApiServer } from '@kindex/test
 import { ElectionScenario } from './support/election-scenario.js';
 import { intervals, overlaps, readRecords, type ReplicaProcess } from './support/replica-process.js';
 
-/** Short timings with client-go's ratios, roomy enough for a loaded two-core CI machine. */
-const timing = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
+/**
+ * Short timings, roomy enough for a loaded two-core CI machine: a new leader that stalls past its
+ * renew deadline loses the lease (and exits, with onLost 'exit'), and the assertions name it.
+ * Pinned to one core beside the other process suites, replicas stalled for up to 5 s (3 s was the
+ * deadline before).
+ */
+const timing = { leaseDurationMs: 6_000, renewDeadlineMs: 4_500, retryPeriodMs: 500 };
 
 describe('leader election across processes', function () {
   this.timeout(240_000);
