@@ -628,7 +628,9 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
       } catch (error) {
         // A contender that falls over at a rate (its watch broke, the last event never came)
         // did not sustain it: the search goes on, for it and for the others.
-        console.error(`  e2e-max: ${contender} did not complete at ${rate} events/s: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        console.error(
+          `  e2e-max: ${contender} did not complete at ${rate} events/s: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        );
         return false;
       }
       const p99 = m?.get('latencyP99Ms');
