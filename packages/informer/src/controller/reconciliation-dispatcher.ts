@@ -478,8 +478,7 @@ const NOTHING_WRITTEN: readonly never[] = Object.freeze([]);
 
 /** Removes `list[at]`, moving the last entry into its place: for short lists whose order does not matter. */
 function swapRemove(list: unknown[], at: number): void {
-  // Not there (-1): nothing to remove; writing list[-1] and popping would drop another entry.
-  if (at < 0) return;
+  if (at < 0) return; // not there: writing list[-1] and popping would drop another entry
   list[at] = list[list.length - 1];
   list.pop();
 }
