@@ -26,6 +26,7 @@ import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { WatchLineError } from '../client/response-errors.js';
 import { prepareObject } from './internal/prepare-object.js';
+import { MetadataInterning } from './internal/metadata-interning.js';
 import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
 import { listPages, type PagedListContext } from './internal/paged-list.js';
 import { InitialEvents, isInitialEventsEnd, refusesWatchList, WATCH_LIST_QUERY, WatchListIgnoredError } from './internal/initial-events.js';
@@ -136,6 +137,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
       namespaced: type.namespaced,
       transform: options.transform === null ? (o) => o : (options.transform ?? keepAppliedFields),
       onTransformError: (error) => this.report(error),
+      interning: new MetadataInterning(),
     };
     this.listContext = {
       kubeConfig: this.kubeConfig,

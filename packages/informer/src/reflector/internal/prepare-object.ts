@@ -1,6 +1,7 @@
 import { InvalidResourceError, ResourceID, deepFreeze } from '@kindex/core';
 import type { KubernetesObject } from '@kindex/core';
 import { TransformError } from '../reflector-error.js';
+import type { MetadataInterning } from './metadata-interning.js';
 import type { ObjectTransform } from '../../kind/object-transform.js';
 
 /** What {@link prepareObject} needs to know about the type being reflected. */
@@ -11,6 +12,8 @@ export interface PrepareContext<R extends KubernetesObject> {
   readonly transform: ObjectTransform<R>;
   /** Receives a transform failure; the object is then kept as it came. */
   readonly onTransformError: (error: TransformError) => void;
+  /** This cache's shared copies of repeated metadata strings; absent, each object keeps its own. */
+  readonly interning?: MetadataInterning;
 }
 
 /** An object ready for the cache, with the key and resourceVersion read while validating it. */
@@ -121,8 +124,9 @@ function validated<R extends KubernetesObject>(raw: unknown, ctx: PrepareContext
   return obj;
 }
 
-/** The transform applied (a failure is reported and keeps the object), then frozen deeply. */
+/** Repeated strings shared, the transform applied (a failure is reported and keeps the object), then frozen deeply. */
 function transformed<R extends KubernetesObject>(obj: R, ctx: PrepareContext<R>): R {
+  ctx.interning?.share(obj as unknown as Record<string, unknown>);
   let result: R = obj;
   try {
     result = ctx.transform(obj);
