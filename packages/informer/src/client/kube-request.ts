@@ -104,14 +104,25 @@ export async function openRequest(kubeConfig: KubeConfig, spec: KubeRequestSpec)
     request.destroy();
   };
 
-  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    request.once('response', resolve);
-    request.once('error', (error) => {
-      close();
-      reject(failure ?? error);
+  let response: http.IncomingMessage;
+  try {
+    response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve);
+      request.once('error', (error) => {
+        close();
+        reject(failure ?? error);
+      });
+      request.end(spec.body);
     });
-    request.end(spec.body);
-  });
+  } catch (error) {
+    // A kept-alive connection the server closed as this request went out on it: nothing was
+    // answered, so an idempotent request goes again, on another connection (the dead one is
+    // gone from the pool; a fresh connection is never retried here).
+    if (failure === undefined && request.reusedSocket && IDEMPOTENT_METHODS.has(method) && isConnectionReset(error)) {
+      return openRequest(kubeConfig, spec);
+    }
+    throw error;
+  }
   // Once the response is there, its own 'error'/'close' report failures; keep one listener so a
   // late socket error is never an unhandled 'error' event.
   request.on('error', () => {});
@@ -125,6 +136,14 @@ export async function openRequest(kubeConfig: KubeConfig, spec: KubeRequestSpec)
   } finally {
     close();
   }
+}
+
+/** Methods that may be sent twice with the effect of once (RFC 9110 9.2.2). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+function isConnectionReset(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 /** Sends a request and reads its whole answer: for everything but watches. */

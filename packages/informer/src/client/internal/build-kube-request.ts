@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { httpAgent, httpsAgent } from './keep-alive-agents.js';
 
 /** A request ready for Node's http(s): where it goes, and options carrying current credentials. */
 export interface KubeRequest {
@@ -22,9 +23,9 @@ export interface KubeRequest {
  * Why not the agent client-node returns: from 2.0 `applyToHTTPSOptions` hands out an `https.Agent`
  * cached per (cluster, user) and built from the first call's certificates, and Node lets an
  * agent's TLS options override the request's. A rotated client certificate or CA (a file rewritten
- * on disk, a reloaded kubeconfig) would then never reach the server. So the request goes without
- * an agent (`agent: false`: a connection of its own, with this request's TLS options), which is
- * what client-node 1.4 did anyway with a new agent per call.
+ * on disk, a reloaded kubeconfig) would then never reach the server. So the request goes through
+ * kindex's own keep-alive agents (`keep-alive-agents.ts`), which hold no TLS options: the
+ * request's decide, and Node keeps connections with other TLS settings apart.
  *
  * Caveat: through a proxy (`proxyUrl` on the cluster) only client-node's agent knows how to
  * connect, so it is kept; with client-node 2.x a rotated client certificate there takes effect
@@ -47,14 +48,15 @@ export async function buildKubeRequest(
   for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
   const options: https.RequestOptions = {};
   await kubeConfig.applyToHTTPSOptions(options);
-  if (cluster.proxyUrl === undefined) options.agent = false;
+  const secure = url.protocol === 'https:';
+  if (cluster.proxyUrl === undefined) options.agent = secure ? httpsAgent : httpAgent;
   options.method = method;
   // The caller's codec names the Accept header (client/codec.ts).
   options.headers = { ...options.headers, ...headers };
   return {
     url,
     options,
-    transport: url.protocol === 'https:' ? https : http,
+    transport: secure ? https : http,
     description: `${method} ${url.pathname}${url.search}`,
   };
 }
