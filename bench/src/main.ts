@@ -44,6 +44,7 @@ interface Settings {
   shardObjects: number;
   /** Requests per row of the admission webhook scenario (`webhooks`). */
   webhookRequests: number;
+  roundTrips: number;
   reps: number;
   lookups: number;
   contenders: string[];
@@ -114,6 +115,7 @@ function parseSettings(argv: readonly string[]): Settings {
     e2eMaxTop: num('e2e-max-top', 512_000),
     shardObjects: num('shard-objects', 2000),
     webhookRequests: num('webhook-requests', quick ? 500 : 2000),
+    roundTrips: num('round-trips', quick ? 300 : 1000),
     restartObjects: num('restart-objects', quick ? 10_000 : 100_000),
     restartChanges: num('restart-changes', 100),
     restartWorkMs: num('restart-work-ms', 1),
@@ -124,6 +126,34 @@ function parseSettings(argv: readonly string[]): Settings {
     check,
     node: contenderNode(flags.get('node') ?? process.env.BENCH_NODE),
   };
+}
+
+/**
+ * One of the informer package's own benches (a script printing a markdown table), on the
+ * embedded server and then on the real kube-apiserver when it is built (that row is skipped,
+ * with a warning, when it is not).
+ */
+function informerBenchOnBothServers(scenario: string, script: string, args: readonly string[]): string[] {
+  const cwd = join(benchDir, '..', 'packages', 'informer');
+  const tables: string[] = [];
+  for (const flavor of ['embedded', 'real']) {
+    console.error(`  ${scenario}: through the ${flavor} API server`);
+    try {
+      tables.push(
+        execFileSync(process.execPath, ['--import', 'tsx', script, ...args, flavor], {
+          cwd,
+          encoding: 'utf8',
+          maxBuffer: 16 * 2 ** 20,
+        }).trim(),
+      );
+    } catch (error) {
+      if (flavor === 'embedded') throw error;
+      console.warn(
+        `${scenario}: the real kube-apiserver row skipped (${String(error).split('\n')[0]}); build it with scripts/real-apiserver/build.sh`,
+      );
+    }
+  }
+  return tables;
 }
 
 function buildGo(): boolean {
@@ -589,25 +619,22 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
   }
 
   if (settings.scenarios.includes('webhooks')) {
-    // Admission round trip through an API server: the informer package's webhook bench, once on
-    // the embedded server and once on the real kube-apiserver (when built), as for the shards.
-    const cwd = join(benchDir, '..', 'packages', 'informer');
-    const tables: string[] = [];
-    for (const flavor of ['embedded', 'real']) {
-      console.error(`  webhooks: admission round trip through the ${flavor} API server`);
-      const args = ['--import', 'tsx', 'src/webhook/webhook-roundtrip.bench.ts', String(settings.webhookRequests), '16', flavor];
-      try {
-        tables.push(execFileSync(process.execPath, args, { cwd, encoding: 'utf8', maxBuffer: 16 * 2 ** 20 }).trim());
-      } catch (error) {
-        if (flavor === 'embedded') throw error;
-        console.warn(
-          `webhooks: the real kube-apiserver row skipped (${String(error).split('\n')[0]}); build it with scripts/real-apiserver/build.sh`,
-        );
-      }
-    }
+    // Admission round trip through an API server, as for the shards.
+    const tables = informerBenchOnBothServers('webhooks', 'src/webhook/webhook-roundtrip.bench.ts', [
+      String(settings.webhookRequests),
+      '16',
+    ]);
     sections.push({
       name: 'webhooks',
       markdown: `### Admission webhooks: a dry-run create with and without one validating webhook (one run per server)\n\n${tables.join('\n\n')}\n\nLatencies are sequential requests over one keep-alive TLS connection; req/s has 16 requests in flight. The webhook is the informer's WebhookServer on 127.0.0.1, reached by url and verified against its caBundle.`,
+    });
+  }
+
+  if (settings.scenarios.includes('requests')) {
+    const tables = informerBenchOnBothServers('requests', 'src/client/request-roundtrip.bench.ts', [String(settings.roundTrips)]);
+    sections.push({
+      name: 'requests',
+      markdown: `### Request round trips over TLS: one read, one write (one run per server)\n\n${tables.join('\n\n')}\n\nkindex's KubeClient keeps its connections (keep-alive, one pool per TLS identity); client-node 1.4's generated API, as a hand-rolled loop calls it, opens a TLS connection per request. Merge patches of one ConfigMap, each a real write.`,
     });
   }
 
