@@ -35,6 +35,8 @@ export interface RunResult {
   reconciles?: number;
   latencyP50Ms?: number;
   latencyP99Ms?: number;
+  /** p99 without the run's first fifth (JIT compilation and first-use costs), ms. */
+  latencyP99WarmMs?: number;
   latencyMaxMs?: number;
   /** End to end: events per second the server achieved (filled in by the orchestrator). */
   sentPerS?: number;
