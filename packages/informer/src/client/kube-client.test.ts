@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { InformerRegistry, Kinds, KubeClient, metadataOnly } from '../index.js';
+import { InactivityTimeoutError, InformerRegistry, Kinds, KubeClient, metadataOnly } from '../index.js';
 import { startHandServer, type HandServer } from './internal/hand-server.js';
 
 const CONFIG_MAP: KubernetesObject = {
@@ -109,6 +109,48 @@ describe('KubeClient.withFence', () => {
     expect(error).to.equal(notLeader);
     expect(calls).to.deep.equal(['own']);
     expect(received).to.deep.equal([]);
+  });
+});
+
+describe('KubeClient requestInactivityMs', () => {
+  // A server that takes a request and never answers stands for a kept connection whose server
+  // vanished without a word (a half-open connection).
+  let server: HandServer;
+  let answer = false;
+  before(async () => {
+    server = await startHandServer((request, response) => {
+      request.resume();
+      if (answer)
+        request.once('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(CONFIG_MAP)));
+      else request.once('end', () => response.socket?.setTimeout(0));
+    });
+  });
+  after(async () => {
+    answer = true;
+    await server.close();
+  });
+
+  it('gives up on a silent request with InactivityTimeoutError, through a fenced client too, and the next request goes through', async () => {
+    answer = false;
+    const client = new KubeClient(server.kubeConfig, { requestInactivityMs: 150 });
+    for (const c of [client, client.withFence(() => {})]) {
+      const started = Date.now();
+      const error = await c.patch(Kinds.ConfigMap, ResourceID.of('c', 'ns'), { data: { a: '1' } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(InactivityTimeoutError);
+      expect((error as InactivityTimeoutError).timeoutMs).to.equal(150);
+      expect(Date.now() - started).to.be.lessThan(10_000);
+    }
+    answer = true;
+    expect(await client.get(Kinds.ConfigMap, ResourceID.of('c', 'ns'))).to.deep.equal(CONFIG_MAP);
+  });
+
+  it('refuses a timeout that is not a positive number, naming the option', () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new KubeClient(server.kubeConfig, { requestInactivityMs: bad })).to.throw(RangeError, 'requestInactivityMs');
+    }
   });
 });
 

@@ -159,6 +159,14 @@ export interface KubeClientOptions {
    * instead of sending. Patches are not checked. Defaults to false.
    */
   readonly validate?: boolean;
+  /**
+   * Gives up on a request (every one but a watch, which the reflector times itself) when nothing
+   * of the answer arrives for this long, with `InactivityTimeoutError`: a kept-alive connection
+   * whose server vanished without a word would otherwise hold the request, and the reconcile
+   * waiting on it, until the kernel gives up (about 15 minutes). Defaults to 70,000 ms, beyond
+   * kube-apiserver's own 60 s limit on a request, so a slow answer is never cut.
+   */
+  readonly requestInactivityMs?: number;
 }
 
 /** A kind that can check its objects: a custom resource from `customResource()`. */
@@ -172,7 +180,11 @@ export const KUBE_CLIENT_OPTION_KEYS = {
   registry: true,
   fence: true,
   validate: true,
+  requestInactivityMs: true,
 } as const satisfies OptionKeysOf<KubeClientOptions>;
+
+/** See {@link KubeClientOptions.requestInactivityMs}. */
+const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;
 
 /**
  * The Kubernetes client kindex hands to reconcilers and event sources: the KubeConfig, the
@@ -207,6 +219,7 @@ export class KubeClient {
   readonly fieldManager: string;
   readonly #fence: (() => void) | undefined;
   readonly #validate: boolean;
+  readonly #requestInactivityMs: number;
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
@@ -216,6 +229,11 @@ export class KubeClient {
     this.fieldManager = options.fieldManager ?? 'kindex';
     this.#fence = options.fence;
     this.#validate = options.validate ?? false;
+    const inactivityMs = options.requestInactivityMs ?? DEFAULT_REQUEST_INACTIVITY_MS;
+    if (!(inactivityMs > 0) || !Number.isFinite(inactivityMs)) {
+      throw new RangeError(`KubeClient options: requestInactivityMs must be a positive number of milliseconds, not ${inactivityMs}`);
+    }
+    this.#requestInactivityMs = inactivityMs;
   }
 
   /**
@@ -253,8 +271,8 @@ export class KubeClient {
   }
 
   /**
-   * A client on the same KubeConfig, registry and field manager whose writes also pass `fence`,
-   * checked after this client's own, synchronously as each request is about to be sent. Controllers
+   * A client on the same KubeConfig, registry, field manager, validation and request timeout
+   * whose writes also pass `fence`, checked after this client's own, synchronously as each request is about to be sent. Controllers
    * hand one to each reconcile of a sharded primary, fenced by that primary's shard: a process
    * paused past its renew deadline is refused on its first write after resuming, before any
    * timer could tell it the shard is gone.
@@ -277,6 +295,8 @@ export class KubeClient {
     return new KubeClient(this.kubeConfig, {
       fieldManager: this.fieldManager,
       registry: this.registry,
+      validate: this.#validate,
+      requestInactivityMs: this.#requestInactivityMs,
       fence:
         outer === undefined
           ? fence
@@ -449,6 +469,7 @@ export class KubeClient {
       path,
       query,
       shape: 'object',
+      inactivityMs: this.#requestInactivityMs,
       ...(codec === undefined ? {} : { codec }),
       ...(body === undefined ? {} : { body: Buffer.from(JSON.stringify(body)), contentType }),
     });

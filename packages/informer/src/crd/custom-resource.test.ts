@@ -403,6 +403,15 @@ describe('KubeClient validate option', () => {
     expect(error).to.be.instanceOf(CustomResourceValidationError);
   });
 
+  it('validates through a fenced client too (the one a sharded controller hands its reconciler)', async () => {
+    const fenced = new KubeClient(kubeConfig, { validate: true }).withFence(() => {});
+    const error = await fenced.create(Widgets, bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(CustomResourceValidationError);
+  });
+
   it('sends unchecked without the option', async () => {
     const client = new KubeClient(kubeConfig);
     const error = await client.create(Widgets, bad).then(
