@@ -1,10 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
-import type { ReflectorOptions } from '../reflector/reflector.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerRegistry } from './informer-registry.js';
-import { REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
+import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 
 /**
  * Options of {@link InformerCache.start}.
@@ -88,10 +87,7 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   /** Applied before caching; `null` keeps objects as sent. Defaults to dropping managedFields. */
   readonly transform?: ObjectTransform<R> | null;
   /** Connection tuning passed to each reflector (initial state by watch-list or list, page size, timeouts, backoff, wire format). */
-  readonly reflector?: Pick<
-    ReflectorOptions<R>,
-    'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
-  >;
+  readonly reflector?: ReflectorTuningOptions;
 }
 
 /** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
