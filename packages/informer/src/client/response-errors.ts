@@ -31,7 +31,9 @@ export class WatchLineError extends Error {
 }
 
 /**
- * A request that received nothing for longer than the inactivity timeout (a half-open connection).
+ * A request that received nothing for longer than the inactivity timeout (a half-open connection):
+ * the reflector's lists and watches, which it then reopens, and `KubeClient`'s requests
+ * (`requestInactivityMs`), which fail with it.
  *
  * @example
  * ```ts
@@ -49,6 +51,6 @@ export class InactivityTimeoutError extends Error {
     readonly request: string,
     readonly timeoutMs: number,
   ) {
-    super(`${request}: nothing received for ${timeoutMs} ms; reconnecting`);
+    super(`${request}: nothing received for ${timeoutMs} ms; the connection was given up`);
   }
 }
