@@ -272,10 +272,10 @@ export class KubeClient {
 
   /**
    * A client on the same KubeConfig, registry, field manager, validation and request timeout
-   * whose writes also pass `fence`, checked after this client's own, synchronously as each request is about to be sent. Controllers
-   * hand one to each reconcile of a sharded primary, fenced by that primary's shard: a process
-   * paused past its renew deadline is refused on its first write after resuming, before any
-   * timer could tell it the shard is gone.
+   * whose writes also pass `fence`, checked after this client's own, synchronously as each
+   * request is about to be sent. Controllers hand one to each reconcile of a sharded primary,
+   * fenced by that primary's shard: a process paused past its renew deadline is refused on its
+   * first write after resuming, before any timer could tell it the shard is gone.
    *
    * @example
    * ```ts
