@@ -194,12 +194,13 @@ export class PriorityWorkQueue<K extends string = string> extends QueueBase<K> {
     this.#depth.clear();
   }
 
-  /** Hands `entry` to a waiting worker, or queues it. */
+  /** Hands `entry` to a waiting `get`, or queues it (and says so to the `onAvailable` listener). */
   #push(entry: Entry<K>): void {
     if (this.handToWaiter(entry.item, entry.priority)) return;
     this.#queued.set(entry.item, entry);
     this.#heapPush(entry);
     this.#countDepth(entry.priority, 1);
+    this.announceAvailable();
   }
 
   #countDepth(priority: number, delta: 1 | -1): void {

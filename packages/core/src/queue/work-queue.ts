@@ -126,6 +126,7 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
     if (this.handToWaiter(item, 0)) return;
     this.#queued.set(item, this.#fifoStart + this.#fifo.length);
     this.#fifo.push(item);
+    this.announceAvailable();
   }
 
   /** Rebuilds the FIFO when removed items make up most of it, so add/remove churn stays bounded. */

@@ -8,7 +8,7 @@ import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
 import { AttemptRequest } from './internal/attempt-request.js';
-import { AttemptTimeouts, errorOutcome, isThenable, letGo, successOutcome, type Attempt } from './internal/attempt.js';
+import { AttemptTimeouts, errorOutcome, isThenable, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import { PrimaryStates, type PrimaryState } from './internal/primary-state.js';
@@ -24,16 +24,6 @@ import type {
   StopOptions,
 } from './event-processor-options.js';
 
-// Re-exported where they were declared before the carve-up, so importers need not change.
-export type {
-  DispatchRequest,
-  DispatchResult,
-  ReconcileDispatcher,
-  RetriesExhaustedHook,
-  EventProcessorOptions,
-  StopOptions,
-} from './event-processor-options.js';
-
 /**
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
  * controller-runtime's internal controller).
@@ -42,7 +32,9 @@ export type {
  * without one is subscribed through `triggers$`, and one whose stream errors is detached and
  * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
  * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
- * `concurrency` workers take keys and call the dispatcher. {@link EventProcessor.triggers$} and
+ * when the queue announces a waiting key, the processor takes keys (in a microtask, never inside
+ * the source's call) while fewer than `concurrency` attempts run, and calls the dispatcher: a
+ * pull by direct call (JOSDK's executor hand-off), no worker loop awaiting a promise per key. {@link EventProcessor.triggers$} and
  * {@link EventProcessor.events$} are derived for whoever subscribes; `onQueuedTrigger` and
  * `onEvent` give the same by a direct call.
  *
@@ -56,7 +48,7 @@ export type {
  *   or the max reconciliation interval.
  * - A trigger with cause `primary-deleted` (or `primaryDeleted(key)`) drops the primary's queued
  *   work, delays and retry state; an attempt in flight finishes but schedules nothing.
- * - A dispatch that outlives `reconcileTimeoutMs` frees its worker for other primaries; the
+ * - A dispatch that outlives `reconcileTimeoutMs` frees its slot for other primaries; the
  *   primary stays blocked until the call settles, then counts as failed. A call that never
  *   settles blocks that primary (and a draining `stop()`) for good: honour the abort signal.
  * - `stop()` stops listening, drops queued work, and waits for in-flight attempts.
@@ -108,10 +100,15 @@ export class EventProcessor {
   /** One timer for every attempt's timeout (none per attempt). */
   readonly #timeouts: AttemptTimeouts;
   readonly #causes: PendingCauses;
-  #workers: Promise<void>[] = [];
-  /** Resolves when dispatching may go on; replaced on each pause. */
-  #gate: Promise<void> | undefined;
-  #openGate: (() => void) | undefined;
+  /** Attempts holding one of the `concurrency` slots (a timed-out attempt gives its slot back). */
+  #busy = 0;
+  /** Whether a microtask to take waiting keys is queued (one for any number of announcements). */
+  #takeQueued = false;
+  readonly #takeTask = (): void => {
+    this.#takeQueued = false;
+    this.#take();
+  };
+  #paused = false;
   #started = false;
   #stopped = false;
 
@@ -139,12 +136,13 @@ export class EventProcessor {
         const timeoutMs = this.#config.reconcileTimeoutMs ?? 0;
         this.#events.emit({ type: 'timed-out', key: attempt.key, timeoutMs });
         attempt.abort.abort(new ReconcileTimeoutError(attempt.key, timeoutMs));
-        // Frees the worker; the primary stays blocked until the call settles.
-        letGo(attempt);
+        // Frees the slot; the primary stays blocked until the call settles.
+        this.#release(attempt);
       },
     );
     this.events$ = this.#events.observe((event) => event);
     this.triggers$ = this.#triggers.observe((trigger) => trigger);
+    this.queue.onAvailable(() => this.#wake());
     for (const source of options.sources ?? []) this.addSource(source);
   }
 
@@ -219,16 +217,16 @@ export class EventProcessor {
     return this.#causes.peek(this.#states.get(typeof primary === 'string' ? primary : primary.key));
   }
 
-  /** Starts the workers. Idempotent; a stopped processor cannot start again. */
+  /** Starts dispatching, keys queued before it first. Idempotent; a stopped processor cannot start again. */
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
-    for (let i = 0; i < this.#config.concurrency; i++) this.#workers.push(this.#work());
+    this.#wake();
   }
 
   /** Whether dispatching is paused. */
   get paused(): boolean {
-    return this.#gate !== undefined;
+    return this.#paused;
   }
 
   /**
@@ -238,7 +236,7 @@ export class EventProcessor {
    * in-flight attempts are aborted with it; they still settle as usual. Idempotent.
    */
   pause(abortReason?: unknown): void {
-    if (this.#gate === undefined) this.#gate = new Promise((resolve) => (this.#openGate = resolve));
+    this.#paused = true;
     if (abortReason !== undefined) for (const attempt of [...this.#states.running]) attempt.abort.abort(abortReason);
   }
 
@@ -257,21 +255,18 @@ export class EventProcessor {
 
   /** Dispatches again after `pause()`. Idempotent. */
   resume(): void {
-    const open = this.#openGate;
-    this.#gate = undefined;
-    this.#openGate = undefined;
-    open?.();
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#wake();
   }
 
   /** Stops listening and drains: resolves when in-flight attempts have settled. */
   async stop(options: StopOptions = {}): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    // Workers waiting behind a paused gate go on to the (shut down) queue and end.
-    this.#openGate?.();
     for (const disconnect of this.#connections.splice(0)) disconnect();
     this.#triggers.complete();
-    const drained = this.queue.shutDownWithDrain().then(() => Promise.all(this.#workers));
+    const drained = this.queue.shutDownWithDrain();
     this.#states.clearPending();
     let timer: TimerHandle | undefined;
     const timeoutMs = options.drainTimeoutMs;
@@ -317,29 +312,34 @@ export class EventProcessor {
     if (this.#events.listening) this.#events.emit({ type: 'enqueued', key, trigger });
   }
 
-  async #work(): Promise<void> {
-    for (;;) {
-      while (this.#gate !== undefined && !this.#stopped) await this.#gate;
-      const key = await this.queue.get();
+  /** Takes waiting keys in a microtask: never inside a source's call or the queue's `add`. */
+  #wake(): void {
+    if (this.#takeQueued) return;
+    this.#takeQueued = true;
+    queueMicrotask(this.#takeTask);
+  }
+
+  /** Starts attempts for waiting keys while a slot is free. */
+  #take(): void {
+    const concurrency = this.#config.concurrency;
+    while (this.#busy < concurrency && this.#started && !this.#paused && !this.#stopped) {
+      const key = this.queue.tryGet();
       if (key === undefined) return;
-      if (this.#gate !== undefined) {
-        // Paused while this worker waited: give the key back to the queue (where later triggers
-        // coalesce with it) rather than hold it, which would turn them into a second reconcile.
-        this.queue.add(key, this.queue.priorityOf?.(key));
-        this.queue.done(key);
-        continue;
-      }
-      // Undefined when the attempt settled in this turn (a dispatch that threw at once): no promise.
-      const pending = this.#process(key);
-      if (pending !== undefined) await pending;
+      this.#busy++;
+      this.#process(key);
     }
   }
 
-  /**
-   * Runs one attempt. Returns undefined when it settled synchronously, else a promise that
-   * resolves when it is done, or when it times out (it then goes on in the background).
-   */
-  #process(key: string): Promise<void> | undefined {
+  /** Gives the slot of `attempt` back (once: when it ends, or earlier when it times out). */
+  #release(attempt: Attempt): void {
+    if (attempt.released) return;
+    attempt.released = true;
+    this.#busy--;
+    this.#wake();
+  }
+
+  /** Runs one attempt: it holds a slot until it settles or times out (then goes on in the background). */
+  #process(key: string): void {
     const state = this.#states.of(key);
     const exec = state.retry;
     const retryInfo: RetryInfo | undefined =
@@ -354,15 +354,12 @@ export class EventProcessor {
     const timeoutMs = this.#config.reconcileTimeoutMs;
     const now = this.#clock.now();
     const deadline = now + (timeoutMs ?? Infinity);
-    const attempt: Attempt = { key, abort: new LazyAbortController(), deadline, timedOut: false, released: false, release: undefined };
+    const attempt: Attempt = { key, abort: new LazyAbortController(), deadline, timedOut: false, released: false };
     this.#states.started(state, attempt);
     this.#events.emit({ type: 'started', key, retryInfo, causes });
     if (timeoutMs !== undefined) this.#timeouts.watch(attempt.deadline);
     // Started now: the attempt reuses this clock read for its duration.
     this.#attempt(state, attempt, retryInfo, causes, now);
-    // The worker's promise is made only for an attempt still running (a timeout fires later).
-    if (attempt.released) return undefined;
-    return new Promise<void>((release) => (attempt.release = release));
   }
 
   /**
@@ -384,7 +381,7 @@ export class EventProcessor {
         (error: unknown) => this.#finish(state, attempt, startedAt, this.#errorOutcome(attempt, error)),
       );
     } else {
-      // Its tail (reports, reschedule, done) waits one microtask: workers handed keys in the same
+      // Its tail (reports, reschedule, done) waits one microtask: keys taken in the same
       // turn start their reconciles first, else a burst's last event waits for every earlier tail.
       const outcome = this.#successOutcome(state, attempt, result);
       queueMicrotask(() => this.#finish(state, attempt, startedAt, outcome));
@@ -400,7 +397,7 @@ export class EventProcessor {
     return errorOutcome(attempt, error, this.#config.reconcileTimeoutMs);
   }
 
-  /** Reports and schedules what follows an attempt, then lets its primary and worker go. */
+  /** Reports and schedules what follows an attempt, then lets its primary and slot go. */
   #finish(state: PrimaryState, attempt: Attempt, startedAt: number, outcome: ReconcileOutcome): void {
     const key = attempt.key;
     try {
@@ -428,7 +425,7 @@ export class EventProcessor {
     this.queue.done(attempt.key);
     // After done: a record is dropped only once the queue no longer hands the primary out.
     this.#states.release(state);
-    letGo(attempt);
+    this.#release(attempt);
   }
 
   /** @internal For the property tests: how many primaries the processor keeps a record of. */

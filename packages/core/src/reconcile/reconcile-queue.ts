@@ -5,13 +5,15 @@ import type { WorkQueueOptions } from '../queue/work-queue-options.js';
 /**
  * The queue an {@link EventProcessor} hands its primaries' keys through: the subset of
  * {@link WorkQueue} it uses (as client-go's `ReflectorStore` is the subset of a store the
- * reflector uses), with an optional priority on every add.
+ * reflector uses), with an optional priority on every add. The processor pulls: `onAvailable`
+ * tells it an item waits, and it calls `tryGet` while it has a free worker (JOSDK's executor
+ * hand-off), so no promise is made per item.
  *
  * Contract (the processor relies on each point): an item is handed to one worker at a time and
  * handed out again only after `done`; adds of a waiting item coalesce; an add during processing
  * queues one follow-up at `done`; `addAfter` keeps the earliest pending deadline and
  * `replaceDelayed` moves it either way; `remove` drops queued, delayed and follow-up work; after
- * `shutDownWithDrain`, `get` resolves `undefined` and the promise settles once every item handed
+ * `shutDownWithDrain`, `tryGet` returns `undefined` and the promise settles once every item handed
  * out is `done`. `priority` (higher first, 0 when absent) may be ignored: {@link WorkQueue} is
  * FIFO and does, {@link PriorityWorkQueue} orders by it.
  *
@@ -43,8 +45,17 @@ export interface ReconcileQueue {
   cancelDelayed(item: string): boolean;
   /** Milliseconds until the pending delayed add of `item`, or `undefined` if none. */
   delayOf(item: string): number | undefined;
-  /** The next item, marked processing; `undefined` once shut down. */
-  get(): Promise<string | undefined>;
+  /**
+   * The next waiting item, marked processing; `undefined` when none waits or once shut down. It
+   * never waits: the processor takes items as `onAvailable` announces them and as workers free up.
+   */
+  tryGet(): string | undefined;
+  /**
+   * Calls `listener` (one listener; a later call replaces it) each time an item starts waiting:
+   * an add, a delayed add coming due, a follow-up released by `done`. It is called inside that
+   * add or `done`; the processor only schedules its taking there.
+   */
+  onAvailable(listener: (() => void) | undefined): void;
   /** Marks `item` finished, queueing its follow-up if it was added meanwhile. */
   done(item: string): void;
   /** Items waiting to be handed out. */

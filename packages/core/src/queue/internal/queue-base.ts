@@ -25,6 +25,7 @@ export abstract class QueueBase<K extends string> {
   protected readonly processing = new SlotMap<K>();
   readonly #waiters: ((item: K | undefined) => void)[] = [];
   readonly #drainWaiters: (() => void)[] = [];
+  #onAvailable: (() => void) | undefined;
   #onDelayedAdd: ((item: K) => void) | undefined;
   #shuttingDown = false;
 
@@ -168,6 +169,26 @@ export abstract class QueueBase<K extends string> {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
+  /**
+   * Takes the next waiting item and marks it processing, or returns `undefined` when none waits
+   * (or the queue is shut down). It never waits: a consumer that pulls (the event processor)
+   * calls it when {@link QueueBase.onAvailable} says an item came, and after each `done`, with no
+   * promise per item.
+   */
+  tryGet(): K | undefined {
+    return this.#shuttingDown ? undefined : this.takeNext();
+  }
+
+  /**
+   * Calls `listener` each time an item starts waiting to be taken (and no `get` took it at once):
+   * an add, a delayed add coming due, a follow-up released by `done`. One listener: a later call
+   * replaces it. It runs inside that add or `done`, so it should schedule the taking (`tryGet`),
+   * not do the work there.
+   */
+  onAvailable(listener: (() => void) | undefined): void {
+    this.#onAvailable = listener;
+  }
+
   /** Marks `item` finished; if it was added meanwhile, it is queued again now. */
   done(item: K): void {
     if (!this.processing.delete(item)) return;
@@ -222,6 +243,11 @@ export abstract class QueueBase<K extends string> {
     this.handOut(item, priority);
     waiter(item);
     return true;
+  }
+
+  /** Tells the `onAvailable` listener that an item now waits (called by a subclass after it queued one). */
+  protected announceAvailable(): void {
+    this.#onAvailable?.();
   }
 
   /** Marks `item` processing and starts timing its work. */

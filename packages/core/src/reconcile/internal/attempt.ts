@@ -12,19 +12,8 @@ export interface Attempt {
   /** Clock ms after which it times out (Infinity without a timeout). */
   readonly deadline: number;
   timedOut: boolean;
-  /** Whether the worker was let go before it waited (the attempt settled synchronously). */
+  /** Whether it gave its concurrency slot back (it settled, or timed out and runs on in the background). */
   released: boolean;
-  /**
-   * Resolves the promise the worker waits on, once it waits: when the attempt settles, or when it
-   * times out. Unset while the worker has not waited (see {@link letGo}).
-   */
-  release: (() => void) | undefined;
-}
-
-/** Lets the worker of `attempt` go on: at once if it waits, else when it would have waited. */
-export function letGo(attempt: Attempt): void {
-  if (attempt.release === undefined) attempt.released = true;
-  else attempt.release();
 }
 
 /** Whether a dispatch returned a promise (or any thenable) rather than its result. */
