@@ -2,11 +2,11 @@ import type { Observable } from 'rxjs';
 import { Listeners } from '../event/listeners.js';
 import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
 import type { RetryInfo } from '../queue/retry.js';
-import { LOW_PRIORITY } from '../queue/priority-work-queue.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
+import { AttemptFollowUp } from './internal/attempt-follow-up.js';
 import { AttemptRequest } from './internal/attempt-request.js';
 import { AttemptTimeouts, errorOutcome, isThenable, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
@@ -16,13 +16,7 @@ import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
-import type {
-  DispatchResult,
-  EventProcessorOptions,
-  ReconcileDispatcher,
-  RetriesExhaustedHook,
-  StopOptions,
-} from './event-processor-options.js';
+import type { DispatchResult, EventProcessorOptions, ReconcileDispatcher, StopOptions } from './event-processor-options.js';
 
 /**
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
@@ -85,7 +79,7 @@ export class EventProcessor {
   readonly queue: ReconcileQueue;
   readonly #config: ProcessingConfiguration;
   readonly #dispatch: ReconcileDispatcher;
-  readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
+  readonly #followUp: AttemptFollowUp;
   readonly #clock: Clock;
   readonly #triggers = new Listeners<Trigger>();
   readonly #events = new Listeners<ProcessingEvent>();
@@ -104,6 +98,15 @@ export class EventProcessor {
   #busy = 0;
   /** Whether a microtask to take waiting keys is queued (one for any number of announcements). */
   #takeQueued = false;
+  /** Whether `#take` runs: an announcement or a freed slot then needs no microtask of its own. */
+  #taking = false;
+  /**
+   * Attempts that settled in the call that started them, with their records, side by side: their
+   * tails run at the end of `#take`, once every key taken in that turn has started (else a burst's
+   * last event would wait for every earlier tail). No closure or microtask per attempt.
+   */
+  readonly #settled: Attempt[] = [];
+  readonly #settledStates: PrimaryState[] = [];
   readonly #takeTask = (): void => {
     this.#takeQueued = false;
     this.#take();
@@ -115,7 +118,6 @@ export class EventProcessor {
   constructor(options: EventProcessorOptions) {
     this.#config = processingConfiguration(options);
     this.#dispatch = options.dispatch;
-    this.#onRetriesExhausted = options.onRetriesExhausted;
     this.#clock = options.clock ?? systemClock;
     this.queue = createReconcileQueue(this.#config.queue, {
       clock: this.#clock,
@@ -124,6 +126,7 @@ export class EventProcessor {
       ...(options.queueMetrics !== undefined ? { metrics: options.queueMetrics } : {}),
     });
     this.#states = new PrimaryStates(this.queue);
+    this.#followUp = new AttemptFollowUp(this.queue, this.#config, this.#states, this.#events, options.onRetriesExhausted);
     const maxCauses = options.maxCausesPerReconcile ?? 16;
     if (!Number.isInteger(maxCauses) || maxCauses < 1) {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
@@ -314,20 +317,40 @@ export class EventProcessor {
 
   /** Takes waiting keys in a microtask: never inside a source's call or the queue's `add`. */
   #wake(): void {
-    if (this.#takeQueued) return;
+    if (this.#takeQueued || this.#taking) return;
     this.#takeQueued = true;
     queueMicrotask(this.#takeTask);
   }
 
-  /** Starts attempts for waiting keys while a slot is free. */
+  /**
+   * Starts attempts for waiting keys while a slot is free, then runs the tails of those that
+   * settled at once; if that freed slots for keys still waiting, takes again in the next microtask
+   * (a reconcile that asks for an immediate reschedule cannot spin here).
+   */
   #take(): void {
     const concurrency = this.#config.concurrency;
-    while (this.#busy < concurrency && this.#started && !this.#paused && !this.#stopped) {
-      const key = this.queue.tryGet();
-      if (key === undefined) return;
-      this.#busy++;
-      this.#process(key);
+    this.#taking = true;
+    try {
+      while (this.#busy < concurrency && this.#started && !this.#paused && !this.#stopped) {
+        const key = this.queue.tryGet();
+        if (key === undefined) break;
+        this.#busy++;
+        this.#process(key);
+      }
+      const settled = this.#settled;
+      const states = this.#settledStates;
+      if (settled.length === 0) return;
+      for (let i = 0; i < settled.length; i++) {
+        const attempt = settled[i]!;
+        this.#finish(states[i]!, attempt, attempt.startedAt, attempt.outcome!);
+      }
+      settled.length = 0;
+      states.length = 0;
+    } finally {
+      this.#taking = false;
     }
+    // The tails freed slots: take again (the paused or stopped check is the loop's, next turn).
+    if (this.queue.len() > 0) this.#wake();
   }
 
   /** Gives the slot of `attempt` back (once: when it ends, or earlier when it times out). */
@@ -335,7 +358,7 @@ export class EventProcessor {
     if (attempt.released) return;
     attempt.released = true;
     this.#busy--;
-    this.#wake();
+    if (this.queue.len() > 0) this.#wake();
   }
 
   /** Runs one attempt: it holds a slot until it settles or times out (then goes on in the background). */
@@ -354,37 +377,44 @@ export class EventProcessor {
     const timeoutMs = this.#config.reconcileTimeoutMs;
     const now = this.#clock.now();
     const deadline = now + (timeoutMs ?? Infinity);
-    const attempt: Attempt = { key, abort: new LazyAbortController(), deadline, timedOut: false, released: false };
+    const attempt: Attempt = {
+      key,
+      abort: new LazyAbortController(),
+      deadline,
+      startedAt: now,
+      timedOut: false,
+      released: false,
+      outcome: undefined,
+    };
     this.#states.started(state, attempt);
     this.#events.emit({ type: 'started', key, retryInfo, causes });
     if (timeoutMs !== undefined) this.#timeouts.watch(attempt.deadline);
-    // Started now: the attempt reuses this clock read for its duration.
-    this.#attempt(state, attempt, retryInfo, causes, now);
+    this.#attempt(state, attempt, retryInfo, causes);
   }
 
   /**
    * Dispatches and settles one attempt. A dispatch that returns its result (not a promise) is
-   * settled one microtask later, with no promise or async frame of its own (issue 23); one that
-   * returns a promise is settled when it does.
+   * settled at the end of the `#take` that started it, with no promise, closure or microtask of
+   * its own (issue 23); one that returns a promise is settled when it does.
    */
-  #attempt(state: PrimaryState, attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses, startedAt: number): void {
+  #attempt(state: PrimaryState, attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses): void {
     let result: ReturnType<ReconcileDispatcher>;
     try {
       result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort));
     } catch (error) {
-      this.#finish(state, attempt, startedAt, this.#errorOutcome(attempt, error));
+      this.#finish(state, attempt, attempt.startedAt, this.#errorOutcome(attempt, error));
       return;
     }
     if (isThenable(result)) {
       result.then(
-        (value) => this.#finish(state, attempt, startedAt, this.#successOutcome(state, attempt, value)),
-        (error: unknown) => this.#finish(state, attempt, startedAt, this.#errorOutcome(attempt, error)),
+        (value) => this.#finish(state, attempt, attempt.startedAt, this.#successOutcome(state, attempt, value)),
+        (error: unknown) => this.#finish(state, attempt, attempt.startedAt, this.#errorOutcome(attempt, error)),
       );
     } else {
-      // Its tail (reports, reschedule, done) waits one microtask: keys taken in the same
-      // turn start their reconciles first, else a burst's last event waits for every earlier tail.
-      const outcome = this.#successOutcome(state, attempt, result);
-      queueMicrotask(() => this.#finish(state, attempt, startedAt, outcome));
+      // Its tail (reports, reschedule, done) runs at the end of this `#take` (see #settled).
+      attempt.outcome = this.#successOutcome(state, attempt, result);
+      this.#settled.push(attempt);
+      this.#settledStates.push(state);
     }
   }
 
@@ -403,7 +433,7 @@ export class EventProcessor {
     try {
       this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
       // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
-      const hook = this.#settle(state, outcome);
+      const hook = this.#followUp.settle(state, outcome);
       if (hook !== undefined) {
         hook.then(
           () => this.#end(state, attempt),
@@ -431,67 +461,5 @@ export class EventProcessor {
   /** @internal For the property tests: how many primaries the processor keeps a record of. */
   trackedPrimaries(): number {
     return this.#states.size;
-  }
-
-  /** Schedules what follows an attempt. Runs before `done`, so it never overlaps the next one. */
-  #settle(state: PrimaryState, outcome: ReconcileOutcome): Promise<void> | undefined {
-    const key = state.key;
-    const maxInterval = this.#config.maxReconciliationIntervalMs;
-    // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
-    // for another; the max-interval safety net is a resync, so it comes at low priority.
-    const requestedPriority = state.reschedulePriority;
-    state.reschedulePriority = undefined;
-    const priority = this.queue.priorityOf?.(key);
-    if (state.droppedInFlight) {
-      state.droppedInFlight = false;
-      state.retry = undefined;
-      this.queue.forget(key);
-      return;
-    }
-    if (outcome.type === 'success') {
-      state.retry = undefined;
-      this.queue.forget(key);
-      const requested = outcome.rescheduleAfterMs;
-      const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
-      if (delay === undefined) {
-        this.queue.cancelDelayed(key);
-        state.scheduled = undefined;
-      } else {
-        // Set over the old entry, not deleted and set again: no hole in a map of every primary.
-        const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
-        this.queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
-        this.#states.schedule(state, 'reschedule', !(delay > 0));
-        this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
-      }
-      return;
-    }
-
-    state.scheduled = undefined;
-    let exec = state.retry;
-    if (!outcome.terminal) {
-      if (exec === undefined) {
-        exec = this.#config.retry.initExecution();
-        state.retry = exec;
-      }
-      const retryDelay = exec.nextDelay();
-      if (retryDelay !== undefined) {
-        this.queue.addRateLimited(key, retryDelay, priority);
-        const delayMs = this.queue.delayOf(key);
-        this.#states.schedule(state, 'retry', delayMs === undefined);
-        this.#events.emit({ type: 'retry-scheduled', key, attempt: exec.attemptCount, delayMs: delayMs ?? 0, error: outcome.error });
-        return;
-      }
-    }
-    state.retry = undefined;
-    this.queue.forget(key);
-    const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
-    this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
-    if (maxInterval !== undefined) {
-      this.queue.addAfter(key, maxInterval, LOW_PRIORITY);
-      this.#states.schedule(state, 'reschedule', this.queue.delayOf(key) === undefined);
-      this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
-    }
-    const hook = this.#onRetriesExhausted;
-    return hook === undefined ? undefined : Promise.resolve(hook(key, outcome.error, { retryInfo, terminal: outcome.terminal }));
   }
 }

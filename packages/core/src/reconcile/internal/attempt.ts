@@ -11,9 +11,13 @@ export interface Attempt {
   readonly abort: LazyAbortController;
   /** Clock ms after which it times out (Infinity without a timeout). */
   readonly deadline: number;
+  /** Clock ms when it started (one clock read serves its deadline and its duration). */
+  readonly startedAt: number;
   timedOut: boolean;
   /** Whether it gave its concurrency slot back (it settled, or timed out and runs on in the background). */
   released: boolean;
+  /** Its outcome, when it settled in the call that started it and its tail has yet to run. */
+  outcome: ReconcileOutcome | undefined;
 }
 
 /** Whether a dispatch returned a promise (or any thenable) rather than its result. */
