@@ -18,6 +18,9 @@ import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js'
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import type { DispatchResult, EventProcessorOptions, ReconcileDispatcher, StopOptions } from './event-processor-options.js';
 
+/** Keys taken in a chain of microtasks before the processor lets the event loop turn (see `#takenSinceInput`). */
+const YIELD_EVERY = 1024;
+
 /**
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
  * controller-runtime's internal controller).
@@ -45,6 +48,9 @@ import type { DispatchResult, EventProcessorOptions, ReconcileDispatcher, StopOp
  * - A dispatch that outlives `reconcileTimeoutMs` frees its slot for other primaries; the
  *   primary stays blocked until the call settles, then counts as failed. A call that never
  *   settles blocks that primary (and a draining `stop()`) for good: honour the abort signal.
+ * - The event loop turns at least every 1,024 keys taken with no trigger in between: a wave of
+ *   reconciles that return at once, or a reconcile that asks to run again at once, does not hold
+ *   the process's watches, lease renewals and probes until it ends.
  * - `stop()` stops listening, drops queued work, and waits for in-flight attempts.
  *
  * @example
@@ -87,6 +93,7 @@ export class EventProcessor {
   readonly #connections: Array<() => void> = [];
   /** The one listener every source calls: a trigger is queued by this direct call. */
   readonly #accept = (trigger: Trigger): void => {
+    this.#takenSinceInput = 0;
     this.#onTrigger(trigger);
     if (this.#triggers.listening) this.#triggers.emit(trigger);
   };
@@ -111,6 +118,14 @@ export class EventProcessor {
     this.#takeQueued = false;
     this.#take();
   };
+  /**
+   * Keys taken since a source last delivered a trigger. Takes chain through microtasks, in which
+   * Node reads no socket and fires no timer: a wave of reconciles that return at once, or a
+   * reconcile that asks to run again at once, would hold the whole process (watches, lease
+   * renewals, health probes) until it ends. Past {@link YIELD_EVERY} keys with no trigger in
+   * between, the next take waits for the event loop's next turn (`setImmediate`).
+   */
+  #takenSinceInput = 0;
   #paused = false;
   #started = false;
   #stopped = false;
@@ -319,7 +334,12 @@ export class EventProcessor {
   #wake(): void {
     if (this.#takeQueued || this.#taking) return;
     this.#takeQueued = true;
-    queueMicrotask(this.#takeTask);
+    if (this.#takenSinceInput < YIELD_EVERY) {
+      queueMicrotask(this.#takeTask);
+    } else {
+      this.#takenSinceInput = 0;
+      setImmediate(this.#takeTask);
+    }
   }
 
   /**
@@ -335,6 +355,7 @@ export class EventProcessor {
         const key = this.queue.tryGet();
         if (key === undefined) break;
         this.#busy++;
+        this.#takenSinceInput++;
         this.#process(key);
       }
       const settled = this.#settled;
