@@ -168,6 +168,7 @@ export {
 
 // --- options: unknown-key checks every options object runs (src/options/)
 export { rejectUnknownOptions } from './options/reject-unknown-options.js';
+export { positiveMilliseconds } from './options/positive-milliseconds.js';
 export type { OptionKeys, OptionKeysOf } from './options/reject-unknown-options.js';
 export { UnknownOptionError } from './options/unknown-option-error.js';
 export type { UnknownOption } from './options/unknown-option-error.js';

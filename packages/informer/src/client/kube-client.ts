@@ -17,7 +17,14 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, type KubernetesObject, type OptionKeysOf, type SecondaryType, rejectUnknownOptions } from '@kindex/core';
+import {
+  ResourceID,
+  positiveMilliseconds,
+  rejectUnknownOptions,
+  type KubernetesObject,
+  type OptionKeysOf,
+  type SecondaryType,
+} from '@kindex/core';
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { newDefaultRegistry, type KubeClientRegistry } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
@@ -229,11 +236,8 @@ export class KubeClient {
     this.fieldManager = options.fieldManager ?? 'kindex';
     this.#fence = options.fence;
     this.#validate = options.validate ?? false;
-    const inactivityMs = options.requestInactivityMs ?? DEFAULT_REQUEST_INACTIVITY_MS;
-    if (!(inactivityMs > 0) || !Number.isFinite(inactivityMs)) {
-      throw new RangeError(`KubeClient options: requestInactivityMs must be a positive number of milliseconds, not ${inactivityMs}`);
-    }
-    this.#requestInactivityMs = inactivityMs;
+    this.#requestInactivityMs =
+      positiveMilliseconds(options.requestInactivityMs, 'KubeClient options: requestInactivityMs') ?? DEFAULT_REQUEST_INACTIVITY_MS;
   }
 
   /**

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { positiveMilliseconds } from '@kindex/core';
 import type { ControllerConfigurationOptions, KubernetesObject, OptionKeysOf, Predicate, ShardSelector, StopOptions } from '@kindex/core';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
@@ -163,10 +164,8 @@ export function validateCrdPolicy(
   if (whenCrdMissing !== undefined && whenCrdMissing !== 'fail' && whenCrdMissing !== 'wait') {
     throw new TypeError(`controller of ${kind.name}: whenCrdMissing must be 'fail' or 'wait', got ${JSON.stringify(whenCrdMissing)}`);
   }
-  if (pollIntervalMs !== undefined && (typeof pollIntervalMs !== 'number' || !(pollIntervalMs > 0))) {
-    throw new RangeError(
-      `controller of ${kind.name}: crdPollIntervalMs must be a positive number of milliseconds, got ${JSON.stringify(pollIntervalMs)}`,
-    );
-  }
-  return { wait: whenCrdMissing === 'wait', pollIntervalMs: pollIntervalMs ?? 10_000 };
+  return {
+    wait: whenCrdMissing === 'wait',
+    pollIntervalMs: positiveMilliseconds(pollIntervalMs, `controller of ${kind.name}: crdPollIntervalMs`) ?? 10_000,
+  };
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { OptionKeysOf } from '@kindex/core';
+import { positiveMilliseconds, type OptionKeysOf } from '@kindex/core';
 
 /**
  * Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's.
@@ -54,9 +54,5 @@ export const START_OPTION_KEYS = { signal: true, cacheSyncTimeoutMs: true } as c
 
 /** Checks a timeout option where it is written, naming the option. */
 export function validateCacheSyncTimeout(value: unknown, where: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${where}: cacheSyncTimeoutMs must be a positive number of milliseconds, got ${JSON.stringify(value)}`);
-  }
-  return value;
+  return positiveMilliseconds(value, `${where}: cacheSyncTimeoutMs`);
 }

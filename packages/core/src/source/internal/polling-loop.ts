@@ -8,6 +8,7 @@ import type { SecondaryType } from '../secondary-type.js';
 import type { Trigger } from '../trigger.js';
 import { SourceChannels } from './source-lifecycle.js';
 import type { OptionKeysOf } from '../../options/reject-unknown-options.js';
+import { positiveMilliseconds } from '../../options/positive-milliseconds.js';
 
 /** Fetched resources by primary key. Persistent, so a snapshot is one reference. */
 export type PolledTable<R> = IMap<string, readonly R[]>;
@@ -56,9 +57,10 @@ export abstract class PollingLoop<R, P extends KubernetesObject> implements Even
 
   constructor(options: PollingLoopOptions<R>) {
     this.name = options.name ?? options.resourceType.name;
-    if (!(options.periodMs > 0)) throw new RangeError(`${this.name}: periodMs must be > 0, got ${options.periodMs}`);
+    const periodMs = positiveMilliseconds(options.periodMs, `${this.name}: periodMs`);
+    if (periodMs === undefined) throw new RangeError(`${this.name}: periodMs is required (a positive number of milliseconds)`);
     this.resourceType = options.resourceType;
-    this.#periodMs = options.periodMs;
+    this.#periodMs = periodMs;
     this.#clock = options.clock ?? systemClock;
     this.#equals = options.equals ?? jsonEquals;
     this.channels = new SourceChannels(this.name);
