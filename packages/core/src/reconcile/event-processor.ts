@@ -363,7 +363,7 @@ export class EventProcessor {
       if (settled.length === 0) return;
       for (let i = 0; i < settled.length; i++) {
         const attempt = settled[i]!;
-        this.#finish(states[i]!, attempt, attempt.startedAt, attempt.outcome!);
+        this.#finish(states[i]!, attempt, attempt.outcome!);
       }
       settled.length = 0;
       states.length = 0;
@@ -423,13 +423,13 @@ export class EventProcessor {
     try {
       result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort));
     } catch (error) {
-      this.#finish(state, attempt, attempt.startedAt, this.#errorOutcome(attempt, error));
+      this.#finish(state, attempt, this.#errorOutcome(attempt, error));
       return;
     }
     if (isThenable(result)) {
       result.then(
-        (value) => this.#finish(state, attempt, attempt.startedAt, this.#successOutcome(state, attempt, value)),
-        (error: unknown) => this.#finish(state, attempt, attempt.startedAt, this.#errorOutcome(attempt, error)),
+        (value) => this.#finish(state, attempt, this.#successOutcome(state, attempt, value)),
+        (error: unknown) => this.#finish(state, attempt, this.#errorOutcome(attempt, error)),
       );
     } else {
       // Its tail (reports, reschedule, done) runs at the end of this `#take` (see #settled).
@@ -449,10 +449,10 @@ export class EventProcessor {
   }
 
   /** Reports and schedules what follows an attempt, then lets its primary and slot go. */
-  #finish(state: PrimaryState, attempt: Attempt, startedAt: number, outcome: ReconcileOutcome): void {
+  #finish(state: PrimaryState, attempt: Attempt, outcome: ReconcileOutcome): void {
     const key = attempt.key;
     try {
-      this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - startedAt });
+      this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - attempt.startedAt });
       // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
       const hook = this.#followUp.settle(state, outcome);
       if (hook !== undefined) {

@@ -6,7 +6,7 @@ import type { WorkQueueOptions } from '../queue/work-queue-options.js';
  * The queue an {@link EventProcessor} hands its primaries' keys through: the subset of
  * {@link WorkQueue} it uses (as client-go's `ReflectorStore` is the subset of a store the
  * reflector uses), with an optional priority on every add. The processor pulls: `onAvailable`
- * tells it an item waits, and it calls `tryGet` while it has a free worker (JOSDK's executor
+ * tells it an item waits, and it calls `tryGet` while it has a free slot (JOSDK's executor
  * hand-off), so no promise is made per item.
  *
  * Contract (the processor relies on each point): an item is handed to one worker at a time and
@@ -47,7 +47,7 @@ export interface ReconcileQueue {
   delayOf(item: string): number | undefined;
   /**
    * The next waiting item, marked processing; `undefined` when none waits or once shut down. It
-   * never waits: the processor takes items as `onAvailable` announces them and as workers free up.
+   * never waits: the processor takes items as `onAvailable` announces them and as its slots free up.
    */
   tryGet(): string | undefined;
   /**
