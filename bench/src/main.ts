@@ -122,7 +122,7 @@ function parseSettings(argv: readonly string[]): Settings {
     reps: num('reps', check ? 3 : quick ? 1 : 3),
     lookups: num('lookups', 20_000),
     contenders: list('contenders', check ? 'kindex,kindex-metadata,client-node,limit' : ALL_CONTENDERS.join(',')),
-    scenarios: list('scenarios', check ? 'sync,watch' : 'sync,watch,relist'),
+    scenarios: list('scenarios', check ? 'sync,watch,e2e' : 'sync,watch,relist'),
     check,
     node: contenderNode(flags.get('node') ?? process.env.BENCH_NODE),
   };
@@ -533,6 +533,7 @@ async function main(): Promise<void> {
     const contenders = settings.contenders.filter((c) => E2E_NODE_CONTENDERS.includes(c) || c === 'client-go');
     const medians = await measure(settings, 'e2e', n, events, { type: 'paced', objects: n, rate, seconds }, contenders);
     const k = medians.get('kindex');
+    figures.set('e2eCpu.kindexVsClientNode', (k?.get('cpuSPer1000') ?? NaN) / (medians.get('client-node')?.get('cpuSPer1000') ?? NaN));
     const rows = [...medians].map(([c, m]) => [
       displayName(c),
       fmt(m.get('latencyP50Ms'), 2),
