@@ -37,6 +37,8 @@ export interface RunResult {
   latencyP99Ms?: number;
   /** p99 without the run's first fifth (JIT compilation and first-use costs), ms. */
   latencyP99WarmMs?: number;
+  /** End to end: CPU per 1,000 events after the run's first fifth (as for the p99), s. */
+  cpuSPer1000Warm?: number;
   latencyMaxMs?: number;
   /** End to end: events per second the server achieved (filled in by the orchestrator). */
   sentPerS?: number;

@@ -13,6 +13,8 @@ export class LatencyRecorder {
   /** Wall-clock µs of the first and the last stamped reconcile. */
   firstAtUs = 0;
   lastAtUs = 0;
+  /** Sequence number of the newest event a reconcile has seen. */
+  lastSeenSeq = -1;
   readonly #lastSeq: number;
   readonly #waiters: { until: () => boolean; resolve: () => void }[] = [];
 
@@ -35,7 +37,9 @@ export class LatencyRecorder {
       if (this.latenciesUs.length === 0) this.firstAtUs = now;
       this.lastAtUs = now;
       this.latenciesUs.push(now - Number(sentAt));
-      if (Number(annotations?.[SEQ_ANNOTATION]) === this.#lastSeq) this.lastSeen = true;
+      const seq = Number(annotations?.[SEQ_ANNOTATION]);
+      if (seq > this.lastSeenSeq) this.lastSeenSeq = seq;
+      if (seq === this.#lastSeq) this.lastSeen = true;
     }
     for (let i = this.#waiters.length - 1; i >= 0; i--) {
       if (this.#waiters[i]!.until()) this.#waiters.splice(i, 1)[0]!.resolve();
