@@ -47,15 +47,13 @@ func (l *latencies) record(cm *corev1.ConfigMap, lastSeq int) {
 	} else {
 		sent, _ := strconv.ParseFloat(sentAt, 64)
 		l.us = append(l.us, now-sent)
-		if seq, err := strconv.Atoi(cm.Annotations["bench.kindex.dev/seq"]); err == nil && seq > l.lastSeenSeq {
-			l.lastSeenSeq = seq
+		if seq, err := strconv.Atoi(cm.Annotations["bench.kindex.dev/seq"]); err == nil {
+			l.lastSeenSeq = max(l.lastSeenSeq, seq)
+			l.lastSeen = l.lastSeen || seq == lastSeq
 		}
 		if len(l.us) == l.warmAt {
 			l.warmCPU = cpuSeconds()
 			l.warmSeq = l.lastSeenSeq
-		}
-		if cm.Annotations["bench.kindex.dev/seq"] == strconv.Itoa(lastSeq) {
-			l.lastSeen = true
 		}
 	}
 	select {

@@ -30,17 +30,18 @@ export async function runE2e(params: ChildParams): Promise<RunResult> {
   // The list's own reconciles must be over before the clock starts, or they queue ahead of events.
   await recorder.when(() => recorder.initial >= params.objects, 120_000, `${params.objects} initial reconciles`);
   const rate = params.rate ?? 1000;
+  const runTimeoutMs = 60_000 + (params.events / rate) * 3000;
   const cpu1 = cpuSeconds();
   // After warm-up, as the p99: from the reconcile that ends the run's first fifth (read a microtask
   // after it started: the recorder resolves its waiters synchronously), per event sent after the newest one seen then.
   let warmMark: { readonly cpu: number; readonly seq: number } | undefined;
   const warmReconciles = Math.max(1, Math.floor(params.events / 5));
   void recorder
-    .when(() => recorder.latenciesUs.length >= warmReconciles, 60_000 + (params.events / rate) * 3000, 'the end of warm-up')
+    .when(() => recorder.latenciesUs.length >= warmReconciles, runTimeoutMs, 'the end of warm-up')
     .then(() => (warmMark = { cpu: cpuSeconds(), seq: recorder.lastSeenSeq }))
     .catch(() => undefined);
   await signalStart(params.kubeconfigPath);
-  await recorder.when(() => recorder.lastSeen, 60_000 + (params.events / rate) * 3000, 'the reconcile of the last event');
+  await recorder.when(() => recorder.lastSeen, runTimeoutMs, 'the reconcile of the last event');
   const cpuEnd = cpuSeconds();
   const cpu = cpuEnd - cpu1;
   await contender.stop();
