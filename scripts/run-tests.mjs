@@ -3,11 +3,12 @@
 // "tests: N passed, N failed, N skipped", so a reader (or CI) sees the whole picture at once.
 // Exits non-zero if the type check or any suite fails, or if no test ran at all.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeUnknownNpmConfig } from './ci/npm-env.mjs';
+import { formatTally, readTally } from './test-tally.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -50,6 +51,7 @@ const checks = process.argv.slice(2).length
       'scripts/ci/check-doc-examples.mjs',
       'scripts/ci/check-doc-examples.test.mjs',
       'scripts/ci/npm-env.test.mjs',
+      'scripts/test-tally.test.mjs',
       'scripts/ci/check-packages.mjs',
     ];
 for (const check of checks) {
@@ -58,15 +60,7 @@ for (const check of checks) {
   if (r.status !== 0) failedSuites.push(check);
 }
 
-const total = { passed: 0, failed: 0, skipped: 0 };
-if (existsSync(tally)) {
-  for (const line of readFileSync(tally, 'utf8').split('\n').filter(Boolean)) {
-    const t = JSON.parse(line);
-    total.passed += t.passed;
-    total.failed += t.failed;
-    total.skipped += t.skipped;
-  }
-}
+const total = readTally(tally);
 if (failedSuites.length) console.log(`\nfailed suites: ${failedSuites.join(', ')}`);
 // The real kube-apiserver tier is separate (pnpm test:real); say so in one line, and why.
 const hasGo = spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
@@ -75,5 +69,5 @@ console.log(
     ? '\nnote: these suites ran on the embedded API server; `pnpm test:real` runs them on a real kube-apiserver'
     : '\nnote: Go is not installed, so the real kube-apiserver tier (`pnpm test:real`) was not run',
 );
-console.log(`\ntests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+console.log(`\n${formatTally('tests', total)}`);
 process.exit(failedSuites.length || total.failed || total.passed === 0 ? 1 : 0);

@@ -57,11 +57,7 @@ else
   echo "real-apiserver/ci.sh: all suites passed on the real server"
 fi
 
-# One closing line for the real-server tier, like the README test command's, printed last.
-node -e '
-  const fs = require("fs");
-  const lines = fs.existsSync(process.argv[1]) ? fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean) : [];
-  const t = lines.map(JSON.parse).reduce((a, x) => ({ p: a.p + x.passed, f: a.f + x.failed, s: a.s + x.skipped }), { p: 0, f: 0, s: 0 });
-  console.log(`real-server: ${t.p} passed, ${t.f} failed, ${t.s} skipped`);
-' "$KINDEX_TEST_TALLY"
+# The closing lines for the real-server tier, like the README test command's, printed last: the
+# failed tests by name, then the total.
+node "$root/scripts/test-tally.mjs" real-server "$KINDEX_TEST_TALLY"
 [ "${#failed[@]}" -eq 0 ]
