@@ -27,9 +27,9 @@ type latencies struct {
 	initial  int
 	lastSeen bool
 	changed  chan struct{}
-	// The newest event sequence number a reconcile has seen, and the CPU and that number when the
-	// reconcile ending the run's first fifth (warmAt reconciles) started: CPU after warm-up, as the
-	// Node contenders report it.
+	// The newest event sequence number a reconcile has seen, and the CPU and that number when
+	// reconcile number warmAt (events / 5: the end of the first fifth unless events coalesce)
+	// started: CPU after warm-up, as the Node contenders report it.
 	lastSeenSeq int
 	warmAt      int
 	warmCPU     float64

@@ -248,7 +248,9 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-type Medians = Map<string, Map<keyof RunResult, number>>;
+/** A contender's medians by figure. */
+type ContenderMedians = Map<keyof RunResult, number>;
+type Medians = Map<string, ContenderMedians>;
 
 async function measure(
   settings: Settings,
@@ -344,6 +346,9 @@ const fmt = (v: number | undefined, digits = 0): string =>
   v === undefined ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ratio = (v: number | undefined, base: number | undefined): string =>
   v === undefined || base === undefined || base === 0 ? '—' : `${(v / base).toFixed(2)}x`;
+/** A figure for the CI gate: `of`'s median of `key` over `base`'s; NaN when either did not run, which the gate reports as not measured. */
+const gateFigure = (of: ContenderMedians | undefined, base: ContenderMedians | undefined, key: keyof RunResult): number =>
+  (of?.get(key) ?? NaN) / (base?.get(key) ?? NaN);
 
 interface Section {
   readonly name: string;
@@ -420,16 +425,13 @@ async function main(): Promise<void> {
     const kindexAt = atLargest.get('kindex');
     const limitAt = atLargest.get('limit');
     const clientNodeAt = atLargest.get('client-node');
-    figures.set('sync.kindexVsLimit', (kindexAt?.get('syncMs') ?? NaN) / (limitAt?.get('syncMs') ?? NaN));
-    figures.set('memory.kindexVsLimit', (kindexAt?.get('retainedHeapBytes') ?? NaN) / (limitAt?.get('retainedHeapBytes') ?? NaN));
-    figures.set('lookupP50.kindexVsClientNode', (kindexAt?.get('lookupP50Us') ?? NaN) / (clientNodeAt?.get('lookupP50Us') ?? NaN));
+    figures.set('sync.kindexVsLimit', gateFigure(kindexAt, limitAt, 'syncMs'));
+    figures.set('memory.kindexVsLimit', gateFigure(kindexAt, limitAt, 'retainedHeapBytes'));
+    figures.set('lookupP50.kindexVsClientNode', gateFigure(kindexAt, clientNodeAt, 'lookupP50Us'));
     const metadataAt = atLargest.get('kindex-metadata');
     if (metadataAt !== undefined) {
       // Against the limit's whole objects: what a metadata-only cache saves over caching them.
-      figures.set(
-        'memory.kindexMetadataVsLimit',
-        (metadataAt.get('retainedHeapBytes') ?? NaN) / (limitAt?.get('retainedHeapBytes') ?? NaN),
-      );
+      figures.set('memory.kindexMetadataVsLimit', gateFigure(metadataAt, limitAt, 'retainedHeapBytes'));
     }
     console.error(`ratios at ${largest} objects: ${JSON.stringify(Object.fromEntries(figures))}`);
     sections.push({
@@ -473,8 +475,8 @@ async function main(): Promise<void> {
     );
     const k = medians.get('kindex');
     const l = medians.get('limit');
-    figures.set('watch.kindexVsLimit', (k?.get('eventsPerS') ?? NaN) / (l?.get('eventsPerS') ?? NaN));
-    figures.set('watch.kindexVsClientNode', (k?.get('eventsPerS') ?? NaN) / (medians.get('client-node')?.get('eventsPerS') ?? NaN));
+    figures.set('watch.kindexVsLimit', gateFigure(k, l, 'eventsPerS'));
+    figures.set('watch.kindexVsClientNode', gateFigure(k, medians.get('client-node'), 'eventsPerS'));
     const rows = [...medians].map(([c, m]) => [
       displayName(c),
       fmt(m.get('eventsPerS')),
@@ -533,7 +535,7 @@ async function main(): Promise<void> {
     const contenders = settings.contenders.filter((c) => E2E_NODE_CONTENDERS.includes(c) || c === 'client-go');
     const medians = await measure(settings, 'e2e', n, events, { type: 'paced', objects: n, rate, seconds }, contenders);
     const k = medians.get('kindex');
-    figures.set('e2eCpu.kindexVsClientNode', (k?.get('cpuSPer1000') ?? NaN) / (medians.get('client-node')?.get('cpuSPer1000') ?? NaN));
+    figures.set('e2eCpu.kindexVsClientNode', gateFigure(k, medians.get('client-node'), 'cpuSPer1000'));
     const rows = [...medians].map(([c, m]) => [
       displayName(c),
       fmt(m.get('latencyP50Ms'), 2),
@@ -549,7 +551,7 @@ async function main(): Promise<void> {
     ]);
     sections.push({
       name: 'e2e-latency',
-      markdown: `### End to end: event to reconcile start at a steady ${rate.toLocaleString('en-US')} events/s for ${seconds} s over ${n.toLocaleString('en-US')} ConfigMaps (median of ${settings.reps})\n\n${markdownTable(['contender', 'p50 ms', 'p99 ms', 'p99 vs kindex', 'p99 after warm-up ms', 'max ms', 'events/s sent', 'reconciles', 'CPU s per 1,000 events', 'CPU after warm-up', 'writes'], rows)}\n\nLatency: from the stream server writing a MODIFIED event (its wall-clock time in µs, \`performance.timeOrigin + performance.now()\`, in the object's \`bench.kindex.dev/sent-at\` annotation) to the start of the reconcile that sees that object, read with the same wall clock in the contender's process (two processes on one machine: a process-local clock could not be compared). Events written to a socket the client does not drain count their wait. p99 after warm-up leaves out the first fifth of each run's reconciles (the first 2 s at the default rate), when the Node contenders compile their hot paths; CPU after warm-up is the CPU from the reconcile that ends that fifth to the last, per 1,000 events sent after the newest one it had seen. A reconcile sees the latest state of its object: events for an object still queued coalesce into one reconcile, measured from the newest (reconciles < events then). kindex: \`Operator\` (logs at info, metrics, \`/debug/controllers\` served) + \`Controller\` on the ConfigMap itself, concurrency 10, \`generationAware: false\`, \`UpdateControl.noUpdate()\`; client-node: \`ListWatch\` + a Set queue + one async worker loop; client-go: a \`SharedInformer\` whose handlers add keys to a rate-limited \`workqueue\`, 10 workers reading the indexer. Writes: requests other than GET the server received (answered 405; must be 0).`,
+      markdown: `### End to end: event to reconcile start at a steady ${rate.toLocaleString('en-US')} events/s for ${seconds} s over ${n.toLocaleString('en-US')} ConfigMaps (median of ${settings.reps})\n\n${markdownTable(['contender', 'p50 ms', 'p99 ms', 'p99 vs kindex', 'p99 after warm-up ms', 'max ms', 'events/s sent', 'reconciles', 'CPU s per 1,000 events', 'CPU after warm-up', 'writes'], rows)}\n\nLatency: from the stream server writing a MODIFIED event (its wall-clock time in µs, \`performance.timeOrigin + performance.now()\`, in the object's \`bench.kindex.dev/sent-at\` annotation) to the start of the reconcile that sees that object, read with the same wall clock in the contender's process (two processes on one machine: a process-local clock could not be compared). Events written to a socket the client does not drain count their wait. p99 after warm-up leaves out the first fifth of each run's reconciles (the first 2 s at the default rate), when the Node contenders compile their hot paths; CPU after warm-up is the CPU from reconcile number events / 5 (the one ending that fifth when no events coalesce) to the last, per 1,000 events sent after the newest one it had seen. A reconcile sees the latest state of its object: events for an object still queued coalesce into one reconcile, measured from the newest (reconciles < events then). kindex: \`Operator\` (logs at info, metrics, \`/debug/controllers\` served) + \`Controller\` on the ConfigMap itself, concurrency 10, \`generationAware: false\`, \`UpdateControl.noUpdate()\`; client-node: \`ListWatch\` + a Set queue + one async worker loop; client-go: a \`SharedInformer\` whose handlers add keys to a rate-limited \`workqueue\`, 10 workers reading the indexer. Writes: requests other than GET the server received (answered 405; must be 0).`,
       svg: svgBarChart('End to end: event to reconcile start', 'ms (lower is better)', contenders, [
         { label: 'p50', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP50Ms') ?? 0])) },
         { label: 'p99', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP99Ms') ?? 0])) },
