@@ -36,6 +36,7 @@ import { WebhookConfigError } from '../webhook/webhook-errors.js';
 import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTION_KEYS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
 import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
+import { refuseStartWhileDescribing } from '../manifests/describe-only.js';
 
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
 const LOST_LEASE_DRAIN_MS = 5_000;
@@ -104,9 +105,12 @@ export class Operator {
   readonly #leaseOwners: LeaseOwners;
   /** The webhook server, when the `webhooks` option asked for one: register admission and conversion webhooks on it. */
   readonly webhooks: WebhookServer | undefined;
+  /** The options the operator was made with, as given: what `kindex manifests` reads its ports and Leases from. */
+  readonly options: OperatorOptions;
 
   constructor(options: OperatorOptions) {
     rejectUnknownOptions('Operator options', options, OPERATOR_OPTION_KEYS);
+    this.options = options;
     const { cacheSyncTimeoutMs, fieldManager, registry, validate, webhooks } = options;
     // Only the client's own options: KubeClient rejects the Operator's other keys as unknown.
     const clientOptions: KubeClientOptions = {
@@ -249,6 +253,8 @@ export class Operator {
    */
   async start(options: StartOptions = {}): Promise<void> {
     rejectUnknownOptions('Operator.start options', options, START_OPTION_KEYS);
+    // `kindex manifests` imports the operator's module only to describe it: never connect then.
+    refuseStartWhileDescribing();
     this.#started = true;
     await this.#observability.starting();
     // Before the caches: the API server may call the webhooks as soon as they are configured.
@@ -307,8 +313,11 @@ export class Operator {
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
     rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
     // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
-    const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, ...manifestOptions } = options;
-    const permissions = [...(await requiredPermissions(this.#controllers, options)), ...leasePermissions(this.#leaseOwners)];
+    const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, leases, ...manifestOptions } = options;
+    const permissions = [
+      ...(await requiredPermissions(this.#controllers, options)),
+      ...(leases === false ? [] : leasePermissions(this.#leaseOwners)),
+    ];
     return rbacManifest(permissions, manifestOptions);
   }
 

@@ -37,6 +37,11 @@ export interface RbacListingOptions extends RbacManifestOptions {
    * `extraPermissions`. Defaults to true.
    */
   readonly events?: boolean;
+  /**
+   * Include the Leases of leader election and sharding (see `leasePermissions`). Set false
+   * to grant them in Roles of their own, as `kindex manifests` does. Defaults to true.
+   */
+  readonly leases?: boolean;
 }
 
 /** The keys of {@link RbacListingOptions}: unknown ones are rejected, not ignored. */
@@ -45,6 +50,7 @@ export const RBAC_LISTING_OPTION_KEYS = {
   secondaryVerbs: true,
   extraPermissions: true,
   events: true,
+  leases: true,
 } as const satisfies OptionKeysOf<RbacListingOptions>;
 
 /** What caching a kind takes: list and watch for the informer, get for reads by name. */
