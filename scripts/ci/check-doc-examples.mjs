@@ -10,18 +10,20 @@
 // program type-checks them all with strict settings. Examples may use top-level await and declare
 // free variables with `declare const x: T;`.
 //
-// The ```ts blocks of the READMEs (the root one and each package's) are checked the same way, in
-// the same program: a newcomer pastes the README's tour first. A block may need declarations it
+// The ```ts blocks of the READMEs (the root one and each package's) and of every page under docs/
+// (but the generated docs/api/) are checked the same way, in the same program: a newcomer pastes
+// the README's tour and the guides' code first. A block may need declarations it
 // does not show (the reader's own `kubeConfig`, the types of the tour's resources): an HTML
 // comment right before the fence, `<!-- example-preamble ... -->`, holds them. The preamble is
 // compiled in front of the block and never rendered; the visible code must compile as written.
 //
 // Fails, naming the symbol and file:line, on an example that does not compile or an exported
 // symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
-// the three packages, and `--readme <file.md>` (repeatable) other Markdown files instead of the
-// READMEs; scripts/ci/check-doc-examples.test.mjs uses them to prove the check fails.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+// the three packages, `--readme <file.md>` (repeatable) other Markdown files instead of the
+// READMEs, and `--docs <dir>` (repeatable) another folder of pages instead of docs/;
+// scripts/ci/check-doc-examples.test.mjs uses them to prove the check fails.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -30,17 +32,32 @@ const started = Date.now();
 
 const entryArgs = [];
 const readmeArgs = [];
+const docsArgs = [];
 for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === '--entry') entryArgs.push(process.argv[++i]);
   else if (process.argv[i] === '--readme') readmeArgs.push(process.argv[++i]);
+  else if (process.argv[i] === '--docs') docsArgs.push(process.argv[++i]);
 }
-const fixtureRun = entryArgs.length > 0 || readmeArgs.length > 0;
+const fixtureRun = entryArgs.length > 0 || readmeArgs.length > 0 || docsArgs.length > 0;
 const entries = fixtureRun ? entryArgs : ['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'src', 'index.ts'));
+
+/** Every .md file under a docs folder, in a stable order, leaving out `api/` (TypeDoc's output). */
+function markdownPages(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => relative(dir, f).split('/')[0] !== 'api')
+    .sort();
+}
 const readmes = fixtureRun
-  ? readmeArgs
-  : [join(root, 'README.md'), ...['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'README.md'))].filter((f) =>
-      existsSync(f),
-    );
+  ? [...readmeArgs, ...docsArgs.flatMap(markdownPages)]
+  : [
+      ...[join(root, 'README.md'), ...['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'README.md'))].filter((f) =>
+        existsSync(f),
+      ),
+      ...markdownPages(join(root, 'docs')),
+    ];
 
 const sourceOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -189,7 +206,7 @@ let readmeBlockCount = 0;
 for (const file of readmes) {
   for (const b of blocksInMarkdown(file)) {
     readmeBlockCount++;
-    const symbol = `the README block at line ${b.line}`;
+    const symbol = `the ${basename(file) === 'README.md' ? 'README' : 'Markdown'} block at line ${b.line}`;
     // Preamble lines keep their own Markdown lines in diagnostics; the block's follow it.
     const lineMap = b.preamble ? [...b.preamble.code.map((_, i) => b.preamble.line + i)] : [];
     examples.push({ symbol, file, line: b.line, code: b.code, preamble: b.preamble?.code.join('\n'), lineMap });
@@ -245,10 +262,10 @@ const seconds = ((Date.now() - started) / 1000).toFixed(1);
 if (problems.length) {
   for (const p of problems) console.error(p);
   console.error(
-    `doc examples: ${problems.length} problem(s) in ${examples.length - readmeBlockCount} examples of ${exportCount} exports and ${readmeBlockCount} README blocks (${seconds}s)`,
+    `doc examples: ${problems.length} problem(s) in ${examples.length - readmeBlockCount} examples of ${exportCount} exports and ${readmeBlockCount} Markdown blocks (${seconds}s)`,
   );
   process.exit(1);
 }
 console.log(
-  `doc examples: all ${exportCount} exports have an @example; ${examples.length - readmeBlockCount} examples and ${readmeBlockCount} README blocks compile (${seconds}s)`,
+  `doc examples: all ${exportCount} exports have an @example; ${examples.length - readmeBlockCount} examples and ${readmeBlockCount} Markdown blocks compile (${seconds}s)`,
 );

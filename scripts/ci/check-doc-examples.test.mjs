@@ -3,10 +3,11 @@
 // option), it must name an example that does not compile by symbol and file:line, and an export
 // without an example, and exit non-zero; on a fixture whose examples all compile it must pass.
 // The same for the ```ts blocks of a Markdown file (its `--readme` option), with and without an
-// `<!-- example-preamble -->` comment.
+// `<!-- example-preamble -->` comment, and for every page of a docs folder but its generated api/
+// (its `--docs` option).
 // Run by scripts/run-tests.mjs; by hand: `node scripts/ci/check-doc-examples.test.mjs`.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,17 @@ function checkReadme(markdown) {
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
+/** Writes `{ 'concepts/x.md': text }` under a fresh docs folder and checks it with `--docs`. */
+function checkDocs(pages) {
+  const docs = mkdtempSync(join(dir, 'docs-'));
+  for (const [path, text] of Object.entries(pages)) {
+    mkdirSync(dirname(join(docs, path)), { recursive: true });
+    writeFileSync(join(docs, path), text);
+  }
+  const r = spawnSync(process.execPath, [script, '--docs', docs], { encoding: 'utf8' });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
 function check(source) {
   const sub = mkdtempSync(join(dir, 'pkg-'));
   const entry = join(sub, 'index.ts');
@@ -108,7 +120,7 @@ describe('check-doc-examples.mjs', () => {
   it('passes when every export has an example that compiles', () => {
     const { status, output } = check(GOOD);
     assert.equal(status, 0, output);
-    assert.match(output, /all 1 exports have an @example; 1 examples and 0 README blocks compile/);
+    assert.match(output, /all 1 exports have an @example; 1 examples and 0 Markdown blocks compile/);
   });
 
   it('fails on a README block that does not compile, naming its Markdown line, and compiles a block with its preamble', () => {
@@ -116,7 +128,7 @@ describe('check-doc-examples.mjs', () => {
     assert.equal(status, 1, output);
     assert.match(output, /README\.md:12: the README block at line 12 does not compile: TS2322/);
     assert.doesNotMatch(output, /line 8 does not compile/);
-    assert.match(output, /1 problem\(s\) in 0 examples of 0 exports and 2 README blocks/);
+    assert.match(output, /1 problem\(s\) in 0 examples of 0 exports and 2 Markdown blocks/);
   });
 
   it('fails on a README block whose declarations are neither shown nor in a preamble', () => {
@@ -127,9 +139,23 @@ describe('check-doc-examples.mjs', () => {
     assert.match(output, /README\.md:4: the README block at line 4 does not compile: TS2304: Cannot find name 'job'/);
   });
 
+  it('checks every page of a docs folder, nested ones too, and leaves out its generated api/ folder', () => {
+    const broken = "# page\n\n```ts\nconst replicas: number = 'three';\n```\n";
+    const good = '# page\n\n```ts\nconst replicas: number = 3;\n```\n';
+    const failing = checkDocs({ 'guide.md': good, 'concepts/deep.md': broken, 'api/generated.md': broken });
+    assert.equal(failing.status, 1, failing.output);
+    assert.match(failing.output, /concepts\/deep\.md:4: the Markdown block at line 4 does not compile: TS2322/);
+    assert.doesNotMatch(failing.output, /generated\.md/);
+    assert.match(failing.output, /1 problem\(s\) in 0 examples of 0 exports and 2 Markdown blocks/);
+
+    const passing = checkDocs({ 'guide.md': good, 'concepts/deep.md': good, 'api/generated.md': broken });
+    assert.equal(passing.status, 0, passing.output);
+    assert.match(passing.output, /0 examples and 2 Markdown blocks compile/);
+  });
+
   it('passes a README whose blocks all compile', () => {
     const { status, output } = checkReadme(README.replace("'three'", '3'));
     assert.equal(status, 0, output);
-    assert.match(output, /0 examples and 2 README blocks compile/);
+    assert.match(output, /0 examples and 2 Markdown blocks compile/);
   });
 });
