@@ -36,6 +36,7 @@ export type {
 export { CustomResourceValidationError } from './crd/custom-resource-validation-error.js';
 export type { FieldViolation } from './crd/custom-resource-validation-error.js';
 export { KubeType } from './crd/kube-type.js';
+export { ConditionSchema, Conditions } from './crd/condition-schema.js';
 export type { EmbeddedObject } from './crd/kube-type.js';
 export { structuralSchema, NonStructuralSchemaError } from './crd/structural-schema.js';
 export type { JsonSchemaProps, ValidationRule } from './crd/json-schema-props.js';

@@ -2,27 +2,7 @@
 // (crds/webpages.sample.javaoperatorsdk.yaml is generated from this file by `pnpm run crds`, and
 // integration-tests' sample-crds test fails when it is stale).
 import Type from 'typebox';
-import type { Condition } from '@kindex/core';
-import { customResource, resourceKind, type ObjectOfKind } from '@kindex/informer';
-
-/**
- * metav1.Condition's schema, keyed by `type` as its `+listType=map` marker says, so that two
- * writers' server-side applies merge per condition instead of replacing the list. The static type
- * is core's `readonly Condition[]`, which `setStatusCondition` takes and returns.
- */
-const Conditions = Type.Unsafe<readonly Condition[]>(
-  Type.Array(
-    Type.Object({
-      type: Type.String({ maxLength: 316 }),
-      status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]),
-      observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0 })),
-      lastTransitionTime: Type.String({ format: 'date-time' }),
-      reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
-      message: Type.String({ maxLength: 32768 }),
-    }),
-    { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] },
-  ),
-);
+import { Conditions, customResource, resourceKind, type ObjectOfKind } from '@kindex/informer';
 
 /**
  * A WebPage (JOSDK's WebPage sample): HTML served by nginx, optionally exposed by an Ingress.
