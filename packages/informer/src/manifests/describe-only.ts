@@ -76,7 +76,8 @@ export class OperatorStartRefusedError extends Error {
  */
 export async function describeOnly<T>(module: string, command: string, load: () => Promise<T>): Promise<T> {
   const global = globalThis as GlobalWithSwitch;
-  if (global[SWITCH] !== undefined) throw new Error(`describeOnly: already describing ${global[SWITCH].module}; describe one module at a time`);
+  if (global[SWITCH] !== undefined)
+    throw new Error(`describeOnly: already describing ${global[SWITCH].module}; describe one module at a time`);
   const state: DescribingState = { module, command, refused: undefined };
   global[SWITCH] = state;
   // A start the module fired and forgot rejects with no handler; that must not crash the tool

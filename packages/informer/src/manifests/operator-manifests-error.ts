@@ -1,0 +1,28 @@
+/**
+ * The operator cannot be deployed as defined: the message names the operator, the option and the
+ * fix, on one line (`kindex manifests` prints it as is).
+ *
+ * @example
+ * ```ts
+ * import { OperatorManifestsError, operatorManifests, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * try {
+ *   await operatorManifests(operator, { name: 'widget-operator', namespace: 'widgets', image: 'ghcr.io/acme/widget-operator:1.0.0' });
+ * } catch (error) {
+ *   if (error instanceof OperatorManifestsError) console.error(`${error.field}: ${error.message}`);
+ * }
+ * ```
+ */
+export class OperatorManifestsError extends Error {
+  override readonly name = 'OperatorManifestsError';
+  constructor(
+    /** Which operator, e.g. `operator widget-operator`. */
+    readonly subject: string,
+    /** The option at fault, e.g. `server` or `webhooks.certDir`. */
+    readonly field: string,
+    fix: string,
+  ) {
+    super(`${subject}: ${field}: ${fix}`);
+  }
+}
