@@ -66,6 +66,7 @@ export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.j
 export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
 export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
+export type { ObjectInput } from './client/object-input.js';
 export type { KubeClientRegistry } from './client/kube-client-registry.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/kube-client.js';
@@ -139,6 +140,11 @@ export { EventRecordError } from './events/event-record-error.js';
 // --- server: /metrics, /healthz, /readyz and /debug/controllers (src/server/)
 export { OperatorServer, OperatorServerError } from './server/operator-server.js';
 export type { OperatorServerOptions, OperatorServerSources } from './server/operator-server.js';
+export { DEFAULT_REVIEW_CACHE_TTL_MS } from './server/secure/secure-serving.js';
+export type { SecureServingOptions, ReviewCacheTtl } from './server/secure/secure-serving.js';
+export { ServingCertificateError } from './server/secure/serving-certificate.js';
+export type { ServingCertificateErrorCode } from './server/secure/serving-certificate.js';
+export type { AccessReviewClient } from './server/secure/request-guard.js';
 export { HealthChecks, DuplicateHealthCheckError } from './server/health-checks.js';
 export type { HealthCheck, HealthCheckKind, HealthReport } from './server/health-checks.js';
 export { SourceHealthMonitor } from './server/source-health-monitor.js';
@@ -151,6 +157,21 @@ export { createOperatorLogger } from './logging/operator-logger.js';
 export type { OperatorLoggerOption } from './logging/operator-logger.js';
 export { causesForLog } from './logging/reconcile-log.js';
 export type { LoggedCause } from './logging/reconcile-log.js';
+export { formatErrorForUser } from './logging/user-error.js';
+
+// --- kubeconfig: finding the kubeconfig as kubectl does, checked before any request (src/kubeconfig/)
+export { loadKubeConfig } from './kubeconfig/load-kube-config.js';
+export type { LoadKubeConfigOptions } from './kubeconfig/load-kube-config.js';
+export { assertUsableKubeConfig } from './kubeconfig/assert-usable-kube-config.js';
+export {
+  KubeConfigError,
+  KubeConfigNotFoundError,
+  KubeConfigFileNotFoundError,
+  KubeConfigParseError,
+  KubeConfigContextError,
+  KubeConfigInsecureServerError,
+} from './kubeconfig/kube-config-errors.js';
+export type { KubeConfigErrorCode, KubeConfigPathSource } from './kubeconfig/kube-config-errors.js';
 
 // --- startup: why start() rejected, and how long it may take (src/startup/)
 export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './startup/startup-errors.js';
@@ -164,6 +185,8 @@ export type { CacheStartOptions } from './cache/informer-cache-options.js';
 export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './operator/required-permissions.js';
+export { secureServerPermissions, metricsReaderClusterRole } from './rbac/metrics-permissions.js';
+export type { NonResourceClusterRole } from './rbac/metrics-permissions.js';
 export type { RbacListingOptions } from './operator/required-permissions.js';
 export { leasePermissions } from './rbac/lease-permissions.js';
 export type { LeaseOwners } from './rbac/lease-permissions.js';
@@ -218,3 +241,15 @@ export type { WebhookManifest, WebhookManifestOptions, CrdConversionStanza } fro
 export { startLocalWebhooks } from './webhook/local-webhooks.js';
 export type { LocalWebhooks, LocalWebhooksOptions } from './webhook/local-webhooks.js';
 export { WebhookConfigError } from './webhook/webhook-errors.js';
+
+// --- operator definition and manifests: one module describes the operator, main runs it, `kindex manifests` deploys it (src/manifests/)
+export { defineOperator, runOperator } from './operator/operator-definition.js';
+export type { OperatorDefinition, OperatorDefinitionContext, RunOperatorOptions } from './operator/operator-definition.js';
+export { operatorManifests } from './manifests/operator-manifests.js';
+export type { DescribableOperator, OperatorManifests, OperatorManifestsOptions } from './manifests/operator-manifests.js';
+export { OperatorManifestsError } from './manifests/operator-manifests-error.js';
+export type { ManifestFile } from './manifests/manifest-files.js';
+export type { CertificateSource } from './manifests/certificate-manifests.js';
+export { describeOnly, refuseStartWhileDescribing, OperatorStartRefusedError } from './manifests/describe-only.js';
+export { loadOperatorModule, OperatorModuleError } from './manifests/load-operator-module.js';
+export type { LoadedOperatorDefinition, LoadedOperatorModule, LoadOperatorModuleOptions } from './manifests/load-operator-module.js';

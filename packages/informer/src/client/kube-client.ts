@@ -31,9 +31,13 @@ import { decodeBody, sendRequest } from './kube-request.js';
 import type { KubeCodec } from './codec.js';
 import { readCodec } from './read-codec.js';
 import { KubeApiError } from './kube-api-error.js';
+import { withTypeMeta, type ObjectInput } from './object-input.js';
+import { InvalidApplyConfigurationError } from './invalid-apply-configuration-error.js';
+import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 
-// Other stages import the error from here, beside the client that throws it.
+// Other stages import the errors from here, beside the client that throws them.
 export { KubeApiError } from './kube-api-error.js';
+export { InvalidApplyConfigurationError } from './invalid-apply-configuration-error.js';
 
 /**
  * Patch content types the API server accepts for every kind.
@@ -115,25 +119,6 @@ const APPLY_OPTION_KEYS = {
   subresource: true,
   dryRun: true,
 } as const satisfies OptionKeysOf<ApplyOptions>;
-
-/**
- * Thrown by {@link KubeClient.apply} before any request when the object cannot be an apply configuration.
- *
- * @example
- * ```ts
- * import { InvalidApplyConfigurationError, Kinds, type KubeClient } from '@kindex/informer';
- * declare const client: KubeClient;
- *
- * try {
- *   await client.apply(Kinds.ConfigMap, { metadata: { name: 'web-config', namespace: 'shop' } }); // no apiVersion/kind
- * } catch (error) {
- *   if (error instanceof InvalidApplyConfigurationError) console.error(error.message); // names the missing field
- * }
- * ```
- */
-export class InvalidApplyConfigurationError extends Error {
-  override readonly name = 'InvalidApplyConfigurationError';
-}
 
 /**
  * Options of {@link KubeClient}.
@@ -231,6 +216,8 @@ export class KubeClient {
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
+    // A KubeConfig that cannot reach a cluster fails here, not after the cache sync timeout.
+    assertUsableKubeConfig(kubeConfig);
     this.kubeConfig = kubeConfig;
     this.registry = options.registry ?? newDefaultRegistry();
     this.fieldManager = options.fieldManager ?? 'kindex';
@@ -332,23 +319,45 @@ export class KubeClient {
     }
   }
 
-  /** Creates an object; the namespace comes from the object. */
-  create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R): Promise<R> {
-    const path = collectionPath(type, object.metadata?.namespace);
+  /**
+   * Creates an object; the namespace comes from the object, apiVersion and kind from `type` when
+   * left out (see {@link ObjectInput}; a contradicting one rejects with `InvalidResourceError`).
+   */
+  create<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: ObjectInput<R>): Promise<R> {
+    let full: R;
+    try {
+      full = withTypeMeta<R>('create', type, object);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const path = collectionPath(type, full.metadata?.namespace);
     return (
-      this.#metadataOnlyWrite('create', type, object) ??
-      this.#validated(type, object, false) ??
-      this.#send<R>('POST', path, object, 'application/json')
+      this.#metadataOnlyWrite('create', type, full) ??
+      this.#validated(type, full, false) ??
+      this.#send<R>('POST', path, full, 'application/json')
     );
   }
 
-  /** Replaces an object (optimistic concurrency on its resourceVersion). */
-  update<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, subresource?: 'status'): Promise<R> {
-    const id = ResourceID.fromResource(object);
+  /**
+   * Replaces an object (optimistic concurrency on its resourceVersion); apiVersion and kind as
+   * in `create`.
+   */
+  update<R extends KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    object: ObjectInput<R>,
+    subresource?: 'status',
+  ): Promise<R> {
+    let full: R;
+    try {
+      full = withTypeMeta<R>('update', type, object);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const id = ResourceID.fromResource(full);
     return (
-      this.#metadataOnlyWrite('update', type, object) ??
-      this.#validated(type, object, false) ??
-      this.#send<R>('PUT', objectPath(type, id, subresource), object, 'application/json')
+      this.#metadataOnlyWrite('update', type, full) ??
+      this.#validated(type, full, false) ??
+      this.#send<R>('PUT', objectPath(type, id, subresource), full, 'application/json')
     );
   }
 
@@ -401,25 +410,21 @@ export class KubeClient {
    * object by field ownership, or creates it. Fields this manager applied before and leaves out
    * now are removed unless another manager owns them. The object carries only the fields its
    * manager has an opinion on; resourceVersion, uid and managedFields are left out of the request.
+   * apiVersion and kind come from `type` when left out, as in `create`.
    *
-   * @throws {InvalidApplyConfigurationError} when apiVersion, kind or metadata.name is missing,
-   *   or the object is not of `type`.
+   * @throws {InvalidApplyConfigurationError} when metadata.name (or the namespace of a namespaced
+   *   kind) is missing, or the object's apiVersion or kind is not `type`'s.
    * @throws {KubeApiError} 409 Conflict naming the managers of conflicting fields (without `force`).
    */
-  apply<R extends KubernetesObject>(type: ResourceType & Partial<SecondaryType<R>>, object: R, options: ApplyOptions = {}): Promise<R> {
+  apply<R extends KubernetesObject>(
+    type: ResourceType & Partial<SecondaryType<R>>,
+    input: ObjectInput<R>,
+    options: ApplyOptions = {},
+  ): Promise<R> {
     rejectUnknownOptions('KubeClient.apply options', options, APPLY_OPTION_KEYS);
+    const object = withTypeMeta<R>('apply', type, input);
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;
-    if (!object.apiVersion || !object.kind) {
-      throw new InvalidApplyConfigurationError(
-        `KubeClient.apply: ${where}: apiVersion and kind are required in an apply configuration (set apiVersion: ${apiVersionOf(type)}, kind: ${type.kind})`,
-      );
-    }
-    if (object.kind !== type.kind || object.apiVersion !== apiVersionOf(type)) {
-      throw new InvalidApplyConfigurationError(
-        `KubeClient.apply: ${where}: the object is a ${object.apiVersion} ${object.kind}, not a ${apiVersionOf(type)} ${type.kind}`,
-      );
-    }
     if (!name)
       throw new InvalidApplyConfigurationError(
         `KubeClient.apply: ${type.kind}: metadata.name is required (server-side apply addresses one object by name)`,
