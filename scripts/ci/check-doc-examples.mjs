@@ -16,6 +16,10 @@
 // does not show (the reader's own `kubeConfig`, the types of the tour's resources): an HTML
 // comment right before the fence, `<!-- example-preamble ... -->`, holds them. The preamble is
 // compiled in front of the block and never rendered; the visible code must compile as written.
+// A page that shows a project of several files names each block's file with a comment right
+// before the fence (or its preamble), `<!-- example-file: src/operator.ts -->`: the named blocks
+// of one page are written side by side under those paths, so `import definition from
+// './operator.js'` in the page's src/main.ts block resolves to its src/operator.ts block.
 //
 // Fails, naming the symbol and file:line, on an example that does not compile or an exported
 // symbol without an example. `--entry <index.ts>` (repeatable) checks other entry files instead of
@@ -178,8 +182,17 @@ function blocksInMarkdown(file) {
   const lines = readFileSync(file, 'utf8').split('\n');
   const blocks = [];
   let preamble = null; // { line, code: [] } of the comment just read, until a fence or other text
+  let fileName = null; // of the `example-file` comment just read, likewise
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
+    const named = /^\s*<!--\s*example-file:\s*(\S+)\s*-->\s*$/.exec(line);
+    if (named) {
+      if (!/^(?!\/)(?!.*\.\.)[\w./-]+\.ts$/.test(named[1])) {
+        throw new Error(`${file}:${i + 1}: example-file needs a relative .ts path without '..', got ${named[1]}`);
+      }
+      fileName = named[1];
+      continue;
+    }
     if (/^\s*<!--\s*example-preamble\b/.test(line)) {
       const start = i;
       const code = [line.replace(/^\s*<!--\s*example-preamble\b/, '')];
@@ -190,28 +203,29 @@ function blocksInMarkdown(file) {
     }
     const open = /^\s*(`{3,})\s*(\w*)/.exec(line);
     if (!open) {
-      if (line.trim() !== '') preamble = null; // a preamble belongs to the block right after it
+      if (line.trim() !== '') preamble = fileName = null; // both belong to the block right after them
       continue;
     }
     const start = i;
     const code = [];
     while (i + 1 < lines.length && !new RegExp(`^\\s*${open[1]}\\s*$`).test(lines[i + 1])) code.push(lines[++i]);
     i++;
-    if (/^(ts|typescript)$/i.test(open[2])) blocks.push({ line: start + 2, code: code.join('\n'), preamble });
-    preamble = null;
+    if (/^(ts|typescript)$/i.test(open[2])) blocks.push({ line: start + 2, code: code.join('\n'), preamble, fileName });
+    preamble = fileName = null;
   }
   return blocks;
 }
 let readmeBlockCount = 0;
-for (const file of readmes) {
+readmes.forEach((file, page) => {
   for (const b of blocksInMarkdown(file)) {
     readmeBlockCount++;
     const symbol = `the ${basename(file) === 'README.md' ? 'README' : 'Markdown'} block at line ${b.line}`;
     // Preamble lines keep their own Markdown lines in diagnostics; the block's follow it.
     const lineMap = b.preamble ? [...b.preamble.code.map((_, i) => b.preamble.line + i)] : [];
-    examples.push({ symbol, file, line: b.line, code: b.code, preamble: b.preamble?.code.join('\n'), lineMap });
+    const path = b.fileName === null ? undefined : join(`page-${page}`, b.fileName);
+    examples.push({ symbol, file, line: b.line, code: b.code, preamble: b.preamble?.code.join('\n'), lineMap, path });
   }
-}
+});
 
 let exportCount = 0;
 for (const entry of entries) {
@@ -231,7 +245,9 @@ mkdirSync(cacheDir, { recursive: true });
 const outDir = mkdtempSync(join(cacheDir, 'doc-examples-'));
 const exampleFiles = new Map();
 examples.forEach((ex, i) => {
-  const file = join(outDir, `example-${String(i).padStart(4, '0')}.ts`);
+  const file = join(outDir, ex.path ?? `example-${String(i).padStart(4, '0')}.ts`);
+  if (exampleFiles.has(file)) problems.push(`${where(ex.file, ex.line)}: ${ex.symbol} names a file another block of the page names too`);
+  mkdirSync(dirname(file), { recursive: true });
   // `export {}` makes a snippet without imports a module too, so top-level await works everywhere.
   writeFileSync(file, `${ex.preamble === undefined ? '' : `${ex.preamble}\n`}${ex.code}\nexport {};\n`);
   exampleFiles.set(file, ex);

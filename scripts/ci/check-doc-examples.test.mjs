@@ -4,7 +4,7 @@
 // without an example, and exit non-zero; on a fixture whose examples all compile it must pass.
 // The same for the ```ts blocks of a Markdown file (its `--readme` option), with and without an
 // `<!-- example-preamble -->` comment, and for every page of a docs folder but its generated api/
-// (its `--docs` option).
+// (its `--docs` option), whose blocks named by `<!-- example-file: ... -->` import each other.
 // Run by scripts/run-tests.mjs; by hand: `node scripts/ci/check-doc-examples.test.mjs`.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,6 +151,32 @@ describe('check-doc-examples.mjs', () => {
     const passing = checkDocs({ 'guide.md': good, 'concepts/deep.md': good, 'api/generated.md': broken });
     assert.equal(passing.status, 0, passing.output);
     assert.match(passing.output, /0 examples and 2 Markdown blocks compile/);
+  });
+
+  it('writes the blocks of a page named by example-file side by side, so one imports another', () => {
+    const page = (use) =>
+      [
+        '# project',
+        '',
+        '<!-- example-file: src/greeting.ts -->',
+        '```ts',
+        "export const greeting = 'hello';",
+        '```',
+        '',
+        '<!-- example-file: src/main.ts -->',
+        '```ts',
+        "import { greeting } from './greeting.js';",
+        `${use};`,
+        '```',
+        '',
+      ].join('\n');
+    const passing = checkDocs({ 'project.md': page('const length: number = greeting.length') });
+    assert.equal(passing.status, 0, passing.output);
+    assert.match(passing.output, /0 examples and 2 Markdown blocks compile/);
+
+    const failing = checkDocs({ 'project.md': page('const length: string = greeting.length') });
+    assert.equal(failing.status, 1, failing.output);
+    assert.match(failing.output, /project\.md:11: the Markdown block at line 10 does not compile: TS2322/);
   });
 
   it('passes a README whose blocks all compile', () => {
