@@ -4,6 +4,7 @@ import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { KubeClient } from '../client/kube-client.js';
 import { EVENT_RECORDER_OPTION_KEYS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
+import { errorLogFields } from '../logging/user-error.js';
 import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
 import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
@@ -103,7 +104,9 @@ export class OperatorObservability {
   registered(controller: Controller<KubernetesObject>): void {
     this.metrics.observeController(controller);
     const log = this.logger.child({ controller: controller.name, kind: controller.kind.kind });
-    controller.onProblem((source, error) => log.warn({ source, err: error }, 'event source problem (skipped, going on)'));
+    controller.onProblem((source, error) =>
+      log.warn({ source, ...errorLogFields(log, error) }, 'event source problem (skipped, going on)'),
+    );
     controller.onProcessingEvent((event) => {
       if (event.type === 'retries-exhausted') {
         const { key, retryInfo, terminal } = event;

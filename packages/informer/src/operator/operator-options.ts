@@ -79,7 +79,11 @@ export const OPERATOR_OPTION_KEYS = {
  * ```
  */
 export interface OperatorRunOptions {
-  /** Signals that start a graceful shutdown; a second one exits at once with code 1. Defaults to SIGTERM and SIGINT. */
+  /**
+   * Signals that stop the operator: gracefully once it runs, at once (exit code 1, one line on
+   * stderr) while it is still starting; a second one exits at once with code 1. Defaults to
+   * SIGTERM and SIGINT.
+   */
   readonly signals?: readonly NodeJS.Signals[];
   /**
    * How long in-flight reconciles may take to finish after the signal before they are abandoned
@@ -87,7 +91,12 @@ export interface OperatorRunOptions {
    * Defaults to 30000.
    */
   readonly gracefulShutdownTimeoutMs?: number;
-  /** Exit the process with code 0 once shut down. Defaults to true. */
+  /**
+   * Exit the process once stopped: 0 after a graceful stop, 1 when a signal ended the start.
+   * With false, `run()` resolves after a graceful stop and rejects with the `StartAbortedError`
+   * when a signal ended the start; nothing of the operator then keeps the process alive.
+   * Defaults to true.
+   */
   readonly exit?: boolean;
   /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */
   readonly onStarted?: () => void;

@@ -27,6 +27,8 @@ import {
   type OperatorControllerOptions,
 } from './controller-distribution.js';
 import { OperatorObservability } from './operator-observability.js';
+import { runOperatorProcess } from './run-process.js';
+import { errorLogFields } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
 import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
@@ -92,6 +94,8 @@ export class Operator {
   /** Aborts a start in progress when `stop()` comes. */
   #stopping: AbortController | undefined;
   #shuttingDown = false;
+  /** The one stop, once asked for. */
+  #stopped: Promise<void> | undefined;
   /** The operator's logger (pino; writes nothing unless the `logger` option is given). */
   readonly logger: Logger;
   /** The operator's Prometheus metrics, in a registry of its own. */
@@ -278,12 +282,17 @@ export class Operator {
         if (!this.#shuttingDown)
           void sharding
             .apply(ownership)
-            .catch((error: unknown) => this.logger.warn({ err: error }, 'sharding: changing cache ranges failed'));
+            .catch((error: unknown) => this.logger.warn(errorLogFields(this.logger, error), 'sharding: changing cache ranges failed'));
       });
-      sharding.coordinator.problems$.subscribe((error) => this.logger.warn({ err: error }, 'sharding: lease request failed'));
+      sharding.coordinator.problems$.subscribe((error) =>
+        this.logger.warn(errorLogFields(this.logger, error), 'sharding: lease request failed'),
+      );
       sharding.coordinator.lost$.subscribe((loss) => {
         const { error, aborted } = sharding.abortLost(loss);
-        this.logger.warn({ err: error, shard: loss.shard, aborted }, 'sharding: shard lost, running reconciles aborted');
+        this.logger.warn(
+          { ...errorLogFields(this.logger, error), shard: loss.shard, aborted },
+          'sharding: shard lost, running reconciles aborted',
+        );
       });
     }
     const starts = [
@@ -340,10 +349,15 @@ export class Operator {
 
   /**
    * Stops taking new work, drains in-flight reconciles (abandoning them after `drainTimeoutMs`),
-   * releases the lease, and stops every shared informer.
+   * releases the lease, and stops every shared informer. A second call joins the first.
    */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
     rejectUnknownOptions('Operator.stop options', options, STOP_OPTION_KEYS);
+    // Once: a failed start stops, and so does run() after it; each stop line is logged once.
+    return (this.#stopped ??= this.#stopOnce(options));
+  }
+
+  async #stopOnce(options: { drainTimeoutMs?: number }): Promise<void> {
     this.#shuttingDown = true;
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
@@ -361,35 +375,15 @@ export class Operator {
   /**
    * Runs the operator as a process: starts, waits for SIGTERM (or SIGINT), then stops taking
    * work, lets in-flight reconciles finish within `gracefulShutdownTimeoutMs`, releases the
-   * lease and exits 0. A second signal exits at once with code 1. When `start()` fails (e.g.
-   * `LeaderElectionStartError`), stops what did start and rejects with the error.
+   * lease and exits 0. A signal while `start()` is still in progress (caches not synced) aborts
+   * the start and exits 1 at once with one line on stderr. A second signal exits at once with
+   * code 1. When `start()` fails (e.g. `CacheSyncError`), logs the error's message and causes
+   * (the stack only at `debug`), stops what did start and rejects with the error: print it with
+   * `formatErrorForUser`.
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
     rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);
-    const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
-    let received: (signal: NodeJS.Signals) => void = () => {};
-    const signalled = new Promise<NodeJS.Signals>((resolve) => (received = resolve));
-    let count = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (++count > 1) process.exit(1);
-      received(signal);
-    };
-    for (const s of signals) process.on(s, onSignal);
-    try {
-      try {
-        await this.start();
-      } catch (error) {
-        // Leave nothing running (informers, timers) that would keep a failed process alive.
-        await this.stop({ drainTimeoutMs: 0 }).catch(() => {});
-        throw error;
-      }
-      options.onStarted?.();
-      await signalled;
-      await this.stop({ drainTimeoutMs: options.gracefulShutdownTimeoutMs ?? 30_000 });
-    } finally {
-      for (const s of signals) process.off(s, onSignal);
-    }
-    if (options.exit ?? true) process.exit(0);
+    await runOperatorProcess(this, options);
   }
 
   /**
@@ -439,7 +433,9 @@ export class Operator {
         'leader election',
       );
     });
-    elector.problems$.subscribe((error) => this.logger.warn({ lease: elector.lease, err: error }, 'leader election: lease request failed'));
+    elector.problems$.subscribe((error) =>
+      this.logger.warn({ lease: elector.lease, ...errorLogFields(this.logger, error) }, 'leader election: lease request failed'),
+    );
     // A follower with synced caches is ready (warm standby); one that gave up the election is not.
     this.health.addReadyzCheck('leader-election', () => {
       if (elector.status.role === 'stopped' && !this.#shuttingDown)
