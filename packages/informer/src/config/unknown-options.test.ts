@@ -309,10 +309,10 @@ describe('unknown option keys at every options site of @kindex/informer', () => 
 
   it('lists the accepted keys of the level of each unknown key', async () => {
     const error = await catchUnknownOptions(() => new Operator({ kubeConfig, server: { port: 0, hots: '::' } } as never));
-    expect(error.unknown[0]!.accepted).to.deep.equal(['debug', 'host', 'port', 'unhealthyAfterMs']);
+    expect(error.unknown[0]!.accepted).to.deep.equal(['debug', 'healthProbePort', 'host', 'port', 'secure', 'unhealthyAfterMs']);
     expect(error.message).to.equal(
       'Unknown option Operator options.server.hots (did you mean "host"?). ' +
-        'Operator options.server accepts: debug, host, port, unhealthyAfterMs. Rename or remove it.',
+        'Operator options.server accepts: debug, healthProbePort, host, port, secure, unhealthyAfterMs. Rename or remove it.',
     );
   });
 
@@ -323,7 +323,14 @@ describe('unknown option keys at every options site of @kindex/informer', () => 
       cacheSyncTimeoutMs: 1_000,
       logger: 'silent',
       metrics: { processMetrics: false },
-      server: { port: 0, host: '127.0.0.1', debug: true, unhealthyAfterMs: 1_000 },
+      server: {
+        port: 0,
+        host: '127.0.0.1',
+        debug: true,
+        unhealthyAfterMs: 1_000,
+        secure: { certFile: 'tls.crt', keyFile: 'tls.key', reviewCacheTtl: { authenticatedMs: 1, rejectedMs: 1, allowedMs: 1, deniedMs: 1 } },
+        healthProbePort: 0,
+      },
       leaderElection: {
         ...election,
         onLost: 'standby',

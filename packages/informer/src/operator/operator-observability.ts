@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { KubernetesObject, Logger, OptionKeysOf } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
-import type { KubeClient } from '../client/kube-client.js';
+import { KubeClient } from '../client/kube-client.js';
 import { EVENT_RECORDER_OPTION_KEYS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
 import { errorLogFields } from '../logging/user-error.js';
@@ -88,7 +88,14 @@ export class OperatorObservability {
     this.server =
       options.server === undefined
         ? undefined
-        : new OperatorServer(options.server, { metrics: this.metrics, health: this.health, controllers });
+        : new OperatorServer(options.server, {
+            metrics: this.metrics,
+            health: this.health,
+            controllers,
+            // Reviews for the secure server go out without the leader fence: followers answer scrapes too.
+            ...(events === undefined ? {} : { client: new KubeClient(events.client.kubeConfig) }),
+            logger: this.logger.child({ component: 'operator-server' }),
+          });
     this.#monitor = new SourceHealthMonitor({ registry, controllers, unhealthyAfterMs: options.server?.unhealthyAfterMs ?? 60_000 });
     this.health.addHealthzCheck('ping', () => {});
     this.health.addHealthzCheck('informers', () => this.#monitor.check());

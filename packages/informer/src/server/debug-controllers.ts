@@ -1,6 +1,7 @@
 import type { EventSourceHealth, KubernetesObject } from '@kindex/core';
 import type { Observable } from 'rxjs';
 import type { Controller } from '../controller/controller.js';
+import { inspectionOffHint } from '../controller/controller-observability.js';
 import { isKubeEventSource } from '../source/kube-event-source.js';
 
 /**
@@ -19,6 +20,14 @@ export interface ControllerDebugView {
   readonly name: string;
   readonly kind: string;
   readonly workers: number;
+  /**
+   * Whether the controller keeps each primary's causes and last reconcile for
+   * `/primaries/<namespace>/<name>` (its `inspection` option); when false, `hint` says how to
+   * turn it on.
+   */
+  readonly inspection: boolean;
+  /** Set while inspection is off: that primaries' records are not kept, and how to turn it on. */
+  readonly hint?: string;
   /** Primaries waiting, being reconciled, and waiting for a delay; undefined before start. */
   readonly queue: { readonly queued: number; readonly processing: number; readonly delayed: number } | undefined;
   readonly primaryCache: { readonly objects: number; readonly synced: boolean; readonly indexes: Record<string, number> };
@@ -50,6 +59,8 @@ export function controllerDebugView(controller: Controller<KubernetesObject>): C
     name: controller.name,
     kind: controller.kind.name,
     workers: controller.configuration.concurrency,
+    inspection: controller.inspection,
+    ...(controller.inspection ? {} : { hint: inspectionOffHint(controller.name) }),
     queue: controller.processor?.stats(),
     primaryCache: {
       objects: controller.primaryCache.size,
