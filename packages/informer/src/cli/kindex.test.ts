@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,14 +48,29 @@ describe('kindex crd generate', () => {
     expect(stale.log).to.match(/stale or missing CRD YAML \(run: kindex crd generate .*\):\n {2}.*widgets\.cli\.kindex\.dev\.yaml/);
   });
 
-  it('says what is wrong with the command line, with the usage', async () => {
+  it('says what is wrong with the command line in one line, naming the command to ask for --help, and exits 2', async () => {
     const none = await run('crd', 'generate', join(fixtures, 'cert-manager-certificate.yaml.missing'));
     expect(none.code).to.equal(2);
-    expect(none.log).to.match(/does not exist\nusage:/);
+    expect(none.log).to.match(
+      /^kindex: module .*cert-manager-certificate\.yaml\.missing does not exist \(see kindex crd generate --help\)\n$/,
+    );
     const empty = await run('crd', 'generate', join(fixtures, 'gateway-httproute.ts'));
+    expect(empty.code).to.equal(2);
     expect(empty.log).to.match(/exports no custom resource \(a value made by customResource\(\)\)/);
-    expect((await run('crd', 'frobnicate')).log).to.match(/unknown command crd frobnicate/);
-    expect((await run('crd', 'types', 'x.yaml', '--bogus')).log).to.match(/unknown option --bogus/);
+    const unknown = await run('crd', 'frobnicate');
+    expect([unknown.code, unknown.log]).to.deep.equal([2, "kindex: unknown command 'frobnicate' (see kindex crd --help)\n"]);
+    const bogus = await run('crd', 'types', 'x.yaml', '--bogus');
+    expect([bogus.code, bogus.log]).to.deep.equal([2, "kindex: unknown option '--bogus' (see kindex crd types --help)\n"]);
+  });
+
+  it('checks --out: a directory, not a file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kindex-crd-')), 'a-file');
+    writeFileSync(file, '');
+    const { code, log } = await run('crd', 'generate', join(fixtures, 'widgets.ts'), '--out', file);
+    expect([code, log]).to.deep.equal([
+      2,
+      `kindex: option '--out <dir>' argument '${file}' is invalid. expected a directory, and ${file} is a file. (see kindex crd generate --help)\n`,
+    ]);
   });
 });
 
@@ -82,5 +98,95 @@ describe('kindex crd types', () => {
     expect(cert).to.include('secretName: string;');
     expect(cert).to.include('annotations?: Record<string, string>;');
     expect(cert).to.include("status: 'True' | 'False' | 'Unknown';");
+  });
+});
+
+describe('kindex crd types: what is wrong with the YAML, at file:line:column', () => {
+  const types = (name: string) => run('crd', 'types', `src/cli/fixtures/${name}`);
+
+  it('reports a YAML syntax error with its line and column, exit 1', async () => {
+    const { code, log, out } = await types('bad-syntax.yaml');
+    expect([code, out]).to.deep.equal([1, '']);
+    expect(log).to.equal(
+      'kindex: src/cli/fixtures/bad-syntax.yaml:7:10: YAML syntax error: Nested mappings are not allowed in compact mappings\n',
+    );
+  });
+
+  it('reports a file without any CRD, naming where each document starts and its kind', async () => {
+    const { code, log } = await types('not-a-crd.yaml');
+    expect(code).to.equal(1);
+    expect(log).to.equal(
+      'kindex: src/cli/fixtures/not-a-crd.yaml holds no CustomResourceDefinition: src/cli/fixtures/not-a-crd.yaml:2:1 (document 1: kind Deployment); pass a file of apiextensions.k8s.io/v1 CRDs\n',
+    );
+  });
+
+  it('reports a CRD without a field the types are made from, at its parent', async () => {
+    const { code, log } = await types('crd-without-versions.yaml');
+    expect(code).to.equal(1);
+    expect(log).to.equal(
+      'kindex: src/cli/fixtures/crd-without-versions.yaml:7:3: document 1 (CustomResourceDefinition gizmos.example.com): spec.versions is missing\n',
+    );
+  });
+
+  it('skips documents of other kinds beside CRDs, saying where they are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kindex-crd-'));
+    const file = join(dir, 'bundle.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Namespace\nmetadata: {name: cert-manager}\n---\n${readFileSync(join(fixtures, 'cert-manager-certificate.yaml'), 'utf8')}`,
+    );
+    const { code, log, out } = await run('crd', 'types', file);
+    expect(code).to.equal(0);
+    expect(log).to.equal(`kindex: skipped what is not a CustomResourceDefinition: ${file}:1:1 (document 1: kind Namespace)\n`);
+    expect(out).to.include('export interface Certificate extends KubernetesObject {');
+  });
+});
+
+describe('kindex (the process)', function () {
+  this.timeout(60_000);
+  const bin = fileURLToPath(new URL('../../bin/kindex.js', import.meta.url));
+  const kindex = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 50_000 });
+
+  it('--help prints the usage and the commands on stdout, exit 0', () => {
+    const r = kindex('--help');
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout)
+      .to.match(/^Usage: kindex \[options\] \[command\]/)
+      .and.match(/\n {2}crd +CustomResourceDefinitions/);
+    const sub = kindex('crd', 'generate', '--help');
+    expect(sub.status).to.equal(0);
+    expect(sub.stdout)
+      .to.match(/^Usage: kindex crd generate \[options\] <module>/)
+      .and.include('--check');
+  });
+
+  it("--version prints @kindex/informer's version, exit 0", () => {
+    const r = kindex('--version');
+    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+      version: string;
+    };
+    expect([r.status, r.stdout]).to.deep.equal([0, `${version}\n`]);
+  });
+
+  it('exits 2 with one line for an unknown flag and for a missing argument', () => {
+    const flag = kindex('crd', 'types', '--frobnicate');
+    expect([flag.status, flag.stdout, flag.stderr]).to.deep.equal([
+      2,
+      '',
+      "kindex: unknown option '--frobnicate' (see kindex crd types --help)\n",
+    ]);
+    const missing = kindex('crd', 'types');
+    expect([missing.status, missing.stderr]).to.deep.equal([
+      2,
+      "kindex: missing required argument 'crd.yaml' (see kindex crd types --help)\n",
+    ]);
+  });
+
+  it('exits 2 naming the flag and the value it expects', () => {
+    const r = kindex('crd', 'types', 'src/cli/fixtures/gateway-httproute.yaml', '--out', 'no-such-dir/types.ts');
+    expect(r.status).to.equal(2);
+    expect(r.stderr).to.equal(
+      "kindex: option '--out <file.ts>' argument 'no-such-dir/types.ts' is invalid. expected a file in an existing directory, and no-such-dir does not exist. (see kindex crd types --help)\n",
+    );
   });
 });
