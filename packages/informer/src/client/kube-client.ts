@@ -187,7 +187,8 @@ const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;
  * `ResourceType` they return `KubernetesObject`, the type argument given, or the written object's
  * type. (Their `type` is `ResourceType & Partial<SecondaryType<R>>`: the second part adds only
  * optional members, the kind's name and its phantom object type, so every ResourceType fits and
- * `R` is inferred from a ResourceKind without a type argument.)
+ * `R` is inferred from a ResourceKind without a type argument.) `create`, `update` and `apply`
+ * take an {@link ObjectInput}: apiVersion and kind may be left out, the kind fills them in.
  *
  * @example
  * ```ts
@@ -200,7 +201,7 @@ const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;
  * const id = ResourceID.of('web-config', 'shop');
  * const existing = await client.get(Kinds.ConfigMap, id);
  * if (existing === undefined) {
- *   await client.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: id.name, namespace: id.namespace } });
+ *   await client.create(Kinds.ConfigMap, { metadata: { name: id.name, namespace: id.namespace } });
  * }
  * await client.patch(Kinds.ConfigMap, id, { data: { mode: 'active' } });
  * ```
@@ -328,7 +329,7 @@ export class KubeClient {
     try {
       full = withTypeMeta<R>('create', type, object);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const path = collectionPath(type, full.metadata?.namespace);
     return (
@@ -351,7 +352,7 @@ export class KubeClient {
     try {
       full = withTypeMeta<R>('update', type, object);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const id = ResourceID.fromResource(full);
     return (

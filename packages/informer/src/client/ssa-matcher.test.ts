@@ -99,10 +99,11 @@ describe('KubeClient.apply and matchesAppliedFields', () => {
     );
     expect(() =>
       suite.client.apply(secrets, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: suite.namespace } }),
-    ).to.throw(InvalidApplyConfigurationError, 'not a v1 Secret');
-    expect(() => suite.client.apply(secrets, { metadata: { name: 'x', namespace: suite.namespace } })).to.throw(
+    ).to.throw(InvalidApplyConfigurationError, 'kind is "ConfigMap", but the kind given is v1 Secret');
+    // Left out, apiVersion and kind are filled in from the kind (kube-client-type-meta.test.ts); given, they must be its.
+    expect(() => suite.client.apply(secrets, { apiVersion: 'v2', metadata: { name: 'x', namespace: suite.namespace } })).to.throw(
       InvalidApplyConfigurationError,
-      'apiVersion and kind are required',
+      'apiVersion is "v2", but the kind given is v1 Secret',
     );
     expect(() => suite.client.apply(secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })).to.throw(
       InvalidApplyConfigurationError,
