@@ -16,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 removeUnknownNpmConfig(process.env);
 const suites = process.argv.slice(2).length
   ? process.argv.slice(2)
-  : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests'];
+  : ['packages/core', 'packages/testing', 'packages/informer', 'integration-tests', 'packages/create-kindex'];
 
 const tsc = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
 if (tsc.status !== 0) {
