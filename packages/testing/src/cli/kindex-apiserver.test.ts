@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { createServiceAccount } from '../helpers/create-service-account.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'kindex-apiserver.js');
 
@@ -238,5 +240,98 @@ describe('kindex-apiserver (CLI) --kubeconfig paths', function () {
       `kindex-apiserver: cannot write --kubeconfig ${join(scratch.dir, 'no-such-dir', 'kindex.kubeconfig')}: directory ${join(scratch.dir, 'no-such-dir')} does not exist`,
     ]);
     expect(r.stdout).to.equal('');
+  });
+});
+
+describe('kindex-apiserver (CLI) command line', function () {
+  // Each case starts a process that compiles the CLI through tsx: seconds each on a loaded machine.
+  this.timeout(180_000);
+  const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 50_000 });
+
+  it('--help prints the usage and every flag on stdout, exit 0', () => {
+    const r = cli('--help');
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^Usage: kindex-apiserver \[options\]/);
+    for (const flag of [
+      '--port <n>',
+      '--kubeconfig <file>',
+      '--token <t>',
+      '--history-window <n>',
+      '--bookmark-interval-ms <n>',
+      '--plain-http',
+      '--authorization-mode <mode>',
+      '--version',
+    ]) {
+      expect(r.stdout).to.include(flag);
+    }
+  });
+
+  it("--version prints @kindex/testing's version, exit 0", () => {
+    const { version } = JSON.parse(readFileSync(join(dirname(BIN), '..', 'package.json'), 'utf8')) as { version: string };
+    const r = cli('--version');
+    expect([r.status, r.stdout]).to.deep.equal([0, `${version}\n`]);
+  });
+
+  it('exits 2 with one line for an unknown flag', () => {
+    const r = cli('--frobnicate');
+    expect([r.status, r.stdout, r.stderr]).to.deep.equal([
+      2,
+      '',
+      "kindex-apiserver: unknown option '--frobnicate' (see kindex-apiserver --help)\n",
+    ]);
+  });
+
+  it('exits 2 naming the flag and the value it expects', () => {
+    const expectations: [string[], string][] = [
+      [['--port', '70000'], "option '--port <n>' argument '70000' is invalid. expected a port from 0 to 65535."],
+      [['--history-window', '-1'], "option '--history-window <n>' argument '-1' is invalid. expected an integer from 0."],
+      [['--bookmark-interval-ms', 'soon'], "option '--bookmark-interval-ms <n>' argument 'soon' is invalid. expected an integer from 0."],
+      [['--token', ''], "option '--token <t>' argument '' is invalid. expected a token, got an empty string."],
+      [
+        ['--authorization-mode', 'Webhook'],
+        "option '--authorization-mode <mode>' argument 'Webhook' is invalid. Allowed choices are AlwaysAllow, RBAC.",
+      ],
+    ];
+    for (const [args, message] of expectations) {
+      const r = cli(...args);
+      expect([r.status, r.stderr], args.join(' ')).to.deep.equal([2, `kindex-apiserver: ${message} (see kindex-apiserver --help)\n`]);
+    }
+  });
+});
+
+// kube-apiserver --authorization-mode=RBAC: the kubeconfig the CLI writes is system:masters (it can
+// do everything), and a ServiceAccount nothing is bound to is refused.
+describe('kindex-apiserver (CLI) --authorization-mode RBAC', function () {
+  this.timeout(120_000);
+  const scratch = useCliScratch('kindex-cli-rbac-');
+
+  it("lets the written kubeconfig's user do everything and refuses a ServiceAccount without bindings with 403", async () => {
+    const kubeconfig = join(scratch.dir, 'kubeconfig');
+    scratch.child = spawn(process.execPath, [BIN, '--authorization-mode', 'RBAC', '--kubeconfig', kubeconfig], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(await waitForStartup(scratch.child)).to.match(/listening on https:\/\/127\.0\.0\.1:\d+ \(authorization: RBAC\)/);
+    const admin = new KubeConfig();
+    admin.loadFromFile(kubeconfig);
+    const core = admin.makeApiClient(CoreV1Api);
+    expect((await core.listNamespace()).items.map((n) => n.metadata?.name)).to.include('default');
+    const sa = await createServiceAccount(admin, 'default');
+    const refused = await sa.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedConfigMap({ namespace: 'default' })
+      .then(
+        () => undefined,
+        (e: { code?: number; body?: string }) => e,
+      );
+    expect(refused?.code).to.equal(403);
+    expect(refused?.body).to.include(`User \\"${sa.user}\\" cannot list resource \\"configmaps\\"`);
+
+    const kubectl = findKubectl();
+    if (kubectl === undefined) return; // the first suite requires kubectl in CI
+    const canI = (...args: string[]) =>
+      spawnSync(kubectl, ['--kubeconfig', kubeconfig, 'auth', 'can-i', ...args], { encoding: 'utf8', timeout: 60_000 });
+    expect(canI('*', '*').stdout.trim()).to.equal('yes');
+    const asAccount = canI('list', 'configmaps', '--as', sa.user);
+    expect([asAccount.status, asAccount.stdout.trim()]).to.deep.equal([1, 'no']);
   });
 });

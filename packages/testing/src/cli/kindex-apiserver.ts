@@ -1,90 +1,118 @@
 // kindex-apiserver: runs the embedded Kubernetes API server as a process, for kubectl and for
 // programs in other languages. Prints the URL and the kubeconfig path, serves until SIGINT or
-// SIGTERM, then stops cleanly.
+// SIGTERM, then stops cleanly. Usage errors (a bad flag or value) are one line and exit 2; a
+// failure to start (a port in use) is one line and exits 1.
 
 import { statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { startEmbeddedApiServer } from '../apiserver/embedded-api-server.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { startEmbeddedApiServer, type EmbeddedApiServerOptions } from '../apiserver/embedded-api-server.js';
 
-const USAGE = `Usage: kindex-apiserver [--port N] [--kubeconfig FILE] [--token T] [--history-window N] [--plain-http]
+const NAME = 'kindex-apiserver';
 
-  --port N            TCP port on 127.0.0.1 (0 picks a free one; default 0)
-  --kubeconfig FILE   write a kubeconfig for kubectl to FILE (relative to the directory you ran the command from)
-  --token T           bearer token clients must send (default: random)
-  --history-window N  watch events kept for resuming watches (default 1000)
-  --bookmark-interval-ms N  interval of watch bookmarks (default 60000)
-  --plain-http        serve HTTP instead of HTTPS (kubectl then sends no token and gets 401)
-`;
+interface Flags {
+  port: number;
+  kubeconfig?: string;
+  token?: string;
+  historyWindow?: number;
+  bookmarkIntervalMs?: number;
+  plainHttp: boolean;
+  authorizationMode: 'AlwaysAllow' | 'RBAC';
+}
 
-function integer(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${text}'`);
-  return n;
+/** A parser for an integer flag in [min, max], naming what it expects. */
+function integer(min: number, max = Number.MAX_SAFE_INTEGER, what = `an integer from ${min}`): (text: string) => number {
+  return (text) => {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected ${what}.`);
+    return n;
+  };
+}
+
+function nonEmpty(what: string): (text: string) => string {
+  return (text) => {
+    if (text === '') throw new InvalidArgumentError(`expected ${what}, got an empty string.`);
+    return text;
+  };
+}
+
+function program(): Command {
+  const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+  return new Command(NAME)
+    .description('Runs the embedded Kubernetes API server of @kindex/testing until SIGINT or SIGTERM.')
+    .version(version, '-V, --version', 'print the version of @kindex/testing')
+    .helpOption('-h, --help', 'print this help')
+    .addOption(
+      new Option('--port <n>', 'TCP port on 127.0.0.1 (0 picks a free one)')
+        .argParser(integer(0, 65535, 'a port from 0 to 65535'))
+        .default(0),
+    )
+    .option(
+      '--kubeconfig <file>',
+      'write a kubeconfig for kubectl to FILE (relative to the directory you ran the command from)',
+      nonEmpty('a file path'),
+    )
+    .option('--token <t>', 'bearer token clients must send (default: random)', nonEmpty('a token'))
+    .option('--history-window <n>', 'watch events kept for resuming watches (default 1000; 0 means the default)', integer(0))
+    .option('--bookmark-interval-ms <n>', 'interval of watch bookmarks (default 60000; 0 means the default)', integer(0))
+    .option('--plain-http', 'serve HTTP instead of HTTPS (kubectl then sends no token and gets 401)', false)
+    .addOption(
+      new Option(
+        '--authorization-mode <mode>',
+        "AlwaysAllow: every authenticated request passes; RBAC: Roles, ClusterRoles and bindings are enforced (the written kubeconfig's user is in system:masters and may do everything)",
+      )
+        .choices(['AlwaysAllow', 'RBAC'])
+        .default('AlwaysAllow'),
+    )
+    .configureOutput({ outputError: () => {} })
+    .exitOverride();
+}
+
+/** Parses the command line; undefined when it printed help or the version, or a usage error (exit code set). */
+function parse(argv: readonly string[]): Flags | undefined {
+  const command = program();
+  try {
+    command.parse([...argv], { from: 'user' });
+    return command.opts<Flags>();
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return undefined;
+    process.stderr.write(`${NAME}: ${error.message.replace(/^error: /, '').replaceAll('\n', ' ')} (see ${NAME} --help)\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
 }
 
 async function main(): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        token: { type: 'string' },
-        'history-window': { type: 'string' },
-        'bookmark-interval-ms': { type: 'string' },
-        'plain-http': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
-  let options;
-  try {
-    const port = integer('port', values.port);
-    const historyWindow = integer('history-window', values['history-window']);
-    const bookmarkIntervalMs = integer('bookmark-interval-ms', values['bookmark-interval-ms']);
-    options = {
-      ...(port === undefined ? {} : { port }),
-      ...(historyWindow === undefined || historyWindow === 0 ? {} : { historyWindow }),
-      ...(bookmarkIntervalMs === undefined || bookmarkIntervalMs === 0 ? {} : { bookmarkIntervalMs }),
-      ...(values.token === undefined ? {} : { token: values.token }),
-      // HTTPS by default: kubectl sends its bearer token only over TLS.
-      tls: values['plain-http'] !== true,
-    };
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
+  const flags = parse(process.argv.slice(2));
+  if (flags === undefined) return;
+  const options: EmbeddedApiServerOptions = {
+    port: flags.port,
+    ...(flags.historyWindow ? { historyWindow: flags.historyWindow } : {}),
+    ...(flags.bookmarkIntervalMs ? { bookmarkIntervalMs: flags.bookmarkIntervalMs } : {}),
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+    // HTTPS by default: kubectl sends its bearer token only over TLS.
+    tls: !flags.plainHttp,
+    authorization: flags.authorizationMode,
+  };
   // `pnpm apiserver` runs this in packages/testing/; pnpm (and npm) put the directory the user ran
   // the command from in INIT_CWD, and that is what a relative path means to the user.
-  const kubeconfigFile = values.kubeconfig === undefined ? undefined : resolve(process.env['INIT_CWD'] ?? process.cwd(), values.kubeconfig);
+  const kubeconfigFile = flags.kubeconfig === undefined ? undefined : resolve(process.env['INIT_CWD'] ?? process.cwd(), flags.kubeconfig);
   if (kubeconfigFile !== undefined && !isDirectory(dirname(kubeconfigFile))) {
     // Checked before the server starts: one line naming the directory, not a stack trace later.
-    process.stderr.write(
-      `kindex-apiserver: cannot write --kubeconfig ${kubeconfigFile}: directory ${dirname(kubeconfigFile)} does not exist\n`,
-    );
+    process.stderr.write(`${NAME}: cannot write --kubeconfig ${kubeconfigFile}: directory ${dirname(kubeconfigFile)} does not exist\n`);
     process.exitCode = 2;
     return;
   }
   const server = await startEmbeddedApiServer(options);
-  process.stdout.write(`kindex-apiserver listening on ${server.url}\n`);
+  process.stdout.write(`${NAME} listening on ${server.url}${flags.authorizationMode === 'RBAC' ? ' (authorization: RBAC)' : ''}\n`);
   if (kubeconfigFile !== undefined) {
     try {
       writeFileSync(kubeconfigFile, server.kubeconfigYaml, { mode: 0o600 });
     } catch (e) {
       // Permissions, a directory by that name, a full disk: the reason in one line.
-      process.stderr.write(`kindex-apiserver: cannot write --kubeconfig ${kubeconfigFile}: ${(e as Error).message}\n`);
+      process.stderr.write(`${NAME}: cannot write --kubeconfig ${kubeconfigFile}: ${(e as Error).message}\n`);
       await server.stop();
       process.exitCode = 1;
       return;
@@ -113,6 +141,10 @@ function isDirectory(path: string): boolean {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`kindex-apiserver: ${(e as Error).stack ?? String(e)}\n`);
+  // A port in use, an address that cannot be bound: the reason in one line; a bug keeps its stack.
+  const code = (e as NodeJS.ErrnoException).code;
+  process.stderr.write(
+    `${NAME}: ${code !== undefined && code.startsWith('E') ? (e as Error).message : ((e as Error).stack ?? String(e))}\n`,
+  );
   process.exit(1);
 });
