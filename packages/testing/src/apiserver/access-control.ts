@@ -11,6 +11,7 @@ import { escalationMessage, missingRights, onlyGarbageCollectorFieldsChange } fr
 import type { Json, ObjectStore } from './object-store.js';
 import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorizer.js';
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
+import { API_AUDIENCE, tokenReview, type TokenOwner } from './token-review.js';
 import type { JsonResponse } from './resource-handler.js';
 import type { Route } from './router.js';
 import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from './status-error.js';
@@ -26,7 +27,14 @@ const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 /** A token's identity: a fixed user, or a ServiceAccount that must still exist (same uid) and a deadline. */
 type TokenIdentity =
   | { readonly kind: 'user'; readonly user: UserInfo }
-  | { readonly kind: 'serviceAccount'; readonly user: UserInfo; readonly key: string; readonly uid: string; readonly expiresAt: number };
+  | {
+      readonly kind: 'serviceAccount';
+      readonly user: UserInfo;
+      readonly key: string;
+      readonly uid: string;
+      readonly expiresAt: number;
+      readonly audiences: readonly string[];
+    };
 
 /** Who may do what on the embedded server; see the file comment. */
 export class AccessControl {
@@ -73,16 +81,27 @@ export class AccessControl {
       if (this.enforce && authorization === undefined) return ANONYMOUS;
       throw unauthorized();
     }
-    const identity = this.#tokens.get(authorization.slice('Bearer '.length).trim());
-    if (identity === undefined) throw unauthorized();
-    if (identity.kind === 'serviceAccount') {
-      // A deleted (or deleted and recreated) ServiceAccount's tokens stop working, as bound tokens do.
-      const account = this.#store.get('/serviceaccounts', identity.key);
-      if (account === undefined || (account.obj.metadata as { uid?: string }).uid !== identity.uid || Date.now() > identity.expiresAt) {
-        throw unauthorized();
-      }
-    }
-    return identity.user;
+    const owner = this.tokenOwner(authorization.slice('Bearer '.length).trim());
+    if (owner === undefined || 'rejected' in owner) throw unauthorized();
+    return owner.user;
+  }
+
+  /**
+   * Who a bearer token authenticates as (and for which audiences); why an issued token is no
+   * longer good; undefined for a token never issued. What TokenReview answers, too.
+   */
+  tokenOwner(token: string): TokenOwner | undefined {
+    const identity = this.#tokens.get(token);
+    if (identity === undefined) return undefined;
+    if (identity.kind === 'user') return { user: identity.user, audiences: undefined };
+    // A deleted (or deleted and recreated) ServiceAccount's tokens stop working, as bound tokens
+    // do; the reasons are kube-apiserver's service-account token authenticator's.
+    const account = this.#store.get('/serviceaccounts', identity.key);
+    if (account === undefined) return { rejected: `serviceaccounts ${JSON.stringify(identity.key.split('/')[1])} not found` };
+    const uid = (account.obj.metadata as { uid?: string }).uid;
+    if (uid !== identity.uid) return { rejected: `service account UID (${uid}) does not match claim (${identity.uid})` };
+    if (Date.now() > identity.expiresAt) return { rejected: 'go-jose/go-jose/jwt: validation failed, token is expired (exp)' };
+    return { user: identity.user, audiences: identity.audiences };
   }
 
   // k8s.io/apiserver/pkg/endpoints/filters/impersonation.go.
@@ -166,6 +185,8 @@ export class AccessControl {
       body: JSON.stringify({ kind: review!.kind, apiVersion: `${r.group}/v1`, metadata: { creationTimestamp: null }, ...extra, status }),
     });
     switch (review!.kind) {
+      case 'TokenReview':
+        return tokenReview(spec, (token) => this.tokenOwner(token));
       case 'SelfSubjectReview':
         return created({ userInfo: userInfoJson(user) });
       case 'SelfSubjectAccessReview':
@@ -305,7 +326,15 @@ export class AccessControl {
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, AUTHENTICATED],
       extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${randomUUID()}`] },
     };
-    this.#tokens.set(token, { kind: 'serviceAccount', user, key, uid, expiresAt });
+    const audiences = (spec.audiences as string[] | undefined) ?? [];
+    this.#tokens.set(token, {
+      kind: 'serviceAccount',
+      user,
+      key,
+      uid,
+      expiresAt,
+      audiences: audiences.length > 0 ? audiences : [API_AUDIENCE],
+    });
     const expirationTimestamp = new Date(Math.floor(expiresAt / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     return {
       status: 201,
@@ -332,6 +361,7 @@ const ESCALATION_CHECKED = new Set(['roles', 'clusterroles', 'rolebindings', 'cl
 
 const REVIEWS: Record<string, { kind: string } | undefined> = {
   'authentication.k8s.io/selfsubjectreviews': { kind: 'SelfSubjectReview' },
+  'authentication.k8s.io/tokenreviews': { kind: 'TokenReview' },
   'authorization.k8s.io/selfsubjectaccessreviews': { kind: 'SelfSubjectAccessReview' },
   'authorization.k8s.io/subjectaccessreviews': { kind: 'SubjectAccessReview' },
   'authorization.k8s.io/selfsubjectrulesreviews': { kind: 'SelfSubjectRulesReview' },

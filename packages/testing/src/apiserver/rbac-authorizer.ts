@@ -29,7 +29,7 @@ interface Grant {
   /** The RoleBinding's namespace; undefined for a ClusterRoleBinding (everywhere). */
   readonly namespace: string | undefined;
   readonly rules: () => readonly PolicyRule[];
-  /** For SubjectAccessReview reasons: `RoleBinding "ns/name" of Role "r"`. */
+  /** For SubjectAccessReview reasons: `RoleBinding "ns/name" of Role "r" to ServiceAccount "sa/ns"`. */
   readonly source: string;
 }
 
@@ -67,7 +67,7 @@ export class RbacAuthorizer {
       for (const grant of index.bySubject.get(subject) ?? []) {
         if (grant.namespace !== undefined && grant.namespace !== namespace) continue;
         if (grant.rules().some((rule) => ruleAllows(rule, a))) {
-          return { allowed: true, reason: `RBAC: allowed by ${grant.source} to ${subject.replace(':', ' ')}` };
+          return { allowed: true, reason: `RBAC: allowed by ${grant.source}` };
         }
       }
     }
@@ -117,7 +117,9 @@ export class RbacAuthorizer {
             : `${s.kind ?? ''}:${s.name ?? ''}`;
         let grants = bySubject.get(key);
         if (grants === undefined) bySubject.set(key, (grants = []));
-        grants.push({ namespace, rules, source });
+        // k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac's describeSubject: `ServiceAccount "name/namespace"`, `User "alice"`.
+        const described = s.kind === 'ServiceAccount' ? `${s.name ?? ''}/${s.namespace ?? namespace ?? ''}` : (s.name ?? '');
+        grants.push({ namespace, rules, source: `${source} to ${s.kind ?? ''} ${JSON.stringify(described)}` });
       }
     };
     for (const o of this.#store.list(RBAC_TYPE_IDS.clusterRoleBinding)) add(o.obj, undefined, 'ClusterRoleBinding');

@@ -40,9 +40,10 @@ export interface ServedResource {
 const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
 // The reviews kube-apiserver serves as create-only, cluster-scoped resources (access-control.ts
-// answers them); TokenReview is not served, so it is not listed.
+// answers them, TokenReview through token-review.ts).
 const CREATE_ONLY: readonly (readonly [group: string, resource: string, kind: string])[] = [
   ['authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'],
+  ['authentication.k8s.io', 'tokenreviews', 'TokenReview'],
   ['authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
   ['authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
   ['authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview'],
