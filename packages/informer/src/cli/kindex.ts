@@ -3,7 +3,8 @@
  * - `kindex crd generate <module> [--out dir] [--check]` writes the CRD YAML of every custom
  *   resource a module exports (commands/crd-generate.ts);
  * - `kindex crd types <crd.yaml> [--out file.ts]` writes TypeScript types and resourceKinds for a
- *   third-party CRD (commands/crd-types.ts).
+ *   third-party CRD (commands/crd-types.ts);
+ * - `kindex manifests [module]` writes what a cluster needs to run the operator (commands/manifests.ts).
  * `kindex --help` and `kindex <command> --help` list the rest; program.ts registers the commands.
  *
  * @module
@@ -31,10 +32,17 @@ export async function main(
   program.hook('preAction', (_program, action) => {
     running = action;
   });
+  // A command may report failure through process.exitCode (`manifests --check`): taken as its
+  // exit code here and restored, so main() can run in tests and the bin sets it once.
+  const previousExitCode = process.exitCode;
   try {
     await program.parseAsync([...args], { from: 'user' });
-    return exitCode;
+    const set = process.exitCode;
+    process.exitCode = previousExitCode;
+    if (exitCode !== 0) return exitCode;
+    return set !== previousExitCode ? Number(set ?? 0) : 0;
   } catch (error) {
+    process.exitCode = previousExitCode;
     const usage = usageFailure(error, running);
     if (usage !== undefined) {
       if (usage.line !== undefined) log(`kindex: ${usage.line}`);

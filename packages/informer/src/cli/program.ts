@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { registerCrdCommand } from './commands/crd.js';
+import { registerManifestsCommand } from './commands/manifests.js';
 import { UsageError } from './usage-error.js';
 
 /** The version in @kindex/informer's package.json (two levels up from src/cli/ and dist/cli/). */
@@ -43,6 +44,7 @@ export function createProgram(io: CliIo): Command {
   // --- subcommands: one register call per file in commands/; create them with
   // `program.command(name)` (settings below are applied to every command after this block).
   registerCrdCommand(program, io);
+  registerManifestsCommand(program);
   // --- end of subcommands
 
   for (const command of allCommands(program)) {
