@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
-import { KubeClient, Kinds } from '@kindex/informer';
+import { KubeClient, Kinds, formatErrorForUser } from '@kindex/informer';
 import { installCrds } from './install-crds.js';
 import { createSampleOperator } from './sample-operator.js';
 import { runReplica, runReplicas } from './replicas.js';
@@ -121,6 +121,7 @@ try {
   }
 } catch (error) {
   if (error instanceof UsageError) console.error(`sample: ${error.message}`);
-  else console.error(error);
+  // The message and its causes, each once: Node's own printing buries them in stacks and fields.
+  else console.error(`sample: ${formatErrorForUser(error)}`);
   process.exitCode = 1;
 }

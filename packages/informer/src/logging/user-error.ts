@@ -38,7 +38,7 @@ export function formatErrorForUser(error: unknown): string {
   for (const cause of causesOf(error, seen)) {
     const line = headline(cause);
     // A wrapper that repeats its cause's text adds nothing: say each thing once.
-    if (shown.has(line) || lines[0]!.includes(messageOf(cause))) continue;
+    if (shown.has(line) || lines[0]!.includes(tidy(messageOf(cause)))) continue;
     shown.add(line);
     lines.push(`  cause: ${line}`);
   }
@@ -63,9 +63,21 @@ function messageOf(value: unknown): string {
 }
 
 function headline(value: unknown): string {
-  if (!(value instanceof Error)) return String(value);
-  const message = value.message === '' ? '(no message)' : value.message;
+  if (!(value instanceof Error)) return tidy(String(value));
+  const message = tidy(value.message) || '(no message)';
   return value.name === 'Error' || value.name === '' ? message : `${value.name}: ${message}`;
+}
+
+/**
+ * Without blank lines or trailing spaces: a server's plain-text body (kube-apiserver's
+ * "404 page not found\n") ends in a newline that would otherwise split the text.
+ */
+function tidy(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line !== '')
+    .join('\n');
 }
 
 /** The errors behind `error`, outermost first: its `cause` chain and an AggregateError's `errors`. */

@@ -74,7 +74,7 @@ class RunChild {
     const sent = Date.now();
     this.#child.kill(signal);
     // Far past the bound, so a slow exit is measured rather than cut off; the child is killed after.
-    const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, 10_000).unref());
+    const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000).unref());
     const exited = await Promise.race([this.exited, timeout]);
     if (exited === undefined) {
       this.#child.kill('SIGKILL');
@@ -142,12 +142,11 @@ describe('Operator.run() as a process', function () {
   }
 
   const configMaps: RunFixture['kind'] = { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
-  const startingLine = (l: ChildLine): boolean => l.msg === 'starting controller, waiting for caches to sync';
   const problemLine = (l: ChildLine): boolean => l.msg === 'event source problem (skipped, going on)';
   const startedLine = (l: ChildLine): boolean => l.fixture === 'started';
 
   /**
-   * A primary kind whose list the server answers with 500 on either server: a CRD converting by a
+   * A primary kind whose list fails with a 5xx on either server: a CRD converting by a
    * webhook that refuses connections, listed in the version it does not store, with one object.
    */
   async function unconvertibleKind(): Promise<RunFixture['kind']> {
@@ -189,11 +188,15 @@ describe('Operator.run() as a process', function () {
 
   describe('a signal while caches cannot sync exits 1 at once with one line', () => {
     for (const signal of SIGNALS) {
-      it(`lists failing with 500 (a conversion webhook that is down), ${signal}`, async () => {
+      it(`lists failing with 5xx (a conversion webhook that is down), ${signal}`, async () => {
         const child = runChild({ kind: await unconvertibleKind(), namespace });
         await child.waitFor('a failed list', problemLine);
-        expect(child.lines.find(problemLine)?.['error']).to.match(/conversion webhook/);
-        await expectExit(child, signal, 1, 'list failing with 500');
+        // The embedded server names the conversion webhook; kube-apiserver may first answer from its
+        // watch cache (504 "Too large resource version") before the conversion fails (500): a 5xx either way.
+        const problem = String(child.lines.find(problemLine)?.['error']);
+        expect(problem, problem).to.match(/: 5\d\d /);
+        expect(child.count('operator running'), 'still starting').to.equal(0);
+        await expectExit(child, signal, 1, 'list failing with 5xx');
         expect(child.stderr).to.equal(`kindex: ${signal} during startup: stopped before the operator started\n`);
         expect(child.count('controller stopped')).to.equal(1);
         expect(child.count('operator stopped')).to.equal(1);
@@ -214,7 +217,7 @@ describe('Operator.run() as a process', function () {
     it('with exit: false, run() rejects and nothing keeps the process alive', async () => {
       const child = runChild({ kind: await unconvertibleKind(), namespace, exit: false });
       await child.waitFor('a failed list', problemLine);
-      await expectExit(child, 'SIGTERM', 1, 'list failing with 500, exit: false');
+      await expectExit(child, 'SIGTERM', 1, 'list failing with 5xx, exit: false');
       expect(child.stderr).to.match(
         /^fixture: StartAbortedError: controller "fixture": start aborted by its signal.*\n {2}cause: SIGTERM\n$/,
       );
@@ -315,10 +318,10 @@ describe('Operator.run() as a process', function () {
     const failed = child.lines.filter((l) => l.msg === 'operator failed to start');
     expect(failed).to.have.length(1);
     const error = String(failed[0]!['error']);
-    expect(error.split('\n')).to.have.length(3);
-    expect(error).to.match(/^CacheSyncError: controller "fixture", event source "primary" cannot start: .* 404 NotFound/);
+    expect(error.split('\n'), error).to.have.length(3);
+    expect(error).to.match(/^CacheSyncError: controller "fixture", event source "primary" cannot start: .* failed with 404\b/);
     expect(error.split('\n')[1]).to.match(/^Fix: install the CustomResourceDefinition absents\./);
-    expect(error.split('\n')[2]).to.match(/^ {2}cause: KubeApiError: GET \/apis\/absent.*: 404 NotFound/);
+    expect(error.split('\n')[2]).to.match(/^ {2}cause: KubeApiError: GET \/apis\/absent.*: 404\b/);
     const all = child.lines.map((l) => JSON.stringify(l)).join('\n');
     expect(all, 'no stack at info level').not.to.match(/"stack"|\n\s+at /);
     expect(child.count('controller stopped')).to.equal(1);
