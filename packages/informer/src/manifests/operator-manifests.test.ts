@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import Type from 'typebox';
-import type { KubernetesObject } from '@kindex/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   Operator,
@@ -52,7 +51,7 @@ function webhookOperator(): Operator {
   const operator = widgetOperator({ webhooks: { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' } });
   operator
     .webhooks!.validating({ kind: Widgets, validate: () => ({ allowed: true }) })
-    .mutating({ kind: Widgets, mutate: (r) => ({ allowed: true, object: r.object as KubernetesObject }) })
+    .mutating({ kind: Widgets, mutate: (r) => ({ allowed: true, object: r.object! }) })
     .conversion({
       group: 'manifests.kindex.dev',
       plural: 'pages',
@@ -311,6 +310,12 @@ describe('operatorManifests', () => {
         new Operator({ kubeConfig: offline() }),
         {},
         'operator widget-operator: server: the Deployment probes /healthz and /readyz on it: give the Operator server: { port: 8080 }',
+      ));
+    it('a port picked at start', () =>
+      refusal(
+        widgetOperator({ server: { port: 0 } }),
+        {},
+        'server.port: port 0 picks a free port at start; the Deployment needs a fixed one',
       ));
     it('replicas without leader election', () =>
       refusal(widgetOperator(), { replicas: 3 }, 'replicas: 3 replicas without leaderElection or sharding'));

@@ -140,6 +140,15 @@ export async function operatorManifests(operator: DescribableOperator, options: 
       'the Deployment probes /healthz and /readyz on it: give the Operator server: { port: 8080 }',
     );
   }
+  // Port 0 (any free port) suits tests; a Deployment's probes and Services need a fixed one.
+  for (const [field, port] of [
+    ['server.port', server.port],
+    ['server.healthProbePort', server.healthProbePort],
+    ['webhooks.port', webhooks?.port],
+  ] as const) {
+    if (port === 0)
+      throw new OperatorManifestsError(where, field, 'port 0 picks a free port at start; the Deployment needs a fixed one, e.g. 8080');
+  }
   const replicas = options.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1)
     throw new OperatorManifestsError(where, 'replicas', `give a whole number >= 1, not ${replicas}`);

@@ -1,0 +1,190 @@
+import { expect } from 'chai';
+import { createServer, type AddressInfo } from 'node:net';
+import Type from 'typebox';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { createNamespace, eventually, uniqueName, useTestApiServer } from '@kindex/testing';
+import {
+  Kinds,
+  KubeClient,
+  Operator,
+  customResource,
+  defineOperator,
+  describeOnly,
+  operatorManifests,
+  resourceKind,
+  type ObjectOfKind,
+  type ResourceKind,
+} from '../index.js';
+
+/** Where each kind of the output lives, to apply it through KubeClient. */
+const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
+  Namespace: { plural: 'namespaces', namespaced: false },
+  CustomResourceDefinition: { plural: 'customresourcedefinitions', namespaced: false },
+  ServiceAccount: { plural: 'serviceaccounts', namespaced: true },
+  ClusterRole: { plural: 'clusterroles', namespaced: false },
+  ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
+  Role: { plural: 'roles', namespaced: true },
+  RoleBinding: { plural: 'rolebindings', namespaced: true },
+  Deployment: { plural: 'deployments', namespaced: true },
+  Service: { plural: 'services', namespaced: true },
+};
+
+function kindOf(object: Record<string, unknown>): ResourceKind<KubernetesObject> {
+  const [group, version] = String(object['apiVersion']).includes('/')
+    ? String(object['apiVersion']).split('/')
+    : ['', String(object['apiVersion'])];
+  const kind = String(object['kind']);
+  const where = KINDS[kind];
+  if (where === undefined) throw new Error(`the test does not know where ${kind} lives`);
+  return resourceKind({ group: group!, version: version!, kind, ...where });
+}
+
+/**
+ * End to end: the manifests `kindex manifests` writes for a definition, applied with server-side
+ * apply to a server that enforces RBAC, are all the operator needs: started with the token of the
+ * ServiceAccount they create, it takes its Lease and reconciles a custom resource.
+ */
+describe('operatorManifests applied to a server that enforces RBAC', function () {
+  this.timeout(120_000);
+  const server = useTestApiServer({ shared: true, authorization: 'RBAC' });
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+
+  it('the generated ServiceAccount, RBAC and CRD let the operator run as that ServiceAccount and reconcile', async () => {
+    const name = uniqueName('op');
+    const Gadgets = customResource({
+      group: `${uniqueName('g')}.kindex.dev`,
+      kind: 'Gadget',
+      plural: 'gadgets',
+      versions: {
+        v1: {
+          spec: Type.Object({ size: Type.Integer() }),
+          status: Type.Object({ seen: Type.Optional(Type.Integer()) }),
+          subresources: { status: true },
+        },
+      },
+    });
+    type Gadget = ObjectOfKind<typeof Gadgets>;
+    const reconciler: Reconciler<Gadget, KubeClient> = {
+      reconcile: (gadget) => UpdateControl.patchStatus<Gadget>({ ...gadget, status: { seen: gadget.spec.size } }),
+    };
+    // A fixed port, as the Deployment needs, that is free here to start the operator on.
+    const port = await freePort();
+    const definition = defineOperator({
+      name,
+      customResources: [Gadgets],
+      create: ({ kubeConfig, namespace }) => {
+        const operator = new Operator({
+          kubeConfig,
+          server: { port, host: '127.0.0.1' },
+          leaderElection: {
+            leaseName: name,
+            leaseNamespace: namespace,
+            leaseDurationMs: 4_000,
+            renewDeadlineMs: 3_000,
+            retryPeriodMs: 500,
+          },
+        });
+        operator.register(reconciler, { kind: Gadgets, name: 'gadgets' });
+        return operator;
+      },
+    });
+    const namespace = `${name}-system`;
+    // What the CLI does: create the operator with a KubeConfig that never connects, starting nothing.
+    const offline = new KubeConfig();
+    offline.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://offline.invalid', skipTLSVerify: false }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const described = await describeOnly('test definition', 'kindex manifests', async () =>
+      definition.create({ kubeConfig: offline, namespace }),
+    );
+    const { files } = await operatorManifests(described, {
+      name,
+      namespace,
+      image: 'example.com/gadget-operator:1.0.0',
+      customResources: [Gadgets],
+    });
+
+    const admin = new KubeClient(server().kubeConfig);
+    cleanups.push(() => admin.registry.stopAll());
+    for (const file of files) {
+      for (const object of file.objects) {
+        const kind = kindOf(object);
+        await admin.apply(kind, object, { fieldManager: 'kindex-manifests-test', force: true });
+        const id = ResourceID.of(
+          String((object['metadata'] as { name: string }).name),
+          (object['metadata'] as { namespace?: string }).namespace,
+        );
+        cleanups.push(() => admin.delete(kind, id));
+      }
+    }
+    expect(files.flatMap((f) => f.objects.map((o) => o['kind']))).to.include.members([
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'Role',
+      'Deployment',
+      'Service',
+    ]);
+
+    // The Deployment's pod passes the restricted Pod Security Standard the Namespace enforces
+    // (kube-apiserver's PodSecurity admission checks pods, so a dry-run pod of its template).
+    const deployment = files.find((f) => f.name === 'deployment.yaml')!.objects[0] as {
+      spec: { template: { metadata: object; spec: object } };
+    };
+    const pod = (spec: object): Promise<unknown> =>
+      admin.apply(Kinds.Pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'psa', namespace }, spec } as never, {
+        fieldManager: 'kindex-manifests-test',
+        dryRun: true,
+      });
+    await pod(deployment.spec.template.spec);
+    if (server().flavor === 'real') {
+      // The check can fail: the same pod without its securityContexts is refused.
+      const failure = await pod({ serviceAccountName: name, containers: [{ name: 'operator', image: 'example.com/x:1' }] }).catch(
+        (e: unknown) => e,
+      );
+      expect(String(failure)).to.contain('violates PodSecurity "restricted:latest"');
+    }
+
+    // The token of the ServiceAccount the manifests created, and nothing else granted to it.
+    const token = await server()
+      .kubeConfig.makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const asOperator = new KubeConfig();
+    asOperator.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: token.status!.token });
+    const probe = new KubeClient(asOperator);
+    cleanups.push(() => probe.registry.stopAll());
+    // The CRD is served and the RBAC rules are in force once the authorizer's informers saw them.
+    await eventually(async () => expect(await probe.list(Gadgets, { namespace })).to.deep.equal([]), { timeoutMs: 30_000 });
+
+    const operator = await definition.create({ kubeConfig: asOperator, namespace });
+    cleanups.push(() => operator.stop({ drainTimeoutMs: 5_000 }));
+    await operator.start({ cacheSyncTimeoutMs: 30_000 });
+    // The operator watches every namespace: a Gadget anywhere is reconciled.
+    const workload = await createNamespace(server().kubeConfig);
+    await admin.create(Gadgets, {
+      apiVersion: Gadgets.apiVersion,
+      kind: 'Gadget',
+      metadata: { name: 'g', namespace: workload },
+      spec: { size: 7 },
+    });
+    await eventually(async () => expect((await admin.get<Gadget>(Gadgets, ResourceID.of('g', workload)))?.status?.seen).to.equal(7), {
+      timeoutMs: 30_000,
+    });
+    expect(operator.isLeader).to.equal(true);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  await new Promise((resolve) => listener.close(resolve));
+  return port;
+}
