@@ -183,6 +183,8 @@ describe('Operator logs', function () {
     const problem = lines.find((l) => l.msg.startsWith('event source problem'))!;
     expect(problem).to.include({ level: 40, controller: 'widgets', kind: 'Widget', source: 'configs' });
     expect(problem.err).to.include({ type: 'MapperError', message: `object ${ns}/bad: mapper threw: mapper cannot read this ConfigMap` });
+    // The readable form, as at info level (where `err` and its stack are left out).
+    expect(problem['error']).to.equal(`MapperError: object ${ns}/bad: mapper threw\n  cause: mapper cannot read this ConfigMap`);
   });
 
   it('logs a failed reconcile at error level with the error and its causes', async () => {

@@ -83,6 +83,11 @@ class RunChild {
     return { code: exited.code, ms: exited.at - sent };
   }
 
+  /** Sends `signal` without waiting. */
+  signal(signal: NodeJS.Signals): void {
+    this.#child.kill(signal);
+  }
+
   kill(): void {
     if (this.#child.exitCode === null && this.#child.signalCode === null) this.#child.kill('SIGKILL');
   }
@@ -283,6 +288,21 @@ describe('Operator.run() as a process', function () {
         expect(child.count('controller stopped')).to.equal(1);
       });
     }
+
+    it('a second signal during the graceful stop exits 1 at once', async () => {
+      const child = runChild({ kind: configMaps, namespace, reconcileHangs: true });
+      await child.waitFor('started', startedLine);
+      await client.create(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('cm'), namespace } });
+      await child.waitFor('a reconcile', (l) => l.fixture === 'reconciling');
+      // The first starts a graceful stop, which waits up to 5 s for the hung reconcile to drain.
+      const sent = Date.now();
+      child.signal('SIGTERM');
+      await child.waitFor('the stop', (l) => l.msg === 'signal received, stopping');
+      expect(Date.now() - sent).to.be.below(EXIT_WITHIN_MS);
+      await expectExit(child, 'SIGINT', 1, 'second signal while draining');
+      expect(child.stderr).to.equal('kindex: second signal (SIGINT): exiting at once\n');
+      expect(child.count('operator stopped'), 'the drain had not ended').to.equal(0);
+    });
 
     for (const situation of ['follower', 'crd-wait', 'leader'] as const) {
       it(`with exit: false, run() resolves and nothing keeps the process alive (${situation})`, async () => {
