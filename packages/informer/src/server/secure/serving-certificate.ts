@@ -4,7 +4,19 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { generateWebhookCertificates } from '../../webhook/webhook-certificates.js';
 
-/** Why a certificate or key file cannot be served. */
+/**
+ * Why a certificate or key file cannot be served: `unreadable` (missing, no permission),
+ * `not-a-certificate`, `not-a-key` (not PEM), `key-mismatch` (the key of another certificate).
+ *
+ * @example
+ * ```ts
+ * import { ServingCertificateError, type ServingCertificateErrorCode } from '@kindex/informer';
+ * declare const error: unknown;
+ *
+ * const code: ServingCertificateErrorCode | undefined = error instanceof ServingCertificateError ? error.code : undefined;
+ * if (code === 'unreadable') console.error('is the certificate Secret mounted?');
+ * ```
+ */
 export type ServingCertificateErrorCode = 'unreadable' | 'not-a-certificate' | 'not-a-key' | 'key-mismatch';
 
 /**
