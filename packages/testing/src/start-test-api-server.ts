@@ -62,6 +62,10 @@ export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.
  * Starts the API server a test run asked for through `KINDEX_APISERVER`: the embedded server
  * (default) or a real kube-apiserver with etcd (`real`), so one suite runs unchanged on both.
  *
+ * It also sets `KINDEX_INSPECTION=true` in this process's environment unless it is set: the
+ * default of the Operator's `inspection` option, so operators under test keep what
+ * `describePrimary` and `/debug/controllers` show (production operators do not, by default).
+ *
  * @throws UnknownApiServerFlavorError when `KINDEX_APISERVER` has another value.
  * @example
  * ```ts
@@ -74,6 +78,9 @@ export async function startTestApiServer(options: TestApiServerOptions = {}): Pr
   // Checked here, not only by the chosen launcher: a key one server accepts (`tls` of the
   // embedded one) would otherwise pass on that server and fail on the other.
   rejectUnknownOptions('startTestApiServer options', options, TEST_API_SERVER_OPTION_KEYS);
+  // Read by @kindex/informer (which this package does not import) when an Operator or
+  // Controller has no `inspection` option; an explicit setting, either way, stays.
+  process.env['KINDEX_INSPECTION'] ??= 'true';
   const flavor = apiServerFlavorFromEnvironment();
   if (flavor === 'real') {
     // Loaded only when chosen: the real launcher brings process management and binaries that

@@ -144,6 +144,13 @@ export interface EventProcessorOptions extends Partial<ProcessingConfiguration> 
    * (see `ReconcileCauses.omitted`). Defaults to 16.
    */
   readonly maxCausesPerReconcile?: number;
+  /**
+   * Whether to keep what each trigger was. When false only their count is kept: each dispatch's
+   * `causes` lists none and counts every trigger as `omitted`, and nothing is made per trigger
+   * nor held between dispatches. For dispatchers that never read the causes (a controller whose
+   * `inspection` is off and whose debug lines are not written). Defaults to true.
+   */
+  readonly keepCauses?: boolean;
 }
 
 /**

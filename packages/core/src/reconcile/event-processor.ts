@@ -146,7 +146,7 @@ export class EventProcessor {
     if (!Number.isInteger(maxCauses) || maxCauses < 1) {
       throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
     }
-    this.#causes = new PendingCauses(maxCauses);
+    this.#causes = new PendingCauses(maxCauses, options.keepCauses ?? true);
     this.#timeouts = new AttemptTimeouts(
       this.#clock,
       () => this.#states.running,

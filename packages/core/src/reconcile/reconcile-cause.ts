@@ -56,6 +56,9 @@ export interface ReconcileCauses {
   readonly causes: readonly ReconcileCause[];
   /** Every trigger that coalesced into this reconcile, listed or not. */
   readonly triggers: number;
-  /** Triggers left out of `causes` because the bound was reached. */
+  /**
+   * Triggers left out of `causes` because the bound was reached (`maxCausesPerReconcile`), or
+   * all of them when the processor keeps counts only (`keepCauses: false`).
+   */
   readonly omitted: number;
 }

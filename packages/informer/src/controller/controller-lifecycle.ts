@@ -34,6 +34,8 @@ export interface ControllerLifecycleHost<P extends KubernetesObject> {
   readonly crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
   readonly namespaceSelection: NamespaceSelection | undefined;
   readonly queueMetrics: ControllerObservability['queueMetrics'];
+  /** Whether the processor keeps what each trigger was, or only counts them (see `ControllerOptions.inspection`). */
+  readonly causesKept: boolean;
   readonly dispatcher: ReconciliationDispatcher<P>;
   readonly primary: PrimaryEvents<P>;
   /** The controller's health (its primary source's). */
@@ -187,6 +189,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       ...this.#h.configuration,
       name: this.#h.name,
       ...(this.#h.queueMetrics !== undefined ? { queueMetrics: this.#h.queueMetrics } : {}),
+      keepCauses: this.#h.causesKept,
       dispatch: (key, request) => this.#h.dispatcher.dispatch(key, request),
       onRetriesExhausted: (key, error, info) => this.#h.dispatcher.onRetriesExhausted(key, error, info.retryInfo),
     });

@@ -26,6 +26,19 @@ export interface ControllerObservability {
   readonly queueMetrics?: WorkQueueMetricsProvider;
   /** Writes the Events of `context.getEventRecorder()`. Defaults to none (records are dropped). */
   readonly events?: EventBroadcaster;
+  /**
+   * The default of the controller's `inspection` option (the Operator's `inspection`). Defaults
+   * to `KINDEX_INSPECTION` in the environment, else false.
+   */
+  readonly inspection?: boolean;
+}
+
+/** What `describePrimary` and the debug endpoint say instead of records while inspection is off. */
+export function inspectionOffHint(controller: string): string {
+  return (
+    `inspection is off for controller ${controller}: no causes nor last reconciles are kept; turn it on with the ` +
+    `Operator option inspection: true (or the controller option inspection: true, or KINDEX_INSPECTION=true in the environment)`
+  );
 }
 
 /**
@@ -78,6 +91,13 @@ export interface PrimaryDescription {
   readonly key: string;
   /** Whether the primary cache (or the controller's own last write) holds it. */
   readonly cached: boolean;
+  /**
+   * Whether the controller keeps the causes and last reconciles below (its `inspection`
+   * option). When false both are undefined whatever happened, and `hint` says so.
+   */
+  readonly inspection: boolean;
+  /** Set while inspection is off: that nothing is kept, and how to turn inspection on. */
+  readonly hint?: string;
   /** Triggers gathered for its next reconcile, or undefined when none are pending. */
   readonly pending: ReconcileCauses | undefined;
   /** Its last reconcile since the controller started, or undefined. */

@@ -116,6 +116,20 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * primary kind when `reconcile` returns `patchResource`. Defaults to none.
    */
   readonly writes?: readonly WrittenResource[];
+  /**
+   * Keep what `describePrimary` and `/debug/controllers/<name>/primaries/...` show: the causes
+   * gathered for each primary's next reconcile and a record of its last one (id, start, causes,
+   * result). Off, a reconcile leaves nothing behind and the processor counts triggers without
+   * keeping what they were: both answer `inspection: false` with a hint instead, and the
+   * `reconcile failed` line gives the trigger count, not the list of causes. Debug lines (the
+   * `reconciled` line of each reconcile) list their causes whenever they are written: the
+   * causes are kept while the controller's logger writes debug lines, inspection or not.
+   * Metrics, the reconcile id on the reconciler's own lines and `events$` do not depend on it.
+   * Defaults to the Operator's `inspection`; for a controller built without one, to
+   * `KINDEX_INSPECTION` in the environment (`true` or `false`), else false. `@kindex/testing`'s
+   * `startTestApiServer()` sets `KINDEX_INSPECTION=true` unless it is set, so tests see records.
+   */
+  readonly inspection?: boolean;
 };
 
 /**
@@ -150,10 +164,29 @@ export const CONTROLLER_OPTION_KEYS = {
   primaryWrites: true,
   workflow: true,
   writes: true,
+  inspection: true,
 } as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
 
 /** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */
 export const STOP_OPTION_KEYS = { drainTimeoutMs: true } as const satisfies OptionKeysOf<StopOptions>;
+
+/** The environment variable that turns inspection on where no option says (see `ControllerOptions.inspection`). */
+export const INSPECTION_ENV = 'KINDEX_INSPECTION';
+
+/**
+ * Whether inspection is on: `option` when it is given (checked), else `KINDEX_INSPECTION` in the
+ * environment, else false. `owner` names what is configured in the error.
+ */
+export function resolveInspection(option: unknown, owner: string): boolean {
+  if (option !== undefined) {
+    if (typeof option !== 'boolean') throw new TypeError(`${owner}: inspection must be true or false, got ${JSON.stringify(option)}`);
+    return option;
+  }
+  const value = process.env[INSPECTION_ENV];
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw new TypeError(`${owner}: environment variable ${INSPECTION_ENV} must be true or false, got ${JSON.stringify(value)}`);
+}
 
 /** What `start()` does when the primary kind is not served, checked. */
 export function validateCrdPolicy(

@@ -48,7 +48,7 @@ import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
 import { isKubeEventSource } from '../source/kube-event-source.js';
-import type { ControllerObservability, PrimaryDescription } from './controller-observability.js';
+import { inspectionOffHint, type ControllerObservability, type PrimaryDescription } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
 import { PrimaryEvents } from './primary-events.js';
@@ -58,7 +58,13 @@ import { ControllerLifecycle } from './controller-lifecycle.js';
 import { declaredWrites, type DeclaredWrite } from './written-resource.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
-import { CONTROLLER_OPTION_KEYS, STOP_OPTION_KEYS, validateCrdPolicy, type ControllerOptions } from './controller-options.js';
+import {
+  CONTROLLER_OPTION_KEYS,
+  resolveInspection,
+  STOP_OPTION_KEYS,
+  validateCrdPolicy,
+  type ControllerOptions,
+} from './controller-options.js';
 import {
   PRIMARY_SOURCE_NAME,
   type ControllerEvent,
@@ -99,6 +105,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   /** The ended reconciles of `events$` alone: key, control and what kindex wrote. */
   readonly reconciled$: Observable<ControllerReconciledEvent>;
   readonly health$: Observable<EventSourceHealth>;
+  /** Whether `describePrimary` keeps causes and last reconciles (the `inspection` option). */
+  readonly inspection: boolean;
 
   readonly #reconciler: Reconciler<P, KubeClient>;
   readonly #client: KubeClient;
@@ -148,6 +156,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       workflow,
       namespaceSelector,
       writes,
+      inspection,
       ...rest
     } = options;
     if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
@@ -166,6 +175,9 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
     this.name = this.configuration.name;
     this.#logger = (observability.logger ?? noopLogger).child({ controller: this.name, kind: kind.kind });
+    this.inspection = resolveInspection(inspection ?? observability.inspection, `controller ${this.name}`);
+    // Debug lines name their causes: kept for them too, while the logger writes them.
+    const causesKept = this.inspection || this.#logger.isLevelEnabled?.('debug') !== false;
     this.#reconciler = reconciler;
     this.#client = client;
     this.#workflow = workflow;
@@ -228,6 +240,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       eventBroadcaster: observability.events,
       events: this.#events,
       abortInFlight: (key, reason) => this.#lifecycle.processor?.abortInFlight(key, reason),
+      inspection: this.inspection,
+      causesKept,
     });
     this.events$ = this.#events.events$;
     this.problems$ = this.#events.problems$;
@@ -244,6 +258,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       crdPolicy,
       namespaceSelection: this.#namespaceSelection,
       queueMetrics: observability.queueMetrics,
+      causesKept,
       dispatcher: this.#dispatcher,
       primary: this.#primary,
       health: this.#health,
@@ -368,13 +383,19 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   /**
    * What the controller knows about one primary now: whether it is cached, the causes waiting
-   * for its next reconcile, and its last reconcile (why it ran, how it ended).
+   * for its next reconcile, and its last reconcile (why it ran, how it ended). Causes and last
+   * reconciles are kept only while `inspection` is on; off, the answer says so (`hint`).
    */
   describePrimary(id: ResourceID | string): PrimaryDescription {
     const key = typeof id === 'string' ? id : id.key;
+    const cached = this.getPrimary(key) !== undefined;
+    if (!this.inspection) {
+      return { key, cached, inspection: false, hint: inspectionOffHint(this.name), pending: undefined, lastReconcile: undefined };
+    }
     return {
       key,
-      cached: this.getPrimary(key) !== undefined,
+      cached,
+      inspection: true,
       pending: this.#lifecycle.processor?.pendingCauses(key),
       lastReconcile: this.#dispatcher.lastReconcile(key),
     };

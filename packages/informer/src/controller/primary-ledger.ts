@@ -35,4 +35,35 @@ export class PrimaryLedger<P extends KubernetesObject> {
     if (written !== undefined) this.written.put(ResourceID.keyOfResource(written), written);
     return written;
   }
+
+  /**
+   * Cleanup ran to completion and our `finalizer` is off (`written`: what the removal returned).
+   * If the DELETED event already came (it left a tombstone and a trigger), the tombstone goes,
+   * so the trigger finds nothing to do; otherwise the event, when it comes, finds the primary in
+   * `cleanedUp`. The written object only stands in the read-after-write cache while the primary
+   * still exists (other finalizers).
+   */
+  finalizerRemoved(key: string, primary: P, written: P | undefined, finalizer: string): void {
+    const uid = primary.metadata?.uid;
+    const tombstone = this.tombstones.get(key);
+    if (tombstone !== undefined && tombstone.primary.metadata?.uid === uid) {
+      this.tombstones.delete(key);
+      this.written.evict(key);
+      return;
+    }
+    this.cleanedUp.set(key, uid);
+    // Only a written object without our finalizer stands for the primary: a server that deleted
+    // the object may answer with its last stored state, our finalizer still in it, and a reconcile
+    // reading that would clean up again.
+    const others = written?.metadata?.finalizers;
+    if (
+      written !== undefined &&
+      others !== undefined &&
+      others.length > 0 &&
+      !others.includes(finalizer) &&
+      this.cache.peekKey(key) !== undefined
+    )
+      this.remember(written);
+    else this.written.evict(key);
+  }
 }

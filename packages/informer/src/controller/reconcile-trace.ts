@@ -3,10 +3,10 @@ import type { ReconcileCauses } from '@kindex/core';
 import type { ReconcileRecord } from './controller-observability.js';
 
 /**
- * One reconcile as its log lines and `describePrimary` see it. Every reconcile makes one, but
- * most are never logged nor described: so the id (a UUID) and the ISO start time are made the
- * first time something reads them, and the record is copied out only when asked for. A log line
- * and the record of the same reconcile read the same id.
+ * One reconcile as its log lines and `describePrimary` see it, made only while the controller's
+ * `inspection` is on. Most are never logged nor described: so the id (a UUID) and the ISO start
+ * time are made the first time something reads them, and the record is copied out only when
+ * asked for. A log line and the record of the same reconcile read the same id.
  */
 export class ReconcileTrace {
   readonly #key: string;
@@ -50,6 +50,14 @@ export class ReconcileTrace {
     const base = { reconcileID: this.reconcileID, startedAt, causes: this.#causes };
     return this.#outcome === undefined ? base : { ...base, ...this.#outcome };
   }
+}
+
+/**
+ * The bindings of the logger of a reconcile that leaves no trace (inspection off): a fresh id,
+ * made only when its first line is written.
+ */
+export function reconcileBindings(key: string): Record<string, unknown> {
+  return { ...namespaceAndName(key), reconcileID: randomUUID() };
 }
 
 /** The `namespace` and `name` log fields of a primary key (`namespace/name` or `name`). */

@@ -20,7 +20,7 @@ import { reconcileLogFields } from '../logging/reconcile-log.js';
 import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
-import { namespaceAndName, ReconcileTrace } from './reconcile-trace.js';
+import { namespaceAndName, reconcileBindings, ReconcileTrace } from './reconcile-trace.js';
 import type { PrimaryEvents } from './primary-events.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
@@ -45,6 +45,13 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
   readonly events: ControllerEvents;
   /** Aborts the signal of a running reconcile (the event processor's `abortInFlight`). */
   readonly abortInFlight: (key: string, reason: unknown) => void;
+  /** Keep each primary's last reconcile for `describePrimary` (the controller's `inspection`). */
+  readonly inspection: boolean;
+  /**
+   * Whether the event processor keeps causes (inspection on, or debug lines written): the
+   * failed-reconcile line lists them then, and gives their count only otherwise.
+   */
+  readonly causesKept: boolean;
 }
 
 /**
@@ -52,10 +59,10 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
  * tombstone), checks fencing and stealth, adds the finalizer before the first `reconcile` when
  * the reconciler cleans up, runs `cleanup` for a primary marked for deletion and removes the
  * finalizer when told to, runs the managed workflow, writes the returned control, and after
- * exhausted retries calls `updateErrorStatus`. Each reconcile gets an id, a log line naming its
- * causes (built only when debug lines are written) and a record for `describePrimary`; the id,
- * the start time's ISO string, the log bindings and the record are made only when read (see
- * {@link ReconcileTrace}), so a reconcile nobody logs or describes pays for none of them.
+ * exhausted retries calls `updateErrorStatus`. Each reconcile gets an id (made when a line is
+ * written) and a log line naming its causes (built only when debug lines are written). With
+ * `inspection` on it also leaves a record for `describePrimary` ({@link ReconcileTrace}: id,
+ * ISO start time and copy made only when read); with it off nothing of a reconcile outlives it.
  */
 export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #o: ReconciliationDispatcherOptions<P>;
@@ -66,7 +73,11 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #inFlight: P[] = [];
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
   readonly #shardLost = new Map<string, unknown>();
-  /** The last reconcile of each primary (dropped with the primary), for `describePrimary`. */
+  /**
+   * The last reconcile of each primary (dropped with the primary), for `describePrimary`; only
+   * while inspection is on: a record per primary held for a second or more outlives the young
+   * generation, and promoting it is most of what inspection costs per event.
+   */
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
   #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
   readonly #snapshot = () => this.#o.primaryCache.snapshot(); // one function for every context
@@ -162,21 +173,25 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   }
 
   /**
-   * One reconcile with its id, its log line (naming its causes) and its record for
+   * One reconcile with its id, its log line and, with inspection on, its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    * A reconcile that finishes synchronously (a reconciler returning its control, nothing to
    * write) returns its result directly: no promise and no microtask hop (issue 23).
    */
   dispatch(key: string, request: DispatchRequest): DispatchResult | void | Promise<DispatchResult | void> {
-    const trace = new ReconcileTrace(key, request.causes);
-    const log = new LazyChildLogger(this.#o.logger, () => trace.logBindings());
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
     const found = this.#o.ledger.get(key);
     const present = found !== undefined || this.#o.ledger.tombstones.has(key);
-    if (present) this.#lastReconciles.set(key, trace);
-    else this.#lastReconciles.delete(key);
+    let trace: ReconcileTrace | undefined;
+    if (this.#o.inspection) {
+      trace = new ReconcileTrace(key, request.causes);
+      if (present) this.#lastReconciles.set(key, trace);
+      else this.#lastReconciles.delete(key);
+    }
+    const started = trace?.started ?? Date.now();
+    const log = new LazyChildLogger(this.#o.logger, trace !== undefined ? () => trace.logBindings() : () => reconcileBindings(key));
     let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
       // Fencing: a replica that may not write (lost its lease) must not reconcile either.
@@ -191,30 +206,31 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
             ? skip('not-owned')
             : this.#owned(key, subject, request, log, found);
     } catch (error) {
-      return this.#failed(trace, log, request, error);
+      return this.#failed(started, trace, log, request, error);
     }
     if (result instanceof Promise) {
       return result.then(
-        (value) => this.#succeeded(trace, log, request, present, value),
-        (error: unknown) => this.#failed(trace, log, request, error),
+        (value) => this.#succeeded(started, trace, log, request, present, value),
+        (error: unknown) => this.#failed(started, trace, log, request, error),
       );
     }
-    return this.#succeeded(trace, log, request, present, result);
+    return this.#succeeded(started, trace, log, request, present, result);
   }
 
   /** The end of a reconcile that succeeded: its duration, and its line when debug lines are written. */
   #succeeded(
-    trace: ReconcileTrace,
+    started: number,
+    trace: ReconcileTrace | undefined,
     log: LazyChildLogger,
     request: DispatchRequest,
     present: boolean,
     result: DispatchResult | void,
   ): DispatchResult | void {
-    const durationMs = trace.succeeded();
+    const durationMs = trace !== undefined ? trace.succeeded() : Date.now() - started;
     if (log.isLevelEnabled('debug')) {
       const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
       log.debug(
-        { ...reconcileLogFields(request), durationMs, ...rescheduled },
+        { ...reconcileLogFields(request, this.#o.causesKept), durationMs, ...rescheduled },
         !present
           ? 'primary not in cache, nothing to reconcile'
           : result?.skipped
@@ -226,9 +242,9 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   }
 
   /** The end of a reconcile that failed: its duration and error line; rethrows `error`. */
-  #failed(trace: ReconcileTrace, log: LazyChildLogger, request: DispatchRequest, error: unknown): never {
-    const durationMs = trace.failed(error);
-    log.error({ ...reconcileLogFields(request), durationMs, err: error }, 'reconcile failed');
+  #failed(started: number, trace: ReconcileTrace | undefined, log: LazyChildLogger, request: DispatchRequest, error: unknown): never {
+    const durationMs = trace !== undefined ? trace.failed(error) : Date.now() - started;
+    log.error({ ...reconcileLogFields(request, this.#o.causesKept), durationMs, err: error }, 'reconcile failed');
     throw error;
   }
 
@@ -404,7 +420,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
       const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         client.checkFence();
-        this.#onFinalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer));
+        ledger.finalizerRemoved(key, primary, await writer.removeFinalizer(primary, finalizer), finalizer);
         wrote.push('finalizer');
       }
       events.reconciled(key, control.removeFinalizer ? 'defaultDelete' : 'noFinalizerRemoval', wrote);
@@ -419,37 +435,6 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     if (this.#o.workflow !== undefined) (await this.#o.workflow.reconcile(primary, context)).throwIfFailed();
     const control = await this.#o.reconciler.reconcile(primary, context);
     return this.#applyControl(key, primary, control, client, writer, wrote);
-  }
-
-  /**
-   * Cleanup ran to completion and our finalizer is off. If the DELETED event already came (it
-   * left a tombstone and a trigger), the tombstone goes, so the trigger finds nothing to do;
-   * otherwise the event, when it comes, finds the primary in `cleanedUp`. The written object
-   * only stands in the read-after-write cache while the primary still exists (other finalizers).
-   */
-  #onFinalizerRemoved(key: string, primary: P, written: P | undefined): void {
-    const ledger = this.#o.ledger;
-    const uid = primary.metadata?.uid;
-    const tombstone = ledger.tombstones.get(key);
-    if (tombstone !== undefined && tombstone.primary.metadata?.uid === uid) {
-      ledger.tombstones.delete(key);
-      ledger.written.evict(key);
-      return;
-    }
-    ledger.cleanedUp.set(key, uid);
-    // Only a written object without our finalizer stands for the primary: a server that deleted
-    // the object may answer with its last stored state, our finalizer still in it, and a reconcile
-    // reading that would clean up again.
-    const others = written?.metadata?.finalizers;
-    if (
-      written !== undefined &&
-      others !== undefined &&
-      others.length > 0 &&
-      !others.includes(this.#o.finalizer ?? '') &&
-      this.#o.primaryCache.peekKey(key) !== undefined
-    )
-      ledger.remember(written);
-    else ledger.written.evict(key);
   }
 
   /** Retries ran out: the reconciler's `updateErrorStatus`, if it has one, and its status write. */

@@ -53,8 +53,18 @@ export function causesForLog(causes: ReconcileCauses): LoggedCause[] {
   }));
 }
 
-/** The fields of a reconcile's log line that say why it ran. */
-export function reconcileLogFields(request: DispatchRequest): object {
+/**
+ * The fields of a reconcile's log line that say why it ran: how many triggers coalesced into it,
+ * and which they were when the controller keeps them (`causesKept`: its `inspection` on or
+ * debug lines written; else the processor counts triggers only, and the line says no more).
+ */
+export function reconcileLogFields(request: DispatchRequest, causesKept = true): object {
+  if (!causesKept) {
+    return {
+      triggers: request.causes.triggers,
+      ...(request.retryInfo !== undefined ? { attempt: request.retryInfo.attemptCount + 1 } : {}),
+    };
+  }
   return {
     triggers: request.causes.triggers,
     causes: causesForLog(request.causes),

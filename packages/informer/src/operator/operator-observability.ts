@@ -12,6 +12,7 @@ import { SourceHealthMonitor } from '../server/source-health-monitor.js';
 import { isKubeEventSource } from '../source/kube-event-source.js';
 import type { Controller } from '../controller/controller.js';
 import type { ControllerObservability } from '../controller/controller-observability.js';
+import { resolveInspection } from '../controller/controller-options.js';
 
 /**
  * The Operator's options for logs, metrics, health and its HTTP server.
@@ -38,6 +39,15 @@ export interface OperatorObservabilityOptions {
   readonly server?: OperatorServerOptions;
   /** How `context.getEventRecorder()` writes Kubernetes Events. Defaults to {@link EventRecorderOptions}' defaults. */
   readonly events?: EventRecorderOptions;
+  /**
+   * Keep, per controller, what `describePrimary` and `/debug/controllers/<name>/primaries/...`
+   * show: each primary's pending causes and last reconcile (see `ControllerOptions.inspection`,
+   * which overrides it per controller). Off, they answer with a hint instead, reconciles leave
+   * nothing behind, and `reconcile failed` lines give the trigger count rather than the causes
+   * (debug lines keep listing them). Defaults to `KINDEX_INSPECTION` in the environment (`true`
+   * or `false`), else false; `@kindex/testing`'s `startTestApiServer()` sets it to true.
+   */
+  readonly inspection?: boolean;
 }
 
 /** The keys of {@link OperatorObservabilityOptions}: unknown ones are rejected, not ignored. */
@@ -46,6 +56,7 @@ export const OPERATOR_OBSERVABILITY_OPTION_KEYS = {
   metrics: OPERATOR_METRICS_OPTION_KEYS,
   server: OPERATOR_SERVER_OPTION_KEYS,
   events: EVENT_RECORDER_OPTION_KEYS,
+  inspection: true,
 } as const satisfies OptionKeysOf<OperatorObservabilityOptions>;
 
 type Phase = 'new' | 'starting' | 'running' | 'stopped';
@@ -65,6 +76,7 @@ export class OperatorObservability {
   /** Writes reconcilers' Events; undefined when the operator gave no client (tests of parts). */
   readonly events: EventBroadcaster | undefined;
   #phase: Phase = 'new';
+  readonly #inspection: boolean;
 
   constructor(
     options: OperatorObservabilityOptions,
@@ -73,6 +85,7 @@ export class OperatorObservability {
     events?: { readonly client: KubeClient; readonly identity: () => string | undefined },
   ) {
     this.logger = createOperatorLogger(options.logger);
+    this.#inspection = resolveInspection(options.inspection, 'Operator');
     this.metrics = new OperatorMetrics(options.metrics);
     this.events =
       events === undefined
@@ -104,7 +117,12 @@ export class OperatorObservability {
 
   /** What each controller gets at registration. */
   forController(): ControllerObservability {
-    return { logger: this.logger, queueMetrics: this.metrics.workQueues, ...(this.events ? { events: this.events } : {}) };
+    return {
+      logger: this.logger,
+      queueMetrics: this.metrics.workQueues,
+      inspection: this.#inspection,
+      ...(this.events ? { events: this.events } : {}),
+    };
   }
 
   /** A controller was registered: record its reconciles, log the problems it moves past. */

@@ -14,6 +14,8 @@ export interface CauseEntry {
 /** Where a primary's entry is kept (the event processor's per-primary record). */
 export interface CauseHolder {
   causes: CauseEntry | undefined;
+  /** Triggers counted since the last dispatch when causes are not kept. */
+  counted: number;
 }
 
 /**
@@ -24,16 +26,27 @@ export interface CauseHolder {
  *
  * On the per-event path: most primaries gather one cause between dispatches, so causes are
  * matched by comparing their fields over the (bounded) list, with no key string per trigger.
+ * With `keep` false nothing is kept but the count (a number on the holder): no entry, no
+ * cause object, nothing retained between dispatches, for a controller whose causes nobody
+ * reads (its `inspection` off, debug lines not written).
  */
 export class PendingCauses {
   readonly #maxCauses: number;
+  readonly #keep: boolean;
+  /** Counted-only causes handed out, by trigger count: frozen, shared, made once each. */
+  readonly #counted: ReconcileCauses[] = [];
 
-  constructor(maxCauses: number) {
+  constructor(maxCauses: number, keep: boolean) {
     this.#maxCauses = maxCauses;
+    this.#keep = keep;
   }
 
   /** Records the trigger's cause in `holder`. */
   addTrigger(holder: CauseHolder, trigger: Trigger, now: number): void {
+    if (!this.#keep) {
+      holder.counted++;
+      return;
+    }
     const cause = trigger.cause;
     const source = String(trigger.source);
     switch (cause?.type) {
@@ -52,6 +65,10 @@ export class PendingCauses {
 
   /** Records one cause in `holder`. */
   add(holder: CauseHolder, seed: CauseSeed, now: number): void {
+    if (!this.#keep) {
+      holder.counted++;
+      return;
+    }
     this.#add(holder, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, now);
   }
 
@@ -92,6 +109,7 @@ export class PendingCauses {
 
   /** The causes gathered in `holder`, without taking them; undefined when none. */
   peek(holder: CauseHolder | undefined): ReconcileCauses | undefined {
+    if (holder !== undefined && holder.counted > 0) return this.#countedCauses(holder.counted);
     const entry = holder?.causes;
     return entry === undefined
       ? undefined
@@ -100,12 +118,23 @@ export class PendingCauses {
 
   /** Takes the causes gathered in `holder`: the next ones start afresh. */
   take(holder: CauseHolder): ReconcileCauses {
+    const counted = holder.counted;
+    if (counted > 0) {
+      holder.counted = 0;
+      return this.#countedCauses(counted);
+    }
     const entry = holder.causes;
     if (entry === undefined) return EMPTY;
     holder.causes = undefined;
     // The entry is gone: it is handed over as is, frozen (no copy per dispatch).
     Object.freeze(entry.causes);
     return Object.freeze(entry);
+  }
+
+  /** `triggers` triggers, none of them listed: the same object for each count up to 64. */
+  #countedCauses(triggers: number): ReconcileCauses {
+    if (triggers > 64) return Object.freeze({ causes: EMPTY.causes, triggers, omitted: triggers });
+    return (this.#counted[triggers] ??= Object.freeze({ causes: EMPTY.causes, triggers, omitted: triggers }));
   }
 }
 

@@ -19,6 +19,8 @@ export interface PrimaryState {
   readonly key: string;
   /** Causes gathered since the last dispatch; undefined when none. */
   causes: CauseEntry | undefined;
+  /** Triggers since the last dispatch when only their count is kept (see `PendingCauses`). */
+  counted: number;
   /** The failure streak, while one is on. */
   retry: RetryExecution | undefined;
   /** The delayed add pending for it, and which: listed as a cause once it fires. */
@@ -41,6 +43,7 @@ export function newPrimaryState(key: string): PrimaryState {
   return {
     key,
     causes: undefined,
+    counted: 0,
     retry: undefined,
     scheduled: undefined,
     delayDue: false,
@@ -54,6 +57,7 @@ export function newPrimaryState(key: string): PrimaryState {
 export function isIdle(state: PrimaryState): boolean {
   return (
     state.causes === undefined &&
+    state.counted === 0 &&
     state.retry === undefined &&
     state.scheduled === undefined &&
     state.reschedulePriority === undefined &&
@@ -144,6 +148,7 @@ export class PrimaryStates {
     if (state !== undefined) {
       state.retry = undefined;
       state.causes = undefined;
+      state.counted = 0;
       state.scheduled = undefined;
     }
     if (this.#queue.isProcessing(key)) (state ?? this.of(key)).droppedInFlight = true;
@@ -154,6 +159,7 @@ export class PrimaryStates {
   clearPending(): void {
     for (const state of [...this.#states.values()]) {
       state.causes = undefined;
+      state.counted = 0;
       state.scheduled = undefined;
       this.release(state);
     }
