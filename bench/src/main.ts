@@ -45,6 +45,8 @@ interface Settings {
   /** Requests per row of the admission webhook scenario (`webhooks`). */
   webhookRequests: number;
   roundTrips: number;
+  /** Scrapes per row of the secure metrics scenario (`scrapes`). */
+  scrapes: number;
   reps: number;
   lookups: number;
   contenders: string[];
@@ -116,6 +118,7 @@ function parseSettings(argv: readonly string[]): Settings {
     shardObjects: num('shard-objects', 2000),
     webhookRequests: num('webhook-requests', quick ? 500 : 2000),
     roundTrips: num('round-trips', quick ? 300 : 1000),
+    scrapes: num('scrapes', quick ? 500 : 2000),
     restartObjects: num('restart-objects', quick ? 10_000 : 100_000),
     restartChanges: num('restart-changes', 100),
     restartWorkMs: num('restart-work-ms', 1),
@@ -640,6 +643,14 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
     sections.push({
       name: 'requests',
       markdown: `### Request round trips over TLS: one read, one write (one run per server)\n\n${tables.join('\n\n')}\n\nkindex's KubeClient keeps its connections (keep-alive, one pool per TLS identity); client-node 1.4's generated API, as a hand-rolled loop calls it, opens a TLS connection per request. Merge patches of one ConfigMap, each a real write.`,
+    });
+  }
+
+  if (settings.scenarios.includes('scrapes')) {
+    const tables = informerBenchOnBothServers('scrapes', 'src/server/secure/secure-scrape.bench.ts', [String(settings.scrapes)]);
+    sections.push({
+      name: 'scrapes',
+      markdown: `### /metrics scrapes: plain against secure (TokenReview + SubjectAccessReview), one run per server\n\n${tables.join('\n\n')}\n\nThe operator's OperatorServer on 127.0.0.1, one registry for every row; a ServiceAccount bound to get on /metrics scrapes with its TokenRequest token. "Cached" is the steady state (reviews kept 1 and 5 minutes); "no cache" is what one scrape per TTL costs. Target: a cached scrape within 1 ms of the plain one.`,
     });
   }
 
