@@ -44,7 +44,7 @@ export function createProgram(io: CliIo): Command {
   // --- subcommands: one register call per file in commands/; create them with
   // `program.command(name)` (settings below are applied to every command after this block).
   registerCrdCommand(program, io);
-  registerManifestsCommand(program);
+  registerManifestsCommand(program, io);
   // --- end of subcommands
 
   for (const command of allCommands(program)) {

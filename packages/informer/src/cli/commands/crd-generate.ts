@@ -6,28 +6,31 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CustomResourceDefinition } from '../../crd/crd-manifest.js';
 import { crdYaml } from '../../crd/crd-yaml.js';
+import { loadOperatorModule, OperatorModuleError, type LoadedOperatorModule } from '../../manifests/load-operator-module.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../usage-error.js';
 
-function isCustomResource(value: unknown): value is { crd: CustomResourceDefinition } {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as { crd?: { kind?: unknown }; validate?: unknown };
-  return typeof v.validate === 'function' && v.crd?.kind === 'CustomResourceDefinition';
-}
-
 /** The CRDs of every custom resource `module` exports, sorted by CRD name. */
 export async function exportedCrds(module: string): Promise<CustomResourceDefinition[]> {
-  const path = resolve(module);
-  if (!existsSync(path)) throw new UsageError(`module ${module} does not exist`);
-  const exports = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-  const crds = Object.values(exports)
-    .filter(isCustomResource)
-    .map((r) => r.crd);
-  if (crds.length === 0) throw new UsageError(`${module} exports no custom resource (a value made by customResource())`);
+  if (!existsSync(resolve(module))) throw new UsageError(`module ${module} does not exist`);
+  // As `kindex manifests` loads it: starting nothing (a module that starts the operator when
+  // imported fails in one line), and an operator definition's customResources when it has one.
+  let loaded: LoadedOperatorModule;
+  try {
+    loaded = await loadOperatorModule(module, { command: 'kindex crd generate' });
+  } catch (error) {
+    if (error instanceof OperatorModuleError || (error instanceof Error && error.name === 'OperatorStartRefusedError'))
+      throw new UsageError(error.message);
+    throw error;
+  }
+  const crds = loaded.customResources.map((r) => r.crd);
+  if (crds.length === 0)
+    throw new UsageError(
+      `${module} exports no custom resource (a value made by customResource()) and no operator definition listing customResources`,
+    );
   return crds.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 

@@ -9,11 +9,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { loadOperatorModule, OperatorModuleError } from '../../manifests/load-operator-module.js';
+import { loadOperatorModule, OperatorModuleError, type LoadedOperatorModule } from '../../manifests/load-operator-module.js';
 import { operatorManifests, type OperatorManifestsOptions } from '../../manifests/operator-manifests.js';
-import { OperatorManifestsError } from '../../manifests/operator-manifests-error.js';
 import { directoryDrift, writeManifestFiles } from '../../manifests/manifest-files.js';
 import type { CertificateSource } from '../../manifests/certificate-manifests.js';
+import type { CliIo } from '../cli-io.js';
+import { UsageError } from '../usage-error.js';
 
 /** The flags of `kindex manifests`, as commander parses them. */
 export interface ManifestsFlags {
@@ -31,69 +32,61 @@ const COMMAND = 'kindex manifests';
 
 /**
  * Runs `kindex manifests` and resolves to its exit code: 0 written or current, 1 stale under
- * `--check` or the operator cannot be deployed as defined, 2 a wrong call (no `--image`, a module
- * with no definition, a module that starts the operator when imported). Every failure is one line.
+ * `--check`. A wrong call (no `--image`, a module with no definition, one that starts the
+ * operator when imported) throws {@link UsageError} (exit 2); an operator that cannot be deployed
+ * as defined throws its `OperatorManifestsError` (exit 1). Each is one line.
  */
-export async function runManifests(module: string, flags: ManifestsFlags, log: (line: string) => void): Promise<number> {
+export async function runManifests(module: string, flags: ManifestsFlags, io: Pick<CliIo, 'log'>): Promise<number> {
+  if (!flags.image) throw new UsageError('--image is required: the Deployment runs it (e.g. --image ghcr.io/acme/widget-operator:1.0.0)');
+  const namespaceOf = (name: string): string => flags.namespace ?? `${name}-system`;
+  let loaded: LoadedOperatorModule;
   try {
-    if (!flags.image) {
-      log(`${COMMAND}: --image is required: the Deployment runs it (e.g. --image ghcr.io/acme/widget-operator:1.0.0)`);
-      return 2;
-    }
-    const namespaceOf = (name: string): string => flags.namespace ?? `${name}-system`;
-    const loaded = await loadOperatorModule(module, { command: COMMAND, namespace: namespaceOf });
-    const { definition, operator } = loaded;
-    if (definition === undefined || operator === undefined) {
-      log(
-        `${COMMAND}: ${module} exports no operator definition: export default defineOperator({ name, customResources, create }) from it (and start it from another module with runOperator(definition))`,
-      );
-      return 2;
-    }
-    const dir = resolve(flags.out);
-    const certificatesFile = join(dir, 'certificates.yaml');
-    const options: OperatorManifestsOptions = {
-      name: definition.name,
-      namespace: namespaceOf(definition.name),
-      image: flags.image,
-      args: flags.arg,
-      customResources: loaded.customResources,
-      source: relative(process.cwd(), resolve(module)).replaceAll('\\', '/'),
-      ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
-      ...(definition.gracefulShutdownTimeoutMs !== undefined ? { gracefulShutdownTimeoutMs: definition.gracefulShutdownTimeoutMs } : {}),
-      ...(flags.webhookCerts !== undefined ? { certificates: flags.webhookCerts } : {}),
-      ...(flags.serviceMonitor ? { serviceMonitor: true } : {}),
-      ...(existsSync(certificatesFile) ? { previousCertificates: readFileSync(certificatesFile, 'utf8') } : {}),
-    };
-    const { files } = await operatorManifests(operator, options);
-    const shown = relative(process.cwd(), dir) || '.';
-    if (flags.check) {
-      const drift = directoryDrift(dir, files);
-      const lines = [
-        ...drift.missing.map((f) => `  ${join(shown, f)} (missing)`),
-        ...drift.stale.map((f) => `  ${join(shown, f)} (stale)`),
-        ...drift.obsolete.map((f) => `  ${join(shown, f)} (no longer generated)`),
-      ];
-      if (lines.length > 0) {
-        log(`${COMMAND}: the manifests in ${shown} are not those of ${module}; run ${COMMAND} again without --check:\n${lines.join('\n')}`);
-        return 1;
-      }
-      log(`manifests in ${shown} are current (${files.length} files)`);
-      return 0;
-    }
-    for (const { file, action } of writeManifestFiles(dir, files)) log(`${action} ${join(shown, file)}`);
-    return 0;
+    loaded = await loadOperatorModule(module, { command: COMMAND, namespace: namespaceOf });
   } catch (error) {
-    if (error instanceof OperatorModuleError || (error instanceof Error && error.name === 'OperatorStartRefusedError')) {
-      log(`${COMMAND}: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof OperatorManifestsError) {
-      log(`${COMMAND}: ${error.message}`);
+    if (error instanceof OperatorModuleError || (error instanceof Error && error.name === 'OperatorStartRefusedError'))
+      throw new UsageError(error.message);
+    throw error;
+  }
+  const { definition, operator } = loaded;
+  if (definition === undefined || operator === undefined) {
+    throw new UsageError(
+      `${module} exports no operator definition: export default defineOperator({ name, customResources, create }) from it, and start it from another module with runOperator(definition)`,
+    );
+  }
+  const dir = resolve(flags.out);
+  const certificatesFile = join(dir, 'certificates.yaml');
+  const options: OperatorManifestsOptions = {
+    name: definition.name,
+    namespace: namespaceOf(definition.name),
+    image: flags.image,
+    args: flags.arg,
+    customResources: loaded.customResources,
+    source: relative(process.cwd(), resolve(module)).replaceAll('\\', '/'),
+    ...(flags.replicas !== undefined ? { replicas: flags.replicas } : {}),
+    ...(definition.gracefulShutdownTimeoutMs !== undefined ? { gracefulShutdownTimeoutMs: definition.gracefulShutdownTimeoutMs } : {}),
+    ...(flags.webhookCerts !== undefined ? { certificates: flags.webhookCerts } : {}),
+    ...(flags.serviceMonitor ? { serviceMonitor: true } : {}),
+    ...(existsSync(certificatesFile) ? { previousCertificates: readFileSync(certificatesFile, 'utf8') } : {}),
+  };
+  const { files } = await operatorManifests(operator, options);
+  const fromHere = relative(process.cwd(), dir);
+  const shown = fromHere === '' ? '.' : fromHere.startsWith('..') ? dir : fromHere;
+  if (flags.check) {
+    const drift = directoryDrift(dir, files);
+    const lines = [
+      ...drift.missing.map((f) => `  ${join(shown, f)} (missing)`),
+      ...drift.stale.map((f) => `  ${join(shown, f)} (stale)`),
+      ...drift.obsolete.map((f) => `  ${join(shown, f)} (no longer generated)`),
+    ];
+    if (lines.length > 0) {
+      io.log(`stale or missing manifests in ${shown} (run ${COMMAND} again without --check):\n${lines.join('\n')}`);
       return 1;
     }
-    log(`${COMMAND}: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    io.log(`manifests in ${shown} are current (${files.length} files)`);
+    return 0;
   }
+  for (const { file, action } of writeManifestFiles(dir, files)) io.log(`${action} ${join(shown, file)}`);
+  return 0;
 }
 
 function positiveInteger(value: string): number {
@@ -115,7 +108,10 @@ function positiveInteger(value: string): number {
  * await program.parseAsync(['manifests', 'dist/operator.js', '--image', 'ghcr.io/acme/widget-operator:1.0.0'], { from: 'user' });
  * ```
  */
-export function registerManifestsCommand(program: Command): void {
+export function registerManifestsCommand(
+  program: Command,
+  io: Partial<CliIo> & Pick<CliIo, 'log'> = { log: (line) => console.error(line) },
+): void {
   program
     .command('manifests')
     .description(
@@ -145,6 +141,8 @@ export function registerManifestsCommand(program: Command): void {
     .option('--service-monitor', 'add a Prometheus Operator ServiceMonitor for the metrics Service')
     .option('--check', 'write nothing; fail (exit 1) when the files in --out are missing or differ')
     .action(async (module: string, flags: ManifestsFlags) => {
-      process.exitCode = await runManifests(module, flags, (line) => console.error(line));
+      const code = await runManifests(module, flags, io);
+      if (io.exit) io.exit(code);
+      else process.exitCode = code;
     });
 }
