@@ -15,7 +15,18 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { generateWebhookCertificates, type WebhookCertificates } from '../webhook/webhook-certificates.js';
 
-/** How `kindex manifests` provides serving certificates. */
+/**
+ * Where `kindex manifests` gets serving certificates from (its `--webhook-certs` flag).
+ *
+ * @example
+ * ```ts
+ * import { operatorManifests, type CertificateSource, type Operator } from '@kindex/informer';
+ * declare const operator: Operator;
+ *
+ * const certificates: CertificateSource = 'cert-manager';
+ * const { files } = await operatorManifests(operator, { name: 'widget-operator', namespace: 'widgets', image: 'ghcr.io/acme/widget-operator:1.0.0', certificates });
+ * ```
+ */
 export type CertificateSource = 'cert-manager' | 'secret';
 
 /** One server's certificate: the Secret the Deployment mounts and the names it must be valid for. */

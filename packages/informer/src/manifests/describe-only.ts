@@ -69,9 +69,10 @@ export class OperatorStartRefusedError extends Error {
  * @example
  * ```ts
  * import { describeOnly } from '@kindex/informer';
+ * import { pathToFileURL } from 'node:url';
  *
  * // Import an operator's module to read its exports without starting anything.
- * const exports = await describeOnly('src/operator.ts', 'my-tool', () => import('./operator.js'));
+ * const exports = await describeOnly('dist/operator.js', 'my-tool', () => import(pathToFileURL('dist/operator.js').href));
  * ```
  */
 export async function describeOnly<T>(module: string, command: string, load: () => Promise<T>): Promise<T> {
