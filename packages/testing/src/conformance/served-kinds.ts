@@ -190,6 +190,15 @@ export const SERVED_KINDS: readonly ServedKind[] = [
     verbs: ['create'],
   },
   {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'tokenreviews',
+    kind: 'TokenReview',
+    singularName: 'tokenreview',
+    namespaced: false,
+    verbs: ['create'],
+  },
+  {
     group: 'authorization.k8s.io',
     version: 'v1',
     resource: 'selfsubjectaccessreviews',
