@@ -250,7 +250,11 @@ export class OperatorServer {
     return addressOf(this.#probeServer)?.port ?? this.#options.healthProbePort;
   }
 
-  /** Starts listening (and, when `secure`, reads or generates the certificate). Idempotent. @throws {OperatorServerError} when it cannot bind; {@link ServingCertificateError} for an unusable certificate or key. */
+  /**
+   * Starts listening (and, when `secure`, reads or generates the certificate). Idempotent.
+   * @throws {OperatorServerError} when a port cannot be bound; {@link ServingCertificateError} for
+   *   an unusable certificate or key file.
+   */
   async listen(): Promise<void> {
     if (this.#server !== undefined) return;
     const host = this.#options.host ?? '0.0.0.0';
@@ -322,12 +326,14 @@ export class OperatorServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse, probes: boolean, rest: boolean): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://operator');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', `method ${req.method} not allowed; use GET\n`);
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    // On the secure port nothing, not even a 404 or 405, answers before the caller is known and
+    // allowed: the path authorized is the path served.
     if (this.#guard !== undefined && rest) {
       const verdict = await this.#guard.check(req.headers.authorization, path);
       if (!verdict.allowed) return send(res, verdict.status, 'text/plain', `${verdict.message}\n`);
     }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', `method ${req.method} not allowed; use GET\n`);
     const health = probes ? /^\/(healthz|readyz)(?:\/([^/]+))?$/.exec(path) : null;
     if (health) return this.#health(res, health[1] as HealthCheckKind, health[2], url.searchParams);
     if (rest && path === '/metrics') {

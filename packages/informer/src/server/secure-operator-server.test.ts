@@ -116,8 +116,9 @@ describe('OperatorServer with secure serving', function () {
     const refused = await tlsGet(s.metricsPort, '/metrics', { token: forged, ca: pair.caCert });
     expect(refused.status).to.equal(401);
     expect(refused.body).to.equal('Unauthorized: the token was not accepted by the API server\n');
-    // Every path of the secure port is guarded, unknown ones included.
+    // Every path and method of the secure port is guarded, unknown ones included.
     expect((await tlsGet(s.metricsPort, '/healthz', { ca: pair.caCert })).status).to.equal(401);
+    expect((await tlsGet(s.metricsPort, '/metrics', { ca: pair.caCert, method: 'POST' })).status).to.equal(401);
   });
 
   it('serves /debug/controllers to a ServiceAccount granted that non-resource URL', async () => {

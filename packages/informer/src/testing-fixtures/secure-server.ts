@@ -15,13 +15,14 @@ export interface TlsAnswer {
 }
 
 /** GET over a new TLS connection (no keep-alive: each call sees the certificate served now). */
-export function tlsGet(port: number, path: string, options: { token?: string; ca?: string } = {}): Promise<TlsAnswer> {
+export function tlsGet(port: number, path: string, options: { token?: string; ca?: string; method?: string } = {}): Promise<TlsAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
         path,
+        method: options.method ?? 'GET',
         agent: false,
         ...(options.ca === undefined ? { rejectUnauthorized: false } : { ca: options.ca }),
         headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
