@@ -5,6 +5,7 @@
 // With `exit: false` the process must end by itself: nothing of the operator (timers, informers,
 // Lease renewals, the CRD poller) may keep its event loop alive.
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -216,6 +217,37 @@ describe('Operator.run() as a process', function () {
         await child.waitFor('a failed list', problemLine);
         await expectExit(child, signal, 1, 'connection refused');
         expect(child.stderr).to.equal(`kindex: ${signal} during startup: stopped before the operator started\n`);
+      });
+    }
+
+    for (const signal of SIGNALS) {
+      it(`a server that accepts connections and never answers, under leader election, ${signal}`, async () => {
+        // The Lease's first request and the list both hang; neither may hold the exit up.
+        const sockets: Socket[] = [];
+        const hung = createServer((socket) => void sockets.push(socket));
+        await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+        try {
+          const file = join(dir, `hung-${signal}.kubeconfig`);
+          const url = new URL(server.url);
+          const port = (hung.address() as AddressInfo).port;
+          // Plain TCP: over https the hang is in the TLS handshake instead, the same for the client.
+          writeFileSync(file, server.kubeconfigYaml.replaceAll(url.origin, `${url.protocol}//127.0.0.1:${port}`), { mode: 0o600 });
+          const child = runChild(
+            {
+              kind: configMaps,
+              namespace,
+              leaderElection: { leaseName: uniqueName('lease'), leaseNamespace: namespace, identity: `fixture-hung-${signal}` },
+            },
+            file,
+          );
+          await child.waitFor('the start', (l) => l.msg === 'starting controller, waiting for caches to sync');
+          await eventually(() => expect(sockets.length, 'the Lease request and the list are connected').to.be.at.least(2));
+          await expectExit(child, signal, 1, 'server not answering, leader election');
+          expect(child.stderr).to.equal(`kindex: ${signal} during startup: stopped before the operator started\n`);
+        } finally {
+          for (const socket of sockets) socket.destroy();
+          hung.close();
+        }
       });
     }
 

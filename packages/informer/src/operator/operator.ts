@@ -295,17 +295,20 @@ export class Operator {
         );
       });
     }
-    const starts = [
-      ...(elector !== undefined ? [elector.start()] : []),
-      ...this.#controllers.map((c) => c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) })),
-    ];
+    const electorStart = elector?.start();
+    const controllerStarts = this.#controllers.map((c) =>
+      c.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) }),
+    );
     try {
-      await Promise.all(starts);
+      await Promise.all([...(electorStart !== undefined ? [electorStart] : []), ...controllerStarts]);
       this.#observability.started();
     } catch (error) {
       // The first failure is the one to report; the others are its consequences (aborted).
       stopping.abort();
-      await Promise.allSettled(starts);
+      // Not the elector's first attempt: it takes no signal and, on a server that accepts but does
+      // not answer, runs out its renewDeadlineMs (a SIGTERM took 8.8 s). stop() ends its campaign;
+      // a Lease that attempt still acquires is not renewed and expires after leaseDurationMs.
+      await Promise.allSettled(controllerStarts);
       await this.stop();
       throw error;
     }
