@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
+  Kinds,
   Operator,
   type Controller,
   type OperatorLeaderElectionOptions,
@@ -45,7 +46,14 @@ export function createSampleOperator(options: SampleOperatorOptions): SampleOper
   const jobReconciler = new JobReconciler(options);
   const namespaces = options.namespaces ?? 'all';
   const jobs = operator.register(jobReconciler, { kind: JobKind, name: 'jobs', namespaces });
-  const bundles = operator.register(new ConfigBundleReconciler(), { kind: ConfigBundleKind, name: 'configbundles', namespaces });
+  const bundles = operator.register(new ConfigBundleReconciler(), {
+    kind: ConfigBundleKind,
+    name: 'configbundles',
+    namespaces,
+    // The reconciler creates, adopts (patch) and deletes its ConfigMaps itself: the RBAC that
+    // `kindex manifests` derives grants exactly these.
+    writes: [{ kind: Kinds.ConfigMap, verbs: ['create', 'patch', 'delete'] }],
+  });
   if (options.timeline) {
     const timeline = options.timeline;
     jobs.events$.subscribe((e) => timeline.record('Job', e));
