@@ -161,7 +161,7 @@ export { formatErrorForUser } from './logging/user-error.js';
 
 // --- kubeconfig: finding the kubeconfig as kubectl does, checked before any request (src/kubeconfig/)
 export { loadKubeConfig } from './kubeconfig/load-kube-config.js';
-export type { LoadKubeConfigOptions } from './kubeconfig/load-kube-config.js';
+export type { LoadKubeConfigOptions } from './kubeconfig/load-kube-config-options.js';
 export { assertUsableKubeConfig } from './kubeconfig/assert-usable-kube-config.js';
 export {
   KubeConfigError,

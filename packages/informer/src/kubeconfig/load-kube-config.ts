@@ -16,42 +16,9 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { rejectUnknownOptions } from '@kindex/core';
 import { loadKubeConfigWithPrefix } from './internal/load.js';
-
-/**
- * Where {@link loadKubeConfig} looks, for a command line's flags and for tests.
- *
- * @example
- * ```ts
- * import { loadKubeConfig, type LoadKubeConfigOptions } from '@kindex/informer';
- *
- * // What `my-operator --kubeconfig dev.kubeconfig --context kind-dev` asks for.
- * const options: LoadKubeConfigOptions = { kubeconfig: 'dev.kubeconfig', context: 'kind-dev' };
- * const kubeConfig = loadKubeConfig(options);
- * ```
- */
-export interface LoadKubeConfigOptions {
-  /**
-   * A kubeconfig file to use instead of searching, as kubectl's `--kubeconfig`: relative to `cwd`;
-   * one file, not merged with others. Defaults to none (search `KUBECONFIG`, `~/.kube/config`, the pod).
-   */
-  readonly kubeconfig?: string;
-  /** The context to use instead of the kubeconfig's `current-context`, as kubectl's `--context`. Defaults to the current-context. */
-  readonly context?: string;
-  /** The environment to read `KUBECONFIG`, `HOME` and `KUBERNETES_SERVICE_HOST`/`PORT` from. Defaults to `process.env`. */
-  readonly env?: Record<string, string | undefined>;
-  /** The directory relative paths (`kubeconfig`, `KUBECONFIG` entries) start from. Defaults to `process.cwd()`. */
-  readonly cwd?: string;
-}
-
-/** The keys of {@link LoadKubeConfigOptions}: unknown ones are rejected, not ignored. */
-const LOAD_KUBE_CONFIG_OPTION_KEYS = {
-  kubeconfig: true,
-  context: true,
-  env: true,
-  cwd: true,
-} as const satisfies OptionKeysOf<LoadKubeConfigOptions>;
+import { LOAD_KUBE_CONFIG_OPTION_KEYS, type LoadKubeConfigOptions } from './load-kube-config-options.js';
 
 /**
  * Loads the kubeconfig as kubectl finds it, and checks it can be used, without a request.

@@ -8,7 +8,7 @@ import {
   KubeConfigNotFoundError,
   KubeConfigParseError,
 } from '../kube-config-errors.js';
-import type { LoadKubeConfigOptions } from '../load-kube-config.js';
+import type { LoadKubeConfigOptions } from '../load-kube-config-options.js';
 
 /** Where a pod's service account is mounted (client-node's and client-go's SERVICEACCOUNT_ROOT). */
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
