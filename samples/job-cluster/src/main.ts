@@ -11,15 +11,19 @@
  * failover halfway (see replicas.ts); with `--shards M` as well, the replicas split the primaries
  * into M shards instead, and one is killed halfway to show the takeover.
  * With `--webpage`: the WebPage sample (dependent resources) instead, see webpage/run-webpage.ts.
+ * `--help` lists the options (sample-command-line.ts parses them); the kubeconfig is loaded by
+ * kindex's loadKubeConfig, so a missing or broken one is one line naming the fix.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
-import { KubeClient, Kinds, formatErrorForUser } from '@kindex/informer';
+import { KubeClient, Kinds, formatErrorForUser, loadKubeConfig } from '@kindex/informer';
 import { installCrds } from './install-crds.js';
 import { createSampleOperator } from './sample-operator.js';
 import { runReplica, runReplicas } from './replicas.js';
+import { parseSampleArguments, type SampleOptions } from './sample-command-line.js';
 import { jobTable, playScenario } from './scenario.js';
 import { Timeline } from './timeline.js';
 import { runWebPage } from './webpage/run-webpage.js';
@@ -29,21 +33,48 @@ class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** `pnpm sample` runs in samples/job-cluster/; pnpm puts the directory the user ran it from in INIT_CWD, and a relative path means a path from there. */
+const USER_CWD = process.env['INIT_CWD'] ?? process.cwd();
+
 /**
- * The kubeconfig file to use, as an absolute path: `--kubeconfig FILE`, else `KUBECONFIG`.
- * `pnpm sample` runs in samples/job-cluster/; pnpm puts the directory the user ran it from in
- * INIT_CWD, and a relative path means a path from there.
+ * The cluster to run against: `--kubeconfig FILE`, else the files of `KUBECONFIG`; undefined when
+ * neither is given (the embedded server then). ~/.kube/config is not used: without a flag the
+ * sample shows itself on its own server.
  */
-function kubeconfigArgument(argv: readonly string[]): string | undefined {
-  const i = argv.indexOf('--kubeconfig');
-  const inline = argv.find((a) => a.startsWith('--kubeconfig='));
-  const given = i >= 0 ? argv[i + 1] : (inline?.slice('--kubeconfig='.length) ?? (process.env['KUBECONFIG'] || undefined));
-  const source = i >= 0 || inline !== undefined ? '--kubeconfig' : 'KUBECONFIG';
-  if (i >= 0 && (given === undefined || given.startsWith('--'))) throw new UsageError('--kubeconfig needs a file');
-  if (given === undefined) return undefined;
-  const file = resolve(process.env['INIT_CWD'] ?? process.cwd(), given);
-  if (!existsSync(file)) throw new UsageError(`${source} ${given}: no such file (${file})`);
-  return file;
+function clusterKubeConfig(options: SampleOptions): KubeConfig | undefined {
+  const context = options.context === undefined ? {} : { context: options.context };
+  if (options.kubeconfig !== undefined) {
+    const file = resolve(USER_CWD, options.kubeconfig);
+    if (!existsSync(file)) throw new UsageError(`--kubeconfig ${options.kubeconfig}: no such file (${file})`);
+    return loadKubeConfig({ kubeconfig: file, ...context });
+  }
+  if (process.env['KUBECONFIG']) return loadKubeConfig({ cwd: USER_CWD, ...context });
+  if (options.context !== undefined) throw new UsageError(`--context ${options.context} needs --kubeconfig FILE or KUBECONFIG`);
+  return undefined;
+}
+
+/** The kubeconfig file of the cluster, for the WebPage sample, which loads a file. */
+function clusterKubeconfigFile(options: SampleOptions): string | undefined {
+  const kubeConfig = clusterKubeConfig(options);
+  if (kubeConfig === undefined) return undefined;
+  const files = options.kubeconfig !== undefined ? [options.kubeconfig] : process.env['KUBECONFIG']!.split(delimiter).filter(Boolean);
+  if (files.length === 1 && options.context === undefined) return resolve(USER_CWD, files[0]!);
+  // Several files, or another context: the configuration as loadKubeConfig made it.
+  const merged = join(mkdtempSync(join(tmpdir(), 'kindex-sample-')), 'kubeconfig');
+  writeFileSync(merged, kubeConfig.exportConfig(), { mode: 0o600 });
+  return merged;
+}
+
+/** The pod's service account: `--in-cluster` means nothing outside a pod, so it says so. */
+function inClusterKubeConfig(): KubeConfig {
+  const host = process.env['KUBERNETES_SERVICE_HOST'];
+  if (!host) {
+    throw new UsageError(
+      '--in-cluster runs in a pod (the Deployment in deploy/), and KUBERNETES_SERVICE_HOST is not set; outside a cluster use --kubeconfig FILE',
+    );
+  }
+  // Only the pod's variables: a KUBECONFIG or ~/.kube/config in the image must not win.
+  return loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: process.env['KUBERNETES_SERVICE_PORT'] } });
 }
 
 async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Promise<void> {
@@ -87,38 +118,28 @@ async function runEmbedded(): Promise<void> {
   }
 }
 
-function replicasArgument(argv: readonly string[]): number | undefined {
-  const i = argv.indexOf('--replicas');
-  if (i >= 0) return Number(argv[i + 1]);
-  const inline = argv.find((a) => a.startsWith('--replicas='));
-  return inline === undefined ? undefined : Number(inline.slice('--replicas='.length));
-}
-
-function shardsArgument(argv: readonly string[]): number | undefined {
-  const i = argv.indexOf('--shards');
-  if (i >= 0) return Number(argv[i + 1]);
-  const inline = argv.find((a) => a.startsWith('--shards='));
-  return inline === undefined ? undefined : Number(inline.slice('--shards='.length));
-}
-
-const argv = process.argv.slice(2);
-const replicas = replicasArgument(argv);
-try {
-  if (argv.includes('--webpage')) await runWebPage(kubeconfigArgument(argv));
-  else if (argv.includes('--replica')) await runReplica(argv);
-  else if (replicas !== undefined) await runReplicas(replicas, shardsArgument(argv));
-  else if (argv.includes('--in-cluster')) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromCluster();
-    await runAgainstCluster(kubeConfig, true);
-  } else {
-    const file = kubeconfigArgument(argv);
-    if (file !== undefined) {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(file);
-      await runAgainstCluster(kubeConfig, false);
-    } else await runEmbedded();
+async function run(options: SampleOptions): Promise<void> {
+  if (options.replica) {
+    await runReplica({
+      identity: options.identity!,
+      namespace: options.namespace!,
+      kubeconfig: options.kubeconfig!,
+      shards: options.shards,
+    });
+  } else if (options.replicas !== undefined) await runReplicas(options.replicas, options.shards);
+  else if (options.webpage) await runWebPage(clusterKubeconfigFile(options));
+  else if (options.inCluster) await runAgainstCluster(inClusterKubeConfig(), true);
+  else {
+    const kubeConfig = clusterKubeConfig(options);
+    if (kubeConfig !== undefined) await runAgainstCluster(kubeConfig, false);
+    else await runEmbedded();
   }
+}
+
+// Undefined after --help, --version or a usage error (printed, exit code 2).
+const options = parseSampleArguments(process.argv.slice(2));
+try {
+  if (options !== undefined) await run(options);
 } catch (error) {
   if (error instanceof UsageError) console.error(`sample: ${error.message}`);
   // The message and its causes, each once: Node's own printing buries them in stacks and fields.

@@ -18,9 +18,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
-import { KubeClient, Kinds, type Lease } from '@kindex/informer';
+import { KubeClient, Kinds, loadKubeConfig, type Lease } from '@kindex/informer';
 import { startEmbeddedApiServer } from '@kindex/testing';
 import { installCrds } from './install-crds.js';
 import { createSampleOperator } from './sample-operator.js';
@@ -34,7 +33,7 @@ const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 interface ReplicaLine {
   readonly identity: string;
-  readonly event: 'started' | 'leading' | 'following' | 'owns';
+  readonly event: 'loaded' | 'started' | 'leading' | 'following' | 'owns';
   readonly at: number;
   /** The shards the replica owns (on `owns`). */
   readonly shards?: readonly number[];
@@ -72,6 +71,10 @@ class Replica {
     this.exited = new Promise((resolve) => this.#child.once('exit', (code) => resolve(code)));
   }
 
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   get stderr(): string {
     return this.#stderr;
   }
@@ -80,11 +83,18 @@ class Replica {
     this.#child.kill(signal);
   }
 
-  async started(): Promise<void> {
-    const deadline = Date.now() + 60_000;
+  /** Resolves once the replica's caches synced; loading the sample through tsx takes a while on a busy machine. */
+  async started(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
     while (!this.lines.some((l) => l.event === 'started')) {
-      if (this.#child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`replica ${this.identity} did not start:\n${this.#stderr}`);
+      if (this.#child.exitCode !== null)
+        throw new Error(`replica ${this.identity} exited with ${this.#child.exitCode} before it started:\n${this.#stderr}`);
+      if (Date.now() > deadline) {
+        const phase = this.lines.some((l) => l.event === 'loaded') ? 'syncing its caches' : 'loading';
+        throw new Error(
+          `replica ${this.identity} did not start within ${timeoutMs} ms (still ${phase})${this.#stderr ? `:\n${this.#stderr}` : ''}`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -120,6 +130,8 @@ export async function runReplicas(count: number, shards?: number): Promise<void>
         const text = owned.length ? `owns shards [${owned.join(', ')}]` : 'owns no shards';
         if ((printedOwnership.get(line.identity) ?? 'owns no shards') !== text) timeline.note(`${line.identity} ${text}`);
         printedOwnership.set(line.identity, text);
+      } else if (line.event === 'loaded') {
+        timeline.note(`${line.identity} loaded, syncing its caches`);
       } else if (line.event === 'started') {
         // A sharded replica is no follower: it reconciles the shards it owns, none waits for a leader.
         const role =
@@ -133,9 +145,12 @@ export async function runReplicas(count: number, shards?: number): Promise<void>
     };
     for (let i = 1; i <= count; i++) {
       const args = ['--kubeconfig', kubeconfig, '--namespace', namespace, ...(shards === undefined ? [] : ['--shards', String(shards)])];
-      replicas.push(new Replica(`replica-${i}`, args, onLine));
+      const replica = new Replica(`replica-${i}`, args, onLine);
+      replicas.push(replica);
+      // Loading TypeScript and syncing caches takes seconds per process: say what is under way.
+      timeline.note(`${replica.identity} process started (pid ${replica.pid}), loading the operator`);
     }
-    await Promise.all(replicas.map((r) => r.started()));
+    await withProgress(replicas, timeline, Promise.all(replicas.map((r) => r.started())));
     if (shards !== undefined) {
       await runSharded(client, namespace, replicas, shards, timeline);
       return;
@@ -172,6 +187,22 @@ export async function runReplicas(count: number, shards?: number): Promise<void>
   } finally {
     for (const r of replicas) r.signal('SIGKILL');
     await server.stop();
+  }
+}
+
+/** Notes every 5 s which replicas are still loading or syncing until `done` settles: on a busy machine it takes a while. */
+async function withProgress(replicas: readonly Replica[], timeline: Timeline, done: Promise<unknown>): Promise<void> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const waiting = replicas
+      .filter((r) => !r.lines.some((l) => l.event === 'started'))
+      .map((r) => `${r.identity} (${r.lines.some((l) => l.event === 'loaded') ? 'syncing caches' : 'loading'})`);
+    if (waiting.length > 0) timeline.note(`waiting ${Math.round((Date.now() - started) / 1000)} s for ${waiting.join(', ')}`);
+  }, 5_000);
+  try {
+    await done;
+  } finally {
+    clearInterval(timer);
   }
 }
 
@@ -251,20 +282,20 @@ async function printScrape(replicas: readonly Replica[], leader: string | undefi
   }
 }
 
+/** What the parent passes a replica process (`--replica --identity ... --namespace ... --kubeconfig ...`). */
+export interface ReplicaOptions {
+  readonly identity: string;
+  readonly namespace: string;
+  /** The embedded server's kubeconfig, written by the parent. */
+  readonly kubeconfig: string;
+  readonly shards?: number | undefined;
+}
+
 /** A child: one operator replica under leader election, reporting its leadership on stdout. */
-export async function runReplica(argv: readonly string[]): Promise<void> {
-  const option = (name: string): string => {
-    const value = argv[argv.indexOf(name) + 1];
-    if (!argv.includes(name) || value === undefined) throw new Error(`--replica needs ${name}`);
-    return value;
-  };
-  const identity = option('--identity');
-  const namespace = option('--namespace');
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(option('--kubeconfig'));
+export async function runReplica({ identity, namespace, kubeconfig, shards }: ReplicaOptions): Promise<void> {
+  const kubeConfig = loadKubeConfig({ kubeconfig });
   const say = (event: ReplicaLine['event'], extra: Partial<ReplicaLine> = {}): void =>
     void process.stdout.write(`${JSON.stringify({ identity, event, at: Date.now(), ...extra })}\n`);
-  const shards = argv.includes('--shards') ? Number(option('--shards')) : undefined;
   const sample = createSampleOperator({
     kubeConfig,
     namespaces: [namespace],
@@ -282,6 +313,7 @@ export async function runReplica(argv: readonly string[]): Promise<void> {
     const address = sample.operator.server?.address;
     return address ? `http://127.0.0.1:${address.port}` : undefined;
   };
+  say('loaded');
   await sample.operator.run({
     gracefulShutdownTimeoutMs: 10_000,
     onStarted: () => void process.stdout.write(`${JSON.stringify({ identity, event: 'started', at: Date.now(), url: url() })}\n`),
