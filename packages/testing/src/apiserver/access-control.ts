@@ -12,6 +12,7 @@ import type { Json, ObjectStore } from './object-store.js';
 import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorizer.js';
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
 import { API_AUDIENCE, tokenReview, type TokenOwner } from './token-review.js';
+import { validateSubjectAccessReviewSpec } from './subject-access-review.js';
 import type { JsonResponse } from './resource-handler.js';
 import type { Route } from './router.js';
 import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from './status-error.js';
@@ -192,6 +193,7 @@ export class AccessControl {
       case 'SelfSubjectAccessReview':
         return created(this.#accessReview(user, spec), { spec });
       case 'SubjectAccessReview': {
+        validateSubjectAccessReviewSpec(spec);
         const subject: UserInfo = {
           username: (spec.user as string | undefined) ?? '',
           groups: (spec.groups as string[] | undefined) ?? [],

@@ -160,6 +160,55 @@ describe('conformance: TokenReview and SubjectAccessReview', function () {
     }
   });
 
+  it('refuses a SubjectAccessReview without exactly one kind of attributes, or without a user or group, with 422', async () => {
+    const review = (spec: Record<string, unknown>) =>
+      post(fixture().kubeConfig, '/apis/authorization.k8s.io/v1/subjectaccessreviews', 'SubjectAccessReview', spec);
+    const attributes = 'exactly one of nonResourceAttributes or resourceAttributes must be specified';
+    const noUser = 'at least one of user or group must be specified';
+    const cases: [Record<string, unknown>, string, { field: string; message: string }[]][] = [
+      [
+        { user: 'a' },
+        `spec.resourceAttributes: Invalid value: null: ${attributes}`,
+        [{ field: 'spec.resourceAttributes', message: `Invalid value: null: ${attributes}` }],
+      ],
+      [
+        { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' }, resourceAttributes: { verb: 'get', resource: 'pods' } },
+        'spec.nonResourceAttributes: Invalid value: {"Path":"/x","Verb":"get"}: cannot be specified in combination with resourceAttributes',
+        [
+          {
+            field: 'spec.nonResourceAttributes',
+            message: 'Invalid value: {"Path":"/x","Verb":"get"}: cannot be specified in combination with resourceAttributes',
+          },
+        ],
+      ],
+      [
+        { user: '', groups: [], nonResourceAttributes: { path: '/x', verb: 'get' } },
+        `spec.user: Invalid value: "": ${noUser}`,
+        [{ field: 'spec.user', message: `Invalid value: "": ${noUser}` }],
+      ],
+      [
+        {},
+        `[spec.resourceAttributes: Invalid value: null: ${attributes}, spec.user: Invalid value: "": ${noUser}]`,
+        [
+          { field: 'spec.resourceAttributes', message: `Invalid value: null: ${attributes}` },
+          { field: 'spec.user', message: `Invalid value: "": ${noUser}` },
+        ],
+      ],
+    ];
+    for (const [spec, message, causes] of cases) {
+      const response = await review(spec);
+      expect(response.status, JSON.stringify(spec)).to.equal(422);
+      expect(JSON.parse(response.text), JSON.stringify(spec)).to.deep.include({
+        reason: 'Invalid',
+        message: `.authorization.k8s.io "" is invalid: ${message}`,
+        details: { group: 'authorization.k8s.io', causes: causes.map((c) => ({ reason: 'FieldValueInvalid', ...c })) },
+      });
+    }
+    // A group alone is a subject.
+    const groupOnly = await review({ groups: ['g'], nonResourceAttributes: { path: '/x', verb: 'get' } });
+    expect([groupOnly.status, (JSON.parse(groupOnly.text) as Review).status]).to.deep.equal([201, { allowed: false }]);
+  });
+
   it('a ServiceAccount token reaches nothing it was not granted: TokenReview only says who it is', async () => {
     const sa = await createServiceAccount(fixture().kubeConfig, fixture().namespace);
     const refused = await sa.kubeConfig
