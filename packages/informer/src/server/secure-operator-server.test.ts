@@ -12,6 +12,7 @@ import {
   OperatorMetrics,
   OperatorServer,
   type AccessReviewClient,
+  type ReviewCacheTtl,
   type WebhookCertificates,
 } from '../index.js';
 import { fingerprintOf, grantNonResourceUrls, revoke, serviceAccountToken, tlsGet } from '../testing-fixtures/secure-server.js';
@@ -58,14 +59,14 @@ describe('OperatorServer with secure serving', function () {
     };
   }
 
-  async function startServer(client: AccessReviewClient): Promise<OperatorServer> {
+  async function startServer(client: AccessReviewClient, reviewCacheTtl?: ReviewCacheTtl): Promise<OperatorServer> {
     const s = new OperatorServer(
       {
         port: 0,
         host: '127.0.0.1',
         debug: true,
         healthProbePort: 0,
-        secure: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') },
+        secure: { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), ...(reviewCacheTtl ? { reviewCacheTtl } : {}) },
       },
       { metrics: new OperatorMetrics(), health: new HealthChecks(), controllers: () => [], client },
     );
@@ -119,6 +120,29 @@ describe('OperatorServer with secure serving', function () {
     // Every path and method of the secure port is guarded, unknown ones included.
     expect((await tlsGet(s.metricsPort, '/healthz', { ca: pair.caCert })).status).to.equal(401);
     expect((await tlsGet(s.metricsPort, '/metrics', { ca: pair.caCert, method: 'POST' })).status).to.equal(401);
+  });
+
+  it('keeps a denial for deniedMs: a binding made meanwhile lets the scraper in after it, one review per expiry', async () => {
+    const kubeConfig = server().kubeConfig;
+    const namespace = await createNamespace(kubeConfig);
+    const late = await serviceAccountToken(kubeConfig, namespace);
+    const { client, kinds } = countingClient();
+    const s = await startServer(client, { deniedMs: 1_500 });
+    const scrape = () => tlsGet(s.metricsPort, '/metrics', { token: late.token, ca: pair.caCert });
+    expect((await scrape()).status).to.equal(403);
+    const name = await grantNonResourceUrls(kubeConfig, late, namespace, ['/metrics']);
+    cleanup.push(() => revoke(kubeConfig, name));
+    let scrapes = 1;
+    await eventually(
+      async () => {
+        scrapes++;
+        expect((await scrape()).status).to.equal(200);
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    const reviews = kinds.filter((k) => k === 'SubjectAccessReview').length;
+    expect(kinds.filter((k) => k === 'TokenReview')).to.have.length(1);
+    expect(reviews, `${reviews} SubjectAccessReviews for ${scrapes} scrapes`).to.be.below(scrapes);
   });
 
   it('serves /debug/controllers to a ServiceAccount granted that non-resource URL', async () => {
