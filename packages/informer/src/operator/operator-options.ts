@@ -92,10 +92,10 @@ export interface OperatorRunOptions {
    */
   readonly gracefulShutdownTimeoutMs?: number;
   /**
-   * Exit the process once stopped: 0 after a graceful stop, 1 when a signal ended the start.
-   * With false, `run()` resolves after a graceful stop and rejects with the `StartAbortedError`
-   * when a signal ended the start; nothing of the operator then keeps the process alive.
-   * Defaults to true.
+   * Exit the process once stopped: 0 after a graceful stop, 1 when a signal ended the start or
+   * the start failed (its error's message and causes printed on stderr). With false, `run()`
+   * resolves after a graceful stop and rejects with the error (`StartAbortedError` when a signal
+   * ended the start); nothing of the operator then keeps the process alive. Defaults to true.
    */
   readonly exit?: boolean;
   /** Called once `start()` resolved (caches synced), e.g. to log readiness. Defaults to none. */

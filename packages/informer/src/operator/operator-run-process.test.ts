@@ -360,25 +360,27 @@ describe('Operator.run() as a process', function () {
     }
   });
 
-  it('a start that fails logs the error and its cause once, without a stack, and each stop line once', async () => {
-    const child = runChild({
-      kind: { group: `${uniqueName('absent')}.kindex.dev`, version: 'v1', kind: 'Absent', plural: 'absents', namespaced: true },
-      namespace,
+  for (const exit of [true, false]) {
+    it(`a start that fails logs the error and its cause once, without a stack, and each stop line once (exit: ${exit})`, async () => {
+      const child = runChild({
+        exit,
+        kind: { group: `${uniqueName('absent')}.kindex.dev`, version: 'v1', kind: 'Absent', plural: 'absents', namespaced: true },
+        namespace,
+      });
+      expect((await child.exited).code).to.equal(1);
+      const failed = child.lines.filter((l) => l.msg === 'operator failed to start');
+      expect(failed).to.have.length(1);
+      const error = String(failed[0]!['error']);
+      expect(error.split('\n'), error).to.have.length(3);
+      expect(error).to.match(/^CacheSyncError: controller "fixture", event source "primary" cannot start: .* failed with 404\b/);
+      expect(error.split('\n')[1]).to.match(/^Fix: install the CustomResourceDefinition absents\./);
+      expect(error.split('\n')[2]).to.match(/^ {2}cause: KubeApiError: GET \/apis\/absent.*: 404\b/);
+      const all = child.lines.map((l) => JSON.stringify(l)).join('\n');
+      expect(all, 'no stack at info level').not.to.match(/"stack"|\n\s+at /);
+      expect(child.count('controller stopped')).to.equal(1);
+      expect(child.count('operator stopped')).to.equal(1);
+      // Printed by run() itself, or with exit: false by the program with formatErrorForUser: the same three lines.
+      expect(child.stderr).to.equal(exit ? `kindex: start failed: ${error}\n` : `fixture: ${error}\n`);
     });
-    const exit = await child.exited;
-    expect(exit.code).to.equal(1);
-    const failed = child.lines.filter((l) => l.msg === 'operator failed to start');
-    expect(failed).to.have.length(1);
-    const error = String(failed[0]!['error']);
-    expect(error.split('\n'), error).to.have.length(3);
-    expect(error).to.match(/^CacheSyncError: controller "fixture", event source "primary" cannot start: .* failed with 404\b/);
-    expect(error.split('\n')[1]).to.match(/^Fix: install the CustomResourceDefinition absents\./);
-    expect(error.split('\n')[2]).to.match(/^ {2}cause: KubeApiError: GET \/apis\/absent.*: 404\b/);
-    const all = child.lines.map((l) => JSON.stringify(l)).join('\n');
-    expect(all, 'no stack at info level').not.to.match(/"stack"|\n\s+at /);
-    expect(child.count('controller stopped')).to.equal(1);
-    expect(child.count('operator stopped')).to.equal(1);
-    // What the program printed with formatErrorForUser: the same three lines.
-    expect(child.stderr).to.equal(`fixture: ${error}\n`);
-  });
+  }
 });

@@ -380,9 +380,9 @@ export class Operator {
    * work, lets in-flight reconciles finish within `gracefulShutdownTimeoutMs`, releases the
    * lease and exits 0. A signal while `start()` is still in progress (caches not synced) aborts
    * the start and exits 1 at once with one line on stderr. A second signal exits at once with
-   * code 1. When `start()` fails (e.g. `CacheSyncError`), logs the error's message and causes
-   * (the stack only at `debug`), stops what did start and rejects with the error: print it with
-   * `formatErrorForUser`.
+   * code 1. When `start()` fails (e.g. `CacheSyncError`), stops what did start, logs the error's
+   * message and causes (the stack only at `debug`), prints them on stderr and exits 1; with
+   * `exit: false` it rejects with the error instead (print it with `formatErrorForUser`).
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
     rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);

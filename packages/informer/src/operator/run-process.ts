@@ -6,12 +6,13 @@
  * awaited or while the start is otherwise in progress aborts the start (`start({ signal })`) and
  * the process exits 1 at once, instead of at the cache sync timeout two minutes later. A signal
  * to a running operator is a graceful stop: drain, release the Lease, exit 0. A second signal
- * exits 1 at once, as controller-runtime's handler does (`os.Exit(1)`).
+ * exits 1 at once, as controller-runtime's handler does (`os.Exit(1)`). A start that fails (a
+ * `CacheSyncError`, say) exits 1 with its message and causes on stderr.
  *
  * @module
  */
 import type { Logger } from '@kindex/core';
-import { errorLogFields } from '../logging/user-error.js';
+import { errorLogFields, formatErrorForUser } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
 import type { OperatorRunOptions } from './operator-options.js';
 
@@ -63,6 +64,12 @@ export async function runOperatorProcess(operator: RunnableOperator, options: Op
         throw error;
       }
       logger.error(errorLogFields(logger, error), 'operator failed to start');
+      if (exit) {
+        // The process is run()'s: end it with the error a person can act on, not Node's dump of an
+        // unhandled rejection (stack and fields around the one line that matters).
+        process.stderr.write(`kindex: start failed: ${formatErrorForUser(error)}\n`);
+        process.exit(1);
+      }
       throw error;
     }
     // A signal that came as the last cache synced still stops the operator, gracefully.
