@@ -4,16 +4,18 @@ import { Kinds, Operator } from '@kindex/informer';
 import type { E2eContender, E2eContenderOptions } from './e2e-contender.js';
 
 /**
- * kindex as an operator author uses it: an `Operator` (logs at info, metrics, the HTTP server with
- * `/debug/controllers`) with one `Controller` whose primary is the
- * ConfigMap, default concurrency (10), no generation awareness (ConfigMaps have no generation) and
- * a read-only reconciler: `noUpdate` and no `cleanup`, so no finalizer and no write.
+ * kindex as an operator author runs it in production: an `Operator` (logs at info, metrics, the
+ * HTTP server with `/debug/controllers`, `inspection` off: its default) with one `Controller`
+ * whose primary is the ConfigMap, default concurrency (10), no generation awareness (ConfigMaps
+ * have no generation) and a read-only reconciler: `noUpdate` and no `cleanup`, so no finalizer
+ * and no write. With `inspection`, the same with `inspection: true` (what tests run with): each
+ * primary's causes and last reconcile kept for `describePrimary`.
  */
-export function kindexOperatorContender(options: E2eContenderOptions): E2eContender {
+export function kindexOperatorContender(options: E2eContenderOptions, inspection = false): E2eContender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
   // As users run it (issue 23's targets): logs at info, metrics (always on) and the debug endpoint served.
-  const operator = new Operator({ kubeConfig, logger: 'info', server: { port: 0, host: '127.0.0.1', debug: true } });
+  const operator = new Operator({ kubeConfig, logger: 'info', server: { port: 0, host: '127.0.0.1', debug: true }, inspection });
   const controller = operator.register(
     {
       reconcile(primary) {

@@ -10,6 +10,10 @@ import { LatencyRecorder } from './latency-recorder.js';
 // Loaded on demand: a contender's process must not load the others' modules.
 const factories: Record<string, () => Promise<(options: E2eContenderOptions) => E2eContender>> = {
   kindex: async () => (await import('./kindex-operator-contender.js')).kindexOperatorContender,
+  'kindex-inspection': async () => {
+    const { kindexOperatorContender } = await import('./kindex-operator-contender.js');
+    return (options) => kindexOperatorContender(options, true);
+  },
   'client-node': async () => (await import('./client-node-queue-contender.js')).clientNodeQueueContender,
 };
 
