@@ -266,10 +266,12 @@ describe('kindex-apiserver (CLI) command line', function () {
     }
   });
 
-  it("--version prints @kindex/testing's version, exit 0", () => {
+  it("--version prints @kindex/testing's version, exit 0, also after the `--` of `pnpm apiserver -- --version`", () => {
     const { version } = JSON.parse(readFileSync(join(dirname(BIN), '..', 'package.json'), 'utf8')) as { version: string };
     const r = cli('--version');
     expect([r.status, r.stdout]).to.deep.equal([0, `${version}\n`]);
+    const afterDashes = cli('--', '--version');
+    expect([afterDashes.status, afterDashes.stdout]).to.deep.equal([0, `${version}\n`]);
   });
 
   it('exits 2 with one line for an unknown flag', () => {

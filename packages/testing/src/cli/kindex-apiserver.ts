@@ -72,8 +72,10 @@ function program(): Command {
 /** Parses the command line; undefined when it printed help or the version, or a usage error (exit code set). */
 function parse(argv: readonly string[]): Flags | undefined {
   const command = program();
+  // `pnpm apiserver -- --port 6443` hands the script a literal `--` first; it ends no options here.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
   try {
-    command.parse([...argv], { from: 'user' });
+    command.parse([...args], { from: 'user' });
     return command.opts<Flags>();
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
