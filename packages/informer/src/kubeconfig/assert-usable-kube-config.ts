@@ -87,9 +87,11 @@ function isFallback(kubeConfig: KubeConfig): boolean {
   const users = kubeConfig.getUsers() ?? [];
   const user = users[0];
   return (
+    kubeConfig.getCurrentContext() === 'loaded-context' &&
     clusters.length === 1 &&
     clusters[0]!.name === 'cluster' &&
     clusters[0]!.server === 'http://localhost:8080' &&
+    clusters[0]!.skipTLSVerify !== true &&
     users.length === 1 &&
     user!.name === 'user' &&
     !user!.token &&
