@@ -207,6 +207,35 @@ describe('OperatorServer with secure serving', function () {
     ]);
   });
 
+  it('a replica that does not lead answers scrapes too: its reviews go out without the leader fence', async () => {
+    const kubeConfig = server().kubeConfig;
+    const namespace = await createNamespace(kubeConfig);
+    const reader = await serviceAccountToken(kubeConfig, namespace);
+    const name = await grantNonResourceUrls(kubeConfig, reader, namespace, ['/metrics']);
+    cleanup.push(() => revoke(kubeConfig, name));
+    const replica = async (identity: string): Promise<Operator> => {
+      const operator = new Operator({
+        kubeConfig,
+        leaderElection: {
+          leaseName: 'metrics',
+          leaseNamespace: namespace,
+          identity,
+          leaseDurationMs: 3_000,
+          renewDeadlineMs: 2_000,
+          retryPeriodMs: 400,
+        },
+        server: { port: 0, host: '127.0.0.1', secure: true, healthProbePort: 0 },
+      });
+      cleanup.push(() => operator.stop());
+      await operator.start();
+      return operator;
+    };
+    expect((await replica('leader')).isLeader).to.equal(true);
+    const follower = await replica('follower');
+    expect(follower.isLeader).to.equal(false);
+    expect((await tlsGet(follower.server!.metricsPort, '/metrics', { token: reader.token })).status).to.equal(200);
+  });
+
   it('a plain server needs no review permissions and keeps its probes on the one port', async () => {
     const operator = new Operator({ kubeConfig: server().kubeConfig, server: { port: 0, host: '127.0.0.1' } });
     expect(operator.server!.secure).to.equal(false);
