@@ -21,6 +21,7 @@ import { WatchEventSchema } from '../../packages/testing/src/apiserver/protobuf/
 import { UnknownSchema } from '../../packages/testing/src/apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
 import { jsonToMessage, messageToJson } from '../../packages/testing/src/apiserver/protobuf/proto-json.js';
 import { cborItemEnd } from '../../packages/informer/src/client/internal/cbor-item-end.js';
+import { cborCodec } from '../../packages/informer/src/client/cbor-codec.js';
 import { kubeCbor, textCbor } from '../src/fixture/kube-cbor-fixture.js';
 
 const { values } = parseArgs({
@@ -77,6 +78,7 @@ function rewritten(bytes: Buffer): Buffer {
   return copy;
 }
 const cborX = new CborXDecoder({ mapsAsObjects: true, useRecords: false });
+await cborCodec.prepare!();
 const cborXMaps = new CborXDecoder({ mapsAsObjects: false, useRecords: false });
 
 function protobufList(bytes: Uint8Array): unknown {
@@ -127,8 +129,11 @@ const contenders: Contender[] = [
   { name: 'cbor-x, kube CBOR + to JSON shape', form: 'kubeCbor', decode: (b) => toJsonShape(cborXMaps.decode(b)) },
   // Byte-string heads turned into text-string heads in place (one bit each), then cbor-x's fast
   // text path; the copy keeps the fixture's bytes for the next round.
-  { name: 'cbor-x, kube CBOR, heads rewritten to text (kindex)', form: 'kubeCbor', decode: (b) => cborX.decode(rewritten(b)) },
+  { name: 'cbor-x, kube CBOR, heads rewritten to text', form: 'kubeCbor', decode: (b) => cborX.decode(rewritten(b)) },
+  // What @kindex/informer ships (wire: 'cbor'): cborg with a tokenizer that reads byte strings as text.
+  { name: 'kindex cborCodec (cborg, byte strings read as text)', form: 'kubeCbor', decode: (b) => cborCodec.decodeObject(b) },
   { name: 'cborg, kube CBOR (bytes-as-text tokenizer)', form: 'kubeCbor', decode: cborgKube },
+  { name: 'cborg, kube CBOR, heads rewritten to text', form: 'kubeCbor', decode: (b) => cborgText(rewritten(b)) },
   { name: 'cbor2, kube CBOR + to JSON shape', form: 'kubeCbor', decode: (b) => toJsonShape(cbor2Decode(b)) },
   { name: 'cbor-x, text-string CBOR', form: 'textCbor', decode: (b) => cborX.decode(b) },
   { name: 'cborg, text-string CBOR', form: 'textCbor', decode: cborgText },

@@ -60,6 +60,9 @@ function collect(): { sink: WatchFrameSink; frames: [unknown, unknown][]; errors
 }
 
 describe('cborCodec', () => {
+  // Requests await it before they are sent; these tests decode without a request.
+  before(() => cborCodec.prepare!());
+
   it('asks for CBOR with JSON as the fallback, as client-go does', () => {
     for (const shape of ['object', 'list', 'watch'] as const)
       expect(cborCodec.accept(shape)).to.equal('application/cbor;q=1, application/json;q=0.9');
@@ -71,6 +74,13 @@ describe('cborCodec', () => {
     expect(decoded).to.deep.equal(WIDGET);
     expect(Object.getPrototypeOf(decoded.metadata)).to.equal(Object.prototype);
     expect(typeof decoded.spec.big).to.equal('number');
+  });
+
+  it('reads integers beyond 2^53 as the nearest number, as JSON.parse reads their JSON', () => {
+    const uint64 = [0x1b, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01]; // 2^60 + 1
+    const negint64 = [0x3b, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]; // -2^63
+    const decoded = cborCodec.decodeObject(Buffer.from([0xa2, ...bstr('big'), ...uint64, ...bstr('low'), ...negint64]));
+    expect(decoded).to.deep.equal(JSON.parse('{"big":1152921504606846977,"low":-9223372036854775808}'));
   });
 
   it('rejects a truncated body and bytes after the item', () => {
@@ -103,8 +113,8 @@ describe('cborCodec', () => {
     decoder.flush();
     expect(cut.frames).to.have.length(1);
     expect(cut.errors).to.have.length(1);
-    // The quoted start is as read so far: string heads already turned to text (0x44 to 0x64).
-    expect(cut.errors[0]!.message).to.equal('watch line "d9d9f7a2647479706565": CBOR item cut off at the end of the watch');
+    // The quoted start is the bytes as they came: byte string heads (0x44 "type", 0x45 "ADDED").
+    expect(cut.errors[0]!.message).to.equal('watch line "d9d9f7a2447479706545": CBOR item cut off at the end of the watch');
 
     const bad = collect();
     const broken = cborCodec.watchDecoder(bad.sink);
@@ -119,7 +129,7 @@ describe('cborCodec', () => {
 
 describe('cborCodec loading', () => {
   // Every script V8 compiles, ESM or CommonJS, is reported to an inspector session: evidence of a
-  // load that does not depend on how cbor-x is reached (a static import, import() or require).
+  // load that does not depend on how cborg is reached (a static import, import() or require).
   const CHILD = `
     import { Session } from 'node:inspector';
     const session = new Session();
@@ -127,20 +137,23 @@ describe('cborCodec loading', () => {
     const urls = [];
     session.on('Debugger.scriptParsed', ({ params }) => urls.push(params.url));
     session.post('Debugger.enable');
-    const loaded = () => urls.some((url) => url.includes('/node_modules/cbor-x/'));
+    const loaded = () => urls.some((url) => url.includes('/node_modules/cborg/'));
     await import('@kindex/informer');
     const afterEntry = loaded();
     const { cborCodec } = await import(${JSON.stringify(new URL('./cbor-codec.ts', import.meta.url).href)});
+    let refused = false;
+    try { cborCodec.decodeObject(Buffer.from('a0', 'hex')); } catch { refused = true; }
+    await cborCodec.prepare();
     const decoded = cborCodec.decodeObject(Buffer.from('a0', 'hex'));
-    console.log(JSON.stringify({ afterEntry, decoded, afterDecode: loaded() }));
+    console.log(JSON.stringify({ afterEntry, refused, decoded, afterPrepare: loaded() }));
   `;
 
-  it('loads cbor-x on the first CBOR decode, not with the package entry', async () => {
+  it('loads cborg when a CBOR request prepares the codec, not with the package entry', async () => {
     const packageDir = fileURLToPath(new URL('../..', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
       cwd: packageDir,
     });
-    expect(JSON.parse(stdout)).to.deep.equal({ afterEntry: false, decoded: {}, afterDecode: true });
+    expect(JSON.parse(stdout)).to.deep.equal({ afterEntry: false, refused: true, decoded: {}, afterPrepare: true });
   });
 });
 

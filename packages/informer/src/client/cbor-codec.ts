@@ -1,68 +1,106 @@
-import { createRequire } from 'node:module';
-import type * as CborX from 'cbor-x';
+import type * as Cborg from 'cborg';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
 import { deliverFrame, framePrefix } from './codec.js';
 import { cborItemEnd } from './internal/cbor-item-end.js';
 import { WatchLineError } from './response-errors.js';
 
-type CborDecoder = InstanceType<typeof CborX.Decoder>;
+/**
+ * The CBOR decoder: cborg, pure JavaScript. Not cbor-x, though it decodes kube CBOR about a fifth
+ * faster (bench/decoders): cbor-x depends on cbor-extract, a native addon whose install script pnpm
+ * blocks with an "Ignored build scripts" warning in every project that installs kindex, and which
+ * compiles with node-gyp where no prebuilt binary fits. CBOR is opt-in and slower than JSON with
+ * either library, so it is not worth a native build for everyone.
+ */
+type Decode = (bytes: Uint8Array) => unknown;
 
-let decoder: CborDecoder | undefined;
+let decodeCbor: Decode | undefined;
+let loading: Promise<void> | undefined;
 
 /**
- * cbor-x's decoder, loaded on the first CBOR body or watch, not with the package: most operators
- * read JSON only, and need not load cbor-x's 3,000 lines. `require`, not `import()`, because a codec
- * decodes synchronously (KubeCodec) and the reflector's per-event path stays a synchronous call
- * chain; the one load blocks once, when a CBOR reflector or request reads its first response.
- * Resolved with the `require` condition, cbor-x's CommonJS build (dist/node.cjs), the same
- * decoder as its ES module one.
+ * Loads cborg on the first request that asks for CBOR, not with the package: most operators read
+ * JSON only. cborg is ES modules only, so it cannot be required synchronously when a body
+ * arrives; requests await this before they are sent (KubeCodec.prepare).
  */
-function cborDecoder(): CborDecoder {
-  return (decoder ??= loadDecoder());
+function prepare(): Promise<void> {
+  return (loading ??= import('cborg').then((cborg) => {
+    decodeCbor = makeDecoder(cborg);
+  }));
 }
 
-function loadDecoder(): CborDecoder {
-  const { Decoder, addExtension } = createRequire(import.meta.url)('cbor-x') as typeof CborX;
-  // Go's []byte travels under tags 21-23 ("expected later encoding"); JSON carries it as base64url,
-  // base64 or base16 text, and so does the decoded object. cbor-x's registry is process-wide; with
-  // no Class, an extension only decodes (its types ask for an encoder all the same).
-  type Extension = Parameters<typeof addExtension>[0];
+function makeDecoder({ decode, Token, Tokenizer, Type }: typeof Cborg): Decode {
+  const utf8 = new TextDecoder();
+  /**
+   * Reads kube-apiserver's CBOR into the JSON shape as the tokens pass: every string comes as a
+   * byte string (fxamacker's StringToByteString), read as text, except those under tags 21-23
+   * (Go's []byte, which the tag decoders turn into base64 text as JSON carries them); integers
+   * beyond 2^53 become the nearest number, as JSON.parse reads them, not BigInts.
+   */
+  class KubeTokenizer extends Tokenizer {
+    #tagged = false;
+    override next(): Cborg.Token {
+      const token = super.next();
+      const tagged = this.#tagged;
+      this.#tagged = false;
+      switch (token.type.major) {
+        case 2:
+          return tagged ? token : new Token(Type.string, utf8.decode(token.value as Uint8Array), token.encodedLength);
+        case 6:
+          this.#tagged = (token.value as number) >= 21 && (token.value as number) <= 23;
+          return token;
+        case 0:
+        case 1:
+          return typeof token.value === 'bigint' ? new Token(token.type, Number(token.value), token.encodedLength) : token;
+        default:
+          return token;
+      }
+    }
+  }
+  const tags: NonNullable<Cborg.DecodeOptions['tags']> = [];
+  // The self-described CBOR tag kube-apiserver puts first: no meaning of its own.
+  tags[55799] = (inner) => inner();
+  // Go's []byte travels under tags 21-23 ("expected later encoding"); JSON carries it as
+  // base64url, base64 or base16 text, and so does the decoded object.
   for (const [tag, encoding] of [
     [21, 'base64url'],
     [22, 'base64'],
     [23, 'hex'],
   ] as const) {
-    addExtension({ tag, decode: (bytes: Uint8Array) => Buffer.from(bytes).toString(encoding) } as unknown as Extension);
+    tags[tag] = (inner) => Buffer.from(inner() as Uint8Array).toString(encoding);
   }
-  // Plain objects, no record extension; cbor-x unwraps the self-described tag 55799 itself.
-  // int64AsNumber (read by cbor-x, missing from its types): integers of 2^32 and over as numbers,
-  // as JSON.parse gives them, not BigInts.
-  return new Decoder({ useRecords: false, mapsAsObjects: true, int64AsNumber: true } as ConstructorParameters<typeof Decoder>[0]);
+  // allowBigInt: the tokenizer turns the BigInts into numbers; without it cborg refuses them.
+  const tokenizerOptions = { allowBigInt: true };
+  return (bytes): unknown => decode(bytes, { tags, tokenizer: new KubeTokenizer(bytes, tokenizerOptions) }) as unknown;
 }
 
-/**
- * Decodes one CBOR item that fills `bytes` into the JSON shape. Rewrites `bytes` in place (string
- * heads; see cborItemEnd): the caller's buffer is read from the response and used once.
- */
+function loadedDecoder(): Decode {
+  if (decodeCbor === undefined) throw new Error('the CBOR codec decodes only after its prepare() resolved');
+  return decodeCbor;
+}
+
+/** Decodes one CBOR item that fills `bytes` into the JSON shape. */
 function decodeItem(bytes: Uint8Array): unknown {
-  const end = cborItemEnd(bytes, 0, true);
-  if (end === -1) throw new Error(`CBOR item truncated at byte ${bytes.length}`);
-  if (end !== bytes.length) throw new Error(`${bytes.length - end} bytes after the CBOR item`);
-  return cborDecoder().decode(bytes);
+  const decode = loadedDecoder();
+  try {
+    return decode(bytes);
+  } catch (error) {
+    // cborg's own message names its state, not the bytes: say what is wrong with the item.
+    const end = cborItemEnd(bytes, 0);
+    if (end === -1) throw new Error(`CBOR item truncated at byte ${bytes.length}`, { cause: error });
+    if (end !== bytes.length) throw new Error(`${bytes.length - end} bytes after the CBOR item`, { cause: error });
+    throw error;
+  }
 }
 
 /** An `application/cbor-seq` watch: one `{type, object}` item an event, back to back. */
 class CborWatchDecoder implements WatchDecoder {
   readonly #sink: WatchFrameSink;
-  /** Decodes one frame whose string heads the frame scan already rewrote; bound once a watch. */
-  readonly #decodeFrame: (frame: Buffer) => unknown;
+  readonly #decodeFrame: Decode;
   #pending: Buffer | undefined;
   #broken = false;
 
   constructor(sink: WatchFrameSink) {
     this.#sink = sink;
-    const decoder = cborDecoder();
-    this.#decodeFrame = (frame) => decoder.decode(frame);
+    this.#decodeFrame = loadedDecoder();
   }
 
   push(chunk: Buffer): void {
@@ -73,7 +111,7 @@ class CborWatchDecoder implements WatchDecoder {
     while (start < bytes.length) {
       let end: number;
       try {
-        end = cborItemEnd(bytes, start, true);
+        end = cborItemEnd(bytes, start);
       } catch (error) {
         // A sequence has no separator to resynchronise on: the rest of this watch is unreadable,
         // and the reflector's inactivity timeout replaces it.
@@ -117,6 +155,7 @@ const ACCEPT = 'application/cbor;q=1, application/json;q=0.9';
 export const cborCodec: KubeCodec = Object.freeze({
   mediaType: 'application/cbor',
   accept: (_shape: ResponseShape): string => ACCEPT,
+  prepare,
   decodeObject: decodeItem,
   decodeList: decodeItem,
   watchDecoder: (sink: WatchFrameSink): WatchDecoder => new CborWatchDecoder(sink),

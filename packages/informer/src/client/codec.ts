@@ -42,6 +42,11 @@ export interface KubeCodec {
   readonly mediaType: string;
   /** The Accept header for a request expecting `shape`. */
   accept(shape: ResponseShape): string;
+  /**
+   * Loads what the codec decodes with; a request awaits it before it is sent, so the decoders,
+   * which are synchronous, find it loaded. For a codec whose library most users never need.
+   */
+  prepare?(): Promise<void>;
   /** Decodes a whole body holding one object (or a Status). */
   decodeObject(body: Buffer): unknown;
   /** Decodes a whole body holding a list (`items`, `metadata.resourceVersion`, `metadata.continue`). */

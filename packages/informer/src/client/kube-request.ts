@@ -63,6 +63,7 @@ export interface OpenRequest {
  */
 export async function openRequest(kubeConfig: KubeConfig, spec: KubeRequestSpec): Promise<OpenRequest> {
   const codec = spec.codec ?? jsonCodec;
+  if (codec.prepare !== undefined) await codec.prepare();
   const method = spec.method ?? 'GET';
   const headers: Record<string, string> = { accept: codec.accept(spec.shape) };
   if (spec.body !== undefined) {
