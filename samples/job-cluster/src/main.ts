@@ -4,9 +4,9 @@
  * Without arguments: starts the embedded API server, installs the CRDs, runs the operator,
  * plays a short scenario while printing a timeline, prints the final table of jobs, exits 0.
  * With `--kubeconfig FILE` (or KUBECONFIG set): installs the CRDs on that cluster and runs the
- * operator until SIGTERM or SIGINT. With `--in-cluster` (the Deployment in `deploy/`): the same
- * with the pod's service account, under leader election on Lease `job-cluster-operator` in
- * `$POD_NAMESPACE`.
+ * operator until SIGTERM or SIGINT. With `--in-cluster` (the Deployment in `deploy/`): runs the
+ * definition of src/operator.ts with `runOperator`, as the pod's service account, under leader
+ * election on Lease `job-cluster-operator` in the pod's namespace (the CRDs come with deploy/).
  * With `--replicas N`: N replica processes under leader election on the embedded server, with a
  * failover halfway (see replicas.ts); with `--shards M` as well, the replicas split the primaries
  * into M shards instead, and one is killed halfway to show the takeover.
@@ -19,8 +19,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startEmbeddedApiServer } from '@kindex/testing';
-import { KubeClient, Kinds, formatErrorForUser, loadKubeConfig } from '@kindex/informer';
+import { KubeClient, Kinds, formatErrorForUser, loadKubeConfig, runOperator } from '@kindex/informer';
 import { installCrds } from './install-crds.js';
+import definition from './operator.js';
 import { createSampleOperator } from './sample-operator.js';
 import { runReplica, runReplicas } from './replicas.js';
 import { parseSampleArguments, type SampleOptions } from './sample-command-line.js';
@@ -77,19 +78,10 @@ function inClusterKubeConfig(): KubeConfig {
   return loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: host, KUBERNETES_SERVICE_PORT: process.env['KUBERNETES_SERVICE_PORT'] } });
 }
 
-async function runAgainstCluster(kubeConfig: KubeConfig, inCluster: boolean): Promise<void> {
+async function runAgainstCluster(kubeConfig: KubeConfig): Promise<void> {
   await installCrds(new KubeClient(kubeConfig));
   const timeline = new Timeline();
-  const leaseNamespace = process.env['POD_NAMESPACE'];
-  if (inCluster && !leaseNamespace) throw new Error('--in-cluster needs POD_NAMESPACE (the Deployment sets it from the Downward API)');
-  const sample = createSampleOperator({
-    kubeConfig,
-    timeline,
-    // In the Deployment: probes and Prometheus on 8080 (deploy/40-deployment.yaml).
-    ...(inCluster
-      ? { leaderElection: { leaseName: 'job-cluster-operator', leaseNamespace: leaseNamespace! }, server: { port: 8080 } }
-      : {}),
-  });
+  const sample = createSampleOperator({ kubeConfig, timeline });
   sample.operator.leaderElector?.status$.subscribe((s) =>
     timeline.note(`leader election: ${s.role}, lease held by ${s.holderIdentity ?? '(nobody)'}`),
   );
@@ -128,10 +120,10 @@ async function run(options: SampleOptions): Promise<void> {
     });
   } else if (options.replicas !== undefined) await runReplicas(options.replicas, options.shards);
   else if (options.webpage) await runWebPage(clusterKubeconfigFile(options));
-  else if (options.inCluster) await runAgainstCluster(inClusterKubeConfig(), true);
+  else if (options.inCluster) await runOperator(definition, { kubeConfig: inClusterKubeConfig() });
   else {
     const kubeConfig = clusterKubeConfig(options);
-    if (kubeConfig !== undefined) await runAgainstCluster(kubeConfig, false);
+    if (kubeConfig !== undefined) await runAgainstCluster(kubeConfig);
     else await runEmbedded();
   }
 }
