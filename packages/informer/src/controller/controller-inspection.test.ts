@@ -98,7 +98,9 @@ describe('Controller inspection', function () {
       const operator = new Operator({ kubeConfig: suite.server.kubeConfig, inspection: false });
       expect(operator.register<Widget>(reconciler, { kind: WidgetKind, inspection: true }).inspection, 'controller option').to.equal(true);
     });
-    await withInspectionEnv('0', () => expect(inspectionOf({})).to.equal(false));
+    await withInspectionEnv('0', () => {
+      expect(inspectionOf({})).to.equal(false);
+    });
   });
 
   it('names the variable or the option, the value and the fix when they are neither true nor false', async () => {
