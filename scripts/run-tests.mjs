@@ -53,6 +53,7 @@ const checks = process.argv.slice(2).length
       'scripts/ci/npm-env.test.mjs',
       'scripts/test-tally.test.mjs',
       'scripts/ci/check-packages.mjs',
+      'scripts/ci/check-create-kindex.mjs',
     ];
 for (const check of checks) {
   console.log(`\n=== ${check} ===`);
