@@ -83,6 +83,23 @@ describe('realApiServerBinaries', () => {
     );
   });
 
+  it('without scratch modules (a published @kindex/testing), runs the newest binaries in the cache', () => {
+    for (const version of ['v1.9.0', 'v1.36.3', 'v1.36.10']) {
+      install(`kube-apiserver-${version}/kube-apiserver`);
+      install(`kube-controller-manager-${version}/kube-controller-manager`);
+    }
+    install('etcd-v3.6.8/etcd');
+    install('etcd-v3.5.21/etcd');
+    const binaries = realApiServerBinaries({ scriptsDir: path.join(root, 'no-scripts'), cacheDir });
+    expect(binaries).to.deep.include({ kubernetesVersion: 'v1.36.10', etcdVersion: 'v3.6.8' });
+    expect(binaries.kubeApiServer).to.equal(path.join(cacheDir, 'kube-apiserver-v1.36.10', 'kube-apiserver'));
+    rmSync(cacheDir, { recursive: true });
+    expect(() => realApiServerBinaries({ scriptsDir: path.join(root, 'no-scripts'), cacheDir })).to.throw(
+      RealApiServerBinariesMissingError,
+      `no kube-apiserver in ${path.join(cacheDir, 'kube-apiserver-<version>')}: build it with ${REAL_APISERVER_BUILD_COMMAND}`,
+    );
+  });
+
   it('reads the committed scratch modules of this repository by default', () => {
     // Only the pins are checked: the binaries themselves may not be built on this machine.
     try {

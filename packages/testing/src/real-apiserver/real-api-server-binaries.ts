@@ -1,4 +1,4 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,7 +88,11 @@ export interface RealApiServerBinariesOptions {
    * Defaults to `$KINDEX_CACHE_DIR`, else `$XDG_CACHE_HOME/kindex`, else `~/.cache/kindex` (as build.sh).
    */
   readonly cacheDir?: string;
-  /** The folder holding the scratch modules. Defaults to this repository's `scripts/real-apiserver`. */
+  /**
+   * The folder holding the scratch modules that pin the versions. Defaults to this repository's
+   * `scripts/real-apiserver`; where it does not exist (a published @kindex/testing), the newest
+   * versions in the cache are used.
+   */
   readonly scriptsDir?: string;
   /** Environment read for the defaults. Defaults to `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
@@ -129,8 +133,15 @@ export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}
   const env = options.env ?? process.env;
   const scriptsDir = options.scriptsDir ?? DEFAULT_SCRIPTS_DIR;
   const cacheDir = options.cacheDir ?? defaultCacheDir(env);
-  const kubernetesVersion = pinnedVersion(path.join(scriptsDir, 'kube-apiserver', 'go.mod'), 'k8s.io/kubernetes');
-  const etcdVersion = pinnedVersion(path.join(scriptsDir, 'etcd', 'go.mod'), 'go.etcd.io/etcd/server/v3');
+  // A published @kindex/testing has no scratch modules (they live in the kindex repository): a
+  // project using it runs the newest binaries that build.sh cached.
+  const pinned = existsSync(scriptsDir);
+  const kubernetesVersion = pinned
+    ? pinnedVersion(path.join(scriptsDir, 'kube-apiserver', 'go.mod'), 'k8s.io/kubernetes')
+    : newestCached(cacheDir, 'kube-apiserver');
+  const etcdVersion = pinned
+    ? pinnedVersion(path.join(scriptsDir, 'etcd', 'go.mod'), 'go.etcd.io/etcd/server/v3')
+    : newestCached(cacheDir, 'etcd');
   return {
     kubeApiServer: executable(path.join(cacheDir, `kube-apiserver-${kubernetesVersion}`, 'kube-apiserver')),
     kubeControllerManager: executable(path.join(cacheDir, `kube-controller-manager-${kubernetesVersion}`, 'kube-controller-manager')),
@@ -145,6 +156,28 @@ function defaultCacheDir(env: NodeJS.ProcessEnv): string {
   if (explicit !== undefined && explicit !== '') return explicit;
   const xdg = env['XDG_CACHE_HOME'];
   return path.join(xdg !== undefined && xdg !== '' ? xdg : path.join(homedir(), '.cache'), 'kindex');
+}
+
+/** The highest `v<major>.<minor>.<patch>` of the `<name>-<version>/` folders in the cache. */
+function newestCached(cacheDir: string, name: string): string {
+  const prefix = `${name}-`;
+  const parts = (version: string): number[] => version.slice(1).split('.').map(Number);
+  const versions = (existsSync(cacheDir) ? readdirSync(cacheDir) : [])
+    .filter((entry) => entry.startsWith(prefix) && /^v\d+\.\d+\.\d+$/.test(entry.slice(prefix.length)))
+    .map((entry) => entry.slice(prefix.length))
+    .sort((a, b) => {
+      const [x, y] = [parts(a), parts(b)];
+      return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+    });
+  const newest = versions.at(-1);
+  if (newest === undefined) {
+    const where = path.join(cacheDir, `${name}-<version>`);
+    throw new RealApiServerBinariesMissingError(
+      `no ${name} in ${where}: build it with ${REAL_APISERVER_BUILD_COMMAND} from a kindex checkout (needs Go), or set KINDEX_CACHE_DIR to where it is`,
+      where,
+    );
+  }
+  return newest;
 }
 
 // Mirrors build.sh's awk: `require <module> vX` on one line, or `<module> vX` inside a block.
