@@ -43,7 +43,9 @@ export async function admitWrite(
   let mutated: { input: [Json, Json | undefined]; output: Json; warnings: readonly string[] } | undefined;
   // The inputs the validating webhooks admitted (one per object of a deletecollection), and their warnings.
   const validated = new Map<string, readonly string[]>();
-  let used: string[] = [];
+  // The validated inputs the passes went through, in order: a deletecollection's later passes
+  // skip the objects deleted by earlier ones, whose warnings still count.
+  const used = new Set<string>();
   const admission: WriteAdmission = {
     mutate(operation, object, old) {
       const a = { ...attributes, operation };
@@ -62,7 +64,7 @@ export async function admitWrite(
       if (!mutating && dispatcher.invocations(false, a, object, old).length === 0) return;
       const key = JSON.stringify([object ?? null, old ?? null]);
       if (validated.has(key)) {
-        used.push(key);
+        used.add(key);
         return;
       }
       const input = structuredClone([object, old]) as [Json | undefined, Json | undefined];
@@ -81,7 +83,6 @@ export async function admitWrite(
   // that add nothing new, inputs keep changing under concurrent writes.
   for (let pass = 0; pass < MAX_PASSES + validated.size; pass++) {
     let response: JsonResponse;
-    used = [];
     try {
       response = write(admission);
     } catch (e) {
@@ -89,7 +90,7 @@ export async function admitWrite(
       await e.work();
       continue;
     }
-    const warnings = [...(mutated?.warnings ?? []), ...used.flatMap((k) => validated.get(k) ?? []), ...(response.warnings ?? [])];
+    const warnings = [...(mutated?.warnings ?? []), ...[...used].flatMap((k) => validated.get(k) ?? []), ...(response.warnings ?? [])];
     return warnings.length === 0 ? response : { ...response, warnings };
   }
   const name = attributes.name ?? '';

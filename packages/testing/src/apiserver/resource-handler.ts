@@ -547,9 +547,18 @@ export class ResourceHandler {
     const spec = { type: t, namespace: req.namespace, labels, fields };
     const policy = propagationPolicyOf(deleteOptionsOf(req));
     const doomed = [...this.store.list(t.id, req.namespace)].filter((o) => matchesSpec(spec, o.obj));
-    // Every object is admitted before any is deleted, so that a refusal leaves the collection whole.
-    for (const o of doomed) req.admission?.validate('DELETE', undefined, o.obj);
-    for (const o of doomed) this.deleteObject(t, o, policy, undefined, req.dryRun === true);
+    // Object by object, in key order, as kube-apiserver's DeleteCollection worker goes: admit one,
+    // delete one; a refusal stops there and leaves the objects deleted before it deleted. The
+    // objects a replayed pass (admitted-write.ts) already deleted are not admitted again, though
+    // one held by finalizers is still listed.
+    const done = once(req, 'deletecollection', () => new Set<string>());
+    for (const o of doomed) {
+      const uid = String(metaOf(o.obj)['uid']);
+      if (done.has(uid)) continue;
+      req.admission?.validate('DELETE', undefined, o.obj);
+      this.deleteObject(t, o, policy, undefined, req.dryRun === true);
+      done.add(uid);
+    }
     return { status: 200, body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }) };
   }
 
