@@ -78,12 +78,10 @@ export class CrdNotEstablishedError extends Error {
  * @example
  * ```ts
  * import Type from 'typebox';
- * import { KubeConfig } from '@kubernetes/client-node';
- * import { customResource, installCrds } from '@kindex/informer';
+ * import { customResource, installCrds, loadKubeConfig } from '@kindex/informer';
  *
  * const Widgets = customResource({ group: 'example.com', kind: 'Widget', plural: 'widgets', versions: { v1: { spec: Type.Object({}) } } });
- * const kubeConfig = new KubeConfig();
- * kubeConfig.loadFromDefault();
+ * const kubeConfig = loadKubeConfig(); // --kubeconfig, KUBECONFIG, ~/.kube/config or the pod's service account
  * await installCrds(kubeConfig, [Widgets.crd]);
  * ```
  */

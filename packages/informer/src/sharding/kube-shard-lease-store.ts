@@ -25,10 +25,8 @@ export const SHARD_GROUP_LABEL = 'sharding.kindex.dev/group';
  *
  * @example
  * ```ts
- * import { KubeConfig } from '@kubernetes/client-node';
- * import { KubeClient, KubeShardLeaseStore, ShardCoordinator } from '@kindex/informer';
- * const kubeConfig = new KubeConfig();
- * kubeConfig.loadFromDefault();
+ * import { KubeClient, KubeShardLeaseStore, ShardCoordinator, loadKubeConfig } from '@kindex/informer';
+ * const kubeConfig = loadKubeConfig(); // --kubeconfig, KUBECONFIG, ~/.kube/config or the pod's service account
  *
  * // The shard and member Leases of group "jobs" in namespace "ops".
  * const store = new KubeShardLeaseStore(new KubeClient(kubeConfig), { name: 'jobs', namespace: 'ops' });

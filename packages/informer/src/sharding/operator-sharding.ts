@@ -41,10 +41,8 @@ import { ShardingConfigError } from './sharding-config-error.js';
  *
  * @example
  * ```ts
- * import { KubeConfig } from '@kubernetes/client-node';
- * import { Operator } from '@kindex/informer';
- * const kubeConfig = new KubeConfig();
- * kubeConfig.loadFromDefault();
+ * import { Operator, loadKubeConfig } from '@kindex/informer';
+ * const kubeConfig = loadKubeConfig(); // --kubeconfig, KUBECONFIG, ~/.kube/config or the pod's service account
  *
  * // Every replica of the Deployment runs this: 8 namespace shards, spread over the live replicas.
  * const operator = new Operator({ kubeConfig, sharding: { group: 'job-operator', namespace: 'ops', shards: 8 } });
