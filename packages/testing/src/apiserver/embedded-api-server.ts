@@ -62,6 +62,7 @@ import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
+import { asEventsV1Object, eventsV1Admission } from './events-v1-admission.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
 import { OpenApiDocuments } from './openapi-documents.js';
@@ -593,7 +594,7 @@ export class EmbeddedApiServer implements TestApiServer {
       duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
       admit: user === undefined ? undefined : this.access.escalationCheck(r, user),
     };
-    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res);
+    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res, user);
     const method = req.method ?? 'GET';
     if (r.subresource === 'scale' && !isWatch) {
       const serve = (q: ResourceRequest): JsonResponse => this.scale.serve(method, q);
@@ -664,28 +665,48 @@ export class EmbeddedApiServer implements TestApiServer {
     );
   }
 
-  // events.k8s.io/v1: the verbs run on the core/v1 storage; bodies and answers are converted.
-  private serveEventsV1(request: ResourceRequest, watch: boolean, req: http.IncomingMessage, res: http.ServerResponse): void {
+  // events.k8s.io/v1: the verbs run on the core/v1 storage; bodies and answers are converted, and
+  // admission sees the request's resource and version (events-v1-admission.ts).
+  private serveEventsV1(
+    request: ResourceRequest,
+    watch: boolean,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    user: UserInfo | undefined,
+  ): void {
     const core: ResourceRequest = { ...request, type: this.registry.byTypeId('/events')!, version: 'v1' };
-    const answer = (r: JsonResponse): void => this.send(res, { status: r.status, body: answerAsEventsV1(r.body) });
+    const asV1 = (r: JsonResponse): JsonResponse => ({ ...r, body: answerAsEventsV1(r.body) });
+    const answer = (r: JsonResponse): void => this.send(res, asV1(r));
+    const admitted = (run: (q: ResourceRequest) => JsonResponse): void => {
+      if (user === undefined || this.admission.idle) return answer(run(core));
+      const stored = (): Json | undefined => {
+        const o = this.storedObject(core);
+        return o === undefined ? undefined : asEventsV1Object(o);
+      };
+      const inCore = (q: ResourceRequest): JsonResponse =>
+        run(q.admission === undefined ? core : { ...core, admission: eventsV1Admission(q.admission) });
+      this.sendLater(res, admitRequest(this.admission, req.method ?? '', request, user, inCore, stored).then(asV1));
+    };
     switch (req.method) {
       case 'GET':
         if (watch) return this.openWatch(core, req, res, watchLineAsEventsV1);
         return answer(request.name === undefined ? this.handler.list(core) : this.handler.get(core));
       case 'POST':
         if (request.name !== undefined) throw methodNotAllowed();
-        return answer(this.handler.create({ ...core, body: eventsV1Body(request.body, undefined) }));
+        return admitted((q) => this.handler.create({ ...q, body: eventsV1Body(request.body, undefined) }));
       case 'PUT':
         if (request.name === undefined) throw methodNotAllowed();
-        return answer(this.handler.update({ ...core, body: eventsV1Body(request.body, request.name) }));
+        return admitted((q) => this.handler.update({ ...q, body: eventsV1Body(request.body, request.name) }));
       case 'PATCH': {
         if (request.name === undefined) throw methodNotAllowed();
-        const stored = JSON.parse(this.handler.get(core).body) as Json;
-        const patched = patchEventsV1(stored, request.contentType, request.body);
-        return answer(this.handler.update({ ...core, contentType: 'application/json', body: eventsV1Body(patched, request.name) }));
+        return admitted((q) => {
+          const stored = JSON.parse(this.handler.get(core).body) as Json;
+          const patched = patchEventsV1(stored, request.contentType, request.body);
+          return this.handler.update({ ...q, contentType: 'application/json', body: eventsV1Body(patched, request.name) });
+        });
       }
       case 'DELETE':
-        return answer(request.name === undefined ? this.handler.deleteCollection(core) : this.handler.delete(core));
+        return admitted((q) => (request.name === undefined ? this.handler.deleteCollection(q) : this.handler.delete(q)));
       default:
         throw methodNotAllowed();
     }

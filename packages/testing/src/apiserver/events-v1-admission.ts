@@ -1,0 +1,35 @@
+// Admission of events.k8s.io/v1 writes. The verbs run on the core/v1 storage (events-api.ts), so
+// the admission points of the resource handler see core/v1 Events; kube-apiserver admits the
+// request's own resource, so webhooks get the objects as events.k8s.io/v1 shows them, and a
+// mutating webhook's answer is converted back before the write goes on.
+
+import { jsonEqual } from '@kindex/core';
+import { toCoreEvent, toEventsV1 } from './events-api.js';
+import type { Json } from './object-store.js';
+import type { WriteAdmission } from './resource-handler.js';
+
+/** A stored (core/v1) Event as an events.k8s.io/v1 object, kind and apiVersion included. */
+export function asEventsV1Object(core: Readonly<Json>): Json {
+  return { kind: 'Event', apiVersion: 'events.k8s.io/v1', ...toEventsV1(core) };
+}
+
+/**
+ * The admission points of a core/v1 write made for an events.k8s.io/v1 request, calling
+ * `admission` (set up for events.k8s.io/v1) with the objects in that version.
+ */
+export function eventsV1Admission(admission: WriteAdmission): WriteAdmission {
+  const shown = (o: Readonly<Json> | undefined): Json | undefined => (o === undefined ? undefined : asEventsV1Object(o));
+  return {
+    mutate(operation, object, old) {
+      const before = asEventsV1Object(object);
+      const after = admission.mutate(operation, before, shown(old));
+      // Unchanged: the core object as it was (a round trip would normalise its empty fields).
+      if (jsonEqual(after, before)) return object;
+      return toCoreEvent(after);
+    },
+    validate(operation, object, old) {
+      admission.validate(operation, shown(object), shown(old));
+    },
+    once: (key, make) => admission.once(key, make),
+  };
+}
