@@ -673,7 +673,7 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
     const n = settings.e2eObjects;
     const contenders = settings.contenders.filter((c) => E2E_NODE_CONTENDERS.includes(c) || c === 'client-go');
     const once = { ...settings, reps: 1 };
-    const sustains = async (contender: string, rate: number): Promise<boolean> => {
+    const sustainsOnce = async (contender: string, rate: number): Promise<boolean> => {
       let m: Map<string, number> | undefined;
       try {
         m = (await measure(once, 'e2e', n, Math.round(rate * seconds), { type: 'paced', objects: n, rate, seconds }, [contender])).get(
@@ -691,6 +691,10 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
       const sent = m?.get('sentPerS');
       return p99 !== undefined && p99 < 100 && sent !== undefined && sent >= rate * 0.9;
     };
+    // A rate fails only when two runs in a row fail it: on a shared machine one stall of 100 ms
+    // in a 5 s run puts a percent of the events over the bound, at any rate.
+    const sustains = async (contender: string, rate: number): Promise<boolean> =>
+      (await sustainsOnce(contender, rate)) || (await sustainsOnce(contender, rate));
     const rows: string[][] = [];
     const best = new Map<string, number>();
     for (const contender of contenders) {
@@ -715,7 +719,7 @@ An \`Operator\` whose primary is the ConfigMap starts over ${n.toLocaleString('e
     rows.forEach((row, i) => row.push(ratio(best.get(contenders[i]!), k), ratio(best.get(contenders[i]!), best.get('client-node'))));
     sections.push({
       name: 'e2e-max-rate',
-      markdown: `### End to end: highest sustained event rate with p99 under 100 ms (${n.toLocaleString('en-US')} ConfigMaps, ${seconds} s per step)\n\n${markdownTable(['contender', 'sustained events/s', 'first rate that failed', 'vs kindex', 'vs client-node'], rows)}\n\nEach step runs the end-to-end scenario once at a paced rate: doubling from 1,000 events/s until p99 event-to-reconcile reaches 100 ms or the server cannot send at the rate (the client stopped draining), then bisection between the last rate sustained and the first that failed until they are within 5% of each other (one run per step: a figure near a contender's limit moves by a step or two between runs).`,
+      markdown: `### End to end: highest sustained event rate with p99 under 100 ms (${n.toLocaleString('en-US')} ConfigMaps, ${seconds} s per step)\n\n${markdownTable(['contender', 'sustained events/s', 'first rate that failed', 'vs kindex', 'vs client-node'], rows)}\n\nEach step runs the end-to-end scenario at a paced rate (a second time when the first run fails: one stall of the shared machine fails a run at any rate): doubling from 1,000 events/s until p99 event-to-reconcile reaches 100 ms or the server cannot send at the rate (the client stopped draining), then bisection between the last rate sustained and the first that failed until they are within 5% of each other (one run per step: a figure near a contender's limit moves by a step or two between runs).`,
       svg: svgBarChart('Highest sustained end-to-end rate (p99 < 100 ms)', 'events/s (higher is better)', contenders, [
         { label: 'sustained', values: new Map([...best].map(([c, v]) => [c, v])) },
       ]),
