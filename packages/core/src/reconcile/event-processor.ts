@@ -324,8 +324,8 @@ export class EventProcessor {
     if (this.#stopped) return;
     const state = this.#states.of(key);
     state.droppedInFlight = false; // a trigger after the delete (re-created primary) revives it
-    if (trigger !== undefined) this.#causes.addTrigger(state, trigger, this.#clock.now());
-    else this.#causes.add(state, { type: 'enqueue', source: 'enqueue' }, this.#clock.now());
+    if (trigger !== undefined) this.#causes.addTrigger(state, trigger, this.#clock);
+    else this.#causes.add(state, { type: 'enqueue', source: 'enqueue' }, this.#clock);
     this.queue.add(key, trigger?.priority);
     if (this.#events.listening) this.#events.emit({ type: 'enqueued', key, trigger });
   }
@@ -392,7 +392,7 @@ export class EventProcessor {
     // A retry or reschedule whose delay is no longer pending has fired: it is (one of) the causes.
     if (scheduled !== undefined && this.#states.delayFired(state)) {
       state.scheduled = undefined;
-      this.#causes.add(state, { type: scheduled, source: scheduled }, this.#clock.now());
+      this.#causes.add(state, { type: scheduled, source: scheduled }, this.#clock);
     }
     const causes = this.#causes.take(state);
     const timeoutMs = this.#config.reconcileTimeoutMs;

@@ -1,3 +1,4 @@
+import type { Clock } from '../../queue/clock.js';
 import type { Trigger } from '../../source/trigger.js';
 import type { ReconcileCause, ReconcileCauses } from '../reconcile-cause.js';
 
@@ -41,12 +42,13 @@ export class PendingCauses {
     this.#keep = keep;
   }
 
-  /** Records the trigger's cause in `holder`. */
-  addTrigger(holder: CauseHolder, trigger: Trigger, now: number): void {
+  /** Records the trigger's cause in `holder`, at `clock`'s time (read only when causes are kept). */
+  addTrigger(holder: CauseHolder, trigger: Trigger, clock: Clock): void {
     if (!this.#keep) {
       holder.counted++;
       return;
     }
+    const now = clock.now();
     const cause = trigger.cause;
     const source = String(trigger.source);
     switch (cause?.type) {
@@ -63,13 +65,13 @@ export class PendingCauses {
     }
   }
 
-  /** Records one cause in `holder`. */
-  add(holder: CauseHolder, seed: CauseSeed, now: number): void {
+  /** Records one cause in `holder`, at `clock`'s time (read only when causes are kept). */
+  add(holder: CauseHolder, seed: CauseSeed, clock: Clock): void {
     if (!this.#keep) {
       holder.counted++;
       return;
     }
-    this.#add(holder, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, now);
+    this.#add(holder, seed.type, seed.source, seed.event, seed.objectKey, seed.detail, clock.now());
   }
 
   #add(
