@@ -13,6 +13,7 @@ import {
   describeOnly,
   operatorManifests,
   resourceKind,
+  type ManifestFile,
   type ObjectOfKind,
   type ResourceKind,
 } from '../index.js';
@@ -28,6 +29,9 @@ const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
   RoleBinding: { plural: 'rolebindings', namespaced: true },
   Deployment: { plural: 'deployments', namespaced: true },
   Service: { plural: 'services', namespaced: true },
+  Secret: { plural: 'secrets', namespaced: true },
+  ValidatingWebhookConfiguration: { plural: 'validatingwebhookconfigurations', namespaced: false },
+  MutatingWebhookConfiguration: { plural: 'mutatingwebhookconfigurations', namespaced: false },
 };
 
 function kindOf(object: Record<string, unknown>): ResourceKind<KubernetesObject> {
@@ -52,6 +56,29 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
   });
+
+  /** Applies every object of `files` in the order kindex manifests writes them; deletes them after the test. */
+  async function applyAll(admin: KubeClient, files: readonly ManifestFile[]): Promise<void> {
+    for (const file of files) {
+      for (const object of file.objects) {
+        const kind = kindOf(object);
+        await admin.apply(kind, object, { fieldManager: 'kindex-manifests-test', force: true });
+        const metadata = object['metadata'] as { name: string; namespace?: string };
+        cleanups.push(() => admin.delete(kind, ResourceID.of(metadata.name, metadata.namespace)));
+      }
+    }
+  }
+
+  function offlineKubeConfig(): KubeConfig {
+    const offline = new KubeConfig();
+    offline.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://offline.invalid', skipTLSVerify: false }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    return offline;
+  }
 
   it('the generated ServiceAccount, RBAC and CRD let the operator run as that ServiceAccount and reconcile', async () => {
     const name = uniqueName('op');
@@ -94,15 +121,8 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
     });
     const namespace = `${name}-system`;
     // What the CLI does: create the operator with a KubeConfig that never connects, starting nothing.
-    const offline = new KubeConfig();
-    offline.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://offline.invalid', skipTLSVerify: false }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
     const described = await describeOnly('test definition', 'kindex manifests', async () =>
-      definition.create({ kubeConfig: offline, namespace }),
+      definition.create({ kubeConfig: offlineKubeConfig(), namespace }),
     );
     const { files } = await operatorManifests(described, {
       name,
@@ -113,17 +133,7 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
 
     const admin = new KubeClient(server().kubeConfig);
     cleanups.push(() => admin.registry.stopAll());
-    for (const file of files) {
-      for (const object of file.objects) {
-        const kind = kindOf(object);
-        await admin.apply(kind, object, { fieldManager: 'kindex-manifests-test', force: true });
-        const id = ResourceID.of(
-          String((object['metadata'] as { name: string }).name),
-          (object['metadata'] as { namespace?: string }).namespace,
-        );
-        cleanups.push(() => admin.delete(kind, id));
-      }
-    }
+    await applyAll(admin, files);
     expect(files.flatMap((f) => f.objects.map((o) => o['kind']))).to.include.members([
       'Namespace',
       'ServiceAccount',
@@ -178,6 +188,62 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
       timeoutMs: 30_000,
     });
     expect(operator.isLeader).to.equal(true);
+  });
+  it('with webhooks, a generated certificate Secret and an HTTPS metrics server, the server accepts every object (Secret, Service, configurations, CRD conversion, mounts)', async () => {
+    const name = uniqueName('wh');
+    const namespace = `${name}-system`;
+    const group = `${uniqueName('p')}.kindex.dev`;
+    const Pages = customResource({
+      group,
+      kind: 'Page',
+      plural: 'pages',
+      versions: {
+        v1: { spec: Type.Object({ html: Type.String() }), storage: false },
+        v2: { spec: Type.Object({ content: Type.Object({ html: Type.String() }) }), storage: true },
+      },
+    });
+    const operator = new Operator({
+      kubeConfig: offlineKubeConfig(),
+      server: {
+        port: 8443,
+        healthProbePort: 8081,
+        secure: { certFile: '/tmp/k8s-metrics-server/serving-certs/tls.crt', keyFile: '/tmp/k8s-metrics-server/serving-certs/tls.key' },
+      },
+      webhooks: { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' },
+    });
+    // Ignore: no pod serves them here, and only this test's Pages reach them.
+    operator
+      .webhooks!.validating({ kind: Pages, failurePolicy: 'Ignore', validate: () => ({ allowed: true }) })
+      .mutating({ kind: Pages, failurePolicy: 'Ignore', mutate: (review) => ({ allowed: true, object: review.object! }) })
+      .conversion({ group, plural: 'pages', kind: 'Page', hub: 'v2', spokes: { v1: { toHub: (o) => o, fromHub: (o) => o } } });
+    const { files } = await operatorManifests(operator, {
+      name,
+      namespace,
+      image: 'example.com/page-operator:1.0.0',
+      customResources: [Pages],
+      certificates: 'secret',
+    });
+    expect(files.map((f) => f.name)).to.include.members([
+      'webhooks.yaml',
+      'webhook-service.yaml',
+      'certificates.yaml',
+      'metrics-reader-rbac.yaml',
+    ]);
+    const admin = new KubeClient(server().kubeConfig);
+    cleanups.push(() => admin.registry.stopAll());
+    await applyAll(admin, files);
+    const crds = resourceKind({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      plural: 'customresourcedefinitions',
+      namespaced: false,
+    });
+    const crd = (await admin.get(crds, ResourceID.of(`pages.${group}`))) as
+      (KubernetesObject & { spec: { conversion?: { strategy: string } } }) | undefined;
+    expect(crd?.spec.conversion?.strategy).to.equal('Webhook');
+    const secrets = await admin.list(Kinds.Secret, { namespace });
+    expect(secrets.map((s) => s.metadata?.name).sort()).to.deep.equal([`${name}-metrics-server-cert`, `${name}-webhook-server-cert`]);
   });
 });
 
