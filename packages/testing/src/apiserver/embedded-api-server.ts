@@ -690,7 +690,15 @@ export class EmbeddedApiServer implements TestApiServer {
     switch (req.method) {
       case 'GET':
         if (watch) return this.openWatch(core, req, res, watchLineAsEventsV1);
-        return answer(request.name === undefined ? this.handler.list(core) : this.handler.get(core));
+        // `kubectl get events.events.k8s.io` asks for a Table: the core/v1 Event printer's.
+        return this.send(
+          res,
+          this.asTableIfAsked(
+            request,
+            req.headers.accept,
+            asV1(request.name === undefined ? this.handler.list(core) : this.handler.get(core)),
+          ),
+        );
       case 'POST':
         if (request.name !== undefined) throw methodNotAllowed();
         return admitted((q) => this.handler.create({ ...q, body: eventsV1Body(request.body, undefined) }));

@@ -271,7 +271,7 @@ function parseAction(text: string): ListNode {
 
 /** Go's strconv.Unquote, extended to single quotes (client-go's UnquoteExtend). */
 function unquote(quoted: string): string {
-  const quote = quoted[0];
+  const quote = quoted[0] ?? '';
   const body = quoted.slice(1, -1);
   if (quoted.length < 2 || quote !== quoted.at(-1)) throw new JsonPathSyntaxError(`unquote string ${quoted} error invalid syntax`);
   if (!body.includes('\\') && !body.includes(quote)) return body;
