@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type AddressInfo } from 'node:net';
 import Type from 'typebox';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, uniqueName, useTestApiServer } from '@kindex/testing';
 import {
@@ -17,6 +17,7 @@ import {
   type ObjectOfKind,
   type ResourceKind,
 } from '../index.js';
+import { serviceAccountToken, tlsGet } from '../testing-fixtures/secure-server.js';
 
 /** Where each kind of the output lives, to apply it through KubeClient. */
 const KINDS: Record<string, { plural: string; namespaced: boolean }> = {
@@ -244,6 +245,62 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
     expect(crd?.spec.conversion?.strategy).to.equal('Webhook');
     const secrets = await admin.list(Kinds.Secret, { namespace });
     expect(secrets.map((s) => s.metadata?.name).sort()).to.deep.equal([`${name}-metrics-server-cert`, `${name}-webhook-server-cert`]);
+  });
+  it('with an HTTPS metrics server: the generated RBAC lets the operator review scrapers, and binding <name>-metrics-reader lets one in', async () => {
+    const name = uniqueName('mx');
+    const namespace = `${name}-system`;
+    const [port, probePort] = [await freePort(), await freePort()];
+    const definition = defineOperator({
+      name,
+      create: ({ kubeConfig }) =>
+        new Operator({ kubeConfig, server: { port, host: '127.0.0.1', healthProbePort: probePort, secure: true } }),
+    });
+    const described = await describeOnly('test definition', 'kindex manifests', async () =>
+      definition.create({ kubeConfig: offlineKubeConfig(), namespace }),
+    );
+    const { files } = await operatorManifests(described, { name, namespace, image: 'example.com/metrics-operator:1.0.0' });
+    const admin = new KubeClient(server().kubeConfig);
+    cleanups.push(() => admin.registry.stopAll());
+    await applyAll(admin, files);
+
+    const operatorToken = await server()
+      .kubeConfig.makeApiClient(CoreV1Api)
+      .createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const asOperator = new KubeConfig();
+    asOperator.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: operatorToken.status!.token });
+    const operator = await definition.create({ kubeConfig: asOperator, namespace });
+    cleanups.push(() => operator.stop({ drainTimeoutMs: 5_000 }));
+    await operator.start();
+
+    // A scraper: refused until the generated ClusterRole is bound to it, then let in. Either
+    // answer needs the operator's own reviews, which only the generated RBAC grants it.
+    const scraper = await serviceAccountToken(server().kubeConfig, namespace);
+    await eventually(async () => expect((await tlsGet(port, '/metrics', { token: scraper.token })).status).to.equal(403), {
+      timeoutMs: 30_000,
+    });
+    const reader = files.find((f) => f.name === 'metrics-reader-rbac.yaml')!.objects[0] as { metadata: { name: string } };
+    const rbac = server().kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: scraper.name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader.metadata.name },
+        subjects: [{ kind: 'ServiceAccount', name: scraper.name, namespace }],
+      },
+    });
+    cleanups.push(() => rbac.deleteClusterRoleBinding({ name: scraper.name }));
+    // A new operator: the first one cached the denial for its TTL (30 s).
+    await operator.stop({ drainTimeoutMs: 0 });
+    const again = await definition.create({ kubeConfig: asOperator, namespace });
+    cleanups.push(() => again.stop({ drainTimeoutMs: 5_000 }));
+    await again.start();
+    await eventually(
+      async () => {
+        const answer = await tlsGet(port, '/metrics', { token: scraper.token });
+        expect(answer.status, answer.body).to.equal(200);
+        expect(answer.body).to.contain('# TYPE');
+      },
+      { timeoutMs: 30_000 },
+    );
   });
 });
 

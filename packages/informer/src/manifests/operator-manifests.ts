@@ -23,6 +23,7 @@
 import type { RbacManifest, RbacSubject } from '../rbac/rbac-manifest.js';
 import { rbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
+import { metricsReaderClusterRole } from '../rbac/metrics-permissions.js';
 import type { WebhookManifest, WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 import type { CustomResourceDefinition } from '../crd/crd-manifest.js';
 import { certificateObjects, previousObjects, type CertificateSource, type ServingCertificate } from './certificate-manifests.js';
@@ -109,8 +110,6 @@ export interface OperatorManifests {
   /** One file per concern, kustomization.yaml last (it lists the others). */
   readonly files: readonly ManifestFile[];
 }
-
-const RBAC_API = 'rbac.authorization.k8s.io/v1';
 
 /**
  * Everything a cluster needs to run `operator` (see the module doc), as files.
@@ -267,14 +266,7 @@ export async function operatorManifests(operator: DescribableOperator, options: 
     );
   if (secure !== undefined) {
     // Bind it to Prometheus's ServiceAccount: the metrics server asks a SubjectAccessReview for this.
-    add('metrics-reader-rbac.yaml', [
-      {
-        apiVersion: RBAC_API,
-        kind: 'ClusterRole',
-        metadata: { name: `${name}-metrics-reader` },
-        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
-      },
-    ]);
+    add('metrics-reader-rbac.yaml', [metricsReaderClusterRole(name) as unknown as Record<string, unknown>]);
   }
   add('deployment.yaml', [
     deploymentManifest({

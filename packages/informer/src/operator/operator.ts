@@ -34,6 +34,7 @@ import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-op
 import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
+import { secureServerPermissions } from '../rbac/metrics-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';
 import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTION_KEYS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
@@ -329,6 +330,7 @@ export class Operator {
     const permissions = [
       ...(await requiredPermissions(this.#controllers, options)),
       ...(leases === false ? [] : leasePermissions(this.#leaseOwners)),
+      ...(this.server?.secure === true ? secureServerPermissions() : []),
     ];
     return rbacManifest(permissions, manifestOptions);
   }
