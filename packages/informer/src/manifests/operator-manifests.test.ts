@@ -96,6 +96,12 @@ describe('operatorManifests', () => {
     expect(only(files, 'crds.yaml').metadata.name).to.equal('widgets.manifests.kindex.dev');
   });
 
+  it('writes no Namespace for a namespace every cluster has', async () => {
+    const { files } = await operatorManifests(widgetOperator(), { ...BASE, namespace: 'kube-system' });
+    expect(files.map((f) => f.name)).to.not.include('namespace.yaml');
+    expect(only(files, 'deployment.yaml').metadata).to.include({ namespace: 'kube-system' });
+  });
+
   it('gives the same bytes every time, keys sorted', async () => {
     const texts = async (): Promise<string[]> =>
       (await operatorManifests(widgetOperator(), { ...BASE, customResources: [Widgets] })).files.map((f) => f.text);

@@ -111,6 +111,9 @@ export interface OperatorManifests {
   readonly files: readonly ManifestFile[];
 }
 
+/** Namespaces every cluster has: an operator deployed into one gets no Namespace object. */
+const CLUSTER_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+
 /**
  * Everything a cluster needs to run `operator` (see the module doc), as files.
  *
@@ -233,14 +236,16 @@ export async function operatorManifests(operator: DescribableOperator, options: 
       );
   };
 
-  add('namespace.yaml', [
-    {
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      // The Deployment meets the restricted Pod Security Standard: enforce it in the namespace.
-      metadata: { name: namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted' } },
-    },
-  ]);
+  // A namespace of the cluster's own exists already and is not the operator's to label.
+  if (!CLUSTER_NAMESPACES.has(namespace))
+    add('namespace.yaml', [
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        // The Deployment meets the restricted Pod Security Standard: enforce it in the namespace.
+        metadata: { name: namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'restricted' } },
+      },
+    ]);
   const webhookManifest = webhooks
     ? operator.webhookManifest({
         service: { namespace, name: webhookService, port: 443 },
