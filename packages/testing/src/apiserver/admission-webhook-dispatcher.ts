@@ -52,6 +52,11 @@ interface Invocation {
   readonly hook: AdmissionWebhook;
   /** The version the webhook gets the object in (another one under `matchPolicy: Equivalent`). */
   readonly version: string;
+  /**
+   * Whether its matchConditions are still to be evaluated: they see the object converted to the
+   * webhook's version, and a conversion by webhook cannot be waited for here.
+   */
+  readonly conditionsPending: boolean;
 }
 
 /** Calls the admission webhooks of the configurations stored in `store`. */
@@ -89,7 +94,10 @@ export class AdmissionWebhookDispatcher {
     return hooks;
   }
 
-  /** The webhooks of one kind that a request reaches. */
+  /**
+   * The webhooks of one kind that a request may reach; those whose matchConditions need a
+   * converted object are included unevaluated (`conditionsPending`, see {@link reached}).
+   */
   invocations(
     mutating: boolean,
     a: AdmissionAttributes,
@@ -112,9 +120,41 @@ export class AdmissionWebhookDispatcher {
     for (const hook of this.hooks(mutating)) {
       const version = matchingVersion(hook, rules, a.type.versions);
       if (version === undefined || !selectorsMatch(hook, namespaceLabels, labels)) continue;
-      if (this.conditionsHold(hook, a, version, object, old)) found.push({ hook, version });
+      if (hook.matchConditions.length > 0 && this.convertsBetween(a, version, object)) {
+        found.push({ hook, version, conditionsPending: true });
+      } else if (this.conditionsHold(hook, a, version, object, old)) found.push({ hook, version, conditionsPending: false });
     }
     return found;
+  }
+
+  /** The webhooks of one kind that a request reaches, matchConditions evaluated on converted objects. */
+  private async reached(
+    mutating: boolean,
+    a: AdmissionAttributes,
+    object: Readonly<Json> | undefined,
+    old: Readonly<Json> | undefined,
+  ): Promise<Invocation[]> {
+    const found: Invocation[] = [];
+    for (const invocation of this.invocations(mutating, a, object, old)) {
+      if (!invocation.conditionsPending) {
+        found.push(invocation);
+        continue;
+      }
+      const { hook, version } = invocation;
+      const [converted, convertedOld] = await Promise.all(
+        [object, old].map((o) =>
+          o === undefined ? Promise.resolve(undefined) : this.inVersion(structuredClone(o) as Json, a.type, version),
+        ),
+      );
+      if (this.conditionsHold(hook, a, version, converted, convertedOld)) found.push({ ...invocation, conditionsPending: false });
+    }
+    return found;
+  }
+
+  // Whether the object is converted by the CRD's conversion webhook for a webhook of `version`.
+  private convertsBetween(a: AdmissionAttributes, version: string, object: Readonly<Json> | undefined): boolean {
+    if (version === a.version || this.conversion?.converts(a.type) !== true) return false;
+    return object === undefined || !isScale(object);
   }
 
   // matchConditions: false skips the webhook; an evaluation error fails the request (403) unless
@@ -165,7 +205,7 @@ export class AdmissionWebhookDispatcher {
       if (round === 1 && !(changedInRound && reinvoke.size > 0)) break;
       const toReinvoke = reinvoke;
       reinvoke = new Set();
-      for (const { hook, version } of this.invocations(true, a, current, old)) {
+      for (const { hook, version } of await this.reached(true, a, current, old)) {
         if (round === 1 && !toReinvoke.has(hook.uid)) continue;
         const answer = await this.call(hook, a, version, current, old);
         if (answer === undefined) continue;
@@ -187,7 +227,7 @@ export class AdmissionWebhookDispatcher {
   /** Runs the validating webhooks in parallel; the first refusal (in configuration order) fails the request. */
   async validate(a: AdmissionAttributes, object: Json | undefined, old: Json | undefined): Promise<AdmissionOutcome> {
     const results = await Promise.allSettled(
-      this.invocations(false, a, object, old).map(({ hook, version }) => this.call(hook, a, version, object, old)),
+      (await this.reached(false, a, object, old)).map(({ hook, version }) => this.call(hook, a, version, object, old)),
     );
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
@@ -313,8 +353,8 @@ export class AdmissionWebhookDispatcher {
   }
 }
 
-// The object labelled with another version of its resource (what conversion needs when the
-// versions share a schema; matchConditions see objects so, their evaluation being synchronous).
+// The object labelled with another version of its resource: the conversion of versions that share
+// a schema (objects that a conversion webhook converts were converted before they get here).
 function relabelled(object: Readonly<Json>, t: ResourceType, version: string): Json {
   if (isScale(object)) return { ...object };
   return { ...object, apiVersion: t.group === '' ? version : `${t.group}/${version}` };
