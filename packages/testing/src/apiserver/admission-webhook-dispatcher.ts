@@ -14,6 +14,7 @@ import { applyPatch } from './patch.js';
 import type { UserInfo } from './request-attributes.js';
 import type { ResourceType } from './resource-registry.js';
 import { ApiStatusError, qualifiedResource, type StatusDetails } from './status-error.js';
+import { requestAuthorizer, type AuthorizeFunction } from './webhook-match-authorizer.js';
 import { evaluateMatchConditions } from './webhook-match-conditions.js';
 import { WebhookCallError, type WebhookHttpClient } from './webhook-http-client.js';
 import { matchingVersion, selectorsMatch, webhooksOf, type AdmissionWebhook } from './webhook-rules.js';
@@ -69,6 +70,8 @@ export class AdmissionWebhookDispatcher {
     private readonly http: WebhookHttpClient,
     /** Converts custom resources whose CRD has a conversion webhook, for webhooks of another version. */
     private readonly conversion?: CrdConversion,
+    /** The server's authorization, for the `authorizer` of matchConditions; allows everything when not given. */
+    private readonly authorize: AuthorizeFunction = () => ({ allowed: true, reason: '' }),
   ) {
     store.subscribe((e) => {
       if (e.typeId === MUTATING_CONFIGURATIONS) this.#mutating = undefined;
@@ -168,11 +171,18 @@ export class AdmissionWebhookDispatcher {
   ): boolean {
     if (hook.matchConditions.length === 0) return true;
     const request = this.request('', a, version, object, old);
-    const decision = evaluateMatchConditions(hook.matchConditions, request);
-    if (decision.kind !== 'error') return decision.kind === 'call';
-    if (hook.failurePolicy === 'Ignore') return false;
     const t = a.type;
     const name = typeof request['name'] === 'string' ? request['name'] : '';
+    const authorizer = requestAuthorizer(a.user, this.authorize, {
+      group: t.group,
+      resource: t.resource,
+      subresource: a.subresource ?? '',
+      namespace: t.namespaced ? (a.namespace ?? '') : '',
+      name,
+    });
+    const decision = evaluateMatchConditions(hook.matchConditions, request, authorizer);
+    if (decision.kind !== 'error') return decision.kind === 'call';
+    if (hook.failurePolicy === 'Ignore') return false;
     const what = qualifiedResource(t.resource, t.group);
     throw new ApiStatusError(403, 'Forbidden', `${what}${name === '' ? '' : ` "${name}"`} is forbidden: ${decision.message}`, {
       ...(name === '' ? {} : { name }),

@@ -238,7 +238,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
     this.conversion = new CrdConversion(this.store, this.webhookClient);
-    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient, this.conversion);
+    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient, this.conversion, (a) => this.access.decide(a));
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     this.media.cbor = parts.options.cborServingAndStorage ?? false;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);

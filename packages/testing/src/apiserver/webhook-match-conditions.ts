@@ -2,12 +2,12 @@
 // `request` that must all hold for the webhook to be called, evaluated with the server's CEL
 // environment (cel-library.ts), as kube-apiserver's webhook matchconditions matcher does. One
 // false condition skips the webhook; an evaluation error fails the request with 403 under
-// `failurePolicy: Fail` and skips the webhook under `Ignore`. The `authorizer` variable is not
-// provided: a condition using it is refused when the configuration is written.
+// `failurePolicy: Fail` and skips the webhook under `Ignore`. The `authorizer` variable checks
+// what the requesting user may do (webhook-match-authorizer.ts).
 
-import { celEnvironment } from './cel-library.js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
+import { matchConditionEnvironment, type CelAuthorizer } from './webhook-match-authorizer.js';
 
 type Program = (context: Record<string, unknown>) => unknown;
 
@@ -16,7 +16,7 @@ const compiled = new Map<string, Program>();
 function compile(expression: string): Program {
   let program = compiled.get(expression);
   if (program === undefined) {
-    program = celEnvironment.parse(expression);
+    program = matchConditionEnvironment.parse(expression);
     compiled.set(expression, program);
   }
   return program;
@@ -44,14 +44,14 @@ export function matchConditionCauses(conditions: unknown, at: string): StatusCau
     }
     try {
       compile(expression);
-      const checked = celEnvironment.check(expression);
+      const checked = matchConditionEnvironment.check(expression);
       if (!checked.valid) throw checked.error ?? new Error('does not type-check');
     } catch (error) {
       const why = (error as Error).message.split('\n')[0];
       causes.push({
         reason: 'FieldValueInvalid',
         field: `${at}[${i}].expression`,
-        message: `Invalid value: ${JSON.stringify(expression)}: compilation failed: ${why}${expression.includes('authorizer') ? ' (the embedded API server provides no authorizer variable)' : ''}`,
+        message: `Invalid value: ${JSON.stringify(expression)}: compilation failed: ${why}`,
       });
     }
   });
@@ -72,13 +72,17 @@ function celValue(value: unknown): unknown {
 /** What the conditions decided: call the webhook, skip it, or fail (with the evaluation errors). */
 export type MatchDecision = { readonly kind: 'call' } | { readonly kind: 'skip' } | { readonly kind: 'error'; readonly message: string };
 
-/** Evaluates a webhook's conditions on one request; `request` is the AdmissionReview request it would get. */
-export function evaluateMatchConditions(conditions: readonly Json[], request: Json): MatchDecision {
+/**
+ * Evaluates a webhook's conditions on one request; `request` is the AdmissionReview request it
+ * would get, `authorizer` checks as its user.
+ */
+export function evaluateMatchConditions(conditions: readonly Json[], request: Json, authorizer: CelAuthorizer): MatchDecision {
   if (conditions.length === 0) return { kind: 'call' };
   const context = {
     object: celValue(request['object'] ?? null),
     oldObject: celValue(request['oldObject'] ?? null),
     request: celValue(request),
+    authorizer,
   };
   const errors: string[] = [];
   for (const c of conditions) {
