@@ -51,6 +51,17 @@ run_suite packages/testing 'src/conformance/**/*.test.ts' 'src/real-apiserver/**
 run_suite packages/informer 'src/source/**/*.test.ts' 'src/controller/**/*.test.ts' 'src/reflector/reflector.test.ts' 'src/reflector/reflector-cbor.test.ts' 'src/server/**/*.test.ts' 'src/logging/**/*.test.ts' 'src/dependent/**/*.test.ts' 'src/cache/**/*.test.ts' 'src/sharding/operator-sharding.test.ts' 'src/lease/kube-leases.test.ts' 'src/rbac/**/*.test.ts' 'src/operator/**/*.test.ts' 'src/events/**/*.test.ts' 'src/client/kube-client-list.test.ts' 'src/client/kube-client-type-meta.test.ts' 'src/client/kube-api-error.test.ts' 'src/crd/**/*.test.ts' 'src/webhook/**/*.test.ts' 'src/manifests/**/*.test.ts' 'src/kubeconfig/load-kube-config-server.test.ts'
 run_suite integration-tests 'src/**/*.test.ts'
 
+# A project made by `npm create kindex` from a loopback registry: its suite on the real server,
+# its manifests applied, the operator run as its ServiceAccount to a Ready custom resource.
+echo "=== create-kindex in-cluster on the real server ==="
+t=$SECONDS
+if node "$root/scripts/ci/check-create-kindex-in-cluster.mjs"; then
+  echo "=== create-kindex in-cluster on the real server: passed in $((SECONDS - t))s ==="
+else
+  echo "=== create-kindex in-cluster on the real server: FAILED after $((SECONDS - t))s ==="
+  failed+=("scripts/ci/check-create-kindex-in-cluster.mjs")
+fi
+
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "real-apiserver/ci.sh: failed on the real server: ${failed[*]}" >&2
 else

@@ -1,13 +1,15 @@
 // The steps the create-kindex checks share: running commands with their time, publishing the
 // workspace's packages to the loopback registry as a release does, and checking what was published.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The packages a release publishes, all at one version (.changeset/config.json's fixed group). */
 export const PUBLISHED = [
-  { name: '@kindex/core', dir: 'packages/core' },
-  { name: '@kindex/informer', dir: 'packages/informer' },
-  { name: '@kindex/testing', dir: 'packages/testing' },
-  { name: 'create-kindex', dir: 'packages/create-kindex' },
+  { name: '@kindex/core', dir: 'packages/core', entry: 'dist/index.js' },
+  { name: '@kindex/informer', dir: 'packages/informer', entry: 'dist/index.js' },
+  { name: '@kindex/testing', dir: 'packages/testing', entry: 'dist/index.js' },
+  { name: 'create-kindex', dir: 'packages/create-kindex', entry: 'dist/cli.js' },
 ];
 export const PNPM = ['--yes', 'pnpm@10.34.8'];
 
@@ -16,26 +18,26 @@ export const seconds = (started) => ((Date.now() - started) / 1000).toFixed(1);
 
 /**
  * Runs a command; throws naming it and its directory when it fails. With `capture`, returns its
- * output (and still prints it), for checks on warnings.
+ * output (and still prints it, unless `quiet`: then only when it fails), for checks on warnings.
  */
 export function run(command, args, options = {}) {
-  const { capture = false, ...spawnOptions } = options;
+  const { capture = false, quiet = false, ...spawnOptions } = options;
   const started = Date.now();
-  console.log(`$ ${command} ${args.join(' ')}${spawnOptions.cwd ? `   (in ${spawnOptions.cwd})` : ''}`);
+  if (!quiet) console.log(`$ ${command} ${args.join(' ')}${spawnOptions.cwd ? `   (in ${spawnOptions.cwd})` : ''}`);
   const result = spawnSync(command, args, {
     stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     ...spawnOptions,
   });
-  if (capture) {
+  if (capture && (!quiet || result.status !== 0)) {
     if (result.stdout) process.stdout.write(result.stdout);
     if (result.stderr) process.stderr.write(result.stderr);
   }
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal}) in ${spawnOptions.cwd ?? process.cwd()}`);
   }
-  console.log(`  (${seconds(started)} s)`);
+  if (!quiet) console.log(`  (${seconds(started)} s)`);
   return { stdout: result.stdout ?? '', stderr: result.stderr ?? '', seconds: (Date.now() - started) / 1000 };
 }
 
@@ -43,10 +45,14 @@ export function run(command, args, options = {}) {
  * `pnpm publish` of every package to the registry, as a release does (pnpm writes the version in
  * place of `workspace:*` and applies publishConfig), then checks the manifests the registry
  * serves: one shared version, no `workspace:` range left, dependencies on each other at exactly
- * that version. Needs a built workspace (`tsc -b`). Returns the version.
+ * that version. Needs a built workspace (`tsc -b`, as the test command runs first). Returns the version.
  */
 export async function publishWorkspace(root, registry, env) {
   const versions = new Set();
+  for (const { name, dir, entry } of PUBLISHED) {
+    if (!existsSync(join(root, dir, entry)))
+      throw new Error(`${name} is not built (${dir}/${entry} is missing): run \`npx tsc -b\` before publishing`);
+  }
   const filters = PUBLISHED.flatMap(({ name }) => ['--filter', name]);
   run('npx', [...PNPM, '--recursive', ...filters, 'publish', '--registry', `${registry.url}/`, '--no-git-checks', '--access', 'public'], {
     cwd: root,

@@ -5,14 +5,16 @@
  */
 import { Operator, defineOperator } from '@kindex/informer';
 import { Widgets } from './widget.js';
-import { createWidgetReconciler } from './widget-reconciler.js';
+import { createWidgetReconciler, createWidgetWorkflow } from './widget-reconciler.js';
 // kindex:webhook-start
 import { registerWidgetWebhooks } from './widget-webhooks.js';
 // kindex:webhook-end
 
 /** Registers the operator's controllers; the tests call it on an Operator of their own. */
 export function registerControllers(operator: Operator): void {
-  operator.register(createWidgetReconciler(), { kind: Widgets, name: 'widgets' });
+  const workflow = createWidgetWorkflow();
+  // `workflow`: the operator applies the dependents before each reconcile and watches them.
+  operator.register(createWidgetReconciler(workflow), { kind: Widgets, name: 'widgets', workflow });
 }
 
 export default defineOperator({

@@ -1,5 +1,5 @@
 /**
- * The Widget reconciler: keeps one ConfigMap per Widget holding `spec.message` (a dependent
+ * The Widget controller: keeps one ConfigMap per Widget holding `spec.message` (a dependent
  * resource, owned by the Widget so the garbage collector deletes it with it), and reports the
  * result in the Widget's `Ready` condition and in Kubernetes Events (`kubectl describe widget`).
  */
@@ -18,38 +18,42 @@ import { DEFAULT_KEY, Widgets, type Widget } from './widget.js';
 /** The name of a Widget's ConfigMap. */
 export const configMapName = (widget: Widget): string => `${widget.metadata?.name ?? ''}-widget`;
 
-/** Builds the reconciler; register it with `operator.register(createWidgetReconciler(), { kind: Widgets })`. */
-export function createWidgetReconciler(): Reconciler<Widget, KubeClient> {
+/**
+ * The Widget's dependents: one ConfigMap, applied by server-side apply (nothing written when it
+ * already matches) and owned by the Widget. Given to the controller as its `workflow` (see
+ * src/operator.ts), the operator applies it before each reconcile, watches the ConfigMaps (one
+ * edited or deleted by hand brings its Widget back), and `kindex manifests` grants the writes.
+ */
+export function createWidgetWorkflow(): Workflow<Widget> {
   const configMap = new KubernetesDependentResource<KubernetesObject, Widget>({
     kind: Kinds.ConfigMap,
     primaryKind: Widgets,
     name: 'configmap',
-    // What the ConfigMap should be: applied by server-side apply, and not written when it already is.
     desired: (widget) =>
       ({
         metadata: { name: configMapName(widget), labels: { 'app.kubernetes.io/managed-by': 'my-operator' } },
         data: { [widget.spec.key ?? DEFAULT_KEY]: widget.spec.message },
       }) as KubernetesObject,
   });
-  const workflow = new Workflow<Widget>([{ dependent: configMap }]);
+  return new Workflow<Widget>([{ dependent: configMap }]);
+}
 
+/** The reconciler: reports what the workflow did in the `Ready` condition and in Events. */
+export function createWidgetReconciler(workflow: Workflow<Widget>): Reconciler<Widget, KubeClient> {
   return {
-    // The ConfigMaps are watched too: a ConfigMap edited or deleted by hand brings its Widget back here.
-    prepareEventSources: (context) => workflow.dependents.map((dependent) => dependent.eventSource(context)),
-
     reconcile: async (widget: Widget, context: Context<Widget, KubeClient>) => {
-      const result = await workflow.reconcile(widget, context);
-      // A failed write is retried with backoff; updateErrorStatus reports it when retries run out.
-      result.throwIfFailed();
+      // The workflow ran before this call; a dependent that failed failed the reconcile instead
+      // (retried with backoff; updateErrorStatus reports it when the retries run out).
+      const ready = workflow.resultOf(context)?.allReady ?? false;
       const conditions = setStatusCondition(widget.status?.conditions, {
         type: 'Ready',
-        status: result.allReady ? 'True' : 'False',
-        reason: result.allReady ? 'ConfigMapReady' : 'ConfigMapPending',
-        message: result.allReady ? `ConfigMap ${configMapName(widget)} holds the message` : 'waiting for the ConfigMap',
+        status: ready ? 'True' : 'False',
+        reason: ready ? 'ConfigMapReady' : 'ConfigMapPending',
+        message: ready ? `ConfigMap ${configMapName(widget)} holds the message` : 'waiting for the ConfigMap',
         observedGeneration: widget.metadata?.generation,
       });
       // An Event when the Widget becomes ready, not on every reconcile.
-      if (result.allReady && !isStatusConditionTrue(widget.status?.conditions, 'Ready')) {
+      if (ready && !isStatusConditionTrue(widget.status?.conditions, 'Ready')) {
         context
           .getEventRecorder()
           .record({ type: 'Normal', reason: 'ConfigMapReady', action: 'Reconcile', note: `wrote ConfigMap ${configMapName(widget)}` });
