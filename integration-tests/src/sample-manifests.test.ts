@@ -119,7 +119,7 @@ describe('samples/job-cluster/deploy', function () {
       );
       // Dropping an entry deletes its ConfigMap: the reconciler's own delete, granted by `writes`.
       // A merge patch: null removes the entry.
-      await admin.patch(ConfigBundleKind, ResourceID.of('b', ns), { spec: { entries: { b: null } } } as never);
+      await admin.patch(ConfigBundleKind, ResourceID.of('b', ns), { spec: { entries: { b: null } } });
       await eventually(async () => expect(await admin.get(Kinds.ConfigMap, ResourceID.of('b-b', ns))).to.equal(undefined), {
         timeoutMs: 30_000,
       });

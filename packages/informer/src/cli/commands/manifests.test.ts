@@ -134,9 +134,7 @@ describe('kindex manifests', function () {
     );
     const refused = await run('crd', 'generate', module, '--out', out);
     expect(refused.code).to.equal(2);
-    expect(refused.log).to.match(
-      /^kindex: .*starts\.mts starts the operator when imported; point kindex crd generate at the module/,
-    );
+    expect(refused.log).to.match(/^kindex: .*starts\.mts starts the operator when imported; point kindex crd generate at the module/);
   });
 
   it('runs as a process through bin/kindex.js, loading TypeScript through tsx', () => {
