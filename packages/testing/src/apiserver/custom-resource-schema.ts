@@ -1,7 +1,7 @@
 // The structural schema of a CRD version applied to custom objects, as kube-apiserver does:
 // unknown fields are pruned (unless x-kubernetes-preserve-unknown-fields), then the object is
 // validated (type, nullable, enum, required, bounds, lengths, pattern, item counts, then the CEL
-// rules of validation-rules.ts). Defaulting is schema-defaulting.ts. Formats and list-type checks
+// rules of validation-rules.ts, unless a blocking error came first). Defaulting is schema-defaulting.ts. Formats and list-type checks
 // are not implemented.
 
 import type { Json } from './object-store.js';
@@ -59,9 +59,39 @@ function show(v: unknown): string {
 export function validateObject(obj: Json, schema: Schema, old?: Readonly<Json>): StatusCause[] {
   const causes: StatusCause[] = [];
   validateNode(obj, schema, '', causes, true);
-  causes.push(...ruleViolations(obj, old, schema));
+  // kube-apiserver leaves the CEL rules unchecked after a blocking schema error, which the rules
+  // could trip over (hasBlockingErr in apiextensions-apiserver's registry/customresource/strategy.go).
+  // (Without a rule in the schema there is no CEL validator, and so no note either.)
+  if (!hasRules(schema)) return causes;
+  if (causes.some((c) => BLOCKING_REASONS.has(c.reason ?? ''))) causes.push(RULES_NOT_CHECKED);
+  else causes.push(...ruleViolations(obj, old, schema));
   return causes;
 }
+
+/** Whether any node of the schema has x-kubernetes-validations. */
+function hasRules(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if (Array.isArray(schema['x-kubernetes-validations']) && schema['x-kubernetes-validations'].length > 0) return true;
+  const properties = isObject(schema['properties']) ? Object.values(schema['properties']) : [];
+  return [...properties, schema['items'], schema['additionalProperties']].some(hasRules);
+}
+
+/** The field.ErrorTypes hasBlockingErr counts: a wrong type, an enum, a required field, too long, too many. */
+const BLOCKING_REASONS = new Set([
+  'FieldValueTypeInvalid',
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+]);
+
+/** The error hasBlockingErr adds: field.Invalid(nil, nil, ...), so its path prints as `<nil>`. */
+const RULES_NOT_CHECKED: StatusCause = {
+  reason: 'FieldValueInvalid',
+  field: '<nil>',
+  message:
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
 
 function validateNode(value: unknown, schema: Schema, path: string, causes: StatusCause[], root = false): void {
   const at = path === '' ? '<root>' : path;
@@ -140,7 +170,7 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
       causes.push({
         reason: 'FieldValueTooMany',
         field: path,
-        message: `Too many: ${value.length}: must have at most ${schema['maxItems']} items`,
+        message: `Too many: ${value.length}: must have at most ${schema['maxItems']} ${schema['maxItems'] === 1 ? 'item' : 'items'}`,
       });
     }
     const items = schema['items'];
@@ -149,6 +179,16 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
   }
   if (isObject(value)) {
     const properties = isObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
+    const count = Object.keys(value).length;
+    if (typeof schema['maxProperties'] === 'number' && count > schema['maxProperties']) {
+      // field.TooMany, worded for items whatever it counts (apiextensions' conversion of kube-openapi's TooManyProperties).
+      const max = schema['maxProperties'];
+      causes.push({
+        reason: 'FieldValueTooMany',
+        field: path,
+        message: `Too many: ${count}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
+      });
+    }
     if (Array.isArray(schema['required'])) {
       for (const r of schema['required'] as string[]) {
         if (value[r] === undefined)
