@@ -58,6 +58,9 @@ export { isScopeRemoval } from './cache/cache-delta.js';
 export type { CacheDelta, CacheDeltaOrigin } from './cache/cache-delta.js';
 export type { NamespaceSet, InformerCacheOptions } from './cache/informer-cache-options.js';
 export { NotCachedError } from './cache/cache-errors.js';
+export { BoundedStore } from './cache/bounded/bounded-store.js';
+export type { BoundedStoreOptions, BoundedStoreStats, ResourceFetcher } from './cache/bounded/bounded-store.js';
+export type { CacheBound } from './cache/bounded/cache-bound.js';
 
 // --- client: writes through the KubeConfig
 export { KubeClient } from './client/kube-client.js';

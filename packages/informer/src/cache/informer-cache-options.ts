@@ -4,6 +4,7 @@ import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerRegistry } from './informer-registry.js';
 import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
+import { CACHE_BOUND_KEYS, type CacheBound } from './bounded/cache-bound.js';
 
 /**
  * Options of {@link InformerCache.start}.
@@ -88,6 +89,12 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   readonly transform?: ObjectTransform<R> | null;
   /** Connection tuning passed to each reflector (initial state by watch-list or list, page size, timeouts, backoff, wire format). */
   readonly reflector?: ReflectorTuningOptions;
+  /**
+   * Keep only some objects in memory, reading an evicted one from the API server when
+   * {@link InformerCache.load} asks (see {@link CacheBound}: memory against API reads). Not
+   * with a shard selector. Defaults to every object in memory.
+   */
+  readonly bound?: CacheBound;
 }
 
 /** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
@@ -102,6 +109,7 @@ export const INFORMER_CACHE_OPTION_KEYS = {
   shardSelector: true,
   transform: true,
   reflector: REFLECTOR_TUNING_KEYS,
+  bound: CACHE_BOUND_KEYS,
 } as const satisfies OptionKeysOf<InformerCacheOptions>;
 
 /** Checks a namespace set and gives it one form: sorted, without duplicates, frozen. */

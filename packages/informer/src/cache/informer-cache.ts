@@ -13,6 +13,7 @@ import {
   ResourceID,
   ShardSelector,
   rejectUnknownOptions,
+  type IndexedStore,
   type Indexer,
   type KubernetesObject,
   type StoreDelta,
@@ -35,6 +36,8 @@ import {
 } from './informer-cache-options.js';
 
 import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
+import { asBounded } from './bounded/bounded-store.js';
+import { boundedShardsError, checkCacheBound, type CacheBound } from './bounded/cache-bound.js';
 
 // Re-exported where they were declared before the carve-up, so importers need not change.
 export { CacheSnapshot } from './cache-snapshot.js';
@@ -80,6 +83,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #errors = new Subject<Error>();
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
   readonly #nameSelector: FieldSelector | undefined;
+  readonly #bound: CacheBound | undefined;
   #namespaces: NamespaceSet;
   #shards: ShardSelector | undefined;
   #running = false;
@@ -103,6 +107,32 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     // Both selectors are checked here, where they are configured: the server would answer 400.
     if (options.labelSelector) checkLabelSelector(options.name, options.labelSelector);
     this.#nameSelector = options.fieldSelector ? checkFieldSelector(options.name, options.fieldSelector) : undefined;
+    this.#bound = options.bound === undefined ? undefined : checkCacheBound(options.name, options.bound);
+    if (this.#bound !== undefined && this.#shards !== undefined) throw boundedShardsError(options.name);
+  }
+
+  /** Whether this cache keeps only some objects in memory (its `bound` option). */
+  get bounded(): boolean {
+    return this.#bound !== undefined;
+  }
+
+  /**
+   * Whether the server has the object as far as the watch has told, in memory or not: for an
+   * unbounded cache, whether it is cached.
+   */
+  knows(key: string): boolean {
+    const store = this.#storeOf(key);
+    return asBounded(store)?.knows(key) ?? store?.get(key) !== undefined;
+  }
+
+  /**
+   * The object under a key: from memory, or, for a bounded cache, from the API server when it
+   * left memory (one GET, kept again; see {@link BoundedStore.load}). Undefined when neither
+   * has it.
+   */
+  load(key: string): Promise<R | undefined> {
+    const store = this.#storeOf(key);
+    return asBounded(store)?.load(key) ?? Promise.resolve(store?.get(key));
   }
 
   /**
@@ -220,6 +250,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * So reads never see a gap. Resolves once the new informers serve the cache.
    */
   setShardSelector(selector: ShardSelector | undefined): Promise<void> {
+    if (this.#bound !== undefined && selector !== undefined) return Promise.reject(boundedShardsError(this.name));
     const run = this.#shardChange.then(() => this.#swapShards(selector));
     this.#shardChange = run.catch(() => undefined);
     return run;
@@ -300,8 +331,12 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * `getSecondaryResources`, live and allocation-free (no snapshot, no ID parsing, never throws).
    */
   peekKey(key: string): R | undefined {
+    return this.#storeOf(key)?.get(key);
+  }
+
+  #storeOf(key: string): IndexedStore<R> | undefined {
     const lease = this.#leases.get(ALL_NAMESPACES) ?? this.#leases.get(ResourceID.namespaceOfKey(key) ?? ALL_NAMESPACES);
-    return lease?.lease.informer.store.get(key);
+    return lease?.lease.informer.store;
   }
 
   /** Objects of one namespace, or of all held namespaces, optionally filtered. */
@@ -435,6 +470,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
       ...(this.#shards !== undefined ? { shardSelector: this.#shards } : {}),
       ...(o.transform !== undefined ? { transform: o.transform } : {}),
+      ...(this.#bound !== undefined ? { bound: this.#bound } : {}),
     });
   }
 
@@ -453,7 +489,9 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.#leases.delete(ns);
     for (const s of entry.subscriptions) s.unsubscribe();
     if (announce) {
-      for (const object of entry.lease.informer.store.list()) {
+      // A bounded store lists what is in memory: every object it knows leaves, minimal or not.
+      const store = entry.lease.informer.store;
+      for (const object of asBounded(store)?.knownObjects() ?? store.list()) {
         this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
       }
     }

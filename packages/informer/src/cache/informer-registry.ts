@@ -1,6 +1,5 @@
 import { ShardSelector, type KubernetesObject } from '@kindex/core';
-import type { ReflectorOptions } from '../reflector/reflector.js';
-import { SharedInformer } from './shared-informer.js';
+import { SharedInformer, type SharedInformerSpec } from './shared-informer.js';
 import { provideDefaultRegistry } from '../client/kube-client-registry.js';
 
 /**
@@ -17,7 +16,7 @@ import { provideDefaultRegistry } from '../client/kube-client-registry.js';
  * console.log(registry.keyOf(spec)); // what makes two specs share an informer
  * ```
  */
-export type InformerSpec<R extends KubernetesObject = KubernetesObject> = ReflectorOptions<R>;
+export type InformerSpec<R extends KubernetesObject = KubernetesObject> = SharedInformerSpec<R>;
 
 /**
  * A counted claim on a shared informer; `release()` once, when the source stops using it.
@@ -121,6 +120,8 @@ export class InformerRegistry {
       `f=${s.fieldSelector ?? ''}`,
       `s=${typeof s.shardSelector === 'string' ? (s.shardSelector === '' ? '' : ShardSelector.parse(s.shardSelector).toString()) : (s.shardSelector?.toString() ?? '')}`,
       `t=${transform}`,
+      // A bounded informer holds fewer objects in memory than an unbounded one of the same resource.
+      ...(s.bound !== undefined ? [`b=${s.bound.maxObjects ?? ''}/${s.bound.expireAfterAccessMs ?? ''}`] : []),
       // A metadata-only informer holds other objects than a whole one of the same resource.
       ...(s.type.metadataOnly === true ? ['metadata'] : []),
     ].join('|');

@@ -12,9 +12,20 @@
  * @module
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import { Listeners, type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Listeners, deepFreeze, type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
+import { keepAppliedFields } from '../reflector/object-transform.js';
+import { KubeClient } from '../client/kube-client.js';
+import { apiVersionOf } from '../kind/resource-type.js';
+import { BoundedStore } from './bounded/bounded-store.js';
+import type { CacheBound } from './bounded/cache-bound.js';
+
+/** What one shared informer holds: its reflector's options, and a bound on what stays in memory. */
+export type SharedInformerSpec<R extends KubernetesObject = KubernetesObject> = Omit<ReflectorOptions<R>, 'store'> & {
+  /** Keep only some objects in memory (see {@link CacheBound}); informers of different bounds are not shared. Defaults to every object. */
+  readonly bound?: CacheBound;
+};
 
 /**
  * An indexer added under a name that another source of the same shared cache uses differently.
@@ -98,12 +109,13 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   #stats = { added: 0, updated: 0, deleted: 0, lastHeardAt: 0 };
   #lastSyncResourceVersion: string | undefined;
 
-  constructor(key: string, options: ReflectorOptions<R>) {
+  constructor(key: string, options: SharedInformerSpec<R>) {
+    const { bound, ...spec } = options;
     this.key = key;
-    this.spec = options;
+    this.spec = spec;
     // The reflector's own store: its diff base and its output at once, so a watch event costs
     // one lookup of the old object and a list one store batch.
-    this.reflector = new Reflector<R>(options);
+    this.reflector = new Reflector<R>(bound === undefined ? spec : { ...spec, store: boundedStore(spec, bound) });
     this.store = this.reflector.store;
     this.reflector.onDelta((delta, listing) => this.#apply(delta, listing));
     this.deltas$ = this.#deltas.observe((delta) => delta);
@@ -196,4 +208,22 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     else this.#stats.deleted++;
     this.#deltas.emit(delta, listing);
   }
+}
+
+/**
+ * The store of a bounded informer: an evicted object is read back with a GET on the informer's
+ * own KubeConfig, transformed and frozen as the reflector prepares what it caches.
+ */
+function boundedStore<R extends KubernetesObject>(spec: ReflectorOptions<R>, bound: CacheBound): BoundedStore<R> {
+  const transform = spec.transform === null ? (o: R) => o : (spec.transform ?? keepAppliedFields);
+  let client: KubeClient | undefined;
+  return new BoundedStore<R>({
+    bound,
+    typeMeta: { apiVersion: apiVersionOf(spec.type), kind: spec.type.kind },
+    fetch: async (id) => {
+      client ??= new KubeClient(spec.kubeConfig);
+      const found = await client.get<R>(spec.type, id);
+      return found === undefined ? undefined : deepFreeze(transform(found));
+    },
+  });
 }

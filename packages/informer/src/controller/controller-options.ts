@@ -10,6 +10,7 @@ import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
 import type { PrimaryWriteMode } from './primary-writer.js';
+import { CACHE_BOUND_KEYS, type CacheBound } from '../cache/bounded/cache-bound.js';
 import type { WrittenResource } from './written-resource.js';
 
 /**
@@ -130,6 +131,18 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * `startTestApiServer()` sets `KINDEX_INSPECTION=true` unless it is set, so tests see records.
    */
   readonly inspection?: boolean;
+  /**
+   * Keep only some primaries in memory (JOSDK's bounded caches): at most `maxObjects`, and/or
+   * those used within `expireAfterAccessMs`. Every primary is still watched and every event
+   * still triggers; a reconcile of a primary that left memory first reads it from the API server
+   * (one GET), and the cache keeps it again. Choose it when the controller watches far more
+   * primaries than it reconciles at a time: memory stays flat (about 80 bytes per primary out of
+   * memory against its whole body), each cold reconcile costs an API read. Caveats: the
+   * reconciler's `getPrimaryCache()` sees only the primaries in memory; not with `shardSelector`;
+   * the initial list still holds every primary until it is complete. See {@link CacheBound}.
+   * Defaults to every primary in memory.
+   */
+  readonly cacheBound?: CacheBound;
 };
 
 /**
@@ -165,6 +178,7 @@ export const CONTROLLER_OPTION_KEYS = {
   workflow: true,
   writes: true,
   inspection: true,
+  cacheBound: CACHE_BOUND_KEYS,
 } as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
 
 /** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */

@@ -157,6 +157,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       namespaceSelector,
       writes,
       inspection,
+      cacheBound,
       ...rest
     } = options;
     if (namespaceSelector !== undefined && rest.namespaces !== undefined) {
@@ -214,6 +215,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(this.configuration.labelSelector ? { labelSelector: this.configuration.labelSelector } : {}),
       ...(fieldSelector ? { fieldSelector } : {}),
       ...(reflector ? { reflector } : {}),
+      ...(cacheBound !== undefined ? { bound: cacheBound } : {}),
     });
     this.#ledger = new PrimaryLedger(this.primaryCache);
     const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);

@@ -30,6 +30,26 @@ export class PrimaryLedger<P extends KubernetesObject> {
     return this.written.resolve(key, this.cache.peekKey(key));
   }
 
+  /**
+   * Whether the primary is known to exist but left the (bounded) primary cache's memory, with no
+   * newer write of ours standing in: a reconcile must {@link load} it first. False at once for an
+   * unbounded cache.
+   */
+  evicted(key: string): boolean {
+    const cache = this.cache;
+    return cache.bounded && cache.peekKey(key) === undefined && this.written.resolve(key, undefined) === undefined && cache.knows(key);
+  }
+
+  /**
+   * Reads an evicted primary from the API server (the cache keeps it when it is the version the
+   * watch last reported). A newer version stands in as our writes do, until the watch catches up,
+   * so {@link get} sees it either way.
+   */
+  async load(key: string): Promise<void> {
+    const loaded = await this.cache.load(key);
+    if (loaded !== undefined && this.cache.peekKey(key) !== loaded) this.remember(loaded);
+  }
+
   /** Keeps what a write returned as the primary's latest state; returns it. */
   remember(written: P | undefined): P | undefined {
     if (written !== undefined) this.written.put(ResourceID.keyOfResource(written), written);
@@ -56,13 +76,7 @@ export class PrimaryLedger<P extends KubernetesObject> {
     // the object may answer with its last stored state, our finalizer still in it, and a reconcile
     // reading that would clean up again.
     const others = written?.metadata?.finalizers;
-    if (
-      written !== undefined &&
-      others !== undefined &&
-      others.length > 0 &&
-      !others.includes(finalizer) &&
-      this.cache.peekKey(key) !== undefined
-    )
+    if (written !== undefined && others !== undefined && others.length > 0 && !others.includes(finalizer) && this.cache.knows(key))
       this.remember(written);
     else this.written.evict(key);
   }

@@ -179,6 +179,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    * write) returns its result directly: no promise and no microtask hop (issue 23).
    */
   dispatch(key: string, request: DispatchRequest): DispatchResult | void | Promise<DispatchResult | void> {
+    // A bounded primary cache: a primary that left memory is read from the API server first
+    // (once; the cache keeps it again), then reconciled as any other.
+    if (this.#o.ledger.evicted(key)) return this.#o.ledger.load(key).then(() => this.#dispatchCached(key, request));
+    return this.#dispatchCached(key, request);
+  }
+
+  #dispatchCached(key: string, request: DispatchRequest): DispatchResult | void | Promise<DispatchResult | void> {
     // A trigger for a primary the cache does not hold (created and deleted quickly, or a
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
+import type { IndexedStore, KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
 import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './backoff-options.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
@@ -103,6 +103,12 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    * Defaults to {@link keepAppliedFields}.
    */
   readonly transform?: ObjectTransform<R> | null;
+  /**
+   * The store to keep the objects in, empty and written by nobody else: a subclass of
+   * {@link IndexedStore} that keeps less in memory (the shared informer's bounded store).
+   * Defaults to a new `IndexedStore`.
+   */
+  readonly store?: IndexedStore<R>;
 }
 
 /**
@@ -142,6 +148,7 @@ export const REFLECTOR_OPTION_KEYS = {
   shardSelector: true,
   ...REFLECTOR_TUNING_KEYS,
   transform: true,
+  store: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
 
 /** The `initialState` option, checked: a misspelt mode is a configuration error, not a silent `auto`. */

@@ -113,7 +113,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly inactivityMs: number;
   private readonly backoff: Backoff;
   private readonly prepare: PrepareContext<R>;
-  private readonly view = new ReflectorView<R>();
+  private readonly view: ReflectorView<R>;
   private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
   private readonly errorSubject = new Subject<Error>();
   private readonly abort = new AbortController();
@@ -131,6 +131,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
+    this.view = new ReflectorView<R>(options.store);
     this.prepare = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),

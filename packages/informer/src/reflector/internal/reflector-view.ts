@@ -10,9 +10,13 @@ import type { PreparedObject } from './prepare-object.js';
  * second argument says whether it came from a list (`true`) or a watch event.
  */
 export class ReflectorView<R extends KubernetesObject> {
-  /** The objects; the reflector freezes each one itself, so the store does not walk them again. */
-  readonly store = new IndexedStore<R>({ assumeFrozen: true });
   readonly deltas = new Listeners<StoreDelta<R>, boolean>();
+
+  /**
+   * @param store the objects: by default a store trusting that objects come frozen (the
+   *   reflector freezes each one itself, so the store does not walk them again).
+   */
+  constructor(readonly store: IndexedStore<R> = new IndexedStore<R>({ assumeFrozen: true })) {}
 
   /** An ADDED or MODIFIED watch event. */
   upsert(next: PreparedObject<R>): void {

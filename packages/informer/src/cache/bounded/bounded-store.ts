@@ -1,0 +1,382 @@
+/**
+ * Bounded caches (JOSDK's `BoundedItemStore`): an informer store that keeps at most N object
+ * bodies, or those used within a time window, and reads an evicted one back from the API server
+ * when a reconcile needs it.
+ *
+ * {@link BoundedStore} is an {@link IndexedStore} whose content holds only the objects in memory
+ * (an `lru-cache` decides which), plus one short record per object the server has (its
+ * resourceVersion, uid, generation and finalizers). The reflector writes it as any store: a watch
+ * event or a relist is diffed against the records, so evicted objects produce no spurious creates
+ * or deletes, and an event for an evicted object carries a minimal old object built from its
+ * record (JOSDK passes the same). Choose it through `cacheBound` on a controller (primaries) or
+ * an event source without a reverse index; see {@link CacheBound} for the trade-off.
+ *
+ * @module
+ */
+import { LRUCache } from 'lru-cache';
+import {
+  IndexedStore,
+  ResourceID,
+  deepFreeze,
+  isRecreated,
+  jsonEqual,
+  type Indexer,
+  type KubernetesObject,
+  type StoreDelta,
+  type StoreWriter,
+  type UpsertResult,
+} from '@kindex/core';
+import { checkCacheBound, type CacheBound } from './cache-bound.js';
+
+/**
+ * Reads one object from the API server for a {@link BoundedStore}, shaped as the reflector caches
+ * objects (transformed, deeply frozen); undefined when the server does not have it.
+ *
+ * @example
+ * ```ts
+ * import { deepFreeze, type KubernetesObject, type ResourceID } from '@kindex/core';
+ * import { Kinds, type KubeClient, type ResourceFetcher } from '@kindex/informer';
+ * declare const client: KubeClient;
+ *
+ * const fetch: ResourceFetcher = async (id: ResourceID) => {
+ *   const found: KubernetesObject | undefined = await client.get(Kinds.ConfigMap, id);
+ *   return found === undefined ? undefined : deepFreeze(found);
+ * };
+ * ```
+ */
+export type ResourceFetcher<R extends KubernetesObject = KubernetesObject> = (id: ResourceID) => Promise<R | undefined>;
+
+/**
+ * Options of {@link BoundedStore}.
+ *
+ * @example
+ * ```ts
+ * import { BoundedStore, type BoundedStoreOptions } from '@kindex/informer';
+ *
+ * const options: BoundedStoreOptions = { bound: { maxObjects: 1_000 }, fetch: async () => undefined, typeMeta: { apiVersion: 'v1', kind: 'ConfigMap' } };
+ * const store = new BoundedStore(options);
+ * ```
+ */
+export interface BoundedStoreOptions<R extends KubernetesObject = KubernetesObject> {
+  /** What to keep in memory. */
+  readonly bound: CacheBound;
+  /** How an evicted object is read back ({@link BoundedStore.load}). */
+  readonly fetch: ResourceFetcher<R>;
+  /** `apiVersion` and `kind` of the minimal objects that stand for evicted ones. Defaults to none. */
+  readonly typeMeta?: { readonly apiVersion: string; readonly kind: string };
+}
+
+/**
+ * What a {@link BoundedStore} did so far, for metrics and benchmarks.
+ *
+ * @example
+ * ```ts
+ * import type { BoundedStore, BoundedStoreStats } from '@kindex/informer';
+ * declare const store: BoundedStore;
+ *
+ * const stats: BoundedStoreStats = store.stats;
+ * console.log(`${stats.loads} API reads for ${stats.evicted} evictions`);
+ * ```
+ */
+export interface BoundedStoreStats {
+  /** Object bodies that left memory (count or time bound). */
+  readonly evicted: number;
+  /** API reads of evicted objects ({@link BoundedStore.load}), shared reads counted once. */
+  readonly loads: number;
+  /** Reads whose object was the version the watch last reported, so the store keeps it again. */
+  readonly restored: number;
+}
+
+/** Separates the fields of a record; none of them can hold a tab. */
+const SEP = '\t';
+
+/**
+ * An {@link IndexedStore} that keeps in memory only the objects its {@link CacheBound} allows and
+ * a short record of every other one.
+ *
+ * - Reads (`get`, `list`, `keys`, `size`, snapshots) see the objects in memory; a `get` counts as
+ *   a use (recency and `expireAfterAccessMs`). {@link knows} and {@link knownSize} answer for
+ *   every object the server has.
+ * - Writes are the reflector's: `upsertIfChanged` skips a replayed resourceVersion even for an
+ *   evicted object; `replace` reports exactly what changed against the records; an old or deleted
+ *   object that is out of memory is handed on as a minimal object (name, namespace,
+ *   resourceVersion, uid, generation, finalizers).
+ * - {@link load} reads an evicted object from the API server, once for concurrent callers, and
+ *   keeps it again when it is the version the watch last reported.
+ * - No named index (it would miss what is out of memory) and no `batch`.
+ *
+ * @example
+ * ```ts
+ * import { BoundedStore } from '@kindex/informer';
+ * import type { KubernetesObject } from '@kindex/core';
+ * declare const objects: KubernetesObject[];
+ *
+ * const store = new BoundedStore({ bound: { maxObjects: 2 }, fetch: async () => undefined });
+ * store.replace(objects, '10');
+ * console.log(store.size, store.knownSize); // at most 2 in memory; every object known
+ * ```
+ */
+export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends IndexedStore<R> {
+  /** Namespace ('' when cluster-scoped) -> name -> record of every object the server has. */
+  readonly #known = new Map<string, Map<string, string>>();
+  readonly #lru: LRUCache<string, true>;
+  readonly #fetch: ResourceFetcher<R>;
+  readonly #typeMeta: { readonly apiVersion: string; readonly kind: string } | undefined;
+  readonly #loading = new Map<string, Promise<R | undefined>>();
+  #knownSize = 0;
+  #resourceVersion: string | undefined;
+  #stats = { evicted: 0, loads: 0, restored: 0 };
+
+  constructor(options: BoundedStoreOptions<R>) {
+    // The reflector freezes what it writes, and load() freezes what it reads.
+    super({ assumeFrozen: true });
+    const bound = checkCacheBound('BoundedStore', options.bound);
+    this.#fetch = options.fetch;
+    this.#typeMeta = options.typeMeta;
+    const ttl = bound.expireAfterAccessMs;
+    const dispose: LRUCache.Disposer<string, true> = (_value, key, reason) => {
+      if (reason !== 'evict' && reason !== 'expire') return;
+      super.delete(key);
+      this.#stats.evicted++;
+    };
+    this.#lru =
+      ttl === undefined
+        ? new LRUCache<string, true>({ max: bound.maxObjects!, dispose })
+        : // Autopurge: without it, expired bodies would stay in memory until touched.
+          new LRUCache<string, true>({
+            ttl,
+            updateAgeOnGet: true,
+            ttlAutopurge: true,
+            dispose,
+            ...(bound.maxObjects !== undefined ? { max: bound.maxObjects } : {}),
+          });
+  }
+
+  /** Counts of evictions and API reads so far. */
+  get stats(): BoundedStoreStats {
+    return { ...this.#stats };
+  }
+
+  /** Objects the server has (in memory or not), as far as the watch has told. */
+  get knownSize(): number {
+    return this.#knownSize;
+  }
+
+  override get resourceVersion(): string | undefined {
+    return this.#resourceVersion;
+  }
+
+  /** Whether the server has the object, as far as the watch has told, in memory or not. */
+  knows(idOrKey: ResourceID | string): boolean {
+    const [namespace, name] = split(idOrKey);
+    return this.#known.get(namespace)?.has(name) === true;
+  }
+
+  /** Every object the server has: the one in memory, or the minimal object that stands for it. */
+  knownObjects(): R[] {
+    const out: R[] = [];
+    for (const [namespace, byName] of this.#known) {
+      for (const [name, record] of byName) out.push(super.get(ResourceID.keyOf(name, namespace)) ?? this.#minimal(namespace, name, record));
+    }
+    return out;
+  }
+
+  /** The object in memory, as a use of it; undefined when it is out of memory or unknown. */
+  override get(idOrKey: ResourceID | string): R | undefined {
+    const found = super.get(idOrKey);
+    if (found === undefined) return undefined;
+    // Counts as a use; an expired object not yet purged leaves now.
+    return this.#lru.get(typeof idOrKey === 'string' ? idOrKey : idOrKey.key) === undefined ? undefined : found;
+  }
+
+  /**
+   * The object, from memory or else from the API server (one GET, shared by concurrent callers),
+   * kept again when it is the version the watch last reported. A newer version is returned but
+   * not kept: its watch event is on its way and must not read as a replay. Undefined when the
+   * server has no such object.
+   * @throws what the fetcher throws (the caller retries).
+   */
+  load(idOrKey: ResourceID | string): Promise<R | undefined> {
+    const key = typeof idOrKey === 'string' ? idOrKey : idOrKey.key;
+    const cached = this.get(key);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let pending = this.#loading.get(key);
+    if (pending === undefined) {
+      pending = this.#read(key).finally(() => this.#loading.delete(key));
+      this.#loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  override upsert(obj: R): UpsertResult<R> | undefined {
+    return this.#write(obj);
+  }
+
+  override upsertIfChanged(obj: R): UpsertResult<R> | undefined {
+    const meta = obj.metadata;
+    const rv = meta?.resourceVersion;
+    if (rv !== undefined && rv !== '' && typeof meta?.name === 'string') {
+      const record = this.#known.get(meta.namespace ?? '')?.get(meta.name);
+      if (record !== undefined && versionOf(record) === rv) return undefined;
+    }
+    return this.#write(obj);
+  }
+
+  override delete(idOrKey: ResourceID | string, resourceVersion?: string): R | undefined {
+    const [namespace, name] = split(idOrKey);
+    const full = super.delete(idOrKey, resourceVersion);
+    if (resourceVersion !== undefined) this.#resourceVersion = resourceVersion;
+    const record = this.#forget(namespace, name);
+    if (record === undefined) return full;
+    this.#lru.delete(ResourceID.keyOf(name, namespace));
+    return full ?? this.#minimal(namespace, name, record);
+  }
+
+  /**
+   * As {@link IndexedStore.replace}, diffed against the records: an evicted object whose
+   * resourceVersion is unchanged produces nothing; a changed one an update whose old object is
+   * minimal; one missing from the list a delete (state unknown) of what the store has of it.
+   */
+  override replace(objects: Iterable<R>, resourceVersion?: string): StoreDelta<R>[] {
+    const incoming = new Map<string, R>();
+    for (const obj of objects) {
+      const name = obj.metadata?.name;
+      // Not a resource: the base store reports it and keeps nothing.
+      if (typeof name !== 'string' || name === '') super.upsert(obj);
+      else incoming.set(ResourceID.keyOf(name, obj.metadata?.namespace), obj);
+    }
+    const deltas: StoreDelta<R>[] = [];
+    for (const [key, obj] of incoming) {
+      const meta = obj.metadata!;
+      const record = this.#known.get(meta.namespace ?? '')?.get(meta.name!);
+      if (record !== undefined && this.#unchanged(key, record, obj)) continue;
+      const written = this.#write(obj);
+      if (written === undefined) continue;
+      const { object, old } = written;
+      if (old === undefined) deltas.push({ type: 'create', object });
+      else if (isRecreated(old, object)) deltas.push({ type: 'delete', object: old, deleteStateUnknown: true }, { type: 'create', object });
+      else deltas.push({ type: 'update', object, oldObject: old });
+    }
+    const vanished: Array<[namespace: string, name: string]> = [];
+    for (const [namespace, byName] of this.#known) {
+      for (const name of byName.keys()) if (!incoming.has(ResourceID.keyOf(name, namespace))) vanished.push([namespace, name]);
+    }
+    for (const [namespace, name] of vanished) {
+      const old = this.delete(ResourceID.keyOf(name, namespace));
+      if (old !== undefined) deltas.push({ type: 'delete', object: old, deleteStateUnknown: true });
+    }
+    this.#resourceVersion = resourceVersion ?? this.#resourceVersion;
+    return deltas;
+  }
+
+  override clear(): void {
+    super.clear();
+    this.#lru.clear();
+    this.#known.clear();
+    this.#knownSize = 0;
+    this.#resourceVersion = undefined;
+  }
+
+  /** @throws always: an index would miss the objects out of memory. */
+  override addIndexer(indexName: string, indexer?: Indexer<R>): void {
+    void indexer;
+    throw new TypeError(
+      `a bounded cache holds no index (${JSON.stringify(indexName)} would miss the objects out of memory); remove cacheBound from this cache, or find the objects without the index`,
+    );
+  }
+
+  /** @throws always: the reflector, the only writer, writes one event at a time. */
+  override batch<T>(apply: (writer: StoreWriter<R>) => T): T {
+    void apply;
+    throw new TypeError('BoundedStore.batch is not supported: write with upsert, delete and replace');
+  }
+
+  #unchanged(key: string, record: string, obj: R): boolean {
+    const before = versionOf(record);
+    const after = obj.metadata?.resourceVersion;
+    if (before !== '' && after !== undefined && after !== '') return before === after;
+    const held = super.get(key);
+    return held !== undefined && jsonEqual(held, obj);
+  }
+
+  /** Writes one object: memory (evicting the least recently used beyond the bound), record, version. */
+  #write(obj: R): UpsertResult<R> | undefined {
+    const meta = obj.metadata;
+    const namespace = meta?.namespace ?? '';
+    const record = typeof meta?.name === 'string' ? this.#known.get(namespace)?.get(meta.name) : undefined;
+    const written = super.upsert(obj);
+    if (written === undefined) return undefined; // not a resource: reported by the base store
+    const { object } = written;
+    const name = object.metadata!.name!;
+    let byName = this.#known.get(namespace);
+    if (byName === undefined) this.#known.set(namespace, (byName = new Map<string, string>()));
+    if (record === undefined) this.#knownSize++;
+    // The object's own name string as the key: no key string per known object.
+    byName.set(name, recordOf(object));
+    this.#lru.set(ResourceID.keyOf(name, namespace), true);
+    const rv = object.metadata?.resourceVersion;
+    if (rv !== undefined) this.#resourceVersion = rv;
+    return { object, old: written.old ?? (record === undefined ? undefined : this.#minimal(namespace, name, record)) };
+  }
+
+  #forget(namespace: string, name: string): string | undefined {
+    const byName = this.#known.get(namespace);
+    const record = byName?.get(name);
+    if (record === undefined) return undefined;
+    byName!.delete(name);
+    if (byName!.size === 0) this.#known.delete(namespace);
+    this.#knownSize--;
+    return record;
+  }
+
+  async #read(key: string): Promise<R | undefined> {
+    this.#stats.loads++;
+    const fetched = await this.#fetch(ResourceID.parse(key));
+    if (fetched === undefined) return undefined; // gone: the watch's DELETED event will say so
+    const [namespace, name] = split(key);
+    const record = this.#known.get(namespace)?.get(name);
+    const rv = fetched.metadata?.resourceVersion;
+    if (record !== undefined && rv !== undefined && versionOf(record) === rv && super.get(key) === undefined) {
+      super.upsert(fetched);
+      this.#lru.set(key, true);
+      this.#stats.restored++;
+    }
+    return fetched;
+  }
+
+  /** The object that stands for one out of memory: the fields its record keeps, frozen. */
+  #minimal(namespace: string, name: string, record: string): R {
+    const [resourceVersion, uid, generation, finalizers] = record.split(SEP);
+    const metadata = {
+      name,
+      ...(namespace !== '' ? { namespace } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(uid ? { uid } : {}),
+      ...(generation ? { generation: Number(generation) } : {}),
+      ...(finalizers ? { finalizers: finalizers.split(' ') } : {}),
+    };
+    return deepFreeze({ ...this.#typeMeta, metadata } as R);
+  }
+}
+
+/** The store as a bounded one, or undefined when it keeps every object. */
+export function asBounded<R extends KubernetesObject>(store: IndexedStore<R> | undefined): BoundedStore<R> | undefined {
+  return store instanceof BoundedStore ? (store as BoundedStore<R>) : undefined;
+}
+
+/** The record of an object: resourceVersion, uid, generation, finalizers (space-separated). */
+function recordOf(obj: KubernetesObject): string {
+  const meta = obj.metadata!;
+  const finalizers = meta.finalizers !== undefined && meta.finalizers.length > 0 ? SEP + meta.finalizers.join(' ') : '';
+  return `${meta.resourceVersion ?? ''}${SEP}${meta.uid ?? ''}${SEP}${meta.generation ?? ''}${finalizers}`;
+}
+
+function versionOf(record: string): string {
+  return record.slice(0, record.indexOf(SEP));
+}
+
+function split(idOrKey: ResourceID | string): [namespace: string, name: string] {
+  if (typeof idOrKey !== 'string') return [idOrKey.namespace ?? '', idOrKey.name];
+  const slash = idOrKey.indexOf('/');
+  return slash < 0 ? ['', idOrKey] : [idOrKey.slice(0, slash), idOrKey.slice(slash + 1)];
+}
