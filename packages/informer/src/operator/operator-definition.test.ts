@@ -97,6 +97,11 @@ describe('describeOnly', () => {
     expect(await rejection(forgotten)).to.be.instanceOf(OperatorStartRefusedError);
   });
 
+  it('makes Operator.run() reject, not exit the describing process', async () => {
+    const operator = new Operator({ kubeConfig: offline() });
+    expect(await rejection(describeOnly('e.ts', 'kindex manifests', () => operator.run()))).to.be.instanceOf(OperatorStartRefusedError);
+  });
+
   it('lets start() through again afterwards, and returns what the load returned', async () => {
     expect(await describeOnly('c.ts', 'kindex manifests', () => Promise.resolve(42))).to.equal(42);
     const operator = new Operator({ kubeConfig: offline() });

@@ -388,6 +388,8 @@ export class Operator {
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
     rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);
+    // Before the process logic, which would exit the describing tool instead of rejecting.
+    refuseStartWhileDescribing();
     await runOperatorProcess(this, options);
   }
 
