@@ -127,6 +127,13 @@ export async function loadOperatorModule(module: string, options: LoadOperatorMo
       return { definition, operator: undefined, namespace: undefined, customResources };
     const namespace = options.namespace(definition.name);
     const operator = await definition.create({ kubeConfig: describingKubeConfig(namespace), namespace });
+    const described = operator as Partial<DescribableOperator> | null | undefined;
+    if (typeof described?.rbacManifest !== 'function' || typeof described.options !== 'object') {
+      throw new OperatorModuleError(
+        module,
+        `the create() of ${module}'s definition ${definition.name} returned no Operator: return the new Operator({...}) it builds`,
+      );
+    }
     return { definition, operator, namespace, customResources };
   });
 }

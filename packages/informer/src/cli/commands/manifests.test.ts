@@ -109,6 +109,15 @@ describe('kindex manifests', function () {
     expect(readdirSync(out)).to.deep.equal([]);
   });
 
+  it('a definition whose create() returns no Operator: one line, exit 2', async () => {
+    const module = join(fixtures, 'creates-nothing.ts');
+    const { code, log } = await run('manifests', module, '--image', IMAGE, '--out', mkdtempSync(join(tmpdir(), 'kindex-manifests-')));
+    expect([code, log]).to.deep.equal([
+      2,
+      `kindex: the create() of ${module}'s definition forgetful-operator returned no Operator: return the new Operator({...}) it builds (see kindex manifests --help)\n`,
+    ]);
+  });
+
   it('a module that starts the operator when imported: one line, exit 2, no hang', async () => {
     const out = mkdtempSync(join(tmpdir(), 'kindex-manifests-'));
     const module = join(fixtures, 'starts-on-import.ts');
