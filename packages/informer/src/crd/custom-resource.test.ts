@@ -243,7 +243,15 @@ describe('CustomResource.validate', () => {
       { field: 'spec.tags[1]', message: 'duplicate value "x"' },
     ]);
     expect(violations.map((v) => v.field)).not.to.include('spec.note');
-    expect(Widgets.validate({ ...valid, spec: undefined })).to.deep.equal([{ field: 'spec', message: 'is required' }]);
+    // A missing required field blocks the CEL rules, as on kube-apiserver (custom-resource-blocking.test.ts).
+    expect(Widgets.validate({ ...valid, spec: undefined })).to.deep.equal([
+      { field: 'spec', message: 'is required' },
+      {
+        field: '<nil>',
+        message:
+          'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      },
+    ]);
   });
 
   it('evaluates CEL rules with messageExpression and fieldPath', () => {

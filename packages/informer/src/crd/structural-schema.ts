@@ -328,7 +328,9 @@ function check(node: JsonSchemaProps, path: string, problems: string[], context:
   if (node.default !== undefined) {
     if (context.underPreserve)
       problems.push(`${path}: a default under x-kubernetes-preserve-unknown-fields is not allowed (it could not be pruned); move it`);
-    const errors = schemaErrors(node, node.default, 'default');
+    // As kube-apiserver validates a default: its CEL rules only once the schema holds.
+    const schemaOnly = schemaErrors(node, node.default, 'default', { cel: false });
+    const errors = schemaOnly.length > 0 ? schemaOnly : schemaErrors(node, node.default, 'default');
     if (errors.length > 0)
       problems.push(
         `${path}: the default ${JSON.stringify(node.default)} does not validate: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,

@@ -16,14 +16,40 @@ export interface SchemaErrorsOptions {
   readonly partial?: boolean;
 }
 
-/** Every problem of `value` against `node`; `field` is the path of `value` ('' at the root). */
+/**
+ * The problem kube-apiserver reports in place of the CEL rules it did not check (hasBlockingErr
+ * in apiextensions-apiserver's registry/customresource/strategy.go), at its field path `<nil>`.
+ */
+export const RULES_NOT_CHECKED: FieldProblem = {
+  field: '<nil>',
+  message: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+};
+
+/**
+ * Every problem of `value` against `node`; `field` is the path of `value` ('' at the root). The
+ * schema's problems come first, then those of the CEL rules, as kube-apiserver lists them; a
+ * blocking problem (a wrong type, a value not in the enum, a missing required field, too long,
+ * too many) leaves the rules unchecked, as there, which RULES_NOT_CHECKED then says.
+ */
 export function schemaErrors(node: JsonSchemaProps, value: unknown, field: string, options: SchemaErrorsOptions = {}): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  walk(node, applyDefaults(node, value), options.old, field, problems, {
-    cel: options.cel !== false && !options.partial,
-    partial: options.partial === true,
-  });
+  const defaulted = applyDefaults(node, value);
+  const partial = options.partial === true;
+  const blocked = { value: false };
+  walk(node, defaulted, options.old, field, problems, { cel: false, partial, blocked });
+  if (options.cel === false || partial || !hasRules(node)) return problems;
+  if (blocked.value) return [...problems, RULES_NOT_CHECKED];
+  // The rules alone: the schema's problems of this second walk are already listed.
+  walk(node, defaulted, options.old, field, [], { cel: true, partial, blocked, rules: problems });
   return problems;
+}
+
+/** Whether any node of the schema has x-kubernetes-validations (without one there is no CEL validator). */
+function hasRules(node: JsonSchemaProps | undefined): boolean {
+  if (node === undefined) return false;
+  if ((node['x-kubernetes-validations'] ?? []).length > 0) return true;
+  const additional = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined;
+  return [...Object.values(node.properties ?? {}), node.items, additional].some(hasRules);
 }
 
 /** A copy of `value` with the schema's defaults filled in where fields are missing. */
@@ -57,31 +83,40 @@ function typeOf(value: unknown): string {
 interface Mode {
   readonly cel: boolean;
   readonly partial: boolean;
+  /** Set when a blocking problem is found. */
+  readonly blocked: { value: boolean };
+  /** Where CEL problems go. Defaults to the walk's problems. */
+  readonly rules?: FieldProblem[];
 }
 
 function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string, problems: FieldProblem[], mode: Mode): void {
   const at = field === '' ? '(root)' : field;
   const add = (message: string, where = at): void => void problems.push({ field: where, message });
+  // field.ErrorTypes that block the CEL rules: TypeInvalid, NotSupported, Required, TooLong, TooMany.
+  const block = (message: string, where = at): void => {
+    mode.blocked.value = true;
+    add(message, where);
+  };
   if (value === null) {
     if (!node.nullable && !node['x-kubernetes-preserve-unknown-fields'])
-      add(`must not be null${node.type ? ` (must be of type ${node.type})` : ''}`);
+      block(`must not be null${node.type ? ` (must be of type ${node.type})` : ''}`);
     return;
   }
   const actual = typeOf(value);
   if (node['x-kubernetes-int-or-string']) {
-    if (actual !== 'integer' && actual !== 'string') return add(`must be an integer or a string, got ${actual}`);
+    if (actual !== 'integer' && actual !== 'string') return block(`must be an integer or a string, got ${actual}`);
   } else if (node.type !== undefined) {
     const fits = node.type === actual || (node.type === 'number' && actual === 'integer');
-    if (!fits) return add(`must be of type ${node.type}, got ${actual}`);
+    if (!fits) return block(`must be of type ${node.type}, got ${actual}`);
   }
   if (node.enum && !node.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    add(`must be one of ${node.enum.map((e) => JSON.stringify(e)).join(', ')}, got ${JSON.stringify(value)}`);
+    block(`must be one of ${node.enum.map((e) => JSON.stringify(e)).join(', ')}, got ${JSON.stringify(value)}`);
   }
   if (typeof value === 'number') numberErrors(node, value, add);
-  if (typeof value === 'string') stringErrors(node, value, add);
+  if (typeof value === 'string') stringErrors(node, value, add, block);
   if (Array.isArray(value)) {
     if (node.minItems !== undefined && value.length < node.minItems) add(`must have at least ${node.minItems} items`);
-    if (node.maxItems !== undefined && value.length > node.maxItems) add(`must have at most ${node.maxItems} items`);
+    if (node.maxItems !== undefined && value.length > node.maxItems) block(`must have at most ${node.maxItems} items`);
     listUniqueness(node, value, field, add);
     const oldList = Array.isArray(old) ? old : undefined;
     value.forEach((item, i) => {
@@ -92,11 +127,11 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
     const oldObject = typeof old === 'object' && old !== null ? (old as Record<string, unknown>) : undefined;
     const count = Object.keys(object).length;
     if (node.minProperties !== undefined && count < node.minProperties) add(`must have at least ${node.minProperties} fields`);
-    if (node.maxProperties !== undefined && count > node.maxProperties) add(`must have at most ${node.maxProperties} fields`);
-    if (!mode.partial) for (const name of node.required ?? []) if (object[name] === undefined) add('is required', join(field, name));
+    if (node.maxProperties !== undefined && count > node.maxProperties) block(`must have at most ${node.maxProperties} fields`);
+    if (!mode.partial) for (const name of node.required ?? []) if (object[name] === undefined) block('is required', join(field, name));
     if (node['x-kubernetes-embedded-resource']) {
       for (const name of ['apiVersion', 'kind'])
-        if (typeof object[name] !== 'string' || object[name] === '') add('is required in an embedded resource', join(field, name));
+        if (typeof object[name] !== 'string' || object[name] === '') block('is required in an embedded resource', join(field, name));
     }
     for (const [name, child] of Object.entries(object)) {
       // An explicit `undefined` is a missing field: JSON leaves it out.
@@ -107,7 +142,7 @@ function walk(node: JsonSchemaProps, value: unknown, old: unknown, field: string
       if (schema) walk(schema, child, oldObject?.[name], node.properties?.[name] ? join(field, name) : `${field}[${name}]`, problems, mode);
     }
   }
-  if (mode.cel && node['x-kubernetes-validations']) problems.push(...evaluateRules(node, value, old, field));
+  if (mode.cel && node['x-kubernetes-validations']) (mode.rules ?? problems).push(...evaluateRules(node, value, old, field));
 }
 
 function numberErrors(node: JsonSchemaProps, value: number, add: (m: string) => void): void {
@@ -138,10 +173,10 @@ const FORMATS: Record<string, (s: string) => boolean> = {
   duration: (s) => /^-?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s) || s === '0',
 };
 
-function stringErrors(node: JsonSchemaProps, value: string, add: (m: string) => void): void {
+function stringErrors(node: JsonSchemaProps, value: string, add: (m: string) => void, block: (m: string) => void): void {
   const length = [...value].length;
   if (node.minLength !== undefined && length < node.minLength) add(`must be at least ${node.minLength} characters long`);
-  if (node.maxLength !== undefined && length > node.maxLength) add(`must be at most ${node.maxLength} characters long`);
+  if (node.maxLength !== undefined && length > node.maxLength) block(`must be at most ${node.maxLength} characters long`);
   if (node.pattern !== undefined && !new RegExp(node.pattern, 'u').test(value)) add(`must match ${node.pattern}`);
   const format = node.format ? FORMATS[node.format] : undefined;
   if (format && !format(value)) add(`must be a valid ${node.format}`);
