@@ -67,6 +67,12 @@ export const BOOTSTRAP_POLICY: readonly Json[] = [
   ]),
   clusterRole('system:discovery', [{ nonResourceURLs: DISCOVERY_URLS, verbs: ['get'] }]),
   clusterRole('system:public-info-viewer', [{ nonResourceURLs: PUBLIC_INFO_URLS, verbs: ['get'] }]),
+  // For servers that delegate authentication and authorization to this one (an operator's secure
+  // metrics endpoint, an extension API server): kube-apiserver's rules exactly, bound to nobody.
+  clusterRole('system:auth-delegator', [
+    { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+    { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  ]),
   clusterRole('system:basic-user', [
     { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
     { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },

@@ -177,6 +177,48 @@ describe('conformance: RBAC authorization', function () {
     }
   });
 
+  it('system:auth-delegator, bound to nobody, lets whom it is bound to create TokenReviews and SubjectAccessReviews only', async () => {
+    const { namespace, kubeConfig } = fixture();
+    const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const role = await rbac.readClusterRole({ name: 'system:auth-delegator' });
+    expect(role.metadata?.labels).to.deep.equal({ 'kubernetes.io/bootstrapping': 'rbac-defaults' });
+    expect(role.rules).to.deep.equal([
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
+    const bindings = await rbac.listClusterRoleBinding();
+    expect(bindings.items.filter((b) => b.roleRef.name === 'system:auth-delegator')).to.deep.equal([]);
+    const sa = await serviceAccount();
+    const name = uniqueName('auth-delegator');
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+        subjects: [{ kind: 'ServiceAccount', name: sa.name, namespace }],
+      },
+    });
+    try {
+      const post = (path: string, body: unknown) =>
+        rawRequest(sa.kubeConfig, { method: 'POST', path, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const tokenReview = () =>
+        post('/apis/authentication.k8s.io/v1/tokenreviews', {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenReview',
+          spec: { token: 'not-a-token' },
+        });
+      await eventually(async () => expect((await tokenReview()).status).to.equal(201), { timeoutMs: 20_000 });
+      const review = await post('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'someone', resourceAttributes: { verb: 'get', resource: 'configmaps', namespace } },
+      });
+      expect(review.status).to.equal(201);
+      expect((await catchApiStatus(sa.kubeConfig.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace }))).code).to.equal(403);
+    } finally {
+      await rbac.deleteClusterRoleBinding({ name }).catch(() => undefined);
+    }
+  });
+
   it('SelfSubjectReview and SelfSubjectAccessReview answer as kubectl auth whoami and can-i read them', async () => {
     const { namespace } = fixture();
     const sa = await serviceAccount();
