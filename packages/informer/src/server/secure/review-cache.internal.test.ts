@@ -34,12 +34,10 @@ describe('ReviewCache', () => {
       () => 0,
     );
     const failing = () => Promise.reject(new Error('API server down'));
-    await cache
-      .get('f', failing, () => 1000)
-      .then(
-        () => expect.fail('should reject'),
-        (e: Error) => expect(e.message).to.equal('API server down'),
-      );
+    await Promise.resolve(cache.get('f', failing, () => 1000)).then(
+      () => expect.fail('should reject'),
+      (e: Error) => expect(e.message).to.equal('API server down'),
+    );
     expect(
       await cache.get(
         'f',
