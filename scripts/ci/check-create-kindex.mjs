@@ -7,7 +7,8 @@
 //      server), `npm run manifests`;
 //   2. the Dockerfile's steps outside a container: `npm ci` and the build in a copy, then
 //      `npm ci --omit=dev` in another with the build's dist/, which must load the operator;
-//   3. pnpm: `pnpm create kindex@<version> pnpm-app --yes --webhook`, `pnpm install`, build, test.
+//   3. pnpm: `pnpm create kindex@<version> pnpm-app --yes --webhook`, `pnpm install`, test, and
+//      `pnpm run manifests` (the build, then the webhooks' configurations and certificates too).
 // Prints the figures (wall time from `npm create` to a passing suite, the suite's time, the size
 // of node_modules without devDependencies). Needs a built workspace (`tsc -b`) and the network
 // (third-party packages). Exits non-zero on the first failure.
@@ -114,10 +115,11 @@ try {
   });
   const pnpmApp = join(work, 'pnpm-app');
   expectNoWarnings('pnpm install', run('npx', [...PNPM, 'install', '--prefer-offline'], { cwd: pnpmApp, env, capture: true }).stdout);
-  run('npx', [...PNPM, 'run', 'build'], { cwd: pnpmApp, env });
   run('npx', [...PNPM, 'test'], { cwd: pnpmApp, env });
   figures.push(`wall time from pnpm create to a passing generated suite (pnpm, webhooks, embedded server): ${seconds(pnpmCreated)} s`);
+  // `manifests` builds first (tsc), so this is the pnpm project's build too.
   run('npx', [...PNPM, 'run', 'manifests'], { cwd: pnpmApp, env });
+  expectFiles(join(pnpmApp, 'config'), ['kustomization.yaml', 'webhooks.yaml']);
 
   console.log(`\ncreate-kindex from a registry: npm and pnpm projects built and tested in ${seconds(started)} s`);
   for (const figure of figures) console.log(`  ${figure}`);
