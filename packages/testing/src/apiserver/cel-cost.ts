@@ -301,6 +301,17 @@ class Coster {
         return scalar(add(argCost, byFactor(firstArgSize, STRING_TRAVERSAL)));
       case 'size':
         return scalar(add(argCost, 1));
+      case 'string':
+        if (target === undefined && args.length === 1) {
+          // Of bytes (a `format: byte` string), cel-go sizes the result by its argument; of anything
+          // else it has no size estimate, so its size is unknown and a concatenation or traversal
+          // of it costs the most (kube-apiserver refuses `'n=' + string(self.n)` as a messageExpression).
+          const bytes = argEstimates[0]!.schema?.['format'] === 'byte' || literalOf(args[0]!) instanceof Uint8Array;
+          if (bytes)
+            return { cost: add(argCost, byFactor(firstArgSize, STRING_TRAVERSAL)), size: argEstimates[0]!.size, schema: undefined };
+          return { cost: add(argCost, 1), size: undefined, schema: undefined };
+        }
+        return scalar(add(argCost, 1));
       default:
         if (receiver !== undefined && RECEIVER_TRAVERSAL.has(name)) {
           return { cost: add(argCost, byFactor(receiverSize, STRING_TRAVERSAL)), size: receiver.size, schema: undefined };
