@@ -63,6 +63,7 @@ import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
 import { asEventsV1Object, eventsV1Admission } from './events-v1-admission.js';
+import { resolveWebhookService, type WebhookServiceAddresses } from './webhook-service-resolver.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
 import { OpenApiDocuments } from './openapi-documents.js';
@@ -137,6 +138,15 @@ export interface EmbeddedApiServerOptions {
    * everything); `'AlwaysAllow'` lets every authenticated request through. Defaults to `'AlwaysAllow'`.
    */
   authorization?: 'RBAC' | 'AlwaysAllow';
+  /**
+   * Where admission and conversion webhooks given by `clientConfig.service` are called:
+   * `'<namespace>/<name>:<port>'` to a base URL (`{ 'system/webhooks:443': 'https://127.0.0.1:9443' }`),
+   * or a function answering undefined for Services to find through their EndpointSlices, as
+   * kube-apiserver with `--enable-aggregator-routing` does (EndpointSlices may not hold loopback
+   * addresses, so a webhook on 127.0.0.1 needs this option). The certificate is checked for
+   * `<name>.<namespace>.svc`. Defaults to resolving every Service through its EndpointSlices.
+   */
+  webhookServices?: WebhookServiceAddresses;
 }
 
 /** The keys of {@link EmbeddedApiServerOptions}: unknown ones are rejected, not ignored. */
@@ -148,6 +158,7 @@ export const EMBEDDED_API_SERVER_OPTION_KEYS = {
   gcDelayMs: true,
   tls: true,
   maxBodyBytes: true,
+  webhookServices: true,
 } as const satisfies OptionKeysOf<EmbeddedApiServerOptions>;
 
 /**
@@ -208,7 +219,8 @@ export class EmbeddedApiServer implements TestApiServer {
   private readonly access: AccessControl;
   private readonly admission: AdmissionWebhookDispatcher;
   private readonly conversion: CrdConversion;
-  private readonly webhookClient = new WebhookHttpClient();
+  private readonly webhookClient = new WebhookHttpClient((service) => resolveWebhookService(this.store, service, this.webhookServices));
+  private readonly webhookServices: WebhookServiceAddresses | undefined;
   private readonly media = new ResponseMedia();
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
@@ -235,6 +247,7 @@ export class EmbeddedApiServer implements TestApiServer {
     this.store = parts.store;
     this.hub = parts.hub;
     this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.webhookServices = parts.options.webhookServices;
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
     this.conversion = new CrdConversion(this.store, this.webhookClient);

@@ -3,6 +3,7 @@
 // encoding, Lease durations). Custom resources are not validated against their schemas.
 
 import { deploymentCauses } from './deployment-defaults.js';
+import { ENDPOINT_SLICES, endpointSliceCauses } from './endpoint-slice.js';
 import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission-webhook-dispatcher.js';
 import type { Json } from './object-store.js';
 import { webhookConfigurationCauses } from './webhook-configuration-validation.js';
@@ -57,6 +58,8 @@ export function kindCauses(typeId: string, obj: Json): StatusCause[] {
       return deploymentCauses(typeId, obj);
     case 'coordination.k8s.io/leases':
       return leaseCauses(obj);
+    case ENDPOINT_SLICES:
+      return endpointSliceCauses(obj);
     case MUTATING_CONFIGURATIONS:
     case VALIDATING_CONFIGURATIONS:
       return webhookConfigurationCauses(obj, typeId === MUTATING_CONFIGURATIONS);

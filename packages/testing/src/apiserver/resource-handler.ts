@@ -14,6 +14,7 @@ import { omitEmpty } from './omit-empty.js';
 import { defaultObject } from './schema-defaulting.js';
 import { defaultService } from './service-defaults.js';
 import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js';
+import { defaultEndpointSlice } from './endpoint-slice.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
@@ -914,6 +915,7 @@ export class ResourceHandler {
     defaultService(t.id, obj);
     defaultDeployment(t.id, obj);
     defaultWebhookConfiguration(t.id, obj);
+    defaultEndpointSlice(t.id, obj);
   }
 
   private checkNamespaceOpen(t: ResourceType, namespace: string, name: string): void {

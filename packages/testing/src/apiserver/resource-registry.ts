@@ -115,6 +115,8 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
     },
   }),
   builtin('coordination.k8s.io', 'v1', 'leases', 'Lease', {}),
+  // Where a Service's endpoints are; webhooks by `service` reference are called there (webhook-service-resolver.ts).
+  builtin('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', {}),
   builtin('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', {
     namespaced: false,
     shortNames: ['crd', 'crds'],

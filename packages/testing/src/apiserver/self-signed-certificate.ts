@@ -82,7 +82,8 @@ export function certificateSerial(random: Buffer): Buffer {
 }
 
 /**
- * Creates an ECDSA P-256 certificate valid for ten years for 127.0.0.1, ::1 and localhost.
+ * Creates an ECDSA P-256 certificate valid for ten years for 127.0.0.1, ::1 and localhost, and
+ * for the DNS names in `dnsNames` (a webhook Service's `<name>.<namespace>.svc`, say).
  *
  * @example
  * ```ts
@@ -94,7 +95,7 @@ export function certificateSerial(random: Buffer): Buffer {
  * server.trustClientCertificates([client.cert]);
  * ```
  */
-export function selfSignedCertificate(commonName = 'kindex-embedded-apiserver'): SelfSignedCertificate {
+export function selfSignedCertificate(commonName = 'kindex-embedded-apiserver', dnsNames: readonly string[] = []): SelfSignedCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
   const serial = certificateSerial(randomBytes(16));
@@ -105,6 +106,7 @@ export function selfSignedCertificate(commonName = 'kindex-embedded-apiserver'):
     tlv(0x87, Buffer.from([127, 0, 0, 1])),
     tlv(0x87, Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
     tlv(0x82, Buffer.from('localhost', 'ascii')),
+    ...dnsNames.map((dnsName) => tlv(0x82, Buffer.from(dnsName, 'ascii'))),
   );
   const extensions = tlv(
     0xa3,

@@ -1,10 +1,13 @@
 // The embedded server's calls to webhooks (admission and conversion): an HTTPS POST of JSON to a
-// `clientConfig.url`, verified against `caBundle`, cut off after `timeoutSeconds`. Failures are
+// `clientConfig.url`, or to a `clientConfig.service` where its resolver says (with the TLS name
+// `<name>.<namespace>.svc`, as kube-apiserver checks it), verified against `caBundle`, cut off
+// after `timeoutSeconds`. Failures are
 // worded as Go's net/http reports them, because kube-apiserver's messages embed that text and
 // users match it (`failed to call webhook: Post "https://...": dial tcp ...: connect: connection refused`).
 
 import { Agent, request } from 'node:https';
 import type { Json } from './object-store.js';
+import { ServiceResolutionError, type WebhookServiceReference } from './webhook-service-resolver.js';
 
 /** A webhook could not be called or answered with something that is not a review. */
 export class WebhookCallError extends Error {
@@ -46,6 +49,9 @@ function goErrorText(error: NodeJS.ErrnoException, host: string): string {
 export class WebhookHttpClient {
   readonly #agents = new Map<string, Agent>();
 
+  /** `resolveService` gives the `host:port` of a webhook's Service, or throws ServiceResolutionError. */
+  constructor(private readonly resolveService: (service: WebhookServiceReference) => string) {}
+
   /**
    * POSTs `body` to the webhook and returns the parsed JSON answer. Throws WebhookCallError with
    * kube-apiserver's wording (without its `failed calling webhook "name": ` prefix, which the
@@ -59,7 +65,7 @@ export class WebhookHttpClient {
       agent = new Agent({ keepAlive: true, ...(caBundle === '' ? {} : { ca: Buffer.from(caBundle, 'base64') }) });
       this.#agents.set(caBundle, agent);
     }
-    return callWebhook(target, body, agent);
+    return callWebhook(target, body, agent, this.resolveService);
   }
 
   /** Closes the pooled connections (when the server stops). */
@@ -69,34 +75,69 @@ export class WebhookHttpClient {
   }
 }
 
-function callWebhook(target: WebhookTarget, body: Readonly<Json>, agent: Agent): Promise<Json> {
+// The URL a webhook is called at as kube-apiserver names it (a Service by its DNS name), and the
+// `host:port` actually dialled.
+function endpointOf(
+  target: WebhookTarget,
+  resolveService: (service: WebhookServiceReference) => string,
+): { url: URL; dial: string | undefined; serverName: string | undefined; shown: (url: URL) => string } {
   const { url, service } = target.clientConfig;
-  if (url === undefined) {
-    const where = service === undefined ? 'neither url nor service' : `service ${String(service['namespace'])}/${String(service['name'])}`;
-    return Promise.reject(
-      new WebhookCallError(
-        `failed to call webhook: the embedded API server reaches webhooks by clientConfig.url only and this one has ${where}; give the configuration a url (for example https://127.0.0.1:9443/path)`,
-      ),
-    );
+  if (url !== undefined || service === undefined) {
+    return { url: new URL(url ?? ''), dial: undefined, serverName: undefined, shown: (u) => u.toString() };
+  }
+  const reference = { namespace: String(service['namespace']), name: String(service['name']), port: Number(service['port'] ?? 443) };
+  const serverName = `${reference.name}.${reference.namespace}.svc`;
+  const path = typeof service['path'] === 'string' ? service['path'] : '';
+  const service_ = new URL(`https://${serverName}:${reference.port}${path}`);
+  // Go keeps the port in the URL it reports even when it is 443.
+  const shown = (u: URL): string => `https://${serverName}:${reference.port}${u.pathname}${u.search}`;
+  try {
+    return { url: service_, dial: resolveService(reference), serverName, shown };
+  } catch (e) {
+    if (!(e instanceof ServiceResolutionError)) throw e;
+    service_.searchParams.set('timeout', `${target.timeoutSeconds}s`);
+    const how = `the embedded API server finds a Service's endpoint in its EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes it from the webhookServices option, for example { '${reference.namespace}/${reference.name}:${reference.port}': 'https://127.0.0.1:9443' }`;
+    throw new WebhookCallError(`failed to call webhook: Post "${shown(service_)}": ${e.message} (${how})`);
+  }
+}
+
+function callWebhook(
+  target: WebhookTarget,
+  body: Readonly<Json>,
+  agent: Agent,
+  resolveService: (service: WebhookServiceReference) => string,
+): Promise<Json> {
+  let endpoint: ReturnType<typeof endpointOf>;
+  try {
+    endpoint = endpointOf(target, resolveService);
+  } catch (e) {
+    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
   }
   // Go's REST client tells the webhook its deadline in the query, as kube-apiserver does.
-  const target_ = new URL(url);
+  const target_ = endpoint.url;
   target_.searchParams.set('timeout', `${target.timeoutSeconds}s`);
-  const shown = target_.toString();
+  const shown = endpoint.shown(target_);
   const payload = JSON.stringify(body);
+  const dialled = endpoint.dial === undefined ? target_ : new URL(`${target_.pathname}${target_.search}`, `https://${endpoint.dial}`);
   return new Promise((resolve, reject) => {
     const fail = (why: string): void => reject(new WebhookCallError(`failed to call webhook: Post "${shown}": ${why}`));
     const req = request(
-      target_,
+      dialled,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          ...(endpoint.serverName === undefined ? {} : { host: target_.host }),
+        },
         agent,
+        ...(endpoint.serverName === undefined ? {} : { servername: endpoint.serverName }),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e: NodeJS.ErrnoException) => fail(goErrorText(e, target_.host)));
+        res.on('error', (e: NodeJS.ErrnoException) => fail(goErrorText(e, endpoint.dial ?? target_.host)));
         res.on('end', () => {
           clearTimeout(timer);
           const text = Buffer.concat(chunks).toString('utf8');
@@ -125,7 +166,7 @@ function callWebhook(target: WebhookTarget, body: Readonly<Json>, agent: Agent):
     }, target.timeoutSeconds * 1000);
     req.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      fail(goErrorText(e, target_.host));
+      fail(goErrorText(e, endpoint.dial ?? target_.host));
     });
     req.end(payload);
   });

@@ -36,7 +36,7 @@ export type ReviewAnswer<R = ReceivedReview> = (request: R) => Record<string, un
 
 /** A running test webhook server. */
 export interface TestWebhookServer {
-  /** `https://127.0.0.1:<port>`. */
+  /** `https://127.0.0.1:<port>` (or the `host` it was started on). */
   readonly url: string;
   /** The certificate, base64 PEM, for `caBundle`. */
   readonly caBundle: string;
@@ -49,9 +49,18 @@ export interface TestWebhookServer {
   close(): Promise<void>;
 }
 
-/** Starts a webhook server on 127.0.0.1 with a fresh self-signed certificate. */
-export async function startTestWebhookServer(): Promise<TestWebhookServer> {
-  const certificate = selfSignedCertificate('kindex-test-webhook');
+/** Where a test webhook server listens and which names its certificate is for. */
+export interface TestWebhookServerOptions {
+  /** The address to listen on (`url` names it). Defaults to 127.0.0.1. */
+  readonly host?: string;
+  /** DNS names the certificate is valid for besides localhost (a Service's `<name>.<namespace>.svc`). Defaults to none. */
+  readonly dnsNames?: readonly string[];
+}
+
+/** Starts a webhook server on 127.0.0.1 (or `host`) with a fresh self-signed certificate. */
+export async function startTestWebhookServer(options: TestWebhookServerOptions = {}): Promise<TestWebhookServer> {
+  const host = options.host ?? '127.0.0.1';
+  const certificate = selfSignedCertificate('kindex-test-webhook', options.dnsNames);
   const answers = new Map<string, ReviewAnswer<never>>();
   const received = new Map<string, ReceivedReview[]>();
   const reviewVersions = new Map<string, string[]>();
@@ -71,10 +80,10 @@ export async function startTestWebhookServer(): Promise<TestWebhookServer> {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://127.0.0.1:${port}`,
+    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     caBundle: Buffer.from(certificate.cert).toString('base64'),
     received,
     reviewVersions,

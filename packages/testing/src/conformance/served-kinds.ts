@@ -133,6 +133,15 @@ export const SERVED_KINDS: readonly ServedKind[] = [
   },
   { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singularName: 'lease', namespaced: true, verbs: ALL },
   {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    singularName: 'endpointslice',
+    namespaced: true,
+    verbs: ALL,
+  },
+  {
     group: 'apiextensions.k8s.io',
     version: 'v1',
     resource: 'customresourcedefinitions',

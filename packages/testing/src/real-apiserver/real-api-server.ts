@@ -311,6 +311,9 @@ class RealApiServerInstance implements RealApiServer {
         '--endpoint-reconciler-type=none',
         '--service-cluster-ip-range=10.0.0.0/24',
         '--allow-privileged=true',
+        // Webhooks by `service` reference are called at an endpoint of the Service's EndpointSlices
+        // (there is no cluster network to reach a ClusterIP), as clusters without kube-proxy run it.
+        '--enable-aggregator-routing=true',
         // No controller-manager runs to create the service accounts this plugin insists on.
         '--disable-admission-plugins=ServiceAccount',
         `--authorization-mode=${this.options.authorization ?? 'RBAC'}`,

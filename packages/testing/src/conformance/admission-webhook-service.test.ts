@@ -1,0 +1,123 @@
+import { networkInterfaces } from 'node:os';
+import { expect } from 'chai';
+import { AdmissionregistrationV1Api, DiscoveryV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
+import { catchApiStatus } from '../helpers/api-status.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueName } from '../helpers/unique-name.js';
+import { startTestWebhookServer, type TestWebhookServer } from './admission-webhook-server.js';
+import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
+
+// A non-loopback IPv4 address of this machine: EndpointSlices may not hold loopback addresses.
+function machineAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))?.address;
+}
+
+/**
+ * Admission webhooks given by `clientConfig.service`: the API server calls an endpoint of the
+ * Service's EndpointSlices (kube-apiserver with --enable-aggregator-routing, as kindex's real test
+ * server runs), checking the certificate for `<name>.<namespace>.svc`.
+ */
+describe('admission webhooks by service reference', function () {
+  this.timeout(60_000);
+  const f = useConformanceFixture();
+  const address = machineAddress();
+  let webhooks: TestWebhookServer | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c().catch(() => undefined);
+    await webhooks?.close();
+    webhooks = undefined;
+  });
+
+  const install = async (hook: V1ValidatingWebhook): Promise<void> => {
+    const admission = f().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+    const name = uniqueName('by-service');
+    await admission.createValidatingWebhookConfiguration({ body: { metadata: { name }, webhooks: [hook] } });
+    cleanups.push(() => admission.deleteValidatingWebhookConfiguration({ name }));
+  };
+  const hookFor = (name: string, service: { name: string; path: string }, caBundle?: string): V1ValidatingWebhook => ({
+    name: `${name}.${f().namespace}.kindex.test`,
+    clientConfig: { service: { namespace: f().namespace, ...service }, ...(caBundle === undefined ? {} : { caBundle }) },
+    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': f().namespace } },
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+  });
+
+  it('calls the webhook at the endpoint of the Service’s EndpointSlice, verified for <name>.<namespace>.svc', async function () {
+    if (address === undefined) this.skip(); // no network interface but loopback: nothing an EndpointSlice may point at
+    const { namespace, core, kubeConfig } = f();
+    const service = uniqueName('hooks');
+    webhooks = await startTestWebhookServer({ host: address, dnsNames: [`${service}.${namespace}.svc`] });
+    webhooks.answer('/validate', (r) =>
+      r.name?.startsWith('denied') === true ? { allowed: false, status: { code: 403, message: 'not by this name' } } : { allowed: true },
+    );
+    const port = Number(new URL(webhooks.url).port);
+    await core.createNamespacedService({
+      namespace,
+      body: { metadata: { name: service }, spec: { ports: [{ port: 443, targetPort: port }] } },
+    });
+    await kubeConfig.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
+      namespace,
+      body: {
+        metadata: { name: `${service}-1`, labels: { 'kubernetes.io/service-name': service } },
+        addressType: 'IPv4',
+        ports: [{ port }],
+        endpoints: [{ addresses: [address], conditions: { ready: true } }],
+      },
+    });
+    await install(hookFor('by-service', { name: service, path: '/validate' }, webhooks.caBundle));
+
+    const status = await eventually(
+      async () => {
+        const s = await catchApiStatus(createConfigMap(core, namespace, { name: uniqueName('denied') }));
+        expect(s.code).to.equal(403);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the webhook called through the Service' },
+    );
+    expect(status.message).to.equal(`admission webhook "by-service.${namespace}.kindex.test" denied the request: not by this name`);
+    const allowed = uniqueName('allowed');
+    await createConfigMap(core, namespace, { name: allowed });
+    expect((webhooks.received.get('/validate') ?? []).map((r) => r.name)).to.include(allowed);
+  });
+
+  it('fails the request naming the Service when it does not exist', async () => {
+    const { namespace, core } = f();
+    await install(hookFor('missing', { name: 'missing', path: '/validate' }));
+    const status = await eventually(
+      async () => {
+        const s = await catchApiStatus(createConfigMap(core, namespace));
+        expect(s.code).to.equal(500);
+        return s;
+      },
+      { timeoutMs: 20_000, description: 'the configuration becoming active' },
+    );
+    expect(status.message, status.message).to.include(
+      `failed calling webhook "missing.${namespace}.kindex.test": failed to call webhook: Post "https://missing.${namespace}.svc:443/validate?timeout=10s": service "missing" not found`,
+    );
+  });
+
+  it('refuses an EndpointSlice with a loopback address (422)', async () => {
+    const { namespace, kubeConfig } = f();
+    const status = await catchApiStatus(
+      kubeConfig.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
+        namespace,
+        body: {
+          metadata: { name: uniqueName('loopback') },
+          addressType: 'IPv4',
+          ports: [{ port: 9443 }],
+          endpoints: [{ addresses: ['127.0.0.1'] }],
+        },
+      }),
+    );
+    expect(status).to.include({ code: 422, reason: 'Invalid' });
+    expect(status.details?.causes).to.deep.include({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)',
+      field: 'endpoints[0].addresses[0]',
+    });
+  });
+});
