@@ -232,6 +232,57 @@ describe('conformance: Table columns of built-in kinds and CRD printer columns (
     ]);
   });
 
+  it("prints a Pod's status as kubectl shows it: the waiting reason, restarts with the last one's age, the IP", async () => {
+    const { kubeConfig, namespace } = fixture();
+    const path = `/api/v1/namespaces/${namespace}/pods`;
+    await create(path, {
+      metadata: { name: 'crashing' },
+      spec: {
+        containers: [
+          { name: 'app', image: 'nginx:1.27' },
+          { name: 'log', image: 'busybox:1.36' },
+        ],
+      },
+    });
+    const pod = JSON.parse((await rawRequest(kubeConfig, { path: `${path}/crashing` })).text) as { metadata: object };
+    const status = {
+      phase: 'Running',
+      podIP: '10.1.2.3',
+      podIPs: [{ ip: '10.1.2.3' }],
+      containerStatuses: [
+        {
+          name: 'app',
+          image: 'nginx:1.27',
+          imageID: '',
+          ready: false,
+          restartCount: 3,
+          state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } },
+          lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: ago(6 * MINUTE), finishedAt: ago(5 * MINUTE) } },
+        },
+        { name: 'log', image: 'busybox:1.36', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: ago(HOUR) } } },
+      ],
+    };
+    const r = await rawRequest(kubeConfig, {
+      method: 'PUT',
+      path: `${path}/crashing/status`,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...pod, status }),
+    });
+    expect(r.status, r.text).to.equal(200);
+    const t = await table(`${path}/crashing`);
+    const [cells] = t.rows.map((row) => row.cells);
+    expect([...cells!.slice(0, 4), ...cells!.slice(5)]).to.deep.equal([
+      'crashing',
+      '1/2',
+      'CrashLoopBackOff',
+      '3 (5m ago)',
+      '10.1.2.3',
+      '<none>',
+      '<none>',
+      '<none>',
+    ]);
+  });
+
   it('prints Services, Namespaces and ConfigMaps with their columns', async () => {
     const { namespace } = fixture();
     await create(`/api/v1/namespaces/${namespace}/services`, {
