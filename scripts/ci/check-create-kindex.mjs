@@ -8,7 +8,8 @@
 //   2. the Dockerfile's steps outside a container: `npm ci` and the build in a copy, then
 //      `npm ci --omit=dev` in another with the build's dist/, which must load the operator;
 //   3. pnpm: `pnpm create kindex@<version> pnpm-app --yes --webhook`, `pnpm install`, test, and
-//      `pnpm run manifests` (the build, then the webhooks' configurations and certificates too).
+//      `pnpm run manifests` (the build, then the webhooks' configurations and certificates too),
+//      and the pnpm Dockerfile's runtime stage (`pnpm install --frozen-lockfile --prod`) in a copy.
 // Prints the figures (wall time from `npm create` to a passing suite, the suite's time, the size
 // of node_modules without devDependencies). Needs a built workspace (`tsc -b`) and the network
 // (third-party packages). Exits non-zero on the first failure.
@@ -120,6 +121,23 @@ try {
   // `manifests` builds first (tsc), so this is the pnpm project's build too.
   run('npx', [...PNPM, 'run', 'manifests'], { cwd: pnpmApp, env });
   expectFiles(join(pnpmApp, 'config'), ['kustomization.yaml', 'webhooks.yaml']);
+  // The pnpm Dockerfile's runtime stage: a frozen production install of the lock file, with the build's dist/.
+  const pnpmRuntime = join(work, 'pnpm-image-runtime');
+  for (const f of ['package.json', 'pnpm-lock.yaml']) cpSync(join(pnpmApp, f), join(pnpmRuntime, f));
+  expectNoWarnings(
+    'pnpm install --frozen-lockfile --prod',
+    run('npx', [...PNPM, 'install', '--frozen-lockfile', '--prod', '--prefer-offline'], { cwd: pnpmRuntime, env, capture: true }).stdout,
+  );
+  cpSync(join(pnpmApp, 'dist'), join(pnpmRuntime, 'dist'), { recursive: true });
+  run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const d = (await import('./dist/operator.js')).default; if (d.name !== 'pnpm-app') throw new Error('definition ' + d.name);",
+    ],
+    { cwd: pnpmRuntime, env },
+  );
 
   console.log(`\ncreate-kindex from a registry: npm and pnpm projects built and tested in ${seconds(started)} s`);
   for (const figure of figures) console.log(`  ${figure}`);
