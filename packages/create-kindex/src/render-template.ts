@@ -147,8 +147,7 @@ function packageJson(text: string, options: ProjectOptions, versions: PackageVer
     devDependencies: Record<string, string>;
     packageManager?: string;
     allowScripts?: Record<string, boolean>;
-    overrides?: Record<string, string>;
-    pnpm?: { onlyBuiltDependencies: string[]; ignoredBuiltDependencies: string[] };
+    pnpm?: { onlyBuiltDependencies: string[] };
   };
   for (const deps of [manifest.dependencies, manifest.devDependencies]) {
     for (const name of Object.keys(deps)) if (name.startsWith('@kindex/')) deps[name] = versions.kindex;
@@ -158,16 +157,9 @@ function packageJson(text: string, options: ProjectOptions, versions: PackageVer
   if (options.webhook) manifest.scripts['manifests'] += ' --webhook-certs secret';
   // npm 11 and pnpm 10 skip unapproved install scripts and warn. esbuild's (under tsx) fetches
   // nothing (its binary comes in a platform package): approved, as the kindex workspace does.
-  // cbor-extract's would compile with node-gyp where no prebuilt platform package fits; cbor-x
-  // falls back to JavaScript then: denied.
-  // cbor-extract 2.2.3 (an optional dependency of @kindex/informer's cbor-x) names platform
-  // packages 2.2.3 that were never published: npm then writes a lock file `npm ci` refuses
-  // ("Missing: @cbor-extract/cbor-extract-linux-x64@ from lock file"). 2.2.2's all exist. pnpm
-  // skips the missing optional packages and keeps a lock file its frozen install accepts.
   if (options.packageManager === 'pnpm') {
     delete manifest.allowScripts;
-    delete manifest.overrides;
-    manifest.pnpm = { onlyBuiltDependencies: ['esbuild'], ignoredBuiltDependencies: ['cbor-extract'] };
+    manifest.pnpm = { onlyBuiltDependencies: ['esbuild'] };
     if (versions.pnpm !== undefined) manifest.packageManager = `pnpm@${versions.pnpm}`;
   }
   return `${JSON.stringify(manifest, null, 2)}\n`;
