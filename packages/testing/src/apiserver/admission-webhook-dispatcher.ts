@@ -17,7 +17,7 @@ import { ApiStatusError, qualifiedResource, type StatusDetails } from './status-
 import { requestAuthorizer, type AuthorizeFunction } from './webhook-match-authorizer.js';
 import { evaluateMatchConditions } from './webhook-match-conditions.js';
 import { WebhookCallError, type WebhookHttpClient } from './webhook-http-client.js';
-import { matchingVersion, selectorsMatch, webhooksOf, type AdmissionWebhook } from './webhook-rules.js';
+import { matchingVersion, ruleMatches, selectorsMatch, webhooksOf, type AdmissionWebhook, type RuleAttributes } from './webhook-rules.js';
 
 /** The store ids of the two configuration kinds. */
 export const MUTATING_CONFIGURATIONS = 'admissionregistration.k8s.io/mutatingwebhookconfigurations';
@@ -49,10 +49,28 @@ const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' } as con
 
 const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' } as const;
 
+/**
+ * Resources that are one resource under another name (kube-apiserver's equivalent resources: the
+ * same storage), such as core/v1 and events.k8s.io/v1 Events: a webhook for one is called for
+ * writes of the other under `matchPolicy: Equivalent`, with the object converted.
+ */
+export interface EquivalentResources {
+  /** The other resources `t` is equivalent to. */
+  equivalents(t: ResourceType): readonly ResourceType[];
+  /** `object` as resource `to` shows it. */
+  convert(object: Readonly<Json>, to: ResourceType): Json;
+}
+
+/** The resource and version a webhook is called for. */
+interface Target {
+  readonly type: ResourceType;
+  readonly version: string;
+}
+
 interface Invocation {
   readonly hook: AdmissionWebhook;
-  /** The version the webhook gets the object in (another one under `matchPolicy: Equivalent`). */
-  readonly version: string;
+  /** What the webhook gets the object as (another version, or resource, under `matchPolicy: Equivalent`). */
+  readonly target: Target;
   /**
    * Whether its matchConditions are still to be evaluated: they see the object converted to the
    * webhook's version, and a conversion by webhook cannot be waited for here.
@@ -72,6 +90,8 @@ export class AdmissionWebhookDispatcher {
     private readonly conversion?: CrdConversion,
     /** The server's authorization, for the `authorizer` of matchConditions; allows everything when not given. */
     private readonly authorize: AuthorizeFunction = () => ({ allowed: true, reason: '' }),
+    /** Resources equivalent to others; none when not given. */
+    private readonly equivalence?: EquivalentResources,
   ) {
     store.subscribe((e) => {
       if (e.typeId === MUTATING_CONFIGURATIONS) this.#mutating = undefined;
@@ -121,13 +141,36 @@ export class AdmissionWebhookDispatcher {
     );
     const found: Invocation[] = [];
     for (const hook of this.hooks(mutating)) {
-      const version = matchingVersion(hook, rules, a.type.versions);
-      if (version === undefined || !selectorsMatch(hook, namespaceLabels, labels)) continue;
-      if (hook.matchConditions.length > 0 && this.convertsBetween(a, version, object)) {
-        found.push({ hook, version, conditionsPending: true });
-      } else if (this.conditionsHold(hook, a, version, object, old)) found.push({ hook, version, conditionsPending: false });
+      const target = this.matchingTarget(hook, rules, a);
+      if (target === undefined || !selectorsMatch(hook, namespaceLabels, labels)) continue;
+      if (hook.matchConditions.length > 0 && this.convertsBetween(a, target.version, object)) {
+        found.push({ hook, target, conditionsPending: true });
+        continue;
+      }
+      const [shown, shownOld] = [object, old].map((o) => (o === undefined ? undefined : this.acrossResources(o, a, target.type)));
+      if (this.conditionsHold(hook, a, target, shown, shownOld)) found.push({ hook, target, conditionsPending: false });
     }
     return found;
+  }
+
+  // The resource and version a webhook is called for: the request's, another version of its
+  // resource, or under `matchPolicy: Equivalent` a version of an equivalent resource.
+  private matchingTarget(hook: AdmissionWebhook, rules: RuleAttributes, a: AdmissionAttributes): Target | undefined {
+    const version = matchingVersion(hook, rules, a.type.versions);
+    if (version !== undefined) return { type: a.type, version };
+    if (hook.matchPolicy === 'Exact') return undefined;
+    for (const type of this.equivalence?.equivalents(a.type) ?? []) {
+      const as = { ...rules, group: type.group, resource: type.resource };
+      const v = type.versions.find((candidate) => hook.rules.some((r) => ruleMatches(r, { ...as, version: candidate })));
+      if (v !== undefined) return { type, version: v };
+    }
+    return undefined;
+  }
+
+  // The object as an equivalent resource shows it (unchanged for the request's own resource).
+  private acrossResources(object: Readonly<Json>, a: AdmissionAttributes, to: ResourceType): Json {
+    if (to.id === a.type.id || this.equivalence === undefined || isScale(object)) return object;
+    return this.equivalence.convert(object, to);
   }
 
   /** The webhooks of one kind that a request reaches, matchConditions evaluated on converted objects. */
@@ -143,13 +186,11 @@ export class AdmissionWebhookDispatcher {
         found.push(invocation);
         continue;
       }
-      const { hook, version } = invocation;
+      const { hook, target } = invocation;
       const [converted, convertedOld] = await Promise.all(
-        [object, old].map((o) =>
-          o === undefined ? Promise.resolve(undefined) : this.inVersion(structuredClone(o) as Json, a.type, version),
-        ),
+        [object, old].map((o) => (o === undefined ? Promise.resolve(undefined) : this.inTarget(structuredClone(o) as Json, a, target))),
       );
-      if (this.conditionsHold(hook, a, version, converted, convertedOld)) found.push({ ...invocation, conditionsPending: false });
+      if (this.conditionsHold(hook, a, target, converted, convertedOld)) found.push({ ...invocation, conditionsPending: false });
     }
     return found;
   }
@@ -165,17 +206,18 @@ export class AdmissionWebhookDispatcher {
   private conditionsHold(
     hook: AdmissionWebhook,
     a: AdmissionAttributes,
-    version: string,
+    target: Target,
     object: Readonly<Json> | undefined,
     old: Readonly<Json> | undefined,
   ): boolean {
     if (hook.matchConditions.length === 0) return true;
-    const request = this.request('', a, version, object, old);
+    const request = this.request('', a, target, object, old);
     const t = a.type;
     const name = typeof request['name'] === 'string' ? request['name'] : '';
+    // `authorizer.requestResource` is the resource the webhook is called for.
     const authorizer = requestAuthorizer(a.user, this.authorize, {
-      group: t.group,
-      resource: t.resource,
+      group: target.type.group,
+      resource: target.type.resource,
       subresource: a.subresource ?? '',
       namespace: t.namespaced ? (a.namespace ?? '') : '',
       name,
@@ -215,13 +257,13 @@ export class AdmissionWebhookDispatcher {
       if (round === 1 && !(changedInRound && reinvoke.size > 0)) break;
       const toReinvoke = reinvoke;
       reinvoke = new Set();
-      for (const { hook, version } of await this.reached(true, a, current, old)) {
+      for (const { hook, target } of await this.reached(true, a, current, old)) {
         if (round === 1 && !toReinvoke.has(hook.uid)) continue;
-        const answer = await this.call(hook, a, version, current, old);
+        const answer = await this.call(hook, a, target, current, old);
         if (answer === undefined) continue;
         warnings.push(...answer.warnings);
         const patched =
-          answer.patch === undefined || current === undefined ? current : await this.patched(hook, a, version, current, answer.patch);
+          answer.patch === undefined || current === undefined ? current : await this.patched(hook, a, target, current, answer.patch);
         if (patched !== current && !jsonEqual(patched, current)) {
           changedInRound = true;
           for (const uid of invoked) reinvoke.add(uid);
@@ -237,7 +279,7 @@ export class AdmissionWebhookDispatcher {
   /** Runs the validating webhooks in parallel; the first refusal (in configuration order) fails the request. */
   async validate(a: AdmissionAttributes, object: Json | undefined, old: Json | undefined): Promise<AdmissionOutcome> {
     const results = await Promise.allSettled(
-      (await this.reached(false, a, object, old)).map(({ hook, version }) => this.call(hook, a, version, object, old)),
+      (await this.reached(false, a, object, old)).map(({ hook, target }) => this.call(hook, a, target, object, old)),
     );
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
@@ -247,10 +289,10 @@ export class AdmissionWebhookDispatcher {
 
   // Applies a mutating webhook's JSON patch to the object in the webhook's version, and converts
   // the result back to the version the object came in.
-  private async patched(hook: AdmissionWebhook, a: AdmissionAttributes, version: string, object: Json, patch: unknown): Promise<Json> {
+  private async patched(hook: AdmissionWebhook, a: AdmissionAttributes, target: Target, object: Json, patch: unknown): Promise<Json> {
     let result: Json;
     try {
-      result = applyPatch(await this.inVersion(object, a.type, version), 'json', patch);
+      result = applyPatch(await this.inTarget(object, a, target), 'json', patch);
     } catch (e) {
       if (e instanceof ApiStatusError && e.code === 500) throw e; // a failed conversion
       const why = `failed calling webhook "${hook.name}": JSONPatch of the webhook's answer failed: ${(e as Error).message}`;
@@ -260,7 +302,14 @@ export class AdmissionWebhookDispatcher {
       String(object['apiVersion'] ?? '')
         .split('/')
         .pop() ?? a.version;
+    if (target.type.id !== a.type.id) return this.acrossResources(result, { ...a, type: target.type }, a.type);
     return this.inVersion(result, a.type, back);
+  }
+
+  // The object as the webhook gets it: in the target's version, of the target's resource.
+  private async inTarget(object: Json, a: AdmissionAttributes, target: Target): Promise<Json> {
+    if (target.type.id !== a.type.id) return this.acrossResources(object, a, target.type);
+    return this.inVersion(object, a.type, target.version);
   }
 
   // The object as another version of its resource shows it: converted by the CRD's conversion
@@ -280,7 +329,7 @@ export class AdmissionWebhookDispatcher {
   private async call(
     hook: AdmissionWebhook,
     a: AdmissionAttributes,
-    version: string,
+    target: Target,
     object: Json | undefined,
     old: Json | undefined,
   ): Promise<{ patch: unknown; warnings: string[] } | undefined> {
@@ -298,9 +347,9 @@ export class AdmissionWebhookDispatcher {
       request: this.request(
         uid,
         a,
-        version,
-        object === undefined ? undefined : await this.inVersion(object, a.type, version),
-        old === undefined ? undefined : await this.inVersion(old, a.type, version),
+        target,
+        object === undefined ? undefined : await this.inTarget(object, a, target),
+        old === undefined ? undefined : await this.inTarget(old, a, target),
       ),
     };
     let answer: Json;
@@ -334,14 +383,15 @@ export class AdmissionWebhookDispatcher {
   }
 
   // The AdmissionReview request, with Go's omitempty on the optional strings.
-  private request(uid: string, a: AdmissionAttributes, version: string, object: Json | undefined, old: Json | undefined): Json {
+  private request(uid: string, a: AdmissionAttributes, target: Target, object: Json | undefined, old: Json | undefined): Json {
     const t = a.type;
+    const { type: to, version } = target;
     const name = a.name ?? (object === undefined ? undefined : (metaOf(object)['name'] as string | undefined));
     const sub = a.subresource ?? '';
     return {
       uid,
-      kind: sub === 'scale' ? SCALE_KIND : { group: t.group, version, kind: t.kind },
-      resource: { group: t.group, version, resource: t.resource },
+      kind: sub === 'scale' ? SCALE_KIND : { group: to.group, version, kind: to.kind },
+      resource: { group: to.group, version, resource: to.resource },
       ...(sub === '' ? {} : { subResource: sub }),
       requestKind: sub === 'scale' ? SCALE_KIND : { group: t.group, version: a.version, kind: t.kind },
       requestResource: { group: t.group, version: a.version, resource: t.resource },
@@ -355,8 +405,8 @@ export class AdmissionWebhookDispatcher {
         groups: a.user.groups,
         ...(a.user.extra === undefined ? {} : { extra: a.user.extra }),
       },
-      object: object === undefined ? null : relabelled(object, t, version),
-      oldObject: old === undefined ? null : relabelled(old, t, version),
+      object: object === undefined ? null : relabelled(object, to, version),
+      oldObject: old === undefined ? null : relabelled(old, to, version),
       dryRun: a.dryRun,
       options: { kind: OPTIONS_KIND[a.operation], apiVersion: 'meta.k8s.io/v1', ...a.options },
     };

@@ -62,7 +62,7 @@ import { ScaleSubresource } from './scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './service-cluster-ips.js';
 import { ServiceAllocation } from './service-defaults.js';
 import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './events-api.js';
-import { asEventsV1Object, eventsV1Admission } from './events-v1-admission.js';
+import { asEventsV1Object, eventEquivalence, eventsV1Admission } from './events-v1-admission.js';
 import { resolveWebhookService, type WebhookServiceAddresses } from './webhook-service-resolver.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
@@ -251,7 +251,13 @@ export class EmbeddedApiServer implements TestApiServer {
     this.handler = new ResourceHandler(this.store, this.registry);
     this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
     this.conversion = new CrdConversion(this.store, this.webhookClient);
-    this.admission = new AdmissionWebhookDispatcher(this.store, this.webhookClient, this.conversion, (a) => this.access.decide(a));
+    this.admission = new AdmissionWebhookDispatcher(
+      this.store,
+      this.webhookClient,
+      this.conversion,
+      (a) => this.access.decide(a),
+      eventEquivalence((id) => this.registry.byTypeId(id)),
+    );
     this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
     this.media.cbor = parts.options.cborServingAndStorage ?? false;
     const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);

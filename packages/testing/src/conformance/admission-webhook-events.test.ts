@@ -102,4 +102,45 @@ describe('admission webhooks on events.k8s.io/v1 Events', function () {
     const core = await send('GET', `/api/v1/namespaces/${f().namespace}/events/${name}`);
     expect(core.json['message']).to.equal('rewritten');
   });
+
+  it('calls a core/v1 events webhook (matchPolicy Equivalent) for an events.k8s.io/v1 write with the object as core/v1, and the other way round', async () => {
+    const corePath = `/core-events/${uniqueName('p')}`;
+    const v1Path = `/v1-events/${uniqueName('p')}`;
+    const coreRules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['events'] }];
+    await install('validating', [
+      hook('core-events', corePath, { rules: coreRules, matchPolicy: 'Equivalent' }),
+      hook('v1-events', v1Path, { rules, matchPolicy: 'Equivalent' }),
+    ]);
+    await untilEventCalled(corePath);
+
+    const name = uniqueName('ev');
+    expect((await send('POST', eventsAt(), event(name))).status).to.equal(201);
+    const [asCore] = reviews(corePath, name);
+    expect(asCore).to.deep.include({
+      kind: { group: '', version: 'v1', kind: 'Event' },
+      resource: { group: '', version: 'v1', resource: 'events' },
+      requestKind: { group: 'events.k8s.io', version: 'v1', kind: 'Event' },
+    });
+    expect(asCore!.object).to.deep.include({ apiVersion: 'v1', kind: 'Event', message: 'hello', reportingComponent: 'example.com/web' });
+    expect(reviews(v1Path, name)).to.have.length(1);
+
+    const coreName = uniqueName('core');
+    const core = await send('POST', `/api/v1/namespaces/${f().namespace}/events`, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: coreName },
+      involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: f().namespace, name: 'web' },
+      reason: 'Synced',
+      message: 'from core',
+      type: 'Normal',
+    });
+    expect(core.status, JSON.stringify(core.json)).to.equal(201);
+    const [asV1] = reviews(v1Path, coreName);
+    expect(asV1).to.deep.include({
+      kind: { group: 'events.k8s.io', version: 'v1', kind: 'Event' },
+      resource: { group: 'events.k8s.io', version: 'v1', resource: 'events' },
+      requestKind: { group: '', version: 'v1', kind: 'Event' },
+    });
+    expect(asV1!.object).to.deep.include({ apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'from core' });
+  });
 });
