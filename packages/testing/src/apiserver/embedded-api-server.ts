@@ -4,6 +4,7 @@
 //
 // Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), deployments
 // (apps/v1, stored only: no deployment controller), leases (coordination.k8s.io/v1),
+// endpointslices (discovery.k8s.io/v1, where webhooks by service reference are called),
 // customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
 // are served from the moment their CRD is stored until it is deleted.
 //
@@ -27,7 +28,8 @@
 //   one of 30 to 60 minutes).
 // - Health endpoints answer kube-apiserver's text format with the embedded server's own checks;
 //   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
-// - No admission (no service accounts, no ClusterIP allocation). Table output (kubectl get)
+// - Few built-in admission plugins (no service accounts); admission webhooks run as in
+//   kube-apiserver (admission-webhook-dispatcher.ts, admitted-write.ts). Table output (kubectl get)
 //   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
 //   (see table-output.ts); so do metadata-only answers (as=PartialObjectMetadata[List], see
 //   partial-object-metadata.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
