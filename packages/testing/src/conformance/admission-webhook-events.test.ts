@@ -143,4 +143,21 @@ describe('admission webhooks on events.k8s.io/v1 Events', function () {
     });
     expect(asV1!.object).to.deep.include({ apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'from core' });
   });
+
+  it('stores the patch of a core/v1 events mutating webhook (matchPolicy Equivalent) in an events.k8s.io/v1 write', async () => {
+    const path = `/core-mutate/${uniqueName('p')}`;
+    server().answer(path, () => ({ allowed: true, ...jsonPatch([{ op: 'replace', path: '/message', value: 'patched as core' }]) }));
+    const coreRules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['events'] }];
+    await install('mutating', [hook('core-mutate', path, { rules: coreRules })]);
+    await untilEventCalled(path);
+
+    const name = uniqueName('ev');
+    const created = await send('POST', eventsAt(), event(name));
+    expect(created.status, JSON.stringify(created.json)).to.equal(201);
+    expect(created.json).to.deep.include({
+      apiVersion: 'events.k8s.io/v1',
+      note: 'patched as core',
+      reportingController: 'example.com/web',
+    });
+  });
 });
