@@ -102,3 +102,22 @@ describe('admission webhook matchConditions with authorizer', function () {
     expect(created.webhooks?.[0]?.matchConditions?.[0]?.expression).to.equal(expression);
   });
 });
+
+describe('admission webhook matchConditions with authorizer, under AlwaysAllow authorization', function () {
+  this.timeout(60_000);
+  const f = useConformanceFixture({ authorization: 'AlwaysAllow' });
+  const { hook, install, reviews, untilCalled } = useAdmissionWebhooks(f);
+
+  it('finds every check allowed, for any user', async () => {
+    const { namespace, kubeConfig } = f();
+    const account = await createServiceAccount(kubeConfig, namespace);
+    const path = `/always/${uniqueName('p')}`;
+    // A ServiceAccount with no bindings: only AlwaysAllow lets it delete Secrets cluster-wide.
+    const expression = `object.metadata.name.startsWith('probe') || authorizer.serviceAccount('${namespace}', '${account.name}').group('').resource('secrets').check('delete').allowed()`;
+    await install('validating', [hook('always', path, { matchConditions: [{ name: 'always', expression }] })]);
+    await untilCalled(path);
+    const name = uniqueName('cm');
+    await account.kubeConfig.makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace, body: { metadata: { name } } });
+    expect(reviews(path, name)).to.have.length(1);
+  });
+});
