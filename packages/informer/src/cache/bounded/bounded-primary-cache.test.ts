@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { createNamespace, eventually, rawRequest } from '@kindex/testing';
+import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { createNamespace, eventually, rawRequest, requireFault } from '@kindex/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Controller, InformerEventSource, Kinds, type KubeClient } from '../../index.js';
+import { Controller, InformerCache, InformerEventSource, Kinds, type KubeClient } from '../../index.js';
 import { useOperatorSuite } from '../../testing-fixtures/operator-suite.js';
 
 // A controller whose primary cache keeps 100 of 3,000 churning ConfigMaps, end to end over HTTP.
@@ -91,6 +91,91 @@ describe('Controller cacheBound', function () {
     await suite.client.patch(Kinds.Secret, ResourceID.of('cm-0', ns), { stringData: { poke: '2' } });
     await eventually(() => expect(seen.get('cm-0')).to.equal('2'));
     expect((await configMapGets(suite.server.kubeConfig)) - before).to.equal(1);
+  });
+
+  it('cleans up an evicted primary deleted under its finalizer once, with its last state', async () => {
+    const ns = await createNamespace(suite.server.kubeConfig);
+    const cleanups: Array<string | undefined> = [];
+    const reconciled = new Set<string>();
+    controller = new Controller<ConfigMap>(
+      {
+        reconcile: (cm) => {
+          reconciled.add(cm.metadata!.name!);
+          return UpdateControl.noUpdate();
+        },
+        cleanup: (cm) => {
+          cleanups.push(cm.data?.['v']);
+          return DeleteControl.defaultDelete();
+        },
+      },
+      { kind: Kinds.ConfigMap, namespaces: [ns], finalizerName: 'test.kindex.dev/cleanup', cacheBound: { maxObjects: 1 } },
+      suite.client,
+    );
+    await controller.start();
+    for (const name of ['a', 'b', 'c']) {
+      await suite.client.create(Kinds.ConfigMap, { metadata: { name, namespace: ns }, data: { v: `last-${name}` } });
+    }
+    await eventually(async () => {
+      expect(reconciled.size).to.equal(3);
+      for (const name of ['a', 'b', 'c']) {
+        expect((await suite.client.get(Kinds.ConfigMap, ResourceID.of(name, ns)))?.metadata?.finalizers).to.deep.equal([
+          'test.kindex.dev/cleanup',
+        ]);
+      }
+    });
+    await eventually(() => expect(controller!.primaryCache.peekKey(`${ns}/a`)).to.equal(undefined));
+    await suite.client.delete(Kinds.ConfigMap, ResourceID.of('a', ns));
+    await eventually(async () => expect(await suite.client.get(Kinds.ConfigMap, ResourceID.of('a', ns))).to.equal(undefined));
+    await new Promise((r) => setTimeout(r, 300)); // room for a second cleanup to show up
+    expect(cleanups).to.deep.equal(['last-a']);
+    expect(controller.primaryCache.knows(`${ns}/a`)).to.equal(false);
+  });
+
+  it('after 410 Gone, relists to exactly the changes: nothing for unchanged evicted objects', async function () {
+    const { kubeConfig } = suite.server;
+    const pauseEvents = requireFault(this, suite.server, 'pauseEvents');
+    const resumeEvents = requireFault(this, suite.server, 'resumeEvents');
+    const expireHistory = requireFault(this, suite.server, 'expireHistory');
+    const closeWatches = requireFault(this, suite.server, 'closeWatches');
+    const ns = await createNamespace(kubeConfig);
+    for (let i = 0; i < 10; i++)
+      await suite.client.create(Kinds.ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns }, data: { v: '1' } });
+    const cache = new InformerCache<ConfigMap>({
+      name: 'bounded',
+      kubeConfig,
+      kind: Kinds.ConfigMap,
+      registry: suite.client.registry,
+      namespaces: [ns],
+      bound: { maxObjects: 2 },
+      reflector: { initialState: 'list' },
+    });
+    const seen: string[] = [];
+    cache.onDelta((delta, origin) => {
+      const old = delta.type === 'update' ? ` from ${delta.oldObject.metadata?.resourceVersion}` : '';
+      seen.push(`${origin} ${delta.type} ${delta.object.metadata?.name}${old}`);
+    });
+    await cache.start();
+    try {
+      expect(seen.filter((s) => s.startsWith('list create'))).to.have.length(10);
+      expect(cache.size).to.equal(2);
+      const before = (await suite.client.get<ConfigMap>(Kinds.ConfigMap, ResourceID.of('cm-3', ns)))!.metadata!.resourceVersion;
+      seen.length = 0;
+      // Changes the watch does not see, then a 410: the relist finds them.
+      pauseEvents();
+      await suite.client.patch(Kinds.ConfigMap, ResourceID.of('cm-3', ns), { data: { v: '2' } });
+      await suite.client.delete(Kinds.ConfigMap, ResourceID.of('cm-5', ns));
+      await expireHistory();
+      await closeWatches();
+      resumeEvents();
+      await eventually(() => expect(seen).to.have.length(2));
+      await new Promise((r) => setTimeout(r, 300)); // nothing else may follow
+      expect(seen).to.deep.equal([`list update cm-3 from ${before}`, 'list delete cm-5']);
+      expect(cache.size).to.be.at.most(2);
+      expect(cache.knows(`${ns}/cm-5`)).to.equal(false);
+      expect(cache.knows(`${ns}/cm-9`)).to.equal(true);
+    } finally {
+      await cache.stop();
+    }
   });
 
   it('rejects a bad bound when the controller is made, naming the option and the fix', () => {
