@@ -444,9 +444,10 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     const lease = this.#acquire(ns);
     const informer = lease.informer;
     for (const [name, indexer] of this.#indexers) informer.ensureIndexer(name, indexer);
-    // Replay what a shared informer already holds, then follow it: both in this same tick, so
-    // no change can fall between the two.
-    for (const object of informer.store.list()) this.#deltas.emit({ type: 'create', object }, 'attach');
+    // Replay what a shared informer already holds (a bounded one: what it knows, minimal or not),
+    // then follow it: both in this same tick, so no change can fall between the two.
+    for (const object of asBounded(informer.store)?.knownObjects() ?? informer.store.list())
+      this.#deltas.emit({ type: 'create', object }, 'attach');
     this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
     await informer.start();
     let synced: boolean;
@@ -489,8 +490,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     this.#leases.delete(ns);
     for (const s of entry.subscriptions) s.unsubscribe();
     if (announce) {
-      // A bounded store lists what is in memory: every object it knows leaves, minimal or not.
-      const store = entry.lease.informer.store;
+      const store = entry.lease.informer.store; // bounded: every object it knows leaves, minimal or not
       for (const object of asBounded(store)?.knownObjects() ?? store.list()) {
         this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
       }

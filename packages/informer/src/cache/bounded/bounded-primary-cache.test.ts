@@ -178,6 +178,26 @@ describe('Controller cacheBound', function () {
     }
   });
 
+  it('replays every object it knows to a cache that joins its shared informer, in memory or not', async () => {
+    const { kubeConfig } = suite.server;
+    const ns = await createNamespace(kubeConfig);
+    for (let i = 0; i < 5; i++) await suite.client.create(Kinds.ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns } });
+    const options = { kubeConfig, kind: Kinds.ConfigMap, registry: suite.client.registry, namespaces: [ns], bound: { maxObjects: 2 } };
+    const first = new InformerCache<ConfigMap>({ ...options, name: 'first' });
+    const second = new InformerCache<ConfigMap>({ ...options, name: 'second' });
+    const attached: string[] = [];
+    second.onDelta((delta, origin) => attached.push(`${origin} ${delta.type} ${delta.object.metadata?.name}`));
+    await first.start();
+    try {
+      await second.start();
+      expect(suite.client.registry.size).to.equal(1);
+      expect(attached.sort()).to.deep.equal([0, 1, 2, 3, 4].map((i) => `attach create cm-${i}`));
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
+  });
+
   it('rejects a bad bound when the controller is made, naming the option and the fix', () => {
     const make = (cacheBound: unknown) => () =>
       new Controller<ConfigMap>(
