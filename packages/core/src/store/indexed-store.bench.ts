@@ -1,6 +1,6 @@
 // Memory and throughput of IndexedStore and PrimaryToSecondaryIndex. Not a test: numbers only.
 // Run: cd packages/core && node --expose-gc --import tsx src/store/indexed-store.bench.ts [count]
-import { IndexedStore, PrimaryToSecondaryIndex, ResourceID, type KubernetesObject } from '../index.js';
+import { IndexedStore, PrimaryToSecondaryIndex, ResourceID, deepFreeze, type KubernetesObject } from '../index.js';
 
 interface Pod extends KubernetesObject {
   metadata: NonNullable<KubernetesObject['metadata']>;
@@ -61,13 +61,6 @@ function measureMemory(label: string, build: (pods: Pod[]) => unknown): void {
   console.log(`${label}: ${perObject.toFixed(1)} bytes/object retained beyond the objects themselves`);
   (globalThis as { keep?: unknown }).keep = keep;
   (globalThis as { keep?: unknown }).keep = undefined;
-}
-
-function deepFreeze(v: unknown): void {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
 }
 
 function time(label: string, ops: number, fn: () => void): void {

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, deepFreeze, type KubernetesObject } from '@kindex/core';
 import type { Static, TSchema } from 'typebox';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd-manifest.js';
@@ -410,12 +410,4 @@ function crdVersion(
     ...(status || scale ? { subresources: { ...(status ? { status: {} } : {}), ...(scale ? { scale: { ...scale } } : {}) } } : {}),
     ...(columns?.length ? { additionalPrinterColumns: columns.map((c) => ({ ...c })) } : {}),
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -2,6 +2,7 @@
 // bounded history of events for watches that resume from a resourceVersion. Objects are frozen
 // and serialized once per write, so reads, lists and watch fan-out never copy or re-serialize.
 
+import { deepFreeze } from '@kindex/core';
 import type { ResourceType } from './resource-registry.js';
 import { expired } from './status-error.js';
 
@@ -33,14 +34,6 @@ export interface StoreEvent {
   readonly object: StoredObject;
   /** The state before, for MODIFIED and DELETED. */
   readonly previous: StoredObject | undefined;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
 }
 
 /** The JSON text of a stored object with `kind` and `apiVersion` first, as the real server writes. */
