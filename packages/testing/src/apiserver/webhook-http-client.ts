@@ -6,6 +6,7 @@
 // users match it (`failed to call webhook: Post "https://...": dial tcp ...: connect: connection refused`).
 
 import { Agent, request } from 'node:https';
+import { isIP } from 'node:net';
 import type { Json } from './object-store.js';
 import { ServiceResolutionError, type WebhookServiceReference } from './webhook-service-resolver.js';
 
@@ -34,8 +35,13 @@ function goErrorText(error: NodeJS.ErrnoException, host: string): string {
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
       return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is not valid for ${host.replace(/:\d+$/, '')}`;
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': {
+      // Go's x509.HostnameError: the certificate's DNS names (its IPs for an IP), then the name wanted.
+      const { host: wanted = host.replace(/:\d+$/, ''), cert } = error as { host?: string; cert?: { subjectaltname?: string } };
+      const kind = isIP(wanted) === 0 ? 'DNS:' : 'IP Address:';
+      const names = (cert?.subjectaltname ?? '').split(', ').filter((n) => n.startsWith(kind));
+      return `tls: failed to verify certificate: x509: certificate is valid for ${names.map((n) => n.slice(kind.length)).join(', ')}, not ${wanted}`;
+    }
     default:
       return error.message;
   }
@@ -96,7 +102,7 @@ function endpointOf(
   } catch (e) {
     if (!(e instanceof ServiceResolutionError)) throw e;
     service_.searchParams.set('timeout', `${target.timeoutSeconds}s`);
-    const how = `the embedded API server finds a Service's endpoint in its EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes it from the webhookServices option, for example { '${reference.namespace}/${reference.name}:${reference.port}': 'https://127.0.0.1:9443' }`;
+    const how = `the embedded API server calls a Service of type ExternalName at <externalName>:<port> (externalName: localhost reaches 127.0.0.1), finds other Services' endpoints in their EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes them from the webhookServices option, for example { '${reference.namespace}/${reference.name}:${reference.port}': 'https://127.0.0.1:9443' }`;
     throw new WebhookCallError(`failed to call webhook: Post "${shown(service_)}": ${e.message} (${how})`);
   }
 }

@@ -5,8 +5,8 @@ import { startTestWebhookServer, type TestWebhookServer } from '../conformance/a
 import { startEmbeddedApiServer, type EmbeddedApiServer, type WebhookServiceAddresses } from '../index.js';
 
 // What only the embedded server has: the webhookServices option, which maps a webhook's Service to
-// a local address (an EndpointSlice may not hold 127.0.0.1). Resolution through EndpointSlices,
-// shared with kube-apiserver, is in conformance/admission-webhook-service.test.ts.
+// a local address (an EndpointSlice may not hold 127.0.0.1). Resolution through ExternalName
+// Services, shared with kube-apiserver, is in conformance/admission-webhook-service.test.ts.
 describe('EmbeddedApiServerOptions.webhookServices', () => {
   let webhooks: TestWebhookServer;
   before(async () => {
@@ -71,7 +71,7 @@ describe('EmbeddedApiServerOptions.webhookServices', () => {
   it('says how to map a Service when it resolves to nothing', async () => {
     const [message] = await refusals({});
     expect(message).to.equal(
-      `Internal error occurred: failed calling webhook "mapped.kindex.test": failed to call webhook: Post "https://hooks.system.svc:443/validate?timeout=10s": service "hooks" not found (the embedded API server finds a Service's endpoint in its EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes it from the webhookServices option, for example { 'system/hooks:443': 'https://127.0.0.1:9443' })`,
+      `Internal error occurred: failed calling webhook "mapped.kindex.test": failed to call webhook: Post "https://hooks.system.svc:443/validate?timeout=10s": service "hooks" not found (the embedded API server calls a Service of type ExternalName at <externalName>:<port> (externalName: localhost reaches 127.0.0.1), finds other Services' endpoints in their EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes them from the webhookServices option, for example { 'system/hooks:443': 'https://127.0.0.1:9443' })`,
     );
   });
 });

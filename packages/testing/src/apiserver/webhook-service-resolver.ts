@@ -1,11 +1,15 @@
-// Where a webhook given by `clientConfig.service` is reached. kube-apiserver started with
-// `--enable-aggregator-routing` (as clusters without kube-proxy run it, and as kindex's real test
-// server runs it) resolves a Service through its EndpointSlices: the Service's port (by number),
-// the slice port of the same name, a ready endpoint's first address (k8s.io/apiserver
-// pkg/util/proxy ResolveEndpoint). The embedded server does the same with the objects it stores.
-// EndpointSlices may not point at loopback addresses, so a test whose webhook listens on
-// 127.0.0.1 maps the Service to it with the `webhookServices` option instead; the TLS name checked
-// stays `<name>.<namespace>.svc` either way.
+// Where a webhook given by `clientConfig.service` is reached, with the TLS name checked staying
+// `<name>.<namespace>.svc` in every case:
+// - a Service of type ExternalName: `<externalName>:<port>`, the port being the webhook's
+//   service.port (the Service's ports are not read), as kube-apiserver does without
+//   `--enable-aggregator-routing` (k8s.io/apiserver pkg/util/proxy ResolveCluster). This is how
+//   tests reach a webhook on 127.0.0.1: `externalName: localhost`.
+// - other Services through their EndpointSlices, as kube-apiserver does with
+//   `--enable-aggregator-routing` (clusters without kube-proxy; ResolveEndpoint): the Service's
+//   port (by number), the slice port of the same name, a ready endpoint's first address. There is
+//   no cluster network to reach a ClusterIP at, so this stands in for it. EndpointSlices may not
+//   hold loopback addresses, so this path serves non-loopback clusters only.
+// - the `webhookServices` option first, mapping a Service to any address, 127.0.0.1 included.
 
 import { randomInt } from 'node:crypto';
 import { ENDPOINT_SLICES } from './endpoint-slice.js';
@@ -32,7 +36,8 @@ export interface WebhookServiceReference {
 /**
  * Addresses of Services for webhooks by `service` reference: `'<namespace>/<name>:<port>'` to a
  * base URL such as `'https://127.0.0.1:9443'`, or a function answering undefined for Services to
- * resolve through their EndpointSlices. The webhook's certificate must be valid for
+ * resolve as the stored Service says (an ExternalName Service at `<externalName>:<port>`, others
+ * through their EndpointSlices). The webhook's certificate must be valid for
  * `<name>.<namespace>.svc`, as kube-apiserver checks it.
  *
  * @example
@@ -63,6 +68,7 @@ export function resolveWebhookService(
   if (svc === undefined) throw new ServiceResolutionError(`service "${service.name}" not found`);
   const spec = (svc['spec'] ?? {}) as Json;
   const type = typeof spec['type'] === 'string' ? spec['type'] : 'ClusterIP';
+  if (type === 'ExternalName') return `${String(spec['externalName'])}:${service.port}`;
   if (!['ClusterIP', 'LoadBalancer', 'NodePort'].includes(type)) throw new ServiceResolutionError(`unsupported service type "${type}"`);
   const svcPort = (Array.isArray(spec['ports']) ? (spec['ports'] as Json[]) : []).find((p) => p['port'] === service.port);
   if (svcPort === undefined) {

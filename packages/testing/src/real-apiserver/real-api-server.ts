@@ -311,9 +311,10 @@ class RealApiServerInstance implements RealApiServer {
         '--endpoint-reconciler-type=none',
         '--service-cluster-ip-range=10.0.0.0/24',
         '--allow-privileged=true',
-        // Webhooks by `service` reference are called at an endpoint of the Service's EndpointSlices
-        // (there is no cluster network to reach a ClusterIP), as clusters without kube-proxy run it.
-        '--enable-aggregator-routing=true',
+        // No --enable-aggregator-routing: with it, webhooks by `service` reference are called at an
+        // endpoint of the Service's EndpointSlices, which may not hold loopback addresses, and
+        // ExternalName Services are refused. Without it an ExternalName Service is called at
+        // https://<externalName>:<port>, so tests reach webhooks on 127.0.0.1 via `localhost`.
         // No controller-manager runs to create the service accounts this plugin insists on.
         '--disable-admission-plugins=ServiceAccount',
         `--authorization-mode=${this.options.authorization ?? 'RBAC'}`,
