@@ -6,6 +6,7 @@ export type { KubernetesObject, ObjectMeta, OwnerReference } from './resource/ku
 export { ResourceID, InvalidResourceError } from './resource/resource-id.js';
 export { deepFreeze } from './resource/deep-freeze.js';
 export { jsonEqual } from './resource/json-equal.js';
+export { isJsonObject } from './resource/is-json-object.js';
 export { isNewerVersion } from './resource/resource-version.js';
 
 // --- event: what sources report

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@kindex/core';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
 import { jsonCodec } from './json-codec.js';
 
@@ -9,12 +10,6 @@ import { jsonCodec } from './json-codec.js';
 const OBJECT_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 const LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
-type Decoded = Record<string, unknown>;
-
-function isObject(value: unknown): value is Decoded {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * The object's metadata alone, without kind and apiVersion: the reflector and the client then
  * stamp the resource's kind, as controller-runtime sets the watched GVK on each
@@ -22,18 +17,18 @@ function isObject(value: unknown): value is Decoded {
  * objects (it ignored `as=`) cost no more memory than one that converted.
  */
 function toMetadata(value: unknown): unknown {
-  return isObject(value) && isObject(value['metadata']) ? { metadata: value['metadata'] } : value;
+  return isJsonObject(value) && isJsonObject(value['metadata']) ? { metadata: value['metadata'] } : value;
 }
 
 function decodeObject(body: Buffer): unknown {
   const decoded = jsonCodec.decodeObject(body);
   // An error's Status is read for its reason and message: keep it whole.
-  return isObject(decoded) && decoded['kind'] === 'Status' ? decoded : toMetadata(decoded);
+  return isJsonObject(decoded) && decoded['kind'] === 'Status' ? decoded : toMetadata(decoded);
 }
 
 function decodeList(body: Buffer): unknown {
   const decoded = jsonCodec.decodeList(body);
-  if (!isObject(decoded)) return decoded;
+  if (!isJsonObject(decoded)) return decoded;
   const items = decoded['items'];
   // Go writes an empty PartialObjectMetadataList's nil slice as `"items":null`.
   if (items === null) return { ...decoded, items: [] };

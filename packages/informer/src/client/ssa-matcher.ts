@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { jsonEqual, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { jsonEqual, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf, isJsonObject } from '@kindex/core';
 import type { ObjectTransform } from '../kind/object-transform.js';
 
 type Json = Record<string, unknown>;
@@ -31,10 +31,6 @@ const IDENTITY_META = new Set([
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
 ]);
-
-function isMap(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /**
  * Options of {@link matchesAppliedFields}.
@@ -86,9 +82,12 @@ export function matchesAppliedFields(
   const entries: readonly unknown[] = Array.isArray(actual.metadata?.managedFields) ? actual.metadata.managedFields : [];
   const entry = entries.find(
     (e): e is Json =>
-      isMap(e) && e['manager'] === fieldManager && e['operation'] === 'Apply' && (e['subresource'] ?? undefined) === options.subresource,
+      isJsonObject(e) &&
+      e['manager'] === fieldManager &&
+      e['operation'] === 'Apply' &&
+      (e['subresource'] ?? undefined) === options.subresource,
   );
-  if (entry === undefined || !isMap(entry['fieldsV1'])) return false;
+  if (entry === undefined || !isJsonObject(entry['fieldsV1'])) return false;
   const owned = ownedPart(actual, entry['fieldsV1']);
   const side = (o: unknown): unknown => normalize(restrict(withoutIdentity(o), options.subresource));
   return jsonEqual(side(owned), side(desired));
@@ -112,7 +111,7 @@ export function ownedPart(value: unknown, fields: Readonly<Record<string, unknow
   const children = Object.keys(fields).filter((k) => k !== '.');
   // A leaf (or an atomic value) is owned whole.
   if (children.length === 0) return value;
-  if (isMap(value)) {
+  if (isJsonObject(value)) {
     const out: Json = {};
     for (const k of children) {
       if (!k.startsWith('f:')) continue;
@@ -135,7 +134,7 @@ export function ownedPart(value: unknown, fields: Readonly<Record<string, unknow
 function elementMatches(element: string, item: unknown, index: number): boolean {
   const body = element.slice(2);
   if (element.startsWith('k:')) {
-    if (!isMap(item)) return false;
+    if (!isJsonObject(item)) return false;
     const key = JSON.parse(body) as Json;
     return Object.entries(key).every(([k, v]) => jsonEqual(item[k], v));
   }
@@ -145,9 +144,9 @@ function elementMatches(element: string, item: unknown, index: number): boolean 
 }
 
 function withoutIdentity(o: unknown): unknown {
-  if (!isMap(o)) return o;
+  if (!isJsonObject(o)) return o;
   const { apiVersion: _a, kind: _k, metadata, ...rest } = o;
-  if (!isMap(metadata)) return rest;
+  if (!isJsonObject(metadata)) return rest;
   const meta: Json = {};
   for (const [k, v] of Object.entries(metadata)) if (!IDENTITY_META.has(k)) meta[k] = v;
   return { ...rest, metadata: meta };
@@ -155,7 +154,7 @@ function withoutIdentity(o: unknown): unknown {
 
 // An apply to the main resource cannot set status (a subresource); one to /status sets only status.
 function restrict(o: unknown, subresource: 'status' | undefined): unknown {
-  if (!isMap(o)) return o;
+  if (!isJsonObject(o)) return o;
   if (subresource === 'status') return { status: o['status'] };
   const { status: _s, ...rest } = o;
   return rest;
@@ -164,12 +163,12 @@ function restrict(o: unknown, subresource: 'status' | undefined): unknown {
 // Empty maps and nulls say nothing an apply would write; drop them on both sides.
 function normalize(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalize);
-  if (!isMap(v)) return v;
+  if (!isJsonObject(v)) return v;
   const out: Json = {};
   for (const [k, x] of Object.entries(v)) {
     if (x === null || x === undefined) continue;
     const n = normalize(x);
-    if (isMap(n) && Object.keys(n).length === 0) continue;
+    if (isJsonObject(n) && Object.keys(n).length === 0) continue;
     out[k] = n;
   }
   return out;
@@ -192,7 +191,7 @@ export function keepAppliedFieldsOf<R extends KubernetesObject>(fieldManager: st
   return (object: R): R => {
     const entries = object.metadata?.managedFields;
     if (!Array.isArray(entries)) return object;
-    const kept = entries.filter((e: unknown) => isMap(e) && e['manager'] === fieldManager && e['operation'] === 'Apply');
+    const kept = entries.filter((e: unknown) => isJsonObject(e) && e['manager'] === fieldManager && e['operation'] === 'Apply');
     const metadata = { ...object.metadata };
     if (kept.length > 0) metadata.managedFields = kept;
     else delete metadata.managedFields;

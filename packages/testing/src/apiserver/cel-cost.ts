@@ -8,6 +8,7 @@
 // - a rule under lists and maps runs once per element: its cost is multiplied by their bounds.
 // Only the upper bound is computed (the limits compare it). Functions of the Kubernetes library
 // this file does not know cost 1 plus their arguments, cel-go's default for O(1) functions.
+import { isJsonObject } from '@kindex/core';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
@@ -63,13 +64,9 @@ const add = (a: number, b: number): number => Math.min(MAX_COST, a + b);
 const times = (a: number, b: number): number => (a === 0 || b === 0 ? 0 : Math.min(MAX_COST, a * b));
 const byFactor = (size: number, factor: number): number => Math.min(MAX_COST, Math.ceil(size * factor));
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function sub(schema: Schema | undefined, key: 'items' | 'additionalProperties'): Schema | undefined {
   const s = schema?.[key];
-  return isObject(s) ? s : undefined;
+  return isJsonObject(s) ? s : undefined;
 }
 
 /** The smallest JSON a value of `schema` serializes to (DeclType.MinSerializedSize). */
@@ -86,10 +83,10 @@ export function minSerializedSize(schema: Schema): number {
     case 'object': {
       if (sub(schema, 'additionalProperties') !== undefined) return 2;
       const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
-      const properties = isObject(schema['properties']) ? schema['properties'] : {};
+      const properties = isJsonObject(schema['properties']) ? schema['properties'] : {};
       let size = 2;
       for (const [name, prop] of Object.entries(properties)) {
-        if (isObject(prop) && required.has(name) && prop['default'] === undefined) size += name.length + minSerializedSize(prop) + 4;
+        if (isJsonObject(prop) && required.has(name) && prop['default'] === undefined) size += name.length + minSerializedSize(prop) + 4;
       }
       return size;
     }
@@ -201,10 +198,11 @@ class Coster {
         const target = e(operand);
         const properties = target.schema?.['properties'];
         const fieldSchema =
-          isObject(properties) && isObject(properties[field])
+          isJsonObject(properties) && isJsonObject(properties[field])
             ? (properties[field] as Schema)
             : (sub(target.schema, 'additionalProperties') ?? (target.schema?.['type'] === 'object' ? IMPLICIT_FIELDS[field] : undefined));
-        const fieldValue = target.value !== undefined && isObject(target.value.actual) ? { actual: target.value.actual[field] } : undefined;
+        const fieldValue =
+          target.value !== undefined && isJsonObject(target.value.actual) ? { actual: target.value.actual[field] } : undefined;
         return sized(add(target.cost, target.schema?.['type'] === 'object' ? 1 : 0), fieldSchema, fieldValue);
       }
       case '[]':
@@ -326,7 +324,7 @@ class Coster {
     const range = this.estimate(target, locals);
     const variable = args[0]!.args as string;
     const actual = range.value?.actual;
-    if (actual !== undefined && (Array.isArray(actual) || isObject(actual))) {
+    if (actual !== undefined && (Array.isArray(actual) || isJsonObject(actual))) {
       const elements: readonly unknown[] = Array.isArray(actual) ? actual : Object.keys(actual);
       const elementSchema = Array.isArray(actual) ? sub(range.schema, 'items') : { type: 'string' };
       const inner = new Map(locals);
@@ -400,7 +398,7 @@ function sized(cost: number, schema: Schema | undefined, value?: { readonly actu
 function actualSize(value: unknown): number {
   if (typeof value === 'string') return [...value].length;
   if (Array.isArray(value)) return value.length;
-  if (isObject(value)) return Object.keys(value).length;
+  if (isJsonObject(value)) return Object.keys(value).length;
   return 1;
 }
 
@@ -445,8 +443,8 @@ export function ruleCostErrors(schema: Schema, path: string, parse: (expression:
   const costs: RuleCost[] = [];
   const visit = (node: Schema, at: string, cardinality: number | undefined): void => {
     const below = childCardinality(node, cardinality);
-    const properties = isObject(node['properties']) ? node['properties'] : {};
-    for (const [name, prop] of Object.entries(properties)) if (isObject(prop)) visit(prop, `${at}.properties[${name}]`, below);
+    const properties = isJsonObject(node['properties']) ? node['properties'] : {};
+    for (const [name, prop] of Object.entries(properties)) if (isJsonObject(prop)) visit(prop, `${at}.properties[${name}]`, below);
     const items = sub(node, 'items');
     if (items !== undefined) visit(items, `${at}.items`, below);
     const values = sub(node, 'additionalProperties');

@@ -4,6 +4,7 @@
 // rules of validation-rules.ts, unless a blocking error came first). Defaulting is schema-defaulting.ts. Formats and list-type checks
 // are not implemented.
 
+import { isJsonObject } from '@kindex/core';
 import type { Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
 import { ruleViolations } from './validation-rules.js';
@@ -12,10 +13,6 @@ import { ruleViolations } from './validation-rules.js';
 export type Schema = Json;
 
 const ROOT_KEEP = new Set(['apiVersion', 'kind', 'metadata']);
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** Removes, in place, the fields the schema does not declare. */
 export function pruneObject(obj: Json, schema: Schema): void {
@@ -26,16 +23,16 @@ function pruneNode(value: unknown, schema: Schema | undefined, root = false): vo
   if (schema === undefined) return;
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (isObject(items)) for (const v of value) pruneNode(v, items);
+    if (isJsonObject(items)) for (const v of value) pruneNode(v, items);
     return;
   }
-  if (!isObject(value)) return;
-  const properties = isObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : undefined;
+  if (!isJsonObject(value)) return;
+  const properties = isJsonObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : undefined;
   const additional = schema['additionalProperties'];
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   for (const key of Object.keys(value)) {
     if (root && ROOT_KEEP.has(key)) continue;
-    const sub = properties?.[key] ?? (isObject(additional) ? additional : undefined);
+    const sub = properties?.[key] ?? (isJsonObject(additional) ? additional : undefined);
     if (sub !== undefined) pruneNode(value[key], sub);
     else if (!preserve && additional !== true) delete value[key];
   }
@@ -70,9 +67,9 @@ export function validateObject(obj: Json, schema: Schema, old?: Readonly<Json>):
 
 /** Whether any node of the schema has x-kubernetes-validations. */
 function hasRules(schema: unknown): boolean {
-  if (!isObject(schema)) return false;
+  if (!isJsonObject(schema)) return false;
   if (Array.isArray(schema['x-kubernetes-validations']) && schema['x-kubernetes-validations'].length > 0) return true;
-  const properties = isObject(schema['properties']) ? Object.values(schema['properties']) : [];
+  const properties = isJsonObject(schema['properties']) ? Object.values(schema['properties']) : [];
   return [...properties, schema['items'], schema['additionalProperties']].some(hasRules);
 }
 
@@ -174,11 +171,11 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
       });
     }
     const items = schema['items'];
-    if (isObject(items)) value.forEach((v, i) => validateNode(v, items, `${path}[${i}]`, causes));
+    if (isJsonObject(items)) value.forEach((v, i) => validateNode(v, items, `${path}[${i}]`, causes));
     return;
   }
-  if (isObject(value)) {
-    const properties = isObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
+  if (isJsonObject(value)) {
+    const properties = isJsonObject(schema['properties']) ? (schema['properties'] as Record<string, Schema>) : {};
     const count = Object.keys(value).length;
     if (typeof schema['maxProperties'] === 'number' && count > schema['maxProperties']) {
       // field.TooMany, worded for items whatever it counts (apiextensions' conversion of kube-openapi's TooManyProperties).
@@ -198,7 +195,7 @@ function validateNode(value: unknown, schema: Schema, path: string, causes: Stat
     const additional = schema['additionalProperties'];
     for (const [k, v] of Object.entries(value)) {
       if (root && ROOT_KEEP.has(k)) continue;
-      const sub = properties[k] ?? (isObject(additional) ? additional : undefined);
+      const sub = properties[k] ?? (isJsonObject(additional) ? additional : undefined);
       if (sub !== undefined) validateNode(v, sub, path === '' ? k : `${path}.${k}`, causes);
     }
   }

@@ -2,9 +2,9 @@
 // the pod template's, pod-defaults.ts) and the validation operators trip over first, a selector
 // that does not select the template's pods. There is no deployment controller: status stays empty.
 
-import { LabelSelector } from '@kindex/core';
+import { LabelSelector, isJsonObject } from '@kindex/core';
 import { defaultPodSpec } from './pod-defaults.js';
-import { isJsonObject, type Json } from './object-store.js';
+import { type Json } from './object-store.js';
 import type { StatusCause } from './status-error.js';
 
 const DEPLOYMENT_TYPE_ID = 'apps/deployments';

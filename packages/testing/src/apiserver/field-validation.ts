@@ -13,6 +13,7 @@
 // Caveat: the models are those of the installed @kubernetes/client-node; a field newer than that
 // release counts as unknown.
 
+import { isJsonObject } from '@kindex/core';
 import * as models from '@kubernetes/client-node';
 import { parseMicroTime } from './micro-time.js';
 import type { Json } from './object-store.js';
@@ -64,10 +65,6 @@ function modelOf(t: ResourceType, version: string): string | undefined {
   return model ?? undefined;
 }
 
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
@@ -88,11 +85,11 @@ function walkModel(value: unknown, type: string, path: string, out: DecodedField
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
   if (map !== null) {
-    if (isObject(value)) for (const [k, v] of Object.entries(value)) walkModel(v, map[1]!, join(path, k), out);
+    if (isJsonObject(value)) for (const [k, v] of Object.entries(value)) walkModel(v, map[1]!, join(path, k), out);
     return;
   }
   const fields = fieldsOf(type);
-  if (fields === undefined || !isObject(value)) return;
+  if (fields === undefined || !isJsonObject(value)) return;
   for (const key of Object.keys(value)) {
     const sub = fields.get(key);
     if (sub === undefined) {
@@ -115,15 +112,15 @@ function walkSchema(value: unknown, schema: Json | undefined, path: string, out:
   if (schema === undefined) return;
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (isObject(items)) value.forEach((v, i) => walkSchema(v, items, `${path}[${i}]`, out));
+    if (isJsonObject(items)) value.forEach((v, i) => walkSchema(v, items, `${path}[${i}]`, out));
     return;
   }
-  if (!isObject(value) || schema['x-kubernetes-preserve-unknown-fields'] === true) return;
-  const properties = isObject(schema['properties']) ? schema['properties'] : undefined;
+  if (!isJsonObject(value) || schema['x-kubernetes-preserve-unknown-fields'] === true) return;
+  const properties = isJsonObject(schema['properties']) ? schema['properties'] : undefined;
   const additional = schema['additionalProperties'];
   for (const key of Object.keys(value)) {
     if (root && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
-    const sub = (properties?.[key] as Json | undefined) ?? (isObject(additional) ? additional : undefined);
+    const sub = (properties?.[key] as Json | undefined) ?? (isJsonObject(additional) ? additional : undefined);
     if (sub !== undefined) walkSchema(value[key], sub, join(path, key), out);
     else if (additional !== true) {
       out.unknown.push(join(path, key));

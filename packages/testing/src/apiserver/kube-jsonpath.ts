@@ -10,14 +10,13 @@
 // evaluate as unknown identifiers; `.*` and `..` visit object keys in insertion order where Go
 // visits a map in random order.
 
+import { isJsonObject } from '@kindex/core';
 import { FloatLiteral, Parser, type PathNode } from './kube-jsonpath-parser.js';
 
 export { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
 
 /** An evaluation error: client-go returns it, and the printer column shows nothing. */
 class JsonPathEvalError extends Error {}
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Go's basic kind of a value for comparisons (text/template's basicKind); undefined for maps, slices and nil. */
 function basicKind(v: unknown): 'bool' | 'int' | 'float' | 'string' | undefined {
@@ -63,7 +62,7 @@ function compare(operator: string, left: unknown, right: unknown): boolean {
 
 function children(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
-  if (isObject(value)) return Object.values(value);
+  if (isJsonObject(value)) return Object.values(value);
   if (typeof value === 'string') return [...Buffer.from(value, 'utf8')];
   return [];
 }
@@ -87,7 +86,7 @@ function walk(input: unknown[], node: PathNode): unknown[] {
       const results: unknown[] = [];
       for (const value of input) {
         // A present key holds a value even when it is null; an absent one yields nothing.
-        if (isObject(value) && Object.hasOwn(value, node.name)) results.push(value[node.name]);
+        if (isJsonObject(value) && Object.hasOwn(value, node.name)) results.push(value[node.name]);
       }
       return results;
     }
@@ -187,7 +186,7 @@ export function parseKubeJsonPath(template: string): KubeJsonPath {
 /** Go's json.Marshal of a decoded JSON value: object keys sorted, `<`, `>` and `&` escaped. */
 function goJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const keys = Object.keys(value).sort();
     return `{${keys.map((k) => `${goJson(k)}:${goJson(value[k])}`).join(',')}}`;
   }

@@ -8,7 +8,7 @@
 // - entries are one per manager, operation and subresource, sorted like the real server's
 //   (operation, time, manager), and dropped when they own nothing.
 
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual, isJsonObject } from '@kindex/core';
 import { FieldSet, pathString } from './field-set.js';
 import { itemKey, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from './object-meta.js';
@@ -115,13 +115,9 @@ function secondsTimestamp(text: string): string {
   return new Date(Date.parse(text)).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-function isMap(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** The fields an apply configuration sets: its leaves, and the items of associative lists. */
 export function fieldsOfConfig(value: unknown, schema: FieldSchema, into = new FieldSet()): FieldSet {
-  if (isMap(value) && !schema.atomic) {
+  if (isJsonObject(value) && !schema.atomic) {
     const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
     if (entries.length === 0) into.self = true;
     for (const [k, v] of entries) fieldsOfConfig(v, schema.child(k), into.child(`f:${k}`));
@@ -152,7 +148,7 @@ export function fieldsOfConfig(value: unknown, schema: FieldSchema, into = new F
 // Everything in a value newly added by an update: the node itself and every node below it.
 function addWhole(value: unknown, schema: FieldSchema, into: FieldSet): void {
   into.self = true;
-  if (isMap(value) && !schema.atomic) {
+  if (isJsonObject(value) && !schema.atomic) {
     for (const [k, v] of Object.entries(value)) addWhole(v, schema.child(k), into.child(`f:${k}`));
   } else if (Array.isArray(value) && schema.listType === 'set') {
     for (const v of value) into.child(`v:${JSON.stringify(v)}`).self = true;
@@ -173,7 +169,7 @@ export function diffFields(old: unknown, next: unknown, schema: FieldSchema): { 
 }
 
 function diffInto(old: unknown, next: unknown, schema: FieldSchema, changed: FieldSet, removed: FieldSet): void {
-  if (isMap(old) && isMap(next) && !schema.atomic) {
+  if (isJsonObject(old) && isJsonObject(next) && !schema.atomic) {
     for (const [k, v] of Object.entries(next)) {
       const sub = schema.child(k);
       if (old[k] === undefined) addWhole(v, sub, changed.child(`f:${k}`));
@@ -228,7 +224,7 @@ export function valueAt(obj: unknown, path: readonly string[], schema: FieldSche
   let s = schema;
   for (const e of path) {
     if (e.startsWith('f:')) {
-      if (!isMap(v)) return undefined;
+      if (!isJsonObject(v)) return undefined;
       v = v[e.slice(2)];
       s = s.child(e.slice(2));
     } else if (e.startsWith('k:')) {
@@ -254,7 +250,7 @@ function removeAt(obj: Json, path: readonly string[], schema: FieldSchema): void
   const last = path[path.length - 1]!;
   const parent = parentPath.length === 0 ? obj : valueAt(obj, parentPath, schema);
   if (last.startsWith('f:')) {
-    if (isMap(parent)) delete parent[last.slice(2)];
+    if (isJsonObject(parent)) delete parent[last.slice(2)];
     return;
   }
   if (!Array.isArray(parent)) return;
@@ -268,7 +264,7 @@ function removeAt(obj: Json, path: readonly string[], schema: FieldSchema): void
 
 /** Merges an apply configuration into the live object: maps by key, associative lists by item key, sets by value. */
 export function mergeConfig(live: unknown, config: unknown, schema: FieldSchema): unknown {
-  if (isMap(config) && isMap(live) && !schema.atomic) {
+  if (isJsonObject(config) && isJsonObject(live) && !schema.atomic) {
     const out: Json = { ...live };
     for (const [k, v] of Object.entries(config)) {
       if (v === null) delete out[k];

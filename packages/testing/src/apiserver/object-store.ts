@@ -9,11 +9,6 @@ import { expired } from './status-error.js';
 /** A JSON object. */
 export type Json = Record<string, unknown>;
 
-/** Whether a decoded JSON value is an object (not null, not an array). */
-export function isJsonObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** One stored object version. */
 export interface StoredObject {
   /** Deep-frozen object, with kind and apiVersion (of the storage version). */

@@ -10,6 +10,7 @@
 // (openapi-builtin-schemas.ts): a property outside `required` is `omitempty` in Go, with the
 // exceptions below.
 
+import { isJsonObject } from '@kindex/core';
 import { builtinSchemas, type OpenApiSchema } from './openapi-builtin-schemas.js';
 import type { Json } from './object-store.js';
 
@@ -42,10 +43,6 @@ export function omitEmpty(obj: Json, kind: BuiltinKind): void {
   visit(obj, name, schemas.schemas);
 }
 
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 // The schema name a property refers to (`allOf: [{$ref}]` or `$ref`), if it is a reference.
 function refOf(schema: OpenApiSchema | undefined): string | undefined {
   if (schema === undefined) return undefined;
@@ -55,7 +52,7 @@ function refOf(schema: OpenApiSchema | undefined): string | undefined {
 }
 
 function isMap(schema: OpenApiSchema): boolean {
-  return isObject(schema['additionalProperties']);
+  return isJsonObject(schema['additionalProperties']);
 }
 
 function visit(value: Json, name: string, schemas: Readonly<Record<string, OpenApiSchema>>): void {
@@ -72,7 +69,7 @@ function visit(value: Json, name: string, schemas: Readonly<Record<string, OpenA
       delete value[key];
       continue;
     }
-    const empty = Array.isArray(field) ? field.length === 0 : isObject(field) && isMap(property) && Object.keys(field).length === 0;
+    const empty = Array.isArray(field) ? field.length === 0 : isJsonObject(field) && isMap(property) && Object.keys(field).length === 0;
     if (empty && optional && !KEPT_WHEN_EMPTY.has(`${name}.${key}`)) {
       delete value[key];
       continue;
@@ -84,17 +81,17 @@ function visit(value: Json, name: string, schemas: Readonly<Record<string, OpenA
 function visitField(field: unknown, property: OpenApiSchema, schemas: Readonly<Record<string, OpenApiSchema>>): void {
   const ref = refOf(property);
   if (ref !== undefined) {
-    if (isObject(field)) visit(field, ref, schemas);
+    if (isJsonObject(field)) visit(field, ref, schemas);
     return;
   }
   if (Array.isArray(field)) {
     const items = property['items'] as OpenApiSchema | undefined;
     const itemRef = refOf(items);
-    if (itemRef !== undefined) for (const item of field) if (isObject(item)) visit(item, itemRef, schemas);
+    if (itemRef !== undefined) for (const item of field) if (isJsonObject(item)) visit(item, itemRef, schemas);
     return;
   }
-  if (isObject(field) && isMap(property)) {
+  if (isJsonObject(field) && isMap(property)) {
     const valueRef = refOf(property['additionalProperties'] as OpenApiSchema);
-    if (valueRef !== undefined) for (const v of Object.values(field)) if (isObject(v)) visit(v, valueRef, schemas);
+    if (valueRef !== undefined) for (const v of Object.values(field)) if (isJsonObject(v)) visit(v, valueRef, schemas);
   }
 }

@@ -3,9 +3,9 @@
 // autoscalers work on the embedded server. A write of the Scale is a write of the object's
 // replicas, recorded in managedFields under the `scale` subresource.
 
-import { LabelSelector } from '@kindex/core';
+import { LabelSelector, isJsonObject } from '@kindex/core';
 import { metaOf } from './object-meta.js';
-import { isJsonObject, type Json, type ObjectStore, type StoredObject } from './object-store.js';
+import { type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import type { ScalePaths } from './resource-registry.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';

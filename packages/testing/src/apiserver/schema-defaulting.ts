@@ -5,15 +5,12 @@
 // so the properties of a defaulted object get their defaults too. An array item or map value
 // that is null gets the default of the items/additionalProperties schema.
 
+import { isJsonObject } from '@kindex/core';
 import type { Json } from './object-store.js';
 import type { Schema } from './custom-resource-schema.js';
 
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function schemaOf(v: unknown): Schema | undefined {
-  return isObject(v) ? v : undefined;
+  return isJsonObject(v) ? v : undefined;
 }
 
 // kube-apiserver's isNonNullableNull: a null that its schema's default replaces.
@@ -37,10 +34,10 @@ function defaultNode(value: unknown, schema: Schema | undefined): void {
     });
     return;
   }
-  if (!isObject(value)) return;
+  if (!isJsonObject(value)) return;
   const properties = schemaOf(schema['properties']) as Record<string, Schema> | undefined;
   for (const [k, prop] of Object.entries(properties ?? {})) {
-    if (!isObject(prop) || prop['default'] === undefined) continue;
+    if (!isJsonObject(prop) || prop['default'] === undefined) continue;
     if (value[k] === undefined || replacesNull(value[k], prop)) value[k] = structuredClone(prop['default']);
   }
   const additional = schemaOf(schema['additionalProperties']);

@@ -2,8 +2,9 @@
 // REST strategy (type, session affinity, traffic policy, IP families, ports), and a cluster IP
 // from the service CIDR (service-cluster-ips.ts) that cannot change once set.
 
+import { isJsonObject } from '@kindex/core';
 import { invalid, type StatusCause } from './status-error.js';
-import { isJsonObject, type Json, type ObjectStore, type StoredObject } from './object-store.js';
+import { type Json, type ObjectStore, type StoredObject } from './object-store.js';
 import { ServiceClusterIps } from './service-cluster-ips.js';
 import type { ResourceType } from './resource-registry.js';
 

@@ -3,6 +3,7 @@
 // as sets, ...) and the patch directives kubectl sends ($patch, $setElementOrder,
 // $deleteFromPrimitiveList, $retainKeys). Lists without a merge key are replaced, as in Kubernetes.
 
+import { isJsonObject } from '@kindex/core';
 import type { Json } from './object-store.js';
 
 // Field name -> merge key ('' = list of primitives merged as a set). Only fields whose
@@ -29,19 +30,15 @@ function mergeKeyOf(field: string, parentHasContainerShape: boolean): string | u
   return MERGE_KEYS[field];
 }
 
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 /** Applies a strategic merge patch to `target` (not modified) and returns the result. */
 export function strategicMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
+  if (!isJsonObject(patch)) return patch;
   if (patch['$patch'] === 'replace') {
     const { $patch: _p, ...rest } = patch;
     return stripDirectives(rest);
   }
   if (patch['$patch'] === 'delete') return undefined;
-  const out: Json = isObject(target) ? { ...target } : {};
+  const out: Json = isJsonObject(target) ? { ...target } : {};
   const retain = Array.isArray(patch['$retainKeys']) ? new Set(patch['$retainKeys'] as string[]) : undefined;
   for (const [k, v] of Object.entries(patch)) {
     if (k.startsWith('$setElementOrder/') || k === '$retainKeys' || k === '$patch') continue;
@@ -58,7 +55,7 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
     const key = mergeKeyOf(k, 'image' in out || 'name' in out);
     if (Array.isArray(v) && key !== undefined && Array.isArray(out[k])) {
       out[k] = mergeList(out[k] as unknown[], v, key);
-    } else if (isObject(v)) {
+    } else if (isJsonObject(v)) {
       const merged = strategicMergePatch(out[k], v);
       if (merged === undefined) delete out[k];
       else out[k] = merged;
@@ -76,13 +73,13 @@ function mergeList(current: unknown[], patch: unknown[], key: string): unknown[]
     for (const v of patch) if (!out.includes(v)) out.push(v);
     return out;
   }
-  if (patch.some((p) => isObject(p) && p['$patch'] === 'replace')) {
-    return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
+  if (patch.some((p) => isJsonObject(p) && p['$patch'] === 'replace')) {
+    return patch.filter((p) => !(isJsonObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
   }
   const out = [...current];
   for (const p of patch) {
-    if (!isObject(p)) continue;
-    const i = out.findIndex((c) => isObject(c) && c[key] === p[key]);
+    if (!isJsonObject(p)) continue;
+    const i = out.findIndex((c) => isJsonObject(c) && c[key] === p[key]);
     if (p['$patch'] === 'delete') {
       if (i >= 0) out.splice(i, 1);
     } else if (i >= 0) {
@@ -96,7 +93,7 @@ function mergeList(current: unknown[], patch: unknown[], key: string): unknown[]
 
 function stripDirectives(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripDirectives);
-  if (!isObject(v)) return v;
+  if (!isJsonObject(v)) return v;
   const out: Json = {};
   for (const [k, x] of Object.entries(v)) if (!k.startsWith('$')) out[k] = stripDirectives(x);
   return out;

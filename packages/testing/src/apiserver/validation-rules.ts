@@ -6,6 +6,7 @@
 // which are built anew for each CRD write, so the cache is in effect keyed by the CRD's uid,
 // resourceVersion and version and never outlives them.
 
+import { isJsonObject } from '@kindex/core';
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
 import { actualCost, estimateCost, ruleCostErrors } from './cel-cost.js';
 import { celEnvironment } from './cel-library.js';
@@ -52,10 +53,6 @@ let compilations = 0;
 /** How many rule programs have been built for evaluation (in this process). */
 export function ruleCompilations(): number {
   return compilations;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function rulesOf(schema: Schema): readonly Rule[] {
@@ -131,10 +128,11 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
       }
     }
   });
-  const properties = isObject(schema['properties']) ? schema['properties'] : {};
-  for (const [k, sub] of Object.entries(properties)) if (isObject(sub)) causes.push(...ruleCompileErrors(sub, `${path}.properties[${k}]`));
-  if (isObject(schema['items'])) causes.push(...ruleCompileErrors(schema['items'], `${path}.items`));
-  if (isObject(schema['additionalProperties']))
+  const properties = isJsonObject(schema['properties']) ? schema['properties'] : {};
+  for (const [k, sub] of Object.entries(properties))
+    if (isJsonObject(sub)) causes.push(...ruleCompileErrors(sub, `${path}.properties[${k}]`));
+  if (isJsonObject(schema['items'])) causes.push(...ruleCompileErrors(schema['items'], `${path}.items`));
+  if (isJsonObject(schema['additionalProperties']))
     causes.push(...ruleCompileErrors(schema['additionalProperties'], `${path}.additionalProperties`));
   return causes;
 }
@@ -192,20 +190,20 @@ function validateNode(value: unknown, old: unknown, schema: Schema, path: string
   }
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (!isObject(items)) return;
+    if (!isJsonObject(items)) return;
     const match = correlate(schema, Array.isArray(old) ? old : undefined);
     value.forEach((v, i) => validateNode(v, match(v), items, `${path}[${i}]`, causes));
     return;
   }
-  if (!isObject(value)) return;
-  const properties = isObject(schema['properties']) ? schema['properties'] : {};
+  if (!isJsonObject(value)) return;
+  const properties = isJsonObject(schema['properties']) ? schema['properties'] : {};
   const additional = schema['additionalProperties'];
-  const oldObject = isObject(old) ? old : undefined;
+  const oldObject = isJsonObject(old) ? old : undefined;
   // A node's own rules first, then its fields; kube-apiserver walks fields in Go's random map
   // order, name order keeps these causes the same from run to run.
   for (const k of Object.keys(value).sort()) {
     const sub = properties[k] ?? additional;
-    if (isObject(sub)) validateNode(value[k], oldObject?.[k], sub, path === '' ? k : `${path}.${k}`, causes);
+    if (isJsonObject(sub)) validateNode(value[k], oldObject?.[k], sub, path === '' ? k : `${path}.${k}`, causes);
   }
 }
 
@@ -218,8 +216,8 @@ function correlate(schema: Schema, old: unknown[] | undefined): (item: unknown) 
   const keys = schema['x-kubernetes-list-map-keys'];
   if (listType === 'map' && Array.isArray(keys)) {
     return (item) =>
-      isObject(item)
-        ? old.find((o) => isObject(o) && (keys as string[]).every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])))
+      isJsonObject(item)
+        ? old.find((o) => isJsonObject(o) && (keys as string[]).every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])))
         : undefined;
   }
   return () => undefined;
@@ -253,7 +251,7 @@ function evaluate(r: CompiledRule, context: Record<string, unknown>, value: unkn
 
 // kube-apiserver shows a scalar's value before the message (`"b": `, `7: `) and omits objects and lists.
 function shown(value: unknown, schema: Schema): string {
-  if (isObject(value) || Array.isArray(value)) return '';
+  if (isJsonObject(value) || Array.isArray(value)) return '';
   if (typeof value === 'string' && schema['x-kubernetes-int-or-string'] !== true) return `${JSON.stringify(value)}: `;
   return `${typeof value === 'string' ? JSON.stringify(value) : String(value)}: `;
 }
@@ -278,16 +276,16 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
     return integral && Number.isInteger(value) ? BigInt(value) : value;
   }
   if (Array.isArray(value)) {
-    const items = isObject(schema?.['items']) ? schema['items'] : undefined;
+    const items = isJsonObject(schema?.['items']) ? schema['items'] : undefined;
     return value.map((v) => celValue(v, items));
   }
-  if (isObject(value)) {
-    const properties = isObject(schema?.['properties']) ? schema['properties'] : {};
-    const additional = isObject(schema?.['additionalProperties']) ? schema['additionalProperties'] : undefined;
+  if (isJsonObject(value)) {
+    const properties = isJsonObject(schema?.['properties']) ? schema['properties'] : {};
+    const additional = isJsonObject(schema?.['additionalProperties']) ? schema['additionalProperties'] : undefined;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const sub = properties[k];
-      out[k] = celValue(v, isObject(sub) ? sub : additional);
+      out[k] = celValue(v, isJsonObject(sub) ? sub : additional);
     }
     return out;
   }
