@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AdmissionregistrationV1Api, CoreV1Api, type V1ValidatingWebhook } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CoreV1Api, type V1ServiceSpec, type V1ValidatingWebhook } from '@kubernetes/client-node';
 import { catchApiStatus } from '../helpers/api-status.js';
 import { startTestWebhookServer, type TestWebhookServer } from '../conformance/admission-webhook-server.js';
 import { startEmbeddedApiServer, type EmbeddedApiServer, type WebhookServiceAddresses } from '../index.js';
@@ -26,9 +26,14 @@ describe('EmbeddedApiServerOptions.webhookServices', () => {
   };
 
   // Creates ConfigMaps "allowed" and "refused"; the messages of their refusals ('' when created).
-  async function refusals(addresses: WebhookServiceAddresses): Promise<string[]> {
+  async function refusals(addresses: WebhookServiceAddresses, serviceSpec?: V1ServiceSpec): Promise<string[]> {
     const server: EmbeddedApiServer = await startEmbeddedApiServer({ webhookServices: addresses });
     try {
+      if (serviceSpec !== undefined) {
+        const core = server.kubeConfig.makeApiClient(CoreV1Api);
+        await core.createNamespace({ body: { metadata: { name: 'system' } } });
+        await core.createNamespacedService({ namespace: 'system', body: { metadata: { name: 'hooks' }, spec: serviceSpec } });
+      }
       const clientConfig = { ...hook.clientConfig, caBundle: webhooks.caBundle };
       await server.kubeConfig
         .makeApiClient(AdmissionregistrationV1Api)
@@ -73,5 +78,17 @@ describe('EmbeddedApiServerOptions.webhookServices', () => {
     expect(message).to.equal(
       `Internal error occurred: failed calling webhook "mapped.kindex.test": failed to call webhook: Post "https://hooks.system.svc:443/validate?timeout=10s": service "hooks" not found (the embedded API server calls a Service of type ExternalName at <externalName>:<port> (externalName: localhost reaches 127.0.0.1), finds other Services' endpoints in their EndpointSlices (labelled kubernetes.io/service-name, with a non-loopback address), or takes them from the webhookServices option, for example { 'system/hooks:443': 'https://127.0.0.1:9443' })`,
     );
+  });
+
+  it('names the missing field of an ExternalName Service without externalName (which kube-apiserver would not store)', async () => {
+    const [message] = await refusals({}, { type: 'ExternalName' });
+    expect(message).to.include(
+      'Post "https://hooks.system.svc:443/validate?timeout=10s": service "hooks" of type ExternalName has no spec.externalName: set it to a DNS name such as localhost',
+    );
+  });
+
+  it('prefers the mapped address to the stored Service', async () => {
+    const [, refused] = await refusals({ 'system/hooks:443': webhooks.url }, { type: 'ExternalName', externalName: 'localhost' });
+    expect(refused).to.include('refused by the mapped webhook');
   });
 });

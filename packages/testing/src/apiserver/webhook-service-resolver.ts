@@ -68,7 +68,16 @@ export function resolveWebhookService(
   if (svc === undefined) throw new ServiceResolutionError(`service "${service.name}" not found`);
   const spec = (svc['spec'] ?? {}) as Json;
   const type = typeof spec['type'] === 'string' ? spec['type'] : 'ClusterIP';
-  if (type === 'ExternalName') return `${String(spec['externalName'])}:${service.port}`;
+  if (type === 'ExternalName') {
+    // kube-apiserver refuses such a Service when it is written; the embedded server does not validate Services.
+    const externalName = spec['externalName'];
+    if (typeof externalName !== 'string' || externalName === '') {
+      throw new ServiceResolutionError(
+        `service "${service.name}" of type ExternalName has no spec.externalName: set it to a DNS name such as localhost`,
+      );
+    }
+    return `${externalName}:${service.port}`;
+  }
   if (!['ClusterIP', 'LoadBalancer', 'NodePort'].includes(type)) throw new ServiceResolutionError(`unsupported service type "${type}"`);
   const svcPort = (Array.isArray(spec['ports']) ? (spec['ports'] as Json[]) : []).find((p) => p['port'] === service.port);
   if (svcPort === undefined) {
