@@ -41,7 +41,7 @@ async function portFree(port) {
   const server = createServer();
   return new Promise((resolve) => {
     server.once('error', () => resolve(false));
-    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
@@ -121,6 +121,8 @@ try {
     KUBERNETES_SERVICE_PORT: url.port,
     POD_NAMESPACE: NAMESPACE,
     POD_NAME: `${NAME}-7d9f8c6b5-x2x4q`,
+    // Tests listen on loopback only; in a pod the template's servers take every interface.
+    BIND_ADDRESS: '127.0.0.1',
   };
   const spawned = Date.now();
   operator = spawn(process.execPath, ['dist/main.js'], { cwd: app, env: podEnv, stdio: ['ignore', 'pipe', 'pipe'] });

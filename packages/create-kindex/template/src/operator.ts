@@ -17,6 +17,11 @@ export function registerControllers(operator: Operator): void {
   operator.register(createWidgetReconciler(workflow), { kind: Widgets, name: 'widgets', workflow });
 }
 
+/** The address the operator's servers listen on: `$BIND_ADDRESS`, else every interface. */
+function bindAddress(): string {
+  return process.env['BIND_ADDRESS'] || '0.0.0.0';
+}
+
 export default defineOperator({
   name: 'my-operator',
   customResources: [Widgets],
@@ -29,12 +34,14 @@ export default defineOperator({
       // /metrics over HTTPS for callers a TokenReview and SubjectAccessReview let in (a
       // self-signed certificate unless you give certFile/keyFile); the kubelet's probes
       // /healthz and /readyz on a plain port of their own.
-      server: { port: 8443, secure: true, healthProbePort: 8081 },
+      // BIND_ADDRESS=127.0.0.1 keeps a run outside a pod on loopback; in a pod every interface
+      // (the kubelet probes the pod's IP).
+      server: { host: bindAddress(), port: 8443, secure: true, healthProbePort: 8081 },
       // One active replica at a time, on a Lease in the operator's namespace.
       leaderElection: { leaseName: 'my-operator', leaseNamespace: namespace },
       // kindex:webhook-start
       // Admission webhooks over HTTPS; `kindex manifests` mounts the serving certificate in certDir.
-      webhooks: { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' },
+      webhooks: { host: bindAddress(), port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' },
       // kindex:webhook-end
     });
     registerControllers(operator);
