@@ -1,6 +1,7 @@
 // Who asks for what: the attributes kube-apiserver's authorizers decide on (k8s.io/apiserver's
 // authorizer.Attributes, built from the URL as its RequestInfoFactory does), and the 403 it
 // answers with (responsewriters.Forbidden), byte for byte.
+import { FieldSelector } from '@kindex/core';
 import type { Route } from './router.js';
 import { ApiStatusError, qualifiedResource } from './status-error.js';
 
@@ -75,13 +76,21 @@ export function resourceAttributes(
   };
 }
 
+// As kube-apiserver's RequestInfo reads it: fields.ParseSelector (values unescaped, no spaces
+// trimmed), then RequiresExactMatch("metadata.name"), kept only if the name is a valid path segment.
+// A selector that does not parse names nothing.
 function exactName(fieldSelector: string | null): string | undefined {
   if (fieldSelector === null) return undefined;
-  for (const term of fieldSelector.split(',')) {
-    const match = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
-    if (match !== null) return match[1];
+  let selector: FieldSelector;
+  try {
+    selector = FieldSelector.parse(fieldSelector);
+  } catch {
+    return undefined;
   }
-  return undefined;
+  const name = selector.requirements.find((r) => r.field === 'metadata.name' && r.operator === '=')?.value;
+  // path.IsValidPathSegmentName
+  if (name === undefined || name === '.' || name === '..' || name.includes('/') || name.includes('%')) return undefined;
+  return name;
 }
 
 /** kube-apiserver's 403 for a refused request: message, reason and details as it writes them. */

@@ -113,6 +113,37 @@ describe('conformance: RBAC authorization', function () {
     });
   });
 
+  it('authorizes a list or watch as one object only when its field selector, parsed as a field selector, requires that exact name', async () => {
+    const { namespace } = fixture();
+    const sa = await serviceAccount();
+    const refusal = async (fieldSelector: string): Promise<Pick<ApiStatus, 'message' | 'details'>> => {
+      const response = await rawRequest(sa.kubeConfig, {
+        path: `${configMapsPath(namespace)}?watch=true&fieldSelector=${encodeURIComponent(fieldSelector)}&timeoutSeconds=1`,
+        headers: { accept: 'application/json' },
+      });
+      expect(response.status, fieldSelector).to.equal(403);
+      const { message, details } = JSON.parse(response.text) as ApiStatus;
+      return { message, details };
+    };
+    const asObject = (name: string): Pick<ApiStatus, 'message' | 'details'> => ({
+      message: `configmaps ${JSON.stringify(name)} is forbidden: User "${sa.user}" cannot watch resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      details: { name, kind: 'configmaps' },
+    });
+    const asCollection = {
+      message: `configmaps is forbidden: User "${sa.user}" cannot watch resource "configmaps" in API group "" in the namespace "${namespace}"`,
+      details: { kind: 'configmaps' },
+    };
+    // The value is unescaped, and any term of the selector may carry the name.
+    expect(await refusal('metadata.name=a\\,b')).to.deep.equal(asObject('a,b'));
+    expect(await refusal('metadata.namespace=x,metadata.name==one')).to.deep.equal(asObject('one'));
+    // Spaces belong to the field, not around it; != names nothing.
+    expect(await refusal('metadata.name = one')).to.deep.equal(asCollection);
+    expect(await refusal('metadata.name!=one')).to.deep.equal(asCollection);
+    // A name that is not a valid path segment, or a selector that does not parse, names nothing.
+    expect(await refusal('metadata.name=a/b')).to.deep.equal(asCollection);
+    expect(await refusal('metadata.name=one\\x')).to.deep.equal(asCollection);
+  });
+
   it('a Role grants its verbs, resources, resourceNames and subresources in its namespace only', async () => {
     const { namespace, core: admin } = fixture();
     await admin.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a' } } });
