@@ -64,7 +64,7 @@ export type { CacheBound } from './cache/bounded/cache-bound.js';
 
 // --- client: writes through the KubeConfig
 export { KubeClient } from './client/kube-client.js';
-export { KubeApiError, ApiRequestError } from './client/kube-api-error.js';
+export { KubeApiError } from './client/kube-api-error.js';
 export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.js';
 export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
 export { objectPath } from './kind/resource-type.js';

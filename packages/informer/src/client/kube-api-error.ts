@@ -117,38 +117,6 @@ export class KubeApiError extends Error {
 }
 
 /**
- * The reflector's name for {@link KubeApiError}, from when reads and writes had an error each.
- * Every KubeApiError is an `instanceof ApiRequestError`, so existing checks keep working.
- *
- * @deprecated Use {@link KubeApiError}: the same fields, thrown by reads, watches and writes.
- * @example
- * ```ts
- * import { KubeApiError } from '@kindex/informer';
- * declare const error: unknown;
- * // Before: error instanceof ApiRequestError
- * if (error instanceof KubeApiError && error.expired) console.info('relisting');
- * ```
- */
-export class ApiRequestError extends KubeApiError {
-  constructor(
-    /** The request, as `GET <path>?<query>`. */
-    request: string,
-    status: number,
-    reason: string | undefined,
-    message: string,
-    retryAfterSeconds?: number,
-  ) {
-    const space = request.indexOf(' ');
-    super(space < 0 ? 'GET' : request.slice(0, space), request.slice(space + 1), status, reason, message, { retryAfterSeconds });
-  }
-
-  /** True for every {@link KubeApiError}: errors are built as KubeApiError now, and `instanceof ApiRequestError` in callers' catch blocks must still match them. */
-  static override [Symbol.hasInstance](value: unknown): value is KubeApiError {
-    return value instanceof KubeApiError;
-  }
-}
-
-/**
  * True when `error` is an API answer that retrying will not change (see {@link KubeApiError.nonTransient}).
  *
  * @example

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createNamespace, useTestApiServer } from '@kindex/testing';
-import { ApiRequestError, isNonTransient, Reflector } from '../index.js';
+import { KubeApiError, isNonTransient, Reflector } from '../index.js';
 import type { ReflectorHealth, ResourceType } from '../index.js';
 
 const missing: ResourceType = { group: 'nowhere.kindex.test', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true };
@@ -31,7 +31,7 @@ describe('Reflector.waitForSync rejectOn', function () {
           () => undefined,
           (e: unknown) => e,
         );
-        expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: 404, verb });
+        expect(error).to.be.instanceOf(KubeApiError).and.include({ status: 404, verb });
         // Without rejectOn the same wait would go on: the reflector never stops by itself.
         expect(await reflector.waitForSync({ timeoutMs: 300 })).to.equal(false);
         expect(health.at(-1)!.restarts).to.be.greaterThan(1);

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { InvalidResourceError, ResourceID } from '@kindex/core';
 import type { KubernetesObject, StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
-import { ApiRequestError, InactivityTimeoutError, Reflector, WatchLineError } from '../index.js';
+import { KubeApiError, InactivityTimeoutError, Reflector, WatchLineError } from '../index.js';
 import type { ReflectorOptions, ResourceType } from '../index.js';
 import { ScriptedReflector, ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
 import type { Script } from './internal/scripted-server.js';
@@ -231,7 +231,7 @@ describe('Reflector (scripted wire)', () => {
     expect(await reflector.waitForSync({ timeoutMs: 10_000 })).to.equal(true);
     const [first, second] = server!.requests;
     expect(second!.at - first!.at).to.be.at.least(950);
-    expect(errors[0]).to.be.instanceOf(ApiRequestError).and.include({ status: 429, retryAfterSeconds: 1 });
+    expect(errors[0]).to.be.instanceOf(KubeApiError).and.include({ status: 429, retryAfterSeconds: 1 });
   });
 
   it('keeps retrying through 500s with backoff and never stops', async () => {
@@ -241,7 +241,7 @@ describe('Reflector (scripted wire)', () => {
       else startWatch(res);
     });
     expect(await reflector.waitForSync({ timeoutMs: 10_000 })).to.equal(true);
-    expect(errors.map((e) => (e as ApiRequestError).status)).to.deep.equal([500, 500, 500, 500]);
+    expect(errors.map((e) => (e as KubeApiError).status)).to.deep.equal([500, 500, 500, 500]);
     expect(reflector.health.restarts).to.equal(4);
   });
 

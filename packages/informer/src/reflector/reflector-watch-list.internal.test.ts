@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
 import type { StoreDelta } from '@kindex/core';
 import { eventually } from '@kindex/testing';
-import { ApiRequestError, isNonTransient, Reflector } from '../index.js';
+import { KubeApiError, isNonTransient, Reflector } from '../index.js';
 import type { ReflectorOptions, ResourceType } from '../index.js';
 import { ScriptedReflector, ScriptedServer, configMap, configMapList, sendJson, startWatch, status } from './internal/scripted-server.js';
 import type { Script, ScriptedRequest } from './internal/scripted-server.js';
@@ -192,7 +192,7 @@ describe('Reflector initialState (scripted wire)', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).to.be.instanceOf(ApiRequestError).and.include({ status: code, verb: 'watch' });
+      expect(error).to.be.instanceOf(KubeApiError).and.include({ status: code, verb: 'watch' });
       expect(errors[0]).to.equal(error);
       expect(server.requests.every(isWatchList)).to.equal(true);
     });
@@ -208,7 +208,7 @@ describe('Reflector initialState (scripted wire)', () => {
     );
     expect(await reflector.waitForSync({ timeoutMs: 5000 })).to.equal(true);
     expect(server.requests.map(isWatchList)).to.deep.equal([true, true, true]);
-    expect(errors.map((e) => (e as ApiRequestError).status)).to.deep.equal([422, 422]);
+    expect(errors.map((e) => (e as KubeApiError).status)).to.deep.equal([422, 422]);
   });
 
   it("'watch-list': reports a server that ignores sendInitialEvents with the option to change", async () => {

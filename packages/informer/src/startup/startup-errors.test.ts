@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiRequestError } from '../client/kube-api-error.js';
+import { KubeApiError } from '../client/kube-api-error.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './startup-errors.js';
 
 const jobs = { group: 'batch.example.com', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };
@@ -14,22 +14,22 @@ const where = {
 };
 
 describe('startup errors', () => {
-  it('ApiRequestError knows the verb and whether retrying can help', () => {
-    const list = new ApiRequestError('GET /apis/batch.example.com/v1/namespaces/a/jobs?limit=500', 403, 'Forbidden', 'no');
-    const watch = new ApiRequestError('GET /api/v1/configmaps?watch=true&resourceVersion=5', 500, undefined, 'boom');
-    const get = new ApiRequestError('GET /api/v1/namespaces/a/configmaps/x', 404, 'NotFound', 'gone');
+  it('KubeApiError knows the verb and whether retrying can help', () => {
+    const list = new KubeApiError('GET', '/apis/batch.example.com/v1/namespaces/a/jobs?limit=500', 403, 'Forbidden', 'no');
+    const watch = new KubeApiError('GET', '/api/v1/configmaps?watch=true&resourceVersion=5', 500, undefined, 'boom');
+    const get = new KubeApiError('GET', '/api/v1/namespaces/a/configmaps/x', 404, 'NotFound', 'gone');
     expect([list.verb, watch.verb, get.verb]).to.deep.equal(['list', 'watch', 'get']);
     expect([list.nonTransient, watch.nonTransient, get.nonTransient]).to.deep.equal([true, false, true]);
-    expect(new ApiRequestError('GET /api/v1/pods', 429, 'TooManyRequests', 'slow').nonTransient).to.equal(false);
-    expect(new ApiRequestError('GET /api/v1/pods', 401, 'Unauthorized', 'who').nonTransient).to.equal(true);
-    expect(new ApiRequestError('GET /api/v1/pods', 400, 'BadRequest', 'bad').nonTransient).to.equal(true);
+    expect(new KubeApiError('GET', '/api/v1/pods', 429, 'TooManyRequests', 'slow').nonTransient).to.equal(false);
+    expect(new KubeApiError('GET', '/api/v1/pods', 401, 'Unauthorized', 'who').nonTransient).to.equal(true);
+    expect(new KubeApiError('GET', '/api/v1/pods', 400, 'BadRequest', 'bad').nonTransient).to.equal(true);
   });
 
   it('403: the message names everything and ends with a Role bound to the user the server named', () => {
     const server =
       'jobs.batch.example.com is forbidden: User "system:serviceaccount:ops:op" cannot list resource "jobs" in API group "batch.example.com" in the namespace "team-a"';
     const e = CacheSyncError.from(
-      new ApiRequestError('GET /apis/batch.example.com/v1/namespaces/team-a/jobs?limit=500', 403, 'Forbidden', server),
+      new KubeApiError('GET', '/apis/batch.example.com/v1/namespaces/team-a/jobs?limit=500', 403, 'Forbidden', server),
       where,
     );
     expect(e.message.split('\n')[0]).to.equal(
@@ -45,27 +45,27 @@ describe('startup errors', () => {
 
   it('404 names the CRD, 400 the selector and reason, 401 the credentials', () => {
     const notFound = CacheSyncError.from(
-      new ApiRequestError('GET /apis/batch.example.com/v1/jobs', 404, 'NotFound', 'the server could not find the requested resource'),
+      new KubeApiError('GET', '/apis/batch.example.com/v1/jobs', 404, 'NotFound', 'the server could not find the requested resource'),
       { ...where, namespace: undefined },
     );
     expect(notFound.fix).to.contain('CustomResourceDefinition jobs.batch.example.com').and.contain("whenCrdMissing: 'wait'");
     expect(notFound.message).to.contain('in all namespaces');
-    const core404 = CacheSyncError.from(new ApiRequestError('GET /api/v1/widgets', 404, 'NotFound', 'x'), {
+    const core404 = CacheSyncError.from(new KubeApiError('GET', '/api/v1/widgets', 404, 'NotFound', 'x'), {
       ...where,
       type: { ...jobs, group: '', plural: 'widgets' },
     });
     expect(core404.fix).to.contain('kubectl api-resources');
-    const bad = CacheSyncError.from(new ApiRequestError('GET /api/v1/pods', 400, 'BadRequest', 'unable to parse requirement'), {
+    const bad = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods', 400, 'BadRequest', 'unable to parse requirement'), {
       ...where,
       labelSelector: 'a in (',
     });
     expect(bad.fix).to.contain('label selector "a in ("').and.contain('unable to parse requirement');
-    const who = CacheSyncError.from(new ApiRequestError('GET /api/v1/pods', 401, 'Unauthorized', 'Unauthorized'), where);
+    const who = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods', 401, 'Unauthorized', 'Unauthorized'), where);
     expect(who.fix).to.contain('credentials');
   });
 
   it('withContext fills in only what is missing; a running failure says access was lost', () => {
-    const e = CacheSyncError.from(new ApiRequestError('GET /api/v1/pods?watch=true', 403, 'Forbidden', 'no'), {
+    const e = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods?watch=true', 403, 'Forbidden', 'no'), {
       ...where,
       controller: undefined,
       eventSource: 'pods',
