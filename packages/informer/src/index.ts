@@ -6,7 +6,8 @@ import './internal/check-runtime.js';
 
 // --- reflector: list + watch against the API server (src/reflector/)
 export { Reflector } from './reflector/reflector.js';
-export type { ReflectorOptions, WaitForSyncOptions, BackoffOptions, InitialState } from './reflector/reflector.js';
+export type { ReflectorOptions, WaitForSyncOptions, InitialState } from './reflector/reflector-options.js';
+export type { BackoffOptions } from './reflector/backoff-options.js';
 export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
 export type { ObjectTransform } from './kind/object-transform.js';
@@ -108,7 +109,11 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
-export type { InformerEventSourceConfiguration, NamespaceChoice, KubeEventSourceContext } from './source/informer-event-source.js';
+export type {
+  InformerEventSourceConfiguration,
+  NamespaceChoice,
+  KubeEventSourceContext,
+} from './source/informer-event-source-configuration.js';
 export { isKubeEventSource } from './source/kube-event-source.js';
 export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
 

@@ -4,8 +4,6 @@ import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './backoff-options.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
 
-export type { BackoffOptions } from './backoff-options.js';
-
 /**
  * How a {@link Reflector} reads the initial state (first sync, and again after 410 Gone):
  *

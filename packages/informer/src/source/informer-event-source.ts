@@ -55,9 +55,8 @@ import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapsho
 import { primariesOf } from './primaries-of.js';
 import { ResourceTriggers } from './resource-triggers.js';
 
-// Re-exported where they were declared before the carve-up, so importers need not change.
-export type { NamespaceChoice, InformerEventSourceConfiguration, KubeEventSourceContext } from './informer-event-source-configuration.js';
-export type { EventSourceProblem } from './kube-event-source.js';
+// Re-exported where it was declared before the carve-up, for controller/controller.ts; import it from informer-event-source-configuration.js.
+export type { KubeEventSourceContext } from './informer-event-source-configuration.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's

@@ -5,8 +5,6 @@ import { isIP } from 'node:net';
 import type { JsonSchemaProps } from '../json-schema-props.js';
 import { evaluateRules, type FieldProblem } from './cel-rules.js';
 
-export type { FieldProblem } from './cel-rules.js';
-
 export interface SchemaErrorsOptions {
   /** The old object (on update): transition rules compare with it. */
   readonly old?: unknown;
