@@ -73,7 +73,7 @@ export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 export type { ObjectInput } from './client/object-input.js';
 export type { KubeClientRegistry } from './client/kube-client-registry.js';
 // --- client: server-side apply and matching what was applied
-export { InvalidApplyConfigurationError } from './client/kube-client.js';
+export { InvalidApplyConfigurationError } from './client/invalid-apply-configuration-error.js';
 export type { ApplyOptions, ListOptions } from './client/kube-client.js';
 export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
@@ -109,6 +109,7 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
+export type { RemoteCluster } from './source/remote-cluster.js';
 export type {
   InformerEventSourceConfiguration,
   NamespaceChoice,

@@ -95,6 +95,8 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
    * with a shard selector. Defaults to every object in memory.
    */
   readonly bound?: CacheBound;
+  /** The cluster's name when `kubeConfig` is not the operator's own (a remote source): in errors and metrics. Defaults to none. */
+  readonly cluster?: string;
 }
 
 /** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
@@ -110,6 +112,7 @@ export const INFORMER_CACHE_OPTION_KEYS = {
   transform: true,
   reflector: REFLECTOR_TUNING_KEYS,
   bound: CACHE_BOUND_KEYS,
+  cluster: true,
 } as const satisfies OptionKeysOf<InformerCacheOptions>;
 
 /** Checks a namespace set and gives it one form: sorted, without duplicates, frozen. */

@@ -472,6 +472,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       ...(this.#shards !== undefined ? { shardSelector: this.#shards } : {}),
       ...(o.transform !== undefined ? { transform: o.transform } : {}),
       ...(this.#bound !== undefined ? { bound: this.#bound } : {}),
+      ...(o.cluster !== undefined ? { cluster: o.cluster } : {}),
     });
   }
 
@@ -489,12 +490,9 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     if (entry === undefined) return;
     this.#leases.delete(ns);
     for (const s of entry.subscriptions) s.unsubscribe();
-    if (announce) {
-      const store = entry.lease.informer.store; // bounded: every object it knows leaves, minimal or not
-      for (const object of asBounded(store)?.knownObjects() ?? store.list()) {
-        this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
-      }
-    }
+    // A bounded store: every object it knows leaves, minimal or not.
+    const leaving = announce ? (asBounded(entry.lease.informer.store)?.knownObjects() ?? entry.lease.informer.store.list()) : [];
+    for (const object of leaving) this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
     await entry.lease.release();
   }
 }

@@ -120,6 +120,7 @@ export class InformerRegistry {
       `f=${s.fieldSelector ?? ''}`,
       `s=${typeof s.shardSelector === 'string' ? (s.shardSelector === '' ? '' : ShardSelector.parse(s.shardSelector).toString()) : (s.shardSelector?.toString() ?? '')}`,
       `t=${transform}`,
+      ...(s.cluster !== undefined ? [`cluster=${s.cluster}`] : []),
       // A bounded informer holds fewer objects in memory than an unbounded one of the same resource.
       ...(s.bound !== undefined ? [`b=${s.bound.maxObjects ?? ''}/${s.bound.expireAfterAccessMs ?? ''}`] : []),
       // A metadata-only informer holds other objects than a whole one of the same resource.

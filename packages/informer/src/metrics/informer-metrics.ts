@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { SharedInformer } from '../cache/shared-informer.js';
 
-type InformerLabel = 'resource' | 'namespace' | 'selector';
+type InformerLabel = 'resource' | 'namespace' | 'selector' | 'cluster';
 
 /**
  * The `kindex_informer_*` series: what each shared informer of the observed registries holds
@@ -30,7 +30,7 @@ export class InformerMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const labelNames = ['resource', 'namespace', 'selector'] as const;
+    const labelNames = ['resource', 'namespace', 'selector', 'cluster'] as const;
     const each = (visit: (informer: SharedInformer, labels: Record<InformerLabel, string>) => void): void => {
       for (const r of this.#registries) for (const informer of r.informers()) visit(informer, labelsOf(informer));
     };
@@ -132,9 +132,15 @@ export class InformerMetrics {
 }
 
 function labelsOf(informer: SharedInformer): Record<InformerLabel, string> {
-  const { type, namespace, labelSelector, fieldSelector } = informer.spec;
+  const { type, namespace, labelSelector, fieldSelector, cluster } = informer.spec;
   const selector = [labelSelector ? `labels: ${labelSelector}` : '', fieldSelector ? `fields: ${fieldSelector}` : '']
     .filter(Boolean)
     .join('; ');
-  return { resource: type.group ? `${type.plural}.${type.group}` : type.plural, namespace: namespace ?? '', selector };
+  // cluster: a remote source's cluster name, '' for the operator's own.
+  return {
+    resource: type.group ? `${type.plural}.${type.group}` : type.plural,
+    namespace: namespace ?? '',
+    selector,
+    cluster: cluster ?? '',
+  };
 }

@@ -107,6 +107,12 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    * Defaults to a new `IndexedStore`.
    */
   readonly store?: IndexedStore<R>;
+  /**
+   * The name of the cluster this reflector watches when it is not the operator's own (a remote
+   * source): it prefixes the errors its health reports (`cluster <name>: ...`) and labels its
+   * informer's metrics. Defaults to none (the operator's cluster).
+   */
+  readonly cluster?: string;
 }
 
 /**
@@ -147,6 +153,7 @@ export const REFLECTOR_OPTION_KEYS = {
   ...REFLECTOR_TUNING_KEYS,
   transform: true,
   store: true,
+  cluster: true,
 } as const satisfies OptionKeysOf<ReflectorOptions>;
 
 /** The `initialState` option, checked: a misspelt mode is a configuration error, not a silent `auto`. */

@@ -101,6 +101,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   readonly errors$: Observable<Error>;
 
   private readonly kubeConfig: KubeConfig;
+  private readonly cluster: string | undefined;
   private readonly target: ReflectorTarget;
   private received = 0;
   private readonly listContext: PagedListContext<R>;
@@ -126,6 +127,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     rejectUnknownOptions('Reflector options', options, REFLECTOR_OPTION_KEYS);
     const { type } = options;
     this.kubeConfig = options.kubeConfig;
+    this.cluster = options.cluster;
     this.target = reflectorTarget(options);
     this.initialState = initialStateOf(options);
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
@@ -482,7 +484,8 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   private report(error: Error): void {
     if (this.stopped) return;
-    this.update({ lastError: Object.freeze({ message: error.message, at: Date.now(), error }) });
+    const message = this.cluster === undefined ? error.message : `cluster ${this.cluster}: ${error.message}`;
+    this.update({ lastError: Object.freeze({ message, at: Date.now(), error }) });
     this.errorSubject.next(error);
   }
 

@@ -12,6 +12,7 @@ import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
+import type { RemoteCluster } from './remote-cluster.js';
 import type { ReflectorTuningOptions } from '../config/option-validation.js';
 
 /**
@@ -86,6 +87,8 @@ export interface InformerEventSourceConfiguration<R extends KubernetesObject, P 
   readonly handler: EventHandler<R> | undefined;
   readonly transform: ObjectTransform<R> | null | undefined;
   readonly reflector: ReflectorTuningOptions | undefined;
+  /** Another cluster to watch instead of the operator's own (see {@link RemoteCluster}). Defaults to undefined (the operator's). */
+  readonly cluster: RemoteCluster | undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
+import { checkRemoteCluster, type RemoteCluster } from './remote-cluster.js';
 import type { InformerEventSourceConfiguration } from './informer-event-source-configuration.js';
 
 /**
@@ -24,6 +25,8 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
   #config: InformerEventSourceConfiguration<R, P>;
   /** The stealth filters so far, ANDed; the configuration holds their transform. */
   #stealthFilter: Predicate<R> | undefined;
+  /** Whether withSecondaryToPrimaryMapper was called (a remote source must not map by owner references). */
+  #mapped = false;
 
   /** @internal use {@link InformerEventSource.from} */
   constructor(kind: ResourceKind<R>, primaryKind: ResourceKind<P> | undefined) {
@@ -50,6 +53,7 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
       handler: undefined,
       transform: undefined,
       reflector: undefined,
+      cluster: undefined,
     };
   }
 
@@ -102,6 +106,7 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
   }
   /** Which primaries a secondary concerns. Defaults to owner references of the primary kind. */
   withSecondaryToPrimaryMapper(toPrimaryIds: SecondaryToPrimaryMapper<R>): this {
+    this.#mapped = true;
     return this.#with({ toPrimaryIds });
   }
   /** Which secondaries a primary reads; replaces the reverse index. */
@@ -169,8 +174,30 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
     return this.#with({ reflector });
   }
 
+  /**
+   * Watches another cluster than the operator's (JOSDK: an InformerEventSource with its own
+   * client): its objects map to primaries through {@link withSecondaryToPrimaryMapper} (owner
+   * references do not cross clusters), and its name appears in health, metrics, logs and startup
+   * errors. See {@link RemoteCluster} for what happens when the cluster is down. Defaults to the
+   * operator's cluster.
+   */
+  withRemoteCluster(cluster: RemoteCluster): this {
+    return this.#with({ cluster: checkRemoteCluster(`event source ${this.#config.name}`, cluster) });
+  }
+
   /** The configuration as built so far. */
   configuration(): InformerEventSourceConfiguration<R, P> {
+    return this.#config;
+  }
+
+  /** The configuration to build from; throws when a remote source would map by owner references. */
+  protected buildable(): InformerEventSourceConfiguration<R, P> {
+    const { cluster, name, primaryKind, handler } = this.#config;
+    if (cluster !== undefined && !this.#mapped && handler === undefined && primaryKind !== undefined) {
+      throw new TypeError(
+        `event source ${name}: objects of cluster ${cluster.name} cannot name their primaries by owner references (they do not cross clusters); add withSecondaryToPrimaryMapper(fromAnnotations()) or fromLabels()`,
+      );
+    }
     return this.#config;
   }
 }

@@ -90,7 +90,7 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
    * and the caller starts and stops it. See {@link InformerEventSource} for an example.
    */
   build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
-    const own = this.configuration();
+    const own = this.buildable();
     if (context instanceof KubeClient) return new InformerEventSource<R, P>(own, context, 'all');
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
@@ -217,12 +217,13 @@ export class InformerEventSource<
     this.resourceType = config.kind;
     this.#inherit = config.namespaces === 'inherit';
     const choice = config.namespaces;
+    const kubeConfig = config.cluster?.kubeConfig ?? client.kubeConfig; // a remote source: its cluster's
     this.#selection =
       typeof choice === 'object' && 'selector' in choice
         ? new NamespaceSelection({
             owner: `event source ${config.name}`,
             labelSelector: choice.selector,
-            kubeConfig: client.kubeConfig,
+            kubeConfig,
             registry: client.registry,
           })
         : undefined;
@@ -230,8 +231,9 @@ export class InformerEventSource<
     const shards =
       config.shardSelector === 'inherit' ? controllerShards : config.shardSelector === 'none' ? undefined : config.shardSelector;
     this.cache = new InformerCache<R>({
-      name: `event source ${config.name}`,
-      kubeConfig: client.kubeConfig,
+      name: `event source ${config.name}${config.cluster !== undefined ? ` on cluster ${config.cluster.name}` : ''}`,
+      kubeConfig,
+      ...(config.cluster !== undefined ? { cluster: config.cluster.name } : {}),
       registry: client.registry,
       kind: config.kind,
       // With a selector, nothing is watched until the selection has listed the namespaces.
@@ -288,7 +290,7 @@ export class InformerEventSource<
     if (this.#subscriptions.length === 0) {
       this.#subscriptions = [
         new Subscription(this.cache.onDelta((delta, origin) => this.#onDelta(delta, origin))),
-        this.cache.errors$.subscribe((error) => this.#report(error)),
+        this.cache.errors$.subscribe((error) => this.#report(this.#named(error))),
         this.cache.health$.subscribe(({ namespace, health }) => {
           const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
           if (this.#health.value.status !== 'starting' && this.#health.value.status !== 'stopped' && this.#health.value.status !== status) {
@@ -323,7 +325,15 @@ export class InformerEventSource<
 
   #explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
     const explained = this.cache.explain(namespace, error, phase);
-    return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.name }) : explained;
+    const cluster = this.configuration.cluster?.name;
+    if (!(explained instanceof CacheSyncError)) return this.#named(explained);
+    return explained.withContext({ eventSource: cluster === undefined ? this.name : `${this.name} on cluster ${cluster}` });
+  }
+
+  /** A remote source's errors name its cluster: in its health, its problems and the log lines made of them. */
+  #named(error: Error): Error {
+    const cluster = this.configuration.cluster?.name;
+    return cluster === undefined ? error : new Error(`cluster ${cluster}: ${error.message}`, { cause: error });
   }
 
   /** Stops the caches (releasing shared informers) and clears the reverse index; health becomes `stopped`. */

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { ResourceID, UpdateControl, type EventSourceHealth, type KubernetesObject } from '@kindex/core';
+import { createNamespace, createTestCrd, eventually, requireFault, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import {
+  Controller,
+  DEFAULT_PRIMARY_NAME_KEY,
+  DEFAULT_PRIMARY_NAMESPACE_KEY,
+  fromAnnotations,
+  InformerEventSource,
+  InformerMetrics,
+  KubeClient,
+  resourceKind,
+  type RemoteCluster,
+} from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+
+// A Job in cluster A reconciled from the Cluster objects of cluster B, two test API servers at once.
+
+type Job = KubernetesObject & { spec?: { image?: string } };
+type Cluster = KubernetesObject & { spec?: { size?: number } };
+const JobKind = resourceKind<Job>({ group: 'test.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
+const ClusterKind = resourceKind<Cluster>({
+  group: 'test.kindex.dev',
+  version: 'v1',
+  kind: 'Cluster',
+  plural: 'clusters',
+  namespaced: true,
+});
+
+describe('InformerEventSource withRemoteCluster', function () {
+  this.timeout(120_000);
+  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Job' } });
+  let b: TestApiServer | undefined;
+  let controller: Controller<Job> | undefined;
+  before(async () => {
+    b = await startTestApiServer();
+    await createTestCrd(b.kubeConfig.makeApiClient(ApiextensionsV1Api), b.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Cluster',
+    });
+  });
+  afterEach(async () => {
+    b?.faults.failNextRequests?.(0, { status: 503 });
+    await controller?.stop({ drainTimeoutMs: 5_000 });
+    controller = undefined;
+  });
+  // After the suite's own hook, which stops the client's informers (B's included).
+  after(async () => {
+    await b?.stop();
+  });
+
+  /** A Cluster in B naming its Job in A by annotations; retried, since a write right after a restart may meet a stale connection. */
+  async function createCluster(client: KubeClient, ns: string, name: string, job: string, jobNamespace: string): Promise<void> {
+    await eventually(() =>
+      client.create(ClusterKind, {
+        metadata: { name, namespace: ns, annotations: { [DEFAULT_PRIMARY_NAME_KEY]: job, [DEFAULT_PRIMARY_NAMESPACE_KEY]: jobNamespace } },
+        spec: { size: 1 },
+      }),
+    );
+  }
+
+  function remoteController(cluster: RemoteCluster, nsA: string, nsB: string) {
+    const secondaries = new Map<string, string[]>();
+    let source: InformerEventSource<Cluster, Job> | undefined;
+    controller = new Controller<Job>(
+      {
+        reconcile: (job, context) => {
+          secondaries.set(
+            job.metadata!.name!,
+            context.getSecondaryResources(ClusterKind).map((c) => c.metadata!.name!),
+          );
+          return UpdateControl.noUpdate();
+        },
+        prepareEventSources: (context) => {
+          source = InformerEventSource.from(ClusterKind, JobKind)
+            .withName('clusters')
+            .withRemoteCluster(cluster)
+            .withNamespaces([nsB])
+            .withSecondaryToPrimaryMapper(fromAnnotations())
+            .build(context);
+          return [source];
+        },
+      },
+      { kind: JobKind, namespaces: [nsA] },
+      suite.client,
+    );
+    return { secondaries, source: () => source! };
+  }
+
+  it("reconciles a Job of A from B's Clusters, and goes on with A while B is down, then catches up", async function () {
+    const fail = requireFault(this, b!, 'failNextRequests');
+    const closeWatches = requireFault(this, b!, 'closeWatches');
+    const restart = requireFault(this, b!, 'restart');
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const nsB = await createNamespace(b!.kubeConfig);
+    const clientB = new KubeClient(b!.kubeConfig);
+    const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: b!.kubeConfig }, nsA, nsB);
+    await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
+    await controller!.start();
+    const health: EventSourceHealth[] = [];
+    source().health$.subscribe((h) => health.push(h));
+    const problems: unknown[] = [];
+    source().problems$.subscribe((p) => problems.push(p.error));
+    await createCluster(clientB, nsB, 'c1', 'j1', nsA);
+    await eventually(() => expect(secondaries.get('j1')).to.deep.equal(['c1']));
+
+    // B goes away: only its source turns unhealthy, naming the cluster; its informer's metrics carry the cluster.
+    fail(1_000_000, { status: 503 });
+    await closeWatches();
+    await eventually(() => expect(health.at(-1)?.status).to.equal('unhealthy'), { timeoutMs: 20_000 });
+    expect(String((health.at(-1)?.error as Error).message)).to.match(/^cluster cluster-b: /);
+    expect(problems.some((p) => String((p as Error).message).startsWith('cluster cluster-b: '))).to.equal(true);
+    const metrics = new Registry();
+    new InformerMetrics(metrics).observe(suite.client.registry);
+    const text = await metrics.metrics();
+    expect(text).to.match(/kindex_informer_synced\{[^}]*resource="clusters.test.kindex.dev"[^}]*cluster="cluster-b"[^}]*\} 1/);
+    expect(text).to.match(/kindex_informer_synced\{[^}]*resource="jobs.test.kindex.dev"[^}]*cluster=""[^}]*\} 1/);
+    // A goes on: a new Job is reconciled, with what is cached of B (nothing names it).
+    await suite.client.create(JobKind, { metadata: { name: 'j2', namespace: nsA } });
+    await eventually(() => expect(secondaries.get('j2')).to.deep.equal([]), { timeoutMs: 10_000 });
+    expect(secondaries.get('j1')).to.deep.equal(['c1']);
+
+    // B stops and starts again: the source reconnects, is healthy again and sees B's new Cluster.
+    fail(0, { status: 503 });
+    await restart();
+    await createCluster(clientB, nsB, 'c2', 'j2', nsA);
+    await eventually(() => expect(secondaries.get('j2')).to.deep.equal(['c2']), { timeoutMs: 30_000 });
+    await eventually(() => expect(health.at(-1)?.status).to.equal('healthy'));
+    expect(controller!.getPrimary(ResourceID.of('j1', nsA))).to.not.equal(undefined);
+  });
+
+  it('fails the start when the remote cluster is down, naming the cluster', async () => {
+    const down = await startTestApiServer();
+    const kubeConfig: KubeConfig = down.kubeConfig;
+    await down.stop();
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    remoteController({ name: 'cluster-down', kubeConfig }, nsA, 'default');
+    const started = controller!.start({ cacheSyncTimeoutMs: 2_000 });
+    const error = await started.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).to.include('clusters').and.to.include('cluster cluster-down: ');
+  });
+
+  it('refuses a remote source without its own mapper, and a bad cluster name, with the fix', () => {
+    const cluster = { name: 'cluster-b', kubeConfig: suite.server.kubeConfig };
+    expect(() =>
+      InformerEventSource.from(ClusterKind, JobKind).withName('clusters').withRemoteCluster(cluster).build(suite.client),
+    ).to.throw(
+      TypeError,
+      'event source clusters: objects of cluster cluster-b cannot name their primaries by owner references (they do not cross clusters); add withSecondaryToPrimaryMapper(fromAnnotations()) or fromLabels()',
+    );
+    expect(() =>
+      InformerEventSource.from(ClusterKind, JobKind)
+        .withName('clusters')
+        .withRemoteCluster({ ...cluster, name: 'Cluster B' }),
+    ).to.throw(
+      TypeError,
+      "event source clusters: the remote cluster's name must be lowercase letters, digits, '-' and '.' (at most 63), got \"Cluster B\"",
+    );
+  });
+});
