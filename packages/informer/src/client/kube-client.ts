@@ -35,10 +35,6 @@ import { withTypeMeta, type ObjectInput } from './object-input.js';
 import { InvalidApplyConfigurationError } from './invalid-apply-configuration-error.js';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 
-// Other stages import the errors from here, beside the client that throws them.
-export { KubeApiError } from './kube-api-error.js';
-export { InvalidApplyConfigurationError } from './invalid-apply-configuration-error.js';
-
 /**
  * Patch content types the API server accepts for every kind.
  *

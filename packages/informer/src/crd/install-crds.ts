@@ -5,7 +5,8 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
-import { KubeApiError, KubeClient } from '../client/kube-client.js';
+import { KubeApiError } from '../client/kube-api-error.js';
+import { KubeClient } from '../client/kube-client.js';
 import { resourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition } from './crd-manifest.js';
 

@@ -34,7 +34,8 @@ import type {
   OptionKeysOf,
 } from '@kindex/core';
 import { noopLogger, qualifiedNameErrors, rejectUnknownOptions, ResourceID, systemClock } from '@kindex/core';
-import { KubeApiError, type KubeClient } from '../client/kube-client.js';
+import { KubeApiError } from '../client/kube-api-error.js';
+import type { KubeClient } from '../client/kube-client.js';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { EventDropReason, EventMetrics } from './event-metrics.js';
 import { EventRecordError } from './event-record-error.js';

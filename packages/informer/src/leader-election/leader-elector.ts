@@ -26,7 +26,7 @@
  */
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
 import { type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
-import { KubeApiError } from '../client/kube-client.js';
+import { KubeApiError } from '../client/kube-api-error.js';
 import { checkHolderIdentity, defaultHolderIdentity } from '../lease/holder-identity.js';
 import type { Lease } from '../lease/lease.js';
 import { claimSpec, holderOf, releaseSpec } from '../lease/lease-claim.js';

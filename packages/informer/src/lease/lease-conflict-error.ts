@@ -1,4 +1,4 @@
-import { KubeApiError } from '../client/kube-client.js';
+import { KubeApiError } from '../client/kube-api-error.js';
 import type { Lease } from './lease.js';
 
 /**
