@@ -7,7 +7,8 @@
 
 import { NAME_DESCRIPTION, type TablePrinter, type TableColumn } from './builtin-table-printers.js';
 import { humanDuration } from './human-duration.js';
-import { JsonPathSyntaxError, parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from './kube-jsonpath.js';
+import { parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from './kube-jsonpath.js';
+import { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
 import type { Json } from './object-store.js';
 
 const AGE_COLUMN: Json = {

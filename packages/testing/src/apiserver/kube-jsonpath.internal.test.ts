@@ -3,7 +3,8 @@
 // expectation was checked against client-go v0.36.3 itself (jsonpath.New().AllowMissingKeys(true)
 // on data decoded by apimachinery's util/json, integers as int64, as a custom resource is).
 import { expect } from 'chai';
-import { JsonPathSyntaxError, parseKubeJsonPath, printJsonPathValue } from './kube-jsonpath.js';
+import { parseKubeJsonPath, printJsonPathValue } from './kube-jsonpath.js';
+import { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
 
 /** client-go's Execute: each top-level node's results space-separated, a null printed as `null`. */
 function execute(template: string, data: unknown): string | undefined {

@@ -13,8 +13,6 @@
 import { isJsonObject } from '@kindex/core';
 import { FloatLiteral, Parser, type PathNode } from './kube-jsonpath-parser.js';
 
-export { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
-
 /** An evaluation error: client-go returns it, and the printer column shows nothing. */
 class JsonPathEvalError extends Error {}
 
