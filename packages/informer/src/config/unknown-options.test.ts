@@ -328,7 +328,11 @@ describe('unknown option keys at every options site of @kindex/informer', () => 
         host: '127.0.0.1',
         debug: true,
         unhealthyAfterMs: 1_000,
-        secure: { certFile: 'tls.crt', keyFile: 'tls.key', reviewCacheTtl: { authenticatedMs: 1, rejectedMs: 1, allowedMs: 1, deniedMs: 1 } },
+        secure: {
+          certFile: 'tls.crt',
+          keyFile: 'tls.key',
+          reviewCacheTtl: { authenticatedMs: 1, rejectedMs: 1, allowedMs: 1, deniedMs: 1 },
+        },
         healthProbePort: 0,
       },
       leaderElection: {
