@@ -58,6 +58,7 @@ export interface LoadedOperatorDefinition {
   readonly name: string;
   readonly customResources?: readonly { readonly crd: CustomResourceDefinition }[];
   readonly gracefulShutdownTimeoutMs?: number;
+  /** Builds the operator (with a KubeConfig that never connects while describing). */
   create(context: { readonly kubeConfig: KubeConfig; readonly namespace: string }): DescribableOperator | Promise<DescribableOperator>;
 }
 

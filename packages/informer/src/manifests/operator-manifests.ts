@@ -56,7 +56,9 @@ export interface DescribableOperator {
     readonly leaderElection?: LeaseOwners['leaderElection'];
     readonly sharding?: LeaseOwners['sharding'];
   };
+  /** The operator's least-privilege Role/ClusterRole for `subject`, without the Lease rules (written apart). */
   rbacManifest(options: { readonly name: string; readonly subject: RbacSubject; readonly leases: false }): Promise<RbacManifest>;
+  /** The configurations of the operator's admission and conversion webhooks, reached through a Service. */
   webhookManifest(options: WebhookManifestOptions): WebhookManifest;
 }
 
