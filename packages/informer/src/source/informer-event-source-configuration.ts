@@ -13,7 +13,7 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { RemoteCluster } from './remote-cluster.js';
-import type { ReflectorTuningOptions } from '../config/option-validation.js';
+import type { ReflectorTuningOptions } from '../reflector/reflector-options.js';
 
 /**
  * Which namespaces an event source watches: a set, the controller's (`'inherit'`), or those

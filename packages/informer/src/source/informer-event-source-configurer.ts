@@ -12,7 +12,8 @@ import {
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
-import { checkFieldSelector, checkLabelSelector, REFLECTOR_TUNING_KEYS } from '../config/option-validation.js';
+import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
+import { REFLECTOR_TUNING_KEYS } from '../reflector/reflector-options.js';
 import { checkRemoteCluster, type RemoteCluster } from './remote-cluster.js';
 import type { InformerEventSourceConfiguration } from './informer-event-source-configuration.js';
 
