@@ -314,7 +314,7 @@ export class InformerEventSource<
         (error) => this.#report(error),
       );
     } catch (error) {
-      const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.name }) : error;
+      const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.#named(this.name) }) : error;
       await this.#selection?.stop();
       await this.cache.stop();
       if (this.#health.value.status !== 'stopped') this.#health.next({ source: this.name, status: 'unhealthy', error: explained });
@@ -325,15 +325,19 @@ export class InformerEventSource<
 
   #explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
     const explained = this.cache.explain(namespace, error, phase);
-    const cluster = this.configuration.cluster?.name;
-    if (!(explained instanceof CacheSyncError)) return this.#named(explained);
-    return explained.withContext({ eventSource: cluster === undefined ? this.name : `${this.name} on cluster ${cluster}` });
+    return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.#named(this.name) }) : this.#named(explained);
   }
 
-  /** A remote source's errors name its cluster: in its health, its problems and the log lines made of them. */
-  #named(error: Error): Error {
+  /**
+   * A remote source names its cluster: in its errors (health, problems and the log lines made of
+   * them) and as the event source of a startup error.
+   */
+  #named(error: Error): Error;
+  #named(source: string): string;
+  #named(what: Error | string): Error | string {
     const cluster = this.configuration.cluster?.name;
-    return cluster === undefined ? error : new Error(`cluster ${cluster}: ${error.message}`, { cause: error });
+    if (cluster === undefined) return what;
+    return typeof what === 'string' ? `${what} on cluster ${cluster}` : new Error(`cluster ${cluster}: ${what.message}`, { cause: what });
   }
 
   /** Stops the caches (releasing shared informers) and clears the reverse index; health becomes `stopped`. */
