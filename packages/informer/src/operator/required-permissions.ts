@@ -3,6 +3,7 @@ import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../kind/resource-type.js';
 import { isKubeEventSource } from '../source/kube-event-source.js';
+import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
 
@@ -133,6 +134,8 @@ export async function requiredPermissions(
       });
     }
     for (const source of await c.prepareEventSources()) {
+      // A remote source reads another cluster: its permissions are granted there, not to this ServiceAccount.
+      if (source instanceof InformerEventSource && source.configuration.cluster !== undefined) continue;
       const kind = kindOf(source);
       if (kind === undefined) continue;
       let sourceNamespaces = namespaces;

@@ -13,6 +13,7 @@ import {
   InformerEventSource,
   InformerMetrics,
   KubeClient,
+  requiredPermissions,
   resourceKind,
   type RemoteCluster,
 } from '../index.js';
@@ -154,6 +155,13 @@ describe('InformerEventSource withRemoteCluster', function () {
       (e: unknown) => e as Error,
     );
     expect(error?.message).to.include('clusters').and.to.include('cluster cluster-down');
+  });
+
+  it("leaves the remote source's kind out of the operator's own RBAC: the remote cluster grants it", async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    remoteController({ name: 'cluster-b', kubeConfig: b!.kubeConfig }, nsA, 'default');
+    const resources = (await requiredPermissions([controller!])).map((p) => p.resource);
+    expect(resources).to.include('jobs').and.to.not.include('clusters');
   });
 
   it('refuses a remote source without its own mapper, and a bad cluster name, with the fix', () => {
