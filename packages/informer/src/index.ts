@@ -51,7 +51,8 @@ export type { CrdTypeScriptOptions } from './crd/crd-typescript.js';
 // --- cache: shared informers and multi-namespace caches
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';
 export { InformerRegistry } from './cache/informer-registry.js';
-export type { InformerLease, InformerSpec } from './cache/informer-registry.js';
+export type { InformerLease } from './cache/informer-registry.js';
+export type { InformerSpec } from './cache/informer-spec.js';
 export type { SharedInformerStats } from './cache/shared-informer.js';
 export { InformerCache } from './cache/informer-cache.js';
 export { CacheSnapshot } from './cache/cache-snapshot.js';

@@ -1,22 +1,7 @@
 import { ShardSelector, type KubernetesObject } from '@kindex/core';
-import { SharedInformer, type SharedInformerSpec } from './shared-informer.js';
+import { SharedInformer } from './shared-informer.js';
+import type { InformerSpec } from './informer-spec.js';
 import { provideDefaultRegistry } from '../client/kube-client-registry.js';
-
-/**
- * What a source asks the registry for: the reflector options that identify one cache.
- *
- * @example
- * ```ts
- * import { InformerRegistry, Kinds, type InformerSpec } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const spec: InformerSpec = { kubeConfig, type: Kinds.Service, namespace: 'shop', labelSelector: 'app=web' };
- * const registry = new InformerRegistry();
- * console.log(registry.keyOf(spec)); // what makes two specs share an informer
- * ```
- */
-export type InformerSpec<R extends KubernetesObject = KubernetesObject> = SharedInformerSpec<R>;
 
 /**
  * A counted claim on a shared informer; `release()` once, when the source stops using it.

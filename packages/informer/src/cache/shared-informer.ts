@@ -20,12 +20,7 @@ import { KubeClient } from '../client/kube-client.js';
 import { apiVersionOf } from '../kind/resource-type.js';
 import { BoundedStore } from './bounded/bounded-store.js';
 import type { CacheBound } from './bounded/cache-bound.js';
-
-/** What one shared informer holds: its reflector's options, and a bound on what stays in memory. */
-export type SharedInformerSpec<R extends KubernetesObject = KubernetesObject> = Omit<ReflectorOptions<R>, 'store'> & {
-  /** Keep only some objects in memory (see {@link CacheBound}); informers of different bounds are not shared. Defaults to every object. */
-  readonly bound?: CacheBound;
-};
+import type { InformerSpec } from './informer-spec.js';
 
 /**
  * An indexer added under a name that another source of the same shared cache uses differently.
@@ -109,7 +104,7 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   #stats = { added: 0, updated: 0, deleted: 0, lastHeardAt: 0 };
   #lastSyncResourceVersion: string | undefined;
 
-  constructor(key: string, options: SharedInformerSpec<R>) {
+  constructor(key: string, options: InformerSpec<R>) {
     const { bound, ...spec } = options;
     this.key = key;
     this.spec = spec;

@@ -162,6 +162,7 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     return this.#knownSize;
   }
 
+  /** The resourceVersion of the last list or watch event the store was given. */
   override get resourceVersion(): string | undefined {
     return this.#resourceVersion;
   }
