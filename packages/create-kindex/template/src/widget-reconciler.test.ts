@@ -74,8 +74,9 @@ describe('the Widget operator', function () {
       },
       { timeoutMs: 30_000 },
     );
-    const current = (await client.get(Widgets, ResourceID.of('changing', namespace)))!;
-    await client.update(Widgets, { ...current, spec: { ...current.spec, message: 'second' } });
+    // A merge patch of the spec alone: the operator writes the status meanwhile, so an update of
+    // the object read a moment ago could meet a newer resourceVersion (409 Conflict).
+    await client.patch(Widgets, ResourceID.of('changing', namespace), { spec: { message: 'second' } });
     await eventually(
       async () => {
         const configMap = await client.get(Kinds.ConfigMap, ResourceID.of(configMapName(created), namespace));
