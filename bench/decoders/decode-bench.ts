@@ -1,4 +1,4 @@
-// Measures the decoders issue 22 item 3 names on the bench's objects, before kindex adopts any:
+// Measures the candidate decoders on the bench's objects, before kindex adopts any:
 // JSON.parse of the JSON text (utf8 decode of the Buffer included), cbor-x, cborg and cbor2 on
 // the CBOR kube-apiserver writes (strings as byte strings, tag 55799 first) turned into the JSON
 // shape, the same libraries on text-string CBOR (their best case, not what the server sends), and

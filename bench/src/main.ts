@@ -573,7 +573,7 @@ async function main(): Promise<void> {
   }
 
   if (settings.scenarios.includes('restart')) {
-    // Issue 20 item 5: restart over N primaries, change some during the initial wave; how long
+    // Restart over N primaries, change some during the initial wave; how long
     // until the changed ones are reconciled, FIFO against priority queue.
     const { restartObjects: n, restartChanges: changes, restartWorkMs: workMs } = settings;
     const contenders = Object.keys(RESTART_CONTENDERS);

@@ -1,5 +1,5 @@
 /**
- * Failover time after SIGKILL of the leader (issue 11 §1), measured, not asserted: three replica
+ * Failover time after SIGKILL of the leader, measured, not asserted: three replica
  * processes under churn; the leader is SIGKILLed, the time to the new leader's first reconcile
  * (from the reconcilers' own records) is taken, a replacement replica joins, and again.
  *

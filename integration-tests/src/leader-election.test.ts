@@ -1,4 +1,4 @@
-// Leader election across operator processes (issue 11 §1): three child processes, each its own
+// Leader election across operator processes: three child processes, each its own
 // Operator with leaderElection, against one API server (embedded, or real with
 // KINDEX_APISERVER=real). The reconcilers' own records (JSON lines with pid, key, start and end)
 // are the evidence: no primary reconciled by two processes at once, every change reconciled.

@@ -1,4 +1,4 @@
-// Issue 20 item 5: an operator restarted over many primaries reconciles a primary changed
+// An operator restarted over many primaries reconciles a primary changed
 // during the initial wave before most unchanged ones under `queue: 'priority'`; under the
 // default FIFO queue the change waits for its place in the list. Ordering only, no timing: the
 // reconciler is slow (one worker, a few ms each) so the change lands while the wave runs.

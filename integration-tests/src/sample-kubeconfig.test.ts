@@ -1,4 +1,4 @@
-// `pnpm sample --kubeconfig my.kubeconfig` (issue 18, item 8): pnpm runs the sample in
+// `pnpm sample --kubeconfig my.kubeconfig`: pnpm runs the sample in
 // samples/job-cluster/ and puts the directory the user typed the command in into INIT_CWD; a
 // relative kubeconfig path means a path from there. A missing file gets one line, no stack trace.
 // Runs the sample as a child process against the test server of the run (embedded, or real with

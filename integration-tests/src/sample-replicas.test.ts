@@ -1,6 +1,6 @@
-// `pnpm sample -- --replicas 3` (issue 11 §3): three sample replica processes under leader
+// `pnpm sample -- --replicas 3`: three sample replica processes under leader
 // election on the embedded server, a SIGKILLed leader and a failover, then a clean SIGTERM exit;
-// with `--shards 4` (issue 12) the replicas split the primaries and survivors take over a killed
+// with `--shards 4` the replicas split the primaries and survivors take over a killed
 // replica's shards.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,7 @@ describe('the Job/Cluster sample with --replicas 3', function () {
     expect(stdout).to.include('all replicas exited 0');
     expect(stdout).to.match(/build\s+alpha\s+a-2/);
     expect(stdout).to.match(/test\s+beta\s+\(none\)/);
-    // Wording (issue 18, item 8): a sharded replica is no follower, and each replica's ownership
+    // Wording: a sharded replica is no follower, and each replica's ownership
     // is printed when it changes, once.
     expect(stdout).to.not.include('follower');
     expect(stdout).to.match(/replica-\d started, caches synced \(reconciles the shards it owns\)/);

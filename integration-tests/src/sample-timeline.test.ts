@@ -1,6 +1,6 @@
 // The sample's timeline (what `pnpm sample` prints) reads as sentences: a deleted primary is
 // "primary: sample/build deleted → Job build forgotten", not "primary: primary-deleted"
-// (issue 18, item 8). No server needed.
+// No server needed.
 import { expect } from 'chai';
 import { ResourceID } from '@kindex/core';
 import { Timeline } from '@kindex/sample-job-cluster/src/timeline.js';

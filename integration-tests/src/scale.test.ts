@@ -1,4 +1,4 @@
-// Issue 5's scale case: 1,000 clusters and 10,000 jobs converge, and one cluster change
+// The scale case: 1,000 clusters and 10,000 jobs converge, and one cluster change
 // reconciles only its jobs. Objects are created 50 requests at a time.
 import { expect } from 'chai';
 import {

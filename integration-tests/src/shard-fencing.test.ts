@@ -13,7 +13,7 @@ const FIXTURE = fileURLToPath(new URL('./support/fence-replica.ts', import.meta.
 // The frozen reconcile's wait (0.7 s) ends before its shard's renew deadline (2 s after the last
 // renewal, about 0.3 s before the reconcile started) would fire a timer: on SIGCONT the
 // reconcile resumes first, finds its signal not aborted, and tries its write. That is the
-// window of issue 18 item 1; only a check of the clock at the write itself closes it.
+// stale-write window; only a check of the clock at the write itself closes it.
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 300 };
 const SLOW_MS = 700;
 const RUNS = 5;

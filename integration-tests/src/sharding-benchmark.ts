@@ -1,5 +1,5 @@
 /**
- * Sharding measured, not asserted (issue 12): the same primaries split among 1, 2 and 4 replicas
+ * Sharding measured, not asserted: the same primaries split among 1, 2 and 4 replicas
  * of one operator (`Operator` option `sharding`, 8 shards by namespace). Per replica: primaries
  * cached, objects received from the server (list items plus watch events, counted before the
  * client-side filter) for a list of its range and for one update of every primary, and the heap

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The layering of packages/informer/src and packages/core/src (issue 23), checked on the folder
+// The layering of packages/informer/src and packages/core/src, checked on the folder
 // import graph derived from the sources' relative imports (tests, benches and fixtures left out):
 // - folders import only downward: no cycle between folders (two folders that import each other
 //   cannot be understood, tested or replaced one at a time); an allowed back edge is taken out of
@@ -8,7 +8,7 @@
 // - an `internal/` folder belongs to its stage: another stage never imports it (the package-wide
 //   `src/internal/` is shared by all stages);
 // - no source file over 500 lines (a file that long does several jobs).
-// What other engineers are still fixing is listed in ALLOWED below, each with its issue; an entry
+// What is still being fixed is listed in ALLOWED below, each with the change that removes it; an entry
 // that no longer matches anything fails the check too, so the list shrinks as the fixes land.
 // Run by scripts/run-tests.mjs; by hand: `node scripts/ci/check-layers.mjs` (`--root <dir>` to
 // check another tree, as check-layers.test.mjs does; `--no-allow` to ignore the allow-list).
@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 export const MAX_LINES = 500;
 
 /**
- * Known offenders, each with the issue that removes it. Keys: `cycle:<pkg>:<a> -> <b>` (one folder
+ * Known offenders, each with the change that removes it. Keys: `cycle:<pkg>:<a> -> <b>` (one folder
  * edge of a cycle), `internal:<pkg>:<importing file> -> <imported file>`, `size:<pkg>/<file>`.
  */
 /** @type {Record<string, string>} */

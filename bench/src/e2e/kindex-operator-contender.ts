@@ -14,7 +14,7 @@ import type { E2eContender, E2eContenderOptions } from './e2e-contender.js';
 export function kindexOperatorContender(options: E2eContenderOptions, inspection = false): E2eContender {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
-  // As users run it (issue 23's targets): logs at info, metrics (always on) and the debug endpoint served.
+  // As users run it: logs at info, metrics (always on) and the debug endpoint served.
   const operator = new Operator({ kubeConfig, logger: 'info', server: { port: 0, host: '127.0.0.1', debug: true }, inspection });
   const controller = operator.register(
     {

@@ -8,7 +8,7 @@ import { signalStart } from '../server/start-signal.js';
 import { RESTART_CONTENDERS } from './restart-contenders.js';
 
 /**
- * One restart in this child process (issue 20 item 5): an operator starts over `objects`
+ * One restart in this child process: an operator starts over `objects`
  * ConfigMaps (its primaries), so each is reconciled once in the initial wave; as soon as the
  * cache synced, the stream server sends `events` changes of listed objects. Records when the
  * reconcile of the last changed object started, how many unchanged ones ran before it, and when

@@ -1,5 +1,5 @@
 /**
- * One replica of a sharded operator for the stale-write test (issue 18 item 1), run as a child
+ * One replica of a sharded operator for the stale-write test (shard-fencing.test.ts), run as a child
  * process (`node --import tsx fence-replica.ts`), as users run operators.
  *
  * It reconciles ConfigMaps labelled `role=$KINDEX_LABEL`: each copies its `data.value` into a

@@ -11,7 +11,7 @@ import {
   type TestApiServer,
 } from './index.js';
 
-// The test servers' options reject unknown keys (issue 18, item 5) before anything starts, on
+// The test servers' options reject unknown keys before anything starts, on
 // whichever server KINDEX_APISERVER selects.
 
 const SITES: readonly {

@@ -16,7 +16,7 @@ import {
 } from '../index.js';
 
 // Every options object of @kindex/core rejects keys it does not know, naming all of them with
-// the closest accepted key (issue 18, item 5).
+// the closest accepted key.
 
 function unknownOptionError(attempt: () => unknown): UnknownOptionError {
   try {

@@ -69,7 +69,7 @@ export interface DispatchResult {
  *
  * It may return its result directly when the attempt finished synchronously (a reconciler that
  * returned a control and wrote nothing): the processor then settles the attempt without a
- * promise or async frame per reconcile (issue 23). A promise is always accepted.
+ * promise or async frame per reconcile. A promise is always accepted.
  *
  * @example
  * ```ts

@@ -416,7 +416,7 @@ export class EventProcessor {
   /**
    * Dispatches and settles one attempt. A dispatch that returns its result (not a promise) is
    * settled at the end of the `#take` that started it, with no promise, closure or microtask of
-   * its own (issue 23); one that returns a promise is settled when it does.
+   * its own; one that returns a promise is settled when it does.
    */
   #attempt(state: PrimaryState, attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses): void {
     let result: ReturnType<ReconcileDispatcher>;

@@ -1,7 +1,7 @@
 // Type-level tests: checked by `tsc -b`, never run. Each @ts-expect-error must stay an error.
 // A reconciler class written as the README's tour writes it (no return type annotation) must
 // satisfy `Reconciler<Job>`: `noUpdate()` in one branch must not widen the inferred return type
-// to `UpdateControl<KubernetesObject>` (issue 18, item 8: TS2416 under `strict`).
+// to `UpdateControl<KubernetesObject>` (TS2416 under `strict`).
 import { ErrorStatusUpdateControl, UpdateControl, type Context, type KubernetesObject, type Reconciler } from '../index.js';
 
 interface Job extends KubernetesObject {

@@ -4,7 +4,7 @@
  * Equal-width slices of the FNV-1a space ({@link ShardSelector.split}) suit random values such
  * as uids, but not ordinary namespace names: FNV-1a's top bits barely depend on the last
  * characters, so `team-1`..`team-30` fall into 2 of 6 equal slices and `acc-sh-00`..`acc-sh-29`
- * into one (issue 18, item 2). A {@link ShardMap} instead cuts the space at quantiles of the
+ * into one. A {@link ShardMap} instead cuts the space at quantiles of the
  * observed hashes, so each shard gets an equal share of the values present, and still hands every
  * shard a plain `shardRange(...) || ...` selector that kube-apiserver filters on.
  *

@@ -1,7 +1,7 @@
 // kindex's own connections (the reflector's reads, KubeClient's writes) must present the
 // KubeConfig's credentials as they are now, not as they were on the first request: client-node
 // 2.x caches an https.Agent per (cluster, user) whose TLS options override the request's, so a
-// rotated client certificate would never reach the server (issue 14). Each case authenticates
+// rotated client certificate would never reach the server. Each case authenticates
 // with credential A, rotates to B on both sides (the server then rejects A), and expects writes
 // and a re-opened watch to keep working. Runs on the embedded server over TLS whatever
 // KINDEX_APISERVER says: rotating what the server accepts needs its test hooks.

@@ -1,6 +1,6 @@
 /**
  * The registry of shared informers a {@link KubeClient} carries, declared here and implemented by
- * `InformerRegistry` (cache/), so client/ stays below cache/ (issue 23): the client only carries
+ * `InformerRegistry` (cache/), so client/ stays below cache/ (scripts/ci/check-layers.mjs): the client only carries
  * the registry to the event sources, caches and the Operator built on it, and never calls it.
  *
  * cache/informer-registry.ts merges `InformerRegistry`'s members (`acquire`, `informers`, `keyOf`,

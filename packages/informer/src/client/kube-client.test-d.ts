@@ -1,6 +1,6 @@
 // Type-level tests: checked by `tsc -b`, never run. Each @ts-expect-error must stay an error.
 // KubeClient's reads and writes of a typed ResourceKind<T> return T without a type argument
-// (issue 18, item 8), and an untyped ResourceType keeps its old behaviour.
+// and an untyped ResourceType keeps its old behaviour.
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import {
   type InformerRegistry,
@@ -63,7 +63,7 @@ const namedList: Site[] = await client.list<Site>(plainType);
 const fromObject: Site = await client.create(plainType, site);
 
 // client.registry is declared in client/ (KubeClientRegistry) but keeps every member of
-// InformerRegistry (issue 23): users acquire from it and hand it to caches and monitors.
+// InformerRegistry: users acquire from it and hand it to caches and monitors.
 const lease: InformerLease<Site> = client.registry.acquire({ kubeConfig: client.kubeConfig, type: SiteKind });
 const leasedHost: string | undefined = lease.informer.store.list()[0]?.spec.host;
 const asRegistry: InformerRegistry = client.registry;

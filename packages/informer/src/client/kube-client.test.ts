@@ -30,7 +30,7 @@ function useRecordingServer(): { readonly kubeConfig: () => KubeConfig; readonly
 }
 
 describe('KubeClient.registry', () => {
-  // client/ declares the registry's contract and cache/ provides the default (issue 23): the
+  // client/ declares the registry's contract and cache/ provides the default: the
   // default must still be a real InformerRegistry, one per client unless one is passed.
   it('defaults to a new InformerRegistry per client, and keeps the one passed', () => {
     const kubeConfig = {} as KubeConfig;

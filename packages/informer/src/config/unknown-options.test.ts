@@ -30,7 +30,7 @@ import {
 } from '../index.js';
 
 // Every options object of @kindex/informer rejects keys it does not know, naming all of them with
-// their paths and the closest accepted key (issue 18, item 5). No API server is needed: each check
+// their paths and the closest accepted key. No API server is needed: each check
 // runs where the options are handed in, before anything connects.
 
 function offlineKubeConfig(): KubeConfig {

@@ -81,7 +81,7 @@ export class PrimaryEvents<P extends KubernetesObject> {
       this.#triggers.primaryDeleted(id);
       return;
     }
-    // Empty but for primaries deleted under our finalizer: no lookup per event (issue 23).
+    // Empty but for primaries deleted under our finalizer: no lookup per event.
     if (ledger.tombstones.size !== 0) ledger.tombstones.delete(key);
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) ledger.cleanedUp.delete(key);
     ledger.written.onInformerEvent(key, delta.object);

@@ -128,7 +128,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    * The client (handed to the reconcile: its own writes, dependents') and primary writer of the
    * work on one primary. Under sharding both are fenced by the primary's shard, checked as each
    * request is sent: a timer announcing the loss (lost$) can come too late, e.g. when the
-   * process resumes from a pause (issue 18 item 1). A reconcile aborted because its shard was
+   * process resumes from a pause. A reconcile aborted because its shard was
    * lost writes nothing more, even should the shard come back; a shard handed over for a
    * rebalance drains with its writes, since its lease is released only after.
    */
@@ -176,7 +176,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    * One reconcile with its id, its log line and, with inspection on, its record for
    * `describePrimary`. The reconciler's own lines share the id through `context.getLogger()`.
    * A reconcile that finishes synchronously (a reconciler returning its control, nothing to
-   * write) returns its result directly: no promise and no microtask hop (issue 23).
+   * write) returns its result directly: no promise and no microtask hop.
    */
   dispatch(key: string, request: DispatchRequest): DispatchResult | void | Promise<DispatchResult | void> {
     // A bounded primary cache: a primary that left memory is read from the API server first
@@ -275,7 +275,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
    * The work on an owned primary: `found` is the ledger's view of the key, read once by
    * `dispatch`, `subject` it or its tombstone's. The bookkeeping around the reconcile is here,
    * not in a wrapper. Synchronous (no promise) when the reconciler returns its control and there
-   * is nothing to write: the common case needs no async frame (issue 23).
+   * is nothing to write: the common case needs no async frame.
    */
   #owned(
     key: string,

@@ -468,7 +468,7 @@ describe('Operator startup failures', function () {
     const manifest = await probe.rbacManifest();
     expect(manifest.clusterRules).to.deep.equal([]);
     expect(manifest.namespacedRules.get(ns)).to.deep.equal([
-      // Watched only: read verbs (issue 18 item 7). The finalizer is patched, status patched on /status.
+      // Watched only: read verbs. The finalizer is patched, status patched on /status.
       { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
       // context.getEventRecorder() writes the controller's Events beside its primaries.
       { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },

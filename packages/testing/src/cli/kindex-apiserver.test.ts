@@ -196,7 +196,7 @@ describe('kindex-apiserver (CLI)', function () {
 });
 
 // `pnpm apiserver --kubeconfig kindex.kubeconfig` runs the CLI in packages/testing/ with INIT_CWD
-// set to where the user typed it (issue 18, item 8): the file belongs there, and a path that
+// set to where the user typed it: the file belongs there, and a path that
 // cannot be written gets one line, not a stack trace. No kubectl needed.
 describe('kindex-apiserver (CLI) --kubeconfig paths', function () {
   this.timeout(60_000);

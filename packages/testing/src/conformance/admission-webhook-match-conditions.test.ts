@@ -8,7 +8,7 @@ import { useAdmissionWebhooks } from './admission-webhook-fixture.js';
 import type { ReceivedConversion } from './admission-webhook-server.js';
 import { createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
-/** `matchConditions` of admission webhooks: CEL over object, oldObject and request (issue 21 item 3). */
+/** `matchConditions` of admission webhooks: CEL over object, oldObject and request. */
 describe('admission webhook matchConditions', function () {
   this.timeout(60_000);
   const f = useConformanceFixture();

@@ -9,7 +9,7 @@ import { jsonPatch, startTestWebhookServer, type TestWebhookServer } from './adm
 import { asPatch, configMapsPath, createConfigMap, useConformanceFixture } from './conformance-fixture.js';
 
 /**
- * Admission webhooks called by the API server (issue 21 item 3): a webhook served on 127.0.0.1,
+ * Admission webhooks called by the API server: a webhook served on 127.0.0.1,
  * reached by `url` and verified against `caBundle`, admits the ConfigMaps of the test's namespace.
  */
 describe('admission webhooks', function () {

@@ -11,7 +11,7 @@ import { asPatch, useConformanceFixture } from './conformance-fixture.js';
 type Page = { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
 /**
- * A CRD whose versions differ in shape, converted by its conversion webhook (issue 21 item 3):
+ * A CRD whose versions differ in shape, converted by its conversion webhook:
  * v1 (stored) has `spec.url`, v2 has `spec.host` and `spec.path`. Every read and write of v2 goes
  * through the webhook, lists and watches included.
  */

@@ -1,7 +1,7 @@
 // `TestApiServer.kubeconfigYaml` is documented for child processes: a process that loads it with
 // client-node's KubeConfig must reach the server with it. On the embedded server it must do so
 // over plain HTTP too (its default), where client-node refuses an `http://` cluster unless
-// `insecure-skip-tls-verify` is set (issue 18, item 8), and over HTTPS with its self-signed
+// `insecure-skip-tls-verify` is set, and over HTTPS with its self-signed
 // certificate; on a real kube-apiserver, with whatever the launcher wrote.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -9,7 +9,7 @@ import type { CauseEntry } from './pending-causes.js';
  * delay it waits for, the attempt in flight. One map lookup per trigger and one per dispatch
  * find it all; before, each of these lived in its own map keyed by the primary (five or six
  * lookups per event on maps of every primary, cold in cache at one event per millisecond, plus
- * hash-table reallocations of the small maps emptied after each reconcile; issue 23).
+ * hash-table reallocations of the small maps emptied after each reconcile).
  *
  * Invariant (pinned by `event-processor.property.test.ts`): a record is kept only while one of
  * its fields says something ({@link isIdle} is false), or while the queue hands the primary out;
@@ -105,7 +105,7 @@ export class PrimaryStates {
     this.#queue = queue;
     this.#delaysReported = typeof queue.onDelayedAdd === 'function';
     // A delayed add that comes due is marked on its record: the next dispatch lists it with no
-    // lookup in the queue's delays (one per dispatch before, on a map of every primary; issue 23).
+    // lookup in the queue's delays (one per dispatch before, on a map of every primary).
     queue.onDelayedAdd?.((key) => {
       const state = this.#states.get(key);
       if (state !== undefined) state.delayDue = true;
