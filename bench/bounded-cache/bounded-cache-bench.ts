@@ -10,13 +10,11 @@
 //   cd bench && npx --yes pnpm@10.34.8 bounded-cache [-- --objects 100000 --bound 1000 --cold 1000]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configMap, NAMESPACE, primaryCount } from '../src/fixture/config-map-fixture.js';
+import { writeBenchKubeconfig } from '../src/server/bench-kubeconfig.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -116,19 +114,7 @@ async function parent(): Promise<void> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), 'kindex-bounded-')), 'kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: bench, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]`,
-      'users: [{name: bench, user: {token: bench}}]',
-      'contexts: [{name: bench, context: {cluster: bench, user: bench}}]',
-      'current-context: bench',
-      '',
-    ].join('\n'),
-  );
+  const kubeconfig = writeBenchKubeconfig(url, 'kindex-bounded-');
   const results: ChildResult[] = [];
   // The controller's default 10-hour maxReconciliationIntervalMs keeps a timer per primary (the
   // event processor's, whatever the cache): the last two rows leave it out to show the cache alone.

@@ -1,10 +1,8 @@
 import http from 'node:http';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pacedEventLine, wallClockMicros, type ListFixture } from '../fixture/config-map-fixture.js';
 import { MetadataBodies, wantsMetadata } from './metadata-bodies.js';
+import { writeBenchKubeconfig } from './bench-kubeconfig.js';
 
 /** What the stream server answers to watches. */
 export type WatchScript =
@@ -98,20 +96,7 @@ export class StreamServer {
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
     const url = `http://127.0.0.1:${port}`;
-    const dir = mkdtempSync(join(tmpdir(), 'kindex-bench-'));
-    const kubeconfigPath = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfigPath,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        `clusters: [{name: bench, cluster: {server: "${url}", insecure-skip-tls-verify: true}}]`,
-        'users: [{name: bench, user: {token: bench}}]',
-        'contexts: [{name: bench, context: {cluster: bench, user: bench}}]',
-        'current-context: bench',
-        '',
-      ].join('\n'),
-    );
+    const kubeconfigPath = writeBenchKubeconfig(url);
     self = new StreamServer(server, url, kubeconfigPath, { list, watch });
     return self;
   }
