@@ -10,33 +10,14 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { ResourceID } from '@kindex/core';
 import { createNamespace, startEmbeddedApiServer, startRealApiServer } from '@kindex/testing';
 import { KubeClient, Kinds } from '../index.js';
+import { measureSequential, type LatencyRow } from '../internal/sequential-latency.bench.js';
 
 const requests = Number(process.argv[2] ?? 1000);
 const flavor = process.argv[3] ?? 'real';
 if (flavor !== 'embedded' && flavor !== 'real') throw new Error(`the server is 'embedded' or 'real', not '${flavor}'`);
 
-interface Row {
-  readonly name: string;
-  readonly p50: number;
-  readonly p99: number;
-  readonly cpuMs: number;
-}
-
 /** Sequential latencies (p50, p99) and CPU per call over `requests` calls, after a warm-up. */
-async function measure(name: string, call: (i: number) => Promise<void>): Promise<Row> {
-  for (let i = 0; i < 50; i++) await call(i);
-  const latencies: number[] = [];
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < requests; i++) {
-    const t = process.hrtime.bigint();
-    await call(i);
-    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  const used = process.cpuUsage(cpu);
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { name, p50: at(0.5), p99: at(0.99), cpuMs: (used.user + used.system) / 1000 / requests };
-}
+const measure = (name: string, call: (i: number) => Promise<void>): Promise<LatencyRow> => measureSequential(name, requests, 50, call);
 
 const server = flavor === 'real' ? await startRealApiServer() : await startEmbeddedApiServer({ tls: true });
 try {
@@ -48,7 +29,7 @@ try {
   const id = ResourceID.of(name, namespace);
   const api = kubeConfig.makeApiClient(CoreV1Api);
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-  const rows: Row[] = [
+  const rows: LatencyRow[] = [
     await measure('kindex KubeClient.get', async () => {
       if ((await client.get(Kinds.ConfigMap, id)) === undefined) throw new Error('not found');
     }),

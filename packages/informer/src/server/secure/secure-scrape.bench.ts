@@ -11,33 +11,18 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { createNamespace, createServiceAccount, startEmbeddedApiServer, startRealApiServer } from '@kindex/testing';
 import { HealthChecks, KubeClient, OperatorMetrics, OperatorServer, type OperatorServerOptions } from '../../index.js';
+import { measureSequential, type LatencyRow } from '../../internal/sequential-latency.bench.js';
 
 const scrapes = Number(process.argv[2] ?? 2000);
 const flavor = process.argv[3] ?? 'real';
 if (flavor !== 'embedded' && flavor !== 'real') throw new Error(`the server is 'embedded' or 'real', not '${flavor}'`);
 
-interface Row {
-  readonly name: string;
-  readonly p50: number;
-  readonly p99: number;
-  readonly cpuMs: number;
-}
-
-/** Sequential latencies (p50, p99) and CPU per scrape over `scrapes` scrapes, after a warm-up. */
-async function measure(name: string, scrape: () => Promise<number>): Promise<Row> {
-  for (let i = 0; i < 100; i++) await scrape();
-  const latencies: number[] = [];
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < scrapes; i++) {
-    const t = process.hrtime.bigint();
+/** Sequential scrapes after a warm-up; a scrape answered anything but 200 fails the run. */
+function measure(name: string, scrape: () => Promise<number>): Promise<LatencyRow> {
+  return measureSequential(name, scrapes, 100, async () => {
     const status = await scrape();
-    latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
     if (status !== 200) throw new Error(`${name}: scrape answered ${status}`);
-  }
-  const used = process.cpuUsage(cpu);
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { name, p50: at(0.5), p99: at(0.99), cpuMs: (used.user + used.system) / 1000 / scrapes };
+  });
 }
 
 function scraper(port: number, secure: boolean, token: string | undefined): () => Promise<number> {
