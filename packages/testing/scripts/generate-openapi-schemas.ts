@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { BUILTIN_TYPES } from '../src/apiserver/resource-registry.js';
+import { BUILTIN_TYPES } from '../src/apiserver/storage/resource-registry.js';
 import { CREATE_ONLY_RESOURCES } from '../src/apiserver/served-resources.js';
 import { BUILTIN_SCHEMAS_SOURCE, REQUIRED_SCHEMAS } from '../src/apiserver/openapi-builtin-schemas.js';
 

@@ -77,6 +77,34 @@ describe('Controller', function () {
     await eventually(() => expect(controller.primaryCache.openSnapshots).to.equal(0));
   });
 
+  it('whenIdle resolves when the last matching reconcile ends, at once when none runs', async () => {
+    const ns = await createNamespace(suite.server.kubeConfig);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    const { controller } = await run<Widget>(
+      {
+        reconcile: async () => {
+          started = true;
+          await gate;
+          return UpdateControl.noUpdate();
+        },
+      },
+      ns,
+    );
+    await suite.client.create(WidgetKind, widget('slow', ns));
+    await eventually(() => expect(started).to.equal(true));
+    let idle = false;
+    const waiting = controller.whenIdle((w) => w.metadata?.name === 'slow').then(() => (idle = true));
+    // Another primary's release does not wait for this one.
+    await controller.whenIdle((w) => w.metadata?.name === 'other');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(idle, 'resolved while the reconcile still runs').to.equal(false);
+    release();
+    await waiting;
+    expect(idle).to.equal(true);
+  });
+
   it('reconciles again on a spec change and reads its own status write before the watch shows it', async () => {
     const ns = await createNamespace(suite.server.kubeConfig);
     const seen: (number | undefined)[] = [];

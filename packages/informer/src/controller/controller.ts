@@ -450,11 +450,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * @internal Resolves once no reconcile of a primary matching `belongs` is running (polled: a
-   * shard release waits for it before handing the shard over).
+   * @internal Resolves once no reconcile of a primary matching `belongs` is running (a shard
+   * release waits for it before handing the shard over): when the last of them ends, no timer.
    */
-  async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
-    await this.#dispatcher.whenIdle(belongs, pollMs);
+  whenIdle(belongs: (primary: P) => boolean): Promise<void> {
+    return this.#dispatcher.whenIdle(belongs);
   }
 
   /** The shard selector of the primaries now, if any. */

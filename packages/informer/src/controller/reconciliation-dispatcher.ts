@@ -73,6 +73,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #inFlight: P[] = [];
   /** Running reconciles whose shard was lost, with the error: what they return is not written. */
   readonly #shardLost = new Map<string, unknown>();
+  /** Callers of {@link whenIdle} waiting for the reconciles they name to end; empty but during a shard release. */
+  #idleWaiters: IdleWaiter<P>[] = [];
   /**
    * The last reconcile of each primary (dropped with the primary), for `describePrimary`; only
    * while inspection is on: a record per primary held for a second or more outlives the young
@@ -119,9 +121,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     return aborted;
   }
 
-  /** Resolves once no reconcile of a primary matching `belongs` is running (polled). */
-  async whenIdle(belongs: (primary: P) => boolean, pollMs = 20): Promise<void> {
-    while (this.#inFlight.some(belongs)) await new Promise((resolve) => setTimeout(resolve, pollMs));
+  /**
+   * Resolves once no reconcile of a primary matching `belongs` is running: at once when none is,
+   * else when the last of them ends (checked as each reconcile ends, no timer).
+   */
+  whenIdle(belongs: (primary: P) => boolean): Promise<void> {
+    if (!this.#inFlight.some(belongs)) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push({ belongs, resolve }));
   }
 
   /**
@@ -314,6 +320,17 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     swapRemove(this.#inFlight, at);
     if (this.#shardLost.size !== 0) this.#shardLost.delete(key);
     for (const context of opened) context.release();
+    if (this.#idleWaiters.length !== 0) this.#wakeIdleWaiters();
+  }
+
+  /** Resolves the {@link whenIdle} callers none of whose reconciles runs any more. */
+  #wakeIdleWaiters(): void {
+    const waiting: IdleWaiter<P>[] = [];
+    for (const waiter of this.#idleWaiters) {
+      if (this.#inFlight.some(waiter.belongs)) waiting.push(waiter);
+      else waiter.resolve();
+    }
+    this.#idleWaiters = waiting;
   }
 
   /**
@@ -467,6 +484,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 }
 
 const NOTHING_WRITTEN: readonly never[] = Object.freeze([]);
+
+/** A caller of `whenIdle`: which primaries it waits for, and how to tell it they are done. */
+interface IdleWaiter<P> {
+  readonly belongs: (primary: P) => boolean;
+  readonly resolve: () => void;
+}
 
 /** Removes `list[at]`, moving the last entry into its place: for short lists whose order does not matter. */
 function swapRemove(list: unknown[], at: number): void {

@@ -14,10 +14,10 @@
 
 import { jsonEqual } from '@kindex/core';
 import type { AdmissionAttributes, AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 import type { UserInfo } from './request-attributes.js';
 import type { JsonResponse, ResourceRequest, WriteAdmission } from './resource-handler.js';
-import { ApiStatusError } from './status-error.js';
+import { ApiStatusError } from './storage/status-error.js';
 
 class PendingAdmission extends Error {
   override readonly name = 'PendingAdmission';

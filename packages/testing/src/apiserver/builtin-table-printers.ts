@@ -7,7 +7,7 @@
 
 import { toCoreEvent } from './events-api.js';
 import { timestampSince } from './human-duration.js';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 
 /** One column of a Table: its definition and how a row's cell is made. */
 export interface TableColumn {

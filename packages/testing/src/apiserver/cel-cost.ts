@@ -10,8 +10,8 @@
 // this file does not know cost 1 plus their arguments, cel-go's default for O(1) functions.
 import { isJsonObject } from '@kindex/core';
 import type { ASTNode } from '@marcbachmann/cel-js';
-import type { Json } from './object-store.js';
-import type { StatusCause } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import type { StatusCause } from './storage/status-error.js';
 
 type Schema = Json;
 

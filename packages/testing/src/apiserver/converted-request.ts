@@ -7,10 +7,10 @@
 
 import type { CrdConversion } from './crd-conversion.js';
 import { metaOf } from './object-meta.js';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 import { applyPatch, patchTypeOf, type PatchType } from './patch.js';
 import type { JsonResponse, ResourceRequest } from './resource-handler.js';
-import { ApiStatusError } from './status-error.js';
+import { ApiStatusError } from './storage/status-error.js';
 
 /** Runs one verb (GET, POST, PUT, PATCH, DELETE) of a request on the storage version. */
 export type StorageVerb = (method: string, request: ResourceRequest) => JsonResponse | Promise<JsonResponse>;

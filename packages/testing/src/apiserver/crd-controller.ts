@@ -8,11 +8,11 @@
 
 import { conversionCauses } from './crd-conversion-validation.js';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
-import type { Json, ObjectStore, StoredObject } from './object-store.js';
-import type { ResourceRegistry, ResourceType, ScalePaths } from './resource-registry.js';
+import type { Json, ObjectStore, StoredObject } from './storage/object-store.js';
+import type { ResourceRegistry, ResourceType, ScalePaths } from './storage/resource-registry.js';
 import type { ResourceHandler } from './resource-handler.js';
 import { defaultObject } from './schema-defaulting.js';
-import { ApiStatusError, invalid, type StatusCause } from './status-error.js';
+import { ApiStatusError, invalid, type StatusCause } from './storage/status-error.js';
 import { ruleCompileErrors, ruleCostCauses } from './validation-rules.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';

@@ -1,8 +1,8 @@
 // Validation of a CRD's `spec.conversion`, as apiextensions-apiserver words it (its messages name
 // the internal fields: `spec.conversion.webhookClientConfig`, `spec.conversion.conversionReviewVersions`).
 
-import type { Json } from './object-store.js';
-import type { StatusCause } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import type { StatusCause } from './storage/status-error.js';
 import { webhookUrlCauses } from './webhook-configuration-validation.js';
 
 const STRATEGIES = ['None', 'Webhook'];

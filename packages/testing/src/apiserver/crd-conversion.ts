@@ -6,9 +6,9 @@
 // nothing from here.
 
 import { randomUUID } from 'node:crypto';
-import type { Json, ObjectStore } from './object-store.js';
-import type { ResourceType } from './resource-registry.js';
-import { ApiStatusError } from './status-error.js';
+import type { Json, ObjectStore } from './storage/object-store.js';
+import type { ResourceType } from './storage/resource-registry.js';
+import { ApiStatusError } from './storage/status-error.js';
 import { WebhookCallError, type WebhookHttpClient, type WebhookTarget } from './webhook-http-client.js';
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';

@@ -6,7 +6,7 @@
 // (openapi/v2/conversion.go), which drops what kubectl's v2 validation cannot read.
 
 import { META_V1, type BuiltinSchemas, type OpenApiSchema } from './openapi-builtin-schemas.js';
-import type { ResourceType } from './resource-registry.js';
+import type { ResourceType } from './storage/resource-registry.js';
 
 /** The OpenAPI model name of a custom kind: the group reversed, then version and kind. */
 export function crdModelName(group: string, version: string, kind: string): string {

@@ -5,8 +5,8 @@
 // are not implemented.
 
 import { isJsonObject } from '@kindex/core';
-import type { Json } from './object-store.js';
-import type { StatusCause } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import type { StatusCause } from './storage/status-error.js';
 import { ruleViolations } from './validation-rules.js';
 
 /** An openAPIV3Schema node (the parts used here). */

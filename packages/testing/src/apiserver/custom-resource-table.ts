@@ -9,7 +9,7 @@ import { NAME_DESCRIPTION, type TablePrinter, type TableColumn } from './builtin
 import { humanDuration } from './human-duration.js';
 import { parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from './kube-jsonpath.js';
 import { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 
 const AGE_COLUMN: Json = {
   name: 'Age',

@@ -2,7 +2,7 @@
 // (unaggregated) form. kubectl asks for aggregated discovery first and falls back to these when
 // the response is plain application/json.
 
-import type { ResourceRegistry } from './resource-registry.js';
+import type { ResourceRegistry } from './storage/resource-registry.js';
 import { servedGroups, servedResources, type ServedResource } from './served-resources.js';
 
 type Json = Record<string, unknown>;

@@ -74,16 +74,16 @@ import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
 import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './partial-object-metadata.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { ObjectStore, type Json } from './object-store.js';
+import { ObjectStore, type Json } from './storage/object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
-import { ResourceRegistry } from './resource-registry.js';
+import { ResourceRegistry } from './storage/resource-registry.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed-certificate.js';
 import { duplicateFields } from './duplicate-fields.js';
 import { healthResponse, type TextResponse } from './health-checks.js';
 import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
 import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
 import { route, type Route } from './router.js';
-import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './status-error.js';
+import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './storage/status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';
 
 /**

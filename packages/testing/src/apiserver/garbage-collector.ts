@@ -4,8 +4,8 @@
 // and the namespace controller (a deleted namespace empties, then disappears).
 
 import { finalizersOf, metaOf, ownerRefsOf } from './object-meta.js';
-import type { Json, ObjectStore, StoreEvent } from './object-store.js';
-import type { ResourceRegistry } from './resource-registry.js';
+import type { Json, ObjectStore, StoreEvent } from './storage/object-store.js';
+import type { ResourceRegistry } from './storage/resource-registry.js';
 import type { ResourceHandler } from './resource-handler.js';
 
 /** Options of {@link GarbageCollector}. */

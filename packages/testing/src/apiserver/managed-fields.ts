@@ -12,8 +12,8 @@ import { jsonEqual, isJsonObject } from '@kindex/core';
 import { FieldSet, pathString } from './field-set.js';
 import { itemKey, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from './object-meta.js';
-import type { Json } from './object-store.js';
-import { ApiStatusError } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import { ApiStatusError } from './storage/status-error.js';
 
 /** One decoded entry of `metadata.managedFields`. */
 export interface ManagedEntry {

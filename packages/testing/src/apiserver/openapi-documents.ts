@@ -12,9 +12,9 @@ import { builtinSchemas, REQUIRED_SCHEMAS, type OpenApiSchema } from './openapi-
 import { resourcePaths } from './openapi-paths.js';
 import { swaggerV2 } from './openapi-v2.js';
 import { swaggerV2Protobuf } from './openapi-v2-protobuf.js';
-import type { ResourceRegistry } from './resource-registry.js';
+import type { ResourceRegistry } from './storage/resource-registry.js';
 import { servedGroups, servedResources, type GroupVersionKind } from './served-resources.js';
-import { ApiStatusError } from './status-error.js';
+import { ApiStatusError } from './storage/status-error.js';
 
 const REF = '#/components/schemas/';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { LabelSelector, ShardSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
 import type { FieldSelector } from '@kindex/core';
-import { parseFieldSelector } from './field-selectors.js';
+import { parseFieldSelector } from './storage/field-selectors.js';
 import { pruneObject, validateObject } from './custom-resource-schema.js';
 import { defaultDeployment } from './deployment-defaults.js';
 import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
@@ -17,7 +17,7 @@ import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js
 import { defaultEndpointSlice } from './endpoint-slice.js';
 import { jsonEqual } from '@kindex/core';
 import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
-import { objectJson, type Json, type ObjectStore, type StoredObject } from './object-store.js';
+import { objectJson, type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
 import { decodeFields, fieldValidationOf, strictDecodingError, unknownFieldWarnings } from './field-validation.js';
@@ -33,7 +33,7 @@ import {
   type ManagedEntry,
 } from './managed-fields.js';
 import { deleteOptionsCauses, optionsError } from './request-options.js';
-import type { ResourceRegistry, ResourceType } from './resource-registry.js';
+import type { ResourceRegistry, ResourceType } from './storage/resource-registry.js';
 import {
   ApiStatusError,
   MODIFIED_CONFLICT,
@@ -45,7 +45,7 @@ import {
   methodNotAllowed,
   notFound,
   type StatusCause,
-} from './status-error.js';
+} from './storage/status-error.js';
 import { apiVersionOf, matchesSpec } from './watch-hub.js';
 
 /** One request addressed to a resource, after routing and body parsing. */

@@ -5,11 +5,11 @@
 
 import { LabelSelector, isJsonObject } from '@kindex/core';
 import { metaOf } from './object-meta.js';
-import { type Json, type ObjectStore, type StoredObject } from './object-store.js';
+import { type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
-import type { ScalePaths } from './resource-registry.js';
+import type { ScalePaths } from './storage/resource-registry.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
-import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from './status-error.js';
+import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from './storage/status-error.js';
 
 function segments(path: string): string[] {
   return path.replace(/^\./, '').split('.');

@@ -6,7 +6,7 @@
 // that is null gets the default of the items/additionalProperties schema.
 
 import { isJsonObject } from '@kindex/core';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 import type { Schema } from './custom-resource-schema.js';
 
 function schemaOf(v: unknown): Schema | undefined {

@@ -10,8 +10,8 @@ import { isJsonObject } from '@kindex/core';
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
 import { actualCost, estimateCost, ruleCostErrors } from './cel-cost.js';
 import { celEnvironment } from './cel-library.js';
-import type { Json } from './object-store.js';
-import type { StatusCause } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import type { StatusCause } from './storage/status-error.js';
 
 /** An openAPIV3Schema node (custom-resource-schema.ts's Schema, which imports this file). */
 type Schema = Json;

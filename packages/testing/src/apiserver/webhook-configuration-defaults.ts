@@ -3,7 +3,7 @@
 // embedded server as from a real one.
 
 import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission-webhook-dispatcher.js';
-import type { Json } from './object-store.js';
+import type { Json } from './storage/object-store.js';
 
 /** Fills in the defaults of a webhook configuration; other kinds are left alone. */
 export function defaultWebhookConfiguration(typeId: string, obj: Json): void {

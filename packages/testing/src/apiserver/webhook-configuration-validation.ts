@@ -2,8 +2,8 @@
 // kube-apiserver's pkg/apis/admissionregistration/validation words it: a configuration the
 // embedded server would store but a real cluster refuses would pass a test and fail in production.
 
-import type { Json } from './object-store.js';
-import type { StatusCause } from './status-error.js';
+import type { Json } from './storage/object-store.js';
+import type { StatusCause } from './storage/status-error.js';
 import { matchConditionCauses } from './webhook-match-conditions.js';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];

@@ -13,7 +13,7 @@
 
 import { randomInt } from 'node:crypto';
 import { ENDPOINT_SLICES } from './endpoint-slice.js';
-import type { Json, ObjectStore } from './object-store.js';
+import type { Json, ObjectStore } from './storage/object-store.js';
 
 /**
  * A webhook's `clientConfig.service`, port defaulted: what a {@link WebhookServiceAddresses}
