@@ -12,8 +12,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BUILTIN_TYPES } from '../src/apiserver/storage/resource-registry.js';
-import { CREATE_ONLY_RESOURCES } from '../src/apiserver/served-resources.js';
-import { BUILTIN_SCHEMAS_SOURCE, REQUIRED_SCHEMAS } from '../src/apiserver/openapi-builtin-schemas.js';
+import { CREATE_ONLY_RESOURCES } from '../src/apiserver/machinery/served-resources.js';
+import { BUILTIN_SCHEMAS_SOURCE, REQUIRED_SCHEMAS } from '../src/apiserver/machinery/openapi-builtin-schemas.js';
 
 type Schema = Record<string, unknown>;
 const KUBERNETES = 'v1.36.3';

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '@kindex/core';
 import type { CrdConversion } from './crd-conversion.js';
-import { metaOf } from './object-meta.js';
+import { metaOf } from './machinery/object-meta.js';
 import type { Json, ObjectStore } from './storage/object-store.js';
-import { applyPatch } from './patch.js';
+import { applyPatch } from './machinery/patch.js';
 import type { UserInfo } from './request-attributes.js';
 import type { ResourceType } from './storage/resource-registry.js';
 import { ApiStatusError, qualifiedResource, type StatusDetails } from './storage/status-error.js';

@@ -5,7 +5,7 @@
 // registry, so custom resources appear and disappear with their CRDs.
 
 import type { ResourceRegistry } from './storage/resource-registry.js';
-import { servedGroups, servedResources, type GroupVersionKind, type ServedResource } from './served-resources.js';
+import { servedGroups, servedResources, type GroupVersionKind, type ServedResource } from './machinery/served-resources.js';
 
 type Json = Record<string, unknown>;
 

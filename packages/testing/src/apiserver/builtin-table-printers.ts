@@ -6,7 +6,7 @@
 // descriptions are the Go types' swagger docs, word for word. Other kinds get Name and Age.
 
 import { toCoreEvent } from './events-api.js';
-import { timestampSince } from './human-duration.js';
+import { timestampSince } from './machinery/human-duration.js';
 import type { Json } from './storage/object-store.js';
 
 /** One column of a Table: its definition and how a row's cell is made. */

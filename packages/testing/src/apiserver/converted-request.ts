@@ -6,9 +6,9 @@
 // resourceVersion (retried when another write came first, as kube-apiserver retries a patch).
 
 import type { CrdConversion } from './crd-conversion.js';
-import { metaOf } from './object-meta.js';
+import { metaOf } from './machinery/object-meta.js';
 import type { Json } from './storage/object-store.js';
-import { applyPatch, patchTypeOf, type PatchType } from './patch.js';
+import { applyPatch, patchTypeOf, type PatchType } from './machinery/patch.js';
 import type { JsonResponse, ResourceRequest } from './resource-handler.js';
 import { ApiStatusError } from './storage/status-error.js';
 

@@ -7,7 +7,7 @@
 // objects with it.
 
 import { conversionCauses } from './crd-conversion-validation.js';
-import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
+import { finalizersOf, metaOf, nowTimestamp } from './machinery/object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './storage/object-store.js';
 import type { ResourceRegistry, ResourceType, ScalePaths } from './storage/resource-registry.js';
 import type { ResourceHandler } from './resource-handler.js';

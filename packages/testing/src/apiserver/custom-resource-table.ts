@@ -6,7 +6,7 @@
 // a float truncated, anything else null), a date column shows an age.
 
 import { NAME_DESCRIPTION, type TablePrinter, type TableColumn } from './builtin-table-printers.js';
-import { humanDuration } from './human-duration.js';
+import { humanDuration } from './machinery/human-duration.js';
 import { parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from './kube-jsonpath.js';
 import { JsonPathSyntaxError } from './kube-jsonpath-parser.js';
 import type { Json } from './storage/object-store.js';

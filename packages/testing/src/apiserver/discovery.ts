@@ -3,7 +3,7 @@
 // the response is plain application/json.
 
 import type { ResourceRegistry } from './storage/resource-registry.js';
-import { servedGroups, servedResources, type ServedResource } from './served-resources.js';
+import { servedGroups, servedResources, type ServedResource } from './machinery/served-resources.js';
 
 type Json = Record<string, unknown>;
 

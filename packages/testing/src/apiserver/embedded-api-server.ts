@@ -81,7 +81,7 @@ import { selfSignedCertificate, type SelfSignedCertificate } from './self-signed
 import { duplicateFields } from './duplicate-fields.js';
 import { healthResponse, type TextResponse } from './health-checks.js';
 import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-metrics.js';
-import { listOptionsCauses, optionsError, writeOptionsCauses } from './request-options.js';
+import { listOptionsCauses, optionsError, writeOptionsCauses } from './machinery/request-options.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './storage/status-error.js';
 import { WatchHub, errorEventLine } from './watch-hub.js';

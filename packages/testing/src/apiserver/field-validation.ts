@@ -15,7 +15,7 @@
 
 import { isJsonObject } from '@kindex/core';
 import * as models from '@kubernetes/client-node';
-import { parseMicroTime } from './micro-time.js';
+import { parseMicroTime } from './machinery/micro-time.js';
 import type { Json } from './storage/object-store.js';
 import type { ResourceType } from './storage/resource-registry.js';
 

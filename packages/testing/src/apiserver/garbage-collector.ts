@@ -3,7 +3,7 @@
 // ownerReferences uid; Foreground owners wait for their dependents; Orphan strips the references)
 // and the namespace controller (a deleted namespace empties, then disappears).
 
-import { finalizersOf, metaOf, ownerRefsOf } from './object-meta.js';
+import { finalizersOf, metaOf, ownerRefsOf } from './machinery/object-meta.js';
 import type { Json, ObjectStore, StoreEvent } from './storage/object-store.js';
 import type { ResourceRegistry } from './storage/resource-registry.js';
 import type { ResourceHandler } from './resource-handler.js';

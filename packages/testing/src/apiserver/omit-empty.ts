@@ -11,7 +11,7 @@
 // exceptions below.
 
 import { isJsonObject } from '@kindex/core';
-import { builtinSchemas, type OpenApiSchema } from './openapi-builtin-schemas.js';
+import { builtinSchemas, type OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
 import type { Json } from './storage/object-store.js';
 
 // Optional in the schema but not `omitempty` in Go: an empty list is written as `[]`.

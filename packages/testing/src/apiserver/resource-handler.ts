@@ -16,9 +16,9 @@ import { defaultService } from './service-defaults.js';
 import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js';
 import { defaultEndpointSlice } from './endpoint-slice.js';
 import { jsonEqual } from '@kindex/core';
-import { finalizersOf, metaOf, nowTimestamp } from './object-meta.js';
+import { finalizersOf, metaOf, nowTimestamp } from './machinery/object-meta.js';
 import { objectJson, type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
-import { applyPatch, patchTypeOf } from './patch.js';
+import { applyPatch, patchTypeOf } from './machinery/patch.js';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
 import { decodeFields, fieldValidationOf, strictDecodingError, unknownFieldWarnings } from './field-validation.js';
 import {
@@ -32,7 +32,7 @@ import {
   writeManagedFields,
   type ManagedEntry,
 } from './managed-fields.js';
-import { deleteOptionsCauses, optionsError } from './request-options.js';
+import { deleteOptionsCauses, optionsError } from './machinery/request-options.js';
 import type { ResourceRegistry, ResourceType } from './storage/resource-registry.js';
 import {
   ApiStatusError,

@@ -3,7 +3,7 @@
 // Invalid on the options kind in group meta.k8s.io, with the same field paths and wording
 // (k8s.io/apimachinery pkg/apis/meta/v1/validation and pkg/apis/meta/internalversion/validation).
 
-import { invalid, type ApiStatusError, type StatusCause } from './storage/status-error.js';
+import { invalid, type ApiStatusError, type StatusCause } from '../storage/status-error.js';
 
 /** The options kind a verb decodes its query into. */
 export type OptionsKind = 'ListOptions' | 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

@@ -3,8 +3,8 @@
 // recognised here and applied by the resource handler (see managed-fields.ts).
 
 import jsonpatch from 'fast-json-patch';
-import { ApiStatusError, badRequest } from './storage/status-error.js';
-import type { Json } from './storage/object-store.js';
+import { ApiStatusError, badRequest } from '../storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
 import { strategicMergePatch } from './strategic-merge-patch.js';
 
 /** The patch content types the server understands. */

@@ -4,7 +4,7 @@
 // $deleteFromPrimitiveList, $retainKeys). Lists without a merge key are replaced, as in Kubernetes.
 
 import { isJsonObject } from '@kindex/core';
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 
 // Field name -> merge key ('' = list of primitives merged as a set). Only fields whose
 // patchStrategy is "merge" in k8s.io/api appear here; any other list is replaced whole.

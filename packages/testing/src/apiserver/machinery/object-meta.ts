@@ -1,6 +1,6 @@
 // Small helpers over the plain-JSON objects the server stores.
 
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 
 /** The metadata of an object (an empty object when absent). */
 export function metaOf(obj: Readonly<Json>): Json {

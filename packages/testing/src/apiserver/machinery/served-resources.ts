@@ -3,7 +3,7 @@
 // stored kinds of the registry, the server answers create-only "virtual" resources (reviews and
 // TokenRequest, access-control.ts), which kube-apiserver lists in discovery too.
 
-import { RESOURCE_VERBS, type ResourceRegistry, type ResourceType } from './storage/resource-registry.js';
+import { RESOURCE_VERBS, type ResourceRegistry, type ResourceType } from '../storage/resource-registry.js';
 
 /** A group, version and kind. */
 export interface GroupVersionKind {
