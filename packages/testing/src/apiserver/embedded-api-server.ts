@@ -84,7 +84,7 @@ import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './request-m
 import { listOptionsCauses, optionsError, writeOptionsCauses } from './machinery/request-options.js';
 import { route, type Route } from './router.js';
 import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './storage/status-error.js';
-import { WatchHub, errorEventLine } from './watch-hub.js';
+import { WatchHub, errorEventLine } from './watch/watch-hub.js';
 
 /**
  * Options of {@link startEmbeddedApiServer}.

@@ -46,7 +46,7 @@ import {
   notFound,
   type StatusCause,
 } from './storage/status-error.js';
-import { apiVersionOf, matchesSpec } from './watch-hub.js';
+import { apiVersionOf, matchesSpec } from './watch/watch-hub.js';
 
 /** One request addressed to a resource, after routing and body parsing. */
 export interface ResourceRequest {

@@ -5,10 +5,10 @@
 
 import type { ServerResponse } from 'node:http';
 import type { FieldSelector, LabelSelector, ShardSelector } from '@kindex/core';
-import { fieldValue } from './storage/field-selectors.js';
-import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from './storage/object-store.js';
-import type { ResourceType } from './storage/resource-registry.js';
-import { ApiStatusError, type StatusObject } from './storage/status-error.js';
+import { fieldValue } from '../storage/field-selectors.js';
+import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from '../storage/object-store.js';
+import type { ResourceType } from '../storage/resource-registry.js';
+import { ApiStatusError, type StatusObject } from '../storage/status-error.js';
 
 /** What one watch asks for. */
 export interface WatchSpec {
