@@ -11,7 +11,7 @@ import type { CrdConversion } from './crd-conversion.js';
 import { metaOf } from './machinery/object-meta.js';
 import type { Json, ObjectStore } from './storage/object-store.js';
 import { applyPatch } from './machinery/patch.js';
-import type { UserInfo } from './request-attributes.js';
+import type { UserInfo } from './filters/request-attributes.js';
 import type { ResourceType } from './storage/resource-registry.js';
 import { ApiStatusError, qualifiedResource, type StatusDetails } from './storage/status-error.js';
 import { requestAuthorizer, type AuthorizeFunction } from './webhook-match-authorizer.js';

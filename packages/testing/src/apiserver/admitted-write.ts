@@ -15,7 +15,7 @@
 import { jsonEqual } from '@kindex/core';
 import type { AdmissionAttributes, AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
 import type { Json } from './storage/object-store.js';
-import type { UserInfo } from './request-attributes.js';
+import type { UserInfo } from './filters/request-attributes.js';
 import type { JsonResponse, ResourceRequest, WriteAdmission } from './resource-handler.js';
 import { ApiStatusError } from './storage/status-error.js';
 

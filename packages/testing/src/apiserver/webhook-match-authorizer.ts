@@ -12,7 +12,7 @@
 // are accepted and passed over, as RBAC does.
 
 import { celEnvironment } from './cel-library.js';
-import type { RequestAttributes, UserInfo } from './request-attributes.js';
+import type { RequestAttributes, UserInfo } from './filters/request-attributes.js';
 
 /** Decides one request's attributes (the server's RBAC evaluation). */
 export type AuthorizeFunction = (attributes: RequestAttributes) => { readonly allowed: boolean; readonly reason: string };

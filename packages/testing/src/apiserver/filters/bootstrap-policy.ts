@@ -3,7 +3,7 @@
 // resources the embedded server serves: cluster-admin for system:masters, discovery and
 // self-reviews for every authenticated user, and the user-facing admin/edit/view, aggregated
 // from their system:aggregate-to-* parts as in a cluster.
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 import type { PolicyRule } from './rbac-authorizer.js';
 
 const READ = ['get', 'list', 'watch'];

@@ -8,14 +8,14 @@ import type http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BOOTSTRAP_POLICY } from './bootstrap-policy.js';
 import { escalationMessage, missingRights, onlyGarbageCollectorFieldsChange } from './escalation-check.js';
-import type { Json, ObjectStore } from './storage/object-store.js';
+import type { Json, ObjectStore } from '../storage/object-store.js';
 import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorizer.js';
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
 import { API_AUDIENCE, tokenReview, type TokenOwner } from './token-review.js';
 import { validateSubjectAccessReviewSpec } from './subject-access-review.js';
-import type { JsonResponse } from './resource-handler.js';
+import type { JsonResponse } from '../resource-handler.js';
 import type { Route } from './router.js';
-import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from './storage/status-error.js';
+import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from '../storage/status-error.js';
 
 /** The user of the server's own kubeconfig: as the real test server's token file, a member of system:masters. */
 export const ADMIN_USER: UserInfo = { username: 'kindex-admin', uid: 'kindex-admin', groups: ['system:masters', 'system:authenticated'] };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { catchApiStatus } from '../helpers/api-status.js';
-import { startEmbeddedApiServer, type EmbeddedApiServer } from './embedded-api-server.js';
+import { catchApiStatus } from '../../helpers/api-status.js';
+import { startEmbeddedApiServer, type EmbeddedApiServer } from '../embedded-api-server.js';
 
 // What only the embedded server shows: the real test tier runs no clusterrole-aggregation controller, so its
 // admin/edit/view ClusterRoles stay empty (nothing aggregates them), and its users come from a

@@ -2,7 +2,7 @@
 // or apply a Role, ClusterRole or binding only if it already holds every permission that grants,
 // unless it may `escalate` that role (for roles) or `bind` the referenced role (for bindings). The
 // refusal lists the missing rights as kube-apiserver's ConfirmNoEscalation does.
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 import type { PolicyRule } from './rbac-authorizer.js';
 import type { UserInfo } from './request-attributes.js';
 

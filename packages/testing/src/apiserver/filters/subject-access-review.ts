@@ -3,8 +3,8 @@
 // resourceAttributes and nonResourceAttributes, and a user or a group. kube-apiserver names no
 // kind in the 422 (the decoded review's kind is cleared): `.authorization.k8s.io "" is invalid`.
 // access-control.ts answers the review itself (RBAC's decision and reason).
-import type { Json } from './storage/object-store.js';
-import { invalid, type StatusCause } from './storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
+import { invalid, type StatusCause } from '../storage/status-error.js';
 
 /** Throws kube-apiserver's 422 when a SubjectAccessReview's spec cannot be reviewed. */
 export function validateSubjectAccessReviewSpec(spec: Json): void {

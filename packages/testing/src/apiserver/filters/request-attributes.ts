@@ -3,7 +3,7 @@
 // answers with (responsewriters.Forbidden), byte for byte.
 import { FieldSelector } from '@kindex/core';
 import type { Route } from './router.js';
-import { ApiStatusError, qualifiedResource } from './storage/status-error.js';
+import { ApiStatusError, qualifiedResource } from '../storage/status-error.js';
 
 /** An authenticated (or anonymous) identity, as kube-apiserver's user.Info. */
 export interface UserInfo {

@@ -2,7 +2,7 @@
 // is allowed when a rule of a role bound to the user or one of its groups covers it. Bindings are
 // indexed by subject and rebuilt only when an RBAC object changes, so a request looks at the
 // bindings of its own user and groups, never at every binding.
-import type { Json, ObjectStore } from './storage/object-store.js';
+import type { Json, ObjectStore } from '../storage/object-store.js';
 import type { RequestAttributes, UserInfo } from './request-attributes.js';
 
 const RBAC = 'rbac.authorization.k8s.io';

@@ -16,10 +16,10 @@
 // - Audiences: `spec.audiences`, or the API server's own (`--api-audiences`, which defaults to
 //   the service-account issuer). A ServiceAccount token is good only for an audience it was
 //   issued for; a static token is good for any.
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 import type { UserInfo } from './request-attributes.js';
-import type { JsonResponse } from './resource-handler.js';
-import { badRequest } from './storage/status-error.js';
+import type { JsonResponse } from '../resource-handler.js';
+import { badRequest } from '../storage/status-error.js';
 
 /** The API server's audience: the real test server's `--service-account-issuer`, which `--api-audiences` defaults to. */
 export const API_AUDIENCE = 'https://kubernetes.default.svc.cluster.local';
