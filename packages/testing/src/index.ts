@@ -10,7 +10,7 @@ export type { TestApiServer, ApiServerFaults, ForbidRule } from './test-api-serv
 // --- embedded API server (src/apiserver/)
 export { startEmbeddedApiServer, EmbeddedApiServer } from './apiserver/embedded-api-server.js';
 export type { EmbeddedApiServerOptions, EmbeddedApiServerFaults } from './apiserver/embedded-api-server.js';
-export type { WebhookServiceAddresses, WebhookServiceReference } from './apiserver/webhook-service-resolver.js';
+export type { WebhookServiceAddresses, WebhookServiceReference } from './apiserver/webhook/webhook-service-resolver.js';
 export { selfSignedCertificate } from './apiserver/self-signed-certificate.js';
 export type { SelfSignedCertificate } from './apiserver/self-signed-certificate.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { AdmissionregistrationV1Api, CoreV1Api, type V1ServiceSpec, type V1ValidatingWebhook } from '@kubernetes/client-node';
-import { catchApiStatus } from '../helpers/api-status.js';
-import { startTestWebhookServer, type TestWebhookServer } from '../conformance/admission-webhook-server.js';
-import { startEmbeddedApiServer, type EmbeddedApiServer, type WebhookServiceAddresses } from '../index.js';
+import { catchApiStatus } from '../../helpers/api-status.js';
+import { startTestWebhookServer, type TestWebhookServer } from '../../conformance/admission-webhook-server.js';
+import { startEmbeddedApiServer, type EmbeddedApiServer, type WebhookServiceAddresses } from '../../index.js';
 
 // What only the embedded server has: the webhookServices option, which maps a webhook's Service to
 // a local address (an EndpointSlice may not hold 127.0.0.1). Resolution through ExternalName

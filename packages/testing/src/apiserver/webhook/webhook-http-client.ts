@@ -7,7 +7,7 @@
 
 import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 import { ServiceResolutionError, type WebhookServiceReference } from './webhook-service-resolver.js';
 
 /** A webhook could not be called or answered with something that is not a review. */

@@ -12,8 +12,8 @@
 // - the `webhookServices` option first, mapping a Service to any address, 127.0.0.1 included.
 
 import { randomInt } from 'node:crypto';
-import { ENDPOINT_SLICES } from './endpoint-slice.js';
-import type { Json, ObjectStore } from './storage/object-store.js';
+import { ENDPOINT_SLICES } from '../endpoint-slice.js';
+import type { Json, ObjectStore } from '../storage/object-store.js';
 
 /**
  * A webhook's `clientConfig.service`, port defaulted: what a {@link WebhookServiceAddresses}
