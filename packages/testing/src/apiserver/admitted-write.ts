@@ -13,7 +13,7 @@
 // what is stored.
 
 import { jsonEqual } from '@kindex/core';
-import type { AdmissionAttributes, AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
+import type { AdmissionAttributes, AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
 import type { Json } from './storage/object-store.js';
 import type { UserInfo } from './filters/request-attributes.js';
 import type { JsonResponse, ResourceRequest, WriteAdmission } from './resource-handler.js';

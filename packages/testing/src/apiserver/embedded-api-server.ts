@@ -53,7 +53,7 @@ import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AccessControl } from './filters/access-control.js';
-import { AdmissionWebhookDispatcher } from './admission-webhook-dispatcher.js';
+import { AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
 import { admitRequest } from './admitted-write.js';
 import { CrdConversion } from './crd-conversion.js';
 import { convertWatchLine, serveConverted } from './converted-request.js';

@@ -6,7 +6,7 @@
 // Equivalent` (eventEquivalence).
 
 import { jsonEqual } from '@kindex/core';
-import type { EquivalentResources } from './admission-webhook-dispatcher.js';
+import type { EquivalentResources } from './admission/admission-webhook-dispatcher.js';
 import { EVENTS_V1_TYPE_ID, toCoreEvent, toEventsV1 } from './events-api.js';
 import type { Json } from './storage/object-store.js';
 import type { ResourceType } from './storage/resource-registry.js';

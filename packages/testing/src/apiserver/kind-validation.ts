@@ -4,7 +4,7 @@
 
 import { deploymentCauses } from './deployment-defaults.js';
 import { ENDPOINT_SLICES, endpointSliceCauses } from './endpoint-slice.js';
-import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission-webhook-dispatcher.js';
+import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission/admission-webhook-dispatcher.js';
 import type { Json } from './storage/object-store.js';
 import { webhookConfigurationCauses } from './webhook-configuration-validation.js';
 import type { StatusCause } from './storage/status-error.js';

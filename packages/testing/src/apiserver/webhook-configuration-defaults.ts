@@ -2,7 +2,7 @@
 // (admissionregistration/v1 SetDefaults_*), so that a configuration reads back the same from the
 // embedded server as from a real one.
 
-import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission-webhook-dispatcher.js';
+import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission/admission-webhook-dispatcher.js';
 import type { Json } from './storage/object-store.js';
 
 /** Fills in the defaults of a webhook configuration; other kinds are left alone. */

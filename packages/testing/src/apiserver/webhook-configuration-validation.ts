@@ -4,7 +4,7 @@
 
 import type { Json } from './storage/object-store.js';
 import type { StatusCause } from './storage/status-error.js';
-import { matchConditionCauses } from './webhook-match-conditions.js';
+import { matchConditionCauses } from './admission/webhook-match-conditions.js';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 // v1 requires webhooks without side effects (Some and Unknown are v1beta1 values).

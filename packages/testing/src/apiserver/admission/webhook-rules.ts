@@ -4,7 +4,7 @@
 // namespace and object label selectors.
 
 import { LabelSelector, type LabelSelectorObject } from '@kindex/core';
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 
 /** One admission webhook of a Validating/MutatingWebhookConfiguration, with kube-apiserver's defaults applied. */
 export interface AdmissionWebhook {

@@ -11,8 +11,8 @@
 // Checks are made for the API version '*', as the library makes them. Field and label selectors
 // are accepted and passed over, as RBAC does.
 
-import { celEnvironment } from './cel-library.js';
-import type { RequestAttributes, UserInfo } from './filters/request-attributes.js';
+import { celEnvironment } from '../cel-library.js';
+import type { RequestAttributes, UserInfo } from '../filters/request-attributes.js';
 
 /** Decides one request's attributes (the server's RBAC evaluation). */
 export type AuthorizeFunction = (attributes: RequestAttributes) => { readonly allowed: boolean; readonly reason: string };

@@ -7,16 +7,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '@kindex/core';
-import type { CrdConversion } from './crd-conversion.js';
-import { metaOf } from './machinery/object-meta.js';
-import type { Json, ObjectStore } from './storage/object-store.js';
-import { applyPatch } from './machinery/patch.js';
-import type { UserInfo } from './filters/request-attributes.js';
-import type { ResourceType } from './storage/resource-registry.js';
-import { ApiStatusError, qualifiedResource, type StatusDetails } from './storage/status-error.js';
+import type { CrdConversion } from '../crd-conversion.js';
+import { metaOf } from '../machinery/object-meta.js';
+import type { Json, ObjectStore } from '../storage/object-store.js';
+import { applyPatch } from '../machinery/patch.js';
+import type { UserInfo } from '../filters/request-attributes.js';
+import type { ResourceType } from '../storage/resource-registry.js';
+import { ApiStatusError, qualifiedResource, type StatusDetails } from '../storage/status-error.js';
 import { requestAuthorizer, type AuthorizeFunction } from './webhook-match-authorizer.js';
 import { evaluateMatchConditions } from './webhook-match-conditions.js';
-import { WebhookCallError, type WebhookHttpClient } from './webhook/webhook-http-client.js';
+import { WebhookCallError, type WebhookHttpClient } from '../webhook/webhook-http-client.js';
 import { matchingVersion, ruleMatches, selectorsMatch, webhooksOf, type AdmissionWebhook, type RuleAttributes } from './webhook-rules.js';
 
 /** The store ids of the two configuration kinds. */

@@ -5,8 +5,8 @@
 // `failurePolicy: Fail` and skips the webhook under `Ignore`. The `authorizer` variable checks
 // what the requesting user may do (webhook-match-authorizer.ts).
 
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
+import type { StatusCause } from '../storage/status-error.js';
 import { matchConditionEnvironment, type CelAuthorizer } from './webhook-match-authorizer.js';
 
 type Program = (context: Record<string, unknown>) => unknown;
