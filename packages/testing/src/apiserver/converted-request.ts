@@ -9,7 +9,7 @@ import type { CrdConversion } from './crd-conversion.js';
 import { metaOf } from './machinery/object-meta.js';
 import type { Json } from './storage/object-store.js';
 import { applyPatch, patchTypeOf, type PatchType } from './machinery/patch.js';
-import type { JsonResponse, ResourceRequest } from './resource-handler.js';
+import type { JsonResponse, ResourceRequest } from './registry/resource-handler.js';
 import { ApiStatusError } from './storage/status-error.js';
 
 /** Runs one verb (GET, POST, PUT, PATCH, DELETE) of a request on the storage version. */

@@ -10,7 +10,7 @@ import { conversionCauses } from './crd-conversion-validation.js';
 import { finalizersOf, metaOf, nowTimestamp } from './machinery/object-meta.js';
 import type { Json, ObjectStore, StoredObject } from './storage/object-store.js';
 import type { ResourceRegistry, ResourceType, ScalePaths } from './storage/resource-registry.js';
-import type { ResourceHandler } from './resource-handler.js';
+import type { ResourceHandler } from './registry/resource-handler.js';
 import { defaultObject } from './schema-defaulting.js';
 import { ApiStatusError, invalid, type StatusCause } from './storage/status-error.js';
 import { ruleCompileErrors, ruleCostCauses } from './validation-rules.js';

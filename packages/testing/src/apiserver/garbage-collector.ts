@@ -6,7 +6,7 @@
 import { finalizersOf, metaOf, ownerRefsOf } from './machinery/object-meta.js';
 import type { Json, ObjectStore, StoreEvent } from './storage/object-store.js';
 import type { ResourceRegistry } from './storage/resource-registry.js';
-import type { ResourceHandler } from './resource-handler.js';
+import type { ResourceHandler } from './registry/resource-handler.js';
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {

@@ -7,9 +7,9 @@
 // decoding of metav1.MicroTime (exactly six fractional digits), wording as kube-apiserver 1.36.
 
 import { qualifiedNameErrors } from '@kindex/core';
-import type { Json } from './storage/object-store.js';
-import { applyPatch, patchTypeOf } from './machinery/patch.js';
-import { badRequest, invalid, type StatusCause } from './storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
+import { applyPatch, patchTypeOf } from '../machinery/patch.js';
+import { badRequest, invalid, type StatusCause } from '../storage/status-error.js';
 
 /** The id of the events.k8s.io resource in the registry; its objects live under `/events`. */
 export const EVENTS_V1_TYPE_ID = 'events.k8s.io/events';

@@ -5,21 +5,21 @@
 import { randomUUID } from 'node:crypto';
 import { LabelSelector, ShardSelector, dnsSubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@kindex/core';
 import type { FieldSelector } from '@kindex/core';
-import { parseFieldSelector } from './storage/field-selectors.js';
-import { pruneObject, validateObject } from './custom-resource-schema.js';
+import { parseFieldSelector } from '../storage/field-selectors.js';
+import { pruneObject, validateObject } from '../custom-resource-schema.js';
 import { defaultDeployment } from './deployment-defaults.js';
 import { foldStringData, kindCauses, updateCauses } from './kind-validation.js';
 import { defaultPod } from './pod-defaults.js';
 import { omitEmpty } from './omit-empty.js';
-import { defaultObject } from './schema-defaulting.js';
+import { defaultObject } from '../schema-defaulting.js';
 import { defaultService } from './service-defaults.js';
 import { defaultWebhookConfiguration } from './webhook-configuration-defaults.js';
 import { defaultEndpointSlice } from './endpoint-slice.js';
 import { jsonEqual } from '@kindex/core';
-import { finalizersOf, metaOf, nowTimestamp } from './machinery/object-meta.js';
-import { objectJson, type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
-import { applyPatch, patchTypeOf } from './machinery/patch.js';
-import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
+import { finalizersOf, metaOf, nowTimestamp } from '../machinery/object-meta.js';
+import { objectJson, type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
+import { applyPatch, patchTypeOf } from '../machinery/patch.js';
+import { fieldSchemaOf, type FieldSchema } from '../field-schema.js';
 import { decodeFields, fieldValidationOf, strictDecodingError, unknownFieldWarnings } from './field-validation.js';
 import {
   applyConfiguration,
@@ -32,8 +32,8 @@ import {
   writeManagedFields,
   type ManagedEntry,
 } from './managed-fields.js';
-import { deleteOptionsCauses, optionsError } from './machinery/request-options.js';
-import type { ResourceRegistry, ResourceType } from './storage/resource-registry.js';
+import { deleteOptionsCauses, optionsError } from '../machinery/request-options.js';
+import type { ResourceRegistry, ResourceType } from '../storage/resource-registry.js';
 import {
   ApiStatusError,
   MODIFIED_CONFLICT,
@@ -45,8 +45,8 @@ import {
   methodNotAllowed,
   notFound,
   type StatusCause,
-} from './storage/status-error.js';
-import { apiVersionOf, matchesSpec } from './watch/watch-hub.js';
+} from '../storage/status-error.js';
+import { apiVersionOf, matchesSpec } from '../watch/watch-hub.js';
 
 /** One request addressed to a resource, after routing and body parsing. */
 export interface ResourceRequest {

@@ -2,8 +2,8 @@
 // (admissionregistration/v1 SetDefaults_*), so that a configuration reads back the same from the
 // embedded server as from a real one.
 
-import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission/admission-webhook-dispatcher.js';
-import type { Json } from './storage/object-store.js';
+import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from '../admission/admission-webhook-dispatcher.js';
+import type { Json } from '../storage/object-store.js';
 
 /** Fills in the defaults of a webhook configuration; other kinds are left alone. */
 export function defaultWebhookConfiguration(typeId: string, obj: Json): void {

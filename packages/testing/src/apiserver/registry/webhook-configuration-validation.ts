@@ -2,9 +2,9 @@
 // kube-apiserver's pkg/apis/admissionregistration/validation words it: a configuration the
 // embedded server would store but a real cluster refuses would pass a test and fail in production.
 
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
-import { matchConditionCauses } from './admission/webhook-match-conditions.js';
+import type { Json } from '../storage/object-store.js';
+import type { StatusCause } from '../storage/status-error.js';
+import { matchConditionCauses } from '../admission/webhook-match-conditions.js';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 // v1 requires webhooks without side effects (Some and Unknown are v1beta1 values).

@@ -15,9 +15,9 @@
 
 import { isJsonObject } from '@kindex/core';
 import * as models from '@kubernetes/client-node';
-import { parseMicroTime } from './machinery/micro-time.js';
-import type { Json } from './storage/object-store.js';
-import type { ResourceType } from './storage/resource-registry.js';
+import { parseMicroTime } from '../machinery/micro-time.js';
+import type { Json } from '../storage/object-store.js';
+import type { ResourceType } from '../storage/resource-registry.js';
 
 /** The modes of `?fieldValidation=`; an empty or missing value is Warn. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

@@ -6,8 +6,8 @@
 // webhook served on 127.0.0.1 cannot be an endpoint), and port names and protocols.
 
 import { isIP, isIPv4 } from 'node:net';
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
+import type { StatusCause } from '../storage/status-error.js';
 
 /** The store id of EndpointSlices. */
 export const ENDPOINT_SLICES = 'discovery.k8s.io/endpointslices';

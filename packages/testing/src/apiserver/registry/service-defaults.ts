@@ -3,10 +3,10 @@
 // from the service CIDR (service-cluster-ips.ts) that cannot change once set.
 
 import { isJsonObject } from '@kindex/core';
-import { invalid, type StatusCause } from './storage/status-error.js';
-import { type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
+import { invalid, type StatusCause } from '../storage/status-error.js';
+import { type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
 import { ServiceClusterIps } from './service-cluster-ips.js';
-import type { ResourceType } from './storage/resource-registry.js';
+import type { ResourceType } from '../storage/resource-registry.js';
 
 const SERVICE_TYPE_ID = '/services';
 

@@ -4,10 +4,10 @@
 
 import { deploymentCauses } from './deployment-defaults.js';
 import { ENDPOINT_SLICES, endpointSliceCauses } from './endpoint-slice.js';
-import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from './admission/admission-webhook-dispatcher.js';
-import type { Json } from './storage/object-store.js';
+import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from '../admission/admission-webhook-dispatcher.js';
+import type { Json } from '../storage/object-store.js';
 import { webhookConfigurationCauses } from './webhook-configuration-validation.js';
-import type { StatusCause } from './storage/status-error.js';
+import type { StatusCause } from '../storage/status-error.js';
 
 const CONFIG_KEY_RE = /^[-._a-zA-Z0-9]+$/;
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

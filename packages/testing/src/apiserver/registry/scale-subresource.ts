@@ -4,12 +4,12 @@
 // replicas, recorded in managedFields under the `scale` subresource.
 
 import { LabelSelector, isJsonObject } from '@kindex/core';
-import { metaOf } from './machinery/object-meta.js';
-import { type Json, type ObjectStore, type StoredObject } from './storage/object-store.js';
-import { applyPatch, patchTypeOf } from './machinery/patch.js';
-import type { ScalePaths } from './storage/resource-registry.js';
+import { metaOf } from '../machinery/object-meta.js';
+import { type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
+import { applyPatch, patchTypeOf } from '../machinery/patch.js';
+import type { ScalePaths } from '../storage/resource-registry.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
-import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from './storage/status-error.js';
+import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from '../storage/status-error.js';
 
 function segments(path: string): string[] {
   return path.replace(/^\./, '').split('.');

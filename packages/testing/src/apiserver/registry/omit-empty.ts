@@ -11,8 +11,8 @@
 // exceptions below.
 
 import { isJsonObject } from '@kindex/core';
-import { builtinSchemas, type OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
-import type { Json } from './storage/object-store.js';
+import { builtinSchemas, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
+import type { Json } from '../storage/object-store.js';
 
 // Optional in the schema but not `omitempty` in Go: an empty list is written as `[]`.
 const KEPT_WHEN_EMPTY = new Set(['io.k8s.api.rbac.v1.ClusterRole.rules', 'io.k8s.api.rbac.v1.Role.rules']);

@@ -4,8 +4,8 @@
 
 import { LabelSelector, isJsonObject } from '@kindex/core';
 import { defaultPodSpec } from './pod-defaults.js';
-import { type Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
+import { type Json } from '../storage/object-store.js';
+import type { StatusCause } from '../storage/status-error.js';
 
 const DEPLOYMENT_TYPE_ID = 'apps/deployments';
 

@@ -3,7 +3,7 @@
 // an operator comparing what it wrote with what it reads back sees these fields appear.
 
 import { isJsonObject } from '@kindex/core';
-import { type Json } from './storage/object-store.js';
+import { type Json } from '../storage/object-store.js';
 
 // An image without a tag (or tagged `latest`) is pulled on every start; a digest or other tag once.
 function pullPolicyOf(image: unknown): string {
