@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates the TypeScript protobuf messages the embedded API server decodes and answers
-# (packages/testing/src/apiserver/protobuf/generated/) from Kubernetes' own generated.proto files,
+# (packages/testing/src/apiserver/negotiation/protobuf/generated/) from Kubernetes' own generated.proto files,
 # taken from the Go module cache at the version the real-server tier builds (scripts/real-apiserver).
 # Run it again after changing K8S_VERSION or the list of groups below; commit its output.
 # Needs Go's module cache to hold k8s.io/{api,apimachinery,apiextensions-apiserver}@v$K8S_VERSION
@@ -10,7 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 K8S_VERSION="${K8S_VERSION:-0.36.3}"
 mod="$(go env GOMODCACHE 2>/dev/null || echo "$HOME/go/pkg/mod")/k8s.io"
-out="$root/packages/testing/src/apiserver/protobuf/generated"
+out="$root/packages/testing/src/apiserver/negotiation/protobuf/generated"
 bin="$root/packages/testing/node_modules/.bin"
 
 # The groups the embedded server serves (resource-registry.ts, access-control.ts) and what they import.

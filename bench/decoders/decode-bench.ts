@@ -16,10 +16,10 @@ import { configMap, primaryCount } from '../src/fixture/config-map-fixture.js';
 import {
   ConfigMapListSchema,
   ConfigMapSchema,
-} from '../../packages/testing/src/apiserver/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
-import { WatchEventSchema } from '../../packages/testing/src/apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
-import { UnknownSchema } from '../../packages/testing/src/apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
-import { jsonToMessage, messageToJson } from '../../packages/testing/src/apiserver/protobuf/proto-json.js';
+} from '../../packages/testing/src/apiserver/negotiation/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
+import { WatchEventSchema } from '../../packages/testing/src/apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
+import { UnknownSchema } from '../../packages/testing/src/apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
+import { jsonToMessage, messageToJson } from '../../packages/testing/src/apiserver/negotiation/protobuf/proto-json.js';
 import { cborItemEnd } from '../../packages/informer/src/client/internal/cbor-item-end.js';
 import { cborCodec } from '../../packages/informer/src/client/cbor-codec.js';
 import { kubeCbor, textCbor } from '../src/fixture/kube-cbor-fixture.js';

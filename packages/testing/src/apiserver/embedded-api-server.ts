@@ -69,10 +69,10 @@ import { resolveWebhookService, type WebhookServiceAddresses } from './webhook/w
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './aggregated-discovery.js';
 import { OpenApiDocuments } from './openapi-documents.js';
-import { CBOR, PROTOBUF, ResponseMedia, unsupportedMediaType } from './content-negotiation.js';
+import { CBOR, PROTOBUF, ResponseMedia, unsupportedMediaType } from './negotiation/content-negotiation.js';
 import { RequestFaults } from './faults.js';
-import { tableVersionOf, tableWatchTransform, toTable } from './table-output.js';
-import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './partial-object-metadata.js';
+import { tableVersionOf, tableWatchTransform, toTable } from './negotiation/table-output.js';
+import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './negotiation/partial-object-metadata.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { ObjectStore, type Json } from './storage/object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './registry/resource-handler.js';

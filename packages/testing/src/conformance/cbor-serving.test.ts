@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createTestCrd, type TestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';
-import { decodeCbor, decodeCborSequence, encodeCbor } from '../apiserver/kube-cbor.js';
+import { decodeCbor, decodeCborSequence, encodeCbor } from '../apiserver/negotiation/kube-cbor.js';
 import { configMapsPath, useConformanceFixture } from './conformance-fixture.js';
 
 const CBOR = 'application/cbor';

@@ -1,18 +1,18 @@
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
-import { DeploymentSchema } from '../apiserver/protobuf/generated/k8s.io/api/apps/v1/generated_pb.js';
-import { SelfSubjectAccessReviewSchema } from '../apiserver/protobuf/generated/k8s.io/api/authorization/v1/generated_pb.js';
-import { LeaseSchema } from '../apiserver/protobuf/generated/k8s.io/api/coordination/v1/generated_pb.js';
-import { ConfigMapListSchema, ConfigMapSchema, PodSchema } from '../apiserver/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
-import { CustomResourceDefinitionSchema } from '../apiserver/protobuf/generated/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
+import { DeploymentSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/apps/v1/generated_pb.js';
+import { SelfSubjectAccessReviewSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/authorization/v1/generated_pb.js';
+import { LeaseSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/coordination/v1/generated_pb.js';
+import { ConfigMapListSchema, ConfigMapSchema, PodSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
+import { CustomResourceDefinitionSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
 import {
   APIResourceListSchema,
   DeleteOptionsSchema,
   StatusSchema,
   WatchEventSchema,
-} from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
-import { UnknownSchema } from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
+} from '../apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
+import { UnknownSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';

@@ -7,8 +7,8 @@ import {
   PartialObjectMetadataListSchema,
   PartialObjectMetadataSchema,
   WatchEventSchema,
-} from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
-import { UnknownSchema } from '../apiserver/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
+} from '../apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
+import { UnknownSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/apimachinery/pkg/runtime/generated_pb.js';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { createTestCrd } from '../helpers/test-crd.js';
 import { rawRequest, type RawResponse } from '../helpers/raw-request.js';

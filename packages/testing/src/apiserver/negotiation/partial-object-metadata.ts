@@ -9,10 +9,10 @@
 // content-negotiation.ts decides which clause of the Accept header wins (an unknown `as=` is skipped,
 // and a 406 when nothing else fits).
 
-import type { Json } from './storage/object-store.js';
-import type { ResourceType } from './storage/resource-registry.js';
-import type { JsonResponse } from './registry/resource-handler.js';
-import { ApiStatusError } from './storage/status-error.js';
+import type { Json } from '../storage/object-store.js';
+import type { ResourceType } from '../storage/resource-registry.js';
+import type { JsonResponse } from '../registry/resource-handler.js';
+import { ApiStatusError } from '../storage/status-error.js';
 
 /** The two metadata-only representations kube-apiserver converts to. */
 export type PartialMetadataKind = 'PartialObjectMetadata' | 'PartialObjectMetadataList';

@@ -6,9 +6,9 @@
 // A watch asked for as a Table (`kubectl get --watch`) gets one single-row Table per event.
 
 import { builtinPrinter, type TablePrinter } from './builtin-table-printers.js';
-import { customResourcePrinter } from './custom-resource-table.js';
-import type { Json } from './storage/object-store.js';
-import type { ResourceType } from './storage/resource-registry.js';
+import { customResourcePrinter } from '../custom-resource-table.js';
+import type { Json } from '../storage/object-store.js';
+import type { ResourceType } from '../storage/resource-registry.js';
 
 /** The Table group/version a request asks for, if any (`v1` preferred over `v1beta1`). */
 export function tableVersionOf(accept: string | undefined): 'v1' | 'v1beta1' | undefined {

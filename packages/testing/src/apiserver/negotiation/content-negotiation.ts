@@ -16,7 +16,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { stringify as toYaml } from 'yaml';
-import { ApiStatusError, badRequest } from './storage/status-error.js';
+import { ApiStatusError, badRequest } from '../storage/status-error.js';
 import { clauseParams, partialMetadataOfClause } from './partial-object-metadata.js';
 import { decodeCbor, encodeCbor, encodeCborWatchLine } from './kube-cbor.js';
 

@@ -5,9 +5,9 @@
 // every column is present; kubectl hides those of priority 1 unless `-o wide`. Column
 // descriptions are the Go types' swagger docs, word for word. Other kinds get Name and Age.
 
-import { toCoreEvent } from './registry/events-api.js';
-import { timestampSince } from './machinery/human-duration.js';
-import type { Json } from './storage/object-store.js';
+import { toCoreEvent } from '../registry/events-api.js';
+import { timestampSince } from '../machinery/human-duration.js';
+import type { Json } from '../storage/object-store.js';
 
 /** One column of a Table: its definition and how a row's cell is made. */
 export interface TableColumn {
