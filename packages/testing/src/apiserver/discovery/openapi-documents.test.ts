@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { rawRequest } from '../helpers/raw-request.js';
-import { useTestApiServer } from '../helpers/use-test-api-server.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { useTestApiServer } from '../../helpers/use-test-api-server.js';
 
 // What only the embedded server does: kube-apiserver also serves the v3 documents in protobuf
 // (the conformance suite covers what both do).

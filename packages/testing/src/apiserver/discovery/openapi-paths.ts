@@ -5,8 +5,8 @@
 // by the latter and, when it lists the fieldValidation parameter, lets the server validate fields
 // (cli-runtime's query_param_verifier_v3.go) instead of validating on the client.
 
-import { META_V1, type OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
-import type { GroupVersionKind, ServedResource } from './machinery/served-resources.js';
+import { META_V1, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
+import type { GroupVersionKind, ServedResource } from '../machinery/served-resources.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,8 +4,8 @@
 // of discovery.ts when the answer is plain application/json. Built on each request from the
 // registry, so custom resources appear and disappear with their CRDs.
 
-import type { ResourceRegistry } from './storage/resource-registry.js';
-import { servedGroups, servedResources, type GroupVersionKind, type ServedResource } from './machinery/served-resources.js';
+import type { ResourceRegistry } from '../storage/resource-registry.js';
+import { servedGroups, servedResources, type GroupVersionKind, type ServedResource } from '../machinery/served-resources.js';
 
 type Json = Record<string, unknown>;
 

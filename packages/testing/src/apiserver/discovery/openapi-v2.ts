@@ -4,7 +4,7 @@
 // parameters carry their type directly, request bodies become `in: body` parameters, and
 // responses name one schema.
 
-import type { OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
+import type { OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
 
 type Json = Record<string, unknown>;
 

@@ -2,8 +2,8 @@
 // (unaggregated) form. kubectl asks for aggregated discovery first and falls back to these when
 // the response is plain application/json.
 
-import type { ResourceRegistry } from './storage/resource-registry.js';
-import { servedGroups, servedResources, type ServedResource } from './machinery/served-resources.js';
+import type { ResourceRegistry } from '../storage/resource-registry.js';
+import { servedGroups, servedResources, type ServedResource } from '../machinery/served-resources.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { SERVED_KINDS } from '../conformance/served-kinds.js';
-import { rawRequest } from '../helpers/raw-request.js';
-import { useTestApiServer } from '../helpers/use-test-api-server.js';
+import { SERVED_KINDS } from '../../conformance/served-kinds.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { useTestApiServer } from '../../helpers/use-test-api-server.js';
 
 // The conformance suite checks each kind of SERVED_KINDS against kube-apiserver's discovery; this
 // keeps the table complete, so a kind added to the embedded server cannot skip that check.

@@ -7,14 +7,14 @@
 
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
-import { crdModelName, crdSchemas } from './crd-openapi.js';
-import { builtinSchemas, REQUIRED_SCHEMAS, type OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
+import { crdModelName, crdSchemas } from '../crd-openapi.js';
+import { builtinSchemas, REQUIRED_SCHEMAS, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
 import { resourcePaths } from './openapi-paths.js';
 import { swaggerV2 } from './openapi-v2.js';
 import { swaggerV2Protobuf } from './openapi-v2-protobuf.js';
-import type { ResourceRegistry } from './storage/resource-registry.js';
-import { servedGroups, servedResources, type GroupVersionKind } from './machinery/served-resources.js';
-import { ApiStatusError } from './storage/status-error.js';
+import type { ResourceRegistry } from '../storage/resource-registry.js';
+import { servedGroups, servedResources, type GroupVersionKind } from '../machinery/served-resources.js';
+import { ApiStatusError } from '../storage/status-error.js';
 
 const REF = '#/components/schemas/';
 
