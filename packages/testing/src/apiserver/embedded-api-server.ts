@@ -73,7 +73,7 @@ import { CBOR, PROTOBUF, ResponseMedia, unsupportedMediaType } from './negotiati
 import { RequestFaults } from './faults.js';
 import { tableVersionOf, tableWatchTransform, toTable } from './negotiation/table-output.js';
 import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './negotiation/partial-object-metadata.js';
-import { GarbageCollector } from './garbage-collector.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
 import { ObjectStore, type Json } from './storage/object-store.js';
 import { ResourceHandler, type JsonResponse, type ResourceRequest } from './registry/resource-handler.js';
 import { ResourceRegistry } from './storage/resource-registry.js';

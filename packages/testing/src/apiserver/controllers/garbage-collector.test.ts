@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
-import { startEmbeddedApiServer, catchApiStatus, eventually, type EmbeddedApiServer } from '../index.js';
+import { startEmbeddedApiServer, catchApiStatus, eventually, type EmbeddedApiServer } from '../../index.js';
 
 describe('EmbeddedApiServer deletion and garbage collection', () => {
   let server: EmbeddedApiServer;

@@ -3,10 +3,10 @@
 // ownerReferences uid; Foreground owners wait for their dependents; Orphan strips the references)
 // and the namespace controller (a deleted namespace empties, then disappears).
 
-import { finalizersOf, metaOf, ownerRefsOf } from './machinery/object-meta.js';
-import type { Json, ObjectStore, StoreEvent } from './storage/object-store.js';
-import type { ResourceRegistry } from './storage/resource-registry.js';
-import type { ResourceHandler } from './registry/resource-handler.js';
+import { finalizersOf, metaOf, ownerRefsOf } from '../machinery/object-meta.js';
+import type { Json, ObjectStore, StoreEvent } from '../storage/object-store.js';
+import type { ResourceRegistry } from '../storage/resource-registry.js';
+import type { ResourceHandler } from '../registry/resource-handler.js';
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {
