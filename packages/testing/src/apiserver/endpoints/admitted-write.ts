@@ -13,11 +13,11 @@
 // what is stored.
 
 import { jsonEqual } from '@kindex/core';
-import type { AdmissionAttributes, AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
-import type { Json } from './storage/object-store.js';
-import type { UserInfo } from './filters/request-attributes.js';
-import type { JsonResponse, ResourceRequest, WriteAdmission } from './registry/resource-handler.js';
-import { ApiStatusError } from './storage/status-error.js';
+import type { AdmissionAttributes, AdmissionWebhookDispatcher } from '../admission/admission-webhook-dispatcher.js';
+import type { Json } from '../storage/object-store.js';
+import type { UserInfo } from '../filters/request-attributes.js';
+import type { JsonResponse, ResourceRequest, WriteAdmission } from '../registry/resource-handler.js';
+import { ApiStatusError } from '../storage/status-error.js';
 
 class PendingAdmission extends Error {
   override readonly name = 'PendingAdmission';

@@ -5,12 +5,12 @@
 // converted, patched and converted back, then written as an update guarded by its
 // resourceVersion (retried when another write came first, as kube-apiserver retries a patch).
 
-import type { CrdConversion } from './crd-conversion.js';
-import { metaOf } from './machinery/object-meta.js';
-import type { Json } from './storage/object-store.js';
-import { applyPatch, patchTypeOf, type PatchType } from './machinery/patch.js';
-import type { JsonResponse, ResourceRequest } from './registry/resource-handler.js';
-import { ApiStatusError } from './storage/status-error.js';
+import type { CrdConversion } from '../crd-conversion.js';
+import { metaOf } from '../machinery/object-meta.js';
+import type { Json } from '../storage/object-store.js';
+import { applyPatch, patchTypeOf, type PatchType } from '../machinery/patch.js';
+import type { JsonResponse, ResourceRequest } from '../registry/resource-handler.js';
+import { ApiStatusError } from '../storage/status-error.js';
 
 /** Runs one verb (GET, POST, PUT, PATCH, DELETE) of a request on the storage version. */
 export type StorageVerb = (method: string, request: ResourceRequest) => JsonResponse | Promise<JsonResponse>;
