@@ -11,8 +11,8 @@ export type { TestApiServer, ApiServerFaults, ForbidRule } from './test-api-serv
 export { startEmbeddedApiServer, EmbeddedApiServer } from './apiserver/embedded-api-server.js';
 export type { EmbeddedApiServerOptions, EmbeddedApiServerFaults } from './apiserver/embedded-api-server.js';
 export type { WebhookServiceAddresses, WebhookServiceReference } from './apiserver/webhook/webhook-service-resolver.js';
-export { selfSignedCertificate } from './apiserver/self-signed-certificate.js';
-export type { SelfSignedCertificate } from './apiserver/self-signed-certificate.js';
+export { selfSignedCertificate } from './apiserver/server/self-signed-certificate.js';
+export type { SelfSignedCertificate } from './apiserver/server/self-signed-certificate.js';
 
 // --- real kube-apiserver launcher (src/real-apiserver/)
 export { startRealApiServer } from './real-apiserver/real-api-server.js';

@@ -5,7 +5,7 @@
 
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { selfSignedCertificate } from '../apiserver/self-signed-certificate.js';
+import { selfSignedCertificate } from '../apiserver/server/self-signed-certificate.js';
 
 /** The `request` of an AdmissionReview as received (fields read by the tests). */
 export interface ReceivedReview {

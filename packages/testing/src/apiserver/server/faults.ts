@@ -2,7 +2,7 @@
 // Watch-level faults (closing watches, pausing events, expiring history) live with the watch hub
 // and the store; this class holds only the per-request state the HTTP layer consults.
 
-import type { ForbidRule } from '../test-api-server.js';
+import type { ForbidRule } from '../../test-api-server.js';
 
 /** A failure to inject into upcoming requests. */
 export interface InjectedFailure {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startEmbeddedApiServer, catchApiStatus, rawRequest, WatchEventCollector, type EmbeddedApiServer } from '../index.js';
+import { startEmbeddedApiServer, catchApiStatus, rawRequest, WatchEventCollector, type EmbeddedApiServer } from '../../index.js';
 
 describe('EmbeddedApiServer faults', () => {
   let server: EmbeddedApiServer;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startEmbeddedApiServer, rawRequest, type EmbeddedApiServer } from '../index.js';
+import { startEmbeddedApiServer, rawRequest, type EmbeddedApiServer } from '../../index.js';
 
 describe('EmbeddedApiServer robustness', () => {
   let server: EmbeddedApiServer;
