@@ -172,6 +172,9 @@ export { rejectUnknownOptions } from './options/reject-unknown-options.js';
 export { positiveMilliseconds } from './options/positive-milliseconds.js';
 export type { OptionKeys, OptionKeysOf } from './options/reject-unknown-options.js';
 export { UnknownOptionError } from './options/unknown-option-error.js';
+export { InvalidOptionError } from './options/invalid-option-error.js';
+export { defineOptions } from './options/define-options.js';
+export type { OptionSchemas, OptionsDefinition } from './options/define-options.js';
 export type { UnknownOption } from './options/unknown-option-error.js';
 
 // --- condition: status conditions (apimachinery meta.SetStatusCondition)

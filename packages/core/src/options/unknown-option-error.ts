@@ -1,3 +1,5 @@
+import { InvalidOptionError } from './invalid-option-error.js';
+
 /**
  * One key of an options object that its receiver does not know.
  *
@@ -28,7 +30,9 @@ export interface UnknownOption {
  * An options object holds keys its receiver does not know: a typo (`leaderElecton`), an option
  * of another object, or a key of an older version. An ignored option is a silent
  * misconfiguration (an operator running without the leader election it was given), so every
- * options object of kindex rejects them, naming all of them at once.
+ * options object of kindex rejects them, naming all of them at once. A kind of
+ * {@link InvalidOptionError} (code `KINDEX_INVALID_OPTION`): `key` and `fix` are those of the first
+ * unknown key.
  *
  * @example
  * ```ts
@@ -43,8 +47,8 @@ export interface UnknownOption {
  * }
  * ```
  */
-export class UnknownOptionError extends Error {
-  override readonly name = 'UnknownOptionError';
+export class UnknownOptionError extends InvalidOptionError {
+  override readonly name: string = 'UnknownOptionError';
 
   constructor(
     /** What was being configured, as the caller would name it, for example `Operator options`. */
@@ -52,12 +56,22 @@ export class UnknownOptionError extends Error {
     /** Every unknown key found, nested ones included, in the order of the object. */
     readonly unknown: readonly UnknownOption[],
   ) {
-    super(UnknownOptionError.#describe(unknown));
+    super(UnknownOptionError.#first(path, unknown[0]), UnknownOptionError.#describe(unknown));
   }
 
   /** The full paths of the unknown keys, for example `['Operator options.server.hots']`. */
   get paths(): readonly string[] {
     return this.unknown.map((option) => option.path);
+  }
+
+  static #first(path: string, first: UnknownOption | undefined) {
+    return {
+      options: path,
+      key: first === undefined ? '' : first.path.slice(path.length + 1),
+      value: undefined,
+      problem: 'not an option of this object',
+      fix: first?.suggestion === undefined ? 'rename or remove it' : `rename it to ${first.suggestion}, or remove it`,
+    };
   }
 
   static #describe(unknown: readonly UnknownOption[]): string {

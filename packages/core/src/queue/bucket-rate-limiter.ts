@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from './clock.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link BucketRateLimiter}.
@@ -22,8 +23,12 @@ export interface BucketRateLimiterOptions {
   readonly clock?: Clock;
 }
 
-/** The keys of {@link BucketRateLimiterOptions}: unknown ones are rejected, not ignored. */
-const BUCKET_RATE_LIMITER_OPTION_KEYS = { qps: true, burst: true, clock: true } as const satisfies OptionKeysOf<BucketRateLimiterOptions>;
+/** {@link BucketRateLimiterOptions}' keys and value checks. */
+const BUCKET_RATE_LIMITER_OPTIONS = defineOptions<BucketRateLimiterOptions>('BucketRateLimiter options', {
+  qps: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a number of requeues per second above 0' })),
+  burst: Type.Optional(Type.Number({ minimum: 1, description: 'a number of requeues, 1 or more' })),
+  clock: Type.Optional(Type.Unknown()),
+});
 
 /**
  * An overall token bucket shared by all items (client-go `BucketRateLimiter`, 10/s burst 100).
@@ -49,13 +54,10 @@ export class BucketRateLimiter<K extends string = string> implements RateLimiter
   #last: number;
 
   constructor(options: BucketRateLimiterOptions = {}) {
-    rejectUnknownOptions('BucketRateLimiter options', options, BUCKET_RATE_LIMITER_OPTION_KEYS);
+    BUCKET_RATE_LIMITER_OPTIONS.check(options);
     this.#qps = options.qps ?? 10;
     this.#burst = options.burst ?? 100;
     this.#clock = options.clock ?? systemClock;
-    if (!(this.#qps > 0) || !(this.#burst >= 1)) {
-      throw new RangeError(`BucketRateLimiter: needs qps > 0 and burst >= 1, got ${this.#qps}/${this.#burst}`);
-    }
     this.#tokens = this.#burst;
     this.#last = this.#clock.now();
   }

@@ -1,0 +1,156 @@
+/**
+ * One declaration per options object: its accepted keys and the checks of their values, as a
+ * TypeBox schema. The interface users read (and TypeDoc shows) stays a plain TypeScript interface
+ * with each option's TSDoc; the schema's properties are typed against it, so an option added to one
+ * and not the other is a compile error. From the schema come the unknown-key check (with the
+ * closest key suggested) and the value checks, which throw one {@link InvalidOptionError} naming the
+ * object, the key, the value and the fix.
+ *
+ * Checks run where options are given (constructors, builders), never per event: the schema is
+ * compiled once, on the first check, and a valid object costs one compiled check.
+ *
+ * @module
+ */
+import Type, { type TObject, type TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
+import { InvalidOptionError } from './invalid-option-error.js';
+import { rejectUnknownOptions, type OptionKeys } from './reject-unknown-options.js';
+
+/**
+ * The schema of each key of the options type `T`: every key of `T`, and no other (an option
+ * missing from the schema, or a key the type lacks, is a compile error).
+ *
+ * @example
+ * ```ts
+ * import { Type } from 'typebox';
+ * import type { OptionSchemas } from '@kindex/core';
+ *
+ * interface RetryOptions { readonly attempts?: number }
+ * const schemas: OptionSchemas<RetryOptions> = { attempts: Type.Optional(Type.Integer({ minimum: 1 })) };
+ * ```
+ */
+export type OptionSchemas<T> = { readonly [K in keyof Required<T>]-?: TSchema };
+
+/**
+ * An options object declared once, by {@link defineOptions}: its name, its schema, the keys it
+ * accepts and its check.
+ *
+ * @example
+ * ```ts
+ * import { defineOptions, type OptionsDefinition } from '@kindex/core';
+ * import { Type } from 'typebox';
+ *
+ * interface PoolOptions { readonly size?: number }
+ * const POOL_OPTIONS: OptionsDefinition<PoolOptions> = defineOptions<PoolOptions>('Pool options', {
+ *   size: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of connections, 1 or more' })),
+ * });
+ * POOL_OPTIONS.check({ size: 4 });
+ * ```
+ */
+export interface OptionsDefinition<T> {
+  /** The object as messages name it: `WorkQueue options`. */
+  readonly name: string;
+  /** The TypeBox schema of the object (each key optional or not as in `T`). */
+  readonly schema: TObject;
+  /** The accepted keys, nested objects' own included, as {@link rejectUnknownOptions} takes them. */
+  readonly keys: OptionKeys;
+  /**
+   * Throws when `options` holds an unknown key ({@link UnknownOptionError}) or a value its schema
+   * refuses ({@link InvalidOptionError}); `undefined` passes.
+   */
+  check(options: T | undefined): void;
+}
+
+/**
+ * Declares an options object: `T` is the interface users read; `properties` gives one TypeBox
+ * schema per key of `T`. Put the rule of a value in its schema (`minimum`, `exclusiveMinimum`,
+ * `enum`...) and, in `description`, the value wanted as the fix should say it ("a positive number
+ * of milliseconds"). A key whose value is a class instance or a callback the schema cannot
+ * describe takes `Type.Unknown()` and keeps its own check.
+ *
+ * @param name - The object as messages should name it: `WorkQueue options`.
+ * @throws nothing itself; the returned `check` throws {@link InvalidOptionError}.
+ *
+ * @example
+ * ```ts
+ * import { defineOptions, InvalidOptionError } from '@kindex/core';
+ * import { Type } from 'typebox';
+ *
+ * interface PoolOptions { readonly size?: number; readonly name?: string }
+ * const POOL_OPTIONS = defineOptions<PoolOptions>('Pool options', {
+ *   size: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of connections, 1 or more' })),
+ *   name: Type.Optional(Type.String()),
+ * });
+ * try {
+ *   POOL_OPTIONS.check({ size: 0 });
+ * } catch (error) {
+ *   // Pool options.size = 0: must be >= 1. Fix: set size to a whole number of connections, 1 or more, or leave it out
+ *   if (error instanceof InvalidOptionError) console.error(error.message);
+ * }
+ * ```
+ */
+export function defineOptions<T>(name: string, properties: OptionSchemas<T>): OptionsDefinition<T> {
+  const schema = Type.Object(properties);
+  const keys = keysOf(schema);
+  let validator: Validator | undefined;
+  return {
+    name,
+    schema,
+    keys,
+    check(options: T | undefined): void {
+      if (options === undefined) return;
+      rejectUnknownOptions(name, options, keys);
+      validator ??= Compile(schema);
+      if (validator.Check(options)) return;
+      throw invalidOption(name, schema, options, validator);
+    },
+  };
+}
+
+/** The accepted keys of an object schema, descending into nested object schemas. */
+function keysOf(schema: TObject): OptionKeys {
+  const keys: Record<string, true | OptionKeys> = {};
+  for (const [key, property] of Object.entries(schema.properties)) {
+    keys[key] = isObjectSchema(property) ? keysOf(property) : true;
+  }
+  return keys;
+}
+
+function isObjectSchema(schema: TSchema): schema is TObject {
+  const candidate = schema as { type?: unknown; properties?: unknown };
+  return candidate.type === 'object' && typeof candidate.properties === 'object' && candidate.properties !== null;
+}
+
+/** The first value the schema refuses, as one error naming the key, the value and the fix. */
+function invalidOption(name: string, schema: TObject, options: unknown, validator: Validator): InvalidOptionError {
+  const [first] = validator.Errors(options);
+  const segments = (first?.instancePath ?? '').split('/').slice(1).map(unescapePointer);
+  let value: unknown = options;
+  let property: TSchema | undefined = schema;
+  let optional = false;
+  for (const segment of segments) {
+    value = isIndexable(value) ? (value as Record<string, unknown>)[segment] : undefined;
+    const object: TObject | undefined = property !== undefined && isObjectSchema(property) ? property : undefined;
+    optional = object !== undefined && !(object.required ?? []).includes(segment);
+    property = object?.properties[segment];
+  }
+  const key = segments.join('.');
+  const description: unknown = property === undefined ? undefined : Reflect.get(property, 'description');
+  const wanted = typeof description === 'string' ? description : `a value that ${first?.message ?? 'its type accepts'}`;
+  return new InvalidOptionError({
+    options: name,
+    key,
+    value,
+    problem: first?.message ?? 'not accepted',
+    fix: `set ${key} to ${wanted}${optional ? ', or leave it out for the default' : ''}`,
+  });
+}
+
+function isIndexable(value: unknown): boolean {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
+/** A JSON Pointer segment back to its key (`~1` is `/`, `~0` is `~`). */
+function unescapePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
