@@ -189,6 +189,16 @@ export {
 export type { Condition, ConditionInput, ConditionStatus, SetStatusConditionOptions } from './condition/condition.js';
 export { InvalidConditionError } from './condition/invalid-condition-error.js';
 
+// --- apiextensions: custom objects checked as kube-apiserver checks them (schema, CEL rules, cost)
+export { validateCustomObject } from './apiextensions/schema-validation.js';
+export type { ValidateCustomObjectOptions } from './apiextensions/schema-validation.js';
+export type { SchemaFieldError } from './apiextensions/schema-field-error.js';
+export { defaultCustomObject } from './apiextensions/schema-defaulting.js';
+export { pruneCustomObject } from './apiextensions/schema-pruning.js';
+export { validationRuleErrors } from './apiextensions/validation-rules.js';
+export type { RuleCompileError } from './apiextensions/validation-rules.js';
+export { kubernetesCelEnvironment } from './apiextensions/cel-environment.js';
+
 // --- recorder: Kubernetes Events from a reconcile (the contract; @kindex/informer writes them)
 export { noopEventRecorder } from './recorder/event-recorder.js';
 export type { EventRecorder, EventRecord, EventType, EventObjectReference } from './recorder/event-recorder.js';

@@ -8,12 +8,9 @@
 // - a rule under lists and maps runs once per element: its cost is multiplied by their bounds.
 // Only the upper bound is computed (the limits compare it). Functions of the Kubernetes library
 // this file does not know cost 1 plus their arguments, cel-go's default for O(1) functions.
-import { isJsonObject } from '@kindex/core';
 import type { ASTNode } from '@marcbachmann/cel-js';
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
-
-type Schema = Json;
+import { isJsonObject } from '../resource/is-json-object.js';
+import type { Schema } from './schema-field-error.js';
 
 /** kube-apiserver's per-expression limit (StaticEstimatedCostLimit). */
 export const PER_EXPRESSION_COST_LIMIT = 10_000_000;
@@ -60,11 +57,11 @@ interface Estimate {
   readonly value?: { readonly actual: unknown };
 }
 
-const add = (a: number, b: number): number => Math.min(MAX_COST, a + b);
-const times = (a: number, b: number): number => (a === 0 || b === 0 ? 0 : Math.min(MAX_COST, a * b));
+export const add = (a: number, b: number): number => Math.min(MAX_COST, a + b);
+export const times = (a: number, b: number): number => (a === 0 || b === 0 ? 0 : Math.min(MAX_COST, a * b));
 const byFactor = (size: number, factor: number): number => Math.min(MAX_COST, Math.ceil(size * factor));
 
-function sub(schema: Schema | undefined, key: 'items' | 'additionalProperties'): Schema | undefined {
+export function sub(schema: Schema | undefined, key: 'items' | 'additionalProperties'): Schema | undefined {
   const s = schema?.[key];
   return isJsonObject(s) ? s : undefined;
 }
@@ -418,79 +415,4 @@ function literalSize(value: unknown): number {
   if (typeof value === 'string') return [...value].length;
   if (value instanceof Uint8Array) return value.length;
   return 1;
-}
-
-/** kube-apiserver's getCostErrorMessage. */
-export function costErrorMessage(costName: string, cost: number, limit: number): string {
-  const factor = cost / limit;
-  const shown = factor > 100 ? 'more than 100x' : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`;
-  return `${costName} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
-}
-
-interface RuleCost {
-  readonly field: string;
-  readonly cost: number;
-}
-
-/**
- * The causes of kube-apiserver's 422 for a CRD version whose rules cost too much: each rule (or
- * messageExpression) above the per-expression limit, then, when the version's total is above the
- * CRD limit, the most expensive rules (up to 4, each at least 1% of that limit) and the schema.
- * `parse` returns a rule's AST, or undefined when it does not compile (cost 0, reported elsewhere).
- */
-export function ruleCostErrors(schema: Schema, path: string, parse: (expression: string) => ASTNode | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const costs: RuleCost[] = [];
-  const visit = (node: Schema, at: string, cardinality: number | undefined): void => {
-    const below = childCardinality(node, cardinality);
-    const properties = isJsonObject(node['properties']) ? node['properties'] : {};
-    for (const [name, prop] of Object.entries(properties)) if (isJsonObject(prop)) visit(prop, `${at}.properties[${name}]`, below);
-    const items = sub(node, 'items');
-    if (items !== undefined) visit(items, `${at}.items`, below);
-    const values = sub(node, 'additionalProperties');
-    if (values !== undefined) visit(values, `${at}.additionalProperties`, below);
-    const rules = node['x-kubernetes-validations'];
-    if (!Array.isArray(rules)) return;
-    const runs = ruleCardinality(node, cardinality);
-    rules.forEach((rule: { rule?: string; messageExpression?: string }, i) => {
-      for (const [key, expression, name] of [
-        ['rule', rule.rule, 'estimated rule cost'],
-        ['messageExpression', rule.messageExpression, 'estimated messageExpression cost'],
-      ] as const) {
-        const ast = typeof expression === 'string' ? parse(expression) : undefined;
-        if (ast === undefined) continue;
-        const field = `${at}.x-kubernetes-validations[${i}].${key}`;
-        const cost = times(estimateCost(ast, node), runs);
-        if (cost > PER_EXPRESSION_COST_LIMIT) {
-          causes.push({
-            reason: 'FieldValueForbidden',
-            field,
-            message: `Forbidden: ${costErrorMessage(name, cost, PER_EXPRESSION_COST_LIMIT)}`,
-          });
-        }
-        costs.push({ field, cost });
-      }
-    });
-  };
-  visit(schema, path, 1);
-  const total = costs.reduce((sum, c) => add(sum, c.cost), 0);
-  if (total > PER_CRD_COST_LIMIT) {
-    const expensive = costs
-      .filter((c) => c.cost >= PER_CRD_COST_LIMIT / 100)
-      .sort((a, b) => b.cost - a.cost)
-      .slice(0, 4);
-    for (const { field } of expensive) {
-      causes.push({
-        reason: 'FieldValueForbidden',
-        field,
-        message: 'Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
-      });
-    }
-    causes.push({
-      reason: 'FieldValueForbidden',
-      field: path,
-      message: `Forbidden: ${costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, PER_CRD_COST_LIMIT)}`,
-    });
-  }
-  return causes;
 }

@@ -1,9 +1,10 @@
-// The CEL environment of x-kubernetes-validations: @marcbachmann/cel-js (which has the CEL
-// string extensions lowerAscii, upperAscii, trim, split, indexOf, lastIndexOf, substring and
-// matches built in) plus the Kubernetes libraries operators use: the rest of the strings
+// The CEL environment of x-kubernetes-validations: @marcbachmann/cel-js (zero dependencies, the
+// CEL string extensions lowerAscii, upperAscii, trim, split, indexOf, lastIndexOf, substring and
+// matches built in, about 2 µs an evaluation; @bufbuild/cel lacked those string functions and
+// brings protobuf in) plus the Kubernetes libraries operators use: the rest of the strings
 // extension (charAt, join, replace, reverse, format), lists, regex (find, findAll), quantity and
-// url. Not provided: ip, cidr, semver, authz and format's %x/%o/%b/%e verbs; a rule calling one
-// fails to compile, so its CRD is refused rather than the rule silently skipped.
+// url. Not provided: ip, cidr, semver, authz and format's %x/%o/%b/%e verbs (see
+// validation-rules.ts for what a rule calling one gets).
 
 import { Environment } from '@marcbachmann/cel-js';
 
@@ -45,7 +46,7 @@ const SUFFIX: Record<string, number> = {
 const QUANTITY_RE = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/;
 
 /** A resource.Quantity (`500m`, `1Gi`), held as its value in base units. */
-export class Quantity {
+class Quantity {
   constructor(readonly value: number) {}
   static parse(text: string): Quantity | undefined {
     const m = QUANTITY_RE.exec(text);
@@ -61,7 +62,7 @@ function quantity(text: string): Quantity {
 }
 
 /** A parsed URL, as Kubernetes' url library returns it. */
-export class KubeUrl {
+class KubeUrl {
   constructor(readonly url: URL) {}
 }
 
@@ -85,8 +86,9 @@ function format(template: string, args: readonly Value[]): string {
   });
 }
 
-/** The environment every rule compiles in; `self` and `oldSelf` are untyped (dyn). */
-// Optional types (`self.?a`, optionalOldSelf) are on, as for CRD rules since Kubernetes 1.29.
+// The environment every rule compiles in; `self` and `oldSelf` are untyped (dyn). Optional types
+// (`self.?a`, optionalOldSelf) are on, as for CRD rules since Kubernetes 1.29. Shared by every
+// caller in this package; kubernetesCelEnvironment() hands others a copy they may extend.
 export const celEnvironment = new Environment({
   unlistedVariablesAreDyn: true,
   homogeneousAggregateLiterals: false,
@@ -150,3 +152,24 @@ export const celEnvironment = new Environment({
     for (const [k, v] of u.url.searchParams) (query[k] ??= []).push(v);
     return query;
   });
+
+/**
+ * A copy of the CEL environment kindex checks `x-kubernetes-validations` rules in: CEL with the
+ * Kubernetes strings, lists, regex, quantity and url libraries, `self` and `oldSelf` untyped
+ * (`dyn`), optional types on. Register more variables or functions on the copy to evaluate
+ * other Kubernetes CEL (a webhook's matchConditions, say); the copy leaves the rules' environment
+ * as it is.
+ *
+ * Caveats: Kubernetes' ip, cidr, semver and authz libraries are not provided.
+ *
+ * @example
+ * ```ts
+ * import { kubernetesCelEnvironment } from '@kindex/core';
+ *
+ * const environment = kubernetesCelEnvironment();
+ * const small = environment.evaluate("quantity(self).isLessThan(quantity('1Gi'))", { self: '512Mi' }); // true
+ * ```
+ */
+export function kubernetesCelEnvironment(): Environment {
+  return celEnvironment.clone();
+}

@@ -5,9 +5,8 @@
 // so the properties of a defaulted object get their defaults too. An array item or map value
 // that is null gets the default of the items/additionalProperties schema.
 
-import { isJsonObject } from '@kindex/core';
-import type { Json } from './storage/object-store.js';
-import type { Schema } from './custom-resource-schema.js';
+import { isJsonObject } from '../resource/is-json-object.js';
+import type { Schema } from './schema-field-error.js';
 
 function schemaOf(v: unknown): Schema | undefined {
   return isJsonObject(v) ? v : undefined;
@@ -18,9 +17,23 @@ function replacesNull(value: unknown, schema: Schema | undefined): schema is Sch
   return value === null && schema !== undefined && schema['nullable'] !== true && schema['default'] !== undefined;
 }
 
-/** Fills in, in place, the defaults the schema declares. */
-export function defaultObject(obj: Json, schema: Schema): void {
-  defaultNode(obj, schema);
+/**
+ * Fills in, in place, the defaults a CRD version's structural schema declares, as kube-apiserver
+ * does on create, update and every read: a missing property (or a null one where the schema is
+ * not nullable) gets a copy of its `default`, then the properties of every present value get
+ * theirs.
+ *
+ * @example
+ * ```ts
+ * import { defaultCustomObject } from '@kindex/core';
+ *
+ * const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', default: 1 } } } } };
+ * const widget = { spec: {} };
+ * defaultCustomObject(schema, widget); // widget.spec is { replicas: 1 }
+ * ```
+ */
+export function defaultCustomObject(schema: object, object: unknown): void {
+  defaultNode(object, schema as Schema);
 }
 
 function defaultNode(value: unknown, schema: Schema | undefined): void {

@@ -5,16 +5,19 @@
 // Rules compile once per served CRD version: the programs hang off the version's schema nodes,
 // which are built anew for each CRD write, so the cache is in effect keyed by the CRD's uid,
 // resourceVersion and version and never outlives them.
+//
+// What this environment cannot check: a rule calling one of Kubernetes' ip, cidr, semver or
+// authz libraries (not provided here) compiles on kube-apiserver. ruleCompileErrors reports it
+// with `unsupported` set, so that each caller applies the one policy of the module doc: the
+// embedded API server refuses the CRD (it could not enforce the rule), customResource() accepts
+// it, and validateCustomObject leaves such a rule to the server (it is not evaluated client-side).
 
-import { isJsonObject } from '@kindex/core';
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
-import { actualCost, estimateCost, ruleCostErrors } from './cel-cost.js';
-import { celEnvironment } from './cel-library.js';
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
-
-/** An openAPIV3Schema node (custom-resource-schema.ts's Schema, which imports this file). */
-type Schema = Json;
+import { isJsonObject } from '../resource/is-json-object.js';
+import { actualCost, estimateCost } from './cel-cost.js';
+import { celEnvironment } from './cel-environment.js';
+import { ruleCostErrors } from './rule-cost-errors.js';
+import { fieldError, type Schema, type SchemaFieldError } from './schema-field-error.js';
 
 interface Rule {
   readonly rule: string;
@@ -32,6 +35,8 @@ interface CompiledRule {
   readonly transition: boolean;
   /** The rule's estimated cost per call; only above PER_CALL_COST_LIMIT is its actual cost worth computing. */
   readonly estimatedCost: number;
+  /** The rule calls a library this environment lacks (see the file comment): it is not evaluated. */
+  readonly unsupported: boolean;
 }
 
 /** kube-apiserver's limit on one evaluation of one rule (celconfig.PerCallLimit). */
@@ -40,20 +45,12 @@ const PER_CALL_COST_LIMIT = 1_000_000;
 // Thrown out of the walk when a rule's actual cost is above the per-call limit: kube-apiserver
 // then runs no further rule on the object.
 class CallCostExceeded extends Error {
-  constructor(readonly refusal: StatusCause) {
+  constructor(readonly refusal: SchemaFieldError) {
     super(refusal.message);
   }
 }
 
 const compiled = new WeakMap<Schema, readonly CompiledRule[]>();
-// Programs built for evaluation since the process started: the seam a test uses to show that
-// rules compile once per CRD version, not once per request.
-let compilations = 0;
-
-/** How many rule programs have been built for evaluation (in this process). */
-export function ruleCompilations(): number {
-  return compilations;
-}
 
 function rulesOf(schema: Schema): readonly Rule[] {
   const rules = schema['x-kubernetes-validations'];
@@ -63,16 +60,30 @@ function rulesOf(schema: Schema): readonly Rule[] {
 function compiledRules(schema: Schema): readonly CompiledRule[] {
   let rules = compiled.get(schema);
   if (rules === undefined) {
-    rules = rulesOf(schema).map((spec) => {
-      compilations++;
-      const program = celEnvironment.parse(spec.rule);
-      return {
-        spec,
-        program,
-        estimatedCost: estimateCost(program.ast, schema),
-        messageProgram: spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression),
-        transition: /\boldSelf\b/.test(spec.rule),
-      };
+    rules = rulesOf(schema).flatMap((spec): CompiledRule[] => {
+      let program: ParseResult;
+      try {
+        program = celEnvironment.parse(spec.rule);
+      } catch {
+        return []; // refused when the CRD was written (ruleCompileErrors)
+      }
+      let messageProgram: ParseResult | undefined;
+      try {
+        messageProgram = spec.messageExpression === undefined ? undefined : celEnvironment.parse(spec.messageExpression);
+      } catch {
+        messageProgram = undefined; // as one that fails: the message falls back to `message`
+      }
+      const checked = celEnvironment.check(spec.rule);
+      return [
+        {
+          spec,
+          program,
+          estimatedCost: estimateCost(program.ast, schema),
+          messageProgram,
+          transition: /\boldSelf\b/.test(spec.rule),
+          unsupported: !checked.valid && MISSING_LIBRARY.test(checked.error?.message ?? ''),
+        },
+      ];
     });
     compiled.set(schema, rules);
   }
@@ -93,20 +104,28 @@ function goRule(r: Rule): string {
 
 const MISSING_LIBRARY = /found no matching overload for '(?:dyn\.)?(?:ip|cidr|isIP|isCIDR|semver|isSemver|authorizer)\(/;
 
-function compileError(error: unknown): string {
-  const message = (error as Error).message.split('\n')[0]!;
-  const hint = MISSING_LIBRARY.test(message)
-    ? " (the embedded API server lacks Kubernetes' ip, cidr, semver and authz CEL libraries: run this test on the real kube-apiserver, KINDEX_APISERVER=real)"
-    : '';
-  return `ERROR: <input>: ${message}${hint}`;
+/**
+ * A rule or messageExpression that does not compile in kindex's CEL environment; `unsupported`
+ * when only because it calls a Kubernetes library this environment lacks (kube-apiserver has it).
+ *
+ * @example
+ * ```ts
+ * import { validationRuleErrors, type RuleCompileError } from '@kindex/core';
+ *
+ * const schema = { type: 'object', 'x-kubernetes-validations': [{ rule: 'isCIDR(self.net)' }] };
+ * const lacking: RuleCompileError[] = validationRuleErrors(schema, 'openAPIV3Schema').compile.filter((e) => e.unsupported);
+ * ```
+ */
+export interface RuleCompileError extends SchemaFieldError {
+  readonly unsupported: boolean;
 }
 
 /**
  * The rules of a CRD version's schema that do not compile, as causes of the CRD's 422; `path` is
  * where kube-apiserver reports the schema (`spec.validation.openAPIV3Schema`).
  */
-export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
-  const causes: StatusCause[] = [];
+export function ruleCompileErrors(schema: Schema, path: string): RuleCompileError[] {
+  const causes: RuleCompileError[] = [];
   rulesOf(schema).forEach((r, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
     for (const [key, expression, what] of [
@@ -114,16 +133,27 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
       ['messageExpression', r.messageExpression, 'messageExpression compilation failed'],
     ] as const) {
       if (expression === undefined) continue;
+      let stage = 'does not parse';
       try {
         celEnvironment.parse(expression);
+        stage = 'does not compile';
         // Type checking with self as dyn catches unknown functions and mistyped operands.
         const checked = celEnvironment.check(expression);
         if (!checked.valid) throw checked.error ?? new Error('does not type-check');
       } catch (error) {
+        const message = (error as Error).message.split('\n')[0]!;
+        const unsupported = MISSING_LIBRARY.test(message);
+        const hint = unsupported
+          ? " (kindex's CEL environment lacks Kubernetes' ip, cidr, semver and authz libraries, so the embedded API server cannot enforce this rule: run this test on the real kube-apiserver, KINDEX_APISERVER=real)"
+          : '';
         causes.push({
-          reason: 'FieldValueInvalid',
-          field: `${at}.${key}`,
-          message: `Invalid value: ${goRule(r)}: ${what}: ${compileError(error)}`,
+          ...fieldError(
+            'FieldValueInvalid',
+            `${at}.${key}`,
+            `Invalid value: ${goRule(r)}: ${what}: ERROR: <input>: ${message}${hint}`,
+            `${key} ${JSON.stringify(expression)} ${stage}: ${message}`,
+          ),
+          unsupported,
         });
       }
     }
@@ -141,7 +171,7 @@ export function ruleCompileErrors(schema: Schema, path: string): StatusCause[] {
  * The rules and messageExpressions of a CRD version's schema whose estimated cost is above
  * kube-apiserver's limits, as causes of the CRD's 422 (see cel-cost.ts).
  */
-export function ruleCostCauses(schema: Schema, path: string): StatusCause[] {
+export function ruleCostCauses(schema: Schema, path: string): SchemaFieldError[] {
   return ruleCostErrors(schema, path, (expression) => {
     try {
       const parsed = celEnvironment.parse(expression);
@@ -156,8 +186,8 @@ export function ruleCostCauses(schema: Schema, path: string): StatusCause[] {
  * The rules `obj` breaks, with kube-apiserver's fields and wording. `old` is the stored object on
  * update, undefined on create.
  */
-export function ruleViolations(obj: unknown, old: unknown, schema: Schema): StatusCause[] {
-  const causes: StatusCause[] = [];
+export function ruleViolations(obj: unknown, old: unknown, schema: Schema): SchemaFieldError[] {
+  const causes: SchemaFieldError[] = [];
   try {
     validateNode(obj, old, schema, '', causes);
   } catch (error) {
@@ -167,23 +197,28 @@ export function ruleViolations(obj: unknown, old: unknown, schema: Schema): Stat
   return causes;
 }
 
-function validateNode(value: unknown, old: unknown, schema: Schema, path: string, causes: StatusCause[]): void {
+function validateNode(value: unknown, old: unknown, schema: Schema, path: string, causes: SchemaFieldError[]): void {
   if (value === null || value === undefined) return;
   const rules = compiledRules(schema);
   if (rules.length > 0) {
     const self = celValue(value, schema);
     const oldSelf = old === undefined || old === null ? undefined : celValue(old, schema);
     for (const r of rules) {
+      if (r.unsupported) continue;
       if (r.transition && oldSelf === undefined && r.spec.optionalOldSelf !== true) continue;
       // With optionalOldSelf the rule also runs on create, oldSelf then an empty optional.
       const old = r.spec.optionalOldSelf === true ? (oldSelf === undefined ? Optional.none() : Optional.of(oldSelf)) : oldSelf;
       if (r.estimatedCost > PER_CALL_COST_LIMIT && actualCost(r.program.ast, schema, value, PER_CALL_COST_LIMIT) > PER_CALL_COST_LIMIT) {
         const label = r.spec.message?.trim() ? r.spec.message.trim() : r.spec.rule.trim();
-        throw new CallCostExceeded({
-          reason: 'FieldValueInvalid',
-          field: path,
-          message: `Invalid value: "${typeof schema['type'] === 'string' ? schema['type'] : 'object'}": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${label}`,
-        });
+        const summary = `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${label}`;
+        throw new CallCostExceeded(
+          fieldError(
+            'FieldValueInvalid',
+            path,
+            `Invalid value: "${typeof schema['type'] === 'string' ? schema['type'] : 'object'}": ${summary}`,
+            summary,
+          ),
+        );
       }
       causes.push(...evaluate(r, { self, oldSelf: old }, value, schema, path));
     }
@@ -223,29 +258,37 @@ function correlate(schema: Schema, old: unknown[] | undefined): (item: unknown) 
   return () => undefined;
 }
 
-function evaluate(r: CompiledRule, context: Record<string, unknown>, value: unknown, schema: Schema, path: string): StatusCause[] {
+function evaluate(r: CompiledRule, context: Record<string, unknown>, value: unknown, schema: Schema, path: string): SchemaFieldError[] {
   const field = r.spec.fieldPath ? `${path}${path === '' ? r.spec.fieldPath.replace(/^\./, '') : r.spec.fieldPath}` : path;
   let holds: unknown;
   try {
     holds = r.program(context);
   } catch (error) {
     // Reported at the rule's node with its type, in cel-go's words (`no such key: min`).
-    const reason = (error as Error).message.split('\n')[0]!.replace(/^No such key/, 'no such key');
+    const first = (error as Error).message.split('\n')[0]!;
+    const reason = first.replace(/^No such key/, 'no such key');
     const label = r.spec.message?.trim() ? r.spec.message : r.spec.rule;
     const type = typeof schema['type'] === 'string' ? schema['type'] : 'object';
-    return [{ reason: 'FieldValueInvalid', field: path, message: `Invalid value: "${type}": ${reason} evaluating rule: ${label}` }];
+    return [
+      fieldError(
+        'FieldValueInvalid',
+        path,
+        `Invalid value: "${type}": ${reason} evaluating rule: ${label}`,
+        `rule ${JSON.stringify(r.spec.rule)} could not be evaluated: ${first}`,
+      ),
+    ];
   }
   if (holds === true) return [];
   const message = messageOf(r, context);
   switch (r.spec.reason) {
     case 'FieldValueForbidden':
-      return [{ reason: 'FieldValueForbidden', field, message: `Forbidden: ${message}` }];
+      return [fieldError('FieldValueForbidden', field, `Forbidden: ${message}`, message)];
     case 'FieldValueRequired':
-      return [{ reason: 'FieldValueRequired', field, message: `Required value: ${message}` }];
+      return [fieldError('FieldValueRequired', field, `Required value: ${message}`, message)];
     case 'FieldValueDuplicate':
-      return [{ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${shown(value, schema)}${message}` }];
+      return [fieldError('FieldValueDuplicate', field, `Duplicate value: ${shown(value, schema)}${message}`, message)];
     default:
-      return [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${shown(value, schema)}${message}` }];
+      return [fieldError('FieldValueInvalid', field, `Invalid value: ${shown(value, schema)}${message}`, message)];
   }
 }
 
@@ -290,4 +333,27 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * What kube-apiserver refuses in the `x-kubernetes-validations` of a CRD version's schema when
+ * the CRD is written: the rules and messageExpressions that do not compile (`compile`), and those
+ * whose estimated cost is above its limits (`cost`: 10,000,000 per expression, 100,000,000 for
+ * the version), each cause with kube-apiserver's field path under `path` and its message.
+ *
+ * @example
+ * ```ts
+ * import { validationRuleErrors } from '@kindex/core';
+ *
+ * // An unbounded list of unbounded strings: kube-apiserver refuses the rule as too expensive.
+ * const schema = { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "self.all(n, n.matches('^a.*z$'))" }] };
+ * const { compile, cost } = validationRuleErrors(schema, 'spec.validation.openAPIV3Schema');
+ * for (const e of cost) console.log(e.field, e.cost?.estimated, e.cost?.limit);
+ * ```
+ */
+export function validationRuleErrors(
+  schema: object,
+  path: string,
+): { readonly compile: readonly RuleCompileError[]; readonly cost: readonly SchemaFieldError[] } {
+  return { compile: ruleCompileErrors(schema as Schema, path), cost: ruleCostCauses(schema as Schema, path) };
 }

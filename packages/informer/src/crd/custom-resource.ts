@@ -25,13 +25,19 @@
  *
  * @module
  */
-import { ResourceID, deepFreeze, type KubernetesObject } from '@kindex/core';
+import {
+  ResourceID,
+  deepFreeze,
+  defaultCustomObject,
+  validateCustomObject,
+  validationRuleErrors,
+  type KubernetesObject,
+} from '@kindex/core';
 import type { Static, TSchema } from 'typebox';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd-manifest.js';
 import { CustomResourceValidationError, type FieldViolation } from './custom-resource-validation-error.js';
-import type { ValidationRule } from './json-schema-props.js';
-import { schemaErrors } from './internal/schema-errors.js';
+import type { JsonSchemaProps, ValidationRule } from './json-schema-props.js';
 import { structuralSchema } from './structural-schema.js';
 
 /**
@@ -266,6 +272,7 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
     );
   }
   const versions: CustomResourceDefinitionVersion[] = entries.map(([name, v]) => crdVersion(options, name, v, v === storage[0]![1]));
+  for (const v of versions) warnRuleCosts(`customResource ${options.kind} ${v.name}`, v.schema.openAPIV3Schema);
   const crd: CustomResourceDefinition = {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -302,7 +309,11 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
     if (schema === undefined) {
       return [{ field: 'apiVersion', message: `must be one of ${[...schemas.keys()].join(', ')}, got ${JSON.stringify(apiVersion)}` }];
     }
-    return schemaErrors(schema, object, '', validateOptions);
+    // The server defaults, then validates: so does the client, on a copy.
+    const defaulted: unknown = structuredClone(object);
+    defaultCustomObject(schema, defaulted);
+    const problems = validateCustomObject(schema, defaulted, { old: validateOptions.old, partial: validateOptions.partial });
+    return problems.map(({ field, summary }) => ({ field, message: summary }));
   };
   const resource: Omit<CustomResource, '__resource'> = {
     ...(kindOf(storageName) as Omit<ResourceKind, '__resource'>),
@@ -320,6 +331,40 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
     },
   };
   return Object.freeze(resource) as unknown as CustomResource<V>;
+}
+
+/**
+ * Warns, at definition time, about each `x-kubernetes-validations` rule or messageExpression
+ * whose estimated cost is above kube-apiserver's static budget: installing the CRD would fail
+ * with a 422 (the embedded API server refuses it with the same estimate). A warning, not a
+ * throw: the definition still types objects and validates them client-side, and the fix is in
+ * the schema.
+ */
+function warnRuleCosts(subject: string, schema: JsonSchemaProps): void {
+  const warned = new Set<string>();
+  // Each expression over the limit first, then those the CRD version's total is over the limit with.
+  for (const { field, cost } of validationRuleErrors(schema, 'openAPIV3Schema').cost) {
+    if (cost === undefined || warned.has(field)) continue;
+    warned.add(field);
+    if (cost.expression === '') {
+      // The version's total, whose share no single rule is large enough to name (each under 1%).
+      if (warned.size > 1) continue;
+      process.emitWarning(
+        `${subject}: kube-apiserver will refuse this CRD: its x-kubernetes-validations rules have an estimated total cost of ${cost.estimated.toLocaleString('en-US')}, over the limit of ${cost.limit.toLocaleString('en-US')} for a CRD version; bound what they read in the schema: maxLength on strings, maxItems on arrays, maxProperties on maps`,
+        { type: 'KindexRuleCostWarning', code: 'KINDEX_RULE_COST' },
+      );
+      continue;
+    }
+    const dot = field.lastIndexOf('.');
+    const over =
+      cost.estimated > cost.limit
+        ? `over the limit of ${cost.limit.toLocaleString('en-US')} for one expression`
+        : `and with the version's other rules over the limit of ${cost.limit.toLocaleString('en-US')} for a CRD version`;
+    process.emitWarning(
+      `${subject}: kube-apiserver will refuse this CRD: the ${field.slice(dot + 1)} ${JSON.stringify(cost.expression)} at ${field.slice(0, dot)} has an estimated cost of ${cost.estimated.toLocaleString('en-US')}, ${over}; bound what it reads in the schema: maxLength on strings, maxItems on arrays, maxProperties on maps`,
+      { type: 'KindexRuleCostWarning', code: 'KINDEX_RULE_COST' },
+    );
+  }
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

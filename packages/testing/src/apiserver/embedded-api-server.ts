@@ -1,90 +1,83 @@
 // The embedded Kubernetes API server: real HTTP on 127.0.0.1, the Kubernetes wire format, for the
-// subset operators use. Lifecycle, authentication, request faults, body parsing and dispatch live
-// here; semantics live in ResourceHandler, WatchHub, ObjectStore, GarbageCollector and CrdController.
+// subset operators use. This file is the composition root: it builds the stages and hands every
+// request to the handler chain (server/handler-chain.ts). The stages, each with its own module doc,
+// import only downward (scripts/ci/check-layers.mjs checks it):
+// - server/: the handler chain in kube-apiserver's filter order, the listener, faults, /metrics,
+//   health checks, the bootstrap objects;
+// - endpoints/: requests to resources: their verb on the registry, watches, events.k8s.io/v1,
+//   admission around writes, CRD conversion webhooks around the verbs;
+// - controllers/: what kube-controller-manager would run (garbage collector, namespace controller);
+// - apiextensions/: CustomResourceDefinitions: serving, schemas, validation rules (CEL, with cost
+//   estimation), conversion webhooks, printer columns, OpenAPI;
+// - discovery/, negotiation/: discovery and OpenAPI documents; media types (JSON, YAML, protobuf,
+//   CBOR), Table and PartialObjectMetadata answers;
+// - registry/: the verbs on stored objects, one file each, and per-kind defaults and validation;
+// - admission/: admission webhooks (rules, selectors, match conditions, reinvocation);
+// - webhook/: the HTTP client and service resolution admission and conversion webhooks share;
+// - filters/: request info, authentication, impersonation, RBAC authorization, access reviews;
+// - watch/, storage/, machinery/: the watch hub; the object store, served types and Status errors;
+//   object metadata, patches, built-in schemas.
 //
-// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1), deployments
-// (apps/v1, stored only: no deployment controller), leases (coordination.k8s.io/v1),
-// endpointslices (discovery.k8s.io/v1, where webhooks by service reference are called),
-// customresourcedefinitions (apiextensions.k8s.io/v1); custom resources
-// are served from the moment their CRD is stored until it is deleted.
+// Built-ins: namespaces, configmaps, secrets, pods, services, events (core/v1 and events.k8s.io/v1),
+// deployments (apps/v1, stored only: no deployment controller), leases, endpointslices, RBAC,
+// admission webhook configurations, customresourcedefinitions; custom resources are served from the
+// moment their CRD is stored until it is deleted.
 //
 // Caveats (where it knowingly differs from kube-apiserver):
 // - Strategic merge patch and server-side apply know the merge keys and list types of the served
 //   built-ins only (containers, env, volumes, ports, ownerReferences, conditions, finalizers, ...);
 //   custom resources follow their CRD schema's x-kubernetes-list-type/-list-map-keys/-map-type.
-//   Field ownership (managedFields) ignores API versions: each kind is served in one version.
-// - CRD schemas prune, default (on write and on read) and validate custom objects (types, enum,
-//   bounds, lengths, pattern, required, x-kubernetes-validations in CEL), but there are no
-//   formats, no CEL cost estimation or budget, no CEL type checking at CRD creation (only syntax)
-//   and no conversion webhooks. A deleted CRD is Terminating until its objects are deleted
-//   (crd-controller.ts).
+//   Field ownership (managedFields) ignores API versions.
 // - Decoding is kube-apiserver's: unknown fields (built-ins per @kubernetes/client-node's models,
 //   custom resources per their schema) and repeated JSON keys follow `fieldValidation`
-//   (field-validation.ts), MicroTimes must have six fractional digits (micro-time.ts), request
-//   options are validated first (request-options.ts). Repeated keys in YAML and patch bodies are
-//   not detected.
+//   (registry/field-validation.ts), MicroTimes must have six fractional digits, request options are
+//   validated first (machinery/request-options.ts). Repeated keys in YAML and patch bodies are not detected.
 // - Bookmarks come per watch every bookmarkIntervalMs and 2 s before its timeoutSeconds end, as
 //   from the watch cache; a watch without timeoutSeconds never times out (the real server picks
 //   one of 30 to 60 minutes).
 // - Health endpoints answer kube-apiserver's text format with the embedded server's own checks;
 //   /metrics counts apiserver_request_total and apiserver_longrunning_requests only.
-// - Few built-in admission plugins (no service accounts); admission webhooks run as in
-//   kube-apiserver (admission-webhook-dispatcher.ts, admitted-write.ts). Table output (kubectl get)
-//   covers list, get and watch, with the printer columns of a few built-ins and of CRDs
-//   (see table-output.ts); so do metadata-only answers (as=PartialObjectMetadata[List], see
-//   partial-object-metadata.ts). Bodies and answers are JSON, YAML or, for built-in kinds, protobuf
-//   (content-negotiation.ts); CBOR is off, as in kube-apiserver without its feature gates.
-// - Controllers a cluster would run are built in: the garbage collector (Background, Foreground
-//   and Orphan propagation, dependents of missing owners) and the namespace controller (a deleted
-//   namespace is emptied, then removed). A bare kube-apiserver without kube-controller-manager
-//   does neither: its deleted namespaces stay Terminating and dependents stay.
+// - Few built-in admission plugins (NamespaceLifecycle, RBAC escalation prevention; no service
+//   accounts); admission webhooks run as in kube-apiserver. CBOR is off unless asked for, as in
+//   kube-apiserver without its feature gates.
+// - The garbage collector (Background, Foreground and Orphan propagation, dependents of missing
+//   owners) and the namespace controller are built in; a bare kube-apiserver without
+//   kube-controller-manager does neither: its deleted namespaces stay Terminating and dependents stay.
 // - There is no kubelet: an unscheduled Pod is deleted at once, a scheduled one (spec.nodeName)
 //   keeps its deletionTimestamp until deleted again with gracePeriodSeconds=0, as on a real server.
 // - Continued lists are consistent snapshots rebuilt from the watch history, so a continue token
 //   expires with that history (410), as it does with etcd compaction.
 
-import { randomBytes, X509Certificate } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { TLSSocket } from 'node:tls';
+import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
-import { AccessControl } from './filters/access-control.js';
 import { AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
-import { admitRequest } from './endpoints/admitted-write.js';
-import { CrdConversion } from './crd-conversion.js';
-import { convertWatchLine, serveConverted } from './endpoints/converted-request.js';
-import { WebhookHttpClient } from './webhook/webhook-http-client.js';
-import type { UserInfo } from './filters/request-attributes.js';
-import { CrdController } from './crd-controller.js';
+import { CrdController } from './apiextensions/crd-controller.js';
+import { CrdConversion } from './apiextensions/crd-conversion.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
+import { OpenApiDocuments } from './discovery/openapi-documents.js';
+import { eventEquivalence } from './endpoints/events-v1-admission.js';
+import { AccessControl } from './filters/access-control.js';
+import { ClientAuthenticator } from './filters/client-authenticator.js';
+import { ResponseMedia } from './negotiation/content-negotiation.js';
+import { controllerWrites } from './registry/controller-writes.js';
+import { registryStorage } from './registry/registry-storage.js';
 import { ScaleSubresource } from './registry/scale-subresource.js';
 import { SERVICE_CLUSTER_IP_RANGE } from './registry/service-cluster-ips.js';
 import { ServiceAllocation } from './registry/service-defaults.js';
-import { EVENTS_V1_TYPE_ID, answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from './registry/events-api.js';
-import { asEventsV1Object, eventEquivalence, eventsV1Admission } from './endpoints/events-v1-admission.js';
-import { resolveWebhookService, type WebhookServiceAddresses } from './webhook/webhook-service-resolver.js';
-import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery/discovery.js';
-import { aggregatedDiscovery, aggregatedDiscoveryVersion } from './discovery/aggregated-discovery.js';
-import { OpenApiDocuments } from './discovery/openapi-documents.js';
-import { CBOR, PROTOBUF, ResponseMedia, unsupportedMediaType } from './negotiation/content-negotiation.js';
+import { createBootstrapObjects } from './server/bootstrap-objects.js';
 import { RequestFaults } from './server/faults.js';
-import { tableVersionOf, tableWatchTransform, toTable } from './negotiation/table-output.js';
-import { asPartialMetadata, partialMetadataOf, partialMetadataWatchLine } from './negotiation/partial-object-metadata.js';
-import { GarbageCollector } from './controllers/garbage-collector.js';
-import { ObjectStore, type Json } from './storage/object-store.js';
-import { ResourceHandler, type JsonResponse, type ResourceRequest } from './registry/resource-handler.js';
-import { ResourceRegistry } from './storage/resource-registry.js';
+import { HandlerChain } from './server/handler-chain.js';
+import { closeServer, createServer, listen } from './server/http-serving.js';
+import { embeddedKubeConfig } from './server/kubeconfig.js';
 import { selfSignedCertificate, type SelfSignedCertificate } from './server/self-signed-certificate.js';
-import { duplicateFields } from './registry/duplicate-fields.js';
-import { healthResponse, type TextResponse } from './server/health-checks.js';
-import { METRICS_CONTENT_TYPE, RequestMetrics, requestLabels } from './server/request-metrics.js';
-import { listOptionsCauses, optionsError, writeOptionsCauses } from './machinery/request-options.js';
-import { route, type Route } from './filters/router.js';
-import { ApiStatusError, badRequest, methodNotAllowed, pathNotFound } from './storage/status-error.js';
-import { WatchHub, errorEventLine } from './watch/watch-hub.js';
+import { ObjectStore } from './storage/object-store.js';
+import { ResourceRegistry } from './storage/resource-registry.js';
+import { WatchHub } from './watch/watch-hub.js';
+import { WebhookHttpClient } from './webhook/webhook-http-client.js';
+import { resolveWebhookService, type WebhookServiceAddresses } from './webhook/webhook-service-resolver.js';
 
 /**
  * Options of {@link startEmbeddedApiServer}.
@@ -180,11 +173,6 @@ export const EMBEDDED_API_SERVER_OPTION_KEYS = {
  */
 export type EmbeddedApiServerFaults = Required<ApiServerFaults>;
 
-const CONTEXT = 'kindex-embedded';
-const NEGOTIATED_ROUTES: ReadonlySet<Route['kind']> = new Set(['api', 'apis', 'group', 'resources', 'resource']);
-// Request bodies the server decodes; a missing Content-Type is read as JSON, as client-go sends.
-const BODY_MEDIA_TYPES = new Set(['', 'application/json', 'application/yaml', 'application/apply-patch+yaml']);
-
 /**
  * A running embedded API server; see {@link startEmbeddedApiServer}.
  *
@@ -209,28 +197,15 @@ export class EmbeddedApiServer implements TestApiServer {
   readonly faults: EmbeddedApiServerFaults;
 
   private readonly store: ObjectStore;
-  private readonly registry = new ResourceRegistry();
-  private readonly openApi = new OpenApiDocuments(this.registry);
   private readonly hub: WatchHub;
-  private readonly handler: ResourceHandler;
-  private readonly scale: ScaleSubresource;
   private readonly gc: GarbageCollector;
-  private readonly requestFaults = new RequestFaults();
-  private readonly metrics = new RequestMetrics();
-  private readonly maxBodyBytes: number;
   private readonly access: AccessControl;
-  private readonly admission: AdmissionWebhookDispatcher;
-  private readonly conversion: CrdConversion;
-  private readonly webhookClient = new WebhookHttpClient((service) => resolveWebhookService(this.store, service, this.webhookServices));
-  private readonly webhookServices: WebhookServiceAddresses | undefined;
-  private readonly media = new ResponseMedia();
+  private readonly authenticator: ClientAuthenticator;
+  private readonly webhookClient: WebhookHttpClient;
+  private readonly chain: HandlerChain;
   private server: http.Server;
   private readonly certificate: SelfSignedCertificate | undefined;
   private stopped = false;
-  #token: string;
-  // SHA-256 fingerprints of the client certificates that authenticate a request, as kube-apiserver
-  // authenticates x509 clients (here by exact certificate rather than by a CA).
-  #clientCertificates = new Set<string>();
 
   /** @internal Use {@link startEmbeddedApiServer}. */
   constructor(
@@ -240,32 +215,34 @@ export class EmbeddedApiServer implements TestApiServer {
     token: string,
     parts: { store: ObjectStore; hub: WatchHub; options: EmbeddedApiServerOptions; certificate: SelfSignedCertificate | undefined },
   ) {
+    const { store, hub, options, certificate } = parts;
     this.server = server;
     this.host = host;
     this.port = port;
-    this.#token = token;
-    this.certificate = parts.certificate;
-    this.url = `${parts.certificate === undefined ? 'http' : 'https'}://${host}:${port}`;
-    this.store = parts.store;
-    this.hub = parts.hub;
-    this.maxBodyBytes = parts.options.maxBodyBytes ?? 3 * 1024 * 1024;
-    this.webhookServices = parts.options.webhookServices;
-    this.handler = new ResourceHandler(this.store, this.registry);
-    this.access = new AccessControl(this.store, parts.options.authorization === 'RBAC');
-    this.conversion = new CrdConversion(this.store, this.webhookClient);
-    this.admission = new AdmissionWebhookDispatcher(
-      this.store,
+    this.certificate = certificate;
+    this.url = `${certificate === undefined ? 'http' : 'https'}://${host}:${port}`;
+    this.store = store;
+    this.hub = hub;
+    this.authenticator = new ClientAuthenticator(token, certificate !== undefined);
+    const registry = new ResourceRegistry();
+    const storage = registryStorage(store, registry);
+    storage.shardedListAndWatch = options.shardedListAndWatch ?? true;
+    this.webhookClient = new WebhookHttpClient((service) => resolveWebhookService(store, service, options.webhookServices));
+    this.access = new AccessControl(store, options.authorization === 'RBAC');
+    const conversion = new CrdConversion(store, this.webhookClient);
+    const admission = new AdmissionWebhookDispatcher(
+      store,
       this.webhookClient,
-      this.conversion,
+      conversion,
       (a) => this.access.decide(a),
-      eventEquivalence((id) => this.registry.byTypeId(id)),
+      eventEquivalence((id) => registry.byTypeId(id)),
     );
-    this.handler.shardedListAndWatch = parts.options.shardedListAndWatch ?? true;
-    this.media.cbor = parts.options.cborServingAndStorage ?? false;
-    const crds = new CrdController(this.store, this.registry, (typeId) => this.hub.closeType(typeId), this.handler);
-    this.scale = new ScaleSubresource(this.store, this.handler);
-    const services = new ServiceAllocation(this.store, SERVICE_CLUSTER_IP_RANGE);
-    this.handler.hooks = {
+    const media = new ResponseMedia();
+    media.cbor = options.cborServingAndStorage ?? false;
+    const writes = controllerWrites(storage);
+    const crds = new CrdController(store, registry, (typeId) => hub.closeType(typeId), writes);
+    const services = new ServiceAllocation(store, SERVICE_CLUSTER_IP_RANGE);
+    storage.hooks = {
       beforeWrite: (t, draft, old) => {
         services.beforeWrite(t, draft, old);
         crds.beforeWrite(t, draft, old);
@@ -273,50 +250,38 @@ export class EmbeddedApiServer implements TestApiServer {
       markForDeletion: (t, obj) => crds.markForDeletion(t, obj),
       afterWrite: (t, stored, removed) => crds.afterWrite(t, stored, removed),
     };
-    const gcOptions = parts.options.gcDelayMs === undefined ? {} : { gcDelayMs: parts.options.gcDelayMs };
-    this.gc = new GarbageCollector(this.store, this.registry, this.handler, gcOptions);
-    this.kubeConfig = new KubeConfig();
-    this.kubeConfig.loadFromOptions({
-      clusters: [{ name: CONTEXT, server: this.url, skipTLSVerify: true }],
-      users: [{ name: CONTEXT, token }],
-      contexts: [{ name: CONTEXT, cluster: CONTEXT, user: CONTEXT }],
-      currentContext: CONTEXT,
+    this.gc = new GarbageCollector(store, registry, writes, options.gcDelayMs === undefined ? {} : { gcDelayMs: options.gcDelayMs });
+    const requestFaults = new RequestFaults();
+    this.chain = new HandlerChain({
+      endpoints: { storage, admission, access: this.access, conversion, scale: new ScaleSubresource(storage), hub, media },
+      authenticator: this.authenticator,
+      faults: requestFaults,
+      openApi: new OpenApiDocuments(registry),
+      maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
+      address: `${host}:${port}`,
     });
-    this.kubeconfigYaml = toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: CONTEXT,
-          // Set for plain HTTP too: client-node refuses an http:// cluster unless it is ("HTTP protocol is
-          // not allowed when skipTLSVerify is not set or false"), and kubectl ignores it there.
-          cluster: { server: this.url, 'insecure-skip-tls-verify': true },
-        },
-      ],
-      users: [{ name: CONTEXT, user: { token } }],
-      contexts: [{ name: CONTEXT, context: { cluster: CONTEXT, user: CONTEXT } }],
-      'current-context': CONTEXT,
-    });
+    const kubeconfig = embeddedKubeConfig(this.url, token);
+    this.kubeConfig = kubeconfig.kubeConfig;
+    this.kubeconfigYaml = kubeconfig.yaml;
     this.faults = {
       closeWatches: async () => this.hub.closeAll(),
       expireHistory: async () => this.store.expireHistory(),
-      failNextRequests: (count, options) => this.requestFaults.failNext(count, options),
+      failNextRequests: (count, failure) => requestFaults.failNext(count, failure),
       setLatency: (ms) => {
-        this.requestFaults.latencyMs = Math.max(0, ms);
+        requestFaults.latencyMs = Math.max(0, ms);
       },
       pauseEvents: () => this.hub.pause(),
       resumeEvents: () => this.hub.resume(),
       restart: () => this.restart(),
-      forbid: (rule) => this.requestFaults.forbid(rule),
+      forbid: (rule) => requestFaults.forbid(rule),
     };
-    server.on('request', (req, res) => void this.serve(req, res));
-    this.seedNamespaces();
-    this.seedBootstrapPolicy();
+    server.on('request', (req, res) => void this.chain.serve(req, res));
+    createBootstrapObjects(storage, this.access.bootstrapPolicy);
   }
 
   /** The bearer token the server accepts now (see {@link EmbeddedApiServer.rotateToken}). */
   get token(): string {
-    return this.#token;
+    return this.authenticator.token;
   }
 
   /**
@@ -325,8 +290,7 @@ export class EmbeddedApiServer implements TestApiServer {
    * `kubeConfig` and `kubeconfigYaml` keep the token they were built with; give clients the new one.
    */
   rotateToken(token: string): void {
-    if (token === '') throw new Error('rotateToken: the token must not be empty');
-    this.#token = token;
+    this.authenticator.rotateToken(token);
   }
 
   /**
@@ -343,10 +307,7 @@ export class EmbeddedApiServer implements TestApiServer {
    * ```
    */
   trustClientCertificates(certificates: readonly string[]): void {
-    if (this.certificate === undefined && certificates.length > 0) {
-      throw new Error('trustClientCertificates: client certificates need TLS; start the server with { tls: true }');
-    }
-    this.#clientCertificates = new Set(certificates.map((pem) => new X509Certificate(pem).fingerprint256));
+    this.authenticator.trustClientCertificates(certificates);
   }
 
   /**
@@ -375,13 +336,6 @@ export class EmbeddedApiServer implements TestApiServer {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromClusterAndUser(this.kubeConfig.getCurrentCluster()!, { name: user.username, token });
     return kubeConfig;
-  }
-
-  private authenticated(req: http.IncomingMessage): boolean {
-    if (req.headers.authorization === `Bearer ${this.#token}`) return true;
-    if (this.#clientCertificates.size === 0 || !(req.socket instanceof TLSSocket)) return false;
-    const peer = req.socket.getPeerCertificate();
-    return peer.fingerprint256 !== undefined && this.#clientCertificates.has(peer.fingerprint256);
   }
 
   /** The latest resourceVersion, for diagnostics. */
@@ -414,569 +368,10 @@ export class EmbeddedApiServer implements TestApiServer {
     this.hub.closeAll();
     await closeServer(old);
     const next = createServer(this.certificate);
-    next.on('request', (req, res) => void this.serve(req, res));
+    next.on('request', (req, res) => void this.chain.serve(req, res));
     await listen(next, this.port, this.host);
     this.server = next;
   }
-
-  private seedNamespaces(): void {
-    const nsType = this.registry.byTypeId('/namespaces')!;
-    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
-      this.handler.create({
-        type: nsType,
-        version: 'v1',
-        namespace: undefined,
-        name: undefined,
-        subresource: undefined,
-        query: new URLSearchParams(),
-        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } },
-        contentType: 'application/json',
-        userAgent: 'kube-apiserver',
-      });
-    }
-  }
-
-  // kube-apiserver creates its bootstrap ClusterRoles and bindings at start, whether or not RBAC is on.
-  private seedBootstrapPolicy(): void {
-    for (const body of this.access.bootstrapPolicy) {
-      const type = this.registry.lookup(
-        'rbac.authorization.k8s.io',
-        'v1',
-        body.kind === 'ClusterRole' ? 'clusterroles' : 'clusterrolebindings',
-      )!;
-      this.handler.create({
-        type,
-        version: 'v1',
-        namespace: undefined,
-        name: undefined,
-        subresource: undefined,
-        query: new URLSearchParams(),
-        body: structuredClone(body),
-        contentType: 'application/json',
-        userAgent: 'kube-apiserver',
-      });
-    }
-  }
-
-  private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    try {
-      if (this.requestFaults.latencyMs > 0) await new Promise((r) => setTimeout(r, this.requestFaults.latencyMs));
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const r = route(url.pathname);
-      const open = r !== undefined && (r.kind === 'health' || r.kind === 'version');
-      // Authentication (401), impersonation and RBAC (403) come before anything else, as in kube-apiserver's filter chain.
-      const user = open ? undefined : this.access.authenticate(req, this.authenticated(req), r, url);
-      if (user !== undefined) this.access.authorize(user, r, req.method ?? 'GET', url);
-      this.countRequest(req, res, url, r);
-      const failure = this.requestFaults.take();
-      if (failure !== undefined) {
-        if (failure.status === 429) {
-          const after = failure.retryAfterSeconds ?? 1;
-          res.setHeader('Retry-After', String(after));
-          throw new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: after });
-        }
-        if (failure.status === 503)
-          throw new ApiStatusError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
-        throw new ApiStatusError(500, 'InternalError', 'Internal error occurred: injected fault');
-      }
-      if (r === undefined) throw pathNotFound();
-      if (r.kind === 'resource') this.checkForbidden(r, url, req.method ?? 'GET');
-      const type = r.kind === 'resource' ? this.registry.lookup(r.group, r.version, r.resource) : undefined;
-      // Reviews (access-control.ts) are built in without a registry entry; CRDs cannot claim *.k8s.io.
-      const builtIn = r.kind !== 'resource' || r.group === '' || r.group === 'apps' || r.group.endsWith('.k8s.io');
-      const custom = type?.custom ?? !builtIn;
-      // Discovery and resources negotiate; an unknown group is 404 whatever it accepts, and health,
-      // metrics and /version answer in their one format.
-      if (NEGOTIATED_ROUTES.has(r.kind) && (type !== undefined || builtIn)) {
-        const watch = url.searchParams.get('watch');
-        await this.media.negotiate(res, req.headers.accept, { custom, watch: watch === 'true' || watch === '1' });
-      }
-      let body = await this.readBody(req);
-      if (body?.bytes !== undefined) {
-        const kind = type?.kind ?? (r.kind === 'resource' ? r.resource : '');
-        body = { ...body, media: 'application/json', text: await this.media.decodeBody(body.bytes, kind, custom, body.media) };
-      }
-      if (r.kind === 'resource' && user !== undefined) {
-        const answer = this.access.serve(
-          r,
-          req.method ?? 'GET',
-          () => (body === undefined ? undefined : parseBody(body, 'TokenRequest')),
-          user,
-        );
-        if (answer !== undefined) return this.send(res, answer);
-      }
-      if (r.kind === 'resource') {
-        this.serveResource(r, url, req, res, body, user);
-        return;
-      }
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
-      if (r.kind === 'health') return this.sendText(res, healthResponse(r.endpoint, r.check, url.searchParams));
-      if (r.kind === 'metrics') return this.sendText(res, { status: 200, body: this.metrics.text() }, METRICS_CONTENT_TYPE);
-      if (r.kind === 'openapi') return this.openApi.serve(url, req.headers.accept, res);
-      if (r.kind === 'api' || r.kind === 'apis') {
-        const version = aggregatedDiscoveryVersion(req.headers.accept);
-        if (version !== undefined) {
-          const doc = aggregatedDiscovery(this.registry, r.kind, version);
-          return this.sendText(res, { status: 200, body: doc.body }, doc.contentType);
-        }
-      }
-      this.send(res, this.discovery(r));
-    } catch (e) {
-      this.sendError(res, e);
-    }
-  }
-
-  /** Answers 403 as kube-apiserver's RBAC does for a request a `forbid` fault covers. */
-  private checkForbidden(r: Extract<Route, { kind: 'resource' }>, url: URL, method: string): void {
-    const resource = r.subresource === undefined ? r.resource : `${r.resource}/${r.subresource}`;
-    const watch = url.searchParams.get('watch');
-    const verb =
-      method === 'GET'
-        ? watch === 'true' || watch === '1'
-          ? 'watch'
-          : r.name === undefined
-            ? 'list'
-            : 'get'
-        : method === 'POST'
-          ? 'create'
-          : method === 'PUT'
-            ? 'update'
-            : method === 'PATCH'
-              ? 'patch'
-              : method === 'DELETE'
-                ? r.name === undefined
-                  ? 'deletecollection'
-                  : 'delete'
-                : method.toLowerCase();
-    if (this.requestFaults.refusal({ group: r.group, resource: r.resource, namespace: r.namespace, verb }) === undefined) return;
-    const scope = r.namespace === undefined ? 'at the cluster scope' : `in the namespace "${r.namespace}"`;
-    const named = r.name === undefined ? '' : ` "${r.name}"`;
-    throw new ApiStatusError(
-      403,
-      'Forbidden',
-      `${resource}${named} is forbidden: User "system:serviceaccount:default:kindex-test" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`,
-    );
-  }
-
-  private discovery(r: Route): JsonResponse {
-    const json = (doc: Json | undefined): JsonResponse => {
-      if (doc === undefined) throw pathNotFound();
-      return { status: 200, body: JSON.stringify(doc) };
-    };
-    switch (r.kind) {
-      case 'version':
-        return json(versionInfo());
-      case 'api':
-        return json(coreVersions(`${this.host}:${this.port}`));
-      case 'apis':
-        return json(groupList(this.registry));
-      case 'group':
-        return json(group(this.registry, r.group));
-      case 'resources':
-        return json(resourceList(this.registry, r.group, r.version));
-      default:
-        // /openapi is answered by OpenApiDocuments before this.
-        throw pathNotFound();
-    }
-  }
-
-  private serveResource(
-    r: Extract<Route, { kind: 'resource' }>,
-    url: URL,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    raw: RawBody | undefined,
-    user: UserInfo | undefined,
-  ): void {
-    const type = this.registry.lookup(r.group, r.version, r.resource);
-    if (type === undefined || (!type.namespaced && r.namespace !== undefined)) throw pathNotFound();
-    const servesSubresource =
-      (r.subresource === 'status' && type.statusSubresource) || (r.subresource === 'scale' && type.scale?.[r.version] !== undefined);
-    if (r.subresource !== undefined && !servesSubresource) throw pathNotFound();
-    const watch = url.searchParams.get('watch');
-    const isWatch = req.method === 'GET' && (watch === 'true' || watch === '1');
-    // Like kube-apiserver, the options are validated before the body is decoded.
-    const optionsProblem = requestOptionsError(req.method, r.name === undefined, isWatch, url.searchParams);
-    if (optionsProblem !== undefined) throw optionsProblem;
-    const body = raw === undefined ? undefined : parseBody(raw, type.kind);
-    const dryRunValues = url.searchParams.getAll('dryRun');
-    const request: ResourceRequest = {
-      type,
-      version: r.version,
-      namespace: r.namespace,
-      name: r.name,
-      subresource: r.subresource,
-      query: url.searchParams,
-      body,
-      contentType: req.headers['content-type'],
-      dryRun: dryRunValues.length > 0,
-      userAgent: req.headers['user-agent'],
-      // Only object bodies decoded as JSON: patches and YAML go through other decoders.
-      duplicateFields: raw !== undefined && !raw.patch && !raw.media.includes('yaml') ? duplicateFields(raw.text) : [],
-      admit: user === undefined ? undefined : this.access.escalationCheck(r, user),
-    };
-    if (type.id === EVENTS_V1_TYPE_ID) return this.serveEventsV1(request, isWatch, req, res, user);
-    const method = req.method ?? 'GET';
-    if (r.subresource === 'scale' && !isWatch) {
-      const serve = (q: ResourceRequest): JsonResponse => this.scale.serve(method, q);
-      if (method === 'GET' || user === undefined || this.admission.idle) return this.send(res, serve(request));
-      return this.sendLater(
-        res,
-        admitRequest(this.admission, method, request, user, serve, () => this.storedObject(request)),
-      );
-    }
-    if (this.conversion.webhookFor(type, r.version) !== undefined) {
-      if (isWatch) return this.openWatch(request, req, res, undefined, (line) => convertWatchLine(this.conversion, request, line));
-      const stored = (): Json | undefined => this.storedObject(request);
-      return this.sendLater(
-        res,
-        serveConverted(this.conversion, method, request, (m, q) => this.verb(m, q, user, req), stored),
-      );
-    }
-    if (isWatch) return this.openWatch(request, req, res);
-    const answer = this.verb(method, request, user, req);
-    return answer instanceof Promise ? this.sendLater(res, answer) : this.send(res, answer);
-  }
-
-  // The verbs but watch; writes go through the admission webhooks when any is configured (and then answer later).
-  private verb(
-    method: string,
-    request: ResourceRequest,
-    user: UserInfo | undefined,
-    req: http.IncomingMessage,
-  ): JsonResponse | Promise<JsonResponse> {
-    const admitted = (run: (q: ResourceRequest) => JsonResponse): JsonResponse | Promise<JsonResponse> =>
-      user === undefined || this.admission.idle
-        ? run(request)
-        : admitRequest(this.admission, method, request, user, run, () => this.storedObject(request));
-    switch (method) {
-      case 'GET': {
-        const list = request.name === undefined;
-        const answer = list ? this.handler.list(request) : this.handler.get(request);
-        const partial = partialMetadataOf(req.headers.accept);
-        if (partial !== undefined) return asPartialMetadata(answer, partial, request.type, list);
-        return this.asTableIfAsked(request, req.headers.accept, answer);
-      }
-      case 'POST':
-        if (request.name !== undefined) throw methodNotAllowed();
-        return admitted((q) => this.handler.create(q));
-      case 'PUT':
-        if (request.name === undefined) throw methodNotAllowed();
-        return admitted((q) => this.handler.update(q));
-      case 'PATCH':
-        if (request.name === undefined) throw methodNotAllowed();
-        return admitted((q) => this.handler.patch(q));
-      case 'DELETE':
-        if (request.subresource !== undefined) throw methodNotAllowed();
-        return admitted((q) => (q.name === undefined ? this.handler.deleteCollection(q) : this.handler.delete(q)));
-      default:
-        throw methodNotAllowed();
-    }
-  }
-
-  private storedObject(request: ResourceRequest): Json | undefined {
-    const t = request.type;
-    return this.store.get(t.id, ResourceHandler.keyOf(t, request.namespace, request.name ?? ''))?.obj;
-  }
-
-  private sendLater(res: http.ServerResponse, answer: Promise<JsonResponse>): void {
-    answer.then(
-      (r) => this.send(res, r),
-      (e: unknown) => this.sendError(res, e),
-    );
-  }
-
-  // events.k8s.io/v1: the verbs run on the core/v1 storage; bodies and answers are converted, and
-  // admission sees the request's resource and version (events-v1-admission.ts).
-  private serveEventsV1(
-    request: ResourceRequest,
-    watch: boolean,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    user: UserInfo | undefined,
-  ): void {
-    const core: ResourceRequest = { ...request, type: this.registry.byTypeId('/events')!, version: 'v1' };
-    const asV1 = (r: JsonResponse): JsonResponse => ({ ...r, body: answerAsEventsV1(r.body) });
-    const answer = (r: JsonResponse): void => this.send(res, asV1(r));
-    const admitted = (run: (q: ResourceRequest) => JsonResponse): void => {
-      if (user === undefined || this.admission.idle) return answer(run(core));
-      const stored = (): Json | undefined => {
-        const o = this.storedObject(core);
-        return o === undefined ? undefined : asEventsV1Object(o);
-      };
-      const inCore = (q: ResourceRequest): JsonResponse =>
-        run(q.admission === undefined ? core : { ...core, admission: eventsV1Admission(q.admission) });
-      this.sendLater(res, admitRequest(this.admission, req.method ?? '', request, user, inCore, stored).then(asV1));
-    };
-    switch (req.method) {
-      case 'GET':
-        if (watch) return this.openWatch(core, req, res, watchLineAsEventsV1);
-        // `kubectl get events.events.k8s.io` asks for a Table: the core/v1 Event printer's.
-        return this.send(
-          res,
-          this.asTableIfAsked(
-            request,
-            req.headers.accept,
-            asV1(request.name === undefined ? this.handler.list(core) : this.handler.get(core)),
-          ),
-        );
-      case 'POST':
-        if (request.name !== undefined) throw methodNotAllowed();
-        return admitted((q) => this.handler.create({ ...q, body: eventsV1Body(request.body, undefined) }));
-      case 'PUT':
-        if (request.name === undefined) throw methodNotAllowed();
-        return admitted((q) => this.handler.update({ ...q, body: eventsV1Body(request.body, request.name) }));
-      case 'PATCH': {
-        if (request.name === undefined) throw methodNotAllowed();
-        return admitted((q) => {
-          const stored = JSON.parse(this.handler.get(core).body) as Json;
-          const patched = patchEventsV1(stored, request.contentType, request.body);
-          return this.handler.update({ ...q, contentType: 'application/json', body: eventsV1Body(patched, request.name) });
-        });
-      }
-      case 'DELETE':
-        return admitted((q) => (request.name === undefined ? this.handler.deleteCollection(q) : this.handler.delete(q)));
-      default:
-        throw methodNotAllowed();
-    }
-  }
-
-  // `kubectl get` asks for a Table; anything else gets the objects.
-  private asTableIfAsked(request: ResourceRequest, accept: string | undefined, answer: JsonResponse): JsonResponse {
-    const tableVersion = tableVersionOf(accept);
-    if (tableVersion === undefined) return answer;
-    const t = request.type;
-    const crd = this.crdOf(t);
-    return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd)) };
-  }
-
-  private crdOf(t: ResourceRequest['type']): Json | undefined {
-    return t.custom ? this.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
-  }
-
-  private openWatch(
-    request: ResourceRequest,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    convert?: (line: string) => string,
-    convertLater?: (line: string) => Promise<string>,
-  ): void {
-    const q = request.query;
-    const { labels, fields, shards } = this.handler.selectors(request);
-    const rvText = q.get('resourceVersion');
-    let fromRv: number | undefined;
-    if (rvText !== null && rvText !== '' && rvText !== '0') {
-      fromRv = Number(rvText);
-      if (!/^\d+$/.test(rvText)) throw badRequest(`invalid resource version: ${rvText}`);
-    }
-    const timeoutText = q.get('timeoutSeconds');
-    // 0 means "the server's default", which here is no timeout.
-    const timeoutMs = timeoutText === null || timeoutText === '' || timeoutText === '0' ? undefined : Number(timeoutText) * 1000;
-    if (timeoutMs !== undefined && !(timeoutMs >= 0)) throw badRequest(`invalid timeoutSeconds: ${timeoutText}`);
-    // A watch-list without allowWatchBookmarks is valid (it then gets no initial-events-end bookmark).
-    const sendInitialEvents = q.get('sendInitialEvents') === 'true';
-    // `kubectl get --watch` asks for its rows as Tables.
-    const tableVersion = tableVersionOf(req.headers.accept);
-    const partial = partialMetadataOf(req.headers.accept);
-    if (partial?.kind === 'PartialObjectMetadataList') {
-      // kube-apiserver opens the stream, fails to convert the first event to a list and ends it empty.
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
-      res.end();
-      return;
-    }
-    const toPartial = partial === undefined ? undefined : partialMetadataWatchLine(partial.version);
-    const encoding = this.media.watch(
-      res,
-      toPartial === undefined ? convert : convert === undefined ? toPartial : (line) => toPartial(convert(line)),
-    );
-    req.socket.setNoDelay(true);
-    res.writeHead(200, { 'Content-Type': encoding.contentType, 'Cache-Control': 'no-cache, private' });
-    res.flushHeaders();
-    try {
-      this.hub.open(
-        {
-          type: request.type,
-          version: request.version,
-          namespace: request.namespace,
-          labels,
-          fields,
-          ...(shards === undefined ? {} : { shards: shards.selector }),
-          bookmarks: q.get('allowWatchBookmarks') === 'true',
-          timeoutMs,
-          sendInitialEvents,
-          ...(convertLater === undefined ? {} : { convertLater }),
-          ...(tableVersion === undefined
-            ? encoding.transform === undefined
-              ? {}
-              : { transform: encoding.transform }
-            : { transform: tableWatchTransform(request.type, request.version, tableVersion, () => this.crdOf(request.type)) }),
-        },
-        res,
-        fromRv,
-      );
-    } catch (e) {
-      if (!(e instanceof ApiStatusError)) throw e;
-      // Like the watch cache: the stream opens, reports the error as an event, and ends.
-      const line = errorEventLine(e.toStatus());
-      res.end(encoding.transform === undefined ? line : encoding.transform(line));
-    }
-  }
-
-  private async readBody(req: http.IncomingMessage): Promise<RawBody | undefined> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > this.maxBodyBytes) {
-        throw new ApiStatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${this.maxBodyBytes}`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    if (size === 0) return undefined;
-    const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const bytes = Buffer.concat(chunks);
-    // Protobuf is for whole objects: a protobuf PATCH gets the 415 below, as any non-patch media type.
-    if ((media === PROTOBUF || (media === CBOR && this.media.cbor)) && req.method !== 'PATCH')
-      return { text: '', media, patch: false, bytes };
-    if (!BODY_MEDIA_TYPES.has(media) && !(req.method === 'PATCH' && media.endsWith('+json'))) throw unsupportedMediaType(this.media.cbor);
-    return { text: bytes.toString('utf8'), media, patch: req.method === 'PATCH' };
-  }
-
-  // Counts the request in apiserver_request_total once its answer is sent (watches when they end).
-  private countRequest(req: http.IncomingMessage, res: http.ServerResponse, url: URL, r: Route | undefined): void {
-    const method = req.method ?? 'GET';
-    const watch = url.searchParams.get('watch');
-    const labels = requestLabels({
-      method,
-      path: url.pathname,
-      ...(r?.kind === 'resource'
-        ? {
-            resource: {
-              group: r.group,
-              version: r.version,
-              resource: r.resource,
-              subresource: r.subresource,
-              namespace: r.namespace,
-              name: r.name,
-            },
-          }
-        : {}),
-      watch: method === 'GET' && (watch === 'true' || watch === '1'),
-      apply: (req.headers['content-type'] ?? '').startsWith('application/apply-patch'),
-      dryRun: url.searchParams.getAll('dryRun'),
-    });
-    const closeWatch = labels.verb === 'WATCH' ? this.metrics.open(labels) : undefined;
-    res.once('close', () => {
-      closeWatch?.();
-      this.metrics.count(labels, res.statusCode);
-    });
-  }
-
-  private sendText(res: http.ServerResponse, r: TextResponse, contentType = 'text/plain; charset=utf-8'): void {
-    const headers: http.OutgoingHttpHeaders = {
-      'Content-Type': contentType,
-      'Cache-Control': 'no-cache, private',
-      'Content-Length': Buffer.byteLength(r.body),
-    };
-    if (r.nosniff === true) headers['X-Content-Type-Options'] = 'nosniff';
-    res.writeHead(r.status, headers);
-    res.end(r.body);
-  }
-
-  private send(res: http.ServerResponse, r: JsonResponse): void {
-    if (res.headersSent) return;
-    const { body, contentType } = this.media.encode(res, r.body);
-    const headers: http.OutgoingHttpHeaders = { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) };
-    // One header per warning, quoted as Go's strconv.Quote does (RFC 7234 warn-text).
-    if (r.warnings !== undefined && r.warnings.length > 0) headers['Warning'] = r.warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-    res.writeHead(r.status, headers);
-    res.end(body);
-  }
-
-  private sendError(res: http.ServerResponse, e: unknown): void {
-    const err =
-      e instanceof ApiStatusError
-        ? e
-        : new ApiStatusError(500, 'InternalError', `Internal error occurred: ${(e as Error)?.message ?? String(e)}`);
-    if (res.headersSent) {
-      if (!res.writableEnded) res.end();
-      return;
-    }
-    this.send(res, { status: err.code, body: JSON.stringify(err.toStatus()) });
-  }
-}
-
-/** The options error of a request (ListOptions for list, watch and deletecollection; DELETE's own come with its body). */
-function requestOptionsError(
-  method: string | undefined,
-  collection: boolean,
-  watch: boolean,
-  query: URLSearchParams,
-): ApiStatusError | undefined {
-  switch (method) {
-    case 'GET':
-      return collection || watch ? optionsError('ListOptions', listOptionsCauses(query, watch)) : undefined;
-    case 'POST':
-      return optionsError('CreateOptions', writeOptionsCauses(query));
-    case 'PUT':
-      return optionsError('UpdateOptions', writeOptionsCauses(query));
-    case 'PATCH':
-      return optionsError('PatchOptions', writeOptionsCauses(query));
-    case 'DELETE':
-      return collection ? optionsError('ListOptions', listOptionsCauses(query, false)) : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** A request body read but not yet decoded: decoding errors name the kind the path expects. */
-interface RawBody {
-  readonly text: string;
-  readonly media: string;
-  readonly patch: boolean;
-  /** A protobuf body, decoded to JSON text once its kind is known. */
-  readonly bytes?: Buffer;
-}
-
-function parseBody(raw: RawBody, kind: string): unknown {
-  try {
-    return raw.media.includes('yaml') ? parseYaml(raw.text) : JSON.parse(raw.text);
-  } catch (e) {
-    const reason = (e as Error).message.split('\n')[0];
-    if (raw.patch) throw badRequest(`error decoding patch: ${reason}`);
-    // kube-apiserver's wording for a body it cannot decode.
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${reason} (${raw.text.slice(0, 100)})`,
-    );
-  }
-}
-
-function createServer(certificate: SelfSignedCertificate | undefined): http.Server {
-  // requestCert lets clients present a certificate (see trustClientCertificates); without
-  // rejectUnauthorized the handshake still succeeds for clients that present none, such as kubectl.
-  const server =
-    certificate === undefined
-      ? http.createServer()
-      : https.createServer({ key: certificate.key, cert: certificate.cert, requestCert: true, rejectUnauthorized: false });
-  server.keepAliveTimeout = 30_000;
-  return server;
-}
-
-function listen(server: http.Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 /**

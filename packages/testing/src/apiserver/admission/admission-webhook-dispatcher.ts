@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '@kindex/core';
-import type { CrdConversion } from '../crd-conversion.js';
+import type { CrdConversion } from '../apiextensions/crd-conversion.js';
 import { metaOf } from '../machinery/object-meta.js';
 import type { Json, ObjectStore } from '../storage/object-store.js';
 import { applyPatch } from '../machinery/patch.js';

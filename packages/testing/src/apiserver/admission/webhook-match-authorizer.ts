@@ -11,7 +11,7 @@
 // Checks are made for the API version '*', as the library makes them. Field and label selectors
 // are accepted and passed over, as RBAC does.
 
-import { celEnvironment } from '../cel-library.js';
+import { kubernetesCelEnvironment } from '@kindex/core';
 import type { RequestAttributes, UserInfo } from '../filters/request-attributes.js';
 
 /** Decides one request's attributes (the server's RBAC evaluation). */
@@ -95,8 +95,7 @@ function notEmpty(what: string, value: string): string {
 }
 
 /** The CEL environment of matchConditions: the server's libraries plus `authorizer`. */
-export const matchConditionEnvironment = celEnvironment
-  .clone()
+export const matchConditionEnvironment = kubernetesCelEnvironment()
   .registerType('kubernetes.authorization.ResourceCheck', CelResourceCheck)
   .registerType('kubernetes.authorization.Authorizer', {
     ctor: CelAuthorizer,

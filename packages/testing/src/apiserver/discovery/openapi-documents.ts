@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
-import { crdModelName, crdSchemas } from '../crd-openapi.js';
+import { crdModelName, crdSchemas } from '../apiextensions/crd-openapi.js';
 import { builtinSchemas, REQUIRED_SCHEMAS, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
 import { resourcePaths } from './openapi-paths.js';
 import { swaggerV2 } from './openapi-v2.js';

@@ -5,11 +5,12 @@
 // converted, patched and converted back, then written as an update guarded by its
 // resourceVersion (retried when another write came first, as kube-apiserver retries a patch).
 
-import type { CrdConversion } from '../crd-conversion.js';
+import type { CrdConversion } from '../apiextensions/crd-conversion.js';
 import { metaOf } from '../machinery/object-meta.js';
 import type { Json } from '../storage/object-store.js';
 import { applyPatch, patchTypeOf, type PatchType } from '../machinery/patch.js';
-import type { JsonResponse, ResourceRequest } from '../registry/resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
+import type { ResourceRequest } from '../registry/resource-request.js';
 import { ApiStatusError } from '../storage/status-error.js';
 
 /** Runs one verb (GET, POST, PUT, PATCH, DELETE) of a request on the storage version. */

@@ -6,7 +6,7 @@
 // A watch asked for as a Table (`kubectl get --watch`) gets one single-row Table per event.
 
 import { builtinPrinter, type TablePrinter } from './builtin-table-printers.js';
-import { customResourcePrinter } from '../custom-resource-table.js';
+import { customResourcePrinter } from '../apiextensions/custom-resource-table.js';
 import type { Json } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { pruneObject, validateObject } from './custom-resource-schema.js';
+import { pruneCustomObject, validateCustomObject } from '../index.js';
 
-describe('custom resource schema', () => {
+describe('pruneCustomObject and validateCustomObject', () => {
   const schema = {
     type: 'object',
     properties: {
@@ -27,7 +27,7 @@ describe('custom resource schema', () => {
       extra: 1,
       spec: { size: 2, junk: true, labels: { a: 'b' }, free: { any: { thing: 1 } }, items: [{ n: 'x', drop: 1 }] },
     };
-    pruneObject(obj, schema);
+    pruneCustomObject(schema, obj);
     expect(obj).to.deep.equal({
       apiVersion: 'x/v1',
       kind: 'W',
@@ -37,9 +37,11 @@ describe('custom resource schema', () => {
   });
 
   it('reports type, enum, bound and required violations with their field paths', () => {
-    const causes = validateObject({ spec: { size: 0, mode: 'c', items: [{ n: 5 }] } }, schema);
+    const causes = validateCustomObject(schema, { spec: { size: 0, mode: 'c', items: [{ n: 5 }] } });
     expect(causes.map((c) => c.field)).to.have.members(['spec.size', 'spec.mode', 'spec.items[0].n']);
-    const missing = validateObject({ spec: {} }, schema);
-    expect(missing).to.deep.equal([{ reason: 'FieldValueRequired', field: 'spec.size', message: 'Required value' }]);
+    const missing = validateCustomObject(schema, { spec: {} });
+    expect(missing).to.deep.equal([
+      { reason: 'FieldValueRequired', field: 'spec.size', message: 'Required value', summary: 'is required' },
+    ]);
   });
 });

@@ -5,8 +5,8 @@
 // version and the kind (`com.example.stable.v1.CronTab`). OpenAPI v2 gets the structural v2 form
 // (openapi/v2/conversion.go), which drops what kubectl's v2 validation cannot read.
 
-import { META_V1, type BuiltinSchemas, type OpenApiSchema } from './machinery/openapi-builtin-schemas.js';
-import type { ResourceType } from './storage/resource-registry.js';
+import { META_V1, type BuiltinSchemas, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
+import type { ResourceType } from '../storage/resource-registry.js';
 
 /** The OpenAPI model name of a custom kind: the group reversed, then version and kind. */
 export function crdModelName(group: string, version: string, kind: string): string {

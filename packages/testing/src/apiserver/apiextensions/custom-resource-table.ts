@@ -5,11 +5,11 @@
 // jsonpath does, an integer, number or boolean column keeps a value of its type (an integer from
 // a float truncated, anything else null), a date column shows an age.
 
-import { NAME_DESCRIPTION, type TablePrinter, type TableColumn } from './negotiation/builtin-table-printers.js';
-import { humanDuration } from './machinery/human-duration.js';
-import { parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from './negotiation/kube-jsonpath.js';
-import { JsonPathSyntaxError } from './negotiation/kube-jsonpath-parser.js';
-import type { Json } from './storage/object-store.js';
+import { NAME_DESCRIPTION, type TablePrinter, type TableColumn } from '../negotiation/builtin-table-printers.js';
+import { humanDuration } from '../machinery/human-duration.js';
+import { parseKubeJsonPath, printJsonPathValue, type KubeJsonPath } from '../negotiation/kube-jsonpath.js';
+import { JsonPathSyntaxError } from '../negotiation/kube-jsonpath-parser.js';
+import type { Json } from '../storage/object-store.js';
 
 const AGE_COLUMN: Json = {
   name: 'Age',

@@ -6,10 +6,10 @@
 // nothing from here.
 
 import { randomUUID } from 'node:crypto';
-import type { Json, ObjectStore } from './storage/object-store.js';
-import type { ResourceType } from './storage/resource-registry.js';
-import { ApiStatusError } from './storage/status-error.js';
-import { WebhookCallError, type WebhookHttpClient, type WebhookTarget } from './webhook/webhook-http-client.js';
+import type { Json, ObjectStore } from '../storage/object-store.js';
+import type { ResourceType } from '../storage/resource-registry.js';
+import { ApiStatusError } from '../storage/status-error.js';
+import { WebhookCallError, type WebhookHttpClient, type WebhookTarget } from '../webhook/webhook-http-client.js';
 
 const CRDS = 'apiextensions.k8s.io/customresourcedefinitions';
 // kube-apiserver sets no timeout of its own on conversion calls; its REST client's default is 30 s.

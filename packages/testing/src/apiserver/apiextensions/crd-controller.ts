@@ -3,17 +3,17 @@
 // adds the customresourcecleanup finalizer and a Terminating condition, new objects are refused
 // (403), the objects are deleted (each as DELETE would, so their finalizers hold the CRD), then
 // the finalizer goes and with it the CRD, its endpoints and its discovery. Each version's
-// openAPIV3Schema goes into the served type, where custom-resource-schema.ts prunes and validates
-// objects with it.
+// openAPIV3Schema goes into the served type, where @kindex/core's pruneCustomObject,
+// defaultCustomObject and validateCustomObject apply it to objects (as customResource().validate()
+// does client-side).
 
+import { defaultCustomObject, validationRuleErrors } from '@kindex/core';
 import { conversionCauses } from './crd-conversion-validation.js';
-import { finalizersOf, metaOf, nowTimestamp } from './machinery/object-meta.js';
-import type { Json, ObjectStore, StoredObject } from './storage/object-store.js';
-import type { ResourceRegistry, ResourceType, ScalePaths } from './storage/resource-registry.js';
-import type { ResourceHandler } from './registry/resource-handler.js';
-import { defaultObject } from './schema-defaulting.js';
-import { ApiStatusError, invalid, type StatusCause } from './storage/status-error.js';
-import { ruleCompileErrors, ruleCostCauses } from './validation-rules.js';
+import { finalizersOf, metaOf, nowTimestamp } from '../machinery/object-meta.js';
+import type { Json, ObjectStore, StoredObject } from '../storage/object-store.js';
+import type { ResourceRegistry, ResourceType, ScalePaths } from '../storage/resource-registry.js';
+import type { ControllerWrites as ResourceHandler } from '../registry/controller-writes.js';
+import { ApiStatusError, invalid, type StatusCause } from '../storage/status-error.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';
 /** The finalizer kube-apiserver adds to a CRD being deleted, until its objects are gone. */
@@ -229,7 +229,7 @@ export class CrdController {
     if (schema === undefined) return;
     for (const o of [...this.store.list(t.id)]) {
       const draft = structuredClone(o.obj) as Json;
-      defaultObject(draft, schema);
+      defaultCustomObject(schema, draft);
       const { kind: _k, apiVersion: _a, ...rest } = draft;
       if (JSON.stringify(rest) !== o.body) this.store.redecode(t, o.key, draft);
     }
@@ -304,7 +304,8 @@ function schemaRuleErrors(versions: readonly Json[]): StatusCause[] {
   schemas.forEach((s, i) => {
     if (s === null || typeof s !== 'object' || (shared && i > 0)) return;
     const path = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
-    causes.push(...ruleCompileErrors(s as Json, path), ...ruleCostCauses(s as Json, path));
+    const { compile, cost } = validationRuleErrors(s, path);
+    for (const { reason, field, message } of [...compile, ...cost]) causes.push({ reason, field, message });
   });
   return causes;
 }

@@ -1,9 +1,9 @@
 // Validation of a CRD's `spec.conversion`, as apiextensions-apiserver words it (its messages name
 // the internal fields: `spec.conversion.webhookClientConfig`, `spec.conversion.conversionReviewVersions`).
 
-import type { Json } from './storage/object-store.js';
-import type { StatusCause } from './storage/status-error.js';
-import { webhookUrlCauses } from './registry/webhook-configuration-validation.js';
+import type { Json } from '../storage/object-store.js';
+import type { StatusCause } from '../storage/status-error.js';
+import { webhookUrlCauses } from '../registry/webhook-configuration-validation.js';
 
 const STRATEGIES = ['None', 'Webhook'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];
