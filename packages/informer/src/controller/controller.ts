@@ -305,7 +305,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /** The managed workflow's dependents (kindex applies and deletes them), for the RBAC listing. */
-  get dependents(): readonly { readonly kind: ResourceKind<KubernetesObject>; readonly ownedByPrimary: boolean }[] {
+  get dependents(): readonly Pick<Workflow['dependents'][number], 'name' | 'kind' | 'ownedByPrimary' | 'cluster'>[] {
     return this.#workflow?.dependents ?? [];
   }
 

@@ -22,6 +22,12 @@
  *   `selectTargetSecondaryResource`), so several dependents of one kind can share a primary; a
  *   `discriminator` picks it instead where the name cannot tell.
  *
+ * A dependent may live in another cluster (the `cluster` option, a {@link RemoteCluster}; JOSDK's
+ * KubernetesDependentResource with the client of another cluster): it is applied, deleted and
+ * watched there, names its primary in annotations (owner references do not cross clusters), and,
+ * with no garbage collector across clusters either, is deleted by `Workflow.cleanup` while the
+ * controller's finalizer holds the primary.
+ *
  * Workflows (ordering, readiness, conditions) are in workflow.ts.
  *
  * @module
@@ -34,7 +40,7 @@ import {
   type OptionKeysOf,
   rejectUnknownOptions,
 } from '@kindex/core';
-import type { KubeClient } from '../client/kube-client.js';
+import { KubeClient } from '../client/kube-client.js';
 import { matchesAppliedFields } from '../client/ssa-matcher.js';
 import {
   DEFAULT_PRIMARY_NAME_KEY,
@@ -46,6 +52,7 @@ import { TemporaryResourceCache } from './temporary-resource-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { apiVersionOf } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
+import { checkRemoteCluster, type RemoteCluster } from '../source/remote-cluster.js';
 
 /**
  * Thrown when `desired()` returns an object the dependent cannot apply; names the dependent and the fix.
@@ -68,6 +75,7 @@ import { InformerEventSource } from '../source/informer-event-source.js';
  */
 export class InvalidDesiredResourceError extends Error {
   override readonly name = 'InvalidDesiredResourceError';
+  readonly code = 'KINDEX_INVALID_DESIRED_RESOURCE';
 }
 
 /**
@@ -91,6 +99,7 @@ export class InvalidDesiredResourceError extends Error {
  */
 export class DependentNotPreparedError extends Error {
   override readonly name = 'DependentNotPreparedError';
+  readonly code = 'KINDEX_DEPENDENT_NOT_PREPARED';
 }
 
 /**
@@ -114,6 +123,7 @@ export class DependentNotPreparedError extends Error {
  */
 export class AmbiguousDependentResourceError extends Error {
   override readonly name = 'AmbiguousDependentResourceError';
+  readonly code = 'KINDEX_AMBIGUOUS_DEPENDENT_RESOURCE';
   /** `namespace/name` of the primary. */
   readonly objectKey: string;
   /** The dependent's name. */
@@ -190,6 +200,21 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
    * and namespace match `desired()`.
    */
   readonly discriminator?: ResourceDiscriminator<R, P>;
+  /**
+   * The cluster the objects live in, when not the operator's own: they are applied, deleted and
+   * watched there with its kubeConfig, carry the primary's name, namespace and type in
+   * annotations instead of an owner reference, and are deleted when the primary is through the
+   * controller's finalizer (`Workflow.cleanup`), as no garbage collector crosses clusters. The
+   * objects may go to any namespace of that cluster the dependent watches (see `namespaces`).
+   * Defaults to the operator's cluster.
+   */
+  readonly cluster?: RemoteCluster;
+  /**
+   * The namespaces of the remote `cluster` the dependent watches, and so where `desired()` may
+   * put its objects; only with `cluster` (a local dependent lives in its primary's namespace).
+   * Defaults to the controller's namespaces.
+   */
+  readonly namespaces?: readonly string[];
 }
 
 /** The keys of {@link KubernetesDependentResourceOptions}: unknown ones are rejected, not ignored. */
@@ -200,6 +225,8 @@ export const KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS = {
   desired: true,
   fieldManager: true,
   discriminator: true,
+  cluster: true,
+  namespaces: true,
 } as const satisfies OptionKeysOf<KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject>>;
 
 /**
@@ -245,9 +272,13 @@ export type DependentAction = 'created' | 'updated' | 'unchanged';
 export class KubernetesDependentResource<R extends KubernetesObject = KubernetesObject, P extends KubernetesObject = KubernetesObject> {
   readonly name: string;
   readonly kind: ResourceKind<R>;
+  /** The cluster the objects live in; undefined for the operator's own. */
+  readonly cluster: RemoteCluster | undefined;
   readonly #options: KubernetesDependentResourceOptions<R, P>;
   readonly #written = new TemporaryResourceCache<R>();
   #source: InformerEventSource<R, P> | undefined;
+  /** The remote cluster's client for applies and deletes (its watches are the event source's), once prepared. */
+  #remoteClient: KubeClient | undefined;
   #fieldManager: string | undefined;
 
   constructor(options: KubernetesDependentResourceOptions<R, P>) {
@@ -259,6 +290,12 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     this.#options = options;
     this.kind = options.kind;
     this.name = options.name ?? options.kind.name;
+    this.cluster = options.cluster === undefined ? undefined : checkRemoteCluster(`dependent "${this.name}"`, options.cluster);
+    if (options.namespaces !== undefined && this.cluster === undefined) {
+      throw new TypeError(
+        `dependent "${this.name}": namespaces is for a dependent in a remote cluster; a local one lives in its primary's namespace (add cluster, or drop namespaces)`,
+      );
+    }
   }
 
   /** The field manager of this dependent's applies (known once the event source is built). */
@@ -277,10 +314,15 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     // The default cache transform keeps the Apply entries of managedFields the no-diff check
     // reads, so this informer is the one every other user of the kind shares.
     const builder = InformerEventSource.from(this.#options.kind, this.#options.primaryKind).withName(this.name);
-    // No owner reference can point from a cluster-scoped object to a namespaced primary: such
-    // dependents name their primary in annotations (as JOSDK's do), and events map back by them.
+    if (this.cluster !== undefined) builder.withRemoteCluster(this.cluster);
+    if (this.#options.namespaces !== undefined) builder.withNamespaces(this.#options.namespaces);
+    // No owner reference can point from a cluster-scoped object to a namespaced primary, nor
+    // into another cluster: such dependents name their primary in annotations (as JOSDK's do),
+    // and events map back by them.
     if (!this.ownedByPrimary) builder.withSecondaryToPrimaryMapper(fromAnnotations<R>({ type: { value: this.#primaryType } }));
     this.#source = builder.build(context);
+    this.#remoteClient =
+      this.cluster === undefined ? undefined : new KubeClient(this.cluster.kubeConfig, { fieldManager: context.client.fieldManager });
     return this.#source;
   }
 
@@ -320,7 +362,7 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     const desired = this.#desiredWithOwner(primary, context);
     const actual = this.getSecondaryResource(primary, context);
     if (actual !== undefined && matchesAppliedFields(actual, desired, this.fieldManager)) return { action: 'unchanged', resource: actual };
-    const written = await context.getClient().apply<R>(this.kind, desired, { fieldManager: this.fieldManager, force: true });
+    const written = await this.#clientOf(context).apply<R>(this.kind, desired, { fieldManager: this.fieldManager, force: true });
     this.#written.put(ResourceID.fromResource(written).key, written);
     return { action: actual === undefined ? 'created' : 'updated', resource: written };
   }
@@ -332,7 +374,17 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     if (actual === undefined) return false;
     const id = ResourceID.fromResource(actual);
     this.#written.evict(id.key);
-    return context.getClient().delete(this.kind, id);
+    return this.#clientOf(context).delete(this.kind, id);
+  }
+
+  /**
+   * Where this dependent writes: the reconcile's client, or the remote cluster's under the same
+   * fence (a replica that lost its lease or shard writes to no cluster).
+   */
+  #clientOf(context: Context<P, KubeClient>): KubeClient {
+    const client = context.getClient();
+    if (this.#remoteClient === undefined) return client;
+    return this.#remoteClient.withFence(() => client.checkFence());
   }
 
   #idOf(primary: P, context: Context<P, KubeClient>): ResourceID {
@@ -363,7 +415,16 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     }
     const primaryNamespace = primary.metadata?.namespace;
     const namespace = this.kind.namespaced ? (desired.metadata?.namespace ?? primaryNamespace) : undefined;
-    if (this.kind.namespaced && primaryNamespace !== undefined && namespace !== primaryNamespace) {
+    if (this.cluster !== undefined) {
+      // Anywhere in the remote cluster, but where the event source sees it: else every reconcile
+      // would find nothing and apply again.
+      const watched = this.#source.cache.namespaces;
+      if (namespace !== undefined && watched !== 'all' && !watched.includes(namespace)) {
+        throw new InvalidDesiredResourceError(
+          `${where}: desired() put ${name} in namespace ${namespace} of cluster ${this.cluster.name}, which the dependent does not watch (${watched.join(', ') || 'none'}); list it in the dependent's namespaces option`,
+        );
+      }
+    } else if (this.kind.namespaced && primaryNamespace !== undefined && namespace !== primaryNamespace) {
       throw new InvalidDesiredResourceError(
         `${where}: desired() put ${name} in namespace ${namespace}; an owner reference only works within the primary's namespace ${primaryNamespace}`,
       );
@@ -394,11 +455,11 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
 
   /**
    * Whether an owner reference ties the object to its primary, so garbage collection deletes it
-   * with the primary; false for a cluster-scoped dependent of a namespaced primary, which
-   * `Workflow.cleanup` deletes instead.
+   * with the primary; false for a cluster-scoped dependent of a namespaced primary and for one in
+   * a remote cluster, which `Workflow.cleanup` deletes instead.
    */
   get ownedByPrimary(): boolean {
-    return this.kind.namespaced || !this.#options.primaryKind.namespaced;
+    return this.cluster === undefined && (this.kind.namespaced || !this.#options.primaryKind.namespaced);
   }
 
   get #primaryType(): string {

@@ -32,6 +32,7 @@ import { errorLogFields } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
 import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
+import { remoteClusterManifests } from './remote-cluster-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 import { secureServerPermissions } from '../rbac/metrics-permissions.js';
@@ -321,7 +322,7 @@ export class Operator {
    * (primary status and finalizers, workflow dependents, leader election and sharding Leases)
    * and on the kinds declared with each controller's `writes` option. It prepares each
    * controller's event sources (once: `start()` reuses them) to learn their kinds and
-   * namespaces, and talks to no server.
+   * namespaces, and talks to no server (remote clusters' rules: `clusters`).
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
     rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
@@ -332,7 +333,7 @@ export class Operator {
       ...(leases === false ? [] : leasePermissions(this.#leaseOwners)),
       ...(this.server?.secure === true ? secureServerPermissions() : []),
     ];
-    return rbacManifest(permissions, manifestOptions);
+    return { ...rbacManifest(permissions, manifestOptions), clusters: await remoteClusterManifests(this.#controllers, options) };
   }
 
   /**

@@ -55,12 +55,12 @@ export const RBAC_LISTING_OPTION_KEYS = {
 } as const satisfies OptionKeysOf<RbacListingOptions>;
 
 /** What caching a kind takes: list and watch for the informer, get for reads by name. */
-const READ_VERBS = ['get', 'list', 'watch'];
+export const READ_VERBS = ['get', 'list', 'watch'];
 /**
  * What a workflow dependent takes: server-side apply is a PATCH, and kube-apiserver also checks
  * `create` when the apply creates the object; delete when a condition turns false or on cleanup.
  */
-const DEPENDENT_WRITE_VERBS = ['create', 'patch', 'delete'];
+export const DEPENDENT_WRITE_VERBS = ['create', 'patch', 'delete'];
 
 /** The kind `context.getEventRecorder()` writes. */
 const EVENTS = resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
@@ -121,6 +121,7 @@ export async function requiredPermissions(
       out.push(primary(`${c.kind.plural}/finalizers`, ['update'], 'primary finalizers'));
     }
     for (const d of c.dependents) {
+      if (d.cluster !== undefined) continue; // granted in its cluster: see remoteClusterPermissions
       out.push(permission(d.kind, d.kind.plural, DEPENDENT_WRITE_VERBS, namespaces, `controller ${c.name}: dependent ${d.kind.kind}`));
     }
     for (const w of c.declaredWrites) {
@@ -160,7 +161,8 @@ export async function requiredPermissions(
   return out;
 }
 
-function permission(
+/** One permission of `kind`'s `resource` (a subresource too) in `namespaces`. */
+export function permission(
   kind: ResourceType,
   resource: string,
   verbs: readonly string[],

@@ -139,6 +139,13 @@ export interface RbacManifest {
   readonly objects: readonly RbacObject[];
   /** `objects` as YAML documents separated by `---`, for `kubectl apply -f -`. */
   readonly yaml: string;
+  /**
+   * From `Operator.rbacManifest()`: one manifest per remote cluster the operator reads or
+   * writes, by cluster name, to apply there and bind to the user of that cluster's kubeconfig
+   * (no binding is made: the operator's subject lives in its own cluster). Empty without remote
+   * clusters; absent from the plain `rbacManifest()`.
+   */
+  readonly clusters?: ReadonlyMap<string, RbacManifest>;
 }
 
 const RBAC = 'rbac.authorization.k8s.io';

@@ -14,7 +14,7 @@ import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
 import { REFLECTOR_TUNING_KEYS } from '../reflector/reflector-options.js';
-import { checkRemoteCluster, type RemoteCluster } from './remote-cluster.js';
+import { checkRemoteCluster, claimRemoteCluster, type RemoteCluster } from './remote-cluster.js';
 import type { InformerEventSourceConfiguration } from './informer-event-source-configuration.js';
 
 /**
@@ -200,5 +200,13 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
       );
     }
     return this.#config;
+  }
+
+  /**
+   * `source` once a remote source's cluster name is claimed among the sources built on `client`
+   * (one name, one cluster: see claimRemoteCluster); a local source as it is.
+   */
+  protected claimed<S extends Parameters<typeof claimRemoteCluster>[2]>(client: object, source: S): S {
+    return claimRemoteCluster(client, this.#config.cluster, source);
   }
 }

@@ -91,14 +91,14 @@ export class InformerEventSourceBuilder<R extends KubernetesObject, P extends Ku
    */
   build(context: EventSourceContext<P, KubeClient> | KubeEventSourceContext<P> | KubeClient): InformerEventSource<R, P> {
     const own = this.buildable();
-    if (context instanceof KubeClient) return new InformerEventSource<R, P>(own, context, 'all');
+    if (context instanceof KubeClient) return this.claimed(context, new InformerEventSource<R, P>(own, context, 'all'));
     const controllerFilters = 'eventFilters' in context ? context.eventFilters : [];
     const config =
       controllerFilters.length === 0
         ? own
         : { ...own, filter: and<R>(...(controllerFilters as readonly Predicate<R>[]), ...(own.filter ? [own.filter] : [])) };
     const inherited = 'shardSelector' in context ? inheritedShardSelector(context.shardSelector) : undefined;
-    return new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces, inherited);
+    return this.claimed(context.client, new InformerEventSource<R, P>(config, context.client, context.configuration.namespaces, inherited));
   }
 }
 

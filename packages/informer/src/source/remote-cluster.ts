@@ -8,6 +8,8 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Observable } from 'rxjs';
+import type { EventSourceHealth } from '@kindex/core';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 
 /**
@@ -59,4 +61,56 @@ export function checkRemoteCluster(owner: string, cluster: unknown): RemoteClust
   }
   assertUsableKubeConfig(kubeConfig);
   return Object.freeze({ name, kubeConfig });
+}
+
+/** What a claim on a cluster name holds of its user: its name and whether it has stopped. */
+interface ClusterUser {
+  readonly name: string;
+  readonly health$: Observable<EventSourceHealth>;
+}
+
+/** Per operator client (the scope), each remote cluster name's kubeconfig and users. */
+type Claims = Map<string, { kubeConfig: KubeConfig; users: WeakRef<ClusterUser>[] }>;
+const claims = new WeakMap<object, Claims>();
+
+/**
+ * Claims `cluster.name` for `source` within `scope` (the operator's client); returns
+ * `source`. One name means one cluster, in metric labels and messages alike: the same name with a
+ * kubeConfig that reaches another server, or as another user, is refused naming both, while a
+ * source of the other kubeConfig still runs (stopped and collected ones free the name, so a
+ * fleet can engage a cluster again with new credentials).
+ * @throws {TypeError} naming both sources and what each kubeConfig reaches.
+ */
+export function claimRemoteCluster<S extends ClusterUser>(scope: object, cluster: RemoteCluster | undefined, source: S): S {
+  if (cluster === undefined) return source;
+  let byName = claims.get(scope);
+  if (byName === undefined) claims.set(scope, (byName = new Map() as Claims));
+  const claim = byName.get(cluster.name);
+  const live = (claim?.users ?? []).filter((ref) => {
+    const user = ref.deref();
+    return user !== undefined && !stopped(user);
+  });
+  if (claim === undefined || live.length === 0) {
+    byName.set(cluster.name, { kubeConfig: cluster.kubeConfig, users: [new WeakRef(source)] });
+    return source;
+  }
+  if (claim.kubeConfig !== cluster.kubeConfig && claim.kubeConfig.exportConfig() !== cluster.kubeConfig.exportConfig()) {
+    throw new TypeError(
+      `remote cluster ${cluster.name} is named twice with different kubeconfigs: event source ${live[0]!.deref()!.name} reaches ${describe(claim.kubeConfig)}, ` +
+        `event source ${source.name} reaches ${describe(cluster.kubeConfig)}; give each cluster its own name, or share one RemoteCluster`,
+    );
+  }
+  claim.users = [...live, new WeakRef(source)];
+  return source;
+}
+
+/** Whether the source has stopped: its health is held, so subscribing reads it at once. */
+function stopped(user: ClusterUser): boolean {
+  let status: EventSourceHealth['status'] | undefined;
+  user.health$.subscribe((h) => (status = h.status)).unsubscribe();
+  return status === 'stopped';
+}
+
+function describe(kubeConfig: KubeConfig): string {
+  return `${kubeConfig.getCurrentCluster()?.server ?? 'no server'} as ${kubeConfig.getCurrentUser()?.name ?? 'no user'}`;
 }

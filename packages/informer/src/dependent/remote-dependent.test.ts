@@ -1,0 +1,270 @@
+// Dependent resources in another cluster, two test API servers at once: a Job in cluster A owns a
+// ConfigMap in cluster B, applied, watched and (through the finalizer) deleted there.
+import { expect } from 'chai';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
+import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import {
+  DEFAULT_PRIMARY_NAME_KEY,
+  DEFAULT_PRIMARY_NAMESPACE_KEY,
+  DEFAULT_PRIMARY_TYPE_KEY,
+  fromAnnotations,
+  InformerEventSource,
+  InvalidDesiredResourceError,
+  KubeClient,
+  KubernetesDependentResource,
+  Kinds,
+  Operator,
+  requiredPermissions,
+  resourceKind,
+  Workflow,
+  type RemoteCluster,
+} from '../index.js';
+import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+
+type Job = KubernetesObject & { spec?: { image?: string } };
+type Cluster = KubernetesObject & { spec?: { size?: number } };
+type ConfigMap = KubernetesObject & { data?: Record<string, string> };
+const JobKind = resourceKind<Job>({ group: 'test.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
+const ClusterKind = resourceKind<Cluster>({
+  group: 'test.kindex.dev',
+  version: 'v1',
+  kind: 'Cluster',
+  plural: 'clusters',
+  namespaced: true,
+});
+
+/** The ConfigMap in `nsB` of `cluster` that each Job should have: named after the Job, holding its image. */
+function jobConfig(cluster: RemoteCluster, nsB: string, options: { namespaces?: readonly string[] } = { namespaces: [nsB] }) {
+  return new KubernetesDependentResource<ConfigMap, Job>({
+    kind: Kinds.ConfigMap,
+    primaryKind: JobKind,
+    name: 'job-config',
+    cluster,
+    ...options,
+    desired: (job) => ({
+      metadata: { name: `${job.metadata!.namespace!}-${job.metadata!.name!}`, namespace: nsB },
+      data: { image: job.spec?.image ?? '' },
+    }),
+  });
+}
+
+describe('KubernetesDependentResource in a remote cluster', function () {
+  this.timeout(120_000);
+  const suite = useOperatorSuite({ crd: { group: 'test.kindex.dev', kind: 'Job' } });
+  let b: TestApiServer | undefined;
+  let clientB: KubeClient | undefined;
+  before(async () => {
+    b = await startTestApiServer();
+    clientB = new KubeClient(b.kubeConfig);
+    await createTestCrd(b.kubeConfig.makeApiClient(ApiextensionsV1Api), b.kubeConfig.makeApiClient(CustomObjectsApi), {
+      group: 'test.kindex.dev',
+      kind: 'Cluster',
+    });
+    // A real server serves a new CRD's resource a moment after it is established.
+    await eventually(() => clientB!.list(ClusterKind, { namespace: 'default' }), { timeoutMs: 30_000 });
+  });
+  afterEach(async () => {
+    await suite.operator?.stop({ drainTimeoutMs: 5_000 });
+    suite.operator = undefined;
+  });
+  after(async () => {
+    await b?.stop();
+  });
+
+  function run(workflow: Workflow<Job>, nsA: string, reconciled: string[] = []): Operator {
+    const operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    operator.register<Job>(
+      {
+        reconcile: (job) => {
+          reconciled.push(job.metadata!.name!);
+          return UpdateControl.noUpdate();
+        },
+      },
+      { kind: JobKind, namespaces: [nsA], workflow },
+    );
+    suite.operator = operator;
+    return operator;
+  }
+
+  it('applies the object in its cluster naming the primary in annotations, follows it there, and deletes it through the finalizer', async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const nsB = await createNamespace(b!.kubeConfig);
+    const dependent = jobConfig({ name: 'cluster-b', kubeConfig: b!.kubeConfig }, nsB);
+    expect(dependent.ownedByPrimary, 'no owner reference across clusters').to.equal(false);
+    const workflow = new Workflow<Job>([{ dependent }]);
+    expect(workflow.needsCleanup).to.equal(true);
+    await run(workflow, nsA).start();
+    await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
+    const id = ResourceID.of(`${nsA}-j1`, nsB);
+
+    const created = await eventually(async () => {
+      const cm = await clientB!.get(Kinds.ConfigMap, id);
+      expect(cm?.data).to.deep.equal({ image: 'busybox' });
+      return cm!;
+    });
+    expect(created.metadata?.annotations).to.include({
+      [DEFAULT_PRIMARY_NAME_KEY]: 'j1',
+      [DEFAULT_PRIMARY_NAMESPACE_KEY]: nsA,
+      [DEFAULT_PRIMARY_TYPE_KEY]: 'jobs.test.kindex.dev',
+    });
+    expect(created.metadata?.ownerReferences ?? []).to.deep.equal([]);
+    expect(await suite.client.get(Kinds.ConfigMap, ResourceID.of(`${nsA}-j1`, nsA)), 'nothing written in A').to.equal(undefined);
+    await eventually(async () =>
+      expect((await suite.client.get(JobKind, ResourceID.of('j1', nsA)))?.metadata?.finalizers).to.have.length(1),
+    );
+
+    // A change of the primary reaches B; so does a deletion in B (its event source watches B).
+    await suite.client.patch(JobKind, ResourceID.of('j1', nsA), { spec: { image: 'alpine' } });
+    await eventually(async () => expect((await clientB!.get(Kinds.ConfigMap, id))?.data).to.deep.equal({ image: 'alpine' }));
+    const before = (await clientB!.get(Kinds.ConfigMap, id))!.metadata!.uid;
+    await clientB!.delete(Kinds.ConfigMap, id);
+    await eventually(async () => {
+      const again = await clientB!.get(Kinds.ConfigMap, id);
+      expect(again?.metadata?.uid).to.be.a('string').and.not.equal(before);
+      expect(again?.data).to.deep.equal({ image: 'alpine' });
+    });
+
+    // No garbage collector crosses clusters: the finalizer holds the Job until B's object is gone.
+    await suite.client.delete(JobKind, ResourceID.of('j1', nsA));
+    await eventually(async () => expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap deleted").to.equal(undefined));
+    await eventually(async () => expect(await suite.client.get(JobKind, ResourceID.of('j1', nsA)), 'the Job gone').to.equal(undefined));
+  });
+
+  it("gives each remote cluster its own RBAC manifest, and leaves its kinds out of the operator's", async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const cluster: RemoteCluster = { name: 'cluster-b', kubeConfig: b!.kubeConfig };
+    const operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    operator.register<Job>(
+      {
+        reconcile: () => UpdateControl.noUpdate(),
+        prepareEventSources: (context) => [
+          InformerEventSource.from(ClusterKind, JobKind)
+            .withName('clusters')
+            .withRemoteCluster(cluster)
+            .withNamespaces(['fleet'])
+            .withSecondaryToPrimaryMapper(fromAnnotations())
+            .build(context),
+        ],
+      },
+      { kind: JobKind, namespaces: [nsA], workflow: new Workflow<Job>([{ dependent: jobConfig(cluster, 'mirror') }]) },
+    );
+    const manifest = await operator.rbacManifest({ name: 'job-operator', leases: false, events: false });
+    const own = [...manifest.namespacedRules.values(), manifest.clusterRules].flat().flatMap((r) => r.resources ?? []);
+    expect(own).to.include('jobs').and.not.include('configmaps').and.not.include('clusters');
+    expect([...manifest.clusters!.keys()]).to.deep.equal(['cluster-b']);
+    const forB = manifest.clusters!.get('cluster-b')!;
+    expect(forB.clusterRules).to.deep.equal([]);
+    expect(Object.fromEntries(forB.namespacedRules)).to.deep.equal({
+      fleet: [{ apiGroups: ['test.kindex.dev'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] }],
+      mirror: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }],
+    });
+    expect(forB.yaml).to.include('kind: Role').and.not.include('RoleBinding');
+    // requiredPermissions stays the operator's own cluster's.
+    expect((await requiredPermissions(operator.controllers)).map((p) => p.resource)).to.not.include('configmaps');
+  });
+
+  it('refuses one cluster name for two kubeconfigs, naming both', async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    // A source reaching B and a dependent reaching A, both calling their cluster 'cluster-b'.
+    const clash = new Operator({ kubeConfig: suite.server.kubeConfig });
+    clash.register<Job>(
+      {
+        reconcile: () => UpdateControl.noUpdate(),
+        prepareEventSources: (context) => [
+          InformerEventSource.from(ClusterKind, JobKind)
+            .withName('clusters')
+            .withRemoteCluster({ name: 'cluster-b', kubeConfig: b!.kubeConfig })
+            .withSecondaryToPrimaryMapper(fromAnnotations())
+            .build(context),
+        ],
+      },
+      {
+        kind: JobKind,
+        namespaces: [nsA],
+        workflow: new Workflow<Job>([{ dependent: jobConfig({ name: 'cluster-b', kubeConfig: suite.server.kubeConfig }, 'default') }]),
+      },
+    );
+    const error = await clash.start().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const serverA = suite.server.kubeConfig.getCurrentCluster()!.server;
+    const serverB = b!.kubeConfig.getCurrentCluster()!.server;
+    expect(error).to.be.instanceOf(TypeError);
+    expect(error!.message).to.match(
+      new RegExp(
+        `^remote cluster cluster-b is named twice with different kubeconfigs: event source clusters reaches ${serverB} as .*, event source job-config reaches ${serverA} as .*; give each cluster its own name, or share one RemoteCluster$`,
+      ),
+    );
+    await clash.stop();
+  });
+
+  it('fails the start with one line naming the cluster when its kubeconfig cannot authenticate', async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const intruder = new KubeConfig();
+    intruder.loadFromOptions({
+      clusters: [b!.kubeConfig.getCurrentCluster()!],
+      users: [{ name: 'intruder', token: 'not-a-token' }],
+      contexts: [{ name: 'b', cluster: b!.kubeConfig.getCurrentCluster()!.name, user: 'intruder' }],
+      currentContext: 'b',
+    });
+    const operator = run(new Workflow<Job>([{ dependent: jobConfig({ name: 'cluster-b', kubeConfig: intruder }, 'default') }]), nsA);
+    const error = await operator.start({ cacheSyncTimeoutMs: 20_000 }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    // One line saying what failed where, then the fix (as every CacheSyncError).
+    const [what, fix, ...rest] = error!.message.split('\n');
+    expect(what).to.match(
+      /^controller "jobs\.test\.kindex\.dev", event source "job-config on cluster cluster-b" cannot start: (?:list|watch) configmaps\/v1 \(kind ConfigMap\) in namespace "default" failed with 401 Unauthorized/,
+    );
+    expect(fix).to.match(/^Fix: the API server did not accept the credentials: check the kubeconfig/);
+    expect(rest).to.deep.equal([]);
+  });
+
+  it('refuses namespaces on a local dependent, and a desired object outside the watched namespaces, with the fix', async () => {
+    expect(
+      () =>
+        new KubernetesDependentResource<ConfigMap, Job>({
+          kind: Kinds.ConfigMap,
+          primaryKind: JobKind,
+          name: 'local',
+          namespaces: ['elsewhere'],
+          desired: () => ({ metadata: { name: 'x' } }),
+        }),
+    ).to.throw(
+      TypeError,
+      `dependent "local": namespaces is for a dependent in a remote cluster; a local one lives in its primary's namespace (add cluster, or drop namespaces)`,
+    );
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const nsB = await createNamespace(b!.kubeConfig);
+    // Without namespaces it watches the controller's (nsA), so nsB is out of its sight.
+    const dependent = jobConfig({ name: 'cluster-b', kubeConfig: b!.kubeConfig }, nsB, {});
+    const failures: unknown[] = [];
+    const operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    operator.register<Job>(
+      {
+        reconcile: (job, context) =>
+          dependent.reconcile(job, context).then(
+            () => UpdateControl.noUpdate(),
+            (error: unknown) => {
+              failures.push(error);
+              return UpdateControl.noUpdate();
+            },
+          ),
+        prepareEventSources: (context) => [dependent.eventSource(context)],
+      },
+      { kind: JobKind, namespaces: [nsA] },
+    );
+    suite.operator = operator;
+    await operator.start();
+    await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA } });
+    await eventually(() => expect(failures).to.have.length.greaterThan(0));
+    expect(failures[0]).to.be.instanceOf(InvalidDesiredResourceError);
+    expect((failures[0] as Error).message).to.equal(
+      `dependent "job-config" of Job ${nsA}/j1: desired() put ${nsA}-j1 in namespace ${nsB} of cluster cluster-b, which the dependent does not watch (${nsA}); list it in the dependent's namespaces option`,
+    );
+  });
+});
