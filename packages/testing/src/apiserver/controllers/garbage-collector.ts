@@ -6,7 +6,7 @@
 import { finalizersOf, metaOf, ownerRefsOf } from '../machinery/object-meta.js';
 import type { Json, ObjectStore, StoreEvent } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../storage/resource-registry.js';
-import type { ResourceHandler } from '../registry/resource-handler.js';
+import type { ControllerWrites } from '../registry/controller-writes.js';
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {
@@ -24,7 +24,7 @@ export class GarbageCollector {
   constructor(
     private readonly store: ObjectStore,
     private readonly registry: ResourceRegistry,
-    private readonly handler: ResourceHandler,
+    private readonly handler: ControllerWrites,
     options: GarbageCollectorOptions = {},
   ) {
     this.delay = options.gcDelayMs ?? 50;

@@ -16,7 +16,8 @@ import { jsonEqual } from '@kindex/core';
 import type { AdmissionAttributes, AdmissionWebhookDispatcher } from '../admission/admission-webhook-dispatcher.js';
 import type { Json } from '../storage/object-store.js';
 import type { UserInfo } from '../filters/request-attributes.js';
-import type { JsonResponse, ResourceRequest, WriteAdmission } from '../registry/resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
+import type { ResourceRequest, WriteAdmission } from '../registry/resource-request.js';
 import { ApiStatusError } from '../storage/status-error.js';
 
 class PendingAdmission extends Error {

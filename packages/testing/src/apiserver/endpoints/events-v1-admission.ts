@@ -10,7 +10,7 @@ import type { EquivalentResources } from '../admission/admission-webhook-dispatc
 import { EVENTS_V1_TYPE_ID, toCoreEvent, toEventsV1 } from '../registry/events-api.js';
 import type { Json } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';
-import type { WriteAdmission } from '../registry/resource-handler.js';
+import type { WriteAdmission } from '../registry/resource-request.js';
 
 const CORE_EVENTS_TYPE_ID = '/events';
 

@@ -13,7 +13,7 @@ import { RbacAuthorizer, type Decision, type PolicyRule } from './rbac-authorize
 import { forbidden, resourceAttributes, type RequestAttributes, type UserInfo } from './request-attributes.js';
 import { API_AUDIENCE, tokenReview, type TokenOwner } from './token-review.js';
 import { validateSubjectAccessReviewSpec } from './subject-access-review.js';
-import type { JsonResponse } from '../registry/resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
 import type { Route } from './router.js';
 import { ApiStatusError, badRequest, invalid, methodNotAllowed, notFound, qualifiedResource } from '../storage/status-error.js';
 

@@ -18,7 +18,7 @@
 //   issued for; a static token is good for any.
 import type { Json } from '../storage/object-store.js';
 import type { UserInfo } from './request-attributes.js';
-import type { JsonResponse } from '../registry/resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
 import { badRequest } from '../storage/status-error.js';
 
 /** The API server's audience: the real test server's `--service-account-issuer`, which `--api-audiences` defaults to. */

@@ -11,7 +11,7 @@
 
 import type { Json } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';
-import type { JsonResponse } from '../registry/resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
 import { ApiStatusError } from '../storage/status-error.js';
 
 /** The two metadata-only representations kube-apiserver converts to. */

@@ -8,7 +8,10 @@ import { metaOf } from '../machinery/object-meta.js';
 import { type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
 import { applyPatch, patchTypeOf } from '../machinery/patch.js';
 import type { ScalePaths } from '../storage/resource-registry.js';
-import { ResourceHandler, type JsonResponse, type ResourceRequest } from './resource-handler.js';
+import type { JsonResponse } from '../machinery/json-response.js';
+import type { RegistryStorage } from './registry-storage.js';
+import { keyOf, type ResourceRequest } from './resource-request.js';
+import { updateResource } from './verb-update.js';
 import { ApiStatusError, badRequest, conflict, invalid, methodNotAllowed, MODIFIED_CONFLICT, notFound } from '../storage/status-error.js';
 
 function segments(path: string): string[] {
@@ -33,10 +36,11 @@ function writePath(obj: Json, path: string, value: unknown): void {
 
 /** Serves GET, PUT and PATCH of `/scale` for the kinds whose type declares scale paths. */
 export class ScaleSubresource {
-  constructor(
-    private readonly store: ObjectStore,
-    private readonly handler: ResourceHandler,
-  ) {}
+  private readonly store: ObjectStore;
+
+  constructor(private readonly storage: RegistryStorage) {
+    this.store = storage.store;
+  }
 
   /** Answers one request to `<object>/scale`. */
   serve(method: string | undefined, req: ResourceRequest): JsonResponse {
@@ -64,7 +68,7 @@ export class ScaleSubresource {
     }
   }
 
-  // Writes the replicas of a Scale into the object, through the handler's update (so that
+  // Writes the replicas of a Scale into the object, through the update verb (so that
   // validation, generation, managedFields and watch events are those of any other write).
   private write(req: ResourceRequest, paths: ScalePaths, existing: StoredObject, sent: unknown): JsonResponse {
     const t = req.type;
@@ -94,14 +98,14 @@ export class ScaleSubresource {
     const draft = structuredClone(existing.obj) as Json;
     writePath(draft, paths.specReplicasPath, replicas);
     // The object itself is not admitted again: the Scale was.
-    const updated = this.handler.update({ ...req, admission: undefined, subresource: 'scale', body: draft, duplicateFields: [] });
+    const updated = updateResource(this.storage, { ...req, admission: undefined, subresource: 'scale', body: draft, duplicateFields: [] });
     if (updated.status !== 200) return updated;
     return { status: 200, body: JSON.stringify(scaleOf(this.mustGet(req).obj, paths)) };
   }
 
   private mustGet(req: ResourceRequest): StoredObject {
     const t = req.type;
-    const stored = this.store.get(t.id, ResourceHandler.keyOf(t, req.namespace, req.name!));
+    const stored = this.store.get(t.id, keyOf(t, req.namespace, req.name!));
     if (stored === undefined) throw notFound(t.resource, t.group, req.name!);
     return stored;
   }

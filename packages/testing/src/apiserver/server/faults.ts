@@ -3,6 +3,8 @@
 // and the store; this class holds only the per-request state the HTTP layer consults.
 
 import type { ForbidRule } from '../../test-api-server.js';
+import type { Route } from '../filters/router.js';
+import { ApiStatusError } from '../storage/status-error.js';
 
 /** A failure to inject into upcoming requests. */
 export interface InjectedFailure {
@@ -52,4 +54,47 @@ export class RequestFaults {
     this.failuresLeft--;
     return this.failure;
   }
+}
+
+/** The error an injected failure answers with; a 429 also sets `Retry-After` through `setHeader`. */
+export function injectedFailureError(failure: InjectedFailure, setHeader: (name: string, value: string) => void): ApiStatusError {
+  if (failure.status === 429) {
+    const after = failure.retryAfterSeconds ?? 1;
+    setHeader('Retry-After', String(after));
+    return new ApiStatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: after });
+  }
+  if (failure.status === 503) return new ApiStatusError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request');
+  return new ApiStatusError(500, 'InternalError', 'Internal error occurred: injected fault');
+}
+
+/** Answers 403 as kube-apiserver's RBAC does for a request a `forbid` fault covers. */
+export function checkForbidden(faults: RequestFaults, r: Extract<Route, { kind: 'resource' }>, url: URL, method: string): void {
+  const resource = r.subresource === undefined ? r.resource : `${r.resource}/${r.subresource}`;
+  const watch = url.searchParams.get('watch');
+  const verb =
+    method === 'GET'
+      ? watch === 'true' || watch === '1'
+        ? 'watch'
+        : r.name === undefined
+          ? 'list'
+          : 'get'
+      : method === 'POST'
+        ? 'create'
+        : method === 'PUT'
+          ? 'update'
+          : method === 'PATCH'
+            ? 'patch'
+            : method === 'DELETE'
+              ? r.name === undefined
+                ? 'deletecollection'
+                : 'delete'
+              : method.toLowerCase();
+  if (faults.refusal({ group: r.group, resource: r.resource, namespace: r.namespace, verb }) === undefined) return;
+  const scope = r.namespace === undefined ? 'at the cluster scope' : `in the namespace "${r.namespace}"`;
+  const named = r.name === undefined ? '' : ` "${r.name}"`;
+  throw new ApiStatusError(
+    403,
+    'Forbidden',
+    `${resource}${named} is forbidden: User "system:serviceaccount:default:kindex-test" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`,
+  );
 }

@@ -6,6 +6,9 @@
 // dry run, group, version, resource, subresource, scope, component and HTTP code;
 // apiserver_longrunning_requests is the number of open watches by the same request labels.
 
+import type http from 'node:http';
+import type { Route } from '../filters/router.js';
+
 /** How kube-apiserver labels a request in its metrics (see CleanVerb, CleanScope in endpoints/metrics). */
 export interface RequestLabels {
   readonly verb: string;
@@ -129,3 +132,39 @@ export class RequestMetrics {
 
 /** The Content-Type of kube-apiserver's /metrics. */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8; escaping=underscores';
+
+/** Counts the request in apiserver_request_total once its answer is sent (watches when they end). */
+export function countRequest(
+  metrics: RequestMetrics,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  r: Route | undefined,
+): void {
+  const method = req.method ?? 'GET';
+  const watch = url.searchParams.get('watch');
+  const labels = requestLabels({
+    method,
+    path: url.pathname,
+    ...(r?.kind === 'resource'
+      ? {
+          resource: {
+            group: r.group,
+            version: r.version,
+            resource: r.resource,
+            subresource: r.subresource,
+            namespace: r.namespace,
+            name: r.name,
+          },
+        }
+      : {}),
+    watch: method === 'GET' && (watch === 'true' || watch === '1'),
+    apply: (req.headers['content-type'] ?? '').startsWith('application/apply-patch'),
+    dryRun: url.searchParams.getAll('dryRun'),
+  });
+  const closeWatch = labels.verb === 'WATCH' ? metrics.open(labels) : undefined;
+  res.once('close', () => {
+    closeWatch?.();
+    metrics.count(labels, res.statusCode);
+  });
+}
