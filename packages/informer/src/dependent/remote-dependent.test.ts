@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
+import { GenericRetry, ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
   DEFAULT_PRIMARY_NAME_KEY,
@@ -22,6 +22,7 @@ import {
   type RemoteCluster,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
 
 type Job = KubernetesObject & { spec?: { image?: string } };
 type Cluster = KubernetesObject & { spec?: { size?: number } };
@@ -73,16 +74,17 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     await b?.stop();
   });
 
-  function run(workflow: Workflow<Job>, nsA: string, reconciled: string[] = []): Operator {
+  function run(workflow: Workflow<Job>, nsA: string): Operator {
     const operator = new Operator({ kubeConfig: suite.server.kubeConfig });
     operator.register<Job>(
+      { reconcile: () => UpdateControl.noUpdate() },
+      // Retries close together and many: an outage of B spans several of them.
       {
-        reconcile: (job) => {
-          reconciled.push(job.metadata!.name!);
-          return UpdateControl.noUpdate();
-        },
+        kind: JobKind,
+        namespaces: [nsA],
+        workflow,
+        retry: new GenericRetry({ initialIntervalMs: 200, maxIntervalMs: 1_000, maxAttempts: 100 }),
       },
-      { kind: JobKind, namespaces: [nsA], workflow },
     );
     suite.operator = operator;
     return operator;
@@ -130,6 +132,40 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     await suite.client.delete(JobKind, ResourceID.of('j1', nsA));
     await eventually(async () => expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap deleted").to.equal(undefined));
     await eventually(async () => expect(await suite.client.get(JobKind, ResourceID.of('j1', nsA)), 'the Job gone').to.equal(undefined));
+  });
+
+  it('keeps the primary, finalizer and all, while its remote object cannot be deleted, and finishes once the cluster is back', async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const nsB = await createNamespace(b!.kubeConfig);
+    // The operator reaches B through a relay that can take B away (see TcpRelay).
+    const relay = await TcpRelay.start(new URL(b!.url));
+    try {
+      const viaRelay = new KubeConfig();
+      viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
+      await run(new Workflow<Job>([{ dependent: jobConfig({ name: 'cluster-b', kubeConfig: viaRelay }, nsB) }]), nsA).start();
+      await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
+      const id = ResourceID.of(`${nsA}-j1`, nsB);
+      await eventually(async () => expect(await clientB!.get(Kinds.ConfigMap, id)).to.not.equal(undefined));
+
+      await relay.stop();
+      await suite.client.delete(JobKind, ResourceID.of('j1', nsA));
+      // Cleanup fails while B is away: the Job stays, marked for deletion, its finalizer on.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const held = await suite.client.get(JobKind, ResourceID.of('j1', nsA));
+      expect(held?.metadata?.deletionTimestamp, 'marked for deletion').to.be.a('string');
+      expect(held?.metadata?.finalizers).to.have.length(1);
+      expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap still there").to.not.equal(undefined);
+
+      await relay.restart();
+      await eventually(async () => expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap deleted").to.equal(undefined), {
+        timeoutMs: 30_000,
+      });
+      await eventually(async () => expect(await suite.client.get(JobKind, ResourceID.of('j1', nsA)), 'the Job gone').to.equal(undefined));
+    } finally {
+      await suite.operator?.stop({ drainTimeoutMs: 5_000 });
+      suite.operator = undefined;
+      await relay.stop();
+    }
   });
 
   it("gives each remote cluster its own RBAC manifest, and leaves its kinds out of the operator's", async () => {
@@ -201,7 +237,7 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     await clash.stop();
   });
 
-  it('fails the start with one line naming the cluster when its kubeconfig cannot authenticate', async () => {
+  it('fails the start naming the source, the cluster, the 401 and the fix when its kubeconfig cannot authenticate', async () => {
     const nsA = await createNamespace(suite.server.kubeConfig);
     const intruder = new KubeConfig();
     intruder.loadFromOptions({
