@@ -94,7 +94,7 @@ export function claimRemoteCluster<S extends ClusterUser>(scope: object, cluster
     byName.set(cluster.name, { kubeConfig: cluster.kubeConfig, users: [new WeakRef(source)] });
     return source;
   }
-  if (claim.kubeConfig !== cluster.kubeConfig && claim.kubeConfig.exportConfig() !== cluster.kubeConfig.exportConfig()) {
+  if (claim.kubeConfig !== cluster.kubeConfig && identity(claim.kubeConfig) !== identity(cluster.kubeConfig)) {
     throw new TypeError(
       `remote cluster ${cluster.name} is named twice with different kubeconfigs: event source ${live[0]!.deref()!.name} reaches ${describe(claim.kubeConfig)}, ` +
         `event source ${source.name} reaches ${describe(cluster.kubeConfig)}; give each cluster its own name, or share one RemoteCluster`,
@@ -109,6 +109,20 @@ function stopped(user: ClusterUser): boolean {
   let status: EventSourceHealth['status'] | undefined;
   user.health$.subscribe((h) => (status = h.status)).unsubscribe();
   return status === 'stopped';
+}
+
+/**
+ * Whom a kubeConfig reaches, as whom: its current cluster's server and its current user's
+ * credentials (not the user's name, a local label), keys sorted so that a kubeconfig loaded
+ * twice compares equal.
+ */
+function identity(kubeConfig: KubeConfig): string {
+  const { name: _label, ...credentials } = kubeConfig.getCurrentUser() ?? {};
+  const sorted = (_key: string, value: unknown): unknown =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1)))
+      : value;
+  return JSON.stringify([kubeConfig.getCurrentCluster()?.server, credentials], sorted);
 }
 
 function describe(kubeConfig: KubeConfig): string {
