@@ -22,8 +22,9 @@
  * - An error marks the dependent failed; its dependents are skipped, the others go on. A condition
  *   that throws fails its dependent (JOSDK lets the exception escape the run).
  * - `cleanup` deletes in reverse order (dependents before what they depend on) the objects that no
- *   owner reference covers, or all with `deleteAll`; a `deletePostcondition` false reports the
- *   dependent as not yet deleted.
+ *   owner reference covers (cluster-scoped ones of a namespaced primary, those in a remote
+ *   cluster), or all with `deleteAll`; a `deletePostcondition` false reports the dependent as
+ *   not yet deleted.
  *
  * @module
  */
@@ -51,6 +52,7 @@ import { ReconcileRun } from './internal/reconcile-run.js';
  */
 export class InvalidWorkflowError extends Error {
   override readonly name = 'InvalidWorkflowError';
+  readonly code = 'KINDEX_INVALID_WORKFLOW';
 }
 
 /**
@@ -124,8 +126,9 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
 
   /**
    * Whether deleting a primary needs this workflow's `cleanup`: some dependent is one no owner
-   * reference can cover (cluster-scoped, namespaced primary), so garbage collection will not
-   * remove it. A controller managing the workflow then keeps a finalizer on its primaries.
+   * reference can cover (cluster-scoped of a namespaced primary, or in a remote cluster), so
+   * garbage collection will not remove it. A controller managing the workflow then keeps a
+   * finalizer on its primaries.
    */
   get needsCleanup(): boolean {
     return this.dependents.some((d) => !d.ownedByPrimary);
