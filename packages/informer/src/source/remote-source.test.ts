@@ -16,8 +16,8 @@ import {
   type RemoteCluster,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
-
 import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
+
 // A Job in cluster A reconciled from the Cluster objects of cluster B, two test API servers at once.
 
 type Job = KubernetesObject & { spec?: { image?: string } };
