@@ -362,7 +362,9 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     const desired = this.#desiredWithOwner(primary, context);
     const actual = this.getSecondaryResource(primary, context);
     if (actual !== undefined && matchesAppliedFields(actual, desired, this.fieldManager)) return { action: 'unchanged', resource: actual };
-    const written = await this.#clientOf(context).apply<R>(this.kind, desired, { fieldManager: this.fieldManager, force: true });
+    const written = await this.#write(context, (client) =>
+      client.apply<R>(this.kind, desired, { fieldManager: this.fieldManager, force: true }),
+    );
     this.#written.put(ResourceID.fromResource(written).key, written);
     return { action: actual === undefined ? 'created' : 'updated', resource: written };
   }
@@ -374,17 +376,34 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
     if (actual === undefined) return false;
     const id = ResourceID.fromResource(actual);
     this.#written.evict(id.key);
-    return this.#clientOf(context).delete(this.kind, id);
+    return this.#write(context, (client) => client.delete(this.kind, id));
   }
 
   /**
-   * Where this dependent writes: the reconcile's client, or the remote cluster's under the same
-   * fence (a replica that lost its lease or shard writes to no cluster).
+   * Runs a write on the reconcile's client, or on the remote cluster's under the same fence (a
+   * replica that lost its lease or shard writes to no cluster). A remote write's failure names
+   * the cluster (`cluster <name>: ...`, the error as `cause`), as the remote event source's do;
+   * what the fence throws passes as it is.
    */
-  #clientOf(context: Context<P, KubeClient>): KubeClient {
+  async #write<T>(context: Context<P, KubeClient>, write: (client: KubeClient) => Promise<T>): Promise<T> {
     const client = context.getClient();
-    if (this.#remoteClient === undefined) return client;
-    return this.#remoteClient.withFence(() => client.checkFence());
+    const remote = this.#remoteClient;
+    if (remote === undefined || this.cluster === undefined) return write(client);
+    let refused: unknown;
+    const fenced = remote.withFence(() => {
+      try {
+        client.checkFence();
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
+    });
+    try {
+      return await write(fenced);
+    } catch (error) {
+      if (error === refused || !(error instanceof Error)) throw error;
+      throw new Error(`cluster ${this.cluster.name}: ${error.message}`, { cause: error });
+    }
   }
 
   #idOf(primary: P, context: Context<P, KubeClient>): ResourceID {

@@ -168,6 +168,43 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     }
   });
 
+  it('names the cluster in a failed remote write', async () => {
+    const nsA = await createNamespace(suite.server.kubeConfig);
+    const nsB = await createNamespace(b!.kubeConfig);
+    const relay = await TcpRelay.start(new URL(b!.url));
+    try {
+      const viaRelay = new KubeConfig();
+      viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
+      const dependent = jobConfig({ name: 'cluster-b', kubeConfig: viaRelay }, nsB);
+      const failures: Error[] = [];
+      suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+      suite.operator.register<Job>(
+        {
+          reconcile: (job, context) =>
+            dependent.reconcile(job, context).then(
+              () => UpdateControl.noUpdate(),
+              (error: unknown) => {
+                failures.push(error as Error);
+                return UpdateControl.noUpdate();
+              },
+            ),
+          prepareEventSources: (context) => [dependent.eventSource(context)],
+        },
+        { kind: JobKind, namespaces: [nsA] },
+      );
+      await suite.operator.start();
+      await relay.stop();
+      await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA } });
+      await eventually(() => expect(failures).to.have.length.greaterThan(0), { timeoutMs: 20_000 });
+      expect(failures[0]!.message).to.match(/^cluster cluster-b: /);
+      expect(failures[0]!.cause, 'the error of the request').to.be.instanceOf(Error);
+    } finally {
+      await suite.operator?.stop({ drainTimeoutMs: 5_000 });
+      suite.operator = undefined;
+      await relay.stop();
+    }
+  });
+
   it("gives each remote cluster its own RBAC manifest, and leaves its kinds out of the operator's", async () => {
     const nsA = await createNamespace(suite.server.kubeConfig);
     const cluster: RemoteCluster = { name: 'cluster-b', kubeConfig: b!.kubeConfig };
