@@ -90,6 +90,28 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     return operator;
   }
 
+  /** Starts an operator whose reconciler applies `dependent` itself and keeps what each attempt threw. */
+  async function reconcileCapturing(dependent: KubernetesDependentResource<ConfigMap, Job>, nsA: string): Promise<Error[]> {
+    const failures: Error[] = [];
+    suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
+    suite.operator.register<Job>(
+      {
+        reconcile: (job, context) =>
+          dependent.reconcile(job, context).then(
+            () => UpdateControl.noUpdate(),
+            (error: unknown) => {
+              failures.push(error as Error);
+              return UpdateControl.noUpdate();
+            },
+          ),
+        prepareEventSources: (context) => [dependent.eventSource(context)],
+      },
+      { kind: JobKind, namespaces: [nsA] },
+    );
+    await suite.operator.start();
+    return failures;
+  }
+
   it('applies the object in its cluster naming the primary in annotations, follows it there, and deletes it through the finalizer', async () => {
     const nsA = await createNamespace(suite.server.kubeConfig);
     const nsB = await createNamespace(b!.kubeConfig);
@@ -140,8 +162,7 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     // The operator reaches B through a relay that can take B away (see TcpRelay).
     const relay = await TcpRelay.start(new URL(b!.url));
     try {
-      const viaRelay = new KubeConfig();
-      viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
+      const viaRelay = relay.kubeConfigOf(b!);
       await run(new Workflow<Job>([{ dependent: jobConfig({ name: 'cluster-b', kubeConfig: viaRelay }, nsB) }]), nsA).start();
       await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
       const id = ResourceID.of(`${nsA}-j1`, nsB);
@@ -162,8 +183,6 @@ describe('KubernetesDependentResource in a remote cluster', function () {
       });
       await eventually(async () => expect(await suite.client.get(JobKind, ResourceID.of('j1', nsA)), 'the Job gone').to.equal(undefined));
     } finally {
-      await suite.operator?.stop({ drainTimeoutMs: 5_000 });
-      suite.operator = undefined;
       await relay.stop();
     }
   });
@@ -173,34 +192,14 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     const nsB = await createNamespace(b!.kubeConfig);
     const relay = await TcpRelay.start(new URL(b!.url));
     try {
-      const viaRelay = new KubeConfig();
-      viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
-      const dependent = jobConfig({ name: 'cluster-b', kubeConfig: viaRelay }, nsB);
-      const failures: Error[] = [];
-      suite.operator = new Operator({ kubeConfig: suite.server.kubeConfig });
-      suite.operator.register<Job>(
-        {
-          reconcile: (job, context) =>
-            dependent.reconcile(job, context).then(
-              () => UpdateControl.noUpdate(),
-              (error: unknown) => {
-                failures.push(error as Error);
-                return UpdateControl.noUpdate();
-              },
-            ),
-          prepareEventSources: (context) => [dependent.eventSource(context)],
-        },
-        { kind: JobKind, namespaces: [nsA] },
-      );
-      await suite.operator.start();
+      const viaRelay = relay.kubeConfigOf(b!);
+      const failures = await reconcileCapturing(jobConfig({ name: 'cluster-b', kubeConfig: viaRelay }, nsB), nsA);
       await relay.stop();
       await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA } });
       await eventually(() => expect(failures).to.have.length.greaterThan(0), { timeoutMs: 20_000 });
       expect(failures[0]!.message).to.match(/^cluster cluster-b: /);
       expect(failures[0]!.cause, 'the error of the request').to.be.instanceOf(Error);
     } finally {
-      await suite.operator?.stop({ drainTimeoutMs: 5_000 });
-      suite.operator = undefined;
       await relay.stop();
     }
   });
@@ -315,24 +314,7 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     const nsB = await createNamespace(b!.kubeConfig);
     // Without namespaces it watches the controller's (nsA), so nsB is out of its sight.
     const dependent = jobConfig({ name: 'cluster-b', kubeConfig: b!.kubeConfig }, nsB, {});
-    const failures: unknown[] = [];
-    const operator = new Operator({ kubeConfig: suite.server.kubeConfig });
-    operator.register<Job>(
-      {
-        reconcile: (job, context) =>
-          dependent.reconcile(job, context).then(
-            () => UpdateControl.noUpdate(),
-            (error: unknown) => {
-              failures.push(error);
-              return UpdateControl.noUpdate();
-            },
-          ),
-        prepareEventSources: (context) => [dependent.eventSource(context)],
-      },
-      { kind: JobKind, namespaces: [nsA] },
-    );
-    suite.operator = operator;
-    await operator.start();
+    const failures = await reconcileCapturing(dependent, nsA);
     await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA } });
     await eventually(() => expect(failures).to.have.length.greaterThan(0));
     expect(failures[0]).to.be.instanceOf(InvalidDesiredResourceError);

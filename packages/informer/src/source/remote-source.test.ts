@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { UpdateControl, type EventSourceHealth, type KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
@@ -100,9 +100,7 @@ describe('InformerEventSource withRemoteCluster', function () {
     // The operator reaches B through a TCP relay: closing it takes B away as a stopped server
     // would (connections cut, then refused), on the embedded and the real server alike.
     const relay = await TcpRelay.start(new URL(b!.url));
-    const viaRelay = new KubeConfigClass();
-    viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
-    const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: viaRelay }, nsA, nsB);
+    const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: relay.kubeConfigOf(b!) }, nsA, nsB);
     try {
       await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
       await controller!.start();

@@ -3,6 +3,7 @@
 // the embedded and the real server alike. Not exported from the package index.
 import { once } from 'node:events';
 import net from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 
 /** A TCP relay to a server on loopback, that can be closed (connections cut, new ones refused) and opened again on its port. */
 export class TcpRelay {
@@ -23,6 +24,13 @@ export class TcpRelay {
 
   get url(): string {
     return `${this.#target.protocol}//${this.#target.hostname}:${this.#port}`;
+  }
+
+  /** The server's kubeconfig (`url`, `kubeconfigYaml` of a test server) pointed at this relay. */
+  kubeConfigOf(server: { readonly url: string; readonly kubeconfigYaml: string }): KubeConfig {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(server.kubeconfigYaml.split(server.url).join(this.url));
+    return kubeConfig;
   }
 
   async restart(): Promise<void> {
