@@ -3,7 +3,9 @@
  * own (JOSDK's InformerEventSource with its own KubernetesClient), named by a
  * {@link RemoteCluster}. Owner references do not cross clusters, so a remote source maps its
  * objects to primaries with a mapper of its own (`fromAnnotations`, `fromLabels`); the reverse
- * index and `getSecondaryResources` work as for any source.
+ * index and `getSecondaryResources` work as for any source. Dependents take one too: see
+ * kubernetes-dependent-resource.ts. One name is one cluster within an operator
+ * ({@link claimRemoteCluster}).
  *
  * @module
  */
@@ -13,8 +15,8 @@ import type { EventSourceHealth } from '@kindex/core';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 
 /**
- * Another cluster an event source watches: its name (in health, metrics, logs and startup
- * errors) and how to reach it.
+ * Another cluster an event source watches, or a dependent lives in (`KubernetesDependentResource`'s
+ * `cluster` option): its name (in health, metrics, logs and startup errors) and how to reach it.
  *
  * Caveats: `start()` waits for the remote cluster's initial list as for any source, so a cluster
  * that is down when the operator starts fails the start once `cacheSyncTimeoutMs` passes, with
