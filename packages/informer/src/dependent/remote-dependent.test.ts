@@ -177,6 +177,8 @@ describe('KubernetesDependentResource in a remote cluster', function () {
       expect(held?.metadata?.finalizers).to.have.length(1);
       expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap still there").to.not.equal(undefined);
 
+      // B's server itself stops and starts again meanwhile (where the server can: data kept).
+      await b!.faults.restart?.();
       await relay.restart();
       await eventually(async () => expect(await clientB!.get(Kinds.ConfigMap, id), "B's ConfigMap deleted").to.equal(undefined), {
         timeoutMs: 30_000,
