@@ -32,6 +32,7 @@ export type ApiServerFlavor = TestApiServer['flavor'];
  */
 export class UnknownApiServerFlavorError extends Error {
   override readonly name = 'UnknownApiServerFlavorError';
+  readonly code = 'KINDEX_UNKNOWN_APISERVER_FLAVOR';
   constructor(readonly value: string) {
     super(`KINDEX_APISERVER must be 'embedded' or 'real', got '${value}'`);
   }

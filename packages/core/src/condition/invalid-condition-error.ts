@@ -15,6 +15,7 @@
  */
 export class InvalidConditionError extends Error {
   override readonly name = 'InvalidConditionError';
+  readonly code = 'KINDEX_INVALID_CONDITION';
   /** The `type` of the condition at fault. */
   readonly conditionType: string;
   /** The field at fault in the condition (`reason`, `status`, ...). */

@@ -16,6 +16,7 @@
  */
 export class InvalidFilterError extends Error {
   override readonly name = 'InvalidFilterError';
+  readonly code = 'KINDEX_INVALID_FILTER';
   /** Path of the offending option in the spec, for example `labels.app` or `value`. */
   readonly field: string;
 

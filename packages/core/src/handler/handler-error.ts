@@ -22,6 +22,7 @@ import type { ResourceEventType } from '../event/resource-event.js';
  */
 export class HandlerError extends Error {
   override readonly name = 'HandlerError';
+  readonly code = 'KINDEX_HANDLER_FAILED';
   /** `namespace/name` of the object concerned, undefined when it has no usable name. */
   readonly objectKey: string | undefined;
   /** Type of the event being mapped. */

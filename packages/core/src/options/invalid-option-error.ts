@@ -5,20 +5,21 @@ import { describeValue } from './internal/describe-value.js';
  * contradiction with another option. Thrown at construction, before anything runs, with one line
  * naming the options object, the key, the value and the fix. Every kindex check of an options
  * object throws this class or a subclass of it (an unknown key is an {@link UnknownOptionError});
- * all of them carry the code `KINDEX_INVALID_OPTION`.
+ * all of them carry the code `KINDEX_INVALID_OPTION`. It is a `RangeError` (a value outside what the
+ * receiver accepts), so checks written for the `RangeError` of earlier versions still catch it.
  *
  * @example
  * ```ts
- * import { InvalidOptionError, WorkQueue } from '@kindex/core';
+ * import { BucketRateLimiter, InvalidOptionError } from '@kindex/core';
  *
  * try {
- *   new WorkQueue({ maxConcurrency: 0 });
+ *   new BucketRateLimiter({ qps: 0 });
  * } catch (error) {
  *   if (error instanceof InvalidOptionError) console.error(error.code, error.options, error.key, error.fix);
  * }
  * ```
  */
-export class InvalidOptionError extends Error {
+export class InvalidOptionError extends RangeError {
   override readonly name: string = 'InvalidOptionError';
   /** Stable for scripts and logs, as Node's `err.code`. */
   readonly code = 'KINDEX_INVALID_OPTION';
@@ -33,10 +34,11 @@ export class InvalidOptionError extends Error {
 
   constructor(
     init: { readonly options: string; readonly key: string; readonly value: unknown; readonly problem: string; readonly fix: string },
-    /** A message of its own, for subclasses that name several keys at once. */
+    /** A message of its own, for subclasses that keep the wording their users match on. */
     message?: string,
+    errorOptions?: { readonly cause?: unknown },
   ) {
-    super(message ?? `${init.options}.${init.key} = ${describeValue(init.value)}: ${init.problem}. Fix: ${init.fix}`);
+    super(message ?? `${init.options}.${init.key} = ${describeValue(init.value)}: ${init.problem}. Fix: ${init.fix}`, errorOptions);
     this.options = init.options;
     this.key = init.key;
     this.value = init.value;

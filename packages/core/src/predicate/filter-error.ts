@@ -22,6 +22,7 @@ import type { ResourceEventType } from '../event/resource-event.js';
  */
 export class FilterError extends Error {
   override readonly name = 'FilterError';
+  readonly code = 'KINDEX_FILTER_FAILED';
   /** `namespace/name` of the event's object, undefined when the object has no usable name. */
   readonly objectKey: string | undefined;
   /** Type of the event being judged. */

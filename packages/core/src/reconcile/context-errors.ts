@@ -17,6 +17,7 @@
  */
 export class NoEventSourceForTypeError extends Error {
   override readonly name = 'NoEventSourceForTypeError';
+  readonly code = 'KINDEX_NO_EVENT_SOURCE';
   readonly resourceType: string;
   /** The event source name asked for, if any. */
   readonly eventSourceName: string | undefined;
@@ -53,6 +54,7 @@ export class NoEventSourceForTypeError extends Error {
  */
 export class MultipleEventSourcesForTypeError extends Error {
   override readonly name = 'MultipleEventSourcesForTypeError';
+  readonly code = 'KINDEX_MULTIPLE_EVENT_SOURCES';
   readonly resourceType: string;
   /** Names of every event source serving the type. */
   readonly eventSourceNames: readonly string[];
@@ -84,6 +86,7 @@ export class MultipleEventSourcesForTypeError extends Error {
  */
 export class MultipleSecondaryResourcesError extends Error {
   override readonly name = 'MultipleSecondaryResourcesError';
+  readonly code = 'KINDEX_MULTIPLE_SECONDARY_RESOURCES';
   /** `namespace/name` of the primary. */
   readonly objectKey: string;
   readonly resourceType: string;
@@ -120,6 +123,7 @@ export class MultipleSecondaryResourcesError extends Error {
  */
 export class EventSourceClassMismatchError extends Error {
   override readonly name = 'EventSourceClassMismatchError';
+  readonly code = 'KINDEX_EVENT_SOURCE_CLASS_MISMATCH';
   readonly resourceType: string;
   /** The name of the source found. */
   readonly eventSourceName: string;

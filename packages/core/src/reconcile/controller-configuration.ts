@@ -3,6 +3,7 @@ import { defaultControllerRateLimiter } from '../queue/default-controller-rate-l
 import type { RateLimiter } from '../queue/rate-limiter.js';
 import type { Retry } from '../queue/retry.js';
 import type { QueueKind } from './reconcile-queue.js';
+import { InvalidOptionError } from '../options/invalid-option-error.js';
 
 /**
  * How the event processor schedules reconciles: the part of the configuration core uses.
@@ -111,7 +112,8 @@ export type ControllerConfigurationOptions = Pick<ControllerConfiguration, 'name
   Partial<Omit<ControllerConfiguration, 'name' | 'primaryType'>>;
 
 /**
- * A controller configuration value that cannot work, naming the controller and the field.
+ * A controller configuration value that cannot work, naming the controller and the field. A kind
+ * of {@link InvalidOptionError} (code `KINDEX_INVALID_OPTION`), as every bad option is.
  *
  * @example
  * ```ts
@@ -124,15 +126,18 @@ export type ControllerConfigurationOptions = Pick<ControllerConfiguration, 'name
  * }
  * ```
  */
-export class InvalidConfigurationError extends Error {
-  override readonly name = 'InvalidConfigurationError';
+export class InvalidConfigurationError extends InvalidOptionError {
+  override readonly name: string = 'InvalidConfigurationError';
   /** Name of the controller. */
   readonly controller: string;
   /** The offending option, for example `concurrency`. */
   readonly field: string;
 
-  constructor(controller: string, field: string, problem: string) {
-    super(`controller ${controller}: ${field}: ${problem}`);
+  constructor(controller: string, field: string, problem: string, value?: unknown) {
+    super(
+      { options: `controller ${controller}`, key: field, value, problem, fix: problem },
+      `controller ${controller}: ${field}: ${problem}`,
+    );
     this.controller = controller;
     this.field = field;
   }

@@ -18,6 +18,7 @@
  */
 export class ReconcileTimeoutError extends Error {
   override readonly name = 'ReconcileTimeoutError';
+  readonly code = 'KINDEX_RECONCILE_TIMEOUT';
   /** `namespace/name` of the primary. */
   readonly objectKey: string;
   readonly timeoutMs: number;

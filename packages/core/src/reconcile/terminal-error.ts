@@ -18,6 +18,7 @@
  */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';
+  readonly code = 'KINDEX_TERMINAL';
   /** `namespace/name` of the primary, when known. */
   readonly objectKey: string | undefined;
   /** Path of the offending field, when one is to blame. */

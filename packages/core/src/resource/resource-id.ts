@@ -133,6 +133,7 @@ export class ResourceID {
  */
 export class InvalidResourceError extends Error {
   override readonly name = 'InvalidResourceError';
+  readonly code = 'KINDEX_INVALID_RESOURCE';
   /** `namespace/name` of the object when known. */
   readonly objectKey: string | undefined;
   /** Path of the offending field, for example `metadata.ownerReferences[1].kind`. */

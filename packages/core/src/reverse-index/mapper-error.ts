@@ -12,6 +12,7 @@
  */
 export class MapperError extends Error {
   override readonly name = 'MapperError';
+  readonly code = 'KINDEX_MAPPER_FAILED';
   /** `namespace/name` of the secondary, when it has one. */
   readonly objectKey: string | undefined;
 

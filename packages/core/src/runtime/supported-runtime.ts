@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
  */
 export class UnsupportedRuntimeError extends Error {
   override readonly name = 'UnsupportedRuntimeError';
+  readonly code = 'KINDEX_UNSUPPORTED_RUNTIME';
   constructor(
     /** The running Node.js version, without the leading `v`. */
     readonly nodeVersion: string,

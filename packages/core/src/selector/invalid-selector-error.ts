@@ -18,6 +18,7 @@
  */
 export class InvalidSelectorError extends Error {
   override readonly name = 'InvalidSelectorError';
+  readonly code = 'KINDEX_INVALID_SELECTOR';
   /** The selector text as given (for a metav1.LabelSelector object: its JSON). */
   readonly selector: string;
   /** The offending part, for example `matchExpressions[1].values`, when one can be named. */

@@ -207,6 +207,7 @@ export class UndoView<K, V> {
  */
 export class ReleasedSnapshotError extends Error {
   override readonly name = 'ReleasedSnapshotError';
+  readonly code = 'KINDEX_SNAPSHOT_RELEASED';
   constructor() {
     super('snapshot read after release(): take a new snapshot() for a new consistent view');
   }

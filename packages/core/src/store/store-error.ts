@@ -16,6 +16,7 @@ import type { InvalidResourceError } from '../resource/resource-id.js';
  */
 export class IndexerError extends Error {
   override readonly name = 'IndexerError';
+  readonly code = 'KINDEX_INDEXER_FAILED';
   /** `namespace/name` of the object kept out of the index. */
   readonly objectKey: string;
   /** The index the object is missing from. */
@@ -45,6 +46,7 @@ export class IndexerError extends Error {
  */
 export class UnknownIndexError extends Error {
   override readonly name = 'UnknownIndexError';
+  readonly code = 'KINDEX_UNKNOWN_INDEX';
   readonly indexName: string;
 
   constructor(indexName: string, known: readonly string[]) {
@@ -70,6 +72,7 @@ export class UnknownIndexError extends Error {
  */
 export class DuplicateIndexerError extends Error {
   override readonly name = 'DuplicateIndexerError';
+  readonly code = 'KINDEX_DUPLICATE_INDEXER';
   readonly indexName: string;
 
   constructor(indexName: string) {

@@ -18,6 +18,7 @@
  */
 export class NotCachedError extends Error {
   override readonly name = 'NotCachedError';
+  readonly code = 'KINDEX_NOT_CACHED';
   constructor(
     /** The object asked for, `namespace/name`. */
     readonly objectKey: string,

@@ -40,6 +40,7 @@ import type { InformerSpec } from './informer-spec.js';
  */
 export class ConflictingIndexerError extends Error {
   override readonly name = 'ConflictingIndexerError';
+  readonly code = 'KINDEX_CONFLICTING_INDEXER';
   constructor(
     readonly indexName: string,
     readonly informer: string,

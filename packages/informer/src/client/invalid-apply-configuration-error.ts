@@ -23,4 +23,5 @@
  */
 export class InvalidApplyConfigurationError extends Error {
   override readonly name = 'InvalidApplyConfigurationError';
+  readonly code = 'KINDEX_INVALID_APPLY_CONFIGURATION';
 }

@@ -61,6 +61,7 @@ export interface KubeApiErrorOptions {
  */
 export class KubeApiError extends Error {
   override readonly name: string = 'KubeApiError';
+  readonly code = 'KINDEX_KUBE_API';
   /** The request as sent, `METHOD /path?query`. */
   readonly request: string;
   /** Seconds the server asked us to wait (Retry-After), when it did. */

@@ -49,6 +49,7 @@ const RESOLVE_RESOURCE_TYPE_OPTION_KEYS = {
  */
 export class UnknownResourceTypeError extends Error {
   override readonly name = 'UnknownResourceTypeError';
+  readonly code = 'KINDEX_UNKNOWN_RESOURCE_TYPE';
 
   constructor(
     readonly apiVersion: string,

@@ -19,6 +19,7 @@
  */
 export class WatchLineError extends Error {
   override readonly name = 'WatchLineError';
+  readonly code = 'KINDEX_WATCH_LINE';
 
   constructor(
     /** The first characters of the line, for the log. */
@@ -46,6 +47,7 @@ export class WatchLineError extends Error {
  */
 export class InactivityTimeoutError extends Error {
   override readonly name = 'InactivityTimeoutError';
+  readonly code = 'KINDEX_INACTIVITY_TIMEOUT';
 
   constructor(
     readonly request: string,

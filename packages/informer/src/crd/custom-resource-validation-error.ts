@@ -36,6 +36,7 @@ export interface FieldViolation {
  */
 export class CustomResourceValidationError extends Error {
   override readonly name = 'CustomResourceValidationError';
+  readonly code = 'KINDEX_CUSTOM_RESOURCE_INVALID';
   constructor(
     /** `group/version/Kind` of the object. */
     readonly kind: string,

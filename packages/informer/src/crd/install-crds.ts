@@ -60,6 +60,7 @@ export interface InstallCrdsOptions {
  */
 export class CrdNotEstablishedError extends Error {
   override readonly name = 'CrdNotEstablishedError';
+  readonly code = 'KINDEX_CRD_NOT_ESTABLISHED';
   constructor(
     readonly crd: string,
     message: string,

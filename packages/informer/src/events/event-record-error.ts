@@ -17,6 +17,7 @@
  */
 export class EventRecordError extends Error {
   override readonly name = 'EventRecordError';
+  readonly code = 'KINDEX_EVENT_RECORD_FAILED';
   /** The field at fault (`reason`, `action`, `type`, `reportingController`, or an option's name). */
   readonly field: string;
 

@@ -81,6 +81,7 @@ export class KubeConfigError extends Error {
  */
 export class KubeConfigNotFoundError extends KubeConfigError {
   override readonly name: string = 'KubeConfigNotFoundError';
+  declare readonly code: 'KINDEX_KUBECONFIG_NOT_FOUND';
   /** Each place looked at, with why it did not count (`~/.kube/config: /home/u/.kube/config does not exist`). */
   readonly searched: readonly string[];
 
@@ -123,6 +124,7 @@ export type KubeConfigPathSource = '--kubeconfig' | 'KUBECONFIG';
  */
 export class KubeConfigFileNotFoundError extends KubeConfigError {
   override readonly name: string = 'KubeConfigFileNotFoundError';
+  declare readonly code: 'KINDEX_KUBECONFIG_FILE_NOT_FOUND';
   /** The absolute paths that do not exist. */
   readonly paths: readonly string[];
   readonly source: KubeConfigPathSource;
@@ -163,6 +165,7 @@ export class KubeConfigFileNotFoundError extends KubeConfigError {
  */
 export class KubeConfigParseError extends KubeConfigError {
   override readonly name: string = 'KubeConfigParseError';
+  declare readonly code: 'KINDEX_KUBECONFIG_UNREADABLE';
   /** The absolute path of the file. */
   readonly path: string;
   /** The 1-based line of the YAML error, when the parser gives one. */
@@ -204,6 +207,7 @@ export class KubeConfigParseError extends KubeConfigError {
  */
 export class KubeConfigContextError extends KubeConfigError {
   override readonly name: string = 'KubeConfigContextError';
+  declare readonly code: 'KINDEX_KUBECONFIG_CONTEXT';
   /** The context asked for, or undefined when the kubeconfig sets no current-context. */
   readonly context: string | undefined;
   /** The names of the contexts the kubeconfig has. */
@@ -234,6 +238,7 @@ export class KubeConfigContextError extends KubeConfigError {
  */
 export class KubeConfigInsecureServerError extends KubeConfigError {
   override readonly name: string = 'KubeConfigInsecureServerError';
+  declare readonly code: 'KINDEX_KUBECONFIG_PLAIN_HTTP';
   /** The cluster's name in the kubeconfig. */
   readonly cluster: string;
   /** Its server URL. */

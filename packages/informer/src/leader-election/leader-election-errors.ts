@@ -44,6 +44,7 @@ export class LeaderElectionConfigError extends LeaseConfigError {
  */
 export class LeaderElectionStartError extends Error {
   override readonly name = 'LeaderElectionStartError';
+  readonly code = 'KINDEX_LEADER_ELECTION_START_FAILED';
   constructor(
     readonly lease: string,
     readonly status: number,
@@ -85,6 +86,7 @@ function hint(status: number, lease: string): string {
  */
 export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
+  readonly code = 'KINDEX_NOT_LEADER';
   constructor(
     readonly identity: string,
     readonly lease: string,

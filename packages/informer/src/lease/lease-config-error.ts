@@ -1,7 +1,10 @@
+import { InvalidOptionError } from '@kindex/core';
+
 /**
  * An option of lease-based coordination (`leaderElection` or `sharding`) is out of range: names
  * the option, its value and the fix, before anything runs. {@link LeaderElectionConfigError} and
- * {@link ShardingConfigError} extend it, so one check catches either.
+ * {@link ShardingConfigError} extend it, so one check catches either. A kind of `InvalidOptionError`
+ * (code `KINDEX_INVALID_OPTION`), as every bad option is.
  *
  * @example
  * ```ts
@@ -17,15 +20,16 @@
  * }
  * ```
  */
-export class LeaseConfigError extends Error {
+export class LeaseConfigError extends InvalidOptionError {
   override readonly name: string = 'LeaseConfigError';
-  constructor(
-    /** The option holding the field: `leaderElection` or `sharding`. */
-    readonly option: string,
-    readonly field: string,
-    readonly value: unknown,
-    fix: string,
-  ) {
-    super(`${option}.${field} = ${JSON.stringify(value)}: ${fix}`);
+  /** The option holding the field: `leaderElection` or `sharding`. */
+  readonly option: string;
+  /** The field at fault, for example `renewDeadlineMs`. */
+  readonly field: string;
+
+  constructor(option: string, field: string, value: unknown, fix: string) {
+    super({ options: option, key: field, value, problem: 'out of range', fix }, `${option}.${field} = ${JSON.stringify(value)}: ${fix}`);
+    this.option = option;
+    this.field = field;
   }
 }

@@ -22,6 +22,7 @@ renewal, as the lease lost), never as a failed call.
  */
 export class LeaseConflictError extends Error {
   override readonly name = 'LeaseConflictError';
+  readonly code = 'KINDEX_LEASE_CONFLICT';
   constructor(
     readonly lease: string,
     options?: { cause?: unknown },

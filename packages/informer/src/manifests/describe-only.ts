@@ -46,6 +46,7 @@ type GlobalWithSwitch = typeof globalThis & { [SWITCH]?: DescribingState };
  */
 export class OperatorStartRefusedError extends Error {
   override readonly name = 'OperatorStartRefusedError';
+  readonly code = 'KINDEX_START_REFUSED';
   constructor(
     /** The module being described, as given on the command line. */
     readonly module: string,

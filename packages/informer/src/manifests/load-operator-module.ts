@@ -32,6 +32,7 @@ import type { DescribableOperator } from './operator-manifests.js';
  */
 export class OperatorModuleError extends Error {
   override readonly name = 'OperatorModuleError';
+  readonly code = 'KINDEX_OPERATOR_MODULE';
   constructor(
     /** The module as given. */
     readonly module: string,

@@ -16,6 +16,7 @@
  */
 export class OperatorManifestsError extends Error {
   override readonly name = 'OperatorManifestsError';
+  readonly code = 'KINDEX_OPERATOR_MANIFESTS';
   constructor(
     /** Which operator, e.g. `operator widget-operator`. */
     readonly subject: string,

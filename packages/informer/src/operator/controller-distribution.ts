@@ -84,6 +84,7 @@ const DISTRIBUTIONS: readonly ControllerDistribution[] = ['leader-elected', 'sha
  */
 export class ControllerDistributionError extends Error {
   override readonly name = 'ControllerDistributionError';
+  readonly code = 'KINDEX_CONTROLLER_DISTRIBUTION';
   /** The option at fault. */
   readonly field = 'distribution';
   constructor(

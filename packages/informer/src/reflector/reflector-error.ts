@@ -12,6 +12,7 @@
  */
 export class TransformError extends Error {
   override readonly name = 'TransformError';
+  readonly code = 'KINDEX_TRANSFORM_FAILED';
 
   constructor(
     readonly objectKey: string,

@@ -65,6 +65,7 @@ export interface HealthReport {
  */
 export class DuplicateHealthCheckError extends Error {
   override readonly name = 'DuplicateHealthCheckError';
+  readonly code = 'KINDEX_DUPLICATE_HEALTH_CHECK';
   constructor(
     readonly kind: HealthCheckKind,
     readonly checkName: string,

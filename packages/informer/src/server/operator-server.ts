@@ -140,6 +140,7 @@ export interface OperatorServerSources {
  */
 export class OperatorServerError extends Error {
   override readonly name = 'OperatorServerError';
+  readonly code = 'KINDEX_OPERATOR_SERVER';
   /** The option naming the port: `server.port` or `server.healthProbePort`. */
   readonly option: 'server.port' | 'server.healthProbePort';
   constructor(

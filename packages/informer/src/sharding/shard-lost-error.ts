@@ -28,6 +28,7 @@ import type { ShardLoss } from './shard-ownership.js';
  */
 export class ShardLostError extends Error {
   override readonly name = 'ShardLostError';
+  readonly code = 'KINDEX_SHARD_LOST';
   readonly shard: number;
   readonly reason: ShardLoss['reason'];
 

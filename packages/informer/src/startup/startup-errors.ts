@@ -70,6 +70,7 @@ export interface CacheSyncFailure {
  */
 export class CacheSyncError extends Error {
   override readonly name = 'CacheSyncError';
+  readonly code = 'KINDEX_CACHE_SYNC_FAILED';
   readonly controller: string | undefined;
   readonly eventSource: string | undefined;
   readonly type: ResourceType;
@@ -184,6 +185,7 @@ export interface PendingSync {
  */
 export class CacheSyncTimeoutError extends Error {
   override readonly name = 'CacheSyncTimeoutError';
+  readonly code = 'KINDEX_CACHE_SYNC_TIMEOUT';
   constructor(
     readonly controller: string,
     readonly timeoutMs: number,
@@ -220,6 +222,7 @@ export class CacheSyncTimeoutError extends Error {
  */
 export class StartAbortedError extends Error {
   override readonly name = 'StartAbortedError';
+  readonly code = 'KINDEX_START_ABORTED';
   constructor(
     /** What was starting, for example `controller "jobs"`. */
     readonly target: string,

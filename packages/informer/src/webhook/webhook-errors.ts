@@ -1,5 +1,8 @@
+import { InvalidOptionError } from '@kindex/core';
+
 /**
  * A webhook, or the webhook server, is configured wrongly: names the webhook, the field and the fix.
+ * A kind of `InvalidOptionError` (code `KINDEX_INVALID_OPTION`), as every bad option is.
  *
  * @example
  * ```ts
@@ -14,16 +17,16 @@
  * }
  * ```
  */
-export class WebhookConfigError extends Error {
-  override readonly name = 'WebhookConfigError';
-  constructor(
-    /** Which webhook, for example `validating webhook validate.webpages.sample.kindex.dev`. */
-    readonly webhook: string,
-    /** The option at fault. */
-    readonly field: string,
-    fix: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${webhook}: ${field}: ${fix}`, options);
+export class WebhookConfigError extends InvalidOptionError {
+  override readonly name: string = 'WebhookConfigError';
+  /** Which webhook, for example `validating webhook validate.webpages.sample.kindex.dev`. */
+  readonly webhook: string;
+  /** The option at fault. */
+  readonly field: string;
+
+  constructor(webhook: string, field: string, fix: string, options?: { cause?: unknown }) {
+    super({ options: webhook, key: field, value: undefined, problem: 'cannot work', fix }, `${webhook}: ${field}: ${fix}`, options);
+    this.webhook = webhook;
+    this.field = field;
   }
 }

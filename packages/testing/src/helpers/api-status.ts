@@ -65,6 +65,7 @@ export interface ApiStatus {
  */
 export class NotAnApiStatusError extends Error {
   override readonly name = 'NotAnApiStatusError';
+  readonly code = 'KINDEX_NOT_AN_API_STATUS';
 }
 
 /**

@@ -59,6 +59,7 @@ export interface RealApiServerBinaries {
  */
 export class RealApiServerBinariesMissingError extends Error {
   override readonly name = 'RealApiServerBinariesMissingError';
+  readonly code = 'KINDEX_REAL_APISERVER_BINARIES_MISSING';
   constructor(
     message: string,
     /** The path that was looked for. */

@@ -17,6 +17,7 @@
  */
 export class RealApiServerStartError extends Error {
   override readonly name = 'RealApiServerStartError';
+  readonly code = 'KINDEX_REAL_APISERVER_START_FAILED';
   constructor(
     message: string,
     /** Which process failed. */
