@@ -40,7 +40,7 @@ let loaded: BuiltinSchemas | undefined;
 /** The built-in schemas, read from the artefact on the first call. */
 export function builtinSchemas(): BuiltinSchemas {
   if (loaded !== undefined) return loaded;
-  const artefact = JSON.parse(readFileSync(new URL('../../openapi/kubernetes-schemas.json', import.meta.url), 'utf8')) as Artefact;
+  const artefact = JSON.parse(readFileSync(new URL('../../../openapi/kubernetes-schemas.json', import.meta.url), 'utf8')) as Artefact;
   const byKind = new Map<string, string>();
   for (const [name, schema] of Object.entries(artefact.schemas)) {
     for (const gvk of (schema['x-kubernetes-group-version-kind'] ?? []) as GroupVersionKind[]) {
