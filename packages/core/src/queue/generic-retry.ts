@@ -1,5 +1,6 @@
 import type { Retry, RetryExecution } from './retry.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link GenericRetry}.
@@ -26,13 +27,13 @@ export interface GenericRetryOptions {
   readonly maxIntervalMs?: number;
 }
 
-/** The keys of {@link GenericRetryOptions}: unknown ones are rejected, not ignored. */
-const GENERIC_RETRY_OPTION_KEYS = {
-  maxAttempts: true,
-  initialIntervalMs: true,
-  intervalMultiplier: true,
-  maxIntervalMs: true,
-} as const satisfies OptionKeysOf<GenericRetryOptions>;
+/** {@link GenericRetryOptions}' keys and value checks. */
+const GENERIC_RETRY_OPTIONS = defineOptions<GenericRetryOptions>('GenericRetry options', {
+  maxAttempts: Type.Optional(Type.Integer({ minimum: -1, description: 'a whole number of retries, 0 for none, -1 for no limit' })),
+  initialIntervalMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  intervalMultiplier: Type.Optional(Type.Number({ minimum: 1, description: 'a factor of 1 or more' })),
+  maxIntervalMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+});
 
 /**
  * JOSDK's exponential retry: 5 retries, waits of 2 s, 3 s, 4.5 s, 6.75 s, 10.1 s.
@@ -62,19 +63,13 @@ export class GenericRetry implements Retry {
   readonly maxIntervalMs: number;
 
   constructor(options: GenericRetryOptions = {}) {
-    rejectUnknownOptions('GenericRetry options', options, GENERIC_RETRY_OPTION_KEYS);
+    GENERIC_RETRY_OPTIONS.check(options);
     this.maxAttempts = options.maxAttempts ?? 5;
     this.initialIntervalMs = options.initialIntervalMs ?? 2000;
     this.intervalMultiplier = options.intervalMultiplier ?? 1.5;
     this.maxIntervalMs =
       options.maxIntervalMs ??
       Math.floor(this.initialIntervalMs * this.intervalMultiplier ** (this.maxAttempts < 0 ? 5 : this.maxAttempts));
-    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < -1) {
-      throw new RangeError(`GenericRetry: maxAttempts must be an integer >= -1, got ${this.maxAttempts}`);
-    }
-    if (!(this.initialIntervalMs >= 0) || !(this.intervalMultiplier >= 1) || !(this.maxIntervalMs >= 0)) {
-      throw new RangeError('GenericRetry: intervals must be >= 0 and the multiplier >= 1');
-    }
   }
 
   /** A retry that never retries: the first failure is final. */

@@ -1,5 +1,6 @@
 import type { RateLimiter } from './rate-limiter.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link ItemExponentialFailureRateLimiter}.
@@ -19,11 +20,14 @@ export interface ItemExponentialFailureRateLimiterOptions {
   readonly maxDelayMs?: number;
 }
 
-/** The keys of {@link ItemExponentialFailureRateLimiterOptions}: unknown ones are rejected, not ignored. */
-const ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS = {
-  baseDelayMs: true,
-  maxDelayMs: true,
-} as const satisfies OptionKeysOf<ItemExponentialFailureRateLimiterOptions>;
+/** {@link ItemExponentialFailureRateLimiterOptions}' keys and value checks. */
+const ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTIONS = defineOptions<ItemExponentialFailureRateLimiterOptions>(
+  'ItemExponentialFailureRateLimiter options',
+  {
+    baseDelayMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+    maxDelayMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  },
+);
 
 /**
  * Per-item exponential backoff: `baseDelayMs * 2^failures`, capped at `maxDelayMs`.
@@ -45,12 +49,9 @@ export class ItemExponentialFailureRateLimiter<K extends string = string> implem
   readonly #failures = new Map<K, number>();
 
   constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
-    rejectUnknownOptions('ItemExponentialFailureRateLimiter options', options, ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTION_KEYS);
+    ITEM_EXPONENTIAL_FAILURE_RATE_LIMITER_OPTIONS.check(options);
     this.#base = options.baseDelayMs ?? 5;
     this.#max = options.maxDelayMs ?? 1_000_000;
-    if (!(this.#base >= 0) || !(this.#max >= 0)) {
-      throw new RangeError(`ItemExponentialFailureRateLimiter: delays must be >= 0, got ${this.#base}/${this.#max}`);
-    }
   }
 
   when(item: K): number {
