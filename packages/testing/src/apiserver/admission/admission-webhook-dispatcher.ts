@@ -7,7 +7,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { jsonEqual } from '@kindex/core';
-import type { CrdConversion } from '../apiextensions/crd-conversion.js';
 import { metaOf } from '../machinery/object-meta.js';
 import type { Json, ObjectStore } from '../storage/object-store.js';
 import { applyPatch } from '../machinery/patch.js';
@@ -78,6 +77,17 @@ interface Invocation {
   readonly conditionsPending: boolean;
 }
 
+/**
+ * The conversion of custom resources whose CRD converts by webhook (apiextensions/crd-conversion.ts),
+ * for webhooks registered for another version than the request's.
+ */
+export interface ObjectConversion {
+  /** Whether `t`'s objects are converted by webhook. */
+  converts(t: ResourceType): boolean;
+  /** `objects` in `version`. */
+  convert(t: ResourceType, objects: readonly Json[], version: string): Promise<Json[]>;
+}
+
 /** Calls the admission webhooks of the configurations stored in `store`. */
 export class AdmissionWebhookDispatcher {
   #mutating: AdmissionWebhook[] | undefined;
@@ -87,7 +97,7 @@ export class AdmissionWebhookDispatcher {
     private readonly store: ObjectStore,
     private readonly http: WebhookHttpClient,
     /** Converts custom resources whose CRD has a conversion webhook, for webhooks of another version. */
-    private readonly conversion?: CrdConversion,
+    private readonly conversion?: ObjectConversion,
     /** The server's authorization, for the `authorizer` of matchConditions; allows everything when not given. */
     private readonly authorize: AuthorizeFunction = () => ({ allowed: true, reason: '' }),
     /** Resources equivalent to others; none when not given. */

@@ -7,6 +7,8 @@ import type { CrdConversion } from '../apiextensions/crd-conversion.js';
 import type { AccessControl } from '../filters/access-control.js';
 import type { JsonResponse } from '../machinery/json-response.js';
 import type { ResponseMedia } from '../negotiation/content-negotiation.js';
+import { customResourcePrinter } from '../apiextensions/custom-resource-table.js';
+import { builtinPrinter, type TablePrinter } from '../negotiation/builtin-table-printers.js';
 import { tableVersionOf, toTable } from '../negotiation/table-output.js';
 import type { RegistryStorage } from '../registry/registry-storage.js';
 import { keyOf, type ResourceRequest } from '../registry/resource-request.js';
@@ -31,9 +33,13 @@ export function storedObject(ctx: EndpointContext, request: ResourceRequest): Js
   return ctx.storage.store.get(t.id, keyOf(t, request.namespace, request.name ?? ''))?.obj;
 }
 
-/** The CustomResourceDefinition of a custom resource type (its printer columns), else undefined. */
-export function crdOf(ctx: EndpointContext, t: ResourceRequest['type']): Json | undefined {
-  return t.custom ? ctx.storage.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj : undefined;
+/** The Table printer of a type's version: a built-in's, or the columns its CRD declares now. */
+export function printerOf(ctx: EndpointContext, t: ResourceRequest['type'], version: string): TablePrinter {
+  if (!t.custom) return builtinPrinter(t.id);
+  return customResourcePrinter(
+    ctx.storage.store.get('apiextensions.k8s.io/customresourcedefinitions', `${t.resource}.${t.group}`)?.obj,
+    version,
+  );
 }
 
 /** `kubectl get` asks for a Table; anything else gets the objects. */
@@ -45,7 +51,6 @@ export function asTableIfAsked(
 ): JsonResponse {
   const tableVersion = tableVersionOf(accept);
   if (tableVersion === undefined) return answer;
-  const t = request.type;
-  const crd = crdOf(ctx, t);
-  return { status: answer.status, body: JSON.stringify(toTable(t, request.version, JSON.parse(answer.body) as Json, tableVersion, crd)) };
+  const printer = printerOf(ctx, request.type, request.version);
+  return { status: answer.status, body: JSON.stringify(toTable(JSON.parse(answer.body) as Json, tableVersion, printer)) };
 }

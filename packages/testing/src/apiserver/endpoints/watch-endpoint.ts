@@ -9,7 +9,7 @@ import type { ResourceRequest } from '../registry/resource-request.js';
 import { selectorsOf } from '../registry/verb-get-list.js';
 import { ApiStatusError, badRequest } from '../storage/status-error.js';
 import { errorEventLine } from '../watch/watch-hub.js';
-import { crdOf, type EndpointContext } from './endpoint-context.js';
+import { printerOf, type EndpointContext } from './endpoint-context.js';
 
 /**
  * Opens a watch answering `res`. `convert` rewrites each event line (events.k8s.io/v1);
@@ -71,7 +71,7 @@ export function openWatch(
           ? encoding.transform === undefined
             ? {}
             : { transform: encoding.transform }
-          : { transform: tableWatchTransform(request.type, request.version, tableVersion, () => crdOf(ctx, request.type)) }),
+          : { transform: tableWatchTransform(tableVersion, () => printerOf(ctx, request.type, request.version)) }),
       },
       res,
       fromRv,

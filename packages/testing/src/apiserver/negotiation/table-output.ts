@@ -2,13 +2,11 @@
 // `kubectl get` sends) is answered with a `meta.k8s.io/v1` Table, as kube-apiserver does: the
 // columns of the kind's printer (builtin-table-printers.ts), and for custom resources Name plus
 // the CRD version's additionalPrinterColumns, evaluated as Kubernetes JSONPath
-// (custom-resource-table.ts). Rows carry the object's metadata (PartialObjectMetadata), kubectl's default.
+// (apiextensions/custom-resource-table.ts, chosen by the caller). Rows carry the object's metadata (PartialObjectMetadata), kubectl's default.
 // A watch asked for as a Table (`kubectl get --watch`) gets one single-row Table per event.
 
-import { builtinPrinter, type TablePrinter } from './builtin-table-printers.js';
-import { customResourcePrinter } from '../apiextensions/custom-resource-table.js';
+import type { TablePrinter } from './builtin-table-printers.js';
 import type { Json } from '../storage/object-store.js';
-import type { ResourceType } from '../storage/resource-registry.js';
 
 /** The Table group/version a request asks for, if any (`v1` preferred over `v1beta1`). */
 export function tableVersionOf(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
@@ -36,11 +34,10 @@ function meta(obj: Json): Json {
 
 /**
  * Converts a GET answer (one object or a list) into a Table.
- * @param crd the CustomResourceDefinition of a custom type, for its printer columns.
+ * @param printer the kind's printer: a built-in's, or a CRD version's printer columns.
  */
-export function toTable(t: ResourceType, version: string, answer: Json, tableVersion: 'v1' | 'v1beta1', crd: Json | undefined): Json {
+export function toTable(answer: Json, tableVersion: 'v1' | 'v1beta1', printer: TablePrinter): Json {
   const now = Date.now();
-  const printer: TablePrinter = t.custom ? customResourcePrinter(crd, version) : builtinPrinter(t.id);
   const isList = Array.isArray(answer['items']);
   const objects = isList ? (answer['items'] as Json[]) : [answer];
   const listMeta = isList ? meta(answer) : { resourceVersion: meta(answer)['resourceVersion'] };
@@ -64,19 +61,14 @@ export function toTable(t: ResourceType, version: string, answer: Json, tableVer
  * The event lines of a watch asked for as a Table: each object becomes a one-row Table, with the
  * column definitions on the first event only (kube-apiserver sends the headers once); ERROR
  * events pass as they are.
- * @param crd reads the CustomResourceDefinition of a custom type when an event needs it.
+ * @param printer the kind's printer when an event needs it (a CRD's may change during the watch).
  */
-export function tableWatchTransform(
-  t: ResourceType,
-  version: string,
-  tableVersion: 'v1' | 'v1beta1',
-  crd: () => Json | undefined,
-): (line: string) => string {
+export function tableWatchTransform(tableVersion: 'v1' | 'v1beta1', printer: () => TablePrinter): (line: string) => string {
   let first = true;
   return (line) => {
     const event = JSON.parse(line) as { type: string; object: Json };
     if (event.type === 'ERROR') return line;
-    const table = toTable(t, version, event.object, tableVersion, crd());
+    const table = toTable(event.object, tableVersion, printer());
     if (!first) table['columnDefinitions'] = null;
     first = false;
     return `${JSON.stringify({ type: event.type, object: table })}\n`;

@@ -7,10 +7,8 @@
 
 import { isIP, isIPv4 } from 'node:net';
 import type { Json } from '../storage/object-store.js';
+import { ENDPOINT_SLICES } from '../storage/resource-registry.js';
 import type { StatusCause } from '../storage/status-error.js';
-
-/** The store id of EndpointSlices. */
-export const ENDPOINT_SLICES = 'discovery.k8s.io/endpointslices';
 
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];

@@ -3,7 +3,8 @@
 // encoding, Lease durations). Custom resources are not validated against their schemas.
 
 import { deploymentCauses } from './deployment-defaults.js';
-import { ENDPOINT_SLICES, endpointSliceCauses } from './endpoint-slice.js';
+import { ENDPOINT_SLICES } from '../storage/resource-registry.js';
+import { endpointSliceCauses } from './endpoint-slice.js';
 import { MUTATING_CONFIGURATIONS, VALIDATING_CONFIGURATIONS } from '../admission/admission-webhook-dispatcher.js';
 import type { Json } from '../storage/object-store.js';
 import { webhookConfigurationCauses } from './webhook-configuration-validation.js';

@@ -42,6 +42,9 @@ export interface ScalePaths {
   readonly selectorIsObject?: boolean;
 }
 
+/** The type id of discovery.k8s.io EndpointSlices: their strategy and the webhook service resolver read them. */
+export const ENDPOINT_SLICES = 'discovery.k8s.io/endpointslices';
+
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** The verbs advertised in discovery for every resource the embedded server serves. */

@@ -12,7 +12,7 @@
 // - the `webhookServices` option first, mapping a Service to any address, 127.0.0.1 included.
 
 import { randomInt } from 'node:crypto';
-import { ENDPOINT_SLICES } from '../registry/endpoint-slice.js';
+import { ENDPOINT_SLICES } from '../storage/resource-registry.js';
 import type { Json, ObjectStore } from '../storage/object-store.js';
 
 /**
