@@ -4,7 +4,8 @@ import { objectKeyOf } from '../internal/object-key.js';
 import type { EventHandler, HandlerProblemReporter } from './event-handler.js';
 import { objectsOf } from './internal/objects-of.js';
 import { apiGroupMatcher, isValidApiVersion } from './internal/api-group.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link enqueueForOwner}.
@@ -35,14 +36,14 @@ export interface EnqueueForOwnerOptions {
   name?: string;
 }
 
-/** The keys of {@link EnqueueForOwnerOptions}: unknown ones are rejected, not ignored. */
-export const ENQUEUE_FOR_OWNER_OPTION_KEYS = {
-  group: true,
-  kind: true,
-  controllerOnly: true,
-  clusterScopedOwner: true,
-  name: true,
-} as const satisfies OptionKeysOf<EnqueueForOwnerOptions>;
+/** {@link EnqueueForOwnerOptions}' keys and value checks. */
+export const ENQUEUE_FOR_OWNER_OPTIONS = defineOptions<EnqueueForOwnerOptions>('enqueueForOwner options', {
+  group: Type.Unknown(),
+  kind: Type.Unknown(),
+  controllerOnly: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  clusterScopedOwner: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  name: Type.Optional(Type.String({ description: 'a string' })),
+});
 
 /**
  * Reconciles the owners of the event's object (controller-runtime's EnqueueRequestForOwner):
@@ -66,7 +67,7 @@ export const ENQUEUE_FOR_OWNER_OPTION_KEYS = {
  * @throws {TypeError} when `kind` is empty or `group` looks like an apiVersion (`apps/v1`).
  */
 export function enqueueForOwner<R extends KubernetesObject = KubernetesObject>(options: EnqueueForOwnerOptions): EventHandler<R> {
-  rejectUnknownOptions('enqueueForOwner options', options, ENQUEUE_FOR_OWNER_OPTION_KEYS);
+  ENQUEUE_FOR_OWNER_OPTIONS.check(options);
   const { group, kind, controllerOnly = false, clusterScopedOwner = false } = options;
   if (typeof kind !== 'string' || kind === '') throw new TypeError('enqueueForOwner needs a non-empty kind');
   if (typeof group !== 'string' || group.includes('/')) {

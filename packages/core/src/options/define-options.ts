@@ -50,15 +50,21 @@ export type OptionSchemas<T> = { readonly [K in keyof Required<T>]-?: TSchema };
 export interface OptionsDefinition<T> {
   /** The object as messages name it: `WorkQueue options`. */
   readonly name: string;
+  /** The schema of each key, to build a larger options object from this one (`{ ...X.properties, more }`). */
+  readonly properties: OptionSchemas<T>;
   /** The TypeBox schema of the object (each key optional or not as in `T`). */
   readonly schema: TObject;
   /** The accepted keys, nested objects' own included, as {@link rejectUnknownOptions} takes them. */
   readonly keys: OptionKeys;
   /**
    * Throws when `options` holds an unknown key ({@link UnknownOptionError}) or a value its schema
-   * refuses ({@link InvalidOptionError}); `undefined` passes.
+   * refuses ({@link InvalidOptionError}); `undefined` passes. Takes `unknown`: options of a generic
+   * receiver (`PollingEventSourceOptions<R>`) are checked by one definition for every `R`.
+   *
+   * @param as - The object as the message names it, when it is not {@link OptionsDefinition.name}
+   *   (a subclass's own name: `PriorityWorkQueue options`).
    */
-  check(options: T | undefined): void;
+  check(options: unknown, as?: string): void;
 }
 
 /**
@@ -95,14 +101,15 @@ export function defineOptions<T>(name: string, properties: OptionSchemas<T>): Op
   let validator: Validator | undefined;
   return {
     name,
+    properties,
     schema,
     keys,
-    check(options: T | undefined): void {
+    check(options: unknown, as: string = name): void {
       if (options === undefined) return;
-      rejectUnknownOptions(name, options, keys);
+      rejectUnknownOptions(as, options, keys);
       validator ??= Compile(schema);
       if (validator.Check(options)) return;
-      throw invalidOption(name, schema, options, validator);
+      throw invalidOption(as, schema, options, validator);
     },
   };
 }

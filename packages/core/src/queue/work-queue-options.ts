@@ -1,7 +1,8 @@
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { WorkQueueMetricsProvider } from './work-queue-metrics.js';
-import type { OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link WorkQueue} and {@link PriorityWorkQueue}.
@@ -25,10 +26,10 @@ export interface WorkQueueOptions<K extends string = string> {
   readonly metrics?: WorkQueueMetricsProvider;
 }
 
-/** The keys of {@link WorkQueueOptions}: unknown ones are rejected, not ignored. */
-export const WORK_QUEUE_OPTION_KEYS = {
-  rateLimiter: true,
-  clock: true,
-  name: true,
-  metrics: true,
-} as const satisfies OptionKeysOf<WorkQueueOptions>;
+/** {@link WorkQueueOptions}' keys and value checks, shared by both queues. */
+export const WORK_QUEUE_OPTIONS = defineOptions<WorkQueueOptions>('WorkQueue options', {
+  rateLimiter: Type.Optional(Type.Unknown()),
+  clock: Type.Optional(Type.Unknown()),
+  name: Type.Optional(Type.String({ description: 'a string' })),
+  metrics: Type.Optional(Type.Unknown()),
+});

@@ -6,7 +6,8 @@ import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
 import type { Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
-import type { OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of `Context.getSecondaryResources`.
@@ -31,11 +32,11 @@ export interface SecondaryResourcesOptions {
   readonly deduplicate?: boolean;
 }
 
-/** The keys of {@link SecondaryResourcesOptions}: unknown ones are rejected, not ignored. */
-export const SECONDARY_RESOURCES_OPTION_KEYS = {
-  eventSourceName: true,
-  deduplicate: true,
-} as const satisfies OptionKeysOf<SecondaryResourcesOptions>;
+/** {@link SecondaryResourcesOptions}' keys and value checks. */
+export const SECONDARY_RESOURCES_OPTIONS = defineOptions<SecondaryResourcesOptions>('getSecondaryResources options', {
+  eventSourceName: Type.Optional(Type.String({ description: 'the name of an event source' })),
+  deduplicate: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
 
 /**
  * Options of `Context.getSecondaryResource`.
@@ -54,8 +55,10 @@ export interface SecondaryResourceOptions {
   readonly eventSourceName?: string;
 }
 
-/** The keys of {@link SecondaryResourceOptions}: unknown ones are rejected, not ignored. */
-export const SECONDARY_RESOURCE_OPTION_KEYS = { eventSourceName: true } as const satisfies OptionKeysOf<SecondaryResourceOptions>;
+/** {@link SecondaryResourceOptions}' keys and value checks. */
+export const SECONDARY_RESOURCE_OPTIONS = defineOptions<SecondaryResourceOptions>('getSecondaryResource options', {
+  eventSourceName: Type.Optional(Type.String({ description: 'the name of an event source' })),
+});
 
 /**
  * What a reconcile knows besides its primary (JOSDK `Context`).

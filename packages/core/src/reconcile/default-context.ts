@@ -7,8 +7,8 @@ import type { EventSource, SecondaryResourceReader } from '../source/event-sourc
 import type { SecondaryType } from '../source/secondary-type.js';
 import type { EventSourceHandle } from '../source/event-source-handle.js';
 import {
-  SECONDARY_RESOURCE_OPTION_KEYS,
-  SECONDARY_RESOURCES_OPTION_KEYS,
+  SECONDARY_RESOURCE_OPTIONS,
+  SECONDARY_RESOURCES_OPTIONS,
   type Context,
   type SecondaryResourceOptions,
   type SecondaryResourcesOptions,
@@ -142,7 +142,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResources<R>(type: SecondaryType<R>, options: SecondaryResourcesOptions = {}): R[] {
-    rejectUnknownOptions('getSecondaryResources options', options, SECONDARY_RESOURCES_OPTION_KEYS);
+    // Per reconcile: only the allocation-free key check, not the schema (values are typed by the caller).
+    rejectUnknownOptions(SECONDARY_RESOURCES_OPTIONS.name, options, SECONDARY_RESOURCES_OPTIONS.keys);
     const entries = this.#entries(type, options.eventSourceName);
     const all: R[] = [];
     for (const { reader } of entries) {
@@ -152,7 +153,7 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   }
 
   getSecondaryResource<R>(type: SecondaryType<R>, options: SecondaryResourceOptions = {}): R | undefined {
-    rejectUnknownOptions('getSecondaryResource options', options, SECONDARY_RESOURCE_OPTION_KEYS);
+    rejectUnknownOptions(SECONDARY_RESOURCE_OPTIONS.name, options, SECONDARY_RESOURCE_OPTIONS.keys);
     const entry = this.#single(type, options.eventSourceName);
     const found = entry.reader === undefined ? [] : (entry.reader.getSecondaryResources(this.#primary) as readonly R[]);
     if (found.length > 1) throw new MultipleSecondaryResourcesError(ResourceID.keyOfResource(this.#primary), type.name, found.length);

@@ -18,7 +18,8 @@ import { distinctIds, keySet, refsInclude, sameRefs } from './internal/primary-r
 import { bucketForEach, bucketWith, bucketWithout } from '../internal/key-bucket.js';
 import { MapperError } from './mapper-error.js';
 import { inputsEqualOf, type SecondaryToPrimaryMapper } from './mappers.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Which primaries one call touched: enqueue `newPrimaries ∪ oldPrimaries`.
@@ -68,11 +69,15 @@ export interface PrimaryToSecondaryIndexOptions<S extends KubernetesObject = Kub
   mapperInputsEqual?: (a: S, b: S) => boolean;
 }
 
-/** The keys of {@link PrimaryToSecondaryIndexOptions}: unknown ones are rejected, not ignored. */
-const PRIMARY_TO_SECONDARY_INDEX_OPTION_KEYS = {
-  toPrimaryIds: true,
-  mapperInputsEqual: true,
-} as const satisfies OptionKeysOf<PrimaryToSecondaryIndexOptions>;
+/** {@link PrimaryToSecondaryIndexOptions}' keys and value checks. */
+const PRIMARY_TO_SECONDARY_INDEX_OPTIONS = defineOptions<PrimaryToSecondaryIndexOptions>('PrimaryToSecondaryIndex options', {
+  toPrimaryIds: Type.Function([Type.Unknown()], Type.Unknown(), {
+    description: "a function of a secondary returning its primaries' ResourceIDs",
+  }),
+  mapperInputsEqual: Type.Optional(
+    Type.Function([Type.Unknown(), Type.Unknown()], Type.Boolean(), { description: 'a function of two secondaries returning a boolean' }),
+  ),
+});
 
 /**
  * A never-changing view of a {@link PrimaryToSecondaryIndex}. O(1) to take; take it together
@@ -198,7 +203,7 @@ export class PrimaryToSecondaryIndex<S extends KubernetesObject = KubernetesObje
   readonly errors$: Observable<MapperError> = this.#errors.asObservable();
 
   constructor(options: PrimaryToSecondaryIndexOptions<S>) {
-    rejectUnknownOptions('PrimaryToSecondaryIndex options', options, PRIMARY_TO_SECONDARY_INDEX_OPTION_KEYS);
+    PRIMARY_TO_SECONDARY_INDEX_OPTIONS.check(options);
     this.#toPrimaryIds = options.toPrimaryIds;
     this.#inputsEqual = options.mapperInputsEqual ?? inputsEqualOf(options.toPrimaryIds);
   }

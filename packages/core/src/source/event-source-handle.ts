@@ -1,6 +1,7 @@
 import type { EventSource } from './event-source.js';
 import type { SecondaryType } from './secondary-type.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * A typed name for one registered event source: `context.getEventSource(handle)` returns the
@@ -66,13 +67,13 @@ export interface EventSourceHandleOptions<S> {
   readonly accepts: (source: EventSource<unknown, never>) => source is EventSource<unknown, never> & S;
 }
 
-/** The keys of {@link EventSourceHandleOptions}: unknown ones are rejected, not ignored. */
-const EVENT_SOURCE_HANDLE_OPTION_KEYS = {
-  type: true,
-  eventSourceName: true,
-  className: true,
-  accepts: true,
-} as const satisfies OptionKeysOf<EventSourceHandleOptions<unknown>>;
+/** {@link EventSourceHandleOptions}' keys and value checks. */
+const EVENT_SOURCE_HANDLE_OPTIONS = defineOptions<EventSourceHandleOptions<unknown>>('eventSourceHandle options', {
+  type: Type.Unknown(),
+  eventSourceName: Type.Optional(Type.String({ description: 'the name of an event source' })),
+  className: Type.String({ description: 'the name of the event source class' }),
+  accepts: Type.Unknown(),
+});
 
 /**
  * Makes an {@link EventSourceHandle}. Layers that define event source classes wrap it (see
@@ -93,7 +94,7 @@ const EVENT_SOURCE_HANDLE_OPTION_KEYS = {
  * ```
  */
 export function eventSourceHandle<S>(options: EventSourceHandleOptions<S>): EventSourceHandle<S> {
-  rejectUnknownOptions('eventSourceHandle options', options, EVENT_SOURCE_HANDLE_OPTION_KEYS);
+  EVENT_SOURCE_HANDLE_OPTIONS.check(options);
   if (typeof options?.accepts !== 'function' || typeof options.type?.name !== 'string') {
     throw new TypeError('eventSourceHandle: options need a type token and an accepts(source) check');
   }

@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import { POLLING_LOOP_OPTION_KEYS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import { POLLING_LOOP_OPTION_SCHEMAS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link PerResourcePollingEventSource}.
@@ -35,13 +36,16 @@ export interface PerResourcePollingEventSourceOptions<R, P extends KubernetesObj
   readonly concurrency?: number;
 }
 
-/** The keys of {@link PerResourcePollingEventSourceOptions}: unknown ones are rejected, not ignored. */
-const PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS = {
-  ...POLLING_LOOP_OPTION_KEYS,
-  fetch: true,
-  primaries: true,
-  concurrency: true,
-} as const satisfies OptionKeysOf<PerResourcePollingEventSourceOptions<unknown, KubernetesObject>>;
+/** {@link PerResourcePollingEventSourceOptions}' keys and value checks. */
+const PER_RESOURCE_POLLING_EVENT_SOURCE_OPTIONS = defineOptions<PerResourcePollingEventSourceOptions<unknown, KubernetesObject>>(
+  'PerResourcePollingEventSource options',
+  {
+    ...POLLING_LOOP_OPTION_SCHEMAS,
+    fetch: Type.Function([Type.Unknown()], Type.Unknown(), { description: 'a function of a primary returning a promise of its resources' }),
+    primaries: Type.Function([], Type.Unknown(), { description: 'a function returning the primaries to poll' }),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of fetches, 1 or more' })),
+  },
+);
 
 /**
  * Polls an external system once per known primary each period, caches the results by primary
@@ -81,7 +85,7 @@ export class PerResourcePollingEventSource<R, P extends KubernetesObject = Kuber
 
   constructor(options: PerResourcePollingEventSourceOptions<R, P>) {
     // Before super(): the loop would otherwise start from options it half ignores.
-    rejectUnknownOptions('PerResourcePollingEventSource options', options, PER_RESOURCE_POLLING_EVENT_SOURCE_OPTION_KEYS);
+    PER_RESOURCE_POLLING_EVENT_SOURCE_OPTIONS.check(options);
     super(options);
     this.#fetch = options.fetch;
     this.#primaries = options.primaries;

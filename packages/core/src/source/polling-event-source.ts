@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import { ResourceID } from '../resource/resource-id.js';
-import { POLLING_LOOP_OPTION_KEYS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import { POLLING_LOOP_OPTION_SCHEMAS, PollingLoop, type PollingLoopOptions } from './internal/polling-loop.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link PollingEventSource}.
@@ -34,10 +35,11 @@ export interface PollingEventSourceOptions<R> extends PollingLoopOptions<R> {
   readonly fetch: () => Promise<Iterable<readonly [ResourceID | string, readonly R[]]>>;
 }
 
-/** The keys of {@link PollingEventSourceOptions}: unknown ones are rejected, not ignored. */
-const POLLING_EVENT_SOURCE_OPTION_KEYS = { ...POLLING_LOOP_OPTION_KEYS, fetch: true } as const satisfies OptionKeysOf<
-  PollingEventSourceOptions<unknown>
->;
+/** {@link PollingEventSourceOptions}' keys and value checks. */
+const POLLING_EVENT_SOURCE_OPTIONS = defineOptions<PollingEventSourceOptions<unknown>>('PollingEventSource options', {
+  ...POLLING_LOOP_OPTION_SCHEMAS,
+  fetch: Type.Function([], Type.Unknown(), { description: 'a function returning a promise of [id, resources] pairs' }),
+});
 
 /**
  * Polls an external system for the resources of all primaries in one call, caches them by
@@ -68,7 +70,7 @@ export class PollingEventSource<R, P extends KubernetesObject = KubernetesObject
 
   constructor(options: PollingEventSourceOptions<R>) {
     // Before super(): the loop would otherwise start from options it half ignores.
-    rejectUnknownOptions('PollingEventSource options', options, POLLING_EVENT_SOURCE_OPTION_KEYS);
+    POLLING_EVENT_SOURCE_OPTIONS.check(options);
     super(options);
     this.#fetch = options.fetch;
   }

@@ -5,7 +5,8 @@ import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource, EventSourceHealth } from './event-source.js';
 import { SourceChannels } from './internal/source-lifecycle.js';
 import type { Trigger } from './trigger.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Options of {@link TimerEventSource}.
@@ -26,8 +27,11 @@ export interface TimerEventSourceOptions {
   readonly clock?: Clock;
 }
 
-/** The keys of {@link TimerEventSourceOptions}: unknown ones are rejected, not ignored. */
-const TIMER_EVENT_SOURCE_OPTION_KEYS = { name: true, clock: true } as const satisfies OptionKeysOf<TimerEventSourceOptions>;
+/** {@link TimerEventSourceOptions}' keys and value checks. */
+const TIMER_EVENT_SOURCE_OPTIONS = defineOptions<TimerEventSourceOptions>('TimerEventSource options', {
+  name: Type.Optional(Type.String({ description: 'a string' })),
+  clock: Type.Optional(Type.Unknown()),
+});
 
 /**
  * Reconciles a primary at a chosen time (JOSDK `TimerEventSource`).
@@ -57,7 +61,7 @@ export class TimerEventSource<P extends KubernetesObject = KubernetesObject> imp
   #running = false;
 
   constructor(options: TimerEventSourceOptions = {}) {
-    rejectUnknownOptions('TimerEventSource options', options, TIMER_EVENT_SOURCE_OPTION_KEYS);
+    TIMER_EVENT_SOURCE_OPTIONS.check(options);
     this.name = options.name ?? 'timer';
     this.#clock = options.clock ?? systemClock;
     this.#channels = new SourceChannels(this.name);

@@ -28,7 +28,8 @@ import { isRecreated, type StoreDelta } from './store-delta.js';
 import { DuplicateIndexerError, UnknownIndexError, type StoreError } from './store-error.js';
 import { StoreSnapshot, type StoreReader } from './store-snapshot.js';
 import type { StoreWriter, UpsertResult } from './store-writer.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '../options/reject-unknown-options.js';
+import Type from 'typebox';
+import { defineOptions } from '../options/define-options.js';
 
 /**
  * Computes the indexed values of one object for a named index (client-go's IndexFunc).
@@ -74,8 +75,13 @@ export interface IndexedStoreOptions<R extends KubernetesObject = KubernetesObje
   assumeFrozen?: boolean;
 }
 
-/** The keys of {@link IndexedStoreOptions}: unknown ones are rejected, not ignored. */
-const INDEXED_STORE_OPTION_KEYS = { indexers: true, assumeFrozen: true } as const satisfies OptionKeysOf<IndexedStoreOptions>;
+/** {@link IndexedStoreOptions}' keys and value checks. */
+const INDEXED_STORE_OPTIONS = defineOptions<IndexedStoreOptions>('IndexedStore options', {
+  indexers: Type.Optional(
+    Type.Record(Type.String(), Type.Function([Type.Unknown()], Type.Unknown()), { description: 'an object of named indexer functions' }),
+  ),
+  assumeFrozen: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
 
 /**
  * A indexed cache of Kubernetes objects of one kind, with O(1) consistent snapshots.
@@ -119,7 +125,7 @@ export class IndexedStore<R extends KubernetesObject = KubernetesObject> impleme
   readonly errors$: Observable<StoreError> = this.#errors.asObservable();
 
   constructor(options: IndexedStoreOptions<R> = {}) {
-    rejectUnknownOptions('IndexedStore options', options, INDEXED_STORE_OPTION_KEYS);
+    INDEXED_STORE_OPTIONS.check(options);
     this.#assumeFrozen = options.assumeFrozen ?? false;
     for (const [name, indexer] of Object.entries(options.indexers ?? {})) this.addIndexer(name, indexer);
   }

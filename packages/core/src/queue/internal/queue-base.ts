@@ -1,8 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { defaultControllerRateLimiter } from '../default-controller-rate-limiter.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { WORK_QUEUE_OPTION_KEYS, type WorkQueueOptions } from '../work-queue-options.js';
-import { rejectUnknownOptions } from '../../options/reject-unknown-options.js';
+import { WORK_QUEUE_OPTIONS, type WorkQueueOptions } from '../work-queue-options.js';
 import { DelayedAdds } from './delayed-adds.js';
 import { QueueTiming } from './queue-timing.js';
 import { SlotMap } from './slot-map.js';
@@ -31,7 +30,7 @@ export abstract class QueueBase<K extends string> {
 
   constructor(options: WorkQueueOptions<K>) {
     // Named after the queue built (WorkQueue or PriorityWorkQueue), as its user wrote it.
-    rejectUnknownOptions(`${new.target.name} options`, options, WORK_QUEUE_OPTION_KEYS);
+    WORK_QUEUE_OPTIONS.check(options, `${new.target.name} options`);
     this.clock = options.clock ?? systemClock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<K>(this.clock);
     this.#delayed = new DelayedAdds<K>(this.clock, (item, priority) => {

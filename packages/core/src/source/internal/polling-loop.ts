@@ -7,8 +7,8 @@ import type { EventSource, EventSourceHealth, SecondaryResourceReader } from '..
 import type { SecondaryType } from '../secondary-type.js';
 import type { Trigger } from '../trigger.js';
 import { SourceChannels } from './source-lifecycle.js';
-import type { OptionKeysOf } from '../../options/reject-unknown-options.js';
-import { positiveMilliseconds } from '../../options/positive-milliseconds.js';
+import Type from 'typebox';
+import type { OptionSchemas } from '../../options/define-options.js';
 
 /** Fetched resources by primary key. Persistent, so a snapshot is one reference. */
 export type PolledTable<R> = IMap<string, readonly R[]>;
@@ -28,13 +28,14 @@ export interface PollingLoopOptions<R> {
 }
 
 /** The keys of {@link PollingLoopOptions}, shared by the polling sources' own lists. */
-export const POLLING_LOOP_OPTION_KEYS = {
-  name: true,
-  resourceType: true,
-  periodMs: true,
-  equals: true,
-  clock: true,
-} as const satisfies OptionKeysOf<PollingLoopOptions<unknown>>;
+/** The schemas of {@link PollingLoopOptions}' keys, which both polling sources' options include. */
+export const POLLING_LOOP_OPTION_SCHEMAS = {
+  name: Type.Optional(Type.String({ description: 'a string' })),
+  resourceType: Type.Object({ name: Type.String() }, { description: 'a secondaryType(...) token' }),
+  periodMs: Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' }),
+  equals: Type.Optional(Type.Unknown()),
+  clock: Type.Optional(Type.Unknown()),
+} as const satisfies OptionSchemas<PollingLoopOptions<unknown>>;
 
 /**
  * Runs `round` every period (never two at once: the next round is armed when one ends), keeps
@@ -57,10 +58,8 @@ export abstract class PollingLoop<R, P extends KubernetesObject> implements Even
 
   constructor(options: PollingLoopOptions<R>) {
     this.name = options.name ?? options.resourceType.name;
-    const periodMs = positiveMilliseconds(options.periodMs, `${this.name}: periodMs`);
-    if (periodMs === undefined) throw new RangeError(`${this.name}: periodMs is required (a positive number of milliseconds)`);
     this.resourceType = options.resourceType;
-    this.#periodMs = periodMs;
+    this.#periodMs = options.periodMs;
     this.#clock = options.clock ?? systemClock;
     this.#equals = options.equals ?? jsonEquals;
     this.channels = new SourceChannels(this.name);
