@@ -14,7 +14,7 @@
 import Type, { type TObject, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { InvalidOptionError } from './invalid-option-error.js';
-import { rejectUnknownOptions, type OptionKeys } from './reject-unknown-options.js';
+import { rejectUnknownOptions, type OptionKeys, type OptionKeysOf } from './reject-unknown-options.js';
 
 /**
  * The schema of each key of the options type `T`: every key of `T`, and no other (an option
@@ -54,8 +54,11 @@ export interface OptionsDefinition<T> {
   readonly properties: OptionSchemas<T>;
   /** The TypeBox schema of the object (each key optional or not as in `T`). */
   readonly schema: TObject;
-  /** The accepted keys, nested objects' own included, as {@link rejectUnknownOptions} takes them. */
-  readonly keys: OptionKeys;
+  /**
+   * The accepted keys, nested objects' own included, as {@link rejectUnknownOptions} takes them
+   * (and as a larger options object's key list spreads them).
+   */
+  readonly keys: OptionKeysOf<T>;
   /**
    * Throws when `options` holds an unknown key ({@link UnknownOptionError}) or a value its schema
    * refuses ({@link InvalidOptionError}); `undefined` passes. Takes `unknown`: options of a generic
@@ -97,7 +100,7 @@ export interface OptionsDefinition<T> {
  */
 export function defineOptions<T>(name: string, properties: OptionSchemas<T>): OptionsDefinition<T> {
   const schema = Type.Object(properties);
-  const keys = keysOf(schema);
+  const keys = keysOf(schema) as OptionKeysOf<T>;
   let validator: Validator | undefined;
   return {
     name,
