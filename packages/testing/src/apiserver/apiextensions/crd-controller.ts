@@ -12,7 +12,7 @@ import { conversionCauses } from './crd-conversion-validation.js';
 import { finalizersOf, metaOf, nowTimestamp } from '../machinery/object-meta.js';
 import type { Json, ObjectStore, StoredObject } from '../storage/object-store.js';
 import type { ResourceRegistry, ResourceType, ScalePaths } from '../storage/resource-registry.js';
-import type { ControllerWrites as ResourceHandler } from '../registry/controller-writes.js';
+import type { ControllerWrites as ResourceHandler } from '../machinery/controller-writes.js';
 import { ApiStatusError, invalid, type StatusCause } from '../storage/status-error.js';
 
 const CRD_TYPE_ID = 'apiextensions.k8s.io/customresourcedefinitions';

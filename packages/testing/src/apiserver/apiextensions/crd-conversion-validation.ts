@@ -3,7 +3,7 @@
 
 import type { Json } from '../storage/object-store.js';
 import type { StatusCause } from '../storage/status-error.js';
-import { webhookUrlCauses } from '../registry/webhook-configuration-validation.js';
+import { webhookUrlCauses } from '../webhook/webhook-url.js';
 
 const STRATEGIES = ['None', 'Webhook'];
 const REVIEW_VERSIONS = ['v1', 'v1beta1'];

@@ -6,7 +6,7 @@
 import { finalizersOf, metaOf, ownerRefsOf } from '../machinery/object-meta.js';
 import type { Json, ObjectStore, StoreEvent } from '../storage/object-store.js';
 import type { ResourceRegistry } from '../storage/resource-registry.js';
-import type { ControllerWrites } from '../registry/controller-writes.js';
+import type { ControllerWrites } from '../machinery/controller-writes.js';
 
 /** Options of {@link GarbageCollector}. */
 export interface GarbageCollectorOptions {

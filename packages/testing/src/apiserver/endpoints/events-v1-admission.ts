@@ -7,7 +7,7 @@
 
 import { jsonEqual } from '@kindex/core';
 import type { EquivalentResources } from '../admission/admission-webhook-dispatcher.js';
-import { EVENTS_V1_TYPE_ID, toCoreEvent, toEventsV1 } from '../registry/events-api.js';
+import { EVENTS_V1_TYPE_ID, toCoreEvent, toEventsV1 } from '../machinery/events-api.js';
 import type { Json } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';
 import type { WriteAdmission } from '../registry/resource-request.js';

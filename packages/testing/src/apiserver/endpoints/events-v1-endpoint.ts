@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import type { UserInfo } from '../filters/request-attributes.js';
 import type { JsonResponse } from '../machinery/json-response.js';
-import { answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from '../registry/events-api.js';
+import { answerAsEventsV1, eventsV1Body, patchEventsV1, watchLineAsEventsV1 } from '../machinery/events-api.js';
 import type { ResourceRequest } from '../registry/resource-request.js';
 import { createResource } from '../registry/verb-create.js';
 import { deleteCollection, deleteResource } from '../registry/verb-delete.js';

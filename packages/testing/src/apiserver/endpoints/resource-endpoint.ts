@@ -10,7 +10,7 @@ import type { JsonResponse } from '../machinery/json-response.js';
 import { listOptionsCauses, optionsError, writeOptionsCauses } from '../machinery/request-options.js';
 import { asPartialMetadata, partialMetadataOf } from '../negotiation/partial-object-metadata.js';
 import { duplicateFields } from '../registry/duplicate-fields.js';
-import { EVENTS_V1_TYPE_ID } from '../registry/events-api.js';
+import { EVENTS_V1_TYPE_ID } from '../machinery/events-api.js';
 import type { ResourceRequest } from '../registry/resource-request.js';
 import { createResource } from '../registry/verb-create.js';
 import { deleteCollection, deleteResource } from '../registry/verb-delete.js';

@@ -5,7 +5,7 @@
 // every column is present; kubectl hides those of priority 1 unless `-o wide`. Column
 // descriptions are the Go types' swagger docs, word for word. Other kinds get Name and Age.
 
-import { toCoreEvent } from '../registry/events-api.js';
+import { toCoreEvent } from '../machinery/events-api.js';
 import { timestampSince } from '../machinery/human-duration.js';
 import type { Json } from '../storage/object-store.js';
 

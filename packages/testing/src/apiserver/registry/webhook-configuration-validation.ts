@@ -5,6 +5,7 @@
 import type { Json } from '../storage/object-store.js';
 import type { StatusCause } from '../storage/status-error.js';
 import { matchConditionCauses } from '../admission/webhook-match-conditions.js';
+import { invalidValueCause as invalidValue, requiredCause as required, webhookUrlCauses } from '../webhook/webhook-url.js';
 
 const ACCEPTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 // v1 requires webhooks without side effects (Some and Unknown are v1beta1 values).
@@ -20,34 +21,6 @@ function notSupported(field: string, value: unknown, supported: readonly string[
     field,
     message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${quoted(supported)}`,
   };
-}
-
-function required(field: string, detail: string): StatusCause {
-  return { reason: 'FieldValueRequired', field, message: `Required value: ${detail}` };
-}
-
-function invalidValue(field: string, value: unknown, detail: string): StatusCause {
-  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` };
-}
-
-/** The 422 causes of a webhook `url` (https, a host, no user, query or fragment). */
-export function webhookUrlCauses(field: string, text: string): StatusCause[] {
-  const form = '; desired format: https://host[/path]';
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (e) {
-    return [required(field, `url must be a valid URL: ${(e as Error).message}${form}`)];
-  }
-  const causes: StatusCause[] = [];
-  if (url.protocol !== 'https:')
-    causes.push(invalidValue(field, url.protocol.replace(/:$/, ''), `'https' is the only allowed URL scheme${form}`));
-  if (url.host === '') causes.push(invalidValue(field, url.host, `host must be specified${form}`));
-  if (url.username !== '' || url.password !== '')
-    causes.push(invalidValue(field, url.username, 'user information is not permitted in the URL'));
-  if (url.hash !== '') causes.push(invalidValue(field, url.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (url.search !== '') causes.push(invalidValue(field, url.search.slice(1), 'query parameters are not permitted in the URL'));
-  return causes;
 }
 
 function hookCauses(hook: Json, at: string, mutating: boolean): StatusCause[] {

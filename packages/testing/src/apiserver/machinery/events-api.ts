@@ -8,7 +8,7 @@
 
 import { qualifiedNameErrors } from '@kindex/core';
 import type { Json } from '../storage/object-store.js';
-import { applyPatch, patchTypeOf } from '../machinery/patch.js';
+import { applyPatch, patchTypeOf } from './patch.js';
 import { badRequest, invalid, type StatusCause } from '../storage/status-error.js';
 
 /** The id of the events.k8s.io resource in the registry; its objects live under `/events`. */
