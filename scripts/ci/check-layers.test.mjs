@@ -18,12 +18,12 @@ const script = join(dirname(fileURLToPath(import.meta.url)), 'check-layers.mjs')
 const dirs = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** A workspace root whose packages/informer/src holds `files` (path → text). */
-function fixture(files) {
+/** A workspace root whose packages/<pkg>/src holds `files` (path → text). */
+function fixture(files, pkg = 'informer') {
   const root = mkdtempSync(join(tmpdir(), 'kindex-layers-test-'));
   dirs.push(root);
   for (const [path, text] of Object.entries(files)) {
-    const file = join(root, 'packages', 'informer', 'src', path);
+    const file = join(root, 'packages', pkg, 'src', path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
@@ -85,5 +85,37 @@ describe('check-layers', () => {
     const stale = checkLayers(packages, { 'cycle:informer:cache -> controller': 'test', 'size:informer/cache/cache.ts': 'fixed already' });
     assert.equal(stale.length, 1);
     assert.match(stale[0], /'size:informer\/cache\/cache\.ts' \(fixed already\) no longer matches anything/);
+  });
+
+  it("layers testing's apiserver/ stages and size-checks all of testing/src but generated code", () => {
+    const root = fixture(
+      {
+        'index.ts': "export { start } from './apiserver/server.js';\n",
+        'apiserver/server.ts': "import { verbs } from './registry/verbs.js';\nexport const start = verbs;\n",
+        'apiserver/registry/verbs.ts': "import { store } from '../storage/store.js';\nexport const verbs = store;\n",
+        // Outside the layered folder: imports upward freely, but stays under 500 lines.
+        'apiserver/storage/store.ts': "import type { Shared } from '../../shared.js';\nexport const store: Shared = 1;\n",
+        'shared.ts': "import { start } from './apiserver/server.js';\nexport type Shared = typeof start;\n",
+        'apiserver/negotiation/protobuf/generated/big_pb.ts': 'export const x = 1;\n'.repeat(600),
+      },
+      'testing',
+    );
+    assert.equal(run(root, '--no-allow').status, 0, run(root, '--no-allow').stderr);
+    const bad = fixture(
+      {
+        'apiserver/registry/verbs.ts': "import { store } from '../storage/store.js';\nexport const verbs = store;\n",
+        'apiserver/storage/store.ts':
+          "import type { verbs } from '../registry/verbs.js';\nexport const store = 1 as unknown as typeof verbs;\n",
+        'helpers/long.ts': 'export const x = 1;\n'.repeat(501),
+      },
+      'testing',
+    );
+    const r = run(bad, '--no-allow');
+    assert.equal(r.status, 1);
+    assert.match(
+      r.stderr,
+      /testing\/src: folders in a cycle, apiserver\/storage -> apiserver\/registry \(apiserver\/storage\/store\.ts imports apiserver\/registry\/verbs\.ts\)/,
+    );
+    assert.match(r.stderr, /testing\/src\/helpers\/long\.ts has 501 lines \(at most 500\)/);
   });
 });
