@@ -1,6 +1,6 @@
 // `matchConditions` of admission webhooks: CEL expressions over `object`, `oldObject` and
 // `request` that must all hold for the webhook to be called, evaluated with the server's CEL
-// environment (cel-library.ts), as kube-apiserver's webhook matchconditions matcher does. One
+// environment (@kindex/core's kubernetesCelEnvironment), as kube-apiserver's webhook matchconditions matcher does. One
 // false condition skips the webhook; an evaluation error fails the request with 403 under
 // `failurePolicy: Fail` and skips the webhook under `Ignore`. The `authorizer` variable checks
 // what the requesting user may do (webhook-match-authorizer.ts).

@@ -1,4 +1,4 @@
-// Runs one write of the (synchronous) resource handler with asynchronous admission webhooks at
+// Runs one write of the (synchronous) registry verbs with asynchronous admission webhooks at
 // the points kube-apiserver calls them: mutating admission on the object as decoded (or patched,
 // for an update) before the strategy validates it, validating admission on the validated object
 // just before it is stored.

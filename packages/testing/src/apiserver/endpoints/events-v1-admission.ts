@@ -1,5 +1,5 @@
 // Admission of events.k8s.io/v1 writes. The verbs run on the core/v1 storage (events-api.ts), so
-// the admission points of the resource handler see core/v1 Events; kube-apiserver admits the
+// the admission points of the registry's verbs see core/v1 Events; kube-apiserver admits the
 // request's own resource, so webhooks get the objects as events.k8s.io/v1 shows them, and a
 // mutating webhook's answer is converted back before the write goes on. The two resources are
 // equivalent (one storage), so a webhook for one is called for the other under `matchPolicy:

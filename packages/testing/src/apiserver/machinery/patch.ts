@@ -1,6 +1,6 @@
 // PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, via fast-json-patch) and
 // strategic merge patch for built-ins (see strategic-merge-patch.ts). Server-side apply bodies are
-// recognised here and applied by the resource handler (see managed-fields.ts).
+// recognised here and applied by the registry (registry/verb-apply.ts, managed-fields.ts).
 
 import jsonpatch from 'fast-json-patch';
 import { ApiStatusError, badRequest } from '../storage/status-error.js';
