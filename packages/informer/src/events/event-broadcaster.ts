@@ -23,17 +23,9 @@
  * @module
  */
 import { hostname } from 'node:os';
-import type {
-  Clock,
-  EventObjectReference,
-  EventRecord,
-  EventRecorder,
-  EventType,
-  KubernetesObject,
-  Logger,
-  OptionKeysOf,
-} from '@kindex/core';
-import { noopLogger, qualifiedNameErrors, rejectUnknownOptions, ResourceID, systemClock } from '@kindex/core';
+import type { Clock, EventObjectReference, EventRecord, EventRecorder, EventType, KubernetesObject, Logger } from '@kindex/core';
+import { defineOptions, noopLogger, qualifiedNameErrors, ResourceID, systemClock } from '@kindex/core';
+import Type from 'typebox';
 import { KubeApiError } from '../client/kube-api-error.js';
 import type { KubeClient } from '../client/kube-client.js';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
@@ -69,15 +61,27 @@ export interface EventRecorderOptions {
   readonly clock?: Clock;
 }
 
-/** The keys of {@link EventRecorderOptions}: unknown ones are rejected, not ignored. */
-export const EVENT_RECORDER_OPTION_KEYS = {
-  reportingInstance: true,
-  seriesFlushIntervalMs: true,
-  burstPerObject: true,
-  refillIntervalMs: true,
-  maxQueuedWrites: true,
-  clock: true,
-} as const satisfies OptionKeysOf<EventRecorderOptions>;
+/** {@link EventRecorderOptions}' keys and value types (ranges are checked with the recorder's own error). */
+export const EVENT_RECORDER_OPTIONS = defineOptions<EventRecorderOptions>('Operator options.events', {
+  reportingInstance: Type.Optional(Type.String({ description: "a string of 1 to 128 characters (the replica's name)" })),
+  seriesFlushIntervalMs: Type.Optional(Type.Number({ description: 'a positive number of milliseconds' })),
+  burstPerObject: Type.Optional(Type.Number({ description: 'a positive number of Events' })),
+  refillIntervalMs: Type.Optional(Type.Number({ description: 'a positive number of milliseconds' })),
+  maxQueuedWrites: Type.Optional(Type.Number({ description: 'a positive number of writes' })),
+  clock: Type.Optional(Type.Unknown()),
+});
+
+/** {@link EventRecorderOptions}' keys, for `Operator` options' own list. */
+export const EVENT_RECORDER_OPTION_KEYS = EVENT_RECORDER_OPTIONS.keys;
+
+/** What the broadcaster takes besides {@link EventRecorderOptions}: given by the operator, not by users. */
+const EVENT_BROADCASTER_OPTIONS = defineOptions<
+  EventRecorderOptions & { readonly logger?: Logger; readonly defaultInstance?: () => string }
+>('Operator options.events', {
+  ...EVENT_RECORDER_OPTIONS.properties,
+  logger: Type.Optional(Type.Unknown()),
+  defaultInstance: Type.Optional(Type.Unknown()),
+});
 
 /** The `events.k8s.io/v1` Event kind the recorder writes. */
 const EventsV1 = resourceKind({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
@@ -154,7 +158,7 @@ export class EventBroadcaster {
     metrics: EventMetrics,
     options: EventRecorderOptions & { readonly logger?: Logger; readonly defaultInstance?: () => string } = {},
   ) {
-    rejectUnknownOptions('Operator options.events', options, { ...EVENT_RECORDER_OPTION_KEYS, logger: true, defaultInstance: true });
+    EVENT_BROADCASTER_OPTIONS.check(options);
     this.#client = client;
     this.#metrics = metrics;
     this.#logger = options.logger ?? noopLogger;

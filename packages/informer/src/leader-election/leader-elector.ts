@@ -25,14 +25,15 @@
  * @module
  */
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
-import { type Clock, type TimerHandle, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { type Clock, type TimerHandle, defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { checkHolderIdentity, defaultHolderIdentity } from '../lease/holder-identity.js';
 import type { Lease } from '../lease/lease.js';
 import { claimSpec, holderOf, releaseSpec } from '../lease/lease-claim.js';
 import { unlessConflict } from '../lease/lease-conflict-error.js';
 import { LeaseSightings } from '../lease/lease-sightings.js';
-import { LEASE_TIMING_KEYS, resolveLeaseTiming, type LeaseTiming, type LeaseTimingRules } from '../lease/lease-timing.js';
+import { LEASE_TIMING_OPTIONS, resolveLeaseTiming, type LeaseTiming, type LeaseTimingRules } from '../lease/lease-timing.js';
 import { monotonicClock } from '../lease/monotonic-clock.js';
 import { LeaderElectionConfigError, LeaderElectionStartError } from './leader-election-errors.js';
 import type { LeaseStore } from './lease-store.js';
@@ -59,12 +60,15 @@ export interface LeaderElectionTiming extends LeaseTiming {
   readonly releaseOnCancel?: boolean;
 }
 
-/** The keys of {@link LeaderElectionTiming}: unknown ones are rejected, not ignored. */
-export const LEADER_ELECTION_TIMING_KEYS = {
-  ...LEASE_TIMING_KEYS,
-  identity: true,
-  releaseOnCancel: true,
-} as const satisfies OptionKeysOf<LeaderElectionTiming>;
+/** {@link LeaderElectionTiming}'s keys and value checks. */
+export const LEADER_ELECTION_TIMING_OPTIONS = defineOptions<LeaderElectionTiming>('leaderElection', {
+  ...LEASE_TIMING_OPTIONS.properties,
+  identity: Type.Optional(Type.Unknown()),
+  releaseOnCancel: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
+
+/** {@link LeaderElectionTiming}'s keys, for the options objects that include them. */
+export const LEADER_ELECTION_TIMING_KEYS = LEADER_ELECTION_TIMING_OPTIONS.keys;
 
 /**
  * Options of {@link LeaderElector}.
@@ -93,14 +97,14 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
   readonly random?: () => number;
 }
 
-/** The keys of {@link LeaderElectorOptions}: unknown ones are rejected, not ignored. */
-export const LEADER_ELECTOR_OPTION_KEYS = {
-  ...LEADER_ELECTION_TIMING_KEYS,
-  store: true,
-  afterLoss: true,
-  clock: true,
-  random: true,
-} as const satisfies OptionKeysOf<LeaderElectorOptions>;
+/** {@link LeaderElectorOptions}' keys and value checks. */
+export const LEADER_ELECTOR_OPTIONS = defineOptions<LeaderElectorOptions>('LeaderElector options', {
+  ...LEADER_ELECTION_TIMING_OPTIONS.properties,
+  store: Type.Unknown(),
+  afterLoss: Type.Optional(Type.Union([Type.Literal('stop'), Type.Literal('rejoin')], { description: "'stop' or 'rejoin'" })),
+  clock: Type.Optional(Type.Unknown()),
+  random: Type.Optional(Type.Function([], Type.Number(), { description: 'a function returning a number in [0, 1)' })),
+});
 
 /**
  * Where a candidate stands.
@@ -170,7 +174,7 @@ export class LeaderElector {
   #stopping = false;
 
   constructor(options: LeaderElectorOptions) {
-    rejectUnknownOptions('LeaderElector options', options, LEADER_ELECTOR_OPTION_KEYS);
+    LEADER_ELECTOR_OPTIONS.check(options);
     this.#store = options.store;
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;

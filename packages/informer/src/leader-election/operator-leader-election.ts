@@ -1,5 +1,6 @@
-import type { OptionKeysOf } from '@kindex/core';
-import { LEADER_ELECTION_TIMING_KEYS, type LeaderElectionStatus, type LeaderElectionTiming } from './leader-elector.js';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
+import { LEADER_ELECTION_TIMING_OPTIONS, type LeaderElectionStatus, type LeaderElectionTiming } from './leader-elector.js';
 
 /**
  * The `leaderElection` option of `Operator`: run several replicas, one reconciling at a time.
@@ -43,10 +44,13 @@ export interface OperatorLeaderElectionOptions extends LeaderElectionTiming {
   readonly onLost?: 'exit' | 'standby' | ((status: LeaderElectionStatus) => void);
 }
 
-/** The keys of {@link OperatorLeaderElectionOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_LEADER_ELECTION_OPTION_KEYS = {
-  ...LEADER_ELECTION_TIMING_KEYS,
-  leaseName: true,
-  leaseNamespace: true,
-  onLost: true,
-} as const satisfies OptionKeysOf<OperatorLeaderElectionOptions>;
+/** {@link OperatorLeaderElectionOptions}' keys and value checks. */
+export const OPERATOR_LEADER_ELECTION_OPTIONS = defineOptions<OperatorLeaderElectionOptions>('leaderElection', {
+  ...LEADER_ELECTION_TIMING_OPTIONS.properties,
+  leaseName: Type.Unknown(),
+  leaseNamespace: Type.Unknown(),
+  onLost: Type.Optional(Type.Unknown()),
+});
+
+/** {@link OperatorLeaderElectionOptions}' keys, for `Operator` options' own list. */
+export const OPERATOR_LEADER_ELECTION_OPTION_KEYS = OPERATOR_LEADER_ELECTION_OPTIONS.keys;

@@ -1,4 +1,5 @@
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * How long a lease lasts, how long its holder keeps it without renewing, and how often it tries:
@@ -29,12 +30,18 @@ export interface LeaseTiming {
   readonly retryPeriodMs?: number;
 }
 
-/** @internal The keys of {@link LeaseTiming}, for option sets that include it. */
-export const LEASE_TIMING_KEYS = {
-  leaseDurationMs: true,
-  renewDeadlineMs: true,
-  retryPeriodMs: true,
-} as const satisfies OptionKeysOf<LeaseTiming>;
+/**
+ * {@link LeaseTiming}'s keys. Their values are checked together by {@link resolveLeaseTiming},
+ * which knows how they bound each other.
+ */
+export const LEASE_TIMING_OPTIONS = defineOptions<LeaseTiming>('lease timing', {
+  leaseDurationMs: Type.Optional(Type.Unknown()),
+  renewDeadlineMs: Type.Optional(Type.Unknown()),
+  retryPeriodMs: Type.Optional(Type.Unknown()),
+});
+
+/** {@link LeaseTiming}'s keys, for the options objects that include them. */
+export const LEASE_TIMING_KEYS = LEASE_TIMING_OPTIONS.keys;
 
 /** @internal How the owner of a timing checks it and names what is wrong. */
 export interface LeaseTimingRules {

@@ -1,11 +1,5 @@
-import {
-  InvalidResourceError,
-  rejectUnknownOptions,
-  ResourceID,
-  type KubernetesObject,
-  type OptionKeysOf,
-  type SecondaryToPrimaryMapper,
-} from '@kindex/core';
+import { InvalidResourceError, defineOptions, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Default key under which a secondary names its primary (JOSDK uses `io.javaoperatorsdk/...`).
@@ -77,12 +71,19 @@ export interface MetadataMapperOptions {
   readonly type?: { readonly key?: string; readonly value: string };
 }
 
-/** The keys of {@link MetadataMapperOptions}: unknown ones are rejected, not ignored. */
-const METADATA_MAPPER_OPTION_KEYS = {
-  nameKey: true,
-  namespaceKey: true,
-  type: { key: true, value: true },
-} as const satisfies OptionKeysOf<MetadataMapperOptions>;
+/** {@link MetadataMapperOptions}' keys and value checks. */
+const METADATA_MAPPER_OPTIONS = defineOptions<MetadataMapperOptions>('fromAnnotations options', {
+  nameKey: Type.Optional(Type.String({ minLength: 1, description: 'a non-empty label or annotation key' })),
+  namespaceKey: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'a non-empty label or annotation key, or null' }),
+  ),
+  type: Type.Optional(
+    Type.Object(
+      { key: Type.Optional(Type.String({ minLength: 1 })), value: Type.String({ minLength: 1 }) },
+      { description: '{ key?, value } naming the primary kind' },
+    ),
+  ),
+});
 
 /**
  * A secondary-to-primary mapper reading the primary's name (and namespace, and type) from
@@ -124,7 +125,7 @@ function metadataMapper<S extends KubernetesObject>(
   where: 'annotations' | 'labels',
   options: MetadataMapperOptions,
 ): SecondaryToPrimaryMapper<S> {
-  rejectUnknownOptions(`${where === 'labels' ? 'fromLabels' : 'fromAnnotations'} options`, options, METADATA_MAPPER_OPTION_KEYS);
+  METADATA_MAPPER_OPTIONS.check(options, `${where === 'labels' ? 'fromLabels' : 'fromAnnotations'} options`);
   const nameKey = options.nameKey ?? DEFAULT_PRIMARY_NAME_KEY;
   const namespaceKey = options.namespaceKey === undefined ? DEFAULT_PRIMARY_NAMESPACE_KEY : options.namespaceKey;
   const typeKey = options.type?.key ?? DEFAULT_PRIMARY_TYPE_KEY;

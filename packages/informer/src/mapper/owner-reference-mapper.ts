@@ -1,13 +1,13 @@
 import {
   enqueueForOwner,
-  rejectUnknownOptions,
+  defineOptions,
   withInputsEqual,
   type EnqueueForOwnerOptions,
   type KubernetesObject,
-  type OptionKeysOf,
   type ResourceID,
   type SecondaryToPrimaryMapper,
 } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Options of {@link fromOwnerReferences}.
@@ -33,14 +33,16 @@ export type OwnerReferenceMapperOptions = Omit<EnqueueForOwnerOptions, 'name'> &
   readonly onProblem?: (problem: unknown, object: KubernetesObject) => void;
 };
 
-/** The keys of {@link OwnerReferenceMapperOptions}: unknown ones are rejected, not ignored. */
-const OWNER_REFERENCE_MAPPER_OPTION_KEYS = {
-  group: true,
-  kind: true,
-  controllerOnly: true,
-  clusterScopedOwner: true,
-  onProblem: true,
-} as const satisfies OptionKeysOf<OwnerReferenceMapperOptions>;
+/** {@link OwnerReferenceMapperOptions}' keys and value checks (`group` and `kind` are checked by `enqueueForOwner`). */
+const OWNER_REFERENCE_MAPPER_OPTIONS = defineOptions<OwnerReferenceMapperOptions>('fromOwnerReferences options', {
+  group: Type.Unknown(),
+  kind: Type.Unknown(),
+  controllerOnly: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  clusterScopedOwner: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  onProblem: Type.Optional(
+    Type.Function([Type.Unknown(), Type.Unknown()], Type.Unknown(), { description: 'a function of (problem, object)' }),
+  ),
+});
 
 /**
  * A secondary-to-primary mapper from `metadata.ownerReferences`: the owners of the given API group
@@ -59,7 +61,7 @@ const OWNER_REFERENCE_MAPPER_OPTION_KEYS = {
 export function fromOwnerReferences<S extends KubernetesObject = KubernetesObject>(
   options: OwnerReferenceMapperOptions,
 ): SecondaryToPrimaryMapper<S> {
-  rejectUnknownOptions('fromOwnerReferences options', options, OWNER_REFERENCE_MAPPER_OPTION_KEYS);
+  OWNER_REFERENCE_MAPPER_OPTIONS.check(options);
   const { onProblem, ...ownerOptions } = options;
   const handler = enqueueForOwner<S>(ownerOptions);
   const report = (problem: unknown, object?: S): void => {

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import { dumpYaml } from '@kubernetes/client-node';
 
 /**
@@ -92,11 +93,23 @@ export interface RbacManifestOptions {
   readonly subject?: RbacSubject;
 }
 
-/** The keys of {@link RbacManifestOptions}: unknown ones are rejected, not ignored. */
-export const RBAC_MANIFEST_OPTION_KEYS = {
-  name: true,
-  subject: { kind: true, name: true, namespace: true },
-} as const satisfies OptionKeysOf<RbacManifestOptions>;
+/** {@link RbacManifestOptions}' keys and value checks. */
+export const RBAC_MANIFEST_OPTIONS = defineOptions<RbacManifestOptions>('rbacManifest options', {
+  name: Type.Optional(Type.String({ minLength: 1, description: 'a non-empty name for the ClusterRole and Roles' })),
+  subject: Type.Optional(
+    Type.Object(
+      {
+        kind: Type.Union([Type.Literal('ServiceAccount'), Type.Literal('User'), Type.Literal('Group')]),
+        name: Type.String({ minLength: 1 }),
+        namespace: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { description: "{ kind: 'ServiceAccount', name, namespace } or { kind: 'User' | 'Group', name }" },
+    ),
+  ),
+});
+
+/** {@link RbacManifestOptions}' keys, for the options objects that include them. */
+export const RBAC_MANIFEST_OPTION_KEYS = RBAC_MANIFEST_OPTIONS.keys;
 
 /**
  * A Role, ClusterRole or binding, as plain JSON ready to create or print.
@@ -168,7 +181,7 @@ const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete
  * ```
  */
 export function rbacManifest(permissions: readonly RequiredPermission[], options: RbacManifestOptions = {}): RbacManifest {
-  rejectUnknownOptions('rbacManifest options', options, RBAC_MANIFEST_OPTION_KEYS);
+  RBAC_MANIFEST_OPTIONS.check(options);
   const name = options.name ?? 'kindex-operator';
   const cluster = new RuleSet();
   const byNamespace = new Map<string, RuleSet>();
