@@ -24,6 +24,7 @@ import { namespaceAndName, reconcileBindings, ReconcileTrace } from './reconcile
 import type { PrimaryEvents } from './primary-events.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
+import { InFlightReconciles } from './in-flight-reconciles.js';
 
 /** What a {@link ReconciliationDispatcher} works with: the controller's parts it calls. */
 export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
@@ -68,13 +69,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
   readonly #o: ReconciliationDispatcherOptions<P>;
   #dispatchGuard: ((primary: P) => boolean) | undefined;
   #primaryFence: ((primary: P) => void) | undefined;
-  /** Primaries being reconciled now (what a shard release waits for) and their keys, side by side. */
-  readonly #inFlightKeys: string[] = [];
-  readonly #inFlight: P[] = [];
-  /** Running reconciles whose shard was lost, with the error: what they return is not written. */
-  readonly #shardLost = new Map<string, unknown>();
-  /** Callers of {@link whenIdle} waiting for the reconciles they name to end; empty but during a shard release. */
-  #idleWaiters: IdleWaiter<P>[] = [];
+  /** The reconciles running now: what a shard release waits for and a lost shard aborts. */
+  readonly #inFlight = new InFlightReconciles<P>();
   /**
    * The last reconcile of each primary (dropped with the primary), for `describePrimary`; only
    * while inspection is on: a record per primary held for a second or more outlives the young
@@ -110,24 +106,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 
   /** Aborts the signals of the running reconciles of primaries matching `belongs`; returns their keys. */
   abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
-    const aborted: string[] = [];
-    const primaries = [...this.#inFlight];
-    for (const [i, key] of [...this.#inFlightKeys].entries()) {
-      if (!belongs(primaries[i]!) || this.#shardLost.has(key)) continue;
-      this.#shardLost.set(key, reason);
-      this.#o.abortInFlight(key, reason);
-      aborted.push(key);
-    }
-    return aborted;
+    return this.#inFlight.abortMatching(belongs, reason, (key) => this.#o.abortInFlight(key, reason));
   }
 
-  /**
-   * Resolves once no reconcile of a primary matching `belongs` is running: at once when none is,
-   * else when the last of them ends (checked as each reconcile ends, no timer).
-   */
+  /** Resolves once no reconcile of a primary matching `belongs` is running (told as each ends, no timer). */
   whenIdle(belongs: (primary: P) => boolean): Promise<void> {
-    if (!this.#inFlight.some(belongs)) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push({ belongs, resolve }));
+    return this.#inFlight.whenIdle(belongs);
   }
 
   /**
@@ -143,7 +127,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     // Unfenced (no sharding), every reconcile writes through the same pair: made once.
     if (fence === undefined) return (this.#unfenced ??= { client: this.#o.client, writer: this.#o.writer });
     const client = this.#o.client.withFence(() => {
-      if (this.#shardLost.has(key)) throw this.#shardLost.get(key);
+      const lost = this.#inFlight.lostReason(key);
+      if (lost !== undefined) throw lost.reason;
       fence(primary);
     });
     return { client, writer: this.#o.writer.withClient(client) };
@@ -290,8 +275,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     log: Logger,
     found: P | undefined,
   ): DispatchResult | void | Promise<DispatchResult | void> {
-    this.#inFlightKeys.push(key);
-    this.#inFlight.push(subject);
+    this.#inFlight.started(key, subject);
     const opened: DefaultContext<P, KubeClient>[] = [];
     let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
@@ -315,22 +299,8 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 
   /** After the work on a primary, however it ended. */
   #ended(key: string, opened: readonly DefaultContext<P, KubeClient>[]): void {
-    const at = this.#inFlightKeys.lastIndexOf(key);
-    swapRemove(this.#inFlightKeys, at);
-    swapRemove(this.#inFlight, at);
-    if (this.#shardLost.size !== 0) this.#shardLost.delete(key);
+    this.#inFlight.ended(key);
     for (const context of opened) context.release();
-    if (this.#idleWaiters.length !== 0) this.#wakeIdleWaiters();
-  }
-
-  /** Resolves the {@link whenIdle} callers none of whose reconciles runs any more. */
-  #wakeIdleWaiters(): void {
-    const waiting: IdleWaiter<P>[] = [];
-    for (const waiter of this.#idleWaiters) {
-      if (this.#inFlight.some(waiter.belongs)) waiting.push(waiter);
-      else waiter.resolve();
-    }
-    this.#idleWaiters = waiting;
   }
 
   /**
@@ -484,19 +454,6 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
 }
 
 const NOTHING_WRITTEN: readonly never[] = Object.freeze([]);
-
-/** A caller of `whenIdle`: which primaries it waits for, and how to tell it they are done. */
-interface IdleWaiter<P> {
-  readonly belongs: (primary: P) => boolean;
-  readonly resolve: () => void;
-}
-
-/** Removes `list[at]`, moving the last entry into its place: for short lists whose order does not matter. */
-function swapRemove(list: unknown[], at: number): void {
-  if (at < 0) return; // not there: writing list[-1] and popping would drop another entry
-  list[at] = list[list.length - 1];
-  list.pop();
-}
 
 /** A dispatch that called no reconciler, and why: metrics count it apart from reconciles. */
 function skip(reason: ReconcileSkipReason): DispatchResult {
