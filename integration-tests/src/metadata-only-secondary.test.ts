@@ -108,7 +108,7 @@ describe('a controller with a metadata-only secondary source', function () {
       expect(await status('other')).to.deep.equal({ owned: ['other-1'], onlyMetadata: true });
     } finally {
       await operator.stop({ drainTimeoutMs: 5_000 });
-      await client.registry.stopAll();
+      await client.registry?.stopAll();
     }
   });
 });

@@ -62,7 +62,7 @@ describe("Controller queue: 'priority' against 'fifo' on a restart over 300 prim
   });
 
   after(async () => {
-    await client?.registry.stopAll();
+    await client?.registry?.stopAll();
   });
 
   /**

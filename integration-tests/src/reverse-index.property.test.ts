@@ -162,7 +162,7 @@ describe('InformerEventSource reverse index against the server (property)', func
         { numRuns: 20, endOnFailure: true },
       );
     } finally {
-      await client.registry.stopAll();
+      await client.registry?.stopAll();
     }
   });
 });

@@ -64,7 +64,7 @@ describe('samples/job-cluster/deploy', function () {
 
     it('lets the sample operator run as its ServiceAccount and reconcile Jobs and ConfigBundles', async () => {
       const admin = new KubeClient(server().kubeConfig);
-      stops.push(() => admin.registry.stopAll());
+      stops.push(async () => admin.registry?.stopAll());
       const objects = deployObjects();
       for (const object of objects) await admin.apply(kindOf(object), object, { fieldManager: 'sample-manifests-test', force: true });
       const account = objects.find((o) => o.kind === 'ServiceAccount')!.metadata!;
@@ -79,7 +79,7 @@ describe('samples/job-cluster/deploy', function () {
       const asOperator = new KubeConfig();
       asOperator.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name: account.name!, token: token.status!.token });
       const probe = new KubeClient(asOperator);
-      stops.push(() => probe.registry.stopAll());
+      stops.push(async () => probe.registry?.stopAll());
       // The CRDs are served and the RBAC rules in force once the authorizer's informers saw them.
       await eventually(async () => expect(await probe.list(JobKind, { namespace: account.namespace! })).to.deep.equal([]), {
         timeoutMs: 30_000,

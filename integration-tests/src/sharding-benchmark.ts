@@ -16,7 +16,7 @@
  */
 import { CoreV1Api } from '@kubernetes/client-node';
 import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { Kinds, Operator, type KubeClient } from '@kindex/informer';
+import { InformerRegistry, Kinds, Operator, type KubeClient } from '@kindex/informer';
 import { createNamespace, startTestApiServer, uniqueName } from '@kindex/testing';
 
 function argument(name: string, fallback: number): number {
@@ -34,7 +34,10 @@ const heap = (): number => {
   gc();
   return process.memoryUsage().heapUsed;
 };
-const received = (o: Operator): number => o.client.registry.informers().reduce((n, i) => n + i.reflector.objectsReceived, 0);
+const received = (o: Operator): number =>
+  InformerRegistry.of(o.client)
+    .informers()
+    .reduce((n, i) => n + i.reflector.objectsReceived, 0);
 const cached = (o: Operator): number => o.controllers.reduce((n, c) => n + c.primaryCache.size, 0);
 
 const server = await startTestApiServer({ shardedListAndWatch: gate });

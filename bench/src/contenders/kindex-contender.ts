@@ -62,7 +62,7 @@ export function kindexContender(
     async stop() {
       queue.shutDown();
       await source.stop();
-      await client.registry.stopAll();
+      await client.registry?.stopAll();
     },
   };
 }

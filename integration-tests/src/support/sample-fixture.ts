@@ -30,7 +30,7 @@ export function useSampleServer(options: UseTestApiServerOptions = {}): () => Sa
     fixture = { server: server(), client };
   });
   after(async () => {
-    await fixture?.client.registry.stopAll();
+    await fixture?.client.registry?.stopAll();
   });
   afterEach(async function () {
     this.timeout(60_000);

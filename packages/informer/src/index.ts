@@ -72,7 +72,7 @@ export { WatchLineError, InactivityTimeoutError } from './client/response-errors
 export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 export type { ObjectInput } from './client/object-input.js';
-export type { KubeClientRegistry } from './client/kube-client-registry.js';
+export type { KubeClientRegistry, KubeClientRegistryClass } from './client/kube-client-registry.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/invalid-apply-configuration-error.js';
 export type { ApplyOptions, ListOptions } from './client/kube-client.js';

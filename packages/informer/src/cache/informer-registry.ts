@@ -1,7 +1,7 @@
 import { ShardSelector, type KubernetesObject } from '@kindex/core';
 import { SharedInformer } from './shared-informer.js';
 import type { InformerSpec } from './informer-spec.js';
-import { provideDefaultRegistry } from '../client/kube-client-registry.js';
+import type { KubeClient } from '../client/kube-client.js';
 
 /**
  * A counted claim on a shared informer; `release()` once, when the source stops using it.
@@ -45,6 +45,24 @@ export interface InformerLease<R extends KubernetesObject = KubernetesObject> {
  * ```
  */
 export class InformerRegistry {
+  /**
+   * The registry of the caches and event sources built on `client`: the one it holds (given as
+   * its `registry` option, or made by an earlier call), else a new one the client keeps.
+   * @throws {TypeError} when the client holds a registry of another class.
+   * @example
+   * ```ts
+   * import { InformerRegistry, KubeClient } from '@kindex/informer';
+   * import type { KubeConfig } from '@kubernetes/client-node';
+   * declare const kubeConfig: KubeConfig;
+   *
+   * const client = new KubeClient(kubeConfig);
+   * console.log(InformerRegistry.of(client) === InformerRegistry.of(client)); // true
+   * ```
+   */
+  static of(client: KubeClient): InformerRegistry {
+    return client.registryOf(InformerRegistry);
+  }
+
   readonly #informers = new Map<string, { informer: SharedInformer<KubernetesObject>; refs: number }>();
   readonly #ids = new WeakMap<object, number>();
   #nextId = 1;
@@ -122,13 +140,3 @@ export class InformerRegistry {
     return id;
   }
 }
-
-// KubeClient carries an InformerRegistry but client/ sits below cache/: client/ declares the
-// contract, this merges the registry's members into it (so `client.registry.acquire(...)` and
-// `registry: client.registry` keep their types) and provides the default.
-declare module '../client/kube-client-registry.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: the members come from the class
-  interface KubeClientRegistry extends InformerRegistry {}
-}
-
-provideDefaultRegistry(() => new InformerRegistry());

@@ -108,12 +108,12 @@ for (const gate of [true, false]) {
       const namespace = await createNamespace(server.kubeConfig);
       const all = await fill(namespace, 16);
       const client = new KubeClient(server.kubeConfig);
-      stops.push(() => client.registry.stopAll());
+      stops.push(async () => client.registry?.stopAll());
       const [s0, s1] = ShardSelector.split('object.metadata.uid', 2) as [ShardSelector, ShardSelector];
       const cache = new InformerCache<ConfigMap>({
         name: 'test',
         kubeConfig: server.kubeConfig,
-        registry: client.registry,
+        registry: InformerRegistry.of(client),
         kind: Kinds.ConfigMap,
         namespaces: [namespace],
         shardSelector: s0,
@@ -148,7 +148,7 @@ for (const gate of [true, false]) {
       ).to.deep.equal(names((c) => s1.matches(c)));
       expect(deltas.every((d) => d.origin === 'shard-removed' && d.delta.type === 'delete')).to.equal(true);
       expect(deltas.map((d) => d.delta.object.metadata!.name!).sort()).to.deep.equal(names((c) => s0.matches(c)));
-      expect(client.registry.size).to.equal(1);
+      expect(InformerRegistry.of(client).size).to.equal(1);
     });
 
     it('a controller sharded by namespace reconciles only its namespaces, and its event sources inherit the shard', async () => {

@@ -1,23 +1,21 @@
 /**
- * The registry of shared informers a {@link KubeClient} carries, declared here and implemented by
- * `InformerRegistry` (cache/), so client/ stays below cache/ (scripts/ci/check-layers.mjs): the client only carries
- * the registry to the event sources, caches and the Operator built on it, and never calls it.
- *
- * cache/informer-registry.ts merges `InformerRegistry`'s members (`acquire`, `informers`, `keyOf`,
- * `size`, `stopAll`) into this interface and registers the factory of the default one, so
- * `client.registry.acquire(...)` and `new SourceHealthMonitor({ registry: client.registry })`
- * type-check as before. The members listed here are the ones client/ could name without cache/'s
- * types.
+ * The registry of shared informers a `KubeClient` carries for the layers above it. client/
+ * sits below cache/ (scripts/ci/check-layers.mjs), so it names only what it needs of a registry
+ * (its size and `stopAll`) and never makes one itself: the registry is passed in
+ * (`KubeClientOptions.registry`) or made on first use by the layer that needs it, through
+ * `KubeClient.registryOf` (cache/'s `InformerRegistry.of(client)`). A client that only reads
+ * and writes never has one.
  *
  * @example
  * ```ts
- * import { KubeClient, type KubeClientRegistry } from '@kindex/informer';
+ * import { InformerRegistry, KubeClient, type KubeClientRegistry } from '@kindex/informer';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  *
- * const registry: KubeClientRegistry = new KubeClient(kubeConfig).registry;
- * console.log(registry.size); // shared informers running
- * await registry.stopAll();
+ * const client = new KubeClient(kubeConfig);
+ * const registry: KubeClientRegistry = InformerRegistry.of(client); // made now, kept by the client
+ * console.log(registry.size, client.registry === registry); // 0 true
+ * await client.registry?.stopAll();
  * ```
  */
 export interface KubeClientRegistry {
@@ -27,23 +25,37 @@ export interface KubeClientRegistry {
   stopAll(): Promise<void>;
 }
 
-let createDefault: (() => KubeClientRegistry) | undefined;
+/**
+ * A class of registry the layer above a `KubeClient` keeps on it: what
+ * `KubeClient.registryOf` checks the held registry against, and makes when there is none.
+ *
+ * @example
+ * ```ts
+ * import { InformerRegistry, type KubeClientRegistryClass } from '@kindex/informer';
+ *
+ * const type: KubeClientRegistryClass<InformerRegistry> = InformerRegistry;
+ * ```
+ */
+export type KubeClientRegistryClass<T extends KubeClientRegistry> = new () => T;
 
 /**
- * Sets what a KubeClient built without a `registry` option creates; cache/informer-registry.ts
- * calls it when it loads (the package entry loads it), which is how the default is created
- * without client/ importing cache/.
+ * Where a `KubeClient` keeps its registry: one object shared by the client and the clients
+ * `withFence` makes from it, so a registry made through either is the other's too.
  */
-export function provideDefaultRegistry(create: () => KubeClientRegistry): void {
-  createDefault = create;
-}
+export class KubeClientRegistrySlot {
+  current: KubeClientRegistry | undefined;
 
-/** A new default registry; throws when cache/informer-registry.ts was never loaded. */
-export function newDefaultRegistry(): KubeClientRegistry {
-  if (createDefault === undefined) {
-    throw new Error(
-      'KubeClient: no default informer registry: import KubeClient from @kindex/informer (its entry loads InformerRegistry), or pass options.registry',
+  constructor(given: KubeClientRegistry | undefined) {
+    this.current = given;
+  }
+
+  /** The registry held when it is a `type`; a new `type`, kept, when none is held. */
+  of<T extends KubeClientRegistry>(type: KubeClientRegistryClass<T>): T {
+    const current = this.current;
+    if (current === undefined) return (this.current = new type());
+    if (current instanceof type) return current;
+    throw new TypeError(
+      `KubeClient: options.registry is a ${current.constructor.name}, not an instance of ${type.name}; pass new ${type.name}() or leave it out`,
     );
   }
-  return createDefault();
 }

@@ -3,7 +3,7 @@
 // and an untyped ResourceType keeps its old behaviour.
 import { ResourceID, type KubernetesObject } from '@kindex/core';
 import {
-  type InformerRegistry,
+  InformerRegistry,
   Kinds,
   resourceKind,
   type InformerLease,
@@ -62,12 +62,16 @@ const named: Site | undefined = await client.get<Site>(plainType, id);
 const namedList: Site[] = await client.list<Site>(plainType);
 const fromObject: Site = await client.create(plainType, site);
 
-// client.registry is declared in client/ (KubeClientRegistry) but keeps every member of
-// InformerRegistry: users acquire from it and hand it to caches and monitors.
-const lease: InformerLease<Site> = client.registry.acquire({ kubeConfig: client.kubeConfig, type: SiteKind });
+// client.registry is client/'s narrow view (KubeClientRegistry), undefined until a cache makes
+// one; cache/'s InformerRegistry.of(client) is the typed registry users acquire from and hand to
+// caches and monitors.
+const informers: InformerRegistry = InformerRegistry.of(client);
+const lease: InformerLease<Site> = informers.acquire({ kubeConfig: client.kubeConfig, type: SiteKind });
 const leasedHost: string | undefined = lease.informer.store.list()[0]?.spec.host;
-const asRegistry: InformerRegistry = client.registry;
-const keyed: string = client.registry.keyOf({ kubeConfig: client.kubeConfig, type: SiteKind });
+const asRegistry: InformerRegistry = client.registryOf(InformerRegistry);
+const keyed: string = informers.keyOf({ kubeConfig: client.kubeConfig, type: SiteKind });
+// @ts-expect-error the client's own view names only what client/ needs of a registry (no acquire, no keyOf)
+const narrow: InformerRegistry | undefined = client.registry;
 // @ts-expect-error a look-alike object is not a registry: InformerRegistry's private state is part of the contract
 const fakeRegistry: InformerRegistry = { size: 0, stopAll: async () => {} };
 
@@ -77,6 +81,7 @@ void [
   asRegistry,
   keyed,
   fakeRegistry,
+  narrow,
   host,
   hosts,
   createdHost,

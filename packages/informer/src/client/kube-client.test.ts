@@ -30,17 +30,38 @@ function useRecordingServer(): { readonly kubeConfig: () => KubeConfig; readonly
 }
 
 describe('KubeClient.registry', () => {
-  // client/ declares the registry's contract and cache/ provides the default: the
-  // default must still be a real InformerRegistry, one per client unless one is passed.
-  it('defaults to a new InformerRegistry per client, and keeps the one passed', () => {
+  // client/ names the registry's contract and never makes one: the layer above (cache/) makes
+  // its InformerRegistry on first use and the client keeps it, shared with its fenced clients.
+  it('has none until InformerRegistry.of makes one, keeps that one, and keeps the one passed', () => {
     const kubeConfig = {} as KubeConfig;
     const a = new KubeClient(kubeConfig);
     const b = new KubeClient(kubeConfig);
-    expect(a.registry).to.be.instanceOf(InformerRegistry);
-    expect(a.registry).to.not.equal(b.registry);
-    expect(a.registry.size).to.equal(0);
+    expect(a.registry).to.equal(undefined);
+    const made = InformerRegistry.of(a);
+    expect(made).to.be.instanceOf(InformerRegistry);
+    expect(a.registry).to.equal(made);
+    expect(InformerRegistry.of(a)).to.equal(made);
+    expect(InformerRegistry.of(b)).to.not.equal(made);
+    expect(made.size).to.equal(0);
     const shared = new InformerRegistry();
-    expect(new KubeClient(kubeConfig, { registry: shared }).registry).to.equal(shared);
+    const given = new KubeClient(kubeConfig, { registry: shared });
+    expect(given.registry).to.equal(shared);
+    expect(InformerRegistry.of(given)).to.equal(shared);
+  });
+
+  it('shares a registry made later with the clients withFence made before', () => {
+    const base = new KubeClient({} as KubeConfig);
+    const fenced = base.withFence(() => {});
+    expect(InformerRegistry.of(fenced)).to.equal(base.registry);
+  });
+
+  it('refuses a registry of another class, naming both', () => {
+    const other = { size: 0, stopAll: async () => {} };
+    const client = new KubeClient({} as KubeConfig, { registry: other });
+    expect(() => InformerRegistry.of(client)).to.throw(
+      TypeError,
+      /options.registry is a Object, not an instance of InformerRegistry; pass new InformerRegistry\(\) or leave it out/,
+    );
   });
 });
 

@@ -26,7 +26,7 @@ import {
   type SecondaryType,
 } from '@kindex/core';
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
-import { newDefaultRegistry, type KubeClientRegistry } from './kube-client-registry.js';
+import { KubeClientRegistrySlot, type KubeClientRegistry, type KubeClientRegistryClass } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
 import type { KubeCodec } from './codec.js';
 import { readCodec } from './read-codec.js';
@@ -132,7 +132,7 @@ const APPLY_OPTION_KEYS = {
 export interface KubeClientOptions {
   /** Field manager recorded for writes. Defaults to `kindex`. */
   readonly fieldManager?: string;
-  /** Registry of shared informers. Defaults to a new one. */
+  /** Registry of shared informers (an `InformerRegistry`). Defaults to the one its first cache makes. */
   readonly registry?: KubeClientRegistry;
   /**
    * Called before every write (and by controllers before every reconcile); throws to refuse it.
@@ -204,8 +204,9 @@ const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;
  */
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
-  readonly registry: KubeClientRegistry;
   readonly fieldManager: string;
+  /** Shared with the clients `withFence` makes from this one. */
+  #registry: KubeClientRegistrySlot;
   readonly #fence: (() => void) | undefined;
   readonly #validate: boolean;
   readonly #requestInactivityMs: number;
@@ -216,7 +217,7 @@ export class KubeClient {
     // A KubeConfig that cannot reach a cluster fails here, not after the cache sync timeout.
     assertUsableKubeConfig(kubeConfig);
     this.kubeConfig = kubeConfig;
-    this.registry = options.registry ?? newDefaultRegistry();
+    this.#registry = new KubeClientRegistrySlot(options.registry);
     this.fieldManager = options.fieldManager ?? 'kindex';
     this.#fence = options.fence;
     this.#validate = options.validate ?? false;
@@ -253,6 +254,20 @@ export class KubeClient {
     }
   }
 
+  /** The registry of shared informers of its caches and sources: given, or made by the first; undefined before. */
+  get registry(): KubeClientRegistry | undefined {
+    return this.#registry.current;
+  }
+
+  /**
+   * The client's registry as a `type` (kept from the first call on, shared with {@link withFence}'s
+   * clients): how cache/'s `InformerRegistry.of(client)` keeps its registry here unknown to client/.
+   * @throws {TypeError} when the client holds a registry of another class.
+   */
+  registryOf<T extends KubeClientRegistry>(type: KubeClientRegistryClass<T>): T {
+    return this.#registry.of(type);
+  }
+
   /** Throws what the `fence` option throws (e.g. `NotLeaderError`) when this client may not write now. */
   checkFence(): void {
     this.#fence?.();
@@ -280,9 +295,8 @@ export class KubeClient {
    */
   withFence(fence: () => void): KubeClient {
     const outer = this.#fence;
-    return new KubeClient(this.kubeConfig, {
+    const fenced = new KubeClient(this.kubeConfig, {
       fieldManager: this.fieldManager,
-      registry: this.registry,
       validate: this.#validate,
       requestInactivityMs: this.#requestInactivityMs,
       fence:
@@ -293,6 +307,8 @@ export class KubeClient {
               fence();
             },
     });
+    fenced.#registry = this.#registry; // a registry made later through either is the other's too
+    return fenced;
   }
 
   /** client-node's generic object API on the same KubeConfig. */

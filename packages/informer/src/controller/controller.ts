@@ -43,6 +43,7 @@ import {
   ShardSelector,
 } from '@kindex/core';
 import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
+import { InformerRegistry } from '../cache/informer-registry.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
@@ -193,6 +194,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(this.#eventFilters as readonly Predicate<P>[]),
       ...(primaryEventFilters ?? []),
     ];
+    const informers = InformerRegistry.of(client);
     this.#namespaceSelection =
       namespaceSelector === undefined
         ? undefined
@@ -200,7 +202,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
             owner: `controller ${this.name}`,
             labelSelector: namespaceSelector,
             kubeConfig: client.kubeConfig,
-            registry: client.registry,
+            registry: informers,
           });
     this.#shards =
       typeof shardSelector === 'string' ? (shardSelector === '' ? undefined : ShardSelector.parse(shardSelector)) : shardSelector;
@@ -208,7 +210,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       name: `controller ${this.name}`,
       shardSelector: this.#shards,
       kubeConfig: client.kubeConfig,
-      registry: client.registry,
+      registry: informers,
       kind,
       // With a selector, nothing is watched until the selection has listed the namespaces.
       namespaces: this.#namespaceSelection === undefined ? this.configuration.namespaces : [],

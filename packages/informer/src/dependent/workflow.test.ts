@@ -16,6 +16,7 @@ import {
   resourceKind,
   type WorkflowNode,
   type WorkflowResult,
+  InformerRegistry,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 
@@ -268,7 +269,9 @@ describe('dependent resources and workflows', function () {
       expect(await suite.client.get(Kinds.ConfigMap, ResourceID.of('web-error', ns))).to.not.equal(undefined);
     });
     await eventually(() => expect(seen).to.include.members(['web-index', 'web-error']));
-    const configMapInformers = suite.operator.client.registry.informers().filter((i) => i.spec.type.plural === 'configmaps');
+    const configMapInformers = InformerRegistry.of(suite.operator.client)
+      .informers()
+      .filter((i) => i.spec.type.plural === 'configmaps');
     expect(configMapInformers).to.have.length(1);
     // The shared cache keeps what the no-diff check reads: the dependents' Apply entries.
     const cached = configMapInformers[0]!.store.snapshot().get(`${ns}/web-index`);

@@ -133,7 +133,7 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
     });
 
     const admin = new KubeClient(server().kubeConfig);
-    cleanups.push(() => admin.registry.stopAll());
+    cleanups.push(async () => admin.registry?.stopAll());
     await applyAll(admin, files);
     expect(files.flatMap((f) => f.objects.map((o) => o['kind']))).to.include.members([
       'Namespace',
@@ -170,7 +170,7 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
     const asOperator = new KubeConfig();
     asOperator.loadFromClusterAndUser(server().kubeConfig.getCurrentCluster()!, { name, token: token.status!.token });
     const probe = new KubeClient(asOperator);
-    cleanups.push(() => probe.registry.stopAll());
+    cleanups.push(async () => probe.registry?.stopAll());
     // The CRD is served and the RBAC rules are in force once the authorizer's informers saw them.
     await eventually(async () => expect(await probe.list(Gadgets, { namespace })).to.deep.equal([]), { timeoutMs: 30_000 });
 
@@ -231,7 +231,7 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
       'metrics-reader-rbac.yaml',
     ]);
     const admin = new KubeClient(server().kubeConfig);
-    cleanups.push(() => admin.registry.stopAll());
+    cleanups.push(async () => admin.registry?.stopAll());
     await applyAll(admin, files);
     const crds = resourceKind({
       group: 'apiextensions.k8s.io',
@@ -260,7 +260,7 @@ describe('operatorManifests applied to a server that enforces RBAC', function ()
     );
     const { files } = await operatorManifests(described, { name, namespace, image: 'example.com/metrics-operator:1.0.0' });
     const admin = new KubeClient(server().kubeConfig);
-    cleanups.push(() => admin.registry.stopAll());
+    cleanups.push(async () => admin.registry?.stopAll());
     await applyAll(admin, files);
 
     const operatorToken = await server()

@@ -15,6 +15,7 @@ import {
   type ControllerEvent,
   type Lease,
   type OperatorLeaderElectionOptions,
+  InformerRegistry,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 
@@ -323,9 +324,9 @@ describe('Operator with leaderElection', function () {
       (e: unknown) => e,
     );
     expect(error).to.be.instanceOf(LeaderElectionStartError);
-    expect(operator.client.registry.size, 'shared informers left running').to.equal(0);
+    expect(InformerRegistry.of(operator.client).size, 'shared informers left running').to.equal(0);
     await new Promise((r) => setTimeout(r, 500));
-    expect(operator.client.registry.size, 'shared informers started late').to.equal(0);
+    expect(InformerRegistry.of(operator.client).size, 'shared informers started late').to.equal(0);
   });
 
   it('names the option when the lease name is missing', () => {

@@ -140,7 +140,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
       else throw new Error(`unexpected ${o.kind} in the manifest`);
     }
     const asOperator = new KubeClient(sa.kubeConfig);
-    stops.push(() => asOperator.registry.stopAll());
+    stops.push(async () => asOperator.registry?.stopAll());
     // RBAC rules take effect once the authorizer's informers have seen them.
     await eventually(async () => expect(await asOperator.get(Kinds.Lease, ResourceID.of('none', ns))).to.equal(undefined), {
       timeoutMs: 30_000,
@@ -150,7 +150,7 @@ describe('Operator.rbacManifest on a server that enforces RBAC', function () {
     stops.push(() => operator.stop({ drainTimeoutMs: 5_000 }));
     await operator.start({ cacheSyncTimeoutMs: 30_000 });
     const admin = new KubeClient(server().kubeConfig);
-    stops.push(() => admin.registry.stopAll());
+    stops.push(async () => admin.registry?.stopAll());
     await admin.create(WidgetKind, {
       apiVersion: WidgetKind.apiVersion,
       kind: 'Widget',

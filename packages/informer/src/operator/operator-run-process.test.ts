@@ -129,7 +129,7 @@ describe('Operator.run() as a process', function () {
   after(async () => {
     if (figures.length > 0) console.log(`      signal to exit (${server.flavor} server): ${figures.join('; ')}`);
     rmSync(dir, { recursive: true, force: true });
-    await client.registry.stopAll();
+    await client.registry?.stopAll();
     await server.stop();
   });
 

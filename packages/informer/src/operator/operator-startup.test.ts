@@ -21,6 +21,7 @@ import {
   resourceKind,
   type ObjectOfKind,
   type ResourceKind,
+  InformerRegistry,
 } from '../index.js';
 import type { EventSourceHealth } from '@kindex/core';
 import type { Widget } from '../testing-fixtures/widget.js';
@@ -250,7 +251,7 @@ describe('Operator startup failures', function () {
     expect(e).to.be.instanceOf(CacheSyncError);
     expect(e).to.include({ eventSource: 'lonely', status: 403, controller: undefined });
     expect(health.at(-1)).to.include({ status: 'unhealthy' });
-    expect(client.registry.size, 'the cache was released').to.equal(0);
+    expect(InformerRegistry.of(client).size, 'the cache was released').to.equal(0);
     await source.stop();
   });
 
@@ -296,7 +297,7 @@ describe('Operator startup failures', function () {
     expect(stopped).to.be.instanceOf(StartAbortedError).and.include({ why: 'stopped' });
     expect(statuses).to.not.include('healthy');
     expect(statuses.at(-1)).to.equal('stopped');
-    expect(second.client.registry.size).to.equal(0);
+    expect(InformerRegistry.of(second.client).size).to.equal(0);
   });
 
   it("whenCrdMissing: 'wait' starts the other controllers, then this one when its CRD is installed", async () => {
@@ -341,7 +342,7 @@ describe('Operator startup failures', function () {
       { timeoutMs: 30_000 },
     );
     expect(health.at(-1)).to.include({ status: 'healthy' });
-    await client.registry.stopAll();
+    await client.registry?.stopAll();
   });
 
   /**
@@ -513,6 +514,6 @@ describe('Operator startup failures', function () {
     await eventually(async () =>
       expect((await client.get<Widget>(WidgetKind, { name: 'rbac', namespace: ns, key: `${ns}/rbac` } as never))?.status?.seen).to.equal(7),
     );
-    await client.registry.stopAll();
+    await client.registry?.stopAll();
   });
 });

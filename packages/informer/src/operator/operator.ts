@@ -9,6 +9,7 @@
  */
 import { type KubernetesObject, type Logger, type Reconciler, rejectUnknownOptions } from '@kindex/core';
 import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
+import { InformerRegistry } from '../cache/informer-registry.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import type { HealthChecks } from '../server/health-checks.js';
 import type { OperatorServer } from '../server/operator-server.js';
@@ -159,12 +160,12 @@ export class Operator {
         ? this.client
         : new KubeClient(options.kubeConfig, {
             ...clientOptions,
-            registry: this.client.registry,
+            registry: InformerRegistry.of(this.client),
             ...(userFence ? { fence: userFence } : {}),
           });
     // Events go out through the lease-free client: recording is not a leader's privilege, and a
     // sharded controller on a follower records too.
-    this.#observability = new OperatorObservability(options, this.client.registry, () => this.#controllers, {
+    this.#observability = new OperatorObservability(options, InformerRegistry.of(this.client), () => this.#controllers, {
       client: this.#leaseFreeClient,
       identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
     });
@@ -373,7 +374,7 @@ export class Operator {
     // Only now: the next leader must not start while our reconciles still run.
     await this.leaderElector?.stop();
     await this.#sharding?.coordinator.stop();
-    await this.client.registry.stopAll();
+    await this.client.registry?.stopAll();
     await this.webhooks?.close();
     await this.#observability.stopped();
   }

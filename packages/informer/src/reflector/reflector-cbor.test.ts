@@ -159,7 +159,7 @@ describe("InformerEventSource with withReflectorOptions({ wire: 'cbor' })", func
     } finally {
       wire.stop();
       await source.stop();
-      await client.registry.stopAll();
+      await client.registry?.stopAll();
     }
   });
 });

@@ -259,12 +259,12 @@ describe('InformerEventSource', function () {
   it('shares one informer between two sources of the same kind, namespace and selectors', async () => {
     const ns = await createNamespace(suite.server.kubeConfig);
     await createConfigMap(ns, 'shared', 'page');
-    const before = suite.client.registry.size;
+    const before = InformerRegistry.of(suite.client).size;
     const first = build((b) => b.withName('first'), [ns]);
     const second = build((b) => b.withName('second'), [ns]);
     await first.source.start();
     await second.source.start();
-    expect(suite.client.registry.size).to.equal(before + 1);
+    expect(InformerRegistry.of(suite.client).size).to.equal(before + 1);
     expect(secondaryNames(second.source, 'page', ns)).to.deep.equal(['shared']);
     await first.source.stop();
     await createConfigMap(ns, 'later', 'page');

@@ -37,7 +37,7 @@ export function useOperatorSuite<Client extends KubeClient = KubeClient>(
   // Registered before useTestApiServer's own `after`, so that it runs first: informers stop
   // watching before their server goes away.
   after(async () => {
-    await client?.registry.stopAll();
+    await client?.registry?.stopAll();
     client = undefined;
   });
   const server = useTestApiServer();

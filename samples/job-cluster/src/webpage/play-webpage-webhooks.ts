@@ -86,6 +86,6 @@ export async function playWebPageWebhooks(
     return { readAsV2, v2ReadAsV1, deniedV1, deniedV2 };
   } finally {
     await local.dispose();
-    await client.registry.stopAll();
+    await client.registry?.stopAll();
   }
 }

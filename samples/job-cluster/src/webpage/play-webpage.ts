@@ -144,6 +144,6 @@ export async function playWebPage(
     };
   } finally {
     await operator.stop({ drainTimeoutMs: 5_000 });
-    await client.registry.stopAll();
+    await client.registry?.stopAll();
   }
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DeleteControl, ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually, rawRequest, requireFault } from '@kindex/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Controller, InformerCache, InformerEventSource, Kinds, type KubeClient } from '../../index.js';
+import { Controller, InformerCache, InformerEventSource, Kinds, type KubeClient, InformerRegistry } from '../../index.js';
 import { useOperatorSuite } from '../../testing-fixtures/operator-suite.js';
 
 // A controller whose primary cache keeps 100 of 3,000 churning ConfigMaps, end to end over HTTP.
@@ -144,7 +144,7 @@ describe('Controller cacheBound', function () {
       name: 'bounded',
       kubeConfig,
       kind: Kinds.ConfigMap,
-      registry: suite.client.registry,
+      registry: InformerRegistry.of(suite.client),
       namespaces: [ns],
       bound: { maxObjects: 2 },
       reflector: { initialState: 'list' },
@@ -182,7 +182,13 @@ describe('Controller cacheBound', function () {
     const { kubeConfig } = suite.server;
     const ns = await createNamespace(kubeConfig);
     for (let i = 0; i < 5; i++) await suite.client.create(Kinds.ConfigMap, { metadata: { name: `cm-${i}`, namespace: ns } });
-    const options = { kubeConfig, kind: Kinds.ConfigMap, registry: suite.client.registry, namespaces: [ns], bound: { maxObjects: 2 } };
+    const options = {
+      kubeConfig,
+      kind: Kinds.ConfigMap,
+      registry: InformerRegistry.of(suite.client),
+      namespaces: [ns],
+      bound: { maxObjects: 2 },
+    };
     const first = new InformerCache<ConfigMap>({ ...options, name: 'first' });
     const second = new InformerCache<ConfigMap>({ ...options, name: 'second' });
     const attached: string[] = [];
@@ -190,7 +196,7 @@ describe('Controller cacheBound', function () {
     await first.start();
     try {
       await second.start();
-      expect(suite.client.registry.size).to.equal(1);
+      expect(InformerRegistry.of(suite.client).size).to.equal(1);
       expect(attached.sort()).to.deep.equal([0, 1, 2, 3, 4].map((i) => `attach create cm-${i}`));
     } finally {
       await second.stop();
