@@ -1,4 +1,5 @@
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Where `loadKubeConfig` looks, for a command line's flags and for tests.
@@ -26,10 +27,14 @@ export interface LoadKubeConfigOptions {
   readonly cwd?: string;
 }
 
-/** The keys of {@link LoadKubeConfigOptions}: unknown ones are rejected, not ignored. */
-export const LOAD_KUBE_CONFIG_OPTION_KEYS = {
-  kubeconfig: true,
-  context: true,
-  env: true,
-  cwd: true,
-} as const satisfies OptionKeysOf<LoadKubeConfigOptions>;
+/** {@link LoadKubeConfigOptions}' keys and value checks. */
+export const LOAD_KUBE_CONFIG_OPTIONS = defineOptions<LoadKubeConfigOptions>('loadKubeConfig options', {
+  kubeconfig: Type.Optional(Type.String({ minLength: 1, description: 'the path of a kubeconfig file' })),
+  context: Type.Optional(Type.String({ minLength: 1, description: 'the name of a context of the kubeconfig' })),
+  env: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Undefined()]), {
+      description: 'an object of environment variables, as process.env',
+    }),
+  ),
+  cwd: Type.Optional(Type.String({ minLength: 1, description: 'a directory path' })),
+});

@@ -16,9 +16,8 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions } from '@kindex/core';
 import { loadKubeConfigWithPrefix } from './internal/load.js';
-import { LOAD_KUBE_CONFIG_OPTION_KEYS, type LoadKubeConfigOptions } from './load-kube-config-options.js';
+import { LOAD_KUBE_CONFIG_OPTIONS, type LoadKubeConfigOptions } from './load-kube-config-options.js';
 
 /**
  * Loads the kubeconfig as kubectl finds it, and checks it can be used, without a request.
@@ -53,6 +52,6 @@ import { LOAD_KUBE_CONFIG_OPTION_KEYS, type LoadKubeConfigOptions } from './load
  * ```
  */
 export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig {
-  rejectUnknownOptions('loadKubeConfig options', options, LOAD_KUBE_CONFIG_OPTION_KEYS);
+  LOAD_KUBE_CONFIG_OPTIONS.check(options);
   return loadKubeConfigWithPrefix(options, '');
 }

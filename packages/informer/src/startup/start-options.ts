@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { positiveMilliseconds, type OptionKeysOf } from '@kindex/core';
+import { defineOptions, positiveMilliseconds } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Default cache sync timeout: 2 minutes, as controller-runtime's CacheSyncTimeout and JOSDK's.
@@ -49,8 +50,14 @@ export interface StartOptions {
   readonly cacheSyncTimeoutMs?: number;
 }
 
-/** The keys of {@link StartOptions}: unknown ones are rejected, not ignored. */
-export const START_OPTION_KEYS = { signal: true, cacheSyncTimeoutMs: true } as const satisfies OptionKeysOf<StartOptions>;
+/** {@link StartOptions}' keys; `cacheSyncTimeoutMs` is checked by {@link validateCacheSyncTimeout}. */
+export const START_OPTIONS = defineOptions<StartOptions>('start options', {
+  signal: Type.Optional(Type.Unknown()),
+  cacheSyncTimeoutMs: Type.Optional(Type.Unknown()),
+});
+
+/** {@link StartOptions}' keys, for the `start()` methods that check them. */
+export const START_OPTION_KEYS = START_OPTIONS.keys;
 
 /** Checks a timeout option where it is written, naming the option. */
 export function validateCacheSyncTimeout(value: unknown, where: string): number | undefined {
