@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { rejectUnknownOptions, ResourceID, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
+import { defineOptions, ResourceID, type KubernetesObject } from '@kindex/core';
+import Type from 'typebox';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../client/kube-client.js';
 import { Crds, MutatingConfigurations, ValidatingConfigurations } from './internal/webhook-kinds.js';
@@ -33,7 +34,11 @@ export interface LocalWebhooksOptions {
   readonly name?: string;
 }
 
-const LOCAL_WEBHOOKS_OPTION_KEYS = { kubeConfig: true, name: true } as const satisfies OptionKeysOf<LocalWebhooksOptions>;
+/** {@link LocalWebhooksOptions}' keys and value checks. */
+const LOCAL_WEBHOOKS_OPTIONS = defineOptions<LocalWebhooksOptions>('startLocalWebhooks options', {
+  kubeConfig: Type.Unknown(),
+  name: Type.Optional(Type.String({ minLength: 1, description: 'a non-empty name' })),
+});
 
 /**
  * Webhooks served in-process and installed on the server; `dispose()` removes them.
@@ -87,7 +92,7 @@ export interface LocalWebhooks {
  * ```
  */
 export async function startLocalWebhooks(webhooks: WebhookServer, options: LocalWebhooksOptions): Promise<LocalWebhooks> {
-  rejectUnknownOptions('startLocalWebhooks options', options, LOCAL_WEBHOOKS_OPTION_KEYS);
+  LOCAL_WEBHOOKS_OPTIONS.check(options);
   const opened = webhooks.url === undefined;
   await webhooks.listen();
   const url = webhooks.url!;

@@ -7,7 +7,8 @@
  * @module
  */
 import { dumpYaml } from '@kubernetes/client-node';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import type { RegisteredAdmissionWebhook } from './webhook-server.js';
 import type { ConversionWebhook } from './conversion-webhook.js';
 import { WebhookConfigError } from './webhook-errors.js';
@@ -42,12 +43,22 @@ export interface WebhookManifestOptions {
   readonly name?: string;
 }
 
-const WEBHOOK_MANIFEST_OPTION_KEYS = {
-  service: { namespace: true, name: true, port: true },
-  url: true,
-  caBundle: true,
-  name: true,
-} as const satisfies OptionKeysOf<WebhookManifestOptions>;
+/** {@link WebhookManifestOptions}' keys and value checks. */
+const WEBHOOK_MANIFEST_OPTIONS = defineOptions<WebhookManifestOptions>('webhookManifest options', {
+  service: Type.Optional(
+    Type.Object(
+      {
+        namespace: Type.String({ minLength: 1 }),
+        name: Type.String({ minLength: 1 }),
+        port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+      },
+      { description: '{ namespace, name, port? } of the Service in front of the webhook server' },
+    ),
+  ),
+  url: Type.Optional(Type.String({ description: 'an https:// URL' })),
+  caBundle: Type.Optional(Type.String({ description: 'the CA certificate, PEM' })),
+  name: Type.Optional(Type.String({ minLength: 1, description: 'a non-empty name' })),
+});
 
 /**
  * One CRD's conversion stanza: merge `conversion` into the CRD's `spec`.
@@ -159,7 +170,7 @@ export function webhookManifest(
 
 function clientConfigOf(options: WebhookManifestOptions): (path: string) => Record<string, unknown> {
   const where = 'webhookManifest';
-  rejectUnknownOptions('webhookManifest options', options, WEBHOOK_MANIFEST_OPTION_KEYS);
+  WEBHOOK_MANIFEST_OPTIONS.check(options);
   const { service, url, caBundle } = options ?? {};
   if ((service === undefined) === (url === undefined))
     throw new WebhookConfigError(

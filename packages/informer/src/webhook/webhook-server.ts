@@ -28,13 +28,19 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jsonPatch from 'fast-json-patch';
-import { rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf } from '@kindex/core';
+import type { KubernetesObject, Logger } from '@kindex/core';
 import type { Registry } from 'prom-client';
 import type { AdmissionRequest, AdmissionResponseWire, ValidationVerdict } from './admission-review.js';
 import type { MutatingWebhook, ValidatingWebhook, AdmissionWebhookOptions } from './admission-webhook.js';
 import { convertThroughHub, validateConversionWebhook, type ConversionWebhook } from './conversion-webhook.js';
 import { generateWebhookCertificates, type WebhookCertificates } from './webhook-certificates.js';
 import { WebhookConfigError } from './webhook-errors.js';
+import {
+  CONVERSION_WEBHOOK_OPTIONS,
+  MUTATING_WEBHOOK_OPTIONS,
+  VALIDATING_WEBHOOK_OPTIONS,
+  WEBHOOK_SERVER_OPTIONS,
+} from './webhook-options.js';
 import { CertificateDirectory } from './internal/certificate-directory.js';
 import { WebhookMetrics } from './internal/webhook-metrics.js';
 import { MalformedReviewError, parseAdmissionReview, parseConversionReview } from './internal/review-parsing.js';
@@ -70,31 +76,8 @@ export interface WebhookServerOptions {
   readonly maxRequestBytes?: number;
 }
 
-/** The keys of {@link WebhookServerOptions}: unknown ones are rejected, not ignored. */
-export const WEBHOOK_SERVER_OPTION_KEYS = {
-  port: true,
-  host: true,
-  certDir: true,
-  certificates: { cert: true, key: true, caCert: true },
-  maxRequestBytes: true,
-} as const satisfies OptionKeysOf<WebhookServerOptions>;
-
-const ADMISSION_OPTION_KEYS = {
-  kind: true,
-  operations: true,
-  name: true,
-  failurePolicy: true,
-  timeoutSeconds: true,
-} as const satisfies OptionKeysOf<AdmissionWebhookOptions>;
-const VALIDATING_KEYS = { ...ADMISSION_OPTION_KEYS, validate: true } as const satisfies OptionKeysOf<ValidatingWebhook>;
-const MUTATING_KEYS = { ...ADMISSION_OPTION_KEYS, mutate: true, reinvocationPolicy: true } as const satisfies OptionKeysOf<MutatingWebhook>;
-const CONVERSION_KEYS = {
-  group: true,
-  plural: true,
-  kind: true,
-  hub: true,
-  spokes: true,
-} as const satisfies OptionKeysOf<ConversionWebhook>;
+// Its options objects are declared in webhook-options.ts; Operator options list the server's keys.
+export { WEBHOOK_SERVER_OPTION_KEYS } from './webhook-options.js';
 
 /**
  * What the server reports to: the operator's metrics registry and logger.
@@ -165,7 +148,7 @@ export class WebhookServer {
 
   constructor(options: WebhookServerOptions, sources: WebhookServerSources) {
     const where = 'webhook server';
-    rejectUnknownOptions('webhook server options', options, WEBHOOK_SERVER_OPTION_KEYS);
+    WEBHOOK_SERVER_OPTIONS.check(options);
     if (!Number.isInteger(options?.port) || options.port < 0 || options.port > 65535) {
       throw new WebhookConfigError(where, 'port', `give a TCP port 0-65535 (0 picks a free one), not ${JSON.stringify(options?.port)}`);
     }
@@ -193,7 +176,7 @@ export class WebhookServer {
 
   /** Registers a CRD's conversion webhook; served at `/convert`. */
   conversion(webhook: ConversionWebhook): this {
-    rejectUnknownOptions(`conversion webhook ${webhook?.plural}.${webhook?.group}`, webhook, CONVERSION_KEYS);
+    CONVERSION_WEBHOOK_OPTIONS.check(webhook, `conversion webhook ${webhook?.plural}.${webhook?.group}`);
     validateConversionWebhook(webhook);
     const key = `${webhook.kind}.${webhook.group}`;
     if (this.#conversions.has(key))
@@ -280,7 +263,7 @@ export class WebhookServer {
   #register(type: 'validating' | 'mutating', webhook: ValidatingWebhook | MutatingWebhook, verb: string): this {
     const kind = webhook?.kind;
     const label = `${type} webhook ${webhook?.name ?? `for ${kind?.kind ?? '?'}`}`;
-    rejectUnknownOptions(label, webhook, type === 'validating' ? VALIDATING_KEYS : MUTATING_KEYS);
+    (type === 'validating' ? VALIDATING_WEBHOOK_OPTIONS : MUTATING_WEBHOOK_OPTIONS).check(webhook, label);
     if (typeof kind?.plural !== 'string' || typeof kind.version !== 'string')
       throw new WebhookConfigError(label, 'kind', 'give a ResourceKind (resourceKind({ group, version, kind, plural, namespaced }))');
     const fn = type === 'validating' ? 'validate' : 'mutate';
