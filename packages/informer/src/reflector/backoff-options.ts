@@ -1,4 +1,5 @@
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 // The options and their keys live outside internal/ because config/ checks them where options are
 // written; the Backoff that reads them stays private to the reflector.
@@ -32,11 +33,11 @@ export interface BackoffOptions {
   resetAfterMs?: number;
 }
 
-/** The keys of {@link BackoffOptions}: unknown ones are rejected, not ignored. */
-export const BACKOFF_OPTION_KEYS = {
-  initialMs: true,
-  maxMs: true,
-  factor: true,
-  jitter: true,
-  resetAfterMs: true,
-} as const satisfies OptionKeysOf<BackoffOptions>;
+/** {@link BackoffOptions}' keys; the Backoff checks their values together (the ceiling bounds the first delay). */
+export const BACKOFF_OPTIONS = defineOptions<BackoffOptions>('backoff', {
+  initialMs: Type.Optional(Type.Unknown()),
+  maxMs: Type.Optional(Type.Unknown()),
+  factor: Type.Optional(Type.Unknown()),
+  jitter: Type.Optional(Type.Unknown()),
+  resetAfterMs: Type.Optional(Type.Unknown()),
+});

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { IndexedStore, KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
-import { BACKOFF_OPTION_KEYS, type BackoffOptions } from './backoff-options.js';
+import { defineOptions, type IndexedStore, type KubernetesObject, type ShardSelector } from '@kindex/core';
+import Type from 'typebox';
+import { BACKOFF_OPTIONS, type BackoffOptions } from './backoff-options.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
 
@@ -132,29 +133,35 @@ export type ReflectorTuningOptions = Pick<
   'initialState' | 'pageSize' | 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'wire'
 >;
 
-/** The keys of {@link ReflectorTuningOptions}, `backoff`'s own included. */
-export const REFLECTOR_TUNING_KEYS = {
-  initialState: true,
-  pageSize: true,
-  watchTimeoutSeconds: true,
-  inactivityTimeoutMs: true,
-  backoff: BACKOFF_OPTION_KEYS,
-  wire: true,
-} as const satisfies OptionKeysOf<ReflectorTuningOptions>;
+/**
+ * {@link ReflectorTuningOptions}' keys and value checks, `backoff`'s own included (`initialState`,
+ * `inactivityTimeoutMs` and `wire` are checked by the reflector, whose errors name the choices).
+ */
+export const REFLECTOR_TUNING_OPTIONS = defineOptions<ReflectorTuningOptions>('reflector options', {
+  initialState: Type.Optional(Type.Unknown()),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of objects per list page, 1 or more' })),
+  watchTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of seconds, 1 or more' })),
+  inactivityTimeoutMs: Type.Optional(Type.Unknown()),
+  backoff: Type.Optional(BACKOFF_OPTIONS.schema),
+  wire: Type.Optional(Type.Unknown()),
+});
 
-/** The keys of {@link ReflectorOptions}, `backoff`'s own included: unknown ones are rejected, not ignored. */
-export const REFLECTOR_OPTION_KEYS = {
-  kubeConfig: true,
-  type: true,
-  namespace: true,
-  labelSelector: true,
-  fieldSelector: true,
-  shardSelector: true,
-  ...REFLECTOR_TUNING_KEYS,
-  transform: true,
-  store: true,
-  cluster: true,
-} as const satisfies OptionKeysOf<ReflectorOptions>;
+/** {@link ReflectorTuningOptions}' keys, for the options objects that include them. */
+export const REFLECTOR_TUNING_KEYS = REFLECTOR_TUNING_OPTIONS.keys;
+
+/** {@link ReflectorOptions}' keys and value checks, `backoff`'s own included. */
+export const REFLECTOR_OPTIONS = defineOptions<ReflectorOptions>('Reflector options', {
+  kubeConfig: Type.Unknown(),
+  type: Type.Unknown(),
+  namespace: Type.Optional(Type.String({ description: "a namespace name ('' or left out for all namespaces)" })),
+  labelSelector: Type.Optional(Type.String({ description: "a label selector such as 'app=web'" })),
+  fieldSelector: Type.Optional(Type.String({ description: "a field selector such as 'metadata.name=web'" })),
+  shardSelector: Type.Optional(Type.Unknown()),
+  ...REFLECTOR_TUNING_OPTIONS.properties,
+  transform: Type.Optional(Type.Unknown()),
+  store: Type.Optional(Type.Unknown()),
+  cluster: Type.Optional(Type.String({ description: 'a cluster name' })),
+});
 
 /** The `initialState` option, checked: a misspelt mode is a configuration error, not a silent `auto`. */
 export function initialStateOf(options: Pick<ReflectorOptions, 'initialState'>): InitialState {
@@ -193,9 +200,9 @@ export interface WaitForSyncOptions {
   readonly rejectOn?: (error: Error) => boolean;
 }
 
-/** The keys of {@link WaitForSyncOptions}: unknown ones are rejected, not ignored. */
-export const WAIT_FOR_SYNC_OPTION_KEYS = {
-  timeoutMs: true,
-  signal: true,
-  rejectOn: true,
-} as const satisfies OptionKeysOf<WaitForSyncOptions>;
+/** {@link WaitForSyncOptions}' keys and value checks. */
+export const WAIT_FOR_SYNC_OPTIONS = defineOptions<WaitForSyncOptions>('Reflector.waitForSync options', {
+  timeoutMs: Type.Optional(Type.Unknown()),
+  signal: Type.Optional(Type.Unknown()),
+  rejectOn: Type.Optional(Type.Function([Type.Unknown()], Type.Boolean(), { description: 'a function of an error returning a boolean' })),
+});

@@ -18,7 +18,7 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
 import { Backoff, retryDelayMs } from './internal/backoff.js';
 import { openRequest, watchError } from '../client/kube-request.js';
 import type { OpenRequest } from '../client/kube-request.js';
@@ -38,8 +38,8 @@ import { apiVersionOf } from '../kind/resource-type.js';
 import { reflectorTarget, type ReflectorTarget } from './internal/reflector-target.js';
 import {
   initialStateOf,
-  REFLECTOR_OPTION_KEYS,
-  WAIT_FOR_SYNC_OPTION_KEYS,
+  REFLECTOR_OPTIONS,
+  WAIT_FOR_SYNC_OPTIONS,
   type InitialState,
   type ReflectorOptions,
   type WaitForSyncOptions,
@@ -124,7 +124,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private expiredInARow = 0;
 
   constructor(options: ReflectorOptions<R>) {
-    rejectUnknownOptions('Reflector options', options, REFLECTOR_OPTION_KEYS);
+    REFLECTOR_OPTIONS.check(options);
     const { type } = options;
     this.kubeConfig = options.kubeConfig;
     this.cluster = options.cluster;
@@ -194,7 +194,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * met before syncing when `rejectOn` accepts it.
    */
   async waitForSync(options: WaitForSyncOptions = {}): Promise<boolean> {
-    rejectUnknownOptions('Reflector.waitForSync options', options, WAIT_FOR_SYNC_OPTION_KEYS);
+    WAIT_FOR_SYNC_OPTIONS.check(options);
     if (this.hasSynced()) return true;
     return waitForHealth(this.health$, options);
   }
