@@ -133,6 +133,17 @@ export { generationAwarePredicate } from './controller/generation-aware-predicat
 export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';
 export type { OperatorObservabilityOptions } from './operator/operator-observability.js';
 
+// --- fleet: one reconciler in clusters that come and go at run time (src/fleet/)
+export { FleetController } from './fleet/fleet-controller.js';
+export type { FleetControllerOptions, FleetReconciler } from './fleet/fleet-controller.js';
+export { ClusterClient } from './fleet/cluster-client.js';
+export type { ClusterProvider, ClusterProviderContext, ClusterSink, FleetCluster } from './fleet/cluster-provider.js';
+export { StaticClusterProvider } from './fleet/static-cluster-provider.js';
+export { KubeconfigSecretProvider, DEFAULT_KUBECONFIG_SECRET_LABEL } from './fleet/kubeconfig-secret-provider.js';
+export type { KubeconfigSecretProviderOptions } from './fleet/kubeconfig-secret-provider.js';
+export type { FleetClusterState, FleetClusterStatus } from './fleet/cluster-run.js';
+export { ClusterNameConflictError, KubeconfigSecretError } from './fleet/fleet-errors.js';
+
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';
 export { EventMetrics } from './events/event-metrics.js';

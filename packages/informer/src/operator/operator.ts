@@ -42,6 +42,8 @@ import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTION_KEYS, type OperatorOptions, t
 import { WebhookServer } from '../webhook/webhook-server.js';
 import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 import { refuseStartWhileDescribing } from '../manifests/describe-only.js';
+import { FleetController, type FleetControllerOptions, type FleetReconciler } from '../fleet/fleet-controller.js';
+import { gateFor } from '../fleet/cluster-gate.js';
 
 /** How long a replica that lost its lease waits for its aborted reconciles before exiting. */
 const LOST_LEASE_DRAIN_MS = 5_000;
@@ -83,6 +85,8 @@ export class Operator {
   /** The replica's candidate in the leader election; undefined without the `leaderElection` option. */
   readonly leaderElector: LeaderElector | undefined;
   readonly #controllers: Controller<KubernetesObject>[] = [];
+  /** Started after the controllers and the first attempt on the lease. */
+  readonly #fleets: FleetController<KubernetesObject>[] = [];
   /** How each registered controller runs among the replicas. */
   readonly #distributions = new Map<Controller<KubernetesObject>, ControllerDistribution>();
   /**
@@ -243,6 +247,30 @@ export class Operator {
     return controller;
   }
 
+  /**
+   * Registers a reconciler for a primary kind in every cluster a provider engages, each with its
+   * own controller, caches and queue (see {@link FleetController}). Register before `start()`.
+   * `distribution` as for `register`: leader-elected runs the fleet on the leader, sharded
+   * spreads the clusters over the replicas by the operator's shards.
+   */
+  registerFleet<P extends KubernetesObject>(
+    reconciler: FleetReconciler<P>,
+    options: FleetControllerOptions<P> & { readonly distribution?: ControllerDistribution },
+  ): FleetController<P> {
+    if (this.#started) throw new Error('register fleets before Operator.start()');
+    const { distribution, ...fleetOptions } = options ?? {};
+    const name = fleetOptions.name ?? `${fleetOptions.kind?.plural}.${fleetOptions.kind?.group || 'core'}`;
+    const replication = { leaderElection: this.leaderElector !== undefined, sharding: this.#sharding !== undefined };
+    const gate = gateFor(resolveDistribution(name, distribution, replication), this.leaderElector, this.#sharding?.coordinator);
+    const host = { operator: this.options, registry: InformerRegistry.of(this.#leaseFreeClient), logger: this.logger, gate };
+    const fleet = new FleetController<P>(reconciler, fleetOptions, { ...host, metrics: this.metrics });
+    if ([...this.#controllers, ...this.#fleets].some((c) => c.name === fleet.name)) {
+      throw new Error(`a controller named ${JSON.stringify(fleet.name)} is registered already`);
+    }
+    this.#fleets.push(fleet as unknown as FleetController<KubernetesObject>);
+    return fleet;
+  }
+
   /** The registered controllers that run with `distribution`. */
   #distributed(distribution: ControllerDistribution): Controller<KubernetesObject>[] {
     return this.#controllers.filter((c) => this.#distributions.get(c) === distribution);
@@ -304,6 +332,7 @@ export class Operator {
     );
     try {
       await Promise.all([...(electorStart !== undefined ? [electorStart] : []), ...controllerStarts]);
+      await Promise.all(this.#fleets.map((f) => f.start({ signal, ...(cacheSyncTimeoutMs !== undefined ? { cacheSyncTimeoutMs } : {}) })));
       this.#observability.started();
     } catch (error) {
       // The first failure is the one to report; the others are its consequences (aborted).
@@ -368,7 +397,7 @@ export class Operator {
     this.#shuttingDown = true;
     this.#stopping?.abort();
     for (const c of this.#controllers) c.pauseDispatch();
-    await Promise.all(this.#controllers.map((c) => c.stop(options)));
+    await Promise.all([...this.#fleets.map((f) => f.stop(options)), ...this.#controllers.map((c) => c.stop(options))]);
     // Before the lease goes: the fenced client refuses Event writes once it is released.
     await this.#observability.events?.stop({ timeoutMs: Math.min(options.drainTimeoutMs ?? 5_000, 5_000) });
     // Only now: the next leader must not start while our reconciles still run.

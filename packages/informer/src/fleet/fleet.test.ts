@@ -1,0 +1,277 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
+import { createNamespace, eventually, startEmbeddedApiServer, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import {
+  ClusterNameConflictError,
+  InformerEventSource,
+  Kinds,
+  KubeClient,
+  KubeconfigSecretProvider,
+  Operator,
+  StaticClusterProvider,
+  type ClusterClient,
+  type FleetController,
+  type FleetReconciler,
+} from '../index.js';
+
+// One reconciler in a fleet of clusters: the home server (the real kube-apiserver under
+// KINDEX_APISERVER=real) and two embedded ones, engaged and disengaged while the operator runs.
+
+type ConfigMap = KubernetesObject & { data?: Record<string, string> };
+
+/** What the reconciles saw, per cluster. */
+class Seen {
+  readonly primaries = new Map<string, Set<string>>();
+  readonly secondaries = new Map<string, number>();
+  readonly clients = new Map<string, ClusterClient>();
+
+  reconciler(): FleetReconciler<ConfigMap> {
+    return {
+      prepareEventSources: (context) => [InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).build(context)],
+      reconcile: async (primary, context) => {
+        const client = context.getClient();
+        const name = primary.metadata!.name!;
+        this.clients.set(client.cluster, client);
+        if (!this.primaries.has(client.cluster)) this.primaries.set(client.cluster, new Set());
+        this.primaries.get(client.cluster)!.add(name);
+        this.secondaries.set(`${client.cluster}/${name}`, context.getSecondaryResources(Kinds.Secret).length);
+        // Written through the reconcile's client: it must land in the primary's own cluster.
+        await client.apply(Kinds.Secret, {
+          metadata: {
+            name: `${name}-seen`,
+            namespace: primary.metadata!.namespace!,
+            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: primary.metadata!.uid!, controller: true }],
+          },
+          stringData: { cluster: client.cluster },
+        });
+        return UpdateControl.noUpdate();
+      },
+    };
+  }
+
+  saw(cluster: string, name: string): boolean {
+    return this.primaries.get(cluster)?.has(name) === true;
+  }
+}
+
+/** A pino logger whose JSON lines the test reads. */
+function capturedLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+async function createConfigMap(server: TestApiServer, namespace: string, name: string): Promise<void> {
+  await eventually(() => new KubeClient(server.kubeConfig).create(Kinds.ConfigMap, { metadata: { name, namespace }, data: { a: '1' } }));
+}
+
+/** The cluster a `<name>-seen` Secret says wrote it, read from `server` itself. */
+async function seenBy(server: TestApiServer, namespace: string, name: string): Promise<string | undefined> {
+  const secret = await new KubeClient(server.kubeConfig).get(Kinds.Secret, ResourceID.of(`${name}-seen`, namespace)).catch(() => undefined);
+  const data = secret?.data?.['cluster'];
+  return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+}
+
+describe('Operator.registerFleet', function () {
+  this.timeout(180_000);
+  let home: TestApiServer;
+  let beta: TestApiServer;
+  let gamma: TestApiServer;
+  let operator: Operator | undefined;
+
+  before(async () => {
+    [home, beta, gamma] = await Promise.all([startTestApiServer(), startEmbeddedApiServer(), startEmbeddedApiServer()]);
+  });
+  afterEach(async () => {
+    await operator?.stop({ drainTimeoutMs: 5_000 });
+    operator = undefined;
+  });
+  after(async () => {
+    await Promise.all([home?.stop(), beta?.stop(), gamma?.stop()]);
+  });
+
+  /** A namespace of one name in every server. */
+  async function namespaceEverywhere(): Promise<string> {
+    const ns = uniqueName('fleet');
+    await Promise.all([home, beta, gamma].map((s) => createNamespace(s.kubeConfig, ns)));
+    return ns;
+  }
+
+  it('reconciles in each cluster with its own client and caches; a cluster added mid-run is engaged, one removed is dropped', async () => {
+    const ns = await namespaceEverywhere();
+    const seen = new Seen();
+    const { logger, lines } = capturedLogger();
+    const clusters = new StaticClusterProvider([
+      { name: 'alpha', kubeConfig: home.kubeConfig },
+      { name: 'beta', kubeConfig: beta.kubeConfig },
+    ]);
+    operator = new Operator({ kubeConfig: home.kubeConfig, logger });
+    const fleet: FleetController<ConfigMap> = operator.registerFleet(seen.reconciler(), {
+      kind: Kinds.ConfigMap,
+      namespaces: [ns],
+      clusters,
+    });
+    await Promise.all([createConfigMap(home, ns, 'a1'), createConfigMap(beta, ns, 'b1'), createConfigMap(gamma, ns, 'g1')]);
+    await operator.start();
+
+    await eventually(
+      () => {
+        expect(seen.saw('alpha', 'a1') && seen.saw('beta', 'b1')).to.equal(true);
+        expect(fleet.clusters.map((c) => [c.name, c.state])).to.have.deep.members([
+          ['alpha', 'ready'],
+          ['beta', 'ready'],
+        ]);
+      },
+      { timeoutMs: 30_000 },
+    );
+    // Each cluster's primaries only: alpha never saw beta's ConfigMap, and the writes went home.
+    expect([...seen.primaries.get('alpha')!]).to.deep.equal(['a1']);
+    expect([...seen.primaries.get('beta')!]).to.deep.equal(['b1']);
+    await eventually(async () => {
+      expect(await seenBy(home, ns, 'a1')).to.equal('alpha');
+      expect(await seenBy(beta, ns, 'b1')).to.equal('beta');
+    });
+    // The Secret written is a secondary of its primary, in that cluster's cache.
+    await createConfigMap(beta, ns, 'b2');
+    await eventually(() => expect(seen.secondaries.get('beta/b2')).to.equal(1), { timeoutMs: 20_000 });
+    expect(fleet.controllerOf('beta')!.getPrimary(`${ns}/b1`)).to.not.equal(undefined);
+    expect(fleet.controllerOf('alpha')!.getPrimary(`${ns}/b1`)).to.equal(undefined);
+
+    // Mid-run: gamma joins, beta leaves.
+    const betaClient = seen.clients.get('beta')!;
+    clusters.add({ name: 'gamma', kubeConfig: gamma.kubeConfig });
+    clusters.remove('beta');
+    await eventually(() => expect(seen.saw('gamma', 'g1')).to.equal(true), { timeoutMs: 30_000 });
+    await eventually(() => expect(fleet.clusters.map((c) => c.name)).to.have.members(['alpha', 'gamma']));
+    expect(fleet.controllerOf('beta')).to.equal(undefined);
+    // beta's informers are stopped and its cache is gone.
+    await eventually(() => expect(betaClient.registry?.size).to.equal(0));
+    await createConfigMap(beta, ns, 'b3');
+    await createConfigMap(home, ns, 'a2');
+    await eventually(() => expect(seen.saw('alpha', 'a2')).to.equal(true), { timeoutMs: 20_000 });
+    expect(seen.saw('beta', 'b3')).to.equal(false);
+
+    // Logs name the cluster; metrics carry a cluster label.
+    expect(lines.some((l) => l['cluster'] === 'gamma' && l['msg'] === 'cluster engaged')).to.equal(true);
+    const scrape = await operator.metrics.scrape();
+    expect(scrape).to.match(/kindex_fleet_reconcile_total\{controller="configmaps.core",cluster="gamma",result="success"\} [1-9]/);
+    expect(scrape).to.match(/kindex_fleet_cluster_ready\{controller="configmaps.core",cluster="alpha"\} 1/);
+    expect(scrape).to.not.match(/cluster="beta"/);
+  });
+
+  it('degrades only the cluster whose kubeconfig cannot authenticate, naming it; the others reconcile', async () => {
+    const ns = await namespaceEverywhere();
+    const seen = new Seen();
+    const { logger, lines } = capturedLogger();
+    const badYaml = beta.kubeconfigYaml.replace(/token: .*/, 'token: not-the-token');
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const bad = new KubeConfig();
+    bad.loadFromString(badYaml);
+    operator = new Operator({ kubeConfig: home.kubeConfig, logger });
+    const fleet = operator.registerFleet(seen.reconciler(), {
+      kind: Kinds.ConfigMap,
+      namespaces: [ns],
+      engageRetryMs: 60_000,
+      clusters: new StaticClusterProvider([
+        { name: 'refused', kubeConfig: bad },
+        { name: 'gamma', kubeConfig: gamma.kubeConfig },
+      ]),
+    });
+    await createConfigMap(gamma, ns, 'g1');
+    await operator.start();
+    await eventually(() => expect(seen.saw('gamma', 'g1')).to.equal(true), { timeoutMs: 30_000 });
+    await eventually(
+      () => {
+        const refused = fleet.cluster('refused');
+        expect(refused?.state).to.equal('degraded');
+        expect(refused?.error).to.match(/^cluster refused: .*401/s);
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(fleet.cluster('gamma')?.state).to.equal('ready');
+    expect(lines.some((l) => l['cluster'] === 'refused' && l['level'] === 40)).to.equal(true);
+  });
+
+  it('refuses a cluster name used twice, naming both sources', () => {
+    expect(
+      () =>
+        new StaticClusterProvider([
+          { name: 'alpha', kubeConfig: home.kubeConfig },
+          { name: 'alpha', kubeConfig: beta.kubeConfig },
+        ]),
+    )
+      .to.throw(ClusterNameConflictError)
+      .with.property('message')
+      .that.matches(/cluster name "alpha" is used twice: by static cluster list entry 0 and by static cluster list entry 1/);
+  });
+
+  describe('KubeconfigSecretProvider', () => {
+    /** A kubeconfig Secret in the home cluster. */
+    async function putSecret(namespace: string, name: string, data: Record<string, string>, update = false): Promise<void> {
+      const core = home.kubeConfig.makeApiClient(CoreV1Api);
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace, labels: { 'sigs.k8s.io/multicluster-runtime-kubeconfig': 'true' } },
+        stringData: data,
+      };
+      if (update) await core.replaceNamespacedSecret({ name, namespace, body });
+      else await core.createNamespacedSecret({ namespace, body });
+    }
+
+    it('engages a cluster per labelled Secret, re-engages it when its kubeconfig changes, disengages it when deleted', async () => {
+      const ns = await namespaceEverywhere();
+      const fleetNs = await createNamespace(home.kubeConfig);
+      const seen = new Seen();
+      const { logger, lines } = capturedLogger();
+      await putSecret(fleetNs, 'beta', { kubeconfig: beta.kubeconfigYaml });
+      operator = new Operator({ kubeConfig: home.kubeConfig, logger });
+      const fleet = operator.registerFleet(seen.reconciler(), {
+        kind: Kinds.ConfigMap,
+        namespaces: [ns],
+        clusters: new KubeconfigSecretProvider({ namespace: fleetNs }),
+      });
+      await Promise.all([createConfigMap(beta, ns, 'b1'), createConfigMap(gamma, ns, 'g1')]);
+      await operator.start();
+      await eventually(() => expect(seen.saw('beta', 'b1')).to.equal(true), { timeoutMs: 30_000 });
+      expect(fleet.cluster('beta')?.source).to.equal(`Secret ${fleetNs}/beta`);
+
+      // Added at run time.
+      await putSecret(fleetNs, 'gamma', { kubeconfig: gamma.kubeconfigYaml });
+      await eventually(() => expect(seen.saw('gamma', 'g1')).to.equal(true), { timeoutMs: 30_000 });
+      await eventually(async () => expect(await seenBy(gamma, ns, 'g1')).to.equal('gamma'));
+
+      // Changed: 'beta' now points at gamma's server, so its reconciles see gamma's objects.
+      await putSecret(fleetNs, 'beta', { kubeconfig: gamma.kubeconfigYaml }, true);
+      await eventually(() => expect(seen.saw('beta', 'g1')).to.equal(true), { timeoutMs: 30_000 });
+
+      // A Secret without the key: named, with the fix; the others go on.
+      await putSecret(fleetNs, 'broken', { config: 'x' });
+      await eventually(() =>
+        expect(
+          lines.some(
+            (l) =>
+              typeof l['error'] === 'string' &&
+              l['error'].includes(`Secret ${fleetNs}/broken: no kubeconfig under data key "kubeconfig" (it has "config")`) &&
+              l['error'].includes('--from-file=kubeconfig='),
+          ),
+        ).to.equal(true),
+      );
+      expect(fleet.cluster('broken')).to.equal(undefined);
+
+      // Deleted.
+      const gammaClient = seen.clients.get('gamma')!;
+      await home.kubeConfig.makeApiClient(CoreV1Api).deleteNamespacedSecret({ name: 'gamma', namespace: fleetNs });
+      await eventually(() => expect(fleet.clusters.map((c) => c.name)).to.deep.equal(['beta']), { timeoutMs: 20_000 });
+      await eventually(() => expect(gammaClient.registry?.size).to.equal(0));
+    });
+  });
+});
