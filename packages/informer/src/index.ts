@@ -151,6 +151,7 @@ export type { EventDropReason } from './events/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
 export { ControllerMetrics } from './metrics/controller-metrics.js';
+export type { MeteredController } from './metrics/metered-controller.js';
 export { InformerMetrics } from './metrics/informer-metrics.js';
 
 // --- events: Kubernetes Events from reconcilers, events.k8s.io/v1 with series (src/events/)
@@ -172,6 +173,7 @@ export { SourceHealthMonitor } from './server/source-health-monitor.js';
 export type { SourceHealthMonitorOptions } from './server/source-health-monitor.js';
 export { controllerDebugView } from './server/debug-controllers.js';
 export type { ControllerDebugView } from './server/debug-controllers.js';
+export type { DebuggableController } from './server/debuggable-controller.js';
 
 // --- logging: structured JSON logs through pino (src/logging/)
 export { createOperatorLogger } from './logging/operator-logger.js';

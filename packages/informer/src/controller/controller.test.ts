@@ -12,6 +12,7 @@ import {
 import { createNamespace, eventually, requireFault, uniqueName } from '@kindex/testing';
 import { KubeClient, Operator, type ControllerEvent } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { controllerInternals } from './controller-internals.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
 const widget = (name: string, namespace: string, size = 1): Widget => ({
@@ -95,9 +96,10 @@ describe('Controller', function () {
     await suite.client.create(WidgetKind, widget('slow', ns));
     await eventually(() => expect(started).to.equal(true));
     let idle = false;
-    const waiting = controller.whenIdle((w) => w.metadata?.name === 'slow').then(() => (idle = true));
+    const internals = controllerInternals<Widget>(controller);
+    const waiting = internals.whenIdle((w) => w.metadata?.name === 'slow').then(() => (idle = true));
     // Another primary's release does not wait for this one.
-    await controller.whenIdle((w) => w.metadata?.name === 'other');
+    await internals.whenIdle((w) => w.metadata?.name === 'other');
     await new Promise((r) => setTimeout(r, 100));
     expect(idle, 'resolved while the reconcile still runs').to.equal(false);
     release();

@@ -55,6 +55,7 @@ import { PrimaryWriter } from './primary-writer.js';
 import { PrimaryEvents } from './primary-events.js';
 import { PrimaryLedger } from './primary-ledger.js';
 import { ReconciliationDispatcher } from './reconciliation-dispatcher.js';
+import { registerControllerInternals } from './controller-internals.js';
 import { ControllerLifecycle } from './controller-lifecycle.js';
 import { declaredWrites, type DeclaredWrite } from './written-resource.js';
 import type { StartOptions } from '../startup/start-options.js';
@@ -247,6 +248,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       inspection: this.inspection,
       causesKept,
     });
+    registerControllerInternals<P>(this, this.#dispatcher);
     this.events$ = this.#events.events$;
     this.problems$ = this.#events.problems$;
     this.reconciled$ = this.#events.reconciled$;
@@ -273,15 +275,35 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * @internal Calls `listener` with each processing step, unwrapped, by a direct call: how the
-   * operator's metrics and logs follow the controller without making every step build an
-   * `events$` wrapper. Returns the function that removes it.
+   * Calls `listener` with each processing step (enqueued, started, finished, retries exhausted,
+   * ...), unwrapped, by a direct call: how metrics and logs follow the controller beside the
+   * path, without every step building an `events$` wrapper. The listener must not throw.
+   * @returns the function that removes it.
+   * @example
+   * ```ts
+   * import type { Controller } from '@kindex/informer';
+   * declare const controller: Controller;
+   *
+   * const stop = controller.onProcessingEvent((e) => e.type === 'finished' && console.log(e.key, e.durationMs));
+   * stop();
+   * ```
    */
   onProcessingEvent(listener: (event: ProcessingEvent) => void): () => void {
     return this.#events.onProcessing(listener);
   }
 
-  /** @internal Calls `listener` with each problem the controller moves past. Returns the function that removes it. */
+  /**
+   * Calls `listener` with each problem the controller moves past (a source's, a filter's, a
+   * cache's) and the name of the source it came from, by a direct call.
+   * @returns the function that removes it.
+   * @example
+   * ```ts
+   * import type { Controller } from '@kindex/informer';
+   * declare const controller: Controller;
+   *
+   * controller.onProblem((source, error) => console.warn(`${source}:`, error));
+   * ```
+   */
   onProblem(listener: (source: string, error: unknown) => void): () => void {
     return this.#events.onProblem(listener);
   }
@@ -424,39 +446,6 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     }
     await Promise.all(this.#lifecycle.inheritingSources().map((s) => s.changeNamespaces(namespaces)));
     await this.primaryCache.setNamespaces(namespaces);
-  }
-
-  /**
-   * @internal Set by `Operator` under sharding: reconciles run only for primaries it accepts,
-   * checked synchronously right before each one.
-   */
-  setDispatchGuard(guard: ((primary: P) => boolean) | undefined): void {
-    this.#dispatcher.setDispatchGuard(guard);
-  }
-
-  /**
-   * @internal Set by `Operator` under sharding: throws to refuse the writes made on behalf of
-   * `primary` (its shard is lost). Checked synchronously as each request is about to be sent,
-   * through the client each reconcile gets (see {@link KubeClient.withFence}).
-   */
-  setPrimaryFence(fence: ((primary: P) => void) | undefined): void {
-    this.#dispatcher.setPrimaryFence(fence);
-  }
-
-  /**
-   * @internal Aborts the signals of the running reconciles of primaries matching `belongs` (a
-   * lost shard); returns their keys.
-   */
-  abortReconciles(belongs: (primary: P) => boolean, reason: unknown): string[] {
-    return this.#dispatcher.abortReconciles(belongs, reason);
-  }
-
-  /**
-   * @internal Resolves once no reconcile of a primary matching `belongs` is running (a shard
-   * release waits for it before handing the shard over): when the last of them ends, no timer.
-   */
-  whenIdle(belongs: (primary: P) => boolean): Promise<void> {
-    return this.#dispatcher.whenIdle(belongs);
   }
 
   /** The shard selector of the primaries now, if any. */

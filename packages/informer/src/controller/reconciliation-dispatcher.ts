@@ -25,6 +25,7 @@ import type { PrimaryEvents } from './primary-events.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
 import { InFlightReconciles } from './in-flight-reconciles.js';
+import type { ControllerInternals } from './controller-internals.js';
 
 /** What a {@link ReconciliationDispatcher} works with: the controller's parts it calls. */
 export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
@@ -65,7 +66,7 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
  * `inspection` on it also leaves a record for `describePrimary` ({@link ReconcileTrace}: id,
  * ISO start time and copy made only when read); with it off nothing of a reconcile outlives it.
  */
-export class ReconciliationDispatcher<P extends KubernetesObject> {
+export class ReconciliationDispatcher<P extends KubernetesObject> implements ControllerInternals<P> {
   readonly #o: ReconciliationDispatcherOptions<P>;
   #dispatchGuard: ((primary: P) => boolean) | undefined;
   #primaryFence: ((primary: P) => void) | undefined;
@@ -94,12 +95,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> {
     this.#lastReconciles.delete(key);
   }
 
-  /** See `Controller.setDispatchGuard`. */
+  /** See `ControllerInternals.setDispatchGuard`. */
   setDispatchGuard(guard: ((primary: P) => boolean) | undefined): void {
     this.#dispatchGuard = guard;
   }
 
-  /** See `Controller.setPrimaryFence`. */
+  /** See `ControllerInternals.setPrimaryFence`. */
   setPrimaryFence(fence: ((primary: P) => void) | undefined): void {
     this.#primaryFence = fence;
   }

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { KubernetesObject, ReconcileOutcome } from '@kindex/core';
-import type { Controller } from '../controller/controller.js';
+import type { ReconcileOutcome } from '@kindex/core';
+import type { MeteredController } from './metered-controller.js';
 import type { ReconcileSkipReason } from '../controller/controller-observability.js';
 import { bindCounter, bindHistogram, type BoundCounter } from './bound-series.js';
 
@@ -45,7 +45,7 @@ const SKIP_REASONS: readonly ReconcileSkipReason[] = ['not-cached', 'not-owned',
  * ```
  */
 export class ControllerMetrics {
-  readonly #controllers = new Map<string, Controller<KubernetesObject>>();
+  readonly #controllers = new Map<string, MeteredController>();
   readonly #subscriptions = new Map<string, () => void>();
   readonly #total: Counter<'controller' | 'result'>;
   readonly #errors: Counter<'controller'>;
@@ -110,7 +110,7 @@ export class ControllerMetrics {
   }
 
   /** Starts recording a controller's reconciles. Call before it starts, so none is missed. */
-  observe(controller: Controller<KubernetesObject>): void {
+  observe(controller: MeteredController): void {
     const name = controller.name;
     this.#subscriptions.get(name)?.();
     this.#controllers.set(name, controller);

@@ -22,9 +22,9 @@
  * @module
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
-import type { Controller } from '../controller/controller.js';
+import type { MeteredController } from './metered-controller.js';
 import { ControllerMetrics } from './controller-metrics.js';
 import { EventMetrics } from '../events/event-metrics.js';
 import { InformerMetrics } from './informer-metrics.js';
@@ -102,7 +102,7 @@ export class OperatorMetrics {
   }
 
   /** Records a controller's reconciles (the Operator calls it at `register`). */
-  observeController(controller: Controller<KubernetesObject>): void {
+  observeController(controller: MeteredController): void {
     this.#controllers.observe(controller);
   }
 

@@ -20,6 +20,8 @@ import type { OperatorLeaderElectionOptions } from '../leader-election/operator-
 import { OperatorSharding } from '../sharding/operator-sharding.js';
 import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
 import { Controller } from '../controller/controller.js';
+import { controllerInternals } from '../controller/controller-internals.js';
+import { shardedController } from './sharded-controllers.js';
 import { STOP_OPTION_KEYS } from '../controller/controller-options.js';
 import {
   OPERATOR_CONTROLLER_OPTION_KEYS,
@@ -179,7 +181,9 @@ export class Operator {
     if (elector !== undefined) this.#observeElection(elector, election!.leaseName);
     if (options.sharding !== undefined) {
       // The coordinator's own client: its lease writes must not go through any fence.
-      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () => this.#distributed('sharded'));
+      this.#sharding = new OperatorSharding(options.sharding, new KubeClient(options.kubeConfig), () =>
+        this.#distributed('sharded').map(shardedController),
+      );
     }
   }
 
@@ -237,8 +241,9 @@ export class Operator {
     if (distribution === 'sharded' && sharding !== undefined) {
       // Until the first round says otherwise, this replica owns nothing and caches next to nothing.
       void controller.changeShardSelector(sharding.selectorFor([]));
-      controller.setDispatchGuard((primary) => sharding.owns(primary));
-      controller.setPrimaryFence((primary) => sharding.fence(primary));
+      const internals = controllerInternals<P>(controller);
+      internals.setDispatchGuard((primary) => sharding.owns(primary));
+      internals.setPrimaryFence((primary) => sharding.fence(primary));
     }
     const registered = controller as unknown as Controller<KubernetesObject>;
     this.#controllers.push(registered);

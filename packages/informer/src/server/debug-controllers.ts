@@ -1,8 +1,8 @@
-import type { EventSourceHealth, KubernetesObject } from '@kindex/core';
+import type { EventSourceHealth } from '@kindex/core';
 import type { Observable } from 'rxjs';
-import type { Controller } from '../controller/controller.js';
 import { inspectionOffHint } from '../controller/controller-observability.js';
 import { isKubeEventSource } from '../source/kube-event-source.js';
+import type { DebuggableController } from './debuggable-controller.js';
 
 /**
  * One controller as the debug endpoint shows it.
@@ -54,7 +54,7 @@ export interface ControllerDebugView {
  * for (const controller of operator.controllers) console.log(JSON.stringify(controllerDebugView(controller)));
  * ```
  */
-export function controllerDebugView(controller: Controller<KubernetesObject>): ControllerDebugView {
+export function controllerDebugView(controller: DebuggableController): ControllerDebugView {
   return {
     name: controller.name,
     kind: controller.kind.name,

@@ -12,6 +12,7 @@ import {
   type KubeEventSourceContext,
   type PrimaryDescription,
 } from '../index.js';
+import { controllerInternals } from '../controller/controller-internals.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 
@@ -125,7 +126,7 @@ describe('OperatorServer', function () {
     const ns = await createNamespace(suite.server.kubeConfig);
     const { controller, reconciler } = newOperator(ns);
     // What sharding's guard does for a primary of a shard another replica owns.
-    controller.setDispatchGuard((w) => w.metadata?.name !== 'foreign');
+    controllerInternals<KubernetesObject>(controller).setDispatchGuard((w) => w.metadata?.name !== 'foreign');
     await suite.operator!.start();
     const skipped = (text: string, reason: string) =>
       metricValue(text, 'kindex_reconcile_skipped_total', { controller: 'widgets', reason });

@@ -28,8 +28,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Server as TlsServer } from 'node:tls';
-import { type KubernetesObject, type Logger, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
-import type { Controller } from '../controller/controller.js';
+import { type Logger, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import type { DebuggableController } from './debuggable-controller.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { controllerDebugView } from './debug-controllers.js';
 import type { HealthCheckKind, HealthChecks } from './health-checks.js';
@@ -112,7 +112,7 @@ export interface OperatorServerSources {
   readonly metrics: OperatorMetrics;
   readonly health: HealthChecks;
   /** The controllers to describe on `/debug/controllers`; a function so controllers registered later show up. */
-  readonly controllers: () => readonly Controller<KubernetesObject>[];
+  readonly controllers: () => readonly DebuggableController[];
   /**
    * Sends the TokenReviews and SubjectAccessReviews of the `secure` option: the operator's
    * KubeClient, without a leader fence (every replica answers scrapes). Required with `secure`.

@@ -1,7 +1,7 @@
-import { type EventSourceHealth, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { type EventSourceHealth, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
 import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../cache/informer-registry.js';
-import type { Controller } from '../controller/controller.js';
+import type { DebuggableController } from './debuggable-controller.js';
 
 /**
  * Options of {@link SourceHealthMonitor}.
@@ -19,7 +19,7 @@ export interface SourceHealthMonitorOptions {
   /** The shared informers to watch (the operator's client's registry). */
   readonly registry: InformerRegistry;
   /** The controllers whose event sources to watch. */
-  readonly controllers: () => readonly Controller<KubernetesObject>[];
+  readonly controllers: () => readonly Pick<DebuggableController, 'name' | 'eventSources'>[];
   /** How long a source may stay broken before liveness fails. */
   readonly unhealthyAfterMs: number;
   /** How often to sample while started. Defaults to a quarter of `unhealthyAfterMs`, at most 1 s. */

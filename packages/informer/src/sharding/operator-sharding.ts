@@ -9,7 +9,6 @@ import {
   type ShardMap,
 } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
-import type { Controller } from '../controller/controller.js';
 import { defaultHolderIdentity } from '../lease/holder-identity.js';
 import { LEASE_TIMING_KEYS, type LeaseTiming } from '../lease/lease-timing.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
@@ -18,6 +17,7 @@ import { ShardCoordinator } from './shard-coordinator.js';
 import type { ShardLoss, ShardOwnership } from './shard-ownership.js';
 import { ShardLostError } from './shard-lost-error.js';
 import { ShardingConfigError } from './sharding-config-error.js';
+import type { ShardedController } from './sharded-controller.js';
 
 /**
  * The `sharding` option of `Operator`: N replicas split the primaries of every sharded
@@ -86,12 +86,12 @@ export const OPERATOR_SHARDING_OPTION_KEYS = {
 export class OperatorSharding {
   readonly coordinator: ShardCoordinator;
   readonly field: ShardField;
-  readonly #controllers: () => readonly Controller<KubernetesObject>[];
+  readonly #controllers: () => readonly ShardedController[];
   #applied: Promise<void> = Promise.resolve();
   /** Primaries of owned shards refused while a map change settled: reconciled once it has. */
   readonly #heldBack = new Set<string>();
 
-  constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly Controller<KubernetesObject>[]) {
+  constructor(options: OperatorShardingOptions, client: KubeClient, controllers: () => readonly ShardedController[]) {
     for (const field of ['group', 'namespace'] as const) {
       if (typeof options[field] !== 'string' || options[field] === '') {
         throw new ShardingConfigError(field, options[field], 'give the name shared by all replicas (and the namespace of its Leases)');
@@ -182,7 +182,7 @@ export class OperatorSharding {
       });
       const shardOwned = cached.some(({ primary }) => this.coordinator.owns(this.coordinator.map.shardOf(primary)));
       const ready = cached.filter(({ primary }) => this.coordinator.ownsHash(fnv1a64Hex(this.#valueOf(primary))));
-      for (const { c } of ready) c.processor?.enqueue(key);
+      for (const { c } of ready) c.enqueue(key);
       if (ready.length > 0 || !shardOwned) this.#heldBack.delete(key);
     }
   }

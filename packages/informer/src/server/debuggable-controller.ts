@@ -1,0 +1,31 @@
+import type { EventSource } from '@kindex/core';
+import type { PrimaryDescription } from '../controller/controller-observability.js';
+
+/**
+ * A controller as the operator server shows it (`/debug/controllers`, per-primary descriptions,
+ * source health): what `controllerDebugView`, `OperatorServer` and `SourceHealthMonitor` read,
+ * declared here so server/ depends on this port and not on the concrete `Controller`, which
+ * implements it.
+ *
+ * @example
+ * ```ts
+ * import { controllerDebugView, type Controller, type DebuggableController } from '@kindex/informer';
+ * declare const controller: Controller;
+ *
+ * const debuggable: DebuggableController = controller;
+ * console.log(controllerDebugView(debuggable).queue);
+ * ```
+ */
+export interface DebuggableController {
+  readonly name: string;
+  readonly kind: { readonly name: string };
+  readonly configuration: { readonly concurrency: number };
+  /** Whether per-primary causes and last reconciles are kept. */
+  readonly inspection: boolean;
+  /** The work queue's figures; undefined before start. */
+  readonly processor: { stats(): { readonly queued: number; readonly processing: number; readonly delayed: number } } | undefined;
+  readonly primaryCache: { readonly size: number; hasSynced(): boolean; indexSizes(): Record<string, number> };
+  readonly eventSources: readonly EventSource<unknown, never>[];
+  /** What the controller knows about one primary now. */
+  describePrimary(key: string): PrimaryDescription;
+}
