@@ -1,10 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubernetesObject, OptionKeysOf, ShardSelector } from '@kindex/core';
+import { defineOptions, type KubernetesObject, type ShardSelector } from '@kindex/core';
+import Type from 'typebox';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerRegistry } from './informer-registry.js';
-import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
-import { CACHE_BOUND_KEYS, type CacheBound } from './bounded/cache-bound.js';
+import { REFLECTOR_TUNING_OPTIONS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';
+import { CACHE_BOUND_OPTIONS, type CacheBound } from './bounded/cache-bound.js';
 
 /**
  * Options of {@link InformerCache.start}.
@@ -30,8 +31,11 @@ export interface CacheStartOptions {
   readonly failFast?: boolean;
 }
 
-/** The keys of {@link CacheStartOptions}: unknown ones are rejected, not ignored. */
-export const CACHE_START_OPTION_KEYS = { signal: true, failFast: true } as const satisfies OptionKeysOf<CacheStartOptions>;
+/** {@link CacheStartOptions}' keys and value checks. */
+export const CACHE_START_OPTIONS = defineOptions<CacheStartOptions>('InformerCache start options', {
+  signal: Type.Optional(Type.Unknown()),
+  failFast: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
 
 /**
  * Which namespaces a cache holds: every one, or a set (changeable at run time).
@@ -99,21 +103,21 @@ export interface InformerCacheOptions<R extends KubernetesObject = KubernetesObj
   readonly cluster?: string;
 }
 
-/** The keys of {@link InformerCacheOptions}, `reflector`'s own included: unknown ones are rejected, not ignored. */
-export const INFORMER_CACHE_OPTION_KEYS = {
-  name: true,
-  kubeConfig: true,
-  kind: true,
-  registry: true,
-  namespaces: true,
-  labelSelector: true,
-  fieldSelector: true,
-  shardSelector: true,
-  transform: true,
-  reflector: REFLECTOR_TUNING_KEYS,
-  bound: CACHE_BOUND_KEYS,
-  cluster: true,
-} as const satisfies OptionKeysOf<InformerCacheOptions>;
+/** {@link InformerCacheOptions}' keys and value checks, `reflector`'s own included (selectors, namespaces and the bound have checks of their own). */
+export const INFORMER_CACHE_OPTIONS = defineOptions<InformerCacheOptions>('InformerCache options', {
+  name: Type.String({ description: 'a name for messages' }),
+  kubeConfig: Type.Unknown(),
+  kind: Type.Unknown(),
+  registry: Type.Unknown(),
+  namespaces: Type.Optional(Type.Unknown()),
+  labelSelector: Type.Optional(Type.Unknown()),
+  fieldSelector: Type.Optional(Type.Unknown()),
+  shardSelector: Type.Optional(Type.Unknown()),
+  transform: Type.Optional(Type.Unknown()),
+  reflector: Type.Optional(REFLECTOR_TUNING_OPTIONS.schema),
+  bound: Type.Optional(CACHE_BOUND_OPTIONS.schema),
+  cluster: Type.Optional(Type.String({ description: 'a cluster name' })),
+});
 
 /** Checks a namespace set and gives it one form: sorted, without duplicates, frozen. */
 export function normalizeNamespaces(ns: NamespaceSet): NamespaceSet {

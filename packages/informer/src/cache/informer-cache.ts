@@ -12,7 +12,6 @@ import {
   Listeners,
   ResourceID,
   ShardSelector,
-  rejectUnknownOptions,
   type IndexedStore,
   type Indexer,
   type KubernetesObject,
@@ -27,8 +26,8 @@ import { checkFieldSelector, checkLabelSelector } from '../config/option-validat
 import { ALL_NAMESPACES, CacheSnapshot } from './cache-snapshot.js';
 import type { CacheDelta, CacheDeltaOrigin } from './cache-delta.js';
 import {
-  CACHE_START_OPTION_KEYS,
-  INFORMER_CACHE_OPTION_KEYS,
+  CACHE_START_OPTIONS,
+  INFORMER_CACHE_OPTIONS,
   normalizeNamespaces,
   type CacheStartOptions,
   type InformerCacheOptions,
@@ -91,11 +90,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   #shardChange: Promise<void> = Promise.resolve();
 
   constructor(options: InformerCacheOptions<R>) {
-    rejectUnknownOptions(
-      `InformerCache options${typeof options.name === 'string' ? ` (${options.name})` : ''}`,
-      options,
-      INFORMER_CACHE_OPTION_KEYS,
-    );
+    INFORMER_CACHE_OPTIONS.check(options, `InformerCache options${typeof options.name === 'string' ? ` (${options.name})` : ''}`);
     this.#options = options;
     this.name = options.name;
     this.kind = options.kind;
@@ -167,7 +162,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
    * @throws {StartAbortedError} when `signal` aborts or the cache is stopped first.
    */
   async start(options: CacheStartOptions = {}): Promise<void> {
-    rejectUnknownOptions(`InformerCache ${this.name} start options`, options, CACHE_START_OPTION_KEYS);
+    CACHE_START_OPTIONS.check(options, `InformerCache ${this.name} start options`);
     this.#running = true;
     // One controller for every pending wait, so the first failure ends the others' waits too.
     const waits = new AbortController();

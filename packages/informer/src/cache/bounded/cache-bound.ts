@@ -1,4 +1,5 @@
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * How many objects a bounded cache keeps in memory (JOSDK's bounded item store): at most
@@ -38,8 +39,14 @@ export interface CacheBound {
   readonly expireAfterAccessMs?: number;
 }
 
-/** The keys of {@link CacheBound}: unknown ones are rejected, not ignored. */
-export const CACHE_BOUND_KEYS = { maxObjects: true, expireAfterAccessMs: true } as const satisfies OptionKeysOf<CacheBound>;
+/** {@link CacheBound}'s keys; {@link checkCacheBound} checks the values. */
+export const CACHE_BOUND_OPTIONS = defineOptions<CacheBound>('cacheBound', {
+  maxObjects: Type.Optional(Type.Unknown()),
+  expireAfterAccessMs: Type.Optional(Type.Unknown()),
+});
+
+/** {@link CacheBound}'s keys, for the options objects that include a bound. */
+export const CACHE_BOUND_KEYS = CACHE_BOUND_OPTIONS.keys;
 
 /**
  * Checks a bound and gives it one frozen form; throws one line naming the owner, the field and
