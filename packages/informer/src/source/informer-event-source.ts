@@ -44,6 +44,7 @@ import {
   type CacheStartOptions,
   type NamespaceSet,
 } from '../cache/informer-cache.js';
+import { InformerRegistry } from '../cache/informer-registry.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { KubeClient } from '../client/kube-client.js';
@@ -224,7 +225,7 @@ export class InformerEventSource<
             owner: `event source ${config.name}`,
             labelSelector: choice.selector,
             kubeConfig,
-            registry: client.registry,
+            registry: InformerRegistry.of(client),
           })
         : undefined;
     this.#inheritShards = config.shardSelector === 'inherit';
@@ -234,7 +235,7 @@ export class InformerEventSource<
       name: `event source ${config.name}${config.cluster !== undefined ? ` on cluster ${config.cluster.name}` : ''}`,
       kubeConfig,
       ...(config.cluster !== undefined ? { cluster: config.cluster.name } : {}),
-      registry: client.registry,
+      registry: InformerRegistry.of(client),
       kind: config.kind,
       // With a selector, nothing is watched until the selection has listed the namespaces.
       namespaces: choice === 'inherit' ? controllerNamespaces : typeof choice === 'object' && 'selector' in choice ? [] : choice,
