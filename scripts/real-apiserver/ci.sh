@@ -48,7 +48,7 @@ run_suite() {
 }
 
 run_suite packages/testing 'src/conformance/**/*.test.ts' 'src/real-apiserver/**/*.test.ts' 'src/test-api-server-options.test.ts' 'src/helpers/create-namespaces-per-shard.test.ts'
-run_suite packages/informer 'src/source/**/*.test.ts' 'src/controller/**/*.test.ts' 'src/reflector/reflector.test.ts' 'src/reflector/reflector-cbor.test.ts' 'src/server/**/*.test.ts' 'src/logging/**/*.test.ts' 'src/dependent/**/*.test.ts' 'src/cache/**/*.test.ts' 'src/sharding/operator-sharding.test.ts' 'src/lease/kube-leases.test.ts' 'src/rbac/**/*.test.ts' 'src/operator/**/*.test.ts' 'src/events/**/*.test.ts' 'src/client/kube-client-list.test.ts' 'src/client/kube-client-type-meta.test.ts' 'src/client/kube-api-error.test.ts' 'src/crd/**/*.test.ts' 'src/webhook/**/*.test.ts' 'src/manifests/**/*.test.ts' 'src/kubeconfig/load-kube-config-server.test.ts'
+run_suite packages/informer 'src/source/**/*.test.ts' 'src/fleet/**/*.test.ts' 'src/controller/**/*.test.ts' 'src/reflector/reflector.test.ts' 'src/reflector/reflector-cbor.test.ts' 'src/server/**/*.test.ts' 'src/logging/**/*.test.ts' 'src/dependent/**/*.test.ts' 'src/cache/**/*.test.ts' 'src/sharding/operator-sharding.test.ts' 'src/lease/kube-leases.test.ts' 'src/rbac/**/*.test.ts' 'src/operator/**/*.test.ts' 'src/events/**/*.test.ts' 'src/client/kube-client-list.test.ts' 'src/client/kube-client-type-meta.test.ts' 'src/client/kube-api-error.test.ts' 'src/crd/**/*.test.ts' 'src/webhook/**/*.test.ts' 'src/manifests/**/*.test.ts' 'src/kubeconfig/load-kube-config-server.test.ts'
 run_suite integration-tests 'src/**/*.test.ts'
 
 # A project made by `npm create kindex` from a loopback registry: its suite on the real server,
