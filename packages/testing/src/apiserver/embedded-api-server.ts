@@ -7,8 +7,9 @@
 // - endpoints/: requests to resources: their verb on the registry, watches, events.k8s.io/v1,
 //   admission around writes, CRD conversion webhooks around the verbs;
 // - controllers/: what kube-controller-manager would run (garbage collector, namespace controller);
-// - apiextensions/: CustomResourceDefinitions: serving, schemas, validation rules (CEL, with cost
-//   estimation), conversion webhooks, printer columns, OpenAPI;
+// - apiextensions/: CustomResourceDefinitions: the CRD controller, conversion webhooks, printer
+//   columns, OpenAPI; custom objects are pruned, defaulted and validated (x-kubernetes-validations
+//   in CEL, with kube-apiserver's cost estimation) by @kindex/core's apiextensions/;
 // - discovery/, negotiation/: discovery and OpenAPI documents; media types (JSON, YAML, protobuf,
 //   CBOR), Table and PartialObjectMetadata answers;
 // - registry/: the verbs on stored objects, one file each, and per-kind defaults and validation;
