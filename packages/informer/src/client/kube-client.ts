@@ -17,17 +17,11 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import {
-  ResourceID,
-  positiveMilliseconds,
-  rejectUnknownOptions,
-  type KubernetesObject,
-  type OptionKeysOf,
-  type SecondaryType,
-} from '@kindex/core';
+import { ResourceID, positiveMilliseconds, rejectUnknownOptions, type KubernetesObject, type SecondaryType } from '@kindex/core';
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { KubeClientRegistrySlot, type KubeClientRegistry, type KubeClientRegistryClass } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
+import { APPLY_OPTIONS, KUBE_CLIENT_OPTIONS, LIST_OPTIONS } from './kube-client-options.js';
 import type { KubeCodec } from './codec.js';
 import { readCodec } from './read-codec.js';
 import { KubeApiError } from './kube-api-error.js';
@@ -105,17 +99,6 @@ export interface ListOptions {
   readonly fieldSelector?: string;
 }
 
-/** The keys of {@link ListOptions}: unknown ones are rejected, not ignored. */
-const LIST_OPTION_KEYS = { namespace: true, labelSelector: true, fieldSelector: true } as const satisfies OptionKeysOf<ListOptions>;
-
-/** The keys of {@link ApplyOptions}: unknown ones are rejected, not ignored. */
-const APPLY_OPTION_KEYS = {
-  fieldManager: true,
-  force: true,
-  subresource: true,
-  dryRun: true,
-} as const satisfies OptionKeysOf<ApplyOptions>;
-
 /**
  * Options of {@link KubeClient}.
  *
@@ -162,14 +145,8 @@ interface SelfValidatingKind {
   assertValid(object: unknown, options: { partial: boolean }): void;
 }
 
-/** The keys of {@link KubeClientOptions}: unknown ones are rejected, not ignored. */
-export const KUBE_CLIENT_OPTION_KEYS = {
-  fieldManager: true,
-  registry: true,
-  fence: true,
-  validate: true,
-  requestInactivityMs: true,
-} as const satisfies OptionKeysOf<KubeClientOptions>;
+// Declared with the other options objects of the client; Operator options list these keys.
+export { KUBE_CLIENT_OPTION_KEYS } from './kube-client-options.js';
 
 /** See {@link KubeClientOptions.requestInactivityMs}. */
 const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;
@@ -213,7 +190,7 @@ export class KubeClient {
   #objectApi: KubernetesObjectApi | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
-    rejectUnknownOptions('KubeClient options', options, KUBE_CLIENT_OPTION_KEYS);
+    KUBE_CLIENT_OPTIONS.check(options);
     // A KubeConfig that cannot reach a cluster fails here, not after the cache sync timeout.
     assertUsableKubeConfig(kubeConfig);
     this.kubeConfig = kubeConfig;
@@ -394,7 +371,7 @@ export class KubeClient {
     type: ResourceType & Partial<SecondaryType<R>>,
     options: ListOptions = {},
   ): Promise<R[]> {
-    rejectUnknownOptions('KubeClient.list options', options, LIST_OPTION_KEYS);
+    rejectUnknownOptions(LIST_OPTIONS.name, options, LIST_OPTIONS.keys);
     const items: R[] = [];
     let continueToken: string | undefined;
     do {
@@ -434,7 +411,7 @@ export class KubeClient {
     input: ObjectInput<R>,
     options: ApplyOptions = {},
   ): Promise<R> {
-    rejectUnknownOptions('KubeClient.apply options', options, APPLY_OPTION_KEYS);
+    rejectUnknownOptions(APPLY_OPTIONS.name, options, APPLY_OPTIONS.keys);
     const object = withTypeMeta<R>('apply', type, input);
     const name = object.metadata?.name;
     const where = `${type.kind} ${object.metadata?.namespace ? `${object.metadata.namespace}/` : ''}${name ?? '<no name>'}`;

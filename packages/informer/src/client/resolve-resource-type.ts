@@ -2,7 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { decodeBody, sendRequest } from './kube-request.js';
 import type { ResourceType } from '../kind/resource-type.js';
 import { KubeApiError } from './kube-api-error.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Options of {@link resolveResourceType}.
@@ -24,11 +25,11 @@ export interface ResolveResourceTypeOptions {
   readonly inactivityTimeoutMs?: number;
 }
 
-/** The keys of {@link ResolveResourceTypeOptions}: unknown ones are rejected, not ignored. */
-const RESOLVE_RESOURCE_TYPE_OPTION_KEYS = {
-  signal: true,
-  inactivityTimeoutMs: true,
-} as const satisfies OptionKeysOf<ResolveResourceTypeOptions>;
+/** {@link ResolveResourceTypeOptions}' keys and value checks. */
+const RESOLVE_RESOURCE_TYPE_OPTIONS = defineOptions<ResolveResourceTypeOptions>('resolveResourceType options', {
+  signal: Type.Optional(Type.Unknown()),
+  inactivityTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
+});
 
 /**
  * The API server does not serve the kind at that apiVersion.
@@ -80,7 +81,7 @@ export async function resolveResourceType(
   kind: string,
   options: ResolveResourceTypeOptions = {},
 ): Promise<ResourceType> {
-  rejectUnknownOptions('resolveResourceType options', options, RESOLVE_RESOURCE_TYPE_OPTION_KEYS);
+  RESOLVE_RESOURCE_TYPE_OPTIONS.check(options);
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { jsonEqual, type KubernetesObject, rejectUnknownOptions, type OptionKeysOf, isJsonObject } from '@kindex/core';
+import { defineOptions, jsonEqual, type KubernetesObject, rejectUnknownOptions, isJsonObject } from '@kindex/core';
+import Type from 'typebox';
 import type { ObjectTransform } from '../kind/object-transform.js';
 
 type Json = Record<string, unknown>;
@@ -54,8 +55,10 @@ export interface AppliedFieldsMatchOptions {
   readonly subresource?: 'status';
 }
 
-/** The keys of {@link AppliedFieldsMatchOptions}: unknown ones are rejected, not ignored. */
-const APPLIED_FIELDS_MATCH_OPTION_KEYS = { subresource: true } as const satisfies OptionKeysOf<AppliedFieldsMatchOptions>;
+/** {@link AppliedFieldsMatchOptions}' keys (checked per call, keys only: it runs per reconcile). */
+const APPLIED_FIELDS_MATCH_OPTIONS = defineOptions<AppliedFieldsMatchOptions>('matchesAppliedFields options', {
+  subresource: Type.Optional(Type.Literal('status')),
+});
 
 /**
  * Whether `actual` already holds every field of `desired` with the same value, counting only the
@@ -78,7 +81,7 @@ export function matchesAppliedFields(
   fieldManager: string,
   options: AppliedFieldsMatchOptions = {},
 ): boolean {
-  rejectUnknownOptions('matchesAppliedFields options', options, APPLIED_FIELDS_MATCH_OPTION_KEYS);
+  rejectUnknownOptions(APPLIED_FIELDS_MATCH_OPTIONS.name, options, APPLIED_FIELDS_MATCH_OPTIONS.keys);
   const entries: readonly unknown[] = Array.isArray(actual.metadata?.managedFields) ? actual.metadata.managedFields : [];
   const entry = entries.find(
     (e): e is Json =>
