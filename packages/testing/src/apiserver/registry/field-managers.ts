@@ -19,7 +19,9 @@ import {
 } from './managed-fields.js';
 import type { ResourceRequest } from './resource-request.js';
 
-// Sets next's managedFields: the applier's entries, or the writer's Update entry; returns who wrote.
+/**
+ * Sets next's managedFields: the applier's entries, or the writer's Update entry; returns who wrote.
+ */
 export function recordManagedFields(
   req: ResourceRequest,
   old: Readonly<Json>,
@@ -49,7 +51,9 @@ export function recordManagedFields(
   return { manager: updater.manager, operation: 'Update', subresource: updater.subresource };
 }
 
-// Who an ordinary write is recorded for: `?fieldManager=`, else the User-Agent's product name.
+/**
+ * Who an ordinary write is recorded for: `?fieldManager=`, else the User-Agent's product name.
+ */
 export function writerOf(req: ResourceRequest): {
   manager: string;
   apiVersion: string;
@@ -67,6 +71,7 @@ export function writerOf(req: ResourceRequest): {
   };
 }
 
+/** 422 for a fieldManager over 128 bytes. */
 export function checkFieldManager(manager: string): void {
   if (manager.length > 128) {
     throw invalid('PatchOptions', 'meta.k8s.io', '', [
@@ -75,6 +80,7 @@ export function checkFieldManager(manager: string): void {
   }
 }
 
+/** The list types and map keys managed fields follow for a type's version. */
 export function fieldSchemaFor(t: ResourceType, version: string): FieldSchema {
   return fieldSchemaOf(t.id, t.custom, t.schemas?.[version]);
 }
@@ -84,7 +90,9 @@ function withoutManagedFields(obj: Readonly<Json>): Json {
   return { ...obj, metadata: meta };
 }
 
-// A write that changed the object (not only its owners) stamps its manager's entry with the time.
+/**
+ * A write that changed the object (not only its owners) stamps its manager's entry with the time.
+ */
 export function stampWriteTime(next: Json, old: Readonly<Json>, writer: Pick<ManagedEntry, 'manager' | 'operation' | 'subresource'>): void {
   if (jsonEqual(withoutManagedFields(next), withoutManagedFields(old))) return;
   const entries = readManagedFields(next);

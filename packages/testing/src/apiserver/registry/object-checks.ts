@@ -48,7 +48,9 @@ function nameErrors(type: ResourceType, name: string): string[] {
   return dnsSubdomainErrors(name);
 }
 
-// The body of a create or update: an object whose kind, apiVersion and namespace fit the path.
+/**
+ * The body of a create or update: an object whose kind, apiVersion and namespace fit the path.
+ */
 export function checkBody(req: ResourceRequest): Json {
   const body = req.body;
   const t = req.type;
@@ -87,6 +89,7 @@ export function checkBody(req: ResourceRequest): Json {
   return draft;
 }
 
+/** Validates and defaults an object's metadata and kind-specific fields (422 with every cause). */
 export function validateMeta(t: ResourceType, obj: Json, name: string, schema?: Json, old?: Readonly<Json>): void {
   const causes: StatusCause[] = schema === undefined ? [] : customObjectCauses(obj, schema, old);
   const meta = metaOf(obj);
@@ -144,6 +147,7 @@ export function validateMeta(t: ResourceType, obj: Json, name: string, schema?: 
   defaultEndpointSlice(t.id, obj);
 }
 
+/** 404 when the namespace is missing, 403 when it is terminating, as NamespaceLifecycle admission answers. */
 export function checkNamespaceOpen(s: RegistryStorage, t: ResourceType, namespace: string, name: string): void {
   const ns = s.store.get('/namespaces', namespace);
   if (ns === undefined) throw notFound('namespaces', '', namespace);
@@ -162,6 +166,7 @@ export function checkNamespaceOpen(s: RegistryStorage, t: ResourceType, namespac
   }
 }
 
+/** The fields kube-apiserver's strategies set on create (namespace phase and finalizer, pod status, secret type). */
 export function defaultOnCreate(t: ResourceType, draft: Json): void {
   if (t.custom && t.statusSubresource) delete draft['status'];
   if (t.id === '/namespaces') {
@@ -177,8 +182,10 @@ export function defaultOnCreate(t: ResourceType, draft: Json): void {
   if (t.id === '/secrets' && draft['type'] === undefined) draft['type'] = 'Opaque';
 }
 
-// Drops the fields the kind does not declare; under Strict they fail the write (400, as the
-// decoder reports them), under Warn they come back as warnings.
+/**
+ * Drops the fields the kind does not declare; under Strict they fail the write (400, as the
+ * decoder reports them), under Warn they come back as warnings.
+ */
 export function dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
   const { unknown, error } = decodeFields(draft, req.type, req.version);
   if (error !== undefined) throw cannotDecode(req.type, req.version, error);
@@ -189,12 +196,16 @@ export function dropUnknownFields(req: ResourceRequest, draft: Json): string[] {
   return mode === 'Warn' ? unknownFieldWarnings(unknown, duplicates) : [];
 }
 
-// The decoder's 400 for a body it cannot read as the kind.
+/**
+ * The decoder's 400 for a body it cannot read as the kind.
+ */
 export function cannotDecode(t: ResourceType, version: string, detail: string): ApiStatusError {
   return badRequest(`${t.kind} in version ${JSON.stringify(version)} cannot be handled as a ${t.kind}: ${detail}`);
 }
 
-// A custom object as kube-apiserver decodes a write: unknown fields dropped, then defaults filled in.
+/**
+ * A custom object as kube-apiserver decodes a write: unknown fields dropped, then defaults filled in.
+ */
 export function pruneAndDefault(obj: Json, schema: Json): void {
   pruneCustomObject(schema, obj);
   defaultCustomObject(schema, obj);

@@ -26,7 +26,9 @@ export function registryStorage(store: ObjectStore, types: ResourceRegistry): Re
   return { store, types, hooks: {}, shardedListAndWatch: true };
 }
 
-// Every write of the verbs goes through here, so that a dry run stops short of the store.
+/**
+ * Every write of the verbs goes through here, so that a dry run stops short of the store.
+ */
 export function writeObject(
   s: RegistryStorage,
   t: ResourceType,
@@ -46,6 +48,7 @@ export function writeObject(
   return stored;
 }
 
+/** Removes a stored object (or, on a dry run, only says it would). */
 export function removeObject(s: RegistryStorage, t: ResourceType, existing: StoredObject, dryRun: boolean): StoredObject | undefined {
   if (dryRun) return existing;
   const removed = s.store.delete(t, existing.key);
@@ -53,12 +56,14 @@ export function removeObject(s: RegistryStorage, t: ResourceType, existing: Stor
   return removed;
 }
 
+/** The stored object, or the 404 kube-apiserver answers. */
 export function mustGet(s: RegistryStorage, t: ResourceType, namespace: string | undefined, name: string): StoredObject {
   const stored = s.store.get(t.id, keyOf(t, namespace, name));
   if (stored === undefined) throw notFound(t.resource, t.group, name);
   return stored;
 }
 
+/** An answer holding the stored object in the request's version. */
 export function objectResponse(status: number, req: ResourceRequest, stored: StoredObject): JsonResponse {
   return { status, body: objectJson(stored, req.type.kind, apiVersionOf(req.type, req.version)) };
 }

@@ -62,7 +62,9 @@ export interface WriteHooks {
   afterWrite?(type: ResourceType, stored: StoredObject | undefined, removed: StoredObject | undefined): void;
 }
 
-// A value generated once per request, however often admission runs the write (admitted-write.ts).
+/**
+ * A value generated once per request, however often admission runs the write (admitted-write.ts).
+ */
 export function once<T>(req: ResourceRequest, key: string, make: () => T): T {
   return req.admission === undefined ? make() : req.admission.once(key, make);
 }

@@ -23,7 +23,9 @@ export function createResource(s: RegistryStorage, req: ResourceRequest): JsonRe
   return { ...createObject(s, req, draft), warnings };
 }
 
-// Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
+/**
+ * Creates `draft`; `applied` holds the fields of a create-by-apply, else the write is an Update.
+ */
 export function createObject(s: RegistryStorage, req: ResourceRequest, draft: Json, applied?: ManagedEntry): JsonResponse {
   req.admit?.(draft, undefined);
   const t = req.type;

@@ -40,6 +40,10 @@ export function rewrite(s: RegistryStorage, t: ResourceType, existing: StoredObj
   return applyUpdate(s, req, draft, existing, true);
 }
 
+/**
+ * Writes `draft` over the stored object: the update path of PUT, PATCH, apply and the controllers'
+ * writes (`internal`: no finalizer check, recorded for kube-controller-manager).
+ */
 export function applyUpdate(
   s: RegistryStorage,
   req: ResourceRequest,
