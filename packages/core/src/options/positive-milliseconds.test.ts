@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { positiveMilliseconds } from '../index.js';
+import { InvalidOptionError, positiveMilliseconds } from '../index.js';
 
 describe('positiveMilliseconds', () => {
   it('passes a positive finite number and an absent value through', () => {
@@ -22,6 +22,9 @@ describe('positiveMilliseconds', () => {
         RangeError,
         `poller: periodMs must be a positive number of milliseconds, ${got}`,
       );
+      expect(() => positiveMilliseconds(value, 'poller: periodMs'))
+        .to.throw(InvalidOptionError)
+        .that.includes({ code: 'KINDEX_INVALID_OPTION', options: 'poller', key: 'periodMs' });
     }
   });
 });
