@@ -134,8 +134,8 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
   readonly #host: FleetHost;
   readonly #logger: Logger;
   readonly #retryMs: number;
-  /** The clusters the providers engaged, by name. */
-  readonly #provided = new Map<string, FleetCluster>();
+  /** The clusters the providers engaged, by name, with the provider that engaged each. */
+  readonly #provided = new Map<string, FleetCluster & { readonly provider: ClusterProvider }>();
   /** The clusters this replica runs, by name. */
   readonly #runs = new Map<string, ClusterRun<P>>();
   /** Engagements and disengagements of one cluster, one after the other. */
@@ -229,15 +229,16 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     return {
       engage: (cluster) => {
         const held = this.#provided.get(cluster.name);
-        if (held !== undefined && held.source !== cluster.source) {
+        if (held !== undefined && (held.provider !== provider || held.source !== cluster.source)) {
           this.#problem(provider, new ClusterNameConflictError(cluster.name, held.source, cluster.source));
           return;
         }
-        this.#provided.set(cluster.name, cluster);
+        this.#provided.set(cluster.name, { ...cluster, provider });
         this.#sync();
       },
       disengage: (name, source) => {
-        if (this.#provided.get(name)?.source !== source) return;
+        const held = this.#provided.get(name);
+        if (held?.provider !== provider || held.source !== source) return;
         this.#provided.delete(name);
         this.#sync();
       },
@@ -254,7 +255,7 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     for (const [name, run] of this.#runs) {
       const wanted = this.#provided.get(name);
       const refusal = this.#running ? this.#host.gate.refusal(name) : new Error('the fleet is stopping');
-      if (wanted === run.cluster && refusal === undefined) continue;
+      if (wanted !== undefined && sameCluster(wanted, run.cluster) && refusal === undefined) continue;
       this.#runs.delete(name);
       const reason = refusal ?? new Error(`cluster ${name} was ${wanted === undefined ? 'removed' : 'changed'} by ${run.cluster.source}`);
       this.#logger.info({ cluster: name, reason: reason.message }, 'disengaging cluster');
@@ -265,7 +266,7 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     for (const [name, cluster] of this.#provided) {
       if (this.#runs.has(name) || this.#host.gate.refusal(name) !== undefined) continue;
       const run = new ClusterRun<P>({
-        cluster,
+        cluster: { name, kubeConfig: cluster.kubeConfig, source: cluster.source },
         controller: this.name,
         newController: (client, logger) =>
           new Controller<P>(
@@ -307,4 +308,9 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
       if (this.#ops.get(name) === next) this.#ops.delete(name);
     });
   }
+}
+
+/** Whether an engagement is the one running: a re-engagement brings a new KubeConfig object. */
+function sameCluster(a: FleetCluster, b: FleetCluster): boolean {
+  return a.kubeConfig === b.kubeConfig && a.source === b.source;
 }

@@ -213,6 +213,34 @@ describe('Operator.registerFleet', function () {
       .that.matches(/cluster name "alpha" is used twice: by static cluster list entry 0 and by static cluster list entry 1/);
   });
 
+  it('runs one cluster of a name two providers engage, and logs the second with both sources', async () => {
+    const ns = await namespaceEverywhere();
+    const seen = new Seen();
+    const { logger, lines } = capturedLogger();
+    operator = new Operator({ kubeConfig: home.kubeConfig, logger });
+    const fleet = operator.registerFleet(seen.reconciler(), {
+      kind: Kinds.ConfigMap,
+      namespaces: [ns],
+      clusters: [
+        new StaticClusterProvider([{ name: 'shared', kubeConfig: beta.kubeConfig }], { name: 'list one' }),
+        new StaticClusterProvider([{ name: 'shared', kubeConfig: gamma.kubeConfig }], { name: 'list two' }),
+      ],
+    });
+    await Promise.all([createConfigMap(beta, ns, 'b1'), createConfigMap(gamma, ns, 'g1')]);
+    await operator.start();
+    await eventually(() => expect(seen.saw('shared', 'b1')).to.equal(true), { timeoutMs: 30_000 });
+    expect(fleet.clusters.map((c) => c.source)).to.deep.equal(['list one entry 0']);
+    expect(seen.saw('shared', 'g1')).to.equal(false);
+    expect(
+      lines.some(
+        (l) =>
+          typeof l['error'] === 'string' &&
+          l['error'].includes('cluster name "shared" is used twice: by list one entry 0 and by list two entry 0;'),
+      ),
+      JSON.stringify(lines.filter((l) => l['level'] === 50)),
+    ).to.equal(true);
+  });
+
   describe('KubeconfigSecretProvider', () => {
     /** A kubeconfig Secret in the home cluster. */
     async function putSecret(namespace: string, name: string, data: Record<string, string>, update = false): Promise<void> {

@@ -27,13 +27,18 @@ import { ClusterNameConflictError } from './fleet-errors.js';
  * ```
  */
 export class StaticClusterProvider implements ClusterProvider {
-  readonly name = 'static cluster list';
+  /** For messages: each cluster's source is `<name> entry <n>`. */
+  readonly name: string;
   readonly #clusters = new Map<string, FleetCluster>();
   #sink: ClusterSink | undefined;
   #added = 0;
 
-  /** Throws {@link ClusterNameConflictError} when two entries share a name, and a TypeError naming a malformed entry. */
-  constructor(clusters: readonly RemoteCluster[] = []) {
+  /**
+   * Throws {@link ClusterNameConflictError} when two entries share a name, and a TypeError naming
+   * a malformed entry. `options.name` names the list in messages. Defaults to `static cluster list`.
+   */
+  constructor(clusters: readonly RemoteCluster[] = [], options: { readonly name?: string } = {}) {
+    this.name = options.name ?? 'static cluster list';
     for (const cluster of clusters) this.add(cluster);
   }
 
