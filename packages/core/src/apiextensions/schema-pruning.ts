@@ -1,6 +1,7 @@
 // Pruning of custom objects, as kube-apiserver's decoder applies it
 // (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning): fields the structural schema does
-// not declare are dropped, unless the node has x-kubernetes-preserve-unknown-fields.
+// not declare are dropped, unless the node has x-kubernetes-preserve-unknown-fields; so is a null
+// where the schema is neither nullable nor has a default (PruneNonNullableNullsWithoutDefaults).
 
 import { isJsonObject } from '../resource/is-json-object.js';
 import type { Schema } from './schema-field-error.js';
@@ -12,7 +13,8 @@ export const ROOT_KEEP = new Set(['apiVersion', 'kind', 'metadata']);
  * Removes, in place, the fields of a custom object that its CRD version's structural schema does
  * not declare, as kube-apiserver does before it stores the object (it prunes rather than refuses).
  * `apiVersion`, `kind` and `metadata` of the root are kept; a node with
- * `x-kubernetes-preserve-unknown-fields` keeps its unknown fields.
+ * `x-kubernetes-preserve-unknown-fields` keeps its unknown fields. A null field whose schema is
+ * neither nullable nor has a default is dropped too.
  *
  * @example
  * ```ts
@@ -41,7 +43,8 @@ function pruneNode(value: unknown, schema: Schema | undefined, root = false): vo
   for (const key of Object.keys(value)) {
     if (root && ROOT_KEEP.has(key)) continue;
     const sub = properties?.[key] ?? (isJsonObject(additional) ? additional : undefined);
-    if (sub !== undefined) pruneNode(value[key], sub);
+    if (sub !== undefined && value[key] === null && sub['nullable'] !== true && sub['default'] === undefined) delete value[key];
+    else if (sub !== undefined) pruneNode(value[key], sub);
     else if (!preserve && additional !== true) delete value[key];
   }
 }

@@ -27,8 +27,9 @@
  * Each problem carries kube-apiserver's message word for word (`message`, what the embedded
  * server answers) and a short form (`summary`, what client-side reports show).
  *
- * Caveats: the null of a non-nullable field is reported, where kube-apiserver's decoder drops it
- * first; unknown fields are pruned, not reported.
+ * Caveats: kube-apiserver prunes, then defaults, then validates; call the three in that order
+ * (a null where the schema is neither nullable nor has a default is dropped by pruning, else
+ * reported). Unknown fields are pruned, not reported.
  *
  * @module
  */

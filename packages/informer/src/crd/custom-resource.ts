@@ -29,6 +29,8 @@ import {
   ResourceID,
   deepFreeze,
   defaultCustomObject,
+  isJsonObject,
+  pruneCustomObject,
   validateCustomObject,
   validationRuleErrors,
   type KubernetesObject,
@@ -309,10 +311,11 @@ export function customResource<const V extends Readonly<Record<string, CustomRes
     if (schema === undefined) {
       return [{ field: 'apiVersion', message: `must be one of ${[...schemas.keys()].join(', ')}, got ${JSON.stringify(apiVersion)}` }];
     }
-    // The server defaults, then validates: so does the client, on a copy.
-    const defaulted: unknown = structuredClone(object);
-    defaultCustomObject(schema, defaulted);
-    const problems = validateCustomObject(schema, defaulted, { old: validateOptions.old, partial: validateOptions.partial });
+    // The server prunes, defaults, then validates: so does the client, on a copy.
+    const decoded: unknown = structuredClone(object);
+    if (isJsonObject(decoded)) pruneCustomObject(schema, decoded);
+    defaultCustomObject(schema, decoded);
+    const problems = validateCustomObject(schema, decoded, { old: validateOptions.old, partial: validateOptions.partial });
     return problems.map(({ field, summary }) => ({ field, message: summary }));
   };
   const resource: Omit<CustomResource, '__resource'> = {
