@@ -234,7 +234,13 @@ export interface CustomResource<
  * Defines a custom resource from TypeBox schemas; see the module doc.
  *
  * @throws {TypeError} when names, versions or columns are wrong, naming the option and the fix.
- * @throws {NonStructuralSchemaError} when a schema has no structural form, naming the node.
+ * @throws {NonStructuralSchemaError} when a schema has no structural form, or a CEL rule does not
+ * compile, naming the node.
+ *
+ * Warns (`process.emitWarning`, type `KindexRuleCostWarning`, code `KINDEX_RULE_COST`) when a
+ * rule's or messageExpression's estimated cost is over kube-apiserver's budget, naming the field,
+ * the rule, the cost, the limit and the fix (maxLength, maxItems, maxProperties): installing the
+ * CRD would fail. A warning rather than a throw: the definition still types and validates objects.
  *
  * @example
  * ```ts
