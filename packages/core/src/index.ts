@@ -114,7 +114,15 @@ export { GenericRetry } from './queue/generic-retry.js';
 export type { GenericRetryOptions } from './queue/generic-retry.js';
 
 // --- source: the EventSource contract, timer and polling sources
-export type { EventSource, EventSourceHealth, SecondaryResourceReader } from './source/event-source.js';
+export type {
+  EventSource,
+  EventSourceHealth,
+  EventSourcePendingSync,
+  EventSourceProblem,
+  EventSourceStartOptions,
+  EventSourceStatistics,
+  SecondaryResourceReader,
+} from './source/event-source.js';
 export type { SecondaryType } from './source/secondary-type.js';
 export type { EventSourceHandle, EventSourceHandleOptions } from './source/event-source-handle.js';
 export { eventSourceHandle } from './source/event-source-handle.js';

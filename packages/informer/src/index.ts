@@ -116,8 +116,7 @@ export type {
   NamespaceChoice,
   KubeEventSourceContext,
 } from './source/informer-event-source-configuration.js';
-export { isKubeEventSource } from './source/kube-event-source.js';
-export type { EventSourceProblem, KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
+export type { KubeEventSource, KubeEventSourceCache } from './source/kube-event-source.js';
 
 // --- controller: reconcilers running against the API server
 export { Operator } from './operator/operator.js';

@@ -11,6 +11,7 @@
  */
 import type { Observable } from 'rxjs';
 import type { KubernetesObject } from '../resource/kubernetes-object.js';
+import type { ShardSelector } from '../shard/shard-selector.js';
 import type { SecondaryType } from './secondary-type.js';
 import type { Trigger } from './trigger.js';
 
@@ -29,6 +30,12 @@ import type { Trigger } from './trigger.js';
  * - `snapshot()`, when present, returns a reader frozen at the time of the call; a `Context`
  *   takes one per source when it is created so a whole reconcile reads one consistent view.
  *   Sources without it are read live.
+ * - Optional members a controller uses when a source has them, so callers need no type test:
+ *   `problems$` (what it moved past: reported, never on `triggers$`), `hasSynced` and
+ *   `pendingSync` (what a readiness probe and a start that timed out report), and the scope a
+ *   source may share with its controller (`namespaces`, `inheritsNamespaces`,
+ *   `changeNamespaces`, `inheritsShardSelector`, `changeShardSelector`), whose changes resolve
+ *   once the new scope has synced. `statistics` feeds debug views.
  *
  * @typeParam R the secondary resources it serves (`never` for sources that serve none).
  * @typeParam P the primary resource of the controller.
@@ -67,14 +74,114 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
   onTrigger?(listener: (trigger: Trigger) => void): () => void;
   /** The source's health; replays the current state to new subscribers. */
   readonly health$: Observable<EventSourceHealth>;
-  /** Starts emitting triggers; resolves once `getSecondaryResources` can answer (for a cache: once it has synced). */
-  start(): Promise<void>;
+  /**
+   * Starts emitting triggers; resolves once `getSecondaryResources` can answer (for a cache: once
+   * it has synced). `options.signal` aborts the wait (a source that ignores it is raced).
+   */
+  start(options?: EventSourceStartOptions): Promise<void>;
   /** Stops emitting triggers and releases timers, watches and connections; the source may be started again. */
   stop(): Promise<void>;
   /** The secondary resources of `primary` in the source's cache, now. */
   getSecondaryResources?(primary: P): readonly R[];
   /** A reader of the cache as it is now, unaffected by later changes. */
   snapshot?(): SecondaryResourceReader<R, P>;
+  /** Problems met and moved past (a throwing mapper or filter, a failed request). Defaults to none. */
+  readonly problems$?: Observable<EventSourceProblem>;
+  /** Whether its cache holds everything it watches now. Defaults to: synced once `start()` resolved. */
+  hasSynced?(): boolean;
+  /** What it still waits for (a start that timed out names it). Defaults to: nothing to name. */
+  pendingSync?(): EventSourcePendingSync;
+  /** The namespaces it watches (`'all'` for every one). Defaults to: not namespaced. */
+  readonly namespaces?: 'all' | readonly string[];
+  /** The label selector on Namespace objects choosing its namespaces, when it has its own. */
+  readonly namespaceSelector?: string | undefined;
+  /** True when it watches its controller's namespaces and follows their changes (`changeNamespaces`). */
+  readonly inheritsNamespaces?: boolean;
+  /** Watches `namespaces` instead; resolves once they have synced. */
+  changeNamespaces?(namespaces: 'all' | readonly string[]): Promise<void>;
+  /** True when it follows its controller's shard selector (`changeShardSelector`). */
+  readonly inheritsShardSelector?: boolean;
+  /** Narrows what it watches to `selector`'s shards (undefined: all); resolves once synced. */
+  changeShardSelector?(selector: ShardSelector | undefined): Promise<void>;
+  /** Cache figures for debug views. Defaults to none. */
+  statistics?(): EventSourceStatistics;
+}
+
+/**
+ * Options of {@link EventSource.start}.
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, EventSourceStartOptions } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * const options: EventSourceStartOptions = { signal: AbortSignal.timeout(60_000) };
+ * await source.start(options);
+ * ```
+ */
+export interface EventSourceStartOptions {
+  /** Ends the wait for the source's sync: `start()` rejects and the source is stopped. Defaults to none. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A problem an event source met and moved past, as `problems$` reports it.
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, EventSourceProblem } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
+ * source.problems$?.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
+ * ```
+ */
+export interface EventSourceProblem {
+  /** The source's name. */
+  readonly source: string;
+  readonly error: unknown;
+}
+
+/**
+ * What an event source still waits for before it has synced.
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, EventSourcePendingSync } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * const pending: EventSourcePendingSync | undefined = source.pendingSync?.();
+ * if (pending !== undefined && pending.namespaces.length > 0) console.log(`${pending.kind} waits for ${pending.namespaces.join(', ')}`);
+ * ```
+ */
+export interface EventSourcePendingSync {
+  /** What it holds, as `plural.group/version` for a Kubernetes kind. */
+  readonly kind: string;
+  /** The namespaces not synced yet (`''` for all namespaces); empty once synced. */
+  readonly namespaces: readonly string[];
+  /** The last error met while syncing, if any. */
+  readonly lastError: string | undefined;
+}
+
+/**
+ * Cache figures of an event source, for debug views (O(index values) to make).
+ *
+ * @example
+ * ```ts
+ * import type { EventSource, EventSourceStatistics } from '@kindex/core';
+ * declare const source: EventSource;
+ *
+ * const figures: EventSourceStatistics | undefined = source.statistics?.();
+ * console.log(figures?.objects, figures?.synced);
+ * ```
+ */
+export interface EventSourceStatistics {
+  readonly objects: number;
+  readonly synced: boolean;
+  /** Distinct values per index, by index name. */
+  readonly indexes: Record<string, number>;
+  /** The reverse primary-to-secondary index's size, when the source keeps one. */
+  readonly reverseIndex?: { readonly primaries: number; readonly secondaries: number } | undefined;
 }
 
 /**

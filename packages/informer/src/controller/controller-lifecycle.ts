@@ -13,7 +13,6 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
-import { isKubeEventSource, type KubeEventSource } from '../source/kube-event-source.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { NAMESPACE_SELECTOR_SOURCE_NAME, PRIMARY_SOURCE_NAME } from './controller-event.js';
@@ -212,9 +211,8 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       this.#h.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
     );
     for (const s of this.#sources) {
-      if (isKubeEventSource(s)) {
-        this.#subscriptions.push(s.problems$.subscribe((p) => this.#h.events.problem(p.source, p.error)));
-      }
+      const problems = s.problems$?.subscribe((p) => this.#h.events.problem(p.source, p.error));
+      if (problems !== undefined) this.#subscriptions.push(problems);
       processor.addSource(s);
     }
     processor.addSource(this.#h.primary);
@@ -242,8 +240,8 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces: selected }, 'namespaces selected');
     }
     const startSource = async (s: EventSource<unknown, P>): Promise<void> => {
-      // Sources of other kinds take no signal: the race below ends the wait for them.
-      await Promise.race([isKubeEventSource(s) ? s.start({ signal }) : s.start(), aborted]);
+      // A source that ignores the signal is raced: the abort ends the wait for it too.
+      await Promise.race([s.start({ signal }), aborted]);
       settled.add(s);
     };
     await Promise.all([this.#h.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
@@ -256,9 +254,12 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     );
   }
 
-  /** The informer event sources that follow the controller's namespaces. */
-  inheritingSources(): KubeEventSource<KubernetesObject, P>[] {
-    return this.#sources.filter((s) => isKubeEventSource(s)).filter((s) => s.inheritsNamespaces);
+  /** The event sources that follow the controller's namespaces. */
+  inheritingSources(): (EventSource<unknown, P> & Required<Pick<EventSource<unknown, P>, 'changeNamespaces'>>)[] {
+    return this.#sources.filter(
+      (s): s is EventSource<unknown, P> & Required<Pick<EventSource<unknown, P>, 'changeNamespaces'>> =>
+        s.inheritsNamespaces === true && s.changeNamespaces !== undefined,
+    );
   }
 
   /**
@@ -303,12 +304,8 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.#h.kind), ...primary });
     for (const s of this.#sources) {
       if (settled.has(s)) continue;
-      if (isKubeEventSource(s)) {
-        const p = s.cache.pendingSync();
-        if (p.namespaces.length > 0) pending.push({ eventSource: s.name, kind: kindOf(s.cache.kind), ...p });
-      } else {
-        pending.push({ eventSource: s.name, kind: String(s.resourceType?.name ?? 'unknown'), namespaces: [], lastError: undefined });
-      }
+      const p = s.pendingSync?.() ?? { kind: String(s.resourceType?.name ?? 'unknown'), namespaces: [], lastError: undefined };
+      if (p.namespaces.length > 0 || s.pendingSync === undefined) pending.push({ eventSource: s.name, ...p });
     }
     return pending;
   }

@@ -47,8 +47,8 @@ import { InformerRegistry } from '../cache/informer-registry.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { inheritedShardSelector, type KubeEventSourceContext } from '../source/informer-event-source.js';
-import { isKubeEventSource } from '../source/kube-event-source.js';
+import type { KubeEventSourceContext } from '../source/informer-event-source-configuration.js';
+import { inheritedShardSelector } from '../source/inherited-shard-selector.js';
 import { inspectionOffHint, type ControllerObservability, type PrimaryDescription } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
@@ -462,10 +462,11 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#shards = selector;
     await Promise.all([
       this.primaryCache.setShardSelector(selector),
-      ...this.#lifecycle.sources
-        .filter((s) => isKubeEventSource(s))
-        .filter((s) => s.inheritsShardSelector)
-        .map((s) => s.changeShardSelector(inheritedShardSelector(selector))),
+      ...this.#lifecycle.sources.flatMap((s) =>
+        s.inheritsShardSelector === true && s.changeShardSelector !== undefined
+          ? [s.changeShardSelector(inheritedShardSelector(selector))]
+          : [],
+      ),
     ]);
   }
 

@@ -9,7 +9,6 @@ import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOpti
 import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
-import { isKubeEventSource } from '../source/kube-event-source.js';
 import type { Controller } from '../controller/controller.js';
 import type { ControllerObservability } from '../controller/controller-observability.js';
 import { resolveInspection } from '../controller/controller-options.js';
@@ -175,7 +174,7 @@ export class OperatorObservability {
     for (const c of this.#controllers()) {
       if (!c.primaryCache.hasSynced()) waiting.push(`controller ${c.name}: primary cache`);
       for (const s of c.eventSources) {
-        if (isKubeEventSource(s) && !s.cache.hasSynced()) waiting.push(`controller ${c.name}: event source ${s.name}`);
+        if (s.hasSynced?.() === false) waiting.push(`controller ${c.name}: event source ${s.name}`);
       }
     }
     if (this.#phase === 'starting') throw new Error(`caches syncing${waiting.length ? `: ${waiting.join(', ')} not synced` : ''}`);

@@ -2,7 +2,6 @@ import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnkno
 import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../kind/resource-type.js';
-import { isKubeEventSource } from '../source/kube-event-source.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
@@ -140,7 +139,7 @@ export async function requiredPermissions(
       const kind = kindOf(source);
       if (kind === undefined) continue;
       let sourceNamespaces = namespaces;
-      if (isKubeEventSource(source) && source.namespaceSelector !== undefined) {
+      if (source.namespaceSelector !== undefined) {
         sourceNamespaces = 'all';
         out.push(
           permission(
@@ -151,8 +150,8 @@ export async function requiredPermissions(
             `controller ${c.name}: event source ${source.name} namespace selector`,
           ),
         );
-      } else if (isKubeEventSource(source) && !(source.inheritsNamespaces && c.namespaceSelector !== undefined)) {
-        sourceNamespaces = source.cache.namespaces;
+      } else if (source.namespaces !== undefined && !(source.inheritsNamespaces === true && c.namespaceSelector !== undefined)) {
+        sourceNamespaces = source.namespaces;
       }
       out.push(permission(kind, kind.plural, secondaryVerbs, sourceNamespaces, `controller ${c.name}: event source ${source.name}`));
     }
@@ -173,7 +172,6 @@ export function permission(
 }
 
 function kindOf(source: EventSource<unknown, KubernetesObject>): ResourceKind<KubernetesObject> | undefined {
-  if (isKubeEventSource(source)) return source.resourceType;
   const t = source.resourceType as Partial<ResourceKind<KubernetesObject>> | undefined;
   return t !== undefined && typeof t.plural === 'string' && typeof t.group === 'string' && typeof t.namespaced === 'boolean'
     ? (t as ResourceKind<KubernetesObject>)

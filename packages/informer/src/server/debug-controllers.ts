@@ -1,7 +1,6 @@
-import type { EventSourceHealth } from '@kindex/core';
+import type { EventSource, EventSourceHealth } from '@kindex/core';
 import type { Observable } from 'rxjs';
 import { inspectionOffHint } from '../controller/controller-observability.js';
-import { isKubeEventSource } from '../source/kube-event-source.js';
 import type { DebuggableController } from './debuggable-controller.js';
 
 /**
@@ -71,12 +70,7 @@ export function controllerDebugView(controller: DebuggableController): Controlle
       name: s.name,
       type: s.resourceType?.name,
       status: current(s.health$)?.status,
-      ...(isKubeEventSource(s)
-        ? {
-            cache: { objects: s.cache.size, synced: s.cache.hasSynced(), indexes: s.cache.indexSizes() },
-            reverseIndex: s.reverseIndexSize(),
-          }
-        : {}),
+      ...statisticsOf(s),
     })),
   };
 }
@@ -85,4 +79,11 @@ function current(health$: Observable<EventSourceHealth>): EventSourceHealth | un
   let value: EventSourceHealth | undefined;
   health$.subscribe((h) => (value = h)).unsubscribe();
   return value;
+}
+
+/** A source's cache figures, for sources that keep a cache. */
+function statisticsOf(source: EventSource<unknown, never>): Pick<ControllerDebugView['eventSources'][number], 'cache' | 'reverseIndex'> {
+  const figures = source.statistics?.();
+  if (figures === undefined) return {};
+  return { cache: { objects: figures.objects, synced: figures.synced, indexes: figures.indexes }, reverseIndex: figures.reverseIndex };
 }

@@ -16,7 +16,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
-import type { EventSourceProblem, KubeEventSource } from './kube-event-source.js';
+import type { KubeEventSource } from './kube-event-source.js';
 import {
   and,
   evaluate,
@@ -28,13 +28,15 @@ import {
   type EventSourceContext,
   type EventSourceHandle,
   type EventSourceHealth,
+  type EventSourcePendingSync,
+  type EventSourceProblem,
+  type EventSourceStatistics,
   type Indexer,
   type KubernetesObject,
   type Predicate,
   type SecondaryResourceReader,
   type Trigger,
   type StoreDelta,
-  type ResourceEvent,
   type ShardSelector,
 } from '@kindex/core';
 import {
@@ -55,9 +57,8 @@ import type { InformerEventSourceConfiguration, KubeEventSourceContext } from '.
 import { InformerSourceSnapshot, secondariesOf } from './informer-source-snapshot.js';
 import { primariesOf } from './primaries-of.js';
 import { ResourceTriggers } from './resource-triggers.js';
-
-// Re-exported where it was declared before the carve-up, for controller/controller.ts; import it from informer-event-source-configuration.js.
-export type { KubeEventSourceContext } from './informer-event-source-configuration.js';
+import { inheritedShardSelector } from './inherited-shard-selector.js';
+import { ListedPrimaries } from './listed-primaries.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -195,8 +196,8 @@ export class InformerEventSource<
   readonly cache: InformerCache<R>;
 
   readonly #triggers: ResourceTriggers;
-  /** Primaries of the list being delivered, each with its last event; see #gather. */
-  #gathered: Map<string, [ResourceID, ResourceEvent<R>, number | undefined]> | undefined;
+  /** A list's primaries, triggered once each when the list has been delivered. */
+  readonly #listed: ListedPrimaries<R>;
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
@@ -249,6 +250,7 @@ export class InformerEventSource<
     this.#index = config.toSecondaryIds === undefined ? new PrimaryToSecondaryIndex<R>({ toPrimaryIds: config.toPrimaryIds }) : undefined;
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
     this.#triggers = new ResourceTriggers(config.name);
+    this.#listed = new ListedPrimaries<R>(this.#triggers);
     this.triggers$ = this.#triggers.triggers$;
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
@@ -279,6 +281,28 @@ export class InformerEventSource<
   /** Whether the namespaces follow the controller's. */
   get inheritsNamespaces(): boolean {
     return this.#inherit;
+  }
+
+  /** The namespaces its cache watches now. */
+  get namespaces(): NamespaceSet {
+    return this.cache.namespaces;
+  }
+
+  /** True once every watched namespace has listed. */
+  hasSynced(): boolean {
+    return this.cache.hasSynced();
+  }
+
+  /** Its kind, the namespaces not synced yet (`''`: all namespaces) and the last error met. */
+  pendingSync(): EventSourcePendingSync {
+    const k = this.cache.kind;
+    return { kind: `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`, ...this.cache.pendingSync() };
+  }
+
+  /** Objects cached, synced, distinct values per index and the reverse index's size, for debug views. */
+  statistics(): EventSourceStatistics {
+    const cache = this.cache;
+    return { objects: cache.size, synced: cache.hasSynced(), indexes: cache.indexSizes(), reverseIndex: this.reverseIndexSize() };
   }
 
   /**
@@ -451,50 +475,11 @@ export class InformerEventSource<
     const handler = this.configuration.handler;
     if (handler !== undefined) primaries = mapEvent(handler, event, this.#reportError);
     if (primaries.length === 0) return;
-    if (origin === 'list' || origin === 'attach') this.#gather(primaries, event, unchangedPriority(delta.type, origin));
-    else this.#trigger(primaries, event, undefined);
-  }
-
-  /**
-   * A list's (or an attach's) deltas arrive in one synchronous run: gather their primaries and
-   * trigger each once when the run is over, not once per secondary (a primary with five
-   * ConfigMaps is enqueued once at start, not five times).
-   */
-  #gather(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
-    let gathered = this.#gathered;
-    if (gathered === undefined) {
-      this.#gathered = gathered = new Map();
-      queueMicrotask(() => {
-        this.#gathered = undefined;
-        for (const [id, cause, p] of gathered!.values()) this.#trigger([id], cause, p);
-      });
-    }
-    for (const id of primaries) {
-      const previous = gathered.get(id.key);
-      if (previous === undefined) {
-        gathered.set(id.key, [id, event, priority]);
-      } else {
-        // Updated in place (a list of 100,000 secondaries would otherwise allocate a tuple each).
-        // One real change among a primary's secondaries (a relist's update) lifts it to normal priority.
-        previous[1] = event;
-        if (previous[2] !== undefined) previous[2] = priority;
-      }
-    }
-  }
-
-  #trigger(primaries: readonly ResourceID[], event: ResourceEvent<R>, priority: number | undefined): void {
-    this.#triggers.resource(primaries, event, priority);
+    if (origin === 'list' || origin === 'attach') this.#listed.add(primaries, event, unchangedPriority(delta.type, origin));
+    else this.#triggers.resource(primaries, event, undefined);
   }
 
   #report(error: unknown): void {
     this.#problems.next({ source: this.name, error });
   }
-}
-
-/**
- * The part of a controller's shard selector its event sources share: namespace sharding only,
- * since a secondary's uid hashes independently of its primary's.
- */
-export function inheritedShardSelector(selector: ShardSelector | undefined): ShardSelector | undefined {
-  return selector?.field === 'object.metadata.namespace' ? selector : undefined;
 }

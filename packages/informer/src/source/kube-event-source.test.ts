@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { KubeConfig, CoreV1Api } from '@kubernetes/client-node';
-import { TimerEventSource, UpdateControl, type KubernetesObject, type Reconciler, type ShardSelector } from '@kindex/core';
+import { UpdateControl, type KubernetesObject, type Reconciler, type ShardSelector } from '@kindex/core';
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import {
   controllerDebugView,
   InformerEventSource,
-  isKubeEventSource,
   Kinds,
   KubeClient,
   Operator,
@@ -65,6 +64,18 @@ class DelegatingSource<R extends KubernetesObject, P extends KubernetesObject> i
   reverseIndexSize() {
     return this.inner.reverseIndexSize();
   }
+  get namespaces() {
+    return this.inner.namespaces;
+  }
+  hasSynced() {
+    return this.inner.hasSynced();
+  }
+  pendingSync() {
+    return this.inner.pendingSync();
+  }
+  statistics() {
+    return this.inner.statistics();
+  }
   getSecondaryResources(primary: P) {
     return this.inner.getSecondaryResources(primary);
   }
@@ -76,19 +87,6 @@ function offlineKubeConfig(): KubeConfig {
   kubeConfig.loadFromClusterAndUser({ name: 'nowhere', server: 'http://127.0.0.1:9', skipTLSVerify: true }, { name: 'nobody' });
   return kubeConfig;
 }
-
-describe('isKubeEventSource', () => {
-  it('accepts an InformerEventSource and any other implementation of the contract', () => {
-    const client = new KubeClient(offlineKubeConfig());
-    const informer = InformerEventSource.from(Kinds.ConfigMap, WidgetKind).build(client);
-    expect(isKubeEventSource(informer)).to.equal(true);
-    expect(isKubeEventSource(new DelegatingSource(informer))).to.equal(true);
-  });
-
-  it('rejects sources without an informer cache', () => {
-    expect(isKubeEventSource(new TimerEventSource({ name: 'ticks' }))).to.equal(false);
-  });
-});
 
 describe('KubeEventSource, implemented by a class other than InformerEventSource', function () {
   this.timeout(60_000);

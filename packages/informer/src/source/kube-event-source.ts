@@ -1,33 +1,23 @@
 /**
- * The contract of an event source backed by a Kubernetes informer cache: what the controller,
- * the operator's health, RBAC listing and debug views need from it beyond core's `EventSource`
- * (start with a signal, problems, pending sync, namespace and shard scope, cache figures).
- * `InformerEventSource` implements it; code above source/ asks {@link isKubeEventSource} rather
- * than `instanceof`, so another implementation (a primary source, a fake) takes part unchanged.
+ * The contract of an event source backed by a Kubernetes informer cache: core's `EventSource`
+ * with the members it leaves optional made required (start with a signal, problems, sync, scope,
+ * cache figures), plus the informer cache and the kind. `InformerEventSource` implements it.
+ * Code above source/ needs no type test: it calls core's optional members (`problems$`,
+ * `hasSynced`, `changeNamespaces`, ...), so any event source takes part unchanged.
  *
  * @module
  */
 import type { Observable } from 'rxjs';
-import type { EventSource, KubernetesObject, ShardSelector } from '@kindex/core';
+import type {
+  EventSource,
+  EventSourcePendingSync,
+  EventSourceProblem,
+  EventSourceStatistics,
+  KubernetesObject,
+  ShardSelector,
+} from '@kindex/core';
 import type { NamespaceSet } from '../cache/informer-cache.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-
-/**
- * Problems an event source met and moved past (mappers, filters, informers).
- *
- * @example
- * ```ts
- * import type { EventSourceProblem, InformerEventSource } from '@kindex/informer';
- * declare const pods: InformerEventSource;
- *
- * // A mapper or filter that threw on one object: reported here, the object's event is not lost.
- * pods.problems$.subscribe((problem: EventSourceProblem) => console.warn(`${problem.source}:`, problem.error));
- * ```
- */
-export interface EventSourceProblem {
-  readonly source: string;
-  readonly error: unknown;
-}
 
 /**
  * The informer cache of a {@link KubeEventSource}, as much of it as the layers above read.
@@ -66,12 +56,11 @@ export interface KubeEventSourceCache {
  *
  * @example
  * ```ts
- * import { isKubeEventSource } from '@kindex/informer';
- * import type { EventSource } from '@kindex/core';
- * declare const sources: readonly EventSource[];
+ * import type { KubeEventSource } from '@kindex/informer';
+ * declare const sources: readonly KubeEventSource[];
  *
  * for (const s of sources) {
- *   if (isKubeEventSource(s) && !s.cache.hasSynced()) console.log(`${s.name} waits for ${s.resourceType.plural}`);
+ *   if (!s.hasSynced()) console.log(`${s.name} waits for ${s.resourceType.plural}`);
  * }
  * ```
  * @see {@link InformerEventSource}, its implementation.
@@ -92,6 +81,14 @@ export interface KubeEventSource<
   readonly inheritsNamespaces: boolean;
   /** True when it follows the controller's shard selector. */
   readonly inheritsShardSelector: boolean;
+  /** The namespaces it watches now. */
+  readonly namespaces: NamespaceSet;
+  /** True once every watched namespace has listed. */
+  hasSynced(): boolean;
+  /** What it still waits for: its kind, the namespaces not synced yet and the last error. */
+  pendingSync(): EventSourcePendingSync;
+  /** Cache figures for debug views. */
+  statistics(): EventSourceStatistics;
   /** Starts the watches; resolves once synced. `signal` ends the wait. */
   start(options?: { readonly signal?: AbortSignal }): Promise<void>;
   /** Watches `namespaces` instead; resolves once they have synced. */
@@ -100,34 +97,4 @@ export interface KubeEventSource<
   changeShardSelector(selector: ShardSelector | undefined): Promise<void>;
   /** The reverse primary-to-secondary index's size, when the source keeps one. */
   reverseIndexSize(): { readonly primaries: number; readonly secondaries: number } | undefined;
-}
-
-const METHODS = ['start', 'stop', 'changeNamespaces', 'changeShardSelector', 'reverseIndexSize'] as const;
-
-/**
- * True when `source` implements {@link KubeEventSource}: checked on its members, so any
- * implementation qualifies, not only `InformerEventSource`.
- *
- * @example
- * ```ts
- * import { isKubeEventSource } from '@kindex/informer';
- * import type { EventSource } from '@kindex/core';
- * declare const source: EventSource;
- *
- * const synced = isKubeEventSource(source) ? source.cache.hasSynced() : true;
- * ```
- */
-export function isKubeEventSource<P extends KubernetesObject>(
-  source: EventSource<unknown, P>,
-): source is KubeEventSource<KubernetesObject, P> & EventSource<unknown, P> {
-  const s = source as Partial<Record<keyof KubeEventSource, unknown>>;
-  const cache = s.cache as Partial<Record<keyof KubeEventSourceCache, unknown>> | undefined;
-  return (
-    METHODS.every((m) => typeof s[m] === 'function') &&
-    s.problems$ !== undefined &&
-    typeof s.inheritsNamespaces === 'boolean' &&
-    typeof s.inheritsShardSelector === 'boolean' &&
-    typeof cache?.hasSynced === 'function' &&
-    typeof cache.pendingSync === 'function'
-  );
 }
