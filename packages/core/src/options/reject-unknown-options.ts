@@ -4,6 +4,10 @@
  * TypeScript already rejects excess keys in object literals, but not in spread or widened
  * objects, `as never` casts, or JavaScript.
  *
+ * Declare a new options object with {@link defineOptions}, which derives its keys (and value
+ * checks) from one schema; a hand-written {@link OptionKeysOf} list is for the objects not yet
+ * declared that way.
+ *
  * @module
  */
 import { closestMatch } from './internal/closest-match.js';
