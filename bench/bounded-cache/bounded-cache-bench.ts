@@ -8,13 +8,13 @@
 // contender runs in its own child process (`--expose-gc`), one after the other.
 //
 //   cd bench && npx --yes pnpm@10.34.8 bounded-cache [-- --objects 100000 --bound 1000 --cold 1000]
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configMap, NAMESPACE, primaryCount } from '../src/fixture/config-map-fixture.js';
 import { writeBenchKubeconfig } from '../src/server/bench-kubeconfig.js';
+import { runJsonChild } from '../src/measure/json-child.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg) => arg !== '--'),
@@ -119,13 +119,8 @@ async function parent(): Promise<void> {
   // The controller's default 10-hour maxReconciliationIntervalMs keeps a timer per primary (the
   // event processor's, whatever the cache): the last two rows leave it out to show the cache alone.
   for (const mode of ['unbounded', 'bounded', `unbounded ${NO_TIMER}`, `bounded ${NO_TIMER}`]) {
-    const proc = spawn(
-      process.execPath,
-      [
-        '--expose-gc',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
+    results.push(
+      await runJsonChild<ChildResult>(fileURLToPath(import.meta.url), [
         '--child',
         mode,
         '--kubeconfig',
@@ -138,14 +133,8 @@ async function parent(): Promise<void> {
         String(BOUND),
         '--cold',
         String(COLD),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      ]),
     );
-    let out = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const [code] = (await once(proc, 'exit')) as [number];
-    if (code !== 0) throw new Error(`child ${mode} exited with ${code}`);
-    results.push(JSON.parse(out.trim().split('\n').pop()!) as ChildResult);
   }
   server.closeAllConnections();
   server.close();

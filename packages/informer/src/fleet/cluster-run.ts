@@ -95,7 +95,11 @@ export class ClusterRun<P extends KubernetesObject> {
 
   /** Starts engaging, in the background: a cluster that is down or refuses us never holds the others. */
   begin(): void {
-    this.#starting ??= this.#engage();
+    // Whatever fails here (a controller that cannot be built for this cluster) stays with it.
+    this.#starting ??= this.#engage().catch((error: unknown) => {
+      this.#set('degraded', `cluster ${this.cluster.name}: ${formatErrorForUser(error)}`);
+      this.#logger.error({ source: this.cluster.source, ...errorLogFields(this.#logger, error) }, 'cluster could not be engaged');
+    });
   }
 
   async #engage(): Promise<void> {
