@@ -231,7 +231,7 @@ export type { OperatorLeaderElectionOptions } from './leader-election/operator-l
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
 // --- config: checks of configuration where it is written (unknown keys: UnknownOptionError of @kindex/core)
-export type { ReflectorTuningOptions } from './config/option-validation.js';
+export type { ReflectorTuningOptions } from './reflector/reflector-options.js';
 
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
 export { ShardCoordinator } from './sharding/shard-coordinator.js';

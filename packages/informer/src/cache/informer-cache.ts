@@ -38,10 +38,6 @@ import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
 import { asBounded } from './bounded/bounded-store.js';
 import { boundedShardsError, checkCacheBound, type CacheBound } from './bounded/cache-bound.js';
 
-// Re-exported where they were declared before the carve-up, so importers need not change.
-export { CacheSnapshot } from './cache-snapshot.js';
-export { isScopeRemoval, type CacheDelta, type CacheDeltaOrigin } from './cache-delta.js';
-export type { CacheStartOptions, InformerCacheOptions, NamespaceSet } from './informer-cache-options.js';
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
 
 /**

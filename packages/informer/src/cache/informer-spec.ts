@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kindex/core';
-import type { ReflectorOptions } from '../reflector/reflector.js';
+import type { ReflectorOptions } from '../reflector/reflector-options.js';
 import type { CacheBound } from './bounded/cache-bound.js';
 
 /**

@@ -13,7 +13,8 @@
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { Listeners, deepFreeze, type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
-import { Reflector, type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector.js';
+import { Reflector } from '../reflector/reflector.js';
+import { type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector-options.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import { keepAppliedFields } from '../reflector/object-transform.js';
 import { KubeClient } from '../client/kube-client.js';

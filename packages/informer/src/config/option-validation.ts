@@ -40,7 +40,3 @@ export function checkFieldSelector(owner: string, selector: string): FieldSelect
     });
   }
 }
-
-// Re-exported for cache/informer-cache-options.ts and controller/controller-options.ts, which
-// predate the move; import them from reflector/reflector-options.js.
-export { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';

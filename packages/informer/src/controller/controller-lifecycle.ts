@@ -8,7 +8,8 @@ import {
   type KubernetesObject,
   type Logger,
 } from '@kindex/core';
-import type { InformerCache, NamespaceSet } from '../cache/informer-cache.js';
+import type { InformerCache } from '../cache/informer-cache.js';
+import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { NamespaceSelection } from '../namespace-selector/namespace-selection.js';

@@ -8,7 +8,7 @@ import { positiveMilliseconds } from '@kindex/core';
 import type { ControllerConfigurationOptions, KubernetesObject, OptionKeysOf, Predicate, ShardSelector, StopOptions } from '@kindex/core';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../config/option-validation.js';
+import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';
 import type { PrimaryWriteMode } from './primary-writer.js';
 import { CACHE_BOUND_KEYS, type CacheBound } from '../cache/bounded/cache-bound.js';
 import type { WrittenResource } from './written-resource.js';

@@ -42,7 +42,8 @@ import {
   rejectUnknownOptions,
   ShardSelector,
 } from '@kindex/core';
-import { InformerCache, type NamespaceSet } from '../cache/informer-cache.js';
+import { InformerCache } from '../cache/informer-cache.js';
+import { type NamespaceSet } from '../cache/informer-cache-options.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';

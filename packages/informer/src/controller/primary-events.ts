@@ -10,7 +10,7 @@ import {
   type StoreDelta,
   type Trigger,
 } from '@kindex/core';
-import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/informer-cache.js';
+import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
 import { ResourceTriggers } from '../source/resource-triggers.js';
 import { unchangedPriority } from '../source/unchanged-priority.js';
 import { PRIMARY_SOURCE_NAME } from './controller-event.js';

@@ -1,4 +1,4 @@
-import type { NamespaceSet } from '../cache/informer-cache.js';
+import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import { rejectUnknownOptions } from '@kindex/core';
 import type { ResourceType } from '../kind/resource-type.js';
 

@@ -20,7 +20,8 @@
 import type { Subscription } from 'rxjs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InformerRegistry } from '../cache/informer-registry.js';
-import { InformerCache, type CacheStartOptions } from '../cache/informer-cache.js';
+import { InformerCache } from '../cache/informer-cache.js';
+import { type CacheStartOptions } from '../cache/informer-cache-options.js';
 import { Kinds, type ObjectOfKind } from '../kind/resource-kind.js';
 import { checkLabelSelector } from '../config/option-validation.js';
 

@@ -3,7 +3,7 @@ import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
-import type { NamespaceSet } from '../cache/informer-cache.js';
+import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**

@@ -45,9 +45,6 @@ import {
   type WaitForSyncOptions,
 } from './reflector-options.js';
 
-// Re-exported where they were declared before the carve-up, for cache/shared-informer.ts; import them from reflector-options.js.
-export type { ReflectorOptions, WaitForSyncOptions } from './reflector-options.js';
-
 /** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
 const MIN_HEALTHY_WATCH_MS = 1000;
 

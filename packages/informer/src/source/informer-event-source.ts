@@ -39,13 +39,9 @@ import {
   type StoreDelta,
   type ShardSelector,
 } from '@kindex/core';
-import {
-  InformerCache,
-  isScopeRemoval,
-  type CacheDeltaOrigin,
-  type CacheStartOptions,
-  type NamespaceSet,
-} from '../cache/informer-cache.js';
+import { InformerCache } from '../cache/informer-cache.js';
+import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
+import { type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache-options.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
 import type { ResourceKind } from '../kind/resource-kind.js';

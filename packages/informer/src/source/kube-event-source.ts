@@ -16,7 +16,7 @@ import type {
   KubernetesObject,
   ShardSelector,
 } from '@kindex/core';
-import type { NamespaceSet } from '../cache/informer-cache.js';
+import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 
 /**

@@ -1,5 +1,5 @@
 import { LOW_PRIORITY, type StoreDelta } from '@kindex/core';
-import type { CacheDeltaOrigin } from '../cache/informer-cache.js';
+import type { CacheDeltaOrigin } from '../cache/cache-delta.js';
 
 /**
  * The queue priority of the reconciles a cache delta triggers: `LOW_PRIORITY` for an object a
