@@ -54,6 +54,7 @@ import { inspectionOffHint, type ControllerObservability, type PrimaryDescriptio
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
 import { PrimaryEvents } from './primary-events.js';
+import { PrimaryVisibility } from './primary-visibility.js';
 import { PrimaryLedger } from './primary-ledger.js';
 import { ReconciliationDispatcher } from './reconciliation-dispatcher.js';
 import { registerControllerInternals } from './controller-internals.js';
@@ -223,13 +224,8 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     });
     this.#ledger = new PrimaryLedger(this.primaryCache);
     const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);
-    this.#primary = new PrimaryEvents<P>({
-      ledger: this.#ledger,
-      finalizer: this.#finalizer,
-      filter: and(...filters),
-      stealthFilter,
-      onProblem,
-    });
+    const visibility = new PrimaryVisibility<P>(this.#finalizer, stealthFilter, onProblem);
+    this.#primary = new PrimaryEvents<P>({ ledger: this.#ledger, visibility, filter: and(...filters), onProblem });
     this.#dispatcher = new ReconciliationDispatcher<P>({
       name: this.name,
       kind,
@@ -239,7 +235,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       workflow,
       finalizer: this.#finalizer,
       ledger: this.#ledger,
-      primaryEvents: this.#primary,
+      visibility,
       primaryCache: this.primaryCache,
       sources: () => this.#lifecycle.sources,
       logger: this.#logger,

@@ -15,16 +15,15 @@ import { ResourceTriggers } from '../source/resource-triggers.js';
 import { unchangedPriority } from '../source/unchanged-priority.js';
 import { PRIMARY_SOURCE_NAME } from './controller-event.js';
 import type { PrimaryLedger } from './primary-ledger.js';
+import type { PrimaryVisibility } from './primary-visibility.js';
 
-/** What {@link PrimaryEvents} is built from: the controller's finalizer, filters and problem report. */
+/** What {@link PrimaryEvents} is built from: the controller's visibility, filters and problem report. */
 export interface PrimaryEventsOptions<P extends KubernetesObject> {
   readonly ledger: PrimaryLedger<P>;
-  /** The controller's finalizer, when it cleans up. */
-  readonly finalizer: string | undefined;
+  /** The finalizer and stealth filter, shared with the reconciliation dispatcher. */
+  readonly visibility: PrimaryVisibility<P>;
   /** Generation awareness, controller-wide and primary event filters, ANDed. */
   readonly filter: Predicate<P>;
-  /** kopf's stealth filter of the primaries, if any. */
-  readonly stealthFilter: Predicate<P> | undefined;
   /** Where a throwing filter's error goes (the controller's `problem` events). */
   readonly onProblem: (error: unknown) => void;
 }
@@ -41,17 +40,18 @@ export class PrimaryEvents<P extends KubernetesObject> {
   readonly #triggers = new ResourceTriggers(PRIMARY_SOURCE_NAME);
   readonly #ledger: PrimaryLedger<P>;
   readonly #finalizer: string | undefined;
+  readonly #visibility: PrimaryVisibility<P>;
   readonly #filter: Predicate<P>;
-  readonly #stealthFilter: Predicate<P> | undefined;
   readonly #stealth: EventTransform<P> | undefined;
   readonly #onProblem: (error: unknown) => void;
 
   constructor(options: PrimaryEventsOptions<P>) {
     this.#ledger = options.ledger;
-    this.#finalizer = options.finalizer;
+    const { finalizer, stealthFilter } = options.visibility;
+    this.#visibility = options.visibility;
+    this.#finalizer = finalizer;
     this.#filter = options.filter;
-    this.#stealthFilter = options.stealthFilter;
-    this.#stealth = options.stealthFilter === undefined ? undefined : stealthTransition(options.stealthFilter);
+    this.#stealth = stealthFilter === undefined ? undefined : stealthTransition(stealthFilter);
     this.#onProblem = options.onProblem;
     this.triggers$ = this.#triggers.triggers$;
   }
@@ -88,7 +88,7 @@ export class PrimaryEvents<P extends KubernetesObject> {
     if (isScopeRemoval(origin)) return;
     let event: ResourceEvent<P> | undefined = delta;
     // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
-    if (this.#stealth !== undefined && !this.awaitsOurCleanup(delta.object)) {
+    if (this.#stealth !== undefined && !this.#visibility.awaitsOurCleanup(delta.object)) {
       event = this.#stealth(delta, this.#onProblem);
       if (event === undefined) return;
       if (event.type === 'delete') {
@@ -99,20 +99,5 @@ export class PrimaryEvents<P extends KubernetesObject> {
     }
     if (!evaluate(this.#filter, event, this.#onProblem)) return;
     this.#triggers.resource([id], event, unchangedPriority(delta.type, origin), key);
-  }
-
-  /** Whether the primary is marked for deletion and carries our finalizer. */
-  awaitsOurCleanup(primary: P): boolean {
-    return (
-      this.#finalizer !== undefined &&
-      primary.metadata?.deletionTimestamp !== undefined &&
-      primary.metadata.finalizers?.includes(this.#finalizer) === true
-    );
-  }
-
-  /** Whether the stealth filter (if any) lets the controller see the primary. */
-  visible(primary: P): boolean {
-    if (this.#stealthFilter === undefined) return true;
-    return evaluate(this.#stealthFilter, { type: 'generic', object: primary }, this.#onProblem);
   }
 }

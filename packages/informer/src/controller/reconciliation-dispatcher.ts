@@ -21,7 +21,7 @@ import { LazyChildLogger } from '../logging/lazy-child-logger.js';
 import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability, ReconcileRecord, ReconcileSkipReason } from './controller-observability.js';
 import { namespaceAndName, reconcileBindings, ReconcileTrace } from './reconcile-trace.js';
-import type { PrimaryEvents } from './primary-events.js';
+import type { PrimaryVisibility } from './primary-visibility.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
 import { InFlightReconciles } from './in-flight-reconciles.js';
@@ -37,7 +37,8 @@ export interface ReconciliationDispatcherOptions<P extends KubernetesObject> {
   readonly workflow: Workflow<P> | undefined;
   readonly finalizer: string | undefined;
   readonly ledger: PrimaryLedger<P>;
-  readonly primaryEvents: PrimaryEvents<P>;
+  /** Which primaries a reconcile may reach (stealth), shared with the primary source. */
+  readonly visibility: PrimaryVisibility<P>;
   readonly primaryCache: InformerCache<P>;
   /** The controller's event sources, for each reconcile's context (known once started). */
   readonly sources: () => readonly EventSource<unknown, P>[];
@@ -328,7 +329,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
       return this.#workAsync(key, request, log, found, opened, client, writer);
     }
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-    if (!this.#o.primaryEvents.awaitsOurCleanup(primary) && !this.#o.primaryEvents.visible(primary)) return skip('hidden');
+    if (!this.#o.visibility.visible(primary)) return skip('hidden');
     // The signal is made only if the reconciler asks for it.
     const context = this.#context(opened, client, primary, request.retryInfo, () => request.signal, false, log);
     const control = this.#o.reconciler.reconcile(primary, context);
@@ -390,7 +391,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     const retryInfo = request.retryInfo;
     // The signal is made only if the reconciler asks for it.
     const signal = (): AbortSignal => request.signal;
-    const { ledger, primaryEvents, events } = this.#o;
+    const { ledger, visibility, events } = this.#o;
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
@@ -407,7 +408,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     }
     const finalizer = this.#o.finalizer;
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
-    if (!primaryEvents.awaitsOurCleanup(primary) && !primaryEvents.visible(primary)) return skip('hidden');
+    if (!visibility.visible(primary)) return skip('hidden');
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
