@@ -13,6 +13,7 @@
  */
 import Type, { type TObject, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
+import type { TLocalizedValidationError } from 'typebox/error';
 import { InvalidOptionError } from './invalid-option-error.js';
 import { rejectUnknownOptions, type OptionKeys, type OptionKeysOf } from './reject-unknown-options.js';
 
@@ -133,7 +134,8 @@ function isObjectSchema(schema: TSchema): schema is TObject {
 
 /** The first value the schema refuses, as one error naming the key, the value and the fix. */
 function invalidOption(name: string, schema: TObject, options: unknown, validator: Validator): InvalidOptionError {
-  const [first] = validator.Errors(options);
+  const errors = validator.Errors(options);
+  const [first] = errors;
   const segments = (first?.instancePath ?? '').split('/').slice(1).map(unescapePointer);
   let value: unknown = options;
   let property: TSchema | undefined = schema;
@@ -146,14 +148,27 @@ function invalidOption(name: string, schema: TObject, options: unknown, validato
   }
   const key = segments.join('.');
   const description: unknown = property === undefined ? undefined : Reflect.get(property, 'description');
-  const wanted = typeof description === 'string' ? description : `a value that ${first?.message ?? 'its type accepts'}`;
+  const wanted = typeof description === 'string' ? description : `a value that ${problemOf(first, errors)}`;
   return new InvalidOptionError({
     options: name,
     key,
     value,
-    problem: first?.message ?? 'not accepted',
+    problem: problemOf(first, errors),
     fix: `set ${key} to ${wanted}${optional ? ', or leave it out for the default' : ''}`,
   });
+}
+
+/**
+ * The problem in words. TypeBox reports a union's failure as each branch's error then `anyOf`, and
+ * a literal's as "must be equal to constant": both say more as the values accepted.
+ */
+function problemOf(first: TLocalizedValidationError | undefined, errors: readonly TLocalizedValidationError[]): string {
+  if (first === undefined) return 'not accepted';
+  if (errors.some((error) => error.keyword === 'anyOf' && error.instancePath === first.instancePath)) {
+    return 'not one of the values accepted';
+  }
+  if (first.keyword === 'const') return `must be ${JSON.stringify((first.params as { allowedValue?: unknown }).allowedValue)}`;
+  return first.message;
 }
 
 function isIndexable(value: unknown): boolean {
