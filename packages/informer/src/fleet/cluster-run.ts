@@ -2,6 +2,8 @@ import { merge, type Subscription } from 'rxjs';
 import type { EventSourceHealth, KubernetesObject, Logger } from '@kindex/core';
 import type { KubeClientOptions } from '../client/kube-client.js';
 import type { Controller } from '../controller/controller.js';
+import { EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
+import type { EventMetrics } from '../events/event-metrics.js';
 import { errorLogFields, formatErrorForUser } from '../logging/user-error.js';
 import { ClusterClient } from './cluster-client.js';
 import type { FleetCluster } from './cluster-provider.js';
@@ -45,8 +47,13 @@ export interface ClusterRunOptions<P extends KubernetesObject> {
   readonly cluster: FleetCluster;
   /** The fleet controller's name, the `controller` label of its series. */
   readonly controller: string;
-  /** A new controller on `client` (one per attempt: a controller whose start failed is not started again). */
-  readonly newController: (client: ClusterClient, logger: Logger) => Controller<P>;
+  /**
+   * A new controller on `client`, recording Events through `events` (one per attempt: a
+   * controller whose start failed is not started again).
+   */
+  readonly newController: (client: ClusterClient, logger: Logger, events: EventBroadcaster) => Controller<P>;
+  /** How the cluster's Events are written (the operator's `events` option), and their series. */
+  readonly events: { readonly options: EventRecorderOptions | undefined; readonly metrics: EventMetrics };
   readonly clientOptions: KubeClientOptions;
   readonly logger: Logger;
   readonly metrics: FleetMetrics;
@@ -69,6 +76,7 @@ export class ClusterRun<P extends KubernetesObject> {
   #error: string | undefined;
   #controller: Controller<P> | undefined;
   #client: ClusterClient | undefined;
+  #recorder: EventBroadcaster | undefined;
   #observed: { ready(ready: boolean): void; forget(): void } | undefined;
   #health: Subscription | undefined;
   #starting: Promise<void> | undefined;
@@ -106,8 +114,14 @@ export class ClusterRun<P extends KubernetesObject> {
     const { cluster, clientOptions, cacheSyncTimeoutMs } = this.#options;
     for (let attempt = 0; !this.#stopped; attempt++) {
       const client = new ClusterClient(cluster.name, cluster.kubeConfig, clientOptions);
-      const controller = this.#options.newController(client, this.#logger);
+      // The cluster's Events go to the cluster, beside the primary they are about.
+      const recorder = new EventBroadcaster(client, this.#options.events.metrics, {
+        ...this.#options.events.options,
+        logger: this.#logger.child({ component: 'event-recorder' }),
+      });
+      const controller = this.#options.newController(client, this.#logger, recorder);
       this.#client = client;
+      this.#recorder = recorder;
       this.#controller = controller;
       this.#observed = this.#options.metrics.observe(this.#options.controller, cluster.name, controller as unknown as Controller);
       const sources = new Map<string, EventSourceHealth>();
@@ -168,12 +182,15 @@ export class ClusterRun<P extends KubernetesObject> {
   async #teardown(drainTimeoutMs?: number): Promise<void> {
     const controller = this.#controller;
     const client = this.#client;
+    const recorder = this.#recorder;
     this.#controller = undefined;
     this.#client = undefined;
+    this.#recorder = undefined;
     this.#health?.unsubscribe();
     this.#observed?.forget();
     this.#observed = undefined;
     await controller?.stop(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}).catch(() => {});
+    await recorder?.stop({ timeoutMs: Math.min(drainTimeoutMs ?? 5_000, 5_000) });
     await client?.registry?.stopAll();
   }
 }

@@ -21,6 +21,8 @@ import type { Subscription } from 'rxjs';
 import { rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf, type Reconciler } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';
+import type { EventRecorderOptions } from '../events/event-broadcaster.js';
+import type { EventMetrics } from '../events/event-metrics.js';
 import { Controller } from '../controller/controller.js';
 import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from '../controller/controller-options.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
@@ -94,12 +96,13 @@ export interface FleetHost {
     readonly fieldManager?: string;
     readonly validate?: boolean;
     readonly inspection?: boolean;
+    readonly events?: EventRecorderOptions;
   };
   /** The informers of the operator's own cluster, for providers that read it. */
   readonly registry: InformerRegistry;
   readonly logger: Logger;
-  /** The operator's metrics: the fleet's series join its registry. */
-  readonly metrics: { readonly registry: Registry };
+  /** The operator's metrics: the fleet's series join its registry; Event writes count in its `events`. */
+  readonly metrics: { readonly registry: Registry; readonly events: EventMetrics };
   /** Which clusters this replica runs (the fleet's distribution). */
   readonly gate: ClusterGate;
 }
@@ -268,13 +271,13 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
       const run = new ClusterRun<P>({
         cluster: { name, kubeConfig: cluster.kubeConfig, source: cluster.source },
         controller: this.name,
-        newController: (client, logger) =>
+        newController: (client, logger, events) =>
           new Controller<P>(
             // The client handed to the reconciles is this ClusterClient: the fleet reconciler's type holds.
             this.#reconciler,
             this.#options,
             client,
-            { logger, ...(inspection !== undefined ? { inspection } : {}) },
+            { logger, events, ...(inspection !== undefined ? { inspection } : {}) },
           ),
         clientOptions: {
           ...(fieldManager !== undefined ? { fieldManager } : {}),
@@ -283,6 +286,7 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
         },
         logger: this.#logger.child({ cluster: name }),
         metrics: FleetMetrics.of(this.#host.metrics.registry),
+        events: { options: this.#host.operator.events, metrics: this.#host.metrics.events },
         cacheSyncTimeoutMs: this.#cacheSyncTimeoutMs,
         retryMs: this.#retryMs,
       });

@@ -11,6 +11,7 @@ import {
   KubeClient,
   KubeconfigSecretProvider,
   Operator,
+  resourceKind,
   StaticClusterProvider,
   type ClusterClient,
   type FleetController,
@@ -21,6 +22,8 @@ import {
 // KINDEX_APISERVER=real) and two embedded ones, engaged and disengaged while the operator runs.
 
 type ConfigMap = KubernetesObject & { data?: Record<string, string> };
+type Event = KubernetesObject & { note?: string; regarding?: { name?: string } };
+const EventKind = resourceKind<Event>({ group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true });
 
 /** What the reconciles saw, per cluster. */
 class Seen {
@@ -38,6 +41,7 @@ class Seen {
         if (!this.primaries.has(client.cluster)) this.primaries.set(client.cluster, new Set());
         this.primaries.get(client.cluster)!.add(name);
         this.secondaries.set(`${client.cluster}/${name}`, context.getSecondaryResources(Kinds.Secret).length);
+        context.getEventRecorder().record({ type: 'Normal', reason: 'Seen', action: 'Reconcile', note: `seen in ${client.cluster}` });
         // Written through the reconcile's client: it must land in the primary's own cluster.
         await client.apply(Kinds.Secret, {
           metadata: {
@@ -138,6 +142,11 @@ describe('Operator.registerFleet', function () {
     await eventually(async () => {
       expect(await seenBy(home, ns, 'a1')).to.equal('alpha');
       expect(await seenBy(beta, ns, 'b1')).to.equal('beta');
+    });
+    // Events are written to the primary's cluster.
+    await eventually(async () => {
+      const events = await new KubeClient(beta.kubeConfig).list(EventKind, { namespace: ns });
+      expect(events.map((e) => [e.regarding?.name, e.note])).to.deep.include(['b1', 'seen in beta']);
     });
     // The Secret written is a secondary of its primary, in that cluster's cache.
     await createConfigMap(beta, ns, 'b2');
