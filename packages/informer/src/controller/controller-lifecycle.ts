@@ -190,7 +190,8 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       name: this.#h.name,
       ...(this.#h.queueMetrics !== undefined ? { queueMetrics: this.#h.queueMetrics } : {}),
       keepCauses: this.#h.causesKept,
-      dispatch: (key, request) => this.#h.dispatcher.dispatch(key, request),
+      // Bound, not wrapped: a bound function is no frame of its own on each reconcile's way.
+      dispatch: this.#h.dispatcher.dispatch.bind(this.#h.dispatcher),
       onRetriesExhausted: (key, error, info) => this.#h.dispatcher.onRetriesExhausted(key, error, info.retryInfo),
     });
     this.#processor = processor;
@@ -204,7 +205,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         }),
       ),
       new Subscription(processor.onQueuedTrigger((trigger) => this.#h.events.trigger(trigger))),
-      new Subscription(this.#h.primaryCache.onDelta((delta, origin) => this.#h.primary.onDelta(delta, origin))),
+      new Subscription(this.#h.primaryCache.onDelta(this.#h.primary.onDelta.bind(this.#h.primary))),
       this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.problem(PRIMARY_SOURCE_NAME, error)),
       ...(this.#h.namespaceSelection === undefined
         ? []
