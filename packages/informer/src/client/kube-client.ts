@@ -22,6 +22,7 @@ import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../
 import { KubeClientRegistrySlot, type KubeClientRegistry, type KubeClientRegistryClass } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';
 import { APPLY_OPTIONS, KUBE_CLIENT_OPTIONS, LIST_OPTIONS } from './kube-client-options.js';
+import type { ApplyOptions, KubeClientOptions, ListOptions } from './kube-client-options.js';
 import type { KubeCodec } from './codec.js';
 import { readCodec } from './read-codec.js';
 import { KubeApiError } from './kube-api-error.js';
@@ -50,96 +51,6 @@ const CONTENT_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
 };
 
-/**
- * Options of {@link KubeClient.apply}.
- *
- * @example
- * ```ts
- * import { Kinds, type ApplyOptions, type KubeClient } from '@kindex/informer';
- * declare const client: KubeClient;
- *
- * // Take over fields another manager set (a one-off migration), for the status subresource.
- * const options: ApplyOptions = { fieldManager: 'web-operator', force: true, subresource: 'status' };
- * await client.apply(Kinds.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'shop' } }, options);
- * ```
- */
-export interface ApplyOptions {
-  /** The field manager that owns what is applied. Defaults to the client's `fieldManager`. */
-  readonly fieldManager?: string;
-  /**
-   * Takes over fields other managers own with other values instead of failing with 409
-   * Conflict. Controllers usually force: they are the authority over what they apply. Defaults to false.
-   */
-  readonly force?: boolean;
-  /** Applies to the status subresource (only `status` is taken from the object). */
-  readonly subresource?: 'status';
-  /** Validates and answers as if applied, without storing. Defaults to false. */
-  readonly dryRun?: boolean;
-}
-
-/**
- * What {@link KubeClient.list} lists.
- *
- * @example
- * ```ts
- * import { Kinds, type KubeClient, type ListOptions } from '@kindex/informer';
- * declare const client: KubeClient;
- *
- * // The web tier's ConfigMaps in one namespace, straight from the server (every page).
- * const options: ListOptions = { namespace: 'shop', labelSelector: 'tier=web' };
- * const configMaps = await client.list(Kinds.ConfigMap, options);
- * ```
- */
-export interface ListOptions {
-  /** The namespace to list in. Defaults to every namespace (and is ignored for cluster-scoped kinds). */
-  readonly namespace?: string;
-  /** The server's `labelSelector`, for example `app=web,tier!=db`. Defaults to none. */
-  readonly labelSelector?: string;
-  /** The server's `fieldSelector`, for example `metadata.name=web`. Defaults to none. */
-  readonly fieldSelector?: string;
-}
-
-/**
- * Options of {@link KubeClient}.
- *
- * @example
- * ```ts
- * import { KubeClient, type KubeClientOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * const options: KubeClientOptions = { fieldManager: 'web-operator' };
- * const client = new KubeClient(kubeConfig, options);
- * ```
- */
-export interface KubeClientOptions {
-  /** Field manager recorded for writes. Defaults to `kindex`. */
-  readonly fieldManager?: string;
-  /** Registry of shared informers (an `InformerRegistry`). Defaults to the one its first cache makes. */
-  readonly registry?: KubeClientRegistry;
-  /**
-   * Called before every write (and by controllers before every reconcile); throws to refuse it.
-   * Leader election sets it so a replica that lost its lease cannot write (fencing). Writes
-   * through `objectApi()` bypass it. Defaults to none.
-   */
-  readonly fence?: () => void;
-  /**
-   * Check objects of custom resources defined with `customResource()` against their schema and
-   * CEL rules before `create`, `update` and `apply` (an apply configuration without `required`
-   * and CEL, which hold for the merged object), rejecting with `CustomResourceValidationError`
-   * instead of sending. Patches are not checked. Defaults to false.
-   */
-  readonly validate?: boolean;
-  /**
-   * Gives up on a request (every one but a watch, which the reflector times itself) when nothing
-   * of the answer arrives for this long, with `InactivityTimeoutError`: a kept-alive connection
-   * whose server vanished without a word would otherwise hold the request, and the reconcile
-   * waiting on it, until the kernel gives up (about 15 minutes). Defaults to 70,000 ms, beyond
-   * kube-apiserver's own 60 s limit on a request, so a slow answer is never cut.
-   */
-  readonly requestInactivityMs?: number;
-}
-
 /** A kind that can check its objects: a custom resource from `customResource()`. */
 interface SelfValidatingKind {
   assertValid(object: unknown, options: { partial: boolean }): void;
@@ -147,6 +58,7 @@ interface SelfValidatingKind {
 
 // Declared with the other options objects of the client; Operator options list these keys.
 export { KUBE_CLIENT_OPTION_KEYS } from './kube-client-options.js';
+export type { ApplyOptions, KubeClientOptions, ListOptions } from './kube-client-options.js';
 
 /** See {@link KubeClientOptions.requestInactivityMs}. */
 const DEFAULT_REQUEST_INACTIVITY_MS = 70_000;

@@ -1,6 +1,6 @@
 /**
  * The options objects of the webhook server, each declared once: its keys and the value checks
- * TypeBox can say. The checks that need the webhook's name or a rule of their own (a TCP port, a
+ * TypeBox can say (and `WebhookServerOptions`, the interface users read). The checks that need the webhook's name or a rule of their own (a TCP port, a
  * DNS name, a ResourceKind) stay with the server and throw `WebhookConfigError`.
  *
  * @module
@@ -9,7 +9,37 @@ import { defineOptions } from '@kindex/core';
 import Type from 'typebox';
 import type { MutatingWebhook, ValidatingWebhook } from './admission-webhook.js';
 import type { ConversionWebhook } from './conversion-webhook.js';
-import type { WebhookServerOptions } from './webhook-server.js';
+import type { WebhookCertificates } from './webhook-certificates.js';
+
+/**
+ * Where the webhook server listens and which certificates it serves.
+ *
+ * @example
+ * ```ts
+ * import { Operator, type WebhookServerOptions } from '@kindex/informer';
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * declare const kubeConfig: KubeConfig;
+ *
+ * // In a pod: cert-manager's Secret mounted at /tmp/k8s-webhook-server/serving-certs.
+ * const webhooks: WebhookServerOptions = { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' };
+ * const operator = new Operator({ kubeConfig, webhooks });
+ * ```
+ */
+export interface WebhookServerOptions {
+  /** TCP port; 0 picks a free one (read it from `url` after `listen()`). */
+  readonly port: number;
+  /** Address to bind. Defaults to `0.0.0.0`: the API server calls from outside the pod. */
+  readonly host?: string;
+  /**
+   * A directory with `tls.crt`, `tls.key` (and `ca.crt`), as a mounted cert-manager Secret;
+   * re-read when its files change. Defaults to none.
+   */
+  readonly certDir?: string;
+  /** Certificates in memory (see {@link generateWebhookCertificates}). Defaults to none. */
+  readonly certificates?: WebhookCertificates;
+  /** Largest request body accepted; a larger one gets 413. Defaults to 7 MiB, as controller-runtime. */
+  readonly maxRequestBytes?: number;
+}
 
 /** {@link WebhookServerOptions}' keys and value checks. */
 export const WEBHOOK_SERVER_OPTIONS = defineOptions<WebhookServerOptions>('webhook server options', {

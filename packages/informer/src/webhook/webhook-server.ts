@@ -41,43 +41,15 @@ import {
   VALIDATING_WEBHOOK_OPTIONS,
   WEBHOOK_SERVER_OPTIONS,
 } from './webhook-options.js';
+import type { WebhookServerOptions } from './webhook-options.js';
 import { CertificateDirectory } from './internal/certificate-directory.js';
 import { WebhookMetrics } from './internal/webhook-metrics.js';
 import { MalformedReviewError, parseAdmissionReview, parseConversionReview } from './internal/review-parsing.js';
 import { closeServer } from '../internal/close-server.js';
 
-/**
- * Where the webhook server listens and which certificates it serves.
- *
- * @example
- * ```ts
- * import { Operator, type WebhookServerOptions } from '@kindex/informer';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
- *
- * // In a pod: cert-manager's Secret mounted at /tmp/k8s-webhook-server/serving-certs.
- * const webhooks: WebhookServerOptions = { port: 9443, certDir: '/tmp/k8s-webhook-server/serving-certs' };
- * const operator = new Operator({ kubeConfig, webhooks });
- * ```
- */
-export interface WebhookServerOptions {
-  /** TCP port; 0 picks a free one (read it from `url` after `listen()`). */
-  readonly port: number;
-  /** Address to bind. Defaults to `0.0.0.0`: the API server calls from outside the pod. */
-  readonly host?: string;
-  /**
-   * A directory with `tls.crt`, `tls.key` (and `ca.crt`), as a mounted cert-manager Secret;
-   * re-read when its files change. Defaults to none.
-   */
-  readonly certDir?: string;
-  /** Certificates in memory (see {@link generateWebhookCertificates}). Defaults to none. */
-  readonly certificates?: WebhookCertificates;
-  /** Largest request body accepted; a larger one gets 413. Defaults to 7 MiB, as controller-runtime. */
-  readonly maxRequestBytes?: number;
-}
-
 // Its options objects are declared in webhook-options.ts; Operator options list the server's keys.
 export { WEBHOOK_SERVER_OPTION_KEYS } from './webhook-options.js';
+export type { WebhookServerOptions } from './webhook-options.js';
 
 /**
  * What the server reports to: the operator's metrics registry and logger.
