@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
+import type { RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**
  * One member of a fleet: its name, how to reach it, and where the provider found it.
@@ -110,4 +111,6 @@ export interface ClusterProvider {
   readonly name: string;
   start(context: ClusterProviderContext): Promise<void>;
   stop(): Promise<void>;
+  /** What it reads in the operator's own cluster, for `Operator.rbacManifest()`. Defaults to nothing. */
+  requiredPermissions?(): readonly RequiredPermission[];
 }

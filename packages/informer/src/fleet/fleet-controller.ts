@@ -34,6 +34,7 @@ import type { ClusterProvider, ClusterSink, FleetCluster } from './cluster-provi
 import { ClusterRun, type FleetClusterStatus } from './cluster-run.js';
 import { ClusterNameConflictError } from './fleet-errors.js';
 import { FleetMetrics } from './fleet-metrics.js';
+import type { RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**
  * The reconciler of a fleet: `context.getClient()` is the {@link ClusterClient} of the primary's
@@ -179,6 +180,14 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
   /** The clusters this replica runs, with their state. */
   get clusters(): readonly FleetClusterStatus[] {
     return [...this.#runs.values()].map((r) => r.status);
+  }
+
+  /**
+   * What the providers read in the operator's own cluster, for `Operator.rbacManifest()`. What
+   * the reconciles do in each member cluster is granted there, to the identity of its kubeconfig.
+   */
+  requiredPermissions(): RequiredPermission[] {
+    return this.#providers.flatMap((p) => p.requiredPermissions?.() ?? []);
   }
 
   /** One engaged cluster's state; undefined when this replica does not run it. */

@@ -280,6 +280,9 @@ describe('Operator.registerFleet', function () {
       await operator.start();
       await eventually(() => expect(seen.saw('beta', 'b1')).to.equal(true), { timeoutMs: 30_000 });
       expect(fleet.cluster('beta')?.source).to.equal(`Secret ${fleetNs}/beta`);
+      // The operator's RBAC lets it read the Secrets.
+      const rules = (await operator.rbacManifest()).namespacedRules.get(fleetNs) ?? [];
+      expect(rules.some((r) => r.resources.includes('secrets') && r.verbs.includes('watch'))).to.equal(true);
 
       // Added at run time.
       await putSecret(fleetNs, 'gamma', { kubeconfig: gamma.kubeconfigYaml });

@@ -5,6 +5,7 @@ import { Kinds, type ObjectOfKind } from '../kind/resource-kind.js';
 import { checkRemoteCluster } from '../source/remote-cluster.js';
 import type { ClusterProvider, ClusterProviderContext, ClusterSink } from './cluster-provider.js';
 import { KubeconfigSecretError } from './fleet-errors.js';
+import type { RequiredPermission } from '../rbac/rbac-manifest.js';
 
 type Secret = ObjectOfKind<typeof Kinds.Secret>;
 
@@ -101,6 +102,12 @@ export class KubeconfigSecretProvider implements ClusterProvider {
     await cache.start({ signal: context.signal });
     // The deltas of the first list engaged them already; a repeat changes nothing.
     for (const secret of cache.list()) this.#read(secret, context.sink);
+  }
+
+  /** List and watch of Secrets in its namespace, for `Operator.rbacManifest()`. */
+  requiredPermissions(): readonly RequiredPermission[] {
+    const neededBy = `cluster provider ${this.name}`;
+    return [{ group: '', resource: 'secrets', verbs: ['list', 'watch'], namespaces: [this.namespace], clusterScoped: false, neededBy }];
   }
 
   async stop(): Promise<void> {

@@ -253,10 +253,9 @@ export class Operator {
   }
 
   /**
-   * Registers a reconciler for a primary kind in every cluster a provider engages, each with its
-   * own controller, caches and queue (see {@link FleetController}). Register before `start()`.
-   * `distribution` as for `register`: leader-elected runs the fleet on the leader, sharded
-   * spreads the clusters over the replicas by the operator's shards.
+   * Registers a reconciler for a primary kind in every cluster a provider engages, each with its own
+   * controller, caches and queue ({@link FleetController}). Register before `start()`. `distribution`
+   * as for `register`: leader-elected runs on the leader, sharded spreads clusters over the shards.
    */
   registerFleet<P extends KubernetesObject>(
     reconciler: FleetReconciler<P>,
@@ -365,6 +364,7 @@ export class Operator {
     const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, leases, ...manifestOptions } = options;
     const permissions = [
       ...(await requiredPermissions(this.#controllers, options)),
+      ...this.#fleets.flatMap((f) => f.requiredPermissions()),
       ...(leases === false ? [] : leasePermissions(this.#leaseOwners)),
       ...(this.server?.secure === true ? secureServerPermissions() : []),
     ];
