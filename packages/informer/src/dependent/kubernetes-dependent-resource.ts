@@ -32,14 +32,8 @@
  *
  * @module
  */
-import {
-  ResourceID,
-  type Context,
-  type EventSourceContext,
-  type KubernetesObject,
-  type OptionKeysOf,
-  rejectUnknownOptions,
-} from '@kindex/core';
+import { defineOptions, ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import Type from 'typebox';
 import { KubeClient } from '../client/kube-client.js';
 import { matchesAppliedFields } from '../client/ssa-matcher.js';
 import {
@@ -217,17 +211,29 @@ export interface KubernetesDependentResourceOptions<R extends KubernetesObject, 
   readonly namespaces?: readonly string[];
 }
 
-/** The keys of {@link KubernetesDependentResourceOptions}: unknown ones are rejected, not ignored. */
-export const KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS = {
-  kind: true,
-  primaryKind: true,
-  name: true,
-  desired: true,
-  fieldManager: true,
-  discriminator: true,
-  cluster: true,
-  namespaces: true,
-} as const satisfies OptionKeysOf<KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject>>;
+/**
+ * {@link KubernetesDependentResourceOptions}' keys and value checks: unknown keys are rejected, not
+ * ignored (the kinds and the cluster have checks of their own).
+ */
+export const KUBERNETES_DEPENDENT_RESOURCE_OPTIONS = defineOptions<KubernetesDependentResourceOptions<KubernetesObject, KubernetesObject>>(
+  'KubernetesDependentResource options',
+  {
+    kind: Type.Unknown(),
+    primaryKind: Type.Unknown(),
+    name: Type.Optional(Type.String({ minLength: 1, description: 'a name unique within the workflow' })),
+    desired: Type.Function([Type.Unknown(), Type.Unknown()], Type.Unknown(), {
+      description: 'a function of (primary, context) returning the object',
+    }),
+    fieldManager: Type.Optional(Type.String({ minLength: 1, description: 'a field manager name' })),
+    discriminator: Type.Optional(
+      Type.Function([Type.Unknown(), Type.Unknown(), Type.Unknown()], Type.Boolean(), {
+        description: 'a function of (candidate, primary, context) returning a boolean',
+      }),
+    ),
+    cluster: Type.Optional(Type.Unknown()),
+    namespaces: Type.Optional(Type.Array(Type.String(), { description: 'an array of namespace names' })),
+  },
+);
 
 /**
  * What `reconcile` did.
@@ -282,11 +288,8 @@ export class KubernetesDependentResource<R extends KubernetesObject = Kubernetes
   #fieldManager: string | undefined;
 
   constructor(options: KubernetesDependentResourceOptions<R, P>) {
-    rejectUnknownOptions(
-      `KubernetesDependentResource options${options.name !== undefined ? ` (${options.name})` : ''}`,
-      options,
-      KUBERNETES_DEPENDENT_RESOURCE_OPTION_KEYS,
-    );
+    const named = typeof options.name === 'string' ? ` (${options.name})` : '';
+    KUBERNETES_DEPENDENT_RESOURCE_OPTIONS.check(options, `${KUBERNETES_DEPENDENT_RESOURCE_OPTIONS.name}${named}`);
     this.#options = options;
     this.kind = options.kind;
     this.name = options.name ?? options.kind.name;

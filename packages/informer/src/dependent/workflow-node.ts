@@ -1,4 +1,5 @@
-import type { Context, KubernetesObject, OptionKeysOf } from '@kindex/core';
+import { defineOptions, type Context, type KubernetesObject } from '@kindex/core';
+import Type from 'typebox';
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubernetesDependentResource } from './kubernetes-dependent-resource.js';
 
@@ -57,12 +58,21 @@ export interface WorkflowNode<P extends KubernetesObject> {
   readonly deletePostcondition?: WorkflowCondition<P>;
 }
 
-/** The keys of {@link WorkflowNode}: unknown ones are rejected, not ignored. */
-export const WORKFLOW_NODE_KEYS = {
-  dependent: true,
-  dependsOn: true,
-  activationCondition: true,
-  reconcilePrecondition: true,
-  readyPostcondition: true,
-  deletePostcondition: true,
-} as const satisfies OptionKeysOf<WorkflowNode<KubernetesObject>>;
+const CONDITION = 'a function of (primary, context) returning a boolean';
+
+/**
+ * {@link WorkflowNode}'s keys and value checks: unknown keys are rejected, not ignored (the
+ * dependent itself and the names in `dependsOn` are checked by the workflow).
+ */
+export const WORKFLOW_NODE_OPTIONS = defineOptions<WorkflowNode<KubernetesObject>>('Workflow node', {
+  dependent: Type.Unknown(),
+  dependsOn: Type.Optional(Type.Array(Type.String(), { description: "an array of the dependents' names" })),
+  activationCondition: Type.Optional(Type.Function([Type.Unknown(), Type.Unknown()], Type.Boolean(), { description: CONDITION })),
+  reconcilePrecondition: Type.Optional(Type.Function([Type.Unknown(), Type.Unknown()], Type.Boolean(), { description: CONDITION })),
+  readyPostcondition: Type.Optional(
+    Type.Function([Type.Unknown(), Type.Unknown(), Type.Unknown()], Type.Boolean(), {
+      description: 'a function of (resource, primary, context) returning a boolean',
+    }),
+  ),
+  deletePostcondition: Type.Optional(Type.Function([Type.Unknown(), Type.Unknown()], Type.Boolean(), { description: CONDITION })),
+});

@@ -28,10 +28,10 @@
  *
  * @module
  */
-import { type Context, type KubernetesObject, rejectUnknownOptions } from '@kindex/core';
+import type { Context, KubernetesObject } from '@kindex/core';
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubernetesDependentResource } from './kubernetes-dependent-resource.js';
-import { WORKFLOW_NODE_KEYS, type WorkflowNode } from './workflow-node.js';
+import { WORKFLOW_NODE_OPTIONS, type WorkflowNode } from './workflow-node.js';
 import { WorkflowResult, type DependentResult } from './workflow-result.js';
 import { ReconcileRun } from './internal/reconcile-run.js';
 
@@ -88,7 +88,7 @@ export class Workflow<P extends KubernetesObject = KubernetesObject> {
   /** @throws {InvalidWorkflowError} for duplicate names, unknown `dependsOn` names and cycles. */
   constructor(nodes: readonly WorkflowNode<P>[]) {
     const map = new Map<string, WorkflowNode<P>>();
-    nodes.forEach((n, i) => rejectUnknownOptions(`Workflow node [${i}] (${n.dependent?.name ?? 'no dependent'})`, n, WORKFLOW_NODE_KEYS));
+    nodes.forEach((n, i) => WORKFLOW_NODE_OPTIONS.check(n, `Workflow node [${i}] (${n.dependent?.name ?? 'no dependent'})`));
     for (const n of nodes) {
       if (map.has(n.dependent.name))
         throw new InvalidWorkflowError(`two dependents are named "${n.dependent.name}"; give one a name option`);
