@@ -8,10 +8,10 @@ import type { DebuggableController } from './debuggable-controller.js';
  *
  * @example
  * ```ts
- * import { SourceHealthMonitor, type Operator, type SourceHealthMonitorOptions } from '@kindex/informer';
+ * import { InformerRegistry, SourceHealthMonitor, type Operator, type SourceHealthMonitorOptions } from '@kindex/informer';
  * declare const operator: Operator;
  *
- * const options: SourceHealthMonitorOptions = { registry: operator.client.registry, controllers: () => operator.controllers, unhealthyAfterMs: 60_000, sampleEveryMs: 5_000 };
+ * const options: SourceHealthMonitorOptions = { registry: InformerRegistry.of(operator.client), controllers: () => operator.controllers, unhealthyAfterMs: 60_000, sampleEveryMs: 5_000 };
  * const monitor = new SourceHealthMonitor(options);
  * ```
  */
@@ -46,11 +46,11 @@ const SOURCE_HEALTH_MONITOR_OPTION_KEYS = {
  *
  * @example
  * ```ts
- * import { SourceHealthMonitor, type Operator } from '@kindex/informer';
+ * import { InformerRegistry, SourceHealthMonitor, type Operator } from '@kindex/informer';
  * declare const operator: Operator;
  *
  * // Fail liveness once a watch or event source has been broken for 5 minutes (the Operator does this with server.unhealthyAfterMs).
- * const monitor = new SourceHealthMonitor({ registry: operator.client.registry, controllers: () => operator.controllers, unhealthyAfterMs: 300_000 });
+ * const monitor = new SourceHealthMonitor({ registry: InformerRegistry.of(operator.client), controllers: () => operator.controllers, unhealthyAfterMs: 300_000 });
  * monitor.start();
  * operator.health.addHealthzCheck('sources', () => monitor.check());
  * ```
