@@ -60,6 +60,12 @@ describe('defineOptions', () => {
     );
   });
 
+  it('names a missing required key as the key, not the object', () => {
+    const error = caught(() => POOL_OPTIONS.check({ size: 2 }));
+    expect([error.options, error.key, error.value]).to.deep.equal(['Pool options', 'mode', undefined]);
+    expect(error.message).to.equal('Pool options.mode = undefined: missing, and required. Fix: set mode to "fast" or "safe"');
+  });
+
   it('is what a converted constructor throws for a bad value', () => {
     const error = caught(() => new BucketRateLimiter({ qps: 0 }));
     expect(error.message).to.equal(

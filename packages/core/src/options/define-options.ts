@@ -137,6 +137,9 @@ function invalidOption(name: string, schema: TObject, options: unknown, validato
   const errors = validator.Errors(options);
   const [first] = errors;
   const segments = (first?.instancePath ?? '').split('/').slice(1).map(unescapePointer);
+  // A missing required key is reported on its object (`instancePath` ''): name the key itself.
+  const missing = first?.keyword === 'required' ? (first.params as { requiredProperties?: string[] }).requiredProperties?.[0] : undefined;
+  if (missing !== undefined) segments.push(missing);
   let value: unknown = options;
   let property: TSchema | undefined = schema;
   let optional = false;
@@ -153,7 +156,7 @@ function invalidOption(name: string, schema: TObject, options: unknown, validato
     options: name,
     key,
     value,
-    problem: problemOf(first, errors),
+    problem: missing === undefined ? problemOf(first, errors) : 'missing, and required',
     fix: `set ${key} to ${wanted}${optional ? ', or leave it out for the default' : ''}`,
   });
 }
