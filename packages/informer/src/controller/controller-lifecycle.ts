@@ -205,7 +205,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         }),
       ),
       new Subscription(processor.onQueuedTrigger((trigger) => this.#h.events.trigger(trigger))),
-      new Subscription(this.#h.primaryCache.onDelta(this.#h.primary.onDelta.bind(this.#h.primary))),
+      new Subscription(this.#h.primary.connect()),
       this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.problem(PRIMARY_SOURCE_NAME, error)),
       ...(this.#h.namespaceSelection === undefined
         ? []

@@ -225,7 +225,13 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#ledger = new PrimaryLedger(this.primaryCache);
     const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);
     const visibility = new PrimaryVisibility<P>(this.#finalizer, stealthFilter, onProblem);
-    this.#primary = new PrimaryEvents<P>({ ledger: this.#ledger, visibility, filter: and(...filters), onProblem });
+    this.#primary = new PrimaryEvents<P>({
+      cache: this.primaryCache,
+      ledger: this.#ledger,
+      visibility,
+      filter: and(...filters),
+      onProblem,
+    });
     this.#dispatcher = new ReconciliationDispatcher<P>({
       name: this.name,
       kind,

@@ -14,11 +14,14 @@ import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
 import { ResourceTriggers } from '../source/resource-triggers.js';
 import { unchangedPriority } from '../source/unchanged-priority.js';
 import { PRIMARY_SOURCE_NAME } from './controller-event.js';
+import type { InformerCache } from '../cache/informer-cache.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryVisibility } from './primary-visibility.js';
 
 /** What {@link PrimaryEvents} is built from: the controller's visibility, filters and problem report. */
 export interface PrimaryEventsOptions<P extends KubernetesObject> {
+  /** The primary cache whose deltas it reads (it connects itself, as a secondary source does). */
+  readonly cache: InformerCache<P>;
   readonly ledger: PrimaryLedger<P>;
   /** The finalizer and stealth filter, shared with the reconciliation dispatcher. */
   readonly visibility: PrimaryVisibility<P>;
@@ -38,6 +41,7 @@ export interface PrimaryEventsOptions<P extends KubernetesObject> {
 export class PrimaryEvents<P extends KubernetesObject> {
   readonly triggers$: Observable<Trigger>;
   readonly #triggers = new ResourceTriggers(PRIMARY_SOURCE_NAME);
+  readonly #cache: InformerCache<P>;
   readonly #ledger: PrimaryLedger<P>;
   readonly #finalizer: string | undefined;
   readonly #visibility: PrimaryVisibility<P>;
@@ -46,6 +50,7 @@ export class PrimaryEvents<P extends KubernetesObject> {
   readonly #onProblem: (error: unknown) => void;
 
   constructor(options: PrimaryEventsOptions<P>) {
+    this.#cache = options.cache;
     this.#ledger = options.ledger;
     const { finalizer, stealthFilter } = options.visibility;
     this.#visibility = options.visibility;
@@ -61,8 +66,17 @@ export class PrimaryEvents<P extends KubernetesObject> {
     return this.#triggers.onTrigger(listener);
   }
 
-  /** One delta of the primary cache (listener of `InformerCache.onDelta`). */
-  onDelta(delta: StoreDelta<P>, origin: CacheDeltaOrigin): void {
+  /**
+   * Connects to the primary cache's deltas (before the cache starts, so its list is seen), as
+   * `InformerEventSource.start` does to its own; returns the function that disconnects. The
+   * listener is the bound method itself: no wrapper frame per event.
+   */
+  connect(): () => void {
+    return this.#cache.onDelta(this.#onDelta.bind(this));
+  }
+
+  /** One delta of the primary cache. */
+  #onDelta(delta: StoreDelta<P>, origin: CacheDeltaOrigin): void {
     const id = ResourceID.fromResource(delta.object);
     const key = id.key;
     const ledger = this.#ledger;

@@ -310,7 +310,8 @@ export class InformerEventSource<
   async start(options: CacheStartOptions = {}): Promise<void> {
     if (this.#subscriptions.length === 0) {
       this.#subscriptions = [
-        new Subscription(this.cache.onDelta((delta, origin) => this.#onDelta(delta, origin))),
+        // The bound method itself listens: no wrapper frame per event.
+        new Subscription(this.cache.onDelta(this.#onDelta.bind(this))),
         this.cache.errors$.subscribe((error) => this.#report(this.#named(error))),
         this.cache.health$.subscribe(({ namespace, health }) => {
           const status = health.lastError && !health.watching ? 'unhealthy' : 'healthy';
