@@ -18,7 +18,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
-import { rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf, type Reconciler } from '@kindex/core';
+import { defineOptions, rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf, type Reconciler } from '@kindex/core';
+import Type from 'typebox';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { EventRecorderOptions } from '../events/event-broadcaster.js';
@@ -82,11 +83,26 @@ export type FleetControllerOptions<P extends KubernetesObject> = ControllerOptio
   readonly engageRetryMs?: number;
 };
 
-/** The keys of {@link FleetControllerOptions}: unknown ones are rejected, not ignored. */
-export const FLEET_CONTROLLER_OPTION_KEYS = {
+/** The options a fleet adds to a controller's: where the clusters come from, and the engage retry. */
+type FleetOwnOptions = Pick<FleetControllerOptions<KubernetesObject>, 'clusters' | 'engageRetryMs'>;
+
+/**
+ * The fleet's own keys and value checks (the providers are checked by the constructor, whose
+ * error names the two kinds of provider).
+ */
+const FLEET_OPTIONS = defineOptions<FleetOwnOptions>('fleet controller options', {
+  clusters: Type.Unknown(),
+  engageRetryMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
+});
+
+/**
+ * The keys of {@link FleetControllerOptions}: unknown ones are rejected, not ignored. The
+ * controller's part is its hand-written key list until `ControllerOptions` is declared with
+ * `defineOptions`; then this is one definition spreading both `properties`.
+ */
+const FLEET_CONTROLLER_OPTION_KEYS = {
   ...CONTROLLER_OPTION_KEYS,
-  clusters: true,
-  engageRetryMs: true,
+  ...FLEET_OPTIONS.keys,
 } as const satisfies OptionKeysOf<FleetControllerOptions<KubernetesObject>>;
 
 /** @internal What the operator gives a fleet controller. */
@@ -154,15 +170,11 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     const name = options?.name ?? `${options?.kind?.plural}.${options?.kind?.group || 'core'}`;
     rejectUnknownOptions(`fleet controller ${name} options`, options, FLEET_CONTROLLER_OPTION_KEYS);
     const { clusters, engageRetryMs, ...controllerOptions } = options;
+    FLEET_OPTIONS.check({ clusters, engageRetryMs }, `fleet controller ${name} options`);
     const providers = Array.isArray(clusters) ? (clusters as readonly ClusterProvider[]) : [clusters as ClusterProvider];
     if (providers.length === 0 || providers.some((p) => typeof p?.start !== 'function' || typeof p.stop !== 'function')) {
       throw new TypeError(
         `fleet controller ${name}: clusters must be a ClusterProvider (new StaticClusterProvider([...]) or new KubeconfigSecretProvider({ namespace })) or a non-empty array of them`,
-      );
-    }
-    if (engageRetryMs !== undefined && !(Number.isFinite(engageRetryMs) && engageRetryMs > 0)) {
-      throw new TypeError(
-        `fleet controller ${name}: engageRetryMs must be a positive number of milliseconds, got ${String(engageRetryMs)}`,
       );
     }
     // The controller options are checked now, on a controller that never starts, not at the first cluster.

@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import { InformerCache } from '../cache/informer-cache.js';
 import { Kinds, type ObjectOfKind } from '../kind/resource-kind.js';
 import { checkRemoteCluster } from '../source/remote-cluster.js';
@@ -40,7 +41,11 @@ export interface KubeconfigSecretProviderOptions {
   readonly key?: string;
 }
 
-const OPTION_KEYS = { namespace: true, labelSelector: true, key: true } as const satisfies OptionKeysOf<KubeconfigSecretProviderOptions>;
+const KUBECONFIG_SECRET_PROVIDER_OPTIONS = defineOptions<KubeconfigSecretProviderOptions>('KubeconfigSecretProvider options', {
+  namespace: Type.String({ minLength: 1, description: 'the namespace of the kubeconfig Secrets' }),
+  labelSelector: Type.Optional(Type.String({ description: "a label selector such as 'example.com/fleet=prod'" })),
+  key: Type.Optional(Type.String({ minLength: 1, description: 'the data key holding the kubeconfig' })),
+});
 
 /**
  * Clusters from kubeconfigs kept in labelled Secrets of the operator's own cluster
@@ -72,12 +77,7 @@ export class KubeconfigSecretProvider implements ClusterProvider {
   readonly #engaged = new Map<string, string>();
 
   constructor(options: KubeconfigSecretProviderOptions) {
-    rejectUnknownOptions('KubeconfigSecretProvider options', options, OPTION_KEYS);
-    if (typeof options.namespace !== 'string' || options.namespace === '') {
-      throw new TypeError(
-        `KubeconfigSecretProvider: namespace must name the namespace of the kubeconfig Secrets, got ${JSON.stringify(options.namespace)}`,
-      );
-    }
+    KUBECONFIG_SECRET_PROVIDER_OPTIONS.check(options);
     this.namespace = options.namespace;
     this.labelSelector = options.labelSelector ?? `${DEFAULT_KUBECONFIG_SECRET_LABEL}=true`;
     this.key = options.key ?? 'kubeconfig';
