@@ -1,16 +1,7 @@
 import type { Observable } from 'rxjs';
-import {
-  evaluate,
-  ResourceID,
-  stealthTransition,
-  type EventTransform,
-  type KubernetesObject,
-  type Predicate,
-  type ResourceEvent,
-  type StoreDelta,
-  type Trigger,
-} from '@kindex/core';
+import { ResourceID, stealthTransition, type KubernetesObject, type Predicate, type StoreDelta, type Trigger } from '@kindex/core';
 import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
+import { EventStages } from '../source/event-stages.js';
 import { ResourceTriggers } from '../source/resource-triggers.js';
 import { unchangedPriority } from '../source/unchanged-priority.js';
 import { PRIMARY_SOURCE_NAME } from './controller-event.js';
@@ -34,8 +25,9 @@ export interface PrimaryEventsOptions<P extends KubernetesObject> {
 /**
  * The primary cache's deltas turned into triggers of the controller's own primaries (JOSDK's
  * ControllerEventSource), through the same trigger end as the secondaries' sources
- * (`ResourceTriggers`): deletions that still carry our finalizer leave a tombstone for one
- * cleanup, stealth and event filters decide the rest. The primary's ResourceID is built once
+ * (`ResourceTriggers`) and through the same filter stages (`EventStages`: scope removal,
+ * stealth, filters): deletions that still carry our finalizer leave a tombstone for one cleanup,
+ * the stages decide the rest. The primary's ResourceID is built once
  * per delta, not built as a key and parsed back.
  */
 export class PrimaryEvents<P extends KubernetesObject> {
@@ -44,20 +36,23 @@ export class PrimaryEvents<P extends KubernetesObject> {
   readonly #cache: InformerCache<P>;
   readonly #ledger: PrimaryLedger<P>;
   readonly #finalizer: string | undefined;
-  readonly #visibility: PrimaryVisibility<P>;
-  readonly #filter: Predicate<P>;
-  readonly #stealth: EventTransform<P> | undefined;
-  readonly #onProblem: (error: unknown) => void;
+  /** Scope removal, stealth and filters: the code every InformerEventSource runs too. */
+  readonly #stages: EventStages<P>;
 
   constructor(options: PrimaryEventsOptions<P>) {
     this.#cache = options.cache;
     this.#ledger = options.ledger;
-    const { finalizer, stealthFilter } = options.visibility;
-    this.#visibility = options.visibility;
-    this.#finalizer = finalizer;
-    this.#filter = options.filter;
-    this.#stealth = stealthFilter === undefined ? undefined : stealthTransition(stealthFilter);
-    this.#onProblem = options.onProblem;
+    const { visibility } = options;
+    this.#finalizer = visibility.finalizer;
+    this.#stages = new EventStages<P>({
+      stealth: visibility.stealthFilter === undefined ? undefined : stealthTransition(visibility.stealthFilter),
+      filter: options.filter,
+      // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
+      neverHidden: (primary) => visibility.awaitsOurCleanup(primary),
+      // Out of sight, still on the server: forget its pending work, reconcile nothing.
+      onHidden: (primary) => this.#triggers.primaryDeleted(ResourceID.fromResource(primary)),
+      report: options.onProblem,
+    });
     this.triggers$ = this.#triggers.triggers$;
   }
 
@@ -99,19 +94,7 @@ export class PrimaryEvents<P extends KubernetesObject> {
     if (ledger.tombstones.size !== 0) ledger.tombstones.delete(key);
     if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) ledger.cleanedUp.delete(key);
     ledger.written.onInformerEvent(key, delta.object);
-    if (isScopeRemoval(origin)) return;
-    let event: ResourceEvent<P> | undefined = delta;
-    // A deletion waiting on our finalizer is never hidden: cleanup must run for it to finish.
-    if (this.#stealth !== undefined && !this.#visibility.awaitsOurCleanup(delta.object)) {
-      event = this.#stealth(delta, this.#onProblem);
-      if (event === undefined) return;
-      if (event.type === 'delete') {
-        // Out of sight, still on the server: forget its pending work, reconcile nothing.
-        this.#triggers.primaryDeleted(id);
-        return;
-      }
-    }
-    if (!evaluate(this.#filter, event, this.#onProblem)) return;
-    this.#triggers.resource([id], event, unchangedPriority(delta.type, origin), key);
+    const event = this.#stages.apply(delta, origin);
+    if (event !== undefined) this.#triggers.resource([id], event, unchangedPriority(delta.type, origin), key);
   }
 }

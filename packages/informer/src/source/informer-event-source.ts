@@ -19,7 +19,6 @@ import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import type { KubeEventSource } from './kube-event-source.js';
 import {
   and,
-  evaluate,
   eventSourceHandle,
   mapEvent,
   MultipleSecondaryResourcesError,
@@ -40,7 +39,7 @@ import {
   type ShardSelector,
 } from '@kindex/core';
 import { InformerCache } from '../cache/informer-cache.js';
-import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
+import type { CacheDeltaOrigin } from '../cache/cache-delta.js';
 import { type CacheStartOptions, type NamespaceSet } from '../cache/informer-cache-options.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import { CacheSyncError } from '../startup/startup-errors.js';
@@ -55,6 +54,7 @@ import { primariesOf } from './primaries-of.js';
 import { ResourceTriggers } from './resource-triggers.js';
 import { inheritedShardSelector } from './inherited-shard-selector.js';
 import { ListedPrimaries } from './listed-primaries.js';
+import { EventStages } from './event-stages.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -194,6 +194,8 @@ export class InformerEventSource<
   readonly #triggers: ResourceTriggers;
   /** A list's primaries, triggered once each when the list has been delivered. */
   readonly #listed: ListedPrimaries<R>;
+  /** Scope removal, stealth and filter: the code the controller's primary source runs too. */
+  readonly #stages: EventStages<R>;
   readonly #health: BehaviorSubject<EventSourceHealth>;
   readonly #problems = new Subject<EventSourceProblem>();
   readonly #index: PrimaryToSecondaryIndex<R> | undefined;
@@ -247,6 +249,7 @@ export class InformerEventSource<
     this.#health = new BehaviorSubject<EventSourceHealth>({ source: this.name, status: 'starting' });
     this.#triggers = new ResourceTriggers(config.name);
     this.#listed = new ListedPrimaries<R>(this.#triggers);
+    this.#stages = new EventStages<R>({ stealth: config.stealth, filter: config.filter, report: this.#reportError });
     this.triggers$ = this.#triggers.triggers$;
     this.health$ = this.#health.asObservable();
     this.problems$ = this.#problems.asObservable();
@@ -461,14 +464,9 @@ export class InformerEventSource<
 
   #onDelta(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
     let primaries = primariesOf(delta, this.#index, this.configuration.toPrimaryIds, this.#reportError);
-    // A namespace leaving the set is our configuration changing, not the world: clean up, but
-    // reconcile nothing (no storm).
-    if (isScopeRemoval(origin)) return;
-    const stealth = this.configuration.stealth;
-    const event = stealth === undefined ? delta : stealth(delta, this.#reportError);
+    // A namespace leaving the set (a scope removal) is cleaned up above but reconciles nothing.
+    const event = this.#stages.apply(delta, origin);
     if (event === undefined) return;
-    const filter = this.configuration.filter;
-    if (filter !== undefined && !evaluate(filter, event, this.#reportError)) return;
     const handler = this.configuration.handler;
     if (handler !== undefined) primaries = mapEvent(handler, event, this.#reportError);
     if (primaries.length === 0) return;
