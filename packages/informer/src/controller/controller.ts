@@ -222,7 +222,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
       ...(reflector ? { reflector } : {}),
       ...(cacheBound !== undefined ? { bound: cacheBound } : {}),
     });
-    this.#ledger = new PrimaryLedger(this.primaryCache);
+    this.#ledger = new PrimaryLedger(this.primaryCache, this.#finalizer);
     const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);
     const visibility = new PrimaryVisibility<P>(this.#finalizer, stealthFilter, onProblem);
     this.#primary = new PrimaryEvents<P>({

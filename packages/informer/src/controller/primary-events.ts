@@ -35,7 +35,6 @@ export class PrimaryEvents<P extends KubernetesObject> {
   readonly #triggers = new ResourceTriggers(PRIMARY_SOURCE_NAME);
   readonly #cache: InformerCache<P>;
   readonly #ledger: PrimaryLedger<P>;
-  readonly #finalizer: string | undefined;
   /** Scope removal, stealth and filters: the code every InformerEventSource runs too. */
   readonly #stages: EventStages<P>;
 
@@ -43,7 +42,6 @@ export class PrimaryEvents<P extends KubernetesObject> {
     this.#cache = options.cache;
     this.#ledger = options.ledger;
     const { visibility } = options;
-    this.#finalizer = visibility.finalizer;
     this.#stages = new EventStages<P>({
       stealth: visibility.stealthFilter === undefined ? undefined : stealthTransition(visibility.stealthFilter),
       filter: options.filter,
@@ -76,24 +74,16 @@ export class PrimaryEvents<P extends KubernetesObject> {
     const key = id.key;
     const ledger = this.#ledger;
     if (delta.type === 'delete') {
-      ledger.written.evict(key);
-      const finalizer = this.#finalizer;
-      const cleanedUp = ledger.cleanedUp.has(key) && ledger.cleanedUp.get(key) === delta.object.metadata?.uid;
-      ledger.cleanedUp.delete(key);
-      if (finalizer !== undefined && delta.object.metadata?.finalizers?.includes(finalizer) && !isScopeRemoval(origin) && !cleanedUp) {
+      if (ledger.deleted(key, delta, isScopeRemoval(origin))) {
         // Cleanup never ran to completion: give it one run on the last known state instead of
         // dropping the primary's work.
-        ledger.tombstones.set(key, { primary: delta.object, stateUnknown: delta.deleteStateUnknown });
         this.#triggers.resource([id], delta, undefined, key);
         return;
       }
       this.#triggers.primaryDeleted(id);
       return;
     }
-    // Empty but for primaries deleted under our finalizer: no lookup per event.
-    if (ledger.tombstones.size !== 0) ledger.tombstones.delete(key);
-    if (this.#finalizer !== undefined && !delta.object.metadata?.finalizers?.includes(this.#finalizer)) ledger.cleanedUp.delete(key);
-    ledger.written.onInformerEvent(key, delta.object);
+    ledger.seen(key, delta.object);
     const event = this.#stages.apply(delta, origin);
     if (event !== undefined) this.#triggers.resource([id], event, unchangedPriority(delta.type, origin), key);
   }

@@ -183,7 +183,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     // secondary naming a primary that does not exist) runs no reconciler: say so. Records are
     // kept only of primaries that exist, so triggers naming missing ones leave nothing behind.
     const found = this.#o.ledger.get(key);
-    const present = found !== undefined || this.#o.ledger.tombstones.has(key);
+    const present = found !== undefined || this.#o.ledger.tombstone(key) !== undefined;
     let trace: ReconcileTrace | undefined;
     if (this.#o.inspection) {
       trace = new ReconcileTrace(key, request.causes);
@@ -196,7 +196,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     try {
       // Fencing: a replica that may not write (lost its lease) must not reconcile either.
       this.#o.client.checkFence();
-      const subject = found ?? this.#o.ledger.tombstones.get(key)?.primary;
+      const subject = found ?? this.#o.ledger.tombstone(key)?.primary;
       // Per-primary fencing (sharding): a primary of a shard this replica does not own right now
       // is its owner's to reconcile; checked at the last moment, synchronously.
       result =
@@ -395,14 +395,14 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
     if (primary === undefined) {
-      const tombstone = ledger.tombstones.get(key);
+      const tombstone = ledger.tombstone(key);
       if (tombstone === undefined) return skip('not-cached');
       // The primary is gone: nothing to write back, whatever cleanup answers.
       await this.#cleanup(
         tombstone.primary,
         this.#context(opened, client, tombstone.primary, retryInfo, signal, tombstone.stateUnknown, log),
       );
-      ledger.tombstones.delete(key);
+      ledger.cleanedUpAfterDeletion(key);
       events.reconciled(key, 'cleanupAfterDeletion', wrote);
       return;
     }
@@ -412,7 +412,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     if (primary.metadata?.deletionTimestamp !== undefined) {
       if (finalizer === undefined || !primary.metadata.finalizers?.includes(finalizer)) return skip('deleting');
       // Cleaned up already (its finalizer is off; the cache has not caught up): exactly once.
-      if (ledger.cleanedUp.get(key) === primary.metadata.uid && primary.metadata.uid !== undefined) return skip('deleting');
+      if (ledger.cleanupDone(key, primary.metadata.uid)) return skip('deleting');
       const control = await this.#cleanup(primary, this.#context(opened, client, primary, retryInfo, signal, false, log));
       if (control.removeFinalizer) {
         client.checkFence();
