@@ -1,4 +1,4 @@
-import type { KubernetesObject, OptionKeysOf } from '@kindex/core';
+import { InvalidOptionError, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
 import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from '../controller/controller-options.js';
 
 /**
@@ -64,7 +64,7 @@ const DISTRIBUTIONS: readonly ControllerDistribution[] = ['leader-elected', 'sha
 
 /**
  * A controller's `distribution` the operator cannot honour: it names the controller, the value
- * and the fix.
+ * and the fix. A kind of `InvalidOptionError` (code `KINDEX_INVALID_OPTION`), as every bad option is.
  *
  * @example
  * ```ts
@@ -82,18 +82,28 @@ const DISTRIBUTIONS: readonly ControllerDistribution[] = ['leader-elected', 'sha
  * }
  * ```
  */
-export class ControllerDistributionError extends Error {
-  override readonly name = 'ControllerDistributionError';
-  readonly code = 'KINDEX_CONTROLLER_DISTRIBUTION';
+export class ControllerDistributionError extends InvalidOptionError {
+  override readonly name: string = 'ControllerDistributionError';
   /** The option at fault. */
   readonly field = 'distribution';
   constructor(
     /** The controller's name. */
     readonly controller: string,
-    readonly value: unknown,
+    value: unknown,
     fix: string,
   ) {
-    super(`controller ${JSON.stringify(controller)}: distribution ${JSON.stringify(value)}: ${fix}`);
+    super(
+      {
+        options: `controller ${controller} options`,
+        key: 'distribution',
+        value,
+        problem: DISTRIBUTIONS.includes(value as ControllerDistribution)
+          ? 'the Operator cannot honour it'
+          : 'not one of the values accepted',
+        fix,
+      },
+      `controller ${JSON.stringify(controller)}: distribution ${JSON.stringify(value)}: ${fix}`,
+    );
   }
 }
 

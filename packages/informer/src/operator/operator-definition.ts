@@ -9,11 +9,12 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import type { CustomResource } from '../crd/custom-resource.js';
 import { loadKubeConfig } from '../kubeconfig/load-kube-config.js';
 import { refuseStartWhileDescribing } from '../manifests/describe-only.js';
-import { OPERATOR_RUN_OPTION_KEYS, type OperatorRunOptions } from './operator-options.js';
+import { OPERATOR_RUN_OPTIONS, type OperatorRunOptions } from './operator-options.js';
 import type { Operator } from './operator.js';
 
 /**
@@ -69,12 +70,13 @@ export interface OperatorDefinition {
   create(context: OperatorDefinitionContext): Operator | Promise<Operator>;
 }
 
-const DEFINITION_KEYS = {
-  name: true,
-  customResources: true,
-  gracefulShutdownTimeoutMs: true,
-  create: true,
-} as const satisfies OptionKeysOf<OperatorDefinition>;
+/** {@link OperatorDefinition}'s keys; its values are checked by `defineOperator`, whose messages say what each must be. */
+const OPERATOR_DEFINITION = defineOptions<OperatorDefinition>('operator definition', {
+  name: Type.Unknown(),
+  customResources: Type.Optional(Type.Unknown()),
+  gracefulShutdownTimeoutMs: Type.Optional(Type.Unknown()),
+  create: Type.Unknown(),
+});
 
 /** The longest name whose derived names (`<name>-webhook-service`, 16 more) stay DNS-1035 labels. */
 const MAX_NAME_LENGTH = 47;
@@ -115,7 +117,6 @@ export function defineOperator(definition: OperatorDefinition): OperatorDefiniti
     );
   }
   const where = `operator definition ${name}`;
-  rejectUnknownOptions(where, definition, DEFINITION_KEYS);
   if (typeof definition.create !== 'function')
     throw new TypeError(`${where}: create must be a function ({ kubeConfig, namespace }) => new Operator({...})`);
   const resources = definition.customResources ?? [];
@@ -132,6 +133,7 @@ export function defineOperator(definition: OperatorDefinition): OperatorDefiniti
   const drain = definition.gracefulShutdownTimeoutMs;
   if (drain !== undefined && !(Number.isInteger(drain) && drain >= 0))
     throw new TypeError(`${where}: gracefulShutdownTimeoutMs must be a whole number of milliseconds >= 0, got ${JSON.stringify(drain)}`);
+  OPERATOR_DEFINITION.check(definition, where);
   return definition;
 }
 
@@ -154,11 +156,11 @@ export type RunOperatorOptions = {
   readonly namespace?: string;
 } & OperatorRunOptions;
 
-const RUN_OPERATOR_OPTION_KEYS = {
-  kubeConfig: true,
-  namespace: true,
-  ...OPERATOR_RUN_OPTION_KEYS,
-} as const satisfies OptionKeysOf<RunOperatorOptions>;
+const RUN_OPERATOR_OPTIONS = defineOptions<RunOperatorOptions>('runOperator options', {
+  kubeConfig: Type.Optional(Type.Unknown()),
+  namespace: Type.Optional(Type.String({ minLength: 1, description: 'a namespace name' })),
+  ...OPERATOR_RUN_OPTIONS.properties,
+});
 
 /**
  * Runs a defined operator as the process: builds it with `definition.create(...)` and calls
@@ -177,7 +179,7 @@ const RUN_OPERATOR_OPTION_KEYS = {
  */
 export async function runOperator(definition: OperatorDefinition, options: RunOperatorOptions = {}): Promise<void> {
   refuseStartWhileDescribing();
-  rejectUnknownOptions('runOperator options', options, RUN_OPERATOR_OPTION_KEYS);
+  RUN_OPERATOR_OPTIONS.check(options);
   const { kubeConfig = loadKubeConfig(), namespace, ...runOptions } = options;
   const operator = await definition.create({ kubeConfig, namespace: namespace ?? operatorNamespace(kubeConfig) });
   const drain = definition.gracefulShutdownTimeoutMs;

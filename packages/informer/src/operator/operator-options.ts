@@ -5,7 +5,8 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions, type OptionKeysOf } from '@kindex/core';
+import Type from 'typebox';
 import { KUBE_CLIENT_OPTION_KEYS, type KubeClientOptions } from '../client/kube-client.js';
 import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { OPERATOR_SHARDING_OPTION_KEYS, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
@@ -102,10 +103,10 @@ export interface OperatorRunOptions {
   readonly onStarted?: () => void;
 }
 
-/** The keys of {@link OperatorRunOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_RUN_OPTION_KEYS = {
-  signals: true,
-  exit: true,
-  gracefulShutdownTimeoutMs: true,
-  onStarted: true,
-} as const satisfies OptionKeysOf<OperatorRunOptions>;
+/** {@link OperatorRunOptions}' keys and value checks. */
+export const OPERATOR_RUN_OPTIONS = defineOptions<OperatorRunOptions>('Operator.run options', {
+  signals: Type.Optional(Type.Array(Type.String(), { description: "an array of signal names such as ['SIGTERM']" })),
+  gracefulShutdownTimeoutMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  exit: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  onStarted: Type.Optional(Type.Function([], Type.Unknown(), { description: 'a function called once the operator has started' })),
+});

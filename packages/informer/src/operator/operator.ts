@@ -33,14 +33,14 @@ import { OperatorObservability } from './operator-observability.js';
 import { runOperatorProcess } from './run-process.js';
 import { errorLogFields } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
-import { START_OPTION_KEYS, validateCacheSyncTimeout } from '../startup/start-options.js';
-import { RBAC_LISTING_OPTION_KEYS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
+import { START_OPTIONS, validateCacheSyncTimeout } from '../startup/start-options.js';
+import { RBAC_LISTING_OPTIONS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
 import { remoteClusterManifests } from './remote-cluster-permissions.js';
 import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
 import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
 import { secureServerPermissions } from '../rbac/metrics-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';
-import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTION_KEYS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
+import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTIONS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
 import { webhookManifest, type WebhookManifest, type WebhookManifestOptions } from '../webhook/webhook-manifest.js';
 import { refuseStartWhileDescribing } from '../manifests/describe-only.js';
@@ -291,7 +291,7 @@ export class Operator {
    * of hanging. A controller registered with `whenCrdMissing: 'wait'` does not hold the start.
    */
   async start(options: StartOptions = {}): Promise<void> {
-    rejectUnknownOptions('Operator.start options', options, START_OPTION_KEYS);
+    START_OPTIONS.check(options, 'Operator.start options');
     // `kindex manifests` imports the operator's module only to describe it: never connect then.
     refuseStartWhileDescribing();
     this.#started = true;
@@ -359,7 +359,7 @@ export class Operator {
    * namespaces, and talks to no server (remote clusters' rules: `clusters`).
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
-    rejectUnknownOptions('Operator.rbacManifest options', options, RBAC_LISTING_OPTION_KEYS);
+    RBAC_LISTING_OPTIONS.check(options, 'Operator.rbacManifest options');
     // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
     const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, leases, ...manifestOptions } = options;
     const permissions = [
@@ -423,7 +423,7 @@ export class Operator {
    * `exit: false` it rejects with the error instead (print it with `formatErrorForUser`).
    */
   async run(options: OperatorRunOptions = {}): Promise<void> {
-    rejectUnknownOptions('Operator.run options', options, OPERATOR_RUN_OPTION_KEYS);
+    OPERATOR_RUN_OPTIONS.check(options);
     // Before the process logic, which would exit the describing tool instead of rejecting.
     refuseStartWhileDescribing();
     await runOperatorProcess(this, options);

@@ -1,10 +1,11 @@
-import { type EventSource, type KubernetesObject, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { defineOptions, type EventSource, type KubernetesObject } from '@kindex/core';
+import Type from 'typebox';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { ResourceType } from '../kind/resource-type.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import type { NamespaceSet } from '../cache/informer-cache-options.js';
-import { RBAC_MANIFEST_OPTION_KEYS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
+import { RBAC_MANIFEST_OPTIONS, type RbacManifestOptions, type RequiredPermission } from '../rbac/rbac-manifest.js';
 
 /**
  * Options of `Operator.rbacManifest()`: what kindex cannot see from the registrations.
@@ -44,14 +45,14 @@ export interface RbacListingOptions extends RbacManifestOptions {
   readonly leases?: boolean;
 }
 
-/** The keys of {@link RbacListingOptions}: unknown ones are rejected, not ignored. */
-export const RBAC_LISTING_OPTION_KEYS = {
-  ...RBAC_MANIFEST_OPTION_KEYS,
-  secondaryVerbs: true,
-  extraPermissions: true,
-  events: true,
-  leases: true,
-} as const satisfies OptionKeysOf<RbacListingOptions>;
+/** {@link RbacListingOptions}' keys and value checks, `rbacManifest`'s own included. */
+export const RBAC_LISTING_OPTIONS = defineOptions<RbacListingOptions>('requiredPermissions options', {
+  ...RBAC_MANIFEST_OPTIONS.properties,
+  secondaryVerbs: Type.Optional(Type.Array(Type.String(), { description: "an array of verbs such as ['get', 'list', 'watch']" })),
+  extraPermissions: Type.Optional(Type.Array(Type.Unknown(), { description: 'an array of RequiredPermission' })),
+  events: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  leases: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
 
 /** What caching a kind takes: list and watch for the informer, get for reads by name. */
 export const READ_VERBS = ['get', 'list', 'watch'];
@@ -100,7 +101,7 @@ export async function requiredPermissions(
   controllers: readonly Controller<KubernetesObject>[],
   options: RbacListingOptions = {},
 ): Promise<RequiredPermission[]> {
-  rejectUnknownOptions('requiredPermissions options', options, RBAC_LISTING_OPTION_KEYS);
+  RBAC_LISTING_OPTIONS.check(options);
   const secondaryVerbs = options.secondaryVerbs ?? READ_VERBS;
   const out: RequiredPermission[] = [];
   for (const c of controllers) {

@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  ControllerDistributionError,
+  Kinds,
+  Operator,
+  runOperator,
+  type KubeClient,
+  type OperatorDefinition,
+  type OperatorRunOptions,
+  type RbacListingOptions,
+} from '../index.js';
+
+// The operator's run, runOperator and rbacManifest options are declared once (defineOptions): a
+// value of the wrong type is refused before anything runs, with one line naming the key and the fix.
+
+async function invalid(attempt: () => unknown): Promise<InvalidOptionError> {
+  try {
+    await attempt();
+  } catch (error) {
+    expect(error).to.be.instanceOf(InvalidOptionError);
+    return error as InvalidOptionError;
+  }
+  expect.fail('expected an InvalidOptionError: the bad value was taken');
+}
+
+function offlineKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kubeConfig;
+}
+
+describe('operator options, declared once', () => {
+  const kubeConfig = offlineKubeConfig();
+  const operator = (): Operator => new Operator({ kubeConfig, logger: 'silent' });
+
+  it('refuses Operator.run options of the wrong type before the process logic starts', async () => {
+    const error = await invalid(() => operator().run({ gracefulShutdownTimeoutMs: -1 }));
+    expect(error.message).to.equal(
+      'Operator.run options.gracefulShutdownTimeoutMs = -1: must be >= 0. Fix: set gracefulShutdownTimeoutMs to a number of milliseconds, 0 or more, or leave it out for the default',
+    );
+    expect((await invalid(() => operator().run({ signals: 'SIGTERM' } as unknown as OperatorRunOptions))).key).to.equal('signals');
+  });
+
+  it('refuses runOperator options before the definition creates anything', async () => {
+    let created = false;
+    const definition: OperatorDefinition = { name: 'w', create: () => ((created = true), operator()) };
+    const error = await invalid(() => runOperator(definition, { kubeConfig, namespace: '', exit: false }));
+    expect([error.options, error.key]).to.deep.equal(['runOperator options', 'namespace']);
+    expect(created).to.equal(false);
+  });
+
+  it('refuses rbacManifest options of the wrong type, naming Operator.rbacManifest', async () => {
+    const error = await invalid(() => operator().rbacManifest({ events: 'no' } as unknown as RbacListingOptions));
+    expect(error.message).to.equal(
+      'Operator.rbacManifest options.events = "no": must be boolean. Fix: set events to true or false, or leave it out for the default',
+    );
+  });
+
+  it('makes ControllerDistributionError a kind of InvalidOptionError, naming the controller and the key', () => {
+    const noop: Reconciler<KubernetesObject, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
+    try {
+      operator().register(noop, { kind: Kinds.ConfigMap, name: 'maps', distribution: 'sharded' });
+      expect.fail('expected a ControllerDistributionError');
+    } catch (error) {
+      expect(error).to.be.instanceOf(ControllerDistributionError).and.to.be.instanceOf(InvalidOptionError);
+      const distribution = error as ControllerDistributionError;
+      expect([distribution.code, distribution.options, distribution.key, distribution.value]).to.deep.equal([
+        'KINDEX_INVALID_OPTION',
+        'controller maps options',
+        'distribution',
+        'sharded',
+      ]);
+    }
+  });
+});
