@@ -1,6 +1,5 @@
 import { startEmbeddedApiServer } from './apiserver/embedded-api-server.js';
-import { TEST_API_SERVER_OPTION_KEYS, type TestApiServer, type TestApiServerOptions } from './test-api-server.js';
-import { rejectUnknownOptions } from '@kindex/core';
+import { TEST_API_SERVER_OPTIONS, type TestApiServer, type TestApiServerOptions } from './test-api-server.js';
 
 /**
  * The values `KINDEX_APISERVER` may take.
@@ -78,7 +77,7 @@ export function apiServerFlavorFromEnvironment(env: NodeJS.ProcessEnv = process.
 export async function startTestApiServer(options: TestApiServerOptions = {}): Promise<TestApiServer> {
   // Checked here, not only by the chosen launcher: a key one server accepts (`tls` of the
   // embedded one) would otherwise pass on that server and fail on the other.
-  rejectUnknownOptions('startTestApiServer options', options, TEST_API_SERVER_OPTION_KEYS);
+  TEST_API_SERVER_OPTIONS.check(options);
   // Read by @kindex/informer (which this package does not import) when an Operator or
   // Controller has no `inspection` option; an explicit setting, either way, stays.
   process.env['KINDEX_INSPECTION'] ??= 'true';

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { InvalidOptionError } from '@kindex/core';
 import {
   catchUnknownOptions,
   createTestCrd,
@@ -99,5 +100,35 @@ describe('unknown option keys of the test servers', () => {
       authorization: 'RBAC',
     });
     await server.stop();
+  });
+});
+
+describe('option values of the test servers', () => {
+  async function invalid(attempt: () => unknown): Promise<InvalidOptionError> {
+    try {
+      await attempt();
+    } catch (error) {
+      expect(error).to.be.instanceOf(InvalidOptionError);
+      return error as InvalidOptionError;
+    }
+    expect.fail('expected an InvalidOptionError: the bad value was taken');
+  }
+
+  it('refuses a value of the wrong type before any server starts, naming the key and the fix', async () => {
+    const error = await invalid(() => startTestApiServer({ authorization: 'Webhook' } as never));
+    expect(error.message).to.equal(
+      `startTestApiServer options.authorization = "Webhook": not one of the values accepted. Fix: set authorization to 'RBAC' or 'AlwaysAllow', or leave it out for the default`,
+    );
+    expect((await invalid(() => startTestApiServer({ historyWindow: 0 }))).key).to.equal('historyWindow');
+    expect((await invalid(() => startRealApiServer({ extraApiServerArgs: '--v=4' } as never))).key).to.equal('extraApiServerArgs');
+    expect((await invalid(() => useTestApiServer({ shared: 'yes' } as never))).key).to.equal('shared');
+  });
+
+  it('refuses helper options of the wrong type', async () => {
+    expect((await invalid(() => eventually(() => true, { timeoutMs: '5s' } as never))).fix).to.equal(
+      'set timeoutMs to a number of milliseconds, 0 or more, or leave it out for the default',
+    );
+    expect((await invalid(() => createTestCrd({} as never, {} as never, { scope: 'Namespace' } as never))).key).to.equal('scope');
+    expect((await invalid(() => realApiServerBinaries({ cacheDir: '' }))).key).to.equal('cacheDir');
   });
 });

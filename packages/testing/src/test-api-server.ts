@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * One interface for every API server kindex tests run against: the embedded one (in-process,
@@ -160,11 +161,14 @@ export interface TestApiServerOptions {
   readonly authorization?: 'RBAC' | 'AlwaysAllow';
 }
 
-/** The keys of {@link TestApiServerOptions}: unknown ones are rejected, not ignored. */
-export const TEST_API_SERVER_OPTION_KEYS = {
-  historyWindow: true,
-  bookmarkIntervalMs: true,
-  shardedListAndWatch: true,
-  cborServingAndStorage: true,
-  authorization: true,
-} as const satisfies OptionKeysOf<TestApiServerOptions>;
+/** {@link TestApiServerOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+export const TEST_API_SERVER_OPTIONS = defineOptions<TestApiServerOptions>('startTestApiServer options', {
+  historyWindow: Type.Optional(Type.Integer({ minimum: 1, description: 'a whole number of events, 1 or more' })),
+  bookmarkIntervalMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
+  shardedListAndWatch: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  cborServingAndStorage: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  authorization: Type.Optional(Type.Union([Type.Literal('RBAC'), Type.Literal('AlwaysAllow')], { description: "'RBAC' or 'AlwaysAllow'" })),
+});
+
+/** {@link TestApiServerOptions}' keys, for the embedded server's own list. */
+export const TEST_API_SERVER_OPTION_KEYS = TEST_API_SERVER_OPTIONS.keys;

@@ -1,4 +1,5 @@
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 /**
  * How long and how often {@link eventually} retries.
  *
@@ -27,8 +28,12 @@ export interface EventuallyOptions {
   readonly description?: string;
 }
 
-/** The keys of {@link EventuallyOptions}: unknown ones are rejected, not ignored. */
-const EVENTUALLY_OPTION_KEYS = { timeoutMs: true, intervalMs: true, description: true } as const satisfies OptionKeysOf<EventuallyOptions>;
+/** {@link EventuallyOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const EVENTUALLY_OPTIONS = defineOptions<EventuallyOptions>('eventually options', {
+  timeoutMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  intervalMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  description: Type.Optional(Type.String({ description: 'a description of what is awaited' })),
+});
 
 /**
  * Retries an assertion until it passes and returns its result; when time runs out, rethrows the
@@ -51,7 +56,7 @@ const EVENTUALLY_OPTION_KEYS = { timeoutMs: true, intervalMs: true, description:
  * ```
  */
 export async function eventually<T>(assertion: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
-  rejectUnknownOptions('eventually options', options, EVENTUALLY_OPTION_KEYS);
+  EVENTUALLY_OPTIONS.check(options);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const intervalMs = options.intervalMs ?? 50;
   const description = options.description ?? 'eventually';

@@ -1,7 +1,8 @@
 import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { eventually } from './eventually.js';
 import { uniqueName } from './unique-name.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * Coordinates of a CRD made by {@link createTestCrd}.
@@ -64,14 +65,14 @@ export interface TestCrdOptions {
   readonly specSchema?: V1JSONSchemaProps;
 }
 
-/** The keys of {@link TestCrdOptions}: unknown ones are rejected, not ignored. */
-const TEST_CRD_OPTION_KEYS = {
-  group: true,
-  kind: true,
-  scope: true,
-  statusSubresource: true,
-  specSchema: true,
-} as const satisfies OptionKeysOf<TestCrdOptions>;
+/** {@link TestCrdOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const TEST_CRD_OPTIONS = defineOptions<TestCrdOptions>('createTestCrd options', {
+  group: Type.Optional(Type.String({ minLength: 1, description: 'an API group such as widgets.example.com' })),
+  kind: Type.Optional(Type.String({ pattern: '^[A-Z][A-Za-z0-9]*$', description: 'a kind name in UpperCamelCase, such as Widget' })),
+  scope: Type.Optional(Type.Union([Type.Literal('Namespaced'), Type.Literal('Cluster')], { description: "'Namespaced' or 'Cluster'" })),
+  statusSubresource: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  specSchema: Type.Optional(Type.Unknown()),
+});
 
 /**
  * Creates a CustomResourceDefinition (by default `Widget` in a fresh group, spec and status
@@ -100,7 +101,7 @@ export async function createTestCrd(
   custom: CustomObjectsApi,
   options: TestCrdOptions = {},
 ): Promise<TestCrd> {
-  rejectUnknownOptions('createTestCrd options', options, TEST_CRD_OPTION_KEYS);
+  TEST_CRD_OPTIONS.check(options);
   const group = options.group ?? `${uniqueName('g')}.kindex.test`;
   const kind = options.kind ?? 'Widget';
   const plural = `${kind.toLowerCase()}s`;

@@ -1,6 +1,7 @@
 import { startTestApiServer } from '../start-test-api-server.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
-import { TEST_API_SERVER_OPTION_KEYS, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
+import { TEST_API_SERVER_OPTIONS, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 
 /**
  * Options of {@link useTestApiServer}: the server's options, plus whether suites may share it.
@@ -29,11 +30,11 @@ export interface UseTestApiServerOptions extends TestApiServerOptions {
   readonly shared?: boolean;
 }
 
-/** The keys of {@link UseTestApiServerOptions}: unknown ones are rejected, not ignored. */
-export const USE_TEST_API_SERVER_OPTION_KEYS = {
-  ...TEST_API_SERVER_OPTION_KEYS,
-  shared: true,
-} as const satisfies OptionKeysOf<UseTestApiServerOptions>;
+/** {@link UseTestApiServerOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const USE_TEST_API_SERVER_OPTIONS = defineOptions<UseTestApiServerOptions>('useTestApiServer options', {
+  ...TEST_API_SERVER_OPTIONS.properties,
+  shared: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
 
 /**
  * Starts one server (see {@link startTestApiServer}) for the enclosing mocha `describe` and stops
@@ -51,7 +52,7 @@ export const USE_TEST_API_SERVER_OPTION_KEYS = {
  * ```
  */
 export function useTestApiServer(options: UseTestApiServerOptions = {}): () => TestApiServer {
-  rejectUnknownOptions('useTestApiServer options', options, USE_TEST_API_SERVER_OPTION_KEYS);
+  USE_TEST_API_SERVER_OPTIONS.check(options);
   const { shared = false, ...serverOptions } = options;
   let server: TestApiServer | undefined;
   let release: (() => void) | undefined;

@@ -2,7 +2,8 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'no
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * The command that builds (or finds cached) the binaries {@link realApiServerBinaries} looks for.
@@ -99,12 +100,12 @@ export interface RealApiServerBinariesOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** The keys of {@link RealApiServerBinariesOptions}: unknown ones are rejected, not ignored. */
-const REAL_API_SERVER_BINARIES_OPTION_KEYS = {
-  cacheDir: true,
-  scriptsDir: true,
-  env: true,
-} as const satisfies OptionKeysOf<RealApiServerBinariesOptions>;
+/** {@link RealApiServerBinariesOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const REAL_API_SERVER_BINARIES_OPTIONS = defineOptions<RealApiServerBinariesOptions>('realApiServerBinaries options', {
+  cacheDir: Type.Optional(Type.String({ minLength: 1, description: 'a directory path' })),
+  scriptsDir: Type.Optional(Type.String({ minLength: 1, description: 'a directory path' })),
+  env: Type.Optional(Type.Unknown()),
+});
 
 // packages/testing/src/real-apiserver/ -> the repository root is four levels up.
 const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apiserver/', import.meta.url));
@@ -130,7 +131,7 @@ const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apis
  * ```
  */
 export function realApiServerBinaries(options: RealApiServerBinariesOptions = {}): RealApiServerBinaries {
-  rejectUnknownOptions('realApiServerBinaries options', options, REAL_API_SERVER_BINARIES_OPTION_KEYS);
+  REAL_API_SERVER_BINARIES_OPTIONS.check(options);
   const env = options.env ?? process.env;
   const scriptsDir = options.scriptsDir ?? DEFAULT_SCRIPTS_DIR;
   const cacheDir = options.cacheDir ?? defaultCacheDir(env);

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { rawRequest } from '../helpers/raw-request.js';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
-import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
+import { TEST_API_SERVER_OPTIONS, type ApiServerFaults, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 import { EtcdGateway } from './internal/etcd-gateway.js';
 import { freePorts } from './internal/free-port.js';
 import { startOrphanWatchdog } from './internal/orphan-watchdog.js';
@@ -47,15 +48,15 @@ export interface RealApiServerOptions extends TestApiServerOptions {
   readonly extraControllerManagerArgs?: readonly string[];
 }
 
-/** The keys of {@link RealApiServerOptions}: unknown ones are rejected, not ignored. */
-export const REAL_API_SERVER_OPTION_KEYS = {
-  ...TEST_API_SERVER_OPTION_KEYS,
-  binaries: true,
-  startTimeoutMs: true,
-  extraApiServerArgs: true,
-  garbageCollection: true,
-  extraControllerManagerArgs: true,
-} as const satisfies OptionKeysOf<RealApiServerOptions>;
+/** {@link RealApiServerOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const REAL_API_SERVER_OPTIONS = defineOptions<RealApiServerOptions>('startRealApiServer options', {
+  ...TEST_API_SERVER_OPTIONS.properties,
+  binaries: Type.Optional(Type.Unknown()),
+  startTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
+  extraApiServerArgs: Type.Optional(Type.Array(Type.String(), { description: "an array of flags such as ['--v=4']" })),
+  garbageCollection: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  extraControllerManagerArgs: Type.Optional(Type.Array(Type.String(), { description: "an array of flags such as ['--v=4']" })),
+});
 
 /**
  * A running kube-apiserver with its etcd, as {@link startRealApiServer} returns it.
@@ -126,7 +127,7 @@ const START_ATTEMPTS = 3;
  * ```
  */
 export async function startRealApiServer(options: RealApiServerOptions = {}): Promise<RealApiServer> {
-  rejectUnknownOptions('startRealApiServer options', options, REAL_API_SERVER_OPTION_KEYS);
+  REAL_API_SERVER_OPTIONS.check(options);
   const binaries = options.binaries ?? realApiServerBinaries();
   for (let attempt = 1; ; attempt++) {
     try {
