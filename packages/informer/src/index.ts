@@ -164,7 +164,7 @@ export type { OperatorServerOptions, OperatorServerSources } from './server/oper
 export { DEFAULT_REVIEW_CACHE_TTL_MS } from './server/secure/secure-serving.js';
 export type { SecureServingOptions, ReviewCacheTtl } from './server/secure/secure-serving.js';
 export { ServingCertificateError } from './server/secure/serving-certificate.js';
-export type { ServingCertificateErrorCode } from './server/secure/serving-certificate.js';
+export type { ServingCertificateErrorReason } from './server/secure/serving-certificate.js';
 export type { AccessReviewClient } from './server/secure/request-guard.js';
 export { HealthChecks, DuplicateHealthCheckError } from './server/health-checks.js';
 export type { HealthCheck, HealthCheckKind, HealthReport } from './server/health-checks.js';

@@ -81,7 +81,9 @@ describe('OperatorServer secure serving: certificates and ports at start', funct
   it('names a certificate file that does not parse, and the fix', async () => {
     const secure = files('-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n', pair.key);
     const error = await startError(server({ secure }));
-    expect(error).to.be.instanceOf(ServingCertificateError).and.to.include({ code: 'not-a-certificate', file: secure.certFile });
+    expect(error)
+      .to.be.instanceOf(ServingCertificateError)
+      .and.to.include({ code: 'KINDEX_SERVING_CERTIFICATE', reason: 'not-a-certificate', file: secure.certFile });
     expect(error.message).to.match(
       new RegExp(
         `^operator server: server.secure.certFile ${secure.certFile} is not a PEM certificate \\(.+\\); give the tls.crt of a kubernetes.io/tls Secret$`,
@@ -92,10 +94,14 @@ describe('OperatorServer secure serving: certificates and ports at start', funct
   it('names a key file that does not parse, and a key of another certificate', async () => {
     const garbled = files(pair.cert, 'not a key');
     const notKey = await startError(server({ secure: garbled }));
-    expect(notKey).to.be.instanceOf(ServingCertificateError).and.to.include({ code: 'not-a-key', file: garbled.keyFile });
+    expect(notKey)
+      .to.be.instanceOf(ServingCertificateError)
+      .and.to.include({ code: 'KINDEX_SERVING_CERTIFICATE', reason: 'not-a-key', file: garbled.keyFile });
     const mismatched = files(pair.cert, other.key);
     const mismatch = await startError(server({ secure: mismatched }));
-    expect(mismatch).to.be.instanceOf(ServingCertificateError).and.to.include({ code: 'key-mismatch', file: mismatched.keyFile });
+    expect(mismatch)
+      .to.be.instanceOf(ServingCertificateError)
+      .and.to.include({ code: 'KINDEX_SERVING_CERTIFICATE', reason: 'key-mismatch', file: mismatched.keyFile });
     expect(mismatch.message).to.equal(
       `operator server: server.secure.keyFile ${mismatched.keyFile} is not the key of the certificate in ${mismatched.certFile}; give the tls.key issued with that tls.crt (the same Secret)`,
     );
@@ -104,7 +110,7 @@ describe('OperatorServer secure serving: certificates and ports at start', funct
   it('names a missing file', async () => {
     const certFile = join(dir, 'missing.crt');
     const error = await startError(server({ secure: { certFile, keyFile: join(dir, 'missing.key') } }));
-    expect(error).to.be.instanceOf(ServingCertificateError).and.to.include({ code: 'unreadable' });
+    expect(error).to.be.instanceOf(ServingCertificateError).and.to.include({ code: 'KINDEX_SERVING_CERTIFICATE', reason: 'unreadable' });
     expect(error.message).to.match(/^operator server: cannot read server\.secure\.(cert|key)File .+missing\.(crt|key) \(ENOENT/);
     expect(error.message).to.match(
       /; mount the certificate Secret there, or leave certFile and keyFile out for a self-signed certificate$/,

@@ -10,14 +10,14 @@ import { generateWebhookCertificates } from '../../webhook/webhook-certificates.
  *
  * @example
  * ```ts
- * import { ServingCertificateError, type ServingCertificateErrorCode } from '@kindex/informer';
+ * import { ServingCertificateError, type ServingCertificateErrorReason } from '@kindex/informer';
  * declare const error: unknown;
  *
- * const code: ServingCertificateErrorCode | undefined = error instanceof ServingCertificateError ? error.code : undefined;
- * if (code === 'unreadable') console.error('is the certificate Secret mounted?');
+ * const reason: ServingCertificateErrorReason | undefined = error instanceof ServingCertificateError ? error.reason : undefined;
+ * if (reason === 'unreadable') console.error('is the certificate Secret mounted?');
  * ```
  */
-export type ServingCertificateErrorCode = 'unreadable' | 'not-a-certificate' | 'not-a-key' | 'key-mismatch';
+export type ServingCertificateErrorReason = 'unreadable' | 'not-a-certificate' | 'not-a-key' | 'key-mismatch';
 
 /**
  * The operator server's certificate or key file cannot be served: unreadable, not PEM, or a key
@@ -32,16 +32,17 @@ export type ServingCertificateErrorCode = 'unreadable' | 'not-a-certificate' | '
  * try {
  *   await operator.start();
  * } catch (error) {
- *   if (error instanceof ServingCertificateError && error.code === 'key-mismatch') console.error(`replace ${error.file}`);
+ *   if (error instanceof ServingCertificateError && error.reason === 'key-mismatch') console.error(`replace ${error.file}`);
  *   throw error;
  * }
  * ```
  */
 export class ServingCertificateError extends Error {
   override readonly name = 'ServingCertificateError';
+  readonly code = 'KINDEX_SERVING_CERTIFICATE';
   constructor(
     /** What is wrong with the file. */
-    readonly code: ServingCertificateErrorCode,
+    readonly reason: ServingCertificateErrorReason,
     /** The file at fault. */
     readonly file: string,
     message: string,
