@@ -108,9 +108,6 @@ export const KUBE_CLIENT_OPTIONS = defineOptions<KubeClientOptions>('KubeClient 
   requestInactivityMs: Type.Optional(Type.Unknown()),
 });
 
-/** {@link KubeClientOptions}' keys, for `Operator` options' own list. */
-export const KUBE_CLIENT_OPTION_KEYS = KUBE_CLIENT_OPTIONS.keys;
-
 /** {@link ListOptions}' keys (checked per call, keys only). */
 export const LIST_OPTIONS = defineOptions<ListOptions>('KubeClient.list options', {
   namespace: Type.Optional(Type.String()),

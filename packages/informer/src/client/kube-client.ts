@@ -57,7 +57,6 @@ interface SelfValidatingKind {
 }
 
 // Declared with the other options objects of the client; Operator options list these keys.
-export { KUBE_CLIENT_OPTION_KEYS } from './kube-client-options.js';
 export type { ApplyOptions, KubeClientOptions, ListOptions } from './kube-client-options.js';
 
 /** See {@link KubeClientOptions.requestInactivityMs}. */

@@ -71,9 +71,6 @@ export const EVENT_RECORDER_OPTIONS = defineOptions<EventRecorderOptions>('Opera
   clock: Type.Optional(Type.Unknown()),
 });
 
-/** {@link EventRecorderOptions}' keys, for `Operator` options' own list. */
-export const EVENT_RECORDER_OPTION_KEYS = EVENT_RECORDER_OPTIONS.keys;
-
 /** What the broadcaster takes besides {@link EventRecorderOptions}: given by the operator, not by users. */
 const EVENT_BROADCASTER_OPTIONS = defineOptions<
   EventRecorderOptions & { readonly logger?: Logger; readonly defaultInstance?: () => string }

@@ -67,9 +67,6 @@ export const LEADER_ELECTION_TIMING_OPTIONS = defineOptions<LeaderElectionTiming
   releaseOnCancel: Type.Optional(Type.Boolean({ description: 'true or false' })),
 });
 
-/** {@link LeaderElectionTiming}'s keys, for the options objects that include them. */
-export const LEADER_ELECTION_TIMING_KEYS = LEADER_ELECTION_TIMING_OPTIONS.keys;
-
 /**
  * Options of {@link LeaderElector}.
  *

@@ -51,6 +51,3 @@ export const OPERATOR_LEADER_ELECTION_OPTIONS = defineOptions<OperatorLeaderElec
   leaseNamespace: Type.Unknown(),
   onLost: Type.Optional(Type.Unknown()),
 });
-
-/** {@link OperatorLeaderElectionOptions}' keys, for `Operator` options' own list. */
-export const OPERATOR_LEADER_ELECTION_OPTION_KEYS = OPERATOR_LEADER_ELECTION_OPTIONS.keys;

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { KubernetesObject, Logger, OptionKeysOf } from '@kindex/core';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';
-import { EVENT_RECORDER_OPTION_KEYS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
+import { EVENT_RECORDER_OPTIONS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
 import { errorLogFields } from '../logging/user-error.js';
 import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
@@ -54,7 +54,7 @@ export const OPERATOR_OBSERVABILITY_OPTION_KEYS = {
   logger: true,
   metrics: OPERATOR_METRICS_OPTION_KEYS,
   server: OPERATOR_SERVER_OPTION_KEYS,
-  events: EVENT_RECORDER_OPTION_KEYS,
+  events: EVENT_RECORDER_OPTIONS.keys,
   inspection: true,
 } as const satisfies OptionKeysOf<OperatorObservabilityOptions>;
 

@@ -7,10 +7,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { defineOptions, type OptionKeysOf } from '@kindex/core';
 import Type from 'typebox';
-import { KUBE_CLIENT_OPTION_KEYS, type KubeClientOptions } from '../client/kube-client.js';
-import { OPERATOR_LEADER_ELECTION_OPTION_KEYS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
+import { KUBE_CLIENT_OPTIONS, type KubeClientOptions } from '../client/kube-client-options.js';
+import { OPERATOR_LEADER_ELECTION_OPTIONS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
 import { OPERATOR_SHARDING_OPTION_KEYS, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
-import { WEBHOOK_SERVER_OPTION_KEYS, type WebhookServerOptions } from '../webhook/webhook-server.js';
+import { WEBHOOK_SERVER_OPTIONS, type WebhookServerOptions } from '../webhook/webhook-options.js';
 import { OPERATOR_OBSERVABILITY_OPTION_KEYS, type OperatorObservabilityOptions } from './operator-observability.js';
 
 /**
@@ -58,11 +58,11 @@ export type OperatorOptions = {
 /** The keys of {@link OperatorOptions}, nested options objects' own included: unknown ones are rejected, not ignored. */
 export const OPERATOR_OPTION_KEYS = {
   kubeConfig: true,
-  leaderElection: OPERATOR_LEADER_ELECTION_OPTION_KEYS,
+  leaderElection: OPERATOR_LEADER_ELECTION_OPTIONS.keys,
   sharding: OPERATOR_SHARDING_OPTION_KEYS,
   cacheSyncTimeoutMs: true,
-  webhooks: WEBHOOK_SERVER_OPTION_KEYS,
-  ...KUBE_CLIENT_OPTION_KEYS,
+  webhooks: WEBHOOK_SERVER_OPTIONS.keys,
+  ...KUBE_CLIENT_OPTIONS.keys,
   ...OPERATOR_OBSERVABILITY_OPTION_KEYS,
 } as const satisfies OptionKeysOf<OperatorOptions>;
 

@@ -108,9 +108,6 @@ export const RBAC_MANIFEST_OPTIONS = defineOptions<RbacManifestOptions>('rbacMan
   ),
 });
 
-/** {@link RbacManifestOptions}' keys, for the options objects that include them. */
-export const RBAC_MANIFEST_OPTION_KEYS = RBAC_MANIFEST_OPTIONS.keys;
-
 /**
  * A Role, ClusterRole or binding, as plain JSON ready to create or print.
  *

@@ -55,9 +55,6 @@ export const WEBHOOK_SERVER_OPTIONS = defineOptions<WebhookServerOptions>('webho
   maxRequestBytes: Type.Optional(Type.Integer({ exclusiveMinimum: 0, description: 'a positive number of bytes' })),
 });
 
-/** {@link WebhookServerOptions}' keys, for `Operator` options' own list. */
-export const WEBHOOK_SERVER_OPTION_KEYS = WEBHOOK_SERVER_OPTIONS.keys;
-
 const ADMISSION_OPTION_SCHEMAS = {
   kind: Type.Unknown(),
   operations: Type.Optional(Type.Unknown()),

@@ -48,7 +48,6 @@ import { MalformedReviewError, parseAdmissionReview, parseConversionReview } fro
 import { closeServer } from '../internal/close-server.js';
 
 // Its options objects are declared in webhook-options.ts; Operator options list the server's keys.
-export { WEBHOOK_SERVER_OPTION_KEYS } from './webhook-options.js';
 export type { WebhookServerOptions } from './webhook-options.js';
 
 /**
