@@ -132,3 +132,21 @@ describe('option values of the test servers', () => {
     expect((await invalid(() => realApiServerBinaries({ cacheDir: '' }))).key).to.equal('cacheDir');
   });
 });
+
+describe('option values of the embedded server', () => {
+  it('refuses a port, token or maxBodyBytes it cannot use before it binds anything', async () => {
+    const caught = async (attempt: () => Promise<unknown>): Promise<InvalidOptionError> => {
+      const error: unknown = await attempt().then(
+        () => expect.fail('expected an InvalidOptionError: the bad value was taken'),
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(InvalidOptionError);
+      return error as InvalidOptionError;
+    };
+    expect((await caught(() => startEmbeddedApiServer({ port: 70_000 }))).message).to.equal(
+      'startEmbeddedApiServer options.port = 70000: must be <= 65535. Fix: set port to a TCP port, 0 for a free one, or leave it out for the default',
+    );
+    expect((await caught(() => startEmbeddedApiServer({ token: '' }))).key).to.equal('token');
+    expect((await caught(() => startEmbeddedApiServer({ maxBodyBytes: 0 }))).key).to.equal('maxBodyBytes');
+  });
+});

@@ -169,6 +169,3 @@ export const TEST_API_SERVER_OPTIONS = defineOptions<TestApiServerOptions>('star
   cborServingAndStorage: Type.Optional(Type.Boolean({ description: 'true or false' })),
   authorization: Type.Optional(Type.Union([Type.Literal('RBAC'), Type.Literal('AlwaysAllow')], { description: "'RBAC' or 'AlwaysAllow'" })),
 });
-
-/** {@link TestApiServerOptions}' keys, for the embedded server's own list. */
-export const TEST_API_SERVER_OPTION_KEYS = TEST_API_SERVER_OPTIONS.keys;

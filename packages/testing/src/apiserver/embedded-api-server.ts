@@ -52,8 +52,9 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
-import { TEST_API_SERVER_OPTION_KEYS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
+import { TEST_API_SERVER_OPTIONS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
 import { CrdController } from './apiextensions/crd-controller.js';
 import { CrdConversion } from './apiextensions/crd-conversion.js';
@@ -145,17 +146,17 @@ export interface EmbeddedApiServerOptions {
   webhookServices?: WebhookServiceAddresses;
 }
 
-/** The keys of {@link EmbeddedApiServerOptions}: unknown ones are rejected, not ignored. */
-export const EMBEDDED_API_SERVER_OPTION_KEYS = {
-  ...TEST_API_SERVER_OPTION_KEYS,
-  port: true,
-  host: true,
-  token: true,
-  gcDelayMs: true,
-  tls: true,
-  maxBodyBytes: true,
-  webhookServices: true,
-} as const satisfies OptionKeysOf<EmbeddedApiServerOptions>;
+/** {@link EmbeddedApiServerOptions}' keys and value checks: unknown keys are rejected, not ignored. */
+const EMBEDDED_API_SERVER_OPTIONS = defineOptions<EmbeddedApiServerOptions>('startEmbeddedApiServer options', {
+  ...TEST_API_SERVER_OPTIONS.properties,
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a TCP port, 0 for a free one' })),
+  host: Type.Optional(Type.String({ minLength: 1, description: 'an address to bind, such as 127.0.0.1' })),
+  token: Type.Optional(Type.String({ minLength: 1, description: 'a non-empty bearer token' })),
+  gcDelayMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+  tls: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  maxBodyBytes: Type.Optional(Type.Integer({ exclusiveMinimum: 0, description: 'a positive number of bytes' })),
+  webhookServices: Type.Optional(Type.Unknown()),
+});
 
 /**
  * Every fault of {@link ApiServerFaults}: the embedded server provides them all.
@@ -389,7 +390,7 @@ export class EmbeddedApiServer implements TestApiServer {
  * ```
  */
 export async function startEmbeddedApiServer(options: EmbeddedApiServerOptions = {}): Promise<EmbeddedApiServer> {
-  rejectUnknownOptions('startEmbeddedApiServer options', options, EMBEDDED_API_SERVER_OPTION_KEYS);
+  EMBEDDED_API_SERVER_OPTIONS.check(options);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(16).toString('hex');
   const store = new ObjectStore(options.historyWindow === undefined ? {} : { historyWindow: options.historyWindow });
