@@ -4,13 +4,14 @@
  *
  * @module
  */
-import { positiveMilliseconds } from '@kindex/core';
-import type { ControllerConfigurationOptions, KubernetesObject, OptionKeysOf, Predicate, ShardSelector, StopOptions } from '@kindex/core';
+import { defineOptions, positiveMilliseconds } from '@kindex/core';
+import type { ControllerConfigurationOptions, KubernetesObject, Predicate, ShardSelector, StopOptions } from '@kindex/core';
+import Type from 'typebox';
 import type { Workflow } from '../dependent/workflow.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
-import { REFLECTOR_TUNING_KEYS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';
+import { REFLECTOR_TUNING_OPTIONS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';
 import type { PrimaryWriteMode } from './primary-writer.js';
-import { CACHE_BOUND_KEYS, type CacheBound } from '../cache/bounded/cache-bound.js';
+import { CACHE_BOUND_OPTIONS, type CacheBound } from '../cache/bounded/cache-bound.js';
 import type { WrittenResource } from './written-resource.js';
 
 /**
@@ -146,43 +147,51 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
 };
 
 /**
- * Every key of {@link ControllerOptions} (and of its nested `reflector` options): unknown keys
- * passed from JavaScript are rejected, not ignored. `satisfies` makes adding an option without
- * listing it here a compile error.
+ * {@link ControllerOptions}' keys (the nested `reflector` and `cacheBound` options' own included)
+ * and the checks of the values nothing else checks; `kind`, the queue and timing options, `name`,
+ * `namespaces`, `whenCrdMissing`, `writes` and the bound keep the checks of their receivers.
  */
-export const CONTROLLER_OPTION_KEYS = {
-  kind: true,
-  eventFilters: true,
-  primaryEventFilters: true,
-  stealthFilter: true,
-  statusSubresource: true,
-  reflector: REFLECTOR_TUNING_KEYS,
-  fieldSelector: true,
-  namespaceSelector: true,
-  shardSelector: true,
-  name: true,
-  namespaces: true,
-  labelSelector: true,
-  finalizerName: true,
-  generationAware: true,
-  concurrency: true,
-  retry: true,
-  rateLimiter: true,
-  queue: true,
-  maxReconciliationIntervalMs: true,
-  reconcileTimeoutMs: true,
-  whenCrdMissing: true,
-  crdPollIntervalMs: true,
-  optimisticLocking: true,
-  primaryWrites: true,
-  workflow: true,
-  writes: true,
-  inspection: true,
-  cacheBound: CACHE_BOUND_KEYS,
-} as const satisfies OptionKeysOf<ControllerOptions<KubernetesObject>>;
+export const CONTROLLER_OPTIONS = defineOptions<ControllerOptions<KubernetesObject>>('controller options', {
+  kind: Type.Unknown(),
+  eventFilters: Type.Optional(Type.Unknown()),
+  primaryEventFilters: Type.Optional(Type.Unknown()),
+  stealthFilter: Type.Optional(Type.Unknown()),
+  statusSubresource: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  reflector: Type.Optional(REFLECTOR_TUNING_OPTIONS.schema),
+  fieldSelector: Type.Optional(Type.String({ description: "a field selector such as 'metadata.name=web'" })),
+  namespaceSelector: Type.Optional(Type.String({ description: "a label selector of namespaces such as 'team=shop'" })),
+  shardSelector: Type.Optional(Type.Unknown()),
+  name: Type.Optional(Type.Unknown()),
+  namespaces: Type.Optional(Type.Unknown()),
+  labelSelector: Type.Optional(Type.String({ description: "a label selector such as 'app=web'" })),
+  finalizerName: Type.Optional(Type.String({ description: "a finalizer name such as 'example.com/cleanup'" })),
+  generationAware: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  concurrency: Type.Optional(Type.Unknown()),
+  retry: Type.Optional(Type.Unknown()),
+  rateLimiter: Type.Optional(Type.Unknown()),
+  queue: Type.Optional(Type.Unknown()),
+  maxReconciliationIntervalMs: Type.Optional(Type.Unknown()),
+  reconcileTimeoutMs: Type.Optional(Type.Unknown()),
+  whenCrdMissing: Type.Optional(Type.Unknown()),
+  crdPollIntervalMs: Type.Optional(Type.Unknown()),
+  optimisticLocking: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  primaryWrites: Type.Optional(Type.Union([Type.Literal('patch'), Type.Literal('apply')], { description: "'patch' or 'apply'" })),
+  workflow: Type.Optional(Type.Unknown()),
+  writes: Type.Optional(Type.Unknown()),
+  inspection: Type.Optional(Type.Unknown()),
+  cacheBound: Type.Optional(CACHE_BOUND_OPTIONS.schema),
+});
 
-/** The keys of the options of `Controller.stop` and `Operator.stop`: unknown ones are rejected, not ignored. */
-export const STOP_OPTION_KEYS = { drainTimeoutMs: true } as const satisfies OptionKeysOf<StopOptions>;
+/** {@link ControllerOptions}' keys, for the options objects that include them (the operator's and a fleet's controllers). */
+export const CONTROLLER_OPTION_KEYS = CONTROLLER_OPTIONS.keys;
+
+/** The options of `Controller.stop` and `Operator.stop`: unknown keys are rejected, not ignored. */
+export const STOP_OPTIONS = defineOptions<StopOptions>('stop options', {
+  drainTimeoutMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
+});
+
+/** {@link StopOptions}' keys, for `Operator.stop` until it checks {@link STOP_OPTIONS}. */
+export const STOP_OPTION_KEYS = STOP_OPTIONS.keys;
 
 /** The environment variable that turns inspection on where no option says (see `ControllerOptions.inspection`). */
 export const INSPECTION_ENV = 'KINDEX_INSPECTION';

@@ -39,7 +39,6 @@ import {
   type Predicate,
   type ProcessingEvent,
   type Reconciler,
-  rejectUnknownOptions,
   ShardSelector,
 } from '@kindex/core';
 import { InformerCache } from '../cache/informer-cache.js';
@@ -62,13 +61,7 @@ import { ControllerLifecycle } from './controller-lifecycle.js';
 import { declaredWrites, type DeclaredWrite } from './written-resource.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
-import {
-  CONTROLLER_OPTION_KEYS,
-  resolveInspection,
-  STOP_OPTION_KEYS,
-  validateCrdPolicy,
-  type ControllerOptions,
-} from './controller-options.js';
+import { CONTROLLER_OPTIONS, resolveInspection, STOP_OPTIONS, validateCrdPolicy, type ControllerOptions } from './controller-options.js';
 import {
   PRIMARY_SOURCE_NAME,
   type ControllerEvent,
@@ -139,11 +132,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (options === null || typeof options !== 'object' || options.kind === undefined) {
       throw new TypeError('Controller: options must be an object with the primary kind, for example { kind: Kinds.ConfigMap }');
     }
-    rejectUnknownOptions(
-      `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`} options`,
-      options,
-      CONTROLLER_OPTION_KEYS,
-    );
+    CONTROLLER_OPTIONS.check(options, `controller ${options.name ?? `${options.kind.plural}.${options.kind.group || 'core'}`} options`);
     const {
       kind,
       eventFilters,
@@ -403,7 +392,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
 
   /** Stops listening, drains in-flight reconciles, stops the sources and caches. A start in progress rejects. */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
-    rejectUnknownOptions(`controller ${this.name} stop options`, options, STOP_OPTION_KEYS);
+    STOP_OPTIONS.check(options, `controller ${this.name} stop options`);
     await this.#lifecycle.stop(options);
     this.#health.next({ source: PRIMARY_SOURCE_NAME, status: 'stopped' });
     this.#events.complete();

@@ -1,0 +1,73 @@
+// A controller's option values are checked where they are written: a wrong type is one
+// InvalidOptionError naming the controller's options, the key, the value and the fix, before any
+// cache or request exists.
+import { expect } from 'chai';
+import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Controller, Kinds, KubeClient } from '../index.js';
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromOptions({
+  clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
+  users: [{ name: 'u' }],
+  contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+  currentContext: 'x',
+});
+const client = new KubeClient(kubeConfig);
+const noop: Reconciler<KubernetesObject, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
+
+function invalid(attempt: () => unknown): InvalidOptionError {
+  try {
+    attempt();
+  } catch (error) {
+    if (error instanceof InvalidOptionError) return error;
+    throw error;
+  }
+  expect.fail('expected an InvalidOptionError');
+}
+
+describe('controller options', () => {
+  it('refuses a value of the wrong type, naming the controller, the key, the value and the fix', () => {
+    const error = invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', primaryWrites: 'replace' } as never, client));
+    expect(error.code).to.equal('KINDEX_INVALID_OPTION');
+    expect(error.message).to.contain('controller maps options.primaryWrites');
+    expect(error.message).to.contain('"replace"');
+    expect(error.message).to.contain("'patch' or 'apply'");
+  });
+
+  it('checks the nested reflector and cacheBound options by the same declaration', () => {
+    expect(
+      invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', reflector: { pageSize: 0 } }, client)).message,
+    ).to.contain('controller maps options.reflector.pageSize');
+    expect(invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, generationAware: 'yes' } as never, client)).message).to.contain(
+      'controller configmaps.core options.generationAware',
+    );
+    expect(invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, cacheBound: 5 } as never, client)).message).to.contain(
+      'controller configmaps.core options.cacheBound',
+    );
+  });
+
+  it('accepts every option written as documented', () => {
+    const controller = new Controller(
+      noop,
+      {
+        kind: Kinds.ConfigMap,
+        name: 'maps',
+        primaryWrites: 'apply',
+        statusSubresource: false,
+        labelSelector: 'app=web',
+        reflector: { pageSize: 10 },
+      },
+      client,
+    );
+    expect(controller.name).to.equal('maps');
+  });
+
+  it('refuses a negative stop drain timeout before stopping anything', async () => {
+    const controller = new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps' }, client);
+    let caught: unknown;
+    await controller.stop({ drainTimeoutMs: -1 }).catch((error: unknown) => (caught = error));
+    expect(caught).to.be.instanceOf(InvalidOptionError);
+    expect((caught as Error).message).to.contain('controller maps stop options.drainTimeoutMs');
+  });
+});
