@@ -48,4 +48,5 @@ export type { ApiStatus, ApiStatusCause } from './helpers/api-status.js';
 export { rawRequest } from './helpers/raw-request.js';
 export type { RawRequest, RawResponse } from './helpers/raw-request.js';
 export { metricValue } from './helpers/metric-value.js';
+export { catchInvalidOption } from './helpers/catch-invalid-option.js';
 export { catchUnknownOptions } from './helpers/catch-unknown-options.js';

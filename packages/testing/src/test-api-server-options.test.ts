@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { InvalidOptionError } from '@kindex/core';
 import {
+  catchInvalidOption,
   catchUnknownOptions,
   createTestCrd,
   eventually,
@@ -104,49 +104,35 @@ describe('unknown option keys of the test servers', () => {
 });
 
 describe('option values of the test servers', () => {
-  async function invalid(attempt: () => unknown): Promise<InvalidOptionError> {
-    try {
-      await attempt();
-    } catch (error) {
-      expect(error).to.be.instanceOf(InvalidOptionError);
-      return error as InvalidOptionError;
-    }
-    expect.fail('expected an InvalidOptionError: the bad value was taken');
-  }
-
   it('refuses a value of the wrong type before any server starts, naming the key and the fix', async () => {
-    const error = await invalid(() => startTestApiServer({ authorization: 'Webhook' } as never));
+    const error = await catchInvalidOption(() => startTestApiServer({ authorization: 'Webhook' } as never));
     expect(error.message).to.equal(
       `startTestApiServer options.authorization = "Webhook": not one of the values accepted. Fix: set authorization to 'RBAC' or 'AlwaysAllow', or leave it out for the default`,
     );
-    expect((await invalid(() => startTestApiServer({ historyWindow: 0 }))).key).to.equal('historyWindow');
-    expect((await invalid(() => startRealApiServer({ extraApiServerArgs: '--v=4' } as never))).key).to.equal('extraApiServerArgs');
-    expect((await invalid(() => useTestApiServer({ shared: 'yes' } as never))).key).to.equal('shared');
+    expect((await catchInvalidOption(() => startTestApiServer({ historyWindow: 0 }))).key).to.equal('historyWindow');
+    expect((await catchInvalidOption(() => startRealApiServer({ extraApiServerArgs: '--v=4' } as never))).key).to.equal(
+      'extraApiServerArgs',
+    );
+    expect((await catchInvalidOption(() => useTestApiServer({ shared: 'yes' } as never))).key).to.equal('shared');
   });
 
   it('refuses helper options of the wrong type', async () => {
-    expect((await invalid(() => eventually(() => true, { timeoutMs: '5s' } as never))).fix).to.equal(
+    expect((await catchInvalidOption(() => eventually(() => true, { timeoutMs: '5s' } as never))).fix).to.equal(
       'set timeoutMs to a number of milliseconds, 0 or more, or leave it out for the default',
     );
-    expect((await invalid(() => createTestCrd({} as never, {} as never, { scope: 'Namespace' } as never))).key).to.equal('scope');
-    expect((await invalid(() => realApiServerBinaries({ cacheDir: '' }))).key).to.equal('cacheDir');
+    expect((await catchInvalidOption(() => createTestCrd({} as never, {} as never, { scope: 'Namespace' } as never))).key).to.equal(
+      'scope',
+    );
+    expect((await catchInvalidOption(() => realApiServerBinaries({ cacheDir: '' }))).key).to.equal('cacheDir');
   });
 });
 
 describe('option values of the embedded server', () => {
   it('refuses a port, token or maxBodyBytes it cannot use before it binds anything', async () => {
-    const caught = async (attempt: () => Promise<unknown>): Promise<InvalidOptionError> => {
-      const error: unknown = await attempt().then(
-        () => expect.fail('expected an InvalidOptionError: the bad value was taken'),
-        (e: unknown) => e,
-      );
-      expect(error).to.be.instanceOf(InvalidOptionError);
-      return error as InvalidOptionError;
-    };
-    expect((await caught(() => startEmbeddedApiServer({ port: 70_000 }))).message).to.equal(
+    expect((await catchInvalidOption(() => startEmbeddedApiServer({ port: 70_000 }))).message).to.equal(
       'startEmbeddedApiServer options.port = 70000: must be <= 65535. Fix: set port to a TCP port, 0 for a free one, or leave it out for the default',
     );
-    expect((await caught(() => startEmbeddedApiServer({ token: '' }))).key).to.equal('token');
-    expect((await caught(() => startEmbeddedApiServer({ maxBodyBytes: 0 }))).key).to.equal('maxBodyBytes');
+    expect((await catchInvalidOption(() => startEmbeddedApiServer({ token: '' }))).key).to.equal('token');
+    expect((await catchInvalidOption(() => startEmbeddedApiServer({ maxBodyBytes: 0 }))).key).to.equal('maxBodyBytes');
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { KubeConfig } from '@kubernetes/client-node';
+import { catchInvalidOption } from '@kindex/testing';
 import {
   ControllerDistributionError,
   Kinds,
@@ -14,16 +15,6 @@ import {
 
 // The operator's run, runOperator and rbacManifest options are declared once (defineOptions): a
 // value of the wrong type is refused before anything runs, with one line naming the key and the fix.
-
-async function invalid(attempt: () => unknown): Promise<InvalidOptionError> {
-  try {
-    await attempt();
-  } catch (error) {
-    expect(error).to.be.instanceOf(InvalidOptionError);
-    return error as InvalidOptionError;
-  }
-  expect.fail('expected an InvalidOptionError: the bad value was taken');
-}
 
 function offlineKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
@@ -41,23 +32,25 @@ describe('operator options, declared once', () => {
   const operator = (): Operator => new Operator({ kubeConfig, logger: 'silent' });
 
   it('refuses Operator.run options of the wrong type before the process logic starts', async () => {
-    const error = await invalid(() => operator().run({ gracefulShutdownTimeoutMs: -1 }));
+    const error = await catchInvalidOption(() => operator().run({ gracefulShutdownTimeoutMs: -1 }));
     expect(error.message).to.equal(
       'Operator.run options.gracefulShutdownTimeoutMs = -1: must be >= 0. Fix: set gracefulShutdownTimeoutMs to a number of milliseconds, 0 or more, or leave it out for the default',
     );
-    expect((await invalid(() => operator().run({ signals: 'SIGTERM' } as unknown as OperatorRunOptions))).key).to.equal('signals');
+    expect((await catchInvalidOption(() => operator().run({ signals: 'SIGTERM' } as unknown as OperatorRunOptions))).key).to.equal(
+      'signals',
+    );
   });
 
   it('refuses runOperator options before the definition creates anything', async () => {
     let created = false;
     const definition: OperatorDefinition = { name: 'w', create: () => ((created = true), operator()) };
-    const error = await invalid(() => runOperator(definition, { kubeConfig, namespace: '', exit: false }));
+    const error = await catchInvalidOption(() => runOperator(definition, { kubeConfig, namespace: '', exit: false }));
     expect([error.options, error.key]).to.deep.equal(['runOperator options', 'namespace']);
     expect(created).to.equal(false);
   });
 
   it('refuses rbacManifest options of the wrong type, naming Operator.rbacManifest', async () => {
-    const error = await invalid(() => operator().rbacManifest({ events: 'no' } as unknown as RbacListingOptions));
+    const error = await catchInvalidOption(() => operator().rbacManifest({ events: 'no' } as unknown as RbacListingOptions));
     expect(error.message).to.equal(
       'Operator.rbacManifest options.events = "no": must be boolean. Fix: set events to true or false, or leave it out for the default',
     );
