@@ -28,14 +28,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { Server as TlsServer } from 'node:tls';
-import { type Logger, type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { defineOptions, type Logger } from '@kindex/core';
+import Type from 'typebox';
 import type { DebuggableController } from './debuggable-controller.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
 import { controllerDebugView } from './debug-controllers.js';
 import type { HealthCheckKind, HealthChecks } from './health-checks.js';
 import { closeServer } from '../internal/close-server.js';
 import { RequestGuard, type AccessReviewClient } from './secure/request-guard.js';
-import { SECURE_SERVING_OPTION_KEYS, type SecureServingOptions } from './secure/secure-serving.js';
+import { SECURE_SERVING_OPTIONS, type SecureServingOptions } from './secure/secure-serving.js';
 import { loadServingPair, selfSignedServingPair, ServingPairWatcher, type ServingPair } from './secure/serving-certificate.js';
 
 /**
@@ -84,15 +85,21 @@ export interface OperatorServerOptions {
   readonly unhealthyAfterMs?: number;
 }
 
-/** The keys of {@link OperatorServerOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_SERVER_OPTION_KEYS = {
-  port: true,
-  host: true,
-  debug: true,
-  unhealthyAfterMs: true,
-  secure: SECURE_SERVING_OPTION_KEYS,
-  healthProbePort: true,
-} as const satisfies OptionKeysOf<OperatorServerOptions>;
+/**
+ * {@link OperatorServerOptions}' keys and value checks; the ports, `unhealthyAfterMs` and
+ * `secure` keep the constructor's checks (`secure` is `true`, `false` or {@link SECURE_SERVING_OPTIONS}).
+ */
+export const OPERATOR_SERVER_OPTIONS = defineOptions<OperatorServerOptions>('OperatorServer options', {
+  port: Type.Unknown(),
+  host: Type.Optional(Type.String({ description: 'an address to bind, such as 0.0.0.0' })),
+  debug: Type.Optional(Type.Boolean({ description: 'true or false' })),
+  unhealthyAfterMs: Type.Optional(Type.Unknown()),
+  secure: Type.Optional(Type.Unknown()),
+  healthProbePort: Type.Optional(Type.Unknown()),
+});
+
+/** {@link OperatorServerOptions}' keys, `secure`'s own included, for the Operator's options that include them. */
+export const OPERATOR_SERVER_OPTION_KEYS = { ...OPERATOR_SERVER_OPTIONS.keys, secure: SECURE_SERVING_OPTIONS.keys };
 
 /**
  * What the server reads; the Operator provides it.
@@ -178,7 +185,7 @@ export class OperatorServer {
   #certificates: ServingPairWatcher | undefined;
 
   constructor(options: OperatorServerOptions, sources: OperatorServerSources) {
-    rejectUnknownOptions('OperatorServer options', options, OPERATOR_SERVER_OPTION_KEYS);
+    OPERATOR_SERVER_OPTIONS.check(options);
     checkPort(options.port, 'port');
     const after = options.unhealthyAfterMs;
     if (after !== undefined && !(Number.isFinite(after) && after >= 0)) {
@@ -199,17 +206,11 @@ export class OperatorServer {
       );
     }
     if (secure !== undefined) {
+      SECURE_SERVING_OPTIONS.check(secure, 'OperatorServer options.secure');
       if ((secure.certFile === undefined) !== (secure.keyFile === undefined)) {
         throw new TypeError(
           `Operator option server.secure: give both certFile and keyFile (a mounted tls.crt and tls.key), or neither for a self-signed certificate; got only ${secure.certFile === undefined ? 'keyFile' : 'certFile'}`,
         );
-      }
-      for (const [field, ms] of Object.entries(secure.reviewCacheTtl ?? {})) {
-        if (!(Number.isFinite(ms) && (ms as number) >= 0)) {
-          throw new TypeError(
-            `Operator option server.secure.reviewCacheTtl.${field} must be a number of milliseconds >= 0, got ${JSON.stringify(ms)}`,
-          );
-        }
       }
       if (options.healthProbePort === undefined) {
         throw new TypeError(

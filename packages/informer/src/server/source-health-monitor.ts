@@ -1,4 +1,5 @@
-import { type EventSourceHealth, rejectUnknownOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions, type EventSourceHealth } from '@kindex/core';
+import Type from 'typebox';
 import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { DebuggableController } from './debuggable-controller.js';
@@ -26,13 +27,13 @@ export interface SourceHealthMonitorOptions {
   readonly sampleEveryMs?: number;
 }
 
-/** The keys of {@link SourceHealthMonitorOptions}: unknown ones are rejected, not ignored. */
-const SOURCE_HEALTH_MONITOR_OPTION_KEYS = {
-  registry: true,
-  controllers: true,
-  unhealthyAfterMs: true,
-  sampleEveryMs: true,
-} as const satisfies OptionKeysOf<SourceHealthMonitorOptions>;
+/** {@link SourceHealthMonitorOptions}' keys and value checks; `unhealthyAfterMs` keeps the constructor's. */
+const SOURCE_HEALTH_MONITOR_OPTIONS = defineOptions<SourceHealthMonitorOptions>('SourceHealthMonitor options', {
+  registry: Type.Unknown(),
+  controllers: Type.Function([], Type.Unknown(), { description: 'a function returning the controllers' }),
+  unhealthyAfterMs: Type.Unknown(),
+  sampleEveryMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
+});
 
 /**
  * Tells a source that stayed broken from one that is recovering: samples every shared
@@ -61,7 +62,7 @@ export class SourceHealthMonitor {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: SourceHealthMonitorOptions) {
-    rejectUnknownOptions('SourceHealthMonitor options', options, SOURCE_HEALTH_MONITOR_OPTION_KEYS);
+    SOURCE_HEALTH_MONITOR_OPTIONS.check(options);
     if (!(options.unhealthyAfterMs >= 0)) {
       throw new RangeError(`unhealthyAfterMs must be a number of milliseconds >= 0, got ${String(options.unhealthyAfterMs)}`);
     }

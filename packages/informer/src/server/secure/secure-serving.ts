@@ -20,7 +20,8 @@
  *
  * @module
  */
-import type { OptionKeysOf } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 
 /**
  * How long review results are kept, in milliseconds.
@@ -75,12 +76,16 @@ export interface SecureServingOptions {
   readonly reviewCacheTtl?: ReviewCacheTtl;
 }
 
-/** The keys of {@link SecureServingOptions}: unknown ones are rejected, not ignored. */
-export const SECURE_SERVING_OPTION_KEYS = {
-  certFile: true,
-  keyFile: true,
-  reviewCacheTtl: { authenticatedMs: true, rejectedMs: true, allowedMs: true, deniedMs: true },
-} as const satisfies OptionKeysOf<SecureServingOptions>;
+const MILLISECONDS = Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' }));
+
+/** {@link SecureServingOptions}' keys and value checks, `reviewCacheTtl`'s own included. */
+export const SECURE_SERVING_OPTIONS = defineOptions<SecureServingOptions>('server.secure', {
+  certFile: Type.Optional(Type.String({ description: 'the path of a PEM certificate (tls.crt)' })),
+  keyFile: Type.Optional(Type.String({ description: 'the path of its PEM private key (tls.key)' })),
+  reviewCacheTtl: Type.Optional(
+    Type.Object({ authenticatedMs: MILLISECONDS, rejectedMs: MILLISECONDS, allowedMs: MILLISECONDS, deniedMs: MILLISECONDS }),
+  ),
+});
 
 /**
  * How long review results are cached unless `reviewCacheTtl` says otherwise: controller-runtime's
