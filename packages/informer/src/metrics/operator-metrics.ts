@@ -22,7 +22,8 @@
  * @module
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { type OptionKeysOf, rejectUnknownOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core';
+import Type from 'typebox';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { MeteredController } from './metered-controller.js';
 import { ControllerMetrics } from './controller-metrics.js';
@@ -55,11 +56,14 @@ export interface OperatorMetricsOptions {
   readonly processMetrics?: boolean;
 }
 
-/** The keys of {@link OperatorMetricsOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_METRICS_OPTION_KEYS = {
-  registry: true,
-  processMetrics: true,
-} as const satisfies OptionKeysOf<OperatorMetricsOptions>;
+/** {@link OperatorMetricsOptions}' keys and value checks (`registry` is a prom-client `Registry`, taken as given). */
+export const OPERATOR_METRICS_OPTIONS = defineOptions<OperatorMetricsOptions>('OperatorMetrics options', {
+  registry: Type.Optional(Type.Unknown()),
+  processMetrics: Type.Optional(Type.Boolean({ description: 'true or false' })),
+});
+
+/** {@link OperatorMetricsOptions}' keys, for the Operator's options that include them. */
+export const OPERATOR_METRICS_OPTION_KEYS = OPERATOR_METRICS_OPTIONS.keys;
 
 /**
  * The metrics of one operator, in one prom-client registry.
@@ -86,7 +90,7 @@ export class OperatorMetrics {
   readonly #leader: Gauge<'name'>;
 
   constructor(options: OperatorMetricsOptions = {}) {
-    rejectUnknownOptions('OperatorMetrics options', options, OPERATOR_METRICS_OPTION_KEYS);
+    OPERATOR_METRICS_OPTIONS.check(options);
     this.registry = options.registry ?? new Registry();
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     this.workQueues = new PrometheusWorkQueueMetrics(this.registry);
