@@ -141,7 +141,8 @@ export { StaticClusterProvider } from './fleet/static-cluster-provider.js';
 export { KubeconfigSecretProvider, DEFAULT_KUBECONFIG_SECRET_LABEL } from './fleet/kubeconfig-secret-provider.js';
 export type { KubeconfigSecretProviderOptions } from './fleet/kubeconfig-secret-provider.js';
 export type { FleetClusterState, FleetClusterStatus } from './fleet/cluster-run.js';
-export { ClusterNameConflictError, KubeconfigSecretError } from './fleet/fleet-errors.js';
+export { KubeconfigSecretError } from './fleet/fleet-errors.js';
+export { ClusterNameConflictError } from './source/cluster-name-conflict-error.js';
 
 // --- metrics: Prometheus metrics with controller-runtime's names (src/metrics/)
 export { OperatorMetrics } from './metrics/operator-metrics.js';

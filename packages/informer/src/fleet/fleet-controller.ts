@@ -33,7 +33,7 @@ import type { ClusterClient } from './cluster-client.js';
 import type { ClusterGate } from './cluster-gate.js';
 import type { ClusterProvider, ClusterSink, FleetCluster } from './cluster-provider.js';
 import { ClusterRun, type FleetClusterStatus } from './cluster-run.js';
-import { ClusterNameConflictError } from './fleet-errors.js';
+import { ClusterNameConflictError } from '../source/cluster-name-conflict-error.js';
 import { FleetMetrics } from './fleet-metrics.js';
 import type { RequiredPermission } from '../rbac/rbac-manifest.js';
 

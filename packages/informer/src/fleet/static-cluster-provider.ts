@@ -1,6 +1,6 @@
 import { checkRemoteCluster, type RemoteCluster } from '../source/remote-cluster.js';
 import type { ClusterProvider, ClusterProviderContext, ClusterSink, FleetCluster } from './cluster-provider.js';
-import { ClusterNameConflictError } from './fleet-errors.js';
+import { ClusterNameConflictError } from '../source/cluster-name-conflict-error.js';
 
 /**
  * A fleet the program knows: clusters given as a list, changed at run time with `add` and

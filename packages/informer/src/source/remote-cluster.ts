@@ -13,6 +13,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import type { EventSourceHealth } from '@kindex/core';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
+import { ClusterNameConflictError } from './cluster-name-conflict-error.js';
 
 /**
  * Another cluster an event source watches, or a dependent lives in (`KubernetesDependentResource`'s
@@ -81,7 +82,7 @@ const claims = new WeakMap<object, Claims>();
  * kubeConfig that reaches another server, or as another user, is refused naming both, while a
  * source of the other kubeConfig still runs (stopped and collected ones free the name, so a
  * fleet can engage a cluster again with new credentials).
- * @throws {TypeError} naming both sources and what each kubeConfig reaches.
+ * @throws {ClusterNameConflictError} naming both sources and what each kubeConfig reaches.
  */
 export function claimRemoteCluster<S extends ClusterUser>(scope: object, cluster: RemoteCluster | undefined, source: S): S {
   if (cluster === undefined) return source;
@@ -97,9 +98,14 @@ export function claimRemoteCluster<S extends ClusterUser>(scope: object, cluster
     return source;
   }
   if (claim.kubeConfig !== cluster.kubeConfig && identity(claim.kubeConfig) !== identity(cluster.kubeConfig)) {
-    throw new TypeError(
-      `remote cluster ${cluster.name} is named twice with different kubeconfigs: event source ${live[0]!.deref()!.name} reaches ${describe(claim.kubeConfig)}, ` +
-        `event source ${source.name} reaches ${describe(cluster.kubeConfig)}; give each cluster its own name, or share one RemoteCluster`,
+    const first = `event source ${live[0]!.deref()!.name}`;
+    const second = `event source ${source.name}`;
+    throw new ClusterNameConflictError(
+      cluster.name,
+      first,
+      second,
+      `remote cluster ${cluster.name} is named twice with different kubeconfigs: ${first} reaches ${describe(claim.kubeConfig)}, ` +
+        `${second} reaches ${describe(cluster.kubeConfig)}; give each cluster its own name, or share one RemoteCluster`,
     );
   }
   claim.users = [...live, new WeakRef(source)];
