@@ -3,14 +3,15 @@ import {
   ResourceID,
   ShardSelector,
   fnv1a64Hex,
+  defineOptions,
   type KubernetesObject,
-  type OptionKeysOf,
   type ShardField,
   type ShardMap,
 } from '@kindex/core';
+import Type from 'typebox';
 import type { KubeClient } from '../client/kube-client.js';
 import { defaultHolderIdentity } from '../lease/holder-identity.js';
-import { LEASE_TIMING_KEYS, type LeaseTiming } from '../lease/lease-timing.js';
+import { LEASE_TIMING_OPTIONS, type LeaseTiming } from '../lease/lease-timing.js';
 import { KubeShardLeaseStore } from './kube-shard-lease-store.js';
 import { listNamespaceNames } from './namespace-population.js';
 import { ShardCoordinator } from './shard-coordinator.js';
@@ -71,16 +72,23 @@ export interface OperatorShardingOptions extends LeaseTiming {
   readonly namespaceLabelSelector?: string;
 }
 
-/** The keys of {@link OperatorShardingOptions}: unknown ones are rejected, not ignored. */
-export const OPERATOR_SHARDING_OPTION_KEYS = {
-  group: true,
-  namespace: true,
-  shards: true,
-  field: true,
-  identity: true,
-  ...LEASE_TIMING_KEYS,
-  namespaceLabelSelector: true,
-} as const satisfies OptionKeysOf<OperatorShardingOptions>;
+/**
+ * {@link OperatorShardingOptions}' keys; their values are checked by {@link OperatorSharding} and
+ * its {@link ShardCoordinator} (a {@link ShardingConfigError} naming the field), which know how
+ * they bound each other.
+ */
+export const OPERATOR_SHARDING_OPTIONS = defineOptions<OperatorShardingOptions>('Operator options.sharding', {
+  group: Type.Unknown(),
+  namespace: Type.Unknown(),
+  shards: Type.Unknown(),
+  field: Type.Optional(Type.Unknown()),
+  identity: Type.Optional(Type.Unknown()),
+  ...LEASE_TIMING_OPTIONS.properties,
+  namespaceLabelSelector: Type.Optional(Type.Unknown()),
+});
+
+/** {@link OperatorShardingOptions}' keys, for the Operator's options that include them. */
+export const OPERATOR_SHARDING_OPTION_KEYS = OPERATOR_SHARDING_OPTIONS.keys;
 
 /** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
 export class OperatorSharding {

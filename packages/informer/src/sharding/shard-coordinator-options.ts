@@ -1,5 +1,6 @@
-import type { Clock, OptionKeysOf, ShardField, ShardMap } from '@kindex/core';
-import { LEASE_TIMING_KEYS, type LeaseTiming } from '../lease/lease-timing.js';
+import { defineOptions, type Clock, type ShardField, type ShardMap } from '@kindex/core';
+import Type from 'typebox';
+import { LEASE_TIMING_OPTIONS, type LeaseTiming } from '../lease/lease-timing.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 
 /**
@@ -46,16 +47,28 @@ export interface ShardCoordinatorOptions extends LeaseTiming {
   readonly onMapChange?: (previous: ShardMap, next: ShardMap) => Promise<void>;
 }
 
-/** The keys of {@link ShardCoordinatorOptions}: unknown ones are rejected, not ignored. */
-export const SHARD_COORDINATOR_OPTION_KEYS = {
-  group: true,
-  shards: true,
-  store: true,
-  identity: true,
-  ...LEASE_TIMING_KEYS,
-  onRelease: true,
-  clock: true,
-  field: true,
-  population: true,
-  onMapChange: true,
-} as const satisfies OptionKeysOf<ShardCoordinatorOptions>;
+/** The `field` option: the two fields a shard selector can hash. */
+const SHARD_FIELD_SCHEMA = Type.Union([Type.Literal('object.metadata.namespace'), Type.Literal('object.metadata.uid')], {
+  description: "'object.metadata.namespace' or 'object.metadata.uid'",
+});
+
+/**
+ * {@link ShardCoordinatorOptions}' keys and value checks; `shards`, `identity` and the lease
+ * timing keep the constructor's checks, which know how they bound each other.
+ */
+export const SHARD_COORDINATOR_OPTIONS = defineOptions<ShardCoordinatorOptions>('ShardCoordinator options', {
+  group: Type.String({ minLength: 1, description: 'the name shared by all replicas, such as my-operator' }),
+  shards: Type.Unknown(),
+  store: Type.Unknown(),
+  identity: Type.Unknown(),
+  ...LEASE_TIMING_OPTIONS.properties,
+  onRelease: Type.Optional(Type.Function([Type.Number()], Type.Unknown(), { description: 'a function of a shard returning a promise' })),
+  clock: Type.Optional(Type.Unknown()),
+  field: Type.Optional(SHARD_FIELD_SCHEMA),
+  population: Type.Optional(Type.Function([], Type.Unknown(), { description: 'a function returning a promise of the values present' })),
+  onMapChange: Type.Optional(
+    Type.Function([Type.Unknown(), Type.Unknown()], Type.Unknown(), {
+      description: 'a function of the previous and next maps returning a promise',
+    }),
+  ),
+});

@@ -48,7 +48,7 @@
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { ShardMap, fnv1a64Hex, rejectUnknownOptions, type Clock, type ShardField, type TimerHandle } from '@kindex/core';
+import { ShardMap, fnv1a64Hex, type Clock, type ShardField, type TimerHandle } from '@kindex/core';
 import { microTime } from '../client/micro-time.js';
 import { checkHolderIdentity } from '../lease/holder-identity.js';
 import type { Lease, LeaseSpec } from '../lease/lease.js';
@@ -60,7 +60,7 @@ import { monotonicClock } from '../lease/monotonic-clock.js';
 import { fairShare } from './fair-share.js';
 import { HeldShards } from './held-shards.js';
 import { ShardMapFollower } from './shard-map-follower.js';
-import { SHARD_COORDINATOR_OPTION_KEYS, type ShardCoordinatorOptions } from './shard-coordinator-options.js';
+import { SHARD_COORDINATOR_OPTIONS, type ShardCoordinatorOptions } from './shard-coordinator-options.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';
 import { SHARD_EPOCH_ANNOTATION, shardMapAnnotations } from './shard-map-lease.js';
 import type { ShardLoss, ShardOwnership } from './shard-ownership.js';
@@ -127,7 +127,7 @@ export class ShardCoordinator {
   #stopping = false;
 
   constructor(options: ShardCoordinatorOptions) {
-    rejectUnknownOptions('ShardCoordinator options', options, SHARD_COORDINATOR_OPTION_KEYS);
+    SHARD_COORDINATOR_OPTIONS.check(options);
     this.#clock = options.clock ?? monotonicClock;
     this.identity = options.identity;
     checkHolderIdentity(this.identity, configError);
