@@ -8,27 +8,22 @@ import {
   type KubernetesObject,
   type Logger,
 } from '@kindex/core';
-import type { InformerCache } from '../cache/informer-cache.js';
 import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { KubeClient } from '../client/kube-client.js';
-import type { ResourceKind } from '../kind/resource-kind.js';
 import type { NamespaceSelection } from '../namespace-selector/namespace-selection.js';
-import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import { CacheSyncError, CacheSyncTimeoutError, StartAbortedError, type PendingSync } from '../startup/startup-errors.js';
 import { DEFAULT_CACHE_SYNC_TIMEOUT_MS, START_OPTION_KEYS, validateCacheSyncTimeout, type StartOptions } from '../startup/start-options.js';
 import { NAMESPACE_SELECTOR_SOURCE_NAME, PRIMARY_SOURCE_NAME } from './controller-event.js';
 import type { ControllerEvents } from './controller-events.js';
 import type { ControllerObservability } from './controller-observability.js';
+import type { ControllerEventSource } from './controller-event-source.js';
 import { probePrimaryKind } from './primary-kind-probe.js';
-import type { PrimaryEvents } from './primary-events.js';
 import type { ReconciliationDispatcher } from './reconciliation-dispatcher.js';
 
 /** The parts of a controller its lifecycle starts, watches and stops. */
 export interface ControllerLifecycleHost<P extends KubernetesObject> {
   readonly name: string;
-  readonly kind: ResourceKind<P>;
   readonly configuration: ControllerConfiguration;
-  readonly primaryCache: InformerCache<P>;
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly crdPolicy: { readonly wait: boolean; readonly pollIntervalMs: number };
@@ -37,8 +32,9 @@ export interface ControllerLifecycleHost<P extends KubernetesObject> {
   /** Whether the processor keeps what each trigger was, or only counts them (see `ControllerOptions.inspection`). */
   readonly causesKept: boolean;
   readonly dispatcher: ReconciliationDispatcher<P>;
-  readonly primary: PrimaryEvents<P>;
-  /** The controller's health (its primary source's). */
+  /** The primary source: registered, started, synced and stopped first, as every other source. */
+  readonly primary: ControllerEventSource<P>;
+  /** The controller's health (its primary source's once started). */
   readonly health: BehaviorSubject<EventSourceHealth>;
   readonly events: ControllerEvents;
   prepareEventSources(): Promise<readonly EventSource<unknown, P>[]>;
@@ -46,11 +42,12 @@ export interface ControllerLifecycleHost<P extends KubernetesObject> {
 }
 
 /**
- * A controller's start and stop: waits for its CRD when told to, prepares and starts the event
- * sources and caches (the first reconcile sees every cache synced), builds the event processor
+ * A controller's start and stop: waits for its CRD when told to, prepares the event sources,
+ * starts the primary source and every other one through the same code (problems, start, sync,
+ * pending sync, stop; the first reconcile sees every cache synced), builds the event processor
  * and starts it once all have synced, turns failures into `CacheSyncError`,
- * `CacheSyncTimeoutError` or `StartAbortedError` (undoing what started), follows the primary
- * informers' health afterwards, and stops it all again.
+ * `CacheSyncTimeoutError` or `StartAbortedError` (undoing what started), reports the primary
+ * source's health as the controller's afterwards, and stops it all again.
  */
 export class ControllerLifecycle<P extends KubernetesObject> {
   readonly #h: ControllerLifecycleHost<P>;
@@ -61,12 +58,14 @@ export class ControllerLifecycle<P extends KubernetesObject> {
   #startAbort: AbortController | undefined;
   #stopRequested = false;
   #dispatchPaused = false;
-  /** Per primary namespace: the last error its informer reported, and the ones failing now. */
-  readonly #lastPrimaryErrors = new Map<string, Error | undefined>();
-  readonly #failingNamespaces = new Map<string, Error>();
 
   constructor(host: ControllerLifecycleHost<P>) {
     this.#h = host;
+  }
+
+  /** Every source the lifecycle runs: the primary source first (as JOSDK registers it), then the prepared ones. */
+  #all(): EventSource<unknown, P>[] {
+    return [this.#h.primary, ...this.#sources];
   }
 
   /** The event sources the reconciler prepared (once started). */
@@ -103,7 +102,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     if (this.#stopRequested) throw new StartAbortedError(target, 'stopped');
     if (options.signal?.aborted) throw new StartAbortedError(target, 'aborted', { cause: options.signal.reason });
     if (this.#h.crdPolicy.wait) {
-      const missing = await probePrimaryKind(this.#h, options.signal);
+      const missing = await probePrimaryKind(this.#probed(), options.signal);
       if (missing !== undefined) {
         this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'starting', error: missing });
         this.#h.events.problem(PRIMARY_SOURCE_NAME, missing);
@@ -112,6 +111,11 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       }
     }
     await this.#startNow(timeoutMs, options.signal);
+  }
+
+  #probed(): Parameters<typeof probePrimaryKind<P>>[0] {
+    const { cache } = this.#h.primary;
+    return { name: this.#h.name, kind: cache.kind, primaryCache: cache, client: this.#h.client };
   }
 
   /** Polls until the primary kind is served, then starts; failures land in health and events$. */
@@ -129,7 +133,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         waiting.signal.addEventListener('abort', done, { once: true });
       });
       if (waiting.signal.aborted) return;
-      const missing = await probePrimaryKind(this.#h, waiting.signal);
+      const missing = await probePrimaryKind(this.#probed(), waiting.signal);
       if (waiting.signal.aborted) return;
       if (missing !== undefined) continue;
       try {
@@ -205,19 +209,16 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         }),
       ),
       new Subscription(processor.onQueuedTrigger((trigger) => this.#h.events.trigger(trigger))),
-      new Subscription(this.#h.primary.connect()),
-      this.#h.primaryCache.errors$.subscribe((error) => this.#h.events.problem(PRIMARY_SOURCE_NAME, error)),
       ...(this.#h.namespaceSelection === undefined
         ? []
         : [this.#h.namespaceSelection.cache.errors$.subscribe((error) => this.#h.events.problem(NAMESPACE_SELECTOR_SOURCE_NAME, error))]),
-      this.#h.primaryCache.health$.subscribe(({ namespace, health }) => this.#onPrimaryHealth(namespace, health)),
+      this.#h.primary.health$.subscribe((health) => this.#onPrimaryHealth(health)),
     );
-    for (const s of this.#sources) {
+    for (const s of this.#all()) {
       const problems = s.problems$?.subscribe((p) => this.#h.events.problem(p.source, p.error));
       if (problems !== undefined) this.#subscriptions.push(problems);
       processor.addSource(s);
     }
-    processor.addSource(this.#h.primary);
     this.#h.logger.info(
       { sources: this.#sources.map((s) => s.name), namespaces: this.#h.configuration.namespaces },
       'starting controller, waiting for caches to sync',
@@ -237,7 +238,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
         throw error instanceof CacheSyncError ? error.withContext({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME }) : error;
       }
       // Not started yet: these only set what the caches will watch.
-      await this.#h.primaryCache.setNamespaces(selected);
+      await this.#h.primary.changeNamespaces(selected);
       await Promise.all(this.inheritingSources().map((s) => s.changeNamespaces(selected)));
       this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces: selected }, 'namespaces selected');
     }
@@ -246,7 +247,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
       await Promise.race([s.start({ signal }), aborted]);
       settled.add(s);
     };
-    await Promise.all([this.#h.primaryCache.start({ signal }), ...this.#sources.map(startSource)]);
+    await Promise.all(this.#all().map(startSource));
     selection?.follow(
       async (namespaces) => {
         this.#h.logger.info({ labelSelector: selection.labelSelector, namespaces }, 'selected namespaces changed');
@@ -265,46 +266,35 @@ export class ControllerLifecycle<P extends KubernetesObject> {
   }
 
   /**
-   * Primary informer health after startup: a namespace whose informer met a new error and is not
-   * watching is failing (lost access shows with the fix) until it watches again. An old error
-   * seen again between two watches (a normal watch timeout) does not count, so health does not
-   * flap every few minutes.
+   * The primary source's health, once the controller runs, is the controller's (named as the
+   * primary source, with the controller in a startup error's context); before, the start decides.
    */
-  #onPrimaryHealth(namespace: string, health: ReflectorHealth): void {
-    const seen = this.#lastPrimaryErrors.get(namespace);
-    this.#lastPrimaryErrors.set(namespace, health.lastError?.error);
-    if (health.watching) this.#failingNamespaces.delete(namespace);
-    else if (health.lastError !== undefined && health.lastError.error !== seen)
-      this.#failingNamespaces.set(namespace, health.lastError.error);
-    const current = this.#h.health.value.status;
-    if (current === 'starting' || current === 'stopped') return;
-    const failing = this.#failingNamespaces.entries().next().value;
-    if (failing === undefined) {
-      if (current !== 'healthy') this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
+  #onPrimaryHealth(health: EventSourceHealth): void {
+    const current = this.#h.health.value;
+    if (current.status === 'starting' || current.status === 'stopped') return;
+    if (health.status === 'healthy') {
+      if (current.status !== 'healthy') this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'healthy' });
       return;
     }
-    const [ns, cause] = failing;
-    const explained = this.#h.primaryCache.explain(ns, cause, 'running');
-    const error =
-      explained instanceof CacheSyncError
-        ? explained.withContext({ controller: this.#h.name, eventSource: PRIMARY_SOURCE_NAME })
-        : explained;
-    const previous = this.#h.health.value.error;
-    if (current === 'unhealthy' && previous instanceof Error && previous.message === error.message) return;
+    if (health.status !== 'unhealthy') return;
+    const error = health.error instanceof CacheSyncError ? health.error.withContext({ controller: this.#h.name }) : health.error;
+    if (
+      current.status === 'unhealthy' &&
+      current.error instanceof Error &&
+      error instanceof Error &&
+      current.error.message === error.message
+    )
+      return;
     this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error });
   }
 
   #pendingSync(settled: ReadonlySet<EventSource<unknown, P>>): PendingSync[] {
     const pending: PendingSync[] = [];
-    const kindOf = (k: { plural: string; group: string; version: string }): string =>
-      `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`;
     const selection = this.#h.namespaceSelection?.cache.pendingSync();
     if (selection !== undefined && selection.namespaces.length > 0) {
       pending.push({ eventSource: NAMESPACE_SELECTOR_SOURCE_NAME, kind: 'namespaces/v1', ...selection });
     }
-    const primary = this.#h.primaryCache.pendingSync();
-    if (primary.namespaces.length > 0) pending.push({ eventSource: PRIMARY_SOURCE_NAME, kind: kindOf(this.#h.kind), ...primary });
-    for (const s of this.#sources) {
+    for (const s of this.#all()) {
       if (settled.has(s)) continue;
       const p = s.pendingSync?.() ?? { kind: String(s.resourceType?.name ?? 'unknown'), namespaces: [], lastError: undefined };
       if (p.namespaces.length > 0 || s.pendingSync === undefined) pending.push({ eventSource: s.name, ...p });
@@ -316,7 +306,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
   async #abandonStart(failure: unknown): Promise<void> {
     await this.#processor?.stop();
     await this.#h.namespaceSelection?.stop();
-    await Promise.all([...this.#sources.map((s) => s.stop()), this.#h.primaryCache.stop()]);
+    await Promise.all(this.#all().map((s) => s.stop()));
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
     if (!this.#stopRequested) this.#h.health.next({ source: PRIMARY_SOURCE_NAME, status: 'unhealthy', error: failure });
@@ -328,7 +318,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     this.#startAbort?.abort('stopped');
     await this.#processor?.stop(options);
     await this.#h.namespaceSelection?.stop();
-    await Promise.all([...this.#sources.map((s) => s.stop()), this.#h.primaryCache.stop()]);
+    await Promise.all(this.#all().map((s) => s.stop()));
     for (const s of this.#subscriptions) s.unsubscribe();
     this.#subscriptions = [];
   }

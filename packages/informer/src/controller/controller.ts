@@ -4,8 +4,9 @@
  * has its file:
  * - `controller-options.ts`: the options, their keys and checks;
  * - `controller-lifecycle.ts`: start (CRD wait, cache sync, failures undone) and stop;
- * - `primary-events.ts`: primary cache deltas to triggers (JOSDK's ControllerEventSource), out
- *   through the same trigger end as the secondaries' sources (`source/resource-triggers.ts`);
+ * - `controller-event-source.ts`: the primary source (JOSDK's ControllerEventSource), a
+ *   `KubeEventSource` over the primary cache that the lifecycle runs as every other source; its
+ *   deltas become triggers through the same stages and trigger end as the secondaries' sources;
  * - `controller-events.ts`: the fan-out of what happens: metrics and logs listen by direct calls,
  *   `events$` wrappers are built only while someone subscribes;
  * - `reconciliation-dispatcher.ts`: one reconcile (JOSDK's ReconciliationDispatcher): finalizer,
@@ -52,7 +53,7 @@ import { inheritedShardSelector } from '../source/inherited-shard-selector.js';
 import { inspectionOffHint, type ControllerObservability, type PrimaryDescription } from './controller-observability.js';
 import { generationAwarePredicate } from './generation-aware-predicate.js';
 import { PrimaryWriter } from './primary-writer.js';
-import { PrimaryEvents } from './primary-events.js';
+import { ControllerEventSource } from './controller-event-source.js';
 import { PrimaryVisibility } from './primary-visibility.js';
 import { PrimaryLedger } from './primary-ledger.js';
 import { ReconciliationDispatcher } from './reconciliation-dispatcher.js';
@@ -108,7 +109,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   readonly #reconciler: Reconciler<P, KubeClient>;
   readonly #client: KubeClient;
   readonly #ledger: PrimaryLedger<P>;
-  readonly #primary: PrimaryEvents<P>;
+  readonly #primary: ControllerEventSource<P>;
   readonly #dispatcher: ReconciliationDispatcher<P>;
   readonly #events = new ControllerEvents();
   readonly #health: BehaviorSubject<EventSourceHealth>;
@@ -214,12 +215,12 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.#ledger = new PrimaryLedger(this.primaryCache, this.#finalizer);
     const onProblem = (error: unknown): void => this.#events.problem(PRIMARY_SOURCE_NAME, error);
     const visibility = new PrimaryVisibility<P>(this.#finalizer, stealthFilter, onProblem);
-    this.#primary = new PrimaryEvents<P>({
+    this.#primary = new ControllerEventSource<P>({
       cache: this.primaryCache,
       ledger: this.#ledger,
       visibility,
       filter: and(...filters),
-      onProblem,
+      namespaceSelector: this.#namespaceSelection?.labelSelector,
     });
     this.#dispatcher = new ReconciliationDispatcher<P>({
       name: this.name,
@@ -248,9 +249,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     this.health$ = this.#health.asObservable();
     this.#lifecycle = new ControllerLifecycle<P>({
       name: this.name,
-      kind,
       configuration: this.configuration,
-      primaryCache: this.primaryCache,
       client,
       logger: this.#logger,
       crdPolicy,

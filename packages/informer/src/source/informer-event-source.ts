@@ -55,6 +55,7 @@ import { ResourceTriggers } from './resource-triggers.js';
 import { inheritedShardSelector } from './inherited-shard-selector.js';
 import { ListedPrimaries } from './listed-primaries.js';
 import { EventStages } from './event-stages.js';
+import { pendingSyncOf, statisticsOf } from './kube-source-figures.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -294,14 +295,12 @@ export class InformerEventSource<
 
   /** Its kind, the namespaces not synced yet (`''`: all namespaces) and the last error met. */
   pendingSync(): EventSourcePendingSync {
-    const k = this.cache.kind;
-    return { kind: `${k.plural}${k.group ? `.${k.group}` : ''}/${k.version}`, ...this.cache.pendingSync() };
+    return pendingSyncOf(this.cache);
   }
 
   /** Objects cached, synced, distinct values per index and the reverse index's size, for debug views. */
   statistics(): EventSourceStatistics {
-    const cache = this.cache;
-    return { objects: cache.size, synced: cache.hasSynced(), indexes: cache.indexSizes(), reverseIndex: this.reverseIndexSize() };
+    return statisticsOf(this);
   }
 
   /**
