@@ -18,14 +18,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
-import { defineOptions, rejectUnknownOptions, type KubernetesObject, type Logger, type OptionKeysOf, type Reconciler } from '@kindex/core';
+import { defineOptions, type KubernetesObject, type Logger, type Reconciler } from '@kindex/core';
 import Type from 'typebox';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';
 import type { EventRecorderOptions } from '../events/event-broadcaster.js';
 import type { EventMetrics } from '../events/event-metrics.js';
 import { Controller } from '../controller/controller.js';
-import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from '../controller/controller-options.js';
+import { CONTROLLER_OPTIONS, type ControllerOptions } from '../controller/controller-options.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { errorLogFields } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
@@ -83,27 +83,15 @@ export type FleetControllerOptions<P extends KubernetesObject> = ControllerOptio
   readonly engageRetryMs?: number;
 };
 
-/** The options a fleet adds to a controller's: where the clusters come from, and the engage retry. */
-type FleetOwnOptions = Pick<FleetControllerOptions<KubernetesObject>, 'clusters' | 'engageRetryMs'>;
-
 /**
- * The fleet's own keys and value checks (the providers are checked by the constructor, whose
- * error names the two kinds of provider).
+ * {@link FleetControllerOptions}' keys and value checks: the controller's own and the fleet's (the
+ * providers are checked by the constructor, whose error names the two kinds of provider).
  */
-const FLEET_OPTIONS = defineOptions<FleetOwnOptions>('fleet controller options', {
+const FLEET_CONTROLLER_OPTIONS = defineOptions<FleetControllerOptions<KubernetesObject>>('fleet controller options', {
+  ...CONTROLLER_OPTIONS.properties,
   clusters: Type.Unknown(),
   engageRetryMs: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' })),
 });
-
-/**
- * The keys of {@link FleetControllerOptions}: unknown ones are rejected, not ignored. The
- * controller's part is its hand-written key list until `ControllerOptions` is declared with
- * `defineOptions`; then this is one definition spreading both `properties`.
- */
-const FLEET_CONTROLLER_OPTION_KEYS = {
-  ...CONTROLLER_OPTION_KEYS,
-  ...FLEET_OPTIONS.keys,
-} as const satisfies OptionKeysOf<FleetControllerOptions<KubernetesObject>>;
 
 /** @internal What the operator gives a fleet controller. */
 export interface FleetHost {
@@ -168,9 +156,8 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
   /** @internal Made by `Operator.registerFleet`, which gives it the operator's parts. */
   constructor(reconciler: FleetReconciler<P>, options: FleetControllerOptions<P>, host: FleetHost) {
     const name = options?.name ?? `${options?.kind?.plural}.${options?.kind?.group || 'core'}`;
-    rejectUnknownOptions(`fleet controller ${name} options`, options, FLEET_CONTROLLER_OPTION_KEYS);
+    FLEET_CONTROLLER_OPTIONS.check(options, `fleet controller ${name} options`);
     const { clusters, engageRetryMs, ...controllerOptions } = options;
-    FLEET_OPTIONS.check({ clusters, engageRetryMs }, `fleet controller ${name} options`);
     const providers = Array.isArray(clusters) ? (clusters as readonly ClusterProvider[]) : [clusters as ClusterProvider];
     if (providers.length === 0 || providers.some((p) => typeof p?.start !== 'function' || typeof p.stop !== 'function')) {
       throw new TypeError(

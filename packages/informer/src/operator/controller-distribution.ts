@@ -1,5 +1,6 @@
-import { InvalidOptionError, type KubernetesObject, type OptionKeysOf } from '@kindex/core';
-import { CONTROLLER_OPTION_KEYS, type ControllerOptions } from '../controller/controller-options.js';
+import { defineOptions, InvalidOptionError, type KubernetesObject } from '@kindex/core';
+import Type from 'typebox';
+import { CONTROLLER_OPTIONS, type ControllerOptions } from '../controller/controller-options.js';
 
 /**
  * How the replicas of an operator share one controller's work (controller-runtime's
@@ -54,11 +55,14 @@ export type OperatorControllerOptions<P extends KubernetesObject> = ControllerOp
   readonly distribution?: ControllerDistribution;
 };
 
-/** The keys of {@link OperatorControllerOptions}: the controller's own and `distribution`. */
-export const OPERATOR_CONTROLLER_OPTION_KEYS = {
-  ...CONTROLLER_OPTION_KEYS,
-  distribution: true,
-} as const satisfies OptionKeysOf<OperatorControllerOptions<KubernetesObject>>;
+/**
+ * {@link OperatorControllerOptions}' keys: the controller's own (whose values the Controller
+ * checks) and `distribution` (checked by {@link resolveDistribution}, which names the choices).
+ */
+export const OPERATOR_CONTROLLER_OPTIONS = defineOptions<OperatorControllerOptions<KubernetesObject>>('controller options', {
+  ...CONTROLLER_OPTIONS.properties,
+  distribution: Type.Optional(Type.Unknown()),
+});
 
 const DISTRIBUTIONS: readonly ControllerDistribution[] = ['leader-elected', 'sharded', 'every-replica'];
 

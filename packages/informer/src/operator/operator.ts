@@ -24,7 +24,7 @@ import { controllerInternals } from '../controller/controller-internals.js';
 import { shardedController } from './sharded-controllers.js';
 import { STOP_OPTION_KEYS } from '../controller/controller-options.js';
 import {
-  OPERATOR_CONTROLLER_OPTION_KEYS,
+  OPERATOR_CONTROLLER_OPTIONS,
   resolveDistribution,
   type ControllerDistribution,
   type OperatorControllerOptions,
@@ -222,7 +222,7 @@ export class Operator {
     // Checked before the controller exists, under the name the Controller gives itself.
     const name = controllerOptions.name ?? `${controllerOptions.kind?.plural}.${controllerOptions.kind?.group || 'core'}`;
     // Here and not only in the Controller, which does not know `distribution` (and would not suggest it).
-    rejectUnknownOptions(`controller ${name} options`, options, OPERATOR_CONTROLLER_OPTION_KEYS);
+    rejectUnknownOptions(`controller ${name} options`, options, OPERATOR_CONTROLLER_OPTIONS.keys);
     const distribution = resolveDistribution(name, requested, replication);
     const leaderElected = distribution === 'leader-elected';
     const controller = new Controller<P>(
