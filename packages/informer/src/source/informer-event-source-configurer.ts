@@ -7,13 +7,12 @@ import {
   type SecondaryToPrimaryMapper,
   type EventHandler,
   type ShardSelector,
-  rejectUnknownOptions,
 } from '@kindex/core';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
-import { REFLECTOR_TUNING_KEYS } from '../reflector/reflector-options.js';
+import { REFLECTOR_TUNING_OPTIONS } from '../reflector/reflector-options.js';
 import { checkRemoteCluster, claimRemoteCluster, type RemoteCluster } from './remote-cluster.js';
 import type { InformerEventSourceConfiguration } from './informer-event-source-configuration.js';
 
@@ -171,7 +170,7 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
   }
   /** Connection tuning of the reflectors (page size, timeouts, backoff). */
   withReflectorOptions(reflector: InformerEventSourceConfiguration<R, P>['reflector']): this {
-    rejectUnknownOptions(`event source ${this.#config.name} reflector options`, reflector, REFLECTOR_TUNING_KEYS);
+    REFLECTOR_TUNING_OPTIONS.check(reflector, `event source ${this.#config.name} reflector options`);
     return this.#with({ reflector });
   }
 
