@@ -73,4 +73,17 @@ describe('defineOptions', () => {
     );
     expect(() => new BucketRateLimiter({ burst: 0.5 })).to.throw(InvalidOptionError, 'BucketRateLimiter options.burst = 0.5');
   });
+
+  it('leaves the other keys of an open nested object (additionalProperties: true) to it, checking the listed ones', () => {
+    interface SourceOptions {
+      readonly resourceType: { readonly name: string };
+    }
+    const SOURCE_OPTIONS = defineOptions<SourceOptions>('Source options', {
+      resourceType: Type.Object({ name: Type.String() }, { additionalProperties: true, description: 'a token with a name' }),
+    });
+    expect(SOURCE_OPTIONS.keys).to.deep.equal({ resourceType: true });
+    SOURCE_OPTIONS.check({ resourceType: { name: 'ConfigMap', group: '', plural: 'configmaps' } });
+    expect(caught(() => SOURCE_OPTIONS.check({ resourceType: { name: 5 } })).message).to.contain('Source options.resourceType.name');
+    expect(() => SOURCE_OPTIONS.check({ resourceTyp: { name: 'x' } })).to.throw(UnknownOptionError, 'did you mean "resourceType"');
+  });
 });

@@ -122,7 +122,7 @@ export function defineOptions<T>(name: string, properties: OptionSchemas<T>): Op
 function keysOf(schema: TObject): OptionKeys {
   const keys: Record<string, true | OptionKeys> = {};
   for (const [key, property] of Object.entries(schema.properties)) {
-    keys[key] = isObjectSchema(property) ? keysOf(property) : true;
+    keys[key] = hasCheckedKeys(property) ? keysOf(property) : true;
   }
   return keys;
 }
@@ -130,6 +130,15 @@ function keysOf(schema: TObject): OptionKeys {
 function isObjectSchema(schema: TSchema): schema is TObject {
   const candidate = schema as { type?: unknown; properties?: unknown };
   return candidate.type === 'object' && typeof candidate.properties === 'object' && candidate.properties !== null;
+}
+
+/**
+ * Whether an object schema's keys are checked. One with `additionalProperties: true` is a token
+ * taken as is (a `secondaryType(...)` or a `ResourceKind` as `resourceType`): its listed
+ * properties are value-checked, its other keys are its own.
+ */
+function hasCheckedKeys(schema: TSchema): schema is TObject {
+  return isObjectSchema(schema) && (schema as { additionalProperties?: unknown }).additionalProperties !== true;
 }
 
 /** The first value the schema refuses, as one error naming the key, the value and the fix. */

@@ -31,7 +31,11 @@ export interface PollingLoopOptions<R> {
 /** The schemas of {@link PollingLoopOptions}' keys, which both polling sources' options include. */
 export const POLLING_LOOP_OPTION_SCHEMAS = {
   name: Type.Optional(Type.String({ description: 'a string' })),
-  resourceType: Type.Object({ name: Type.String() }, { description: 'a secondaryType(...) token' }),
+  // A secondaryType(...) token or a ResourceKind: only its name is read, its other keys are its own.
+  resourceType: Type.Object(
+    { name: Type.String() },
+    { additionalProperties: true, description: 'a secondaryType(...) token or a resource kind' },
+  ),
   periodMs: Type.Number({ exclusiveMinimum: 0, description: 'a positive number of milliseconds' }),
   equals: Type.Optional(Type.Unknown()),
   clock: Type.Optional(Type.Unknown()),
