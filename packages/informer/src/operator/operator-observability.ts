@@ -5,7 +5,7 @@ import { KubeClient } from '../client/kube-client.js';
 import { EVENT_RECORDER_OPTIONS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import { createOperatorLogger, type OperatorLoggerOption } from '../logging/operator-logger.js';
 import { errorLogFields } from '../logging/user-error.js';
-import { OPERATOR_METRICS_OPTION_KEYS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
+import { OPERATOR_METRICS_OPTIONS, OperatorMetrics, type OperatorMetricsOptions } from '../metrics/operator-metrics.js';
 import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
@@ -52,7 +52,7 @@ export interface OperatorObservabilityOptions {
 /** The keys of {@link OperatorObservabilityOptions}: unknown ones are rejected, not ignored. */
 export const OPERATOR_OBSERVABILITY_OPTION_KEYS = {
   logger: true,
-  metrics: OPERATOR_METRICS_OPTION_KEYS,
+  metrics: OPERATOR_METRICS_OPTIONS.keys,
   server: OPERATOR_SERVER_OPTION_KEYS,
   events: EVENT_RECORDER_OPTIONS.keys,
   inspection: true,

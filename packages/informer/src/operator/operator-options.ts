@@ -9,7 +9,7 @@ import { defineOptions, type OptionKeysOf } from '@kindex/core';
 import Type from 'typebox';
 import { KUBE_CLIENT_OPTIONS, type KubeClientOptions } from '../client/kube-client-options.js';
 import { OPERATOR_LEADER_ELECTION_OPTIONS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';
-import { OPERATOR_SHARDING_OPTION_KEYS, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
+import { OPERATOR_SHARDING_OPTIONS, type OperatorShardingOptions } from '../sharding/operator-sharding.js';
 import { WEBHOOK_SERVER_OPTIONS, type WebhookServerOptions } from '../webhook/webhook-options.js';
 import { OPERATOR_OBSERVABILITY_OPTION_KEYS, type OperatorObservabilityOptions } from './operator-observability.js';
 
@@ -59,7 +59,7 @@ export type OperatorOptions = {
 export const OPERATOR_OPTION_KEYS = {
   kubeConfig: true,
   leaderElection: OPERATOR_LEADER_ELECTION_OPTIONS.keys,
-  sharding: OPERATOR_SHARDING_OPTION_KEYS,
+  sharding: OPERATOR_SHARDING_OPTIONS.keys,
   cacheSyncTimeoutMs: true,
   webhooks: WEBHOOK_SERVER_OPTIONS.keys,
   ...KUBE_CLIENT_OPTIONS.keys,

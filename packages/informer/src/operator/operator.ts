@@ -22,7 +22,7 @@ import type { ShardCoordinator } from '../sharding/shard-coordinator.js';
 import { Controller } from '../controller/controller.js';
 import { controllerInternals } from '../controller/controller-internals.js';
 import { shardedController } from './sharded-controllers.js';
-import { STOP_OPTION_KEYS } from '../controller/controller-options.js';
+import { STOP_OPTIONS } from '../controller/controller-options.js';
 import {
   OPERATOR_CONTROLLER_OPTIONS,
   resolveDistribution,
@@ -393,7 +393,7 @@ export class Operator {
    * releases the lease, and stops every shared informer. A second call joins the first.
    */
   async stop(options: { drainTimeoutMs?: number } = {}): Promise<void> {
-    rejectUnknownOptions('Operator.stop options', options, STOP_OPTION_KEYS);
+    STOP_OPTIONS.check(options, 'Operator.stop options');
     // Once: a failed start stops, and so does run() after it; each stop line is logged once.
     return (this.#stopped ??= this.#stopOnce(options));
   }
