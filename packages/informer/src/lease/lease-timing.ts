@@ -40,9 +40,6 @@ export const LEASE_TIMING_OPTIONS = defineOptions<LeaseTiming>('lease timing', {
   retryPeriodMs: Type.Optional(Type.Unknown()),
 });
 
-/** {@link LeaseTiming}'s keys, for the options objects that include them. */
-export const LEASE_TIMING_KEYS = LEASE_TIMING_OPTIONS.keys;
-
 /** @internal How the owner of a timing checks it and names what is wrong. */
 export interface LeaseTimingRules {
   /** Who holds the lease, in messages: `a leader`, `an owner`. */

@@ -146,9 +146,6 @@ export const REFLECTOR_TUNING_OPTIONS = defineOptions<ReflectorTuningOptions>('r
   wire: Type.Optional(Type.Unknown()),
 });
 
-/** {@link ReflectorTuningOptions}' keys, for the options objects that include them. */
-export const REFLECTOR_TUNING_KEYS = REFLECTOR_TUNING_OPTIONS.keys;
-
 /** {@link ReflectorOptions}' keys and value checks, `backoff`'s own included. */
 export const REFLECTOR_OPTIONS = defineOptions<ReflectorOptions>('Reflector options', {
   kubeConfig: Type.Unknown(),
