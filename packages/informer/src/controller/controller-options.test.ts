@@ -2,7 +2,8 @@
 // InvalidOptionError naming the controller's options, the key, the value and the fix, before any
 // cache or request exists.
 import { expect } from 'chai';
-import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { catchInvalidOption } from '@kindex/testing';
+import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Controller, Kinds, KubeClient } from '../index.js';
 
@@ -16,35 +17,28 @@ kubeConfig.loadFromOptions({
 const client = new KubeClient(kubeConfig);
 const noop: Reconciler<KubernetesObject, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
 
-function invalid(attempt: () => unknown): InvalidOptionError {
-  try {
-    attempt();
-  } catch (error) {
-    if (error instanceof InvalidOptionError) return error;
-    throw error;
-  }
-  expect.fail('expected an InvalidOptionError');
-}
-
 describe('controller options', () => {
-  it('refuses a value of the wrong type, naming the controller, the key, the value and the fix', () => {
-    const error = invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', primaryWrites: 'replace' } as never, client));
+  it('refuses a value of the wrong type, naming the controller, the key, the value and the fix', async () => {
+    const error = await catchInvalidOption(
+      () => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', primaryWrites: 'replace' } as never, client),
+    );
     expect(error.code).to.equal('KINDEX_INVALID_OPTION');
     expect(error.message).to.contain('controller maps options.primaryWrites');
     expect(error.message).to.contain('"replace"');
     expect(error.message).to.contain("'patch' or 'apply'");
   });
 
-  it('checks the nested reflector and cacheBound options by the same declaration', () => {
-    expect(
-      invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', reflector: { pageSize: 0 } }, client)).message,
-    ).to.contain('controller maps options.reflector.pageSize');
-    expect(invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, generationAware: 'yes' } as never, client)).message).to.contain(
-      'controller configmaps.core options.generationAware',
+  it('checks the nested reflector and cacheBound options by the same declaration', async () => {
+    const pageSize = await catchInvalidOption(
+      () => new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps', reflector: { pageSize: 0 } }, client),
     );
-    expect(invalid(() => new Controller(noop, { kind: Kinds.ConfigMap, cacheBound: 5 } as never, client)).message).to.contain(
-      'controller configmaps.core options.cacheBound',
+    expect(pageSize.message).to.contain('controller maps options.reflector.pageSize');
+    const generationAware = await catchInvalidOption(
+      () => new Controller(noop, { kind: Kinds.ConfigMap, generationAware: 'yes' } as never, client),
     );
+    expect(generationAware.message).to.contain('controller configmaps.core options.generationAware');
+    const cacheBound = await catchInvalidOption(() => new Controller(noop, { kind: Kinds.ConfigMap, cacheBound: 5 } as never, client));
+    expect(cacheBound.message).to.contain('controller configmaps.core options.cacheBound');
   });
 
   it('accepts every option written as documented', () => {
@@ -65,9 +59,7 @@ describe('controller options', () => {
 
   it('refuses a negative stop drain timeout before stopping anything', async () => {
     const controller = new Controller(noop, { kind: Kinds.ConfigMap, name: 'maps' }, client);
-    let caught: unknown;
-    await controller.stop({ drainTimeoutMs: -1 }).catch((error: unknown) => (caught = error));
-    expect(caught).to.be.instanceOf(InvalidOptionError);
-    expect((caught as Error).message).to.contain('controller maps stop options.drainTimeoutMs');
+    const error = await catchInvalidOption(() => controller.stop({ drainTimeoutMs: -1 }));
+    expect(error.message).to.contain('controller maps stop options.drainTimeoutMs');
   });
 });

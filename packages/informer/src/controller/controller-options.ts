@@ -182,16 +182,10 @@ export const CONTROLLER_OPTIONS = defineOptions<ControllerOptions<KubernetesObje
   cacheBound: Type.Optional(CACHE_BOUND_OPTIONS.schema),
 });
 
-/** {@link ControllerOptions}' keys, for the options objects that include them (the operator's and a fleet's controllers). */
-export const CONTROLLER_OPTION_KEYS = CONTROLLER_OPTIONS.keys;
-
 /** The options of `Controller.stop` and `Operator.stop`: unknown keys are rejected, not ignored. */
 export const STOP_OPTIONS = defineOptions<StopOptions>('stop options', {
   drainTimeoutMs: Type.Optional(Type.Number({ minimum: 0, description: 'a number of milliseconds, 0 or more' })),
 });
-
-/** {@link StopOptions}' keys, for `Operator.stop` until it checks {@link STOP_OPTIONS}. */
-export const STOP_OPTION_KEYS = STOP_OPTIONS.keys;
 
 /** The environment variable that turns inspection on where no option says (see `ControllerOptions.inspection`). */
 export const INSPECTION_ENV = 'KINDEX_INSPECTION';

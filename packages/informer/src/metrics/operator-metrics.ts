@@ -62,9 +62,6 @@ export const OPERATOR_METRICS_OPTIONS = defineOptions<OperatorMetricsOptions>('O
   processMetrics: Type.Optional(Type.Boolean({ description: 'true or false' })),
 });
 
-/** {@link OperatorMetricsOptions}' keys, for the Operator's options that include them. */
-export const OPERATOR_METRICS_OPTION_KEYS = OPERATOR_METRICS_OPTIONS.keys;
-
 /**
  * The metrics of one operator, in one prom-client registry.
  *

@@ -87,9 +87,6 @@ export const OPERATOR_SHARDING_OPTIONS = defineOptions<OperatorShardingOptions>(
   namespaceLabelSelector: Type.Optional(Type.Unknown()),
 });
 
-/** {@link OperatorShardingOptions}' keys, for the Operator's options that include them. */
-export const OPERATOR_SHARDING_OPTION_KEYS = OPERATOR_SHARDING_OPTIONS.keys;
-
 /** @internal Wires a {@link ShardCoordinator} to an operator's controllers. */
 export class OperatorSharding {
   readonly coordinator: ShardCoordinator;
