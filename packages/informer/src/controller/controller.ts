@@ -433,10 +433,10 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     const before = this.primaryCache.namespaces;
     if (namespaces !== 'all') {
       const kept = before === 'all' ? namespaces : before.filter((ns) => namespaces.includes(ns));
-      if (before === 'all' || kept.length < before.length) await this.primaryCache.setNamespaces(kept);
+      if (before === 'all' || kept.length < before.length) await this.#primary.changeNamespaces(kept);
     }
     await Promise.all(this.#lifecycle.inheritingSources().map((s) => s.changeNamespaces(namespaces)));
-    await this.primaryCache.setNamespaces(namespaces);
+    await this.#primary.changeNamespaces(namespaces);
   }
 
   /** The shard selector of the primaries now, if any. */
@@ -452,7 +452,7 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
   async changeShardSelector(selector: ShardSelector | undefined): Promise<void> {
     this.#shards = selector;
     await Promise.all([
-      this.primaryCache.setShardSelector(selector),
+      this.#primary.changeShardSelector(selector),
       ...this.#lifecycle.sources.flatMap((s) =>
         s.inheritsShardSelector === true && s.changeShardSelector !== undefined
           ? [s.changeShardSelector(inheritedShardSelector(selector))]
