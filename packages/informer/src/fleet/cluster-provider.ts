@@ -109,7 +109,9 @@ export interface ClusterProviderContext {
 export interface ClusterProvider {
   /** For messages. */
   readonly name: string;
+  /** Engages the clusters known now, then follows changes until `stop`; resolves once those known now are engaged. */
   start(context: ClusterProviderContext): Promise<void>;
+  /** Stops following changes; the fleet disengages what it engaged. */
   stop(): Promise<void>;
   /** What it reads in the operator's own cluster, for `Operator.rbacManifest()`. Defaults to nothing. */
   requiredPermissions?(): readonly RequiredPermission[];

@@ -110,6 +110,7 @@ export class KubeconfigSecretProvider implements ClusterProvider {
     return [{ group: '', resource: 'secrets', verbs: ['list', 'watch'], namespaces: [this.namespace], clusterScoped: false, neededBy }];
   }
 
+  /** Stops watching the Secrets; the fleet disengages their clusters. */
   async stop(): Promise<void> {
     await this.#cache?.stop();
     this.#cache = undefined;

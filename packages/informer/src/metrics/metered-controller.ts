@@ -21,7 +21,12 @@ export interface MeteredController {
   /** Its reconcile concurrency (`controller_runtime_max_concurrent_reconciles`). */
   readonly configuration: { readonly concurrency: number };
   /** Its work queue, once started (`controller_runtime_active_workers`). */
-  readonly processor: { stats(): { readonly processing: number } } | undefined;
+  readonly processor:
+    | {
+        /** The queue's figures now: how many reconciles run. */
+        stats(): { readonly processing: number };
+      }
+    | undefined;
   /** Calls `listener` with each processing step, by a direct call; returns the function that removes it. */
   onProcessingEvent(listener: (event: ProcessingEvent) => void): () => void;
 }

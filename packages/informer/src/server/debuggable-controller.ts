@@ -23,8 +23,20 @@ export interface DebuggableController {
   /** Whether per-primary causes and last reconciles are kept. */
   readonly inspection: boolean;
   /** The work queue's figures; undefined before start. */
-  readonly processor: { stats(): { readonly queued: number; readonly processing: number; readonly delayed: number } } | undefined;
-  readonly primaryCache: { readonly size: number; hasSynced(): boolean; indexSizes(): Record<string, number> };
+  readonly processor:
+    | {
+        /** The queue's figures now: keys waiting, reconciles running, retries and reschedules delayed. */
+        stats(): { readonly queued: number; readonly processing: number; readonly delayed: number };
+      }
+    | undefined;
+  /** The primary cache: its size, whether it synced, and the size of each index. */
+  readonly primaryCache: {
+    readonly size: number;
+    /** Whether the initial list has been read. */
+    hasSynced(): boolean;
+    /** Each index's number of keys, by index name. */
+    indexSizes(): Record<string, number>;
+  };
   readonly eventSources: readonly EventSource<unknown, never>[];
   /** What the controller knows about one primary now. */
   describePrimary(key: string): PrimaryDescription;

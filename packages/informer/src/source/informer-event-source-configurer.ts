@@ -204,6 +204,7 @@ export abstract class InformerEventSourceConfigurer<R extends KubernetesObject, 
   /**
    * `source` once a remote source's cluster name is claimed among the sources built on `client`
    * (one name, one cluster: see claimRemoteCluster); a local source as it is.
+   * @internal
    */
   protected claimed<S extends Parameters<typeof claimRemoteCluster>[2]>(client: object, source: S): S {
     return claimRemoteCluster(client, this.#config.cluster, source);
