@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
-import net from 'node:net';
-import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { UpdateControl, type EventSourceHealth, type KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
@@ -19,6 +17,7 @@ import {
   InformerRegistry,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
+import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
 
 // A Job in cluster A reconciled from the Cluster objects of cluster B, two test API servers at once.
 
@@ -102,9 +101,7 @@ describe('InformerEventSource withRemoteCluster', function () {
     // The operator reaches B through a TCP relay: closing it takes B away as a stopped server
     // would (connections cut, then refused), on the embedded and the real server alike.
     const relay = await TcpRelay.start(new URL(b!.url));
-    const viaRelay = new KubeConfigClass();
-    viaRelay.loadFromString(b!.kubeconfigYaml.split(b!.url).join(relay.url));
-    const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: viaRelay }, nsA, nsB);
+    const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: relay.kubeConfigOf(b!) }, nsA, nsB);
     try {
       await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA }, spec: { image: 'busybox' } });
       await controller!.start();
@@ -183,49 +180,3 @@ describe('InformerEventSource withRemoteCluster', function () {
     );
   });
 });
-
-/** A TCP relay to a server on loopback, that can be closed (connections cut, new ones refused) and opened again on its port. */
-class TcpRelay {
-  readonly #target: URL;
-  readonly #sockets = new Set<net.Socket>();
-  #server: net.Server | undefined;
-  #port = 0;
-
-  private constructor(target: URL) {
-    this.#target = target;
-  }
-
-  static async start(target: URL): Promise<TcpRelay> {
-    const relay = new TcpRelay(target);
-    await relay.restart();
-    return relay;
-  }
-
-  get url(): string {
-    return `${this.#target.protocol}//${this.#target.hostname}:${this.#port}`;
-  }
-
-  async restart(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(Number(this.#target.port), this.#target.hostname);
-      for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on('close', () => this.#sockets.delete(socket));
-        socket.on('error', () => (socket === client ? upstream : client).destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    server.listen(this.#port, this.#target.hostname);
-    await once(server, 'listening');
-    this.#port = (server.address() as net.AddressInfo).port;
-    this.#server = server;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
