@@ -27,7 +27,6 @@ export interface PollingLoopOptions<R> {
   readonly clock?: Clock;
 }
 
-/** The keys of {@link PollingLoopOptions}, shared by the polling sources' own lists. */
 /** The schemas of {@link PollingLoopOptions}' keys, which both polling sources' options include. */
 export const POLLING_LOOP_OPTION_SCHEMAS = {
   name: Type.Optional(Type.String({ description: 'a string' })),
