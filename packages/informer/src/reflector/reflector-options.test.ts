@@ -1,23 +1,13 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InvalidOptionError } from '@kindex/core';
+import { catchInvalidOption } from '@kindex/testing';
 import { Reflector, type ResourceType } from '../index.js';
 
 const type: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 
-function invalid(attempt: () => unknown): InvalidOptionError {
-  try {
-    attempt();
-  } catch (error) {
-    expect(error).to.be.instanceOf(InvalidOptionError);
-    return error as InvalidOptionError;
-  }
-  expect.fail('expected an InvalidOptionError: the bad value was taken');
-}
-
 describe('Reflector options, declared once', () => {
-  it('refuses a page size below 1 in one line naming the object, the key, the value and the fix', () => {
-    const error = invalid(() => new Reflector({ kubeConfig: {} as KubeConfig, type, pageSize: 0 }));
+  it('refuses a page size below 1 in one line naming the object, the key, the value and the fix', async () => {
+    const error = await catchInvalidOption(() => new Reflector({ kubeConfig: {} as KubeConfig, type, pageSize: 0 }));
     expect(error.code).to.equal('KINDEX_INVALID_OPTION');
     expect([error.options, error.key, error.value]).to.deep.equal(['Reflector options', 'pageSize', 0]);
     expect(error.message).to.equal(
@@ -25,11 +15,11 @@ describe('Reflector options, declared once', () => {
     );
   });
 
-  it('refuses a fractional watch timeout and names a nested key of backoff by its path', () => {
-    expect(invalid(() => new Reflector({ kubeConfig: {} as KubeConfig, type, watchTimeoutSeconds: 1.5 })).key).to.equal(
+  it('refuses a fractional watch timeout and names a nested key of backoff by its path', async () => {
+    expect((await catchInvalidOption(() => new Reflector({ kubeConfig: {} as KubeConfig, type, watchTimeoutSeconds: 1.5 }))).key).to.equal(
       'watchTimeoutSeconds',
     );
-    const typo = invalid(() => new Reflector({ kubeConfig: {} as KubeConfig, type, backoff: { initalMs: 5 } as never }));
+    const typo = await catchInvalidOption(() => new Reflector({ kubeConfig: {} as KubeConfig, type, backoff: { initalMs: 5 } as never }));
     expect(typo.message).to.contain('Reflector options.backoff.initalMs (did you mean "initialMs"?)');
   });
 });
