@@ -3,7 +3,7 @@
 // User-Agent's product name), and the time stamped on the entry of a write that changed the object.
 
 import { jsonEqual } from '@kindex/core';
-import { fieldSchemaOf, type FieldSchema } from '../field-schema.js';
+import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from '../machinery/object-meta.js';
 import type { Json } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';

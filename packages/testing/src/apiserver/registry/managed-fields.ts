@@ -10,7 +10,7 @@
 
 import { jsonEqual, isJsonObject } from '@kindex/core';
 import { FieldSet, pathString } from './field-set.js';
-import { itemKey, type FieldSchema } from '../field-schema.js';
+import { itemKey, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from '../machinery/object-meta.js';
 import type { Json } from '../storage/object-store.js';
 import { ApiStatusError } from '../storage/status-error.js';

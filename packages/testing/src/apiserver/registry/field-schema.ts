@@ -5,7 +5,7 @@
 // (`x-kubernetes-list-type`, `x-kubernetes-list-map-keys`, `x-kubernetes-map-type`), where a list
 // without a list type is atomic. `metadata` is ObjectMeta for every kind.
 
-import type { Json } from './storage/object-store.js';
+import type { Json } from '../storage/object-store.js';
 
 /** How the items of a list are owned. */
 export type ListType = 'atomic' | 'set' | 'map';
