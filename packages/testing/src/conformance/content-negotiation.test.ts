@@ -4,7 +4,11 @@ import { parse as parseYaml } from 'yaml';
 import { DeploymentSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/apps/v1/generated_pb.js';
 import { SelfSubjectAccessReviewSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/authorization/v1/generated_pb.js';
 import { LeaseSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/coordination/v1/generated_pb.js';
-import { ConfigMapListSchema, ConfigMapSchema, PodSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
+import {
+  ConfigMapListSchema,
+  ConfigMapSchema,
+  PodSchema,
+} from '../apiserver/negotiation/protobuf/generated/k8s.io/api/core/v1/generated_pb.js';
 import { CustomResourceDefinitionSchema } from '../apiserver/negotiation/protobuf/generated/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated_pb.js';
 import {
   APIResourceListSchema,
