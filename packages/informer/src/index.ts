@@ -208,7 +208,7 @@ export type { CacheStartOptions } from './cache/informer-cache-options.js';
 export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './operator/required-permissions.js';
-export { remoteClusterManifests, remoteClusterPermissions } from './operator/remote-cluster-permissions.js';
+export { fleetMemberManifests, remoteClusterManifests, remoteClusterPermissions } from './operator/remote-cluster-permissions.js';
 export { secureServerPermissions, metricsReaderClusterRole } from './rbac/metrics-permissions.js';
 export type { NonResourceClusterRole } from './rbac/metrics-permissions.js';
 export type { RbacListingOptions } from './operator/required-permissions.js';

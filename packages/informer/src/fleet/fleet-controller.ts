@@ -166,6 +166,7 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     }
     // The controller options are checked now, on a controller that never starts, not at the first cluster.
     const probe = new Controller<P>(reconciler, controllerOptions, new KubeClient(host.operator.kubeConfig));
+    this.memberTemplate = probe;
     this.name = probe.name;
     this.kind = probe.kind;
     this.#reconciler = reconciler;
@@ -175,6 +176,13 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
     this.#retryMs = engageRetryMs ?? 5_000;
     this.#logger = host.logger.child({ fleet: this.name });
   }
+
+  /**
+   * A controller of this fleet's reconciler and options that never starts: what it watches and
+   * writes is what each member cluster runs, so `Operator.rbacManifest()` lists from it what
+   * every member cluster must grant (`fleets`).
+   */
+  readonly memberTemplate: Controller<P>;
 
   /** The clusters this replica runs, with their state. */
   get clusters(): readonly FleetClusterStatus[] {

@@ -281,8 +281,22 @@ describe('Operator.registerFleet', function () {
       await eventually(() => expect(seen.saw('beta', 'b1')).to.equal(true), { timeoutMs: 30_000 });
       expect(fleet.cluster('beta')?.source).to.equal(`Secret ${fleetNs}/beta`);
       // The operator's RBAC lets it read the Secrets.
-      const rules = (await operator.rbacManifest()).namespacedRules.get(fleetNs) ?? [];
+      const manifest = await operator.rbacManifest();
+      const rules = manifest.namespacedRules.get(fleetNs) ?? [];
       expect(rules.some((r) => r.resources.includes('secrets') && r.verbs.includes('watch'))).to.equal(true);
+      // Every member cluster grants the reconciles what they read there, in a manifest of its own:
+      // ConfigMaps in the fleet's namespace, not the Secrets of the operator's own cluster.
+      const member = manifest.fleets?.get(fleet.name);
+      const memberRules = member?.namespacedRules.get(ns) ?? [];
+      expect(
+        memberRules.some((r) => r.resources.includes('configmaps') && r.verbs.includes('watch')),
+        member?.yaml,
+      ).to.equal(true);
+      expect(member?.namespacedRules.has(fleetNs), member?.yaml).to.equal(false);
+      expect(
+        member?.objects.some((o) => o.kind.endsWith('Binding')),
+        'no binding: bound there to the kubeconfig identity',
+      ).to.equal(false);
 
       // Added at run time.
       await putSecret(fleetNs, 'gamma', { kubeconfig: gamma.kubeconfigYaml });

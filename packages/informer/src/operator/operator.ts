@@ -34,11 +34,10 @@ import { runOperatorProcess } from './run-process.js';
 import { errorLogFields } from '../logging/user-error.js';
 import type { StartOptions } from '../startup/start-options.js';
 import { START_OPTIONS, validateCacheSyncTimeout } from '../startup/start-options.js';
-import { RBAC_LISTING_OPTIONS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
-import { remoteClusterManifests } from './remote-cluster-permissions.js';
-import { rbacManifest, type RbacManifest } from '../rbac/rbac-manifest.js';
-import { leasePermissions, type LeaseOwners } from '../rbac/lease-permissions.js';
-import { secureServerPermissions } from '../rbac/metrics-permissions.js';
+import type { RbacListingOptions } from './required-permissions.js';
+import { operatorRbacManifest } from './operator-rbac.js';
+import type { RbacManifest } from '../rbac/rbac-manifest.js';
+import type { LeaseOwners } from '../rbac/lease-permissions.js';
 import { WebhookConfigError } from '../webhook/webhook-errors.js';
 import { OPERATOR_OPTION_KEYS, OPERATOR_RUN_OPTIONS, type OperatorOptions, type OperatorRunOptions } from './operator-options.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
@@ -356,19 +355,11 @@ export class Operator {
    * (primary status and finalizers, workflow dependents, leader election and sharding Leases)
    * and on the kinds declared with each controller's `writes` option. It prepares each
    * controller's event sources (once: `start()` reuses them) to learn their kinds and
-   * namespaces, and talks to no server (remote clusters' rules: `clusters`).
+   * namespaces, and talks to no server (remote clusters' rules: `clusters`; fleet members': `fleets`).
    */
   async rbacManifest(options: RbacListingOptions = {}): Promise<RbacManifest> {
-    RBAC_LISTING_OPTIONS.check(options, 'Operator.rbacManifest options');
-    // rbacManifest takes only the manifest's own options (name, subject) and rejects the rest.
-    const { secondaryVerbs: _verbs, extraPermissions: _extra, events: _events, leases, ...manifestOptions } = options;
-    const permissions = [
-      ...(await requiredPermissions(this.#controllers, options)),
-      ...this.#fleets.flatMap((f) => f.requiredPermissions()),
-      ...(leases === false ? [] : leasePermissions(this.#leaseOwners)),
-      ...(this.server?.secure === true ? secureServerPermissions() : []),
-    ];
-    return { ...rbacManifest(permissions, manifestOptions), clusters: await remoteClusterManifests(this.#controllers, options) };
+    const parts = { controllers: this.#controllers, fleets: this.#fleets, leaseOwners: this.#leaseOwners };
+    return operatorRbacManifest({ ...parts, secureServer: this.server?.secure === true }, options);
   }
 
   /**

@@ -8,10 +8,11 @@
  */
 import type { KubernetesObject } from '@kindex/core';
 import type { Controller } from '../controller/controller.js';
+import type { FleetController } from '../fleet/fleet-controller.js';
 import { Kinds } from '../kind/resource-kind.js';
 import { InformerEventSource } from '../source/informer-event-source.js';
 import { rbacManifest, type RbacManifest, type RequiredPermission } from '../rbac/rbac-manifest.js';
-import { DEPENDENT_WRITE_VERBS, permission, READ_VERBS, type RbacListingOptions } from './required-permissions.js';
+import { DEPENDENT_WRITE_VERBS, permission, READ_VERBS, requiredPermissions, type RbacListingOptions } from './required-permissions.js';
 
 /**
  * What each remote cluster must grant the operator there (the user of that cluster's
@@ -87,4 +88,35 @@ export async function remoteClusterManifests(
 ): Promise<ReadonlyMap<string, RbacManifest>> {
   const remote = await remoteClusterPermissions(controllers, options.secondaryVerbs ? { secondaryVerbs: options.secondaryVerbs } : {});
   return new Map([...remote].map(([cluster, p]) => [cluster, rbacManifest(p, options.name !== undefined ? { name: options.name } : {})]));
+}
+
+/**
+ * One RBAC manifest per fleet, by fleet name: what every member cluster must grant the identity
+ * of its kubeconfig there (the fleet's primary kind, its secondaries, dependents and Events, least
+ * privilege as `requiredPermissions` lists them), without bindings; what `Operator.rbacManifest()`
+ * returns as `fleets`. Member clusters come and go at run time, so one manifest serves them all.
+ *
+ * @example
+ * ```ts
+ * import { fleetMemberManifests, type FleetController } from '@kindex/informer';
+ * declare const fleet: FleetController;
+ *
+ * for (const [name, manifest] of await fleetMemberManifests([fleet], { name: 'web-operator' })) {
+ *   console.log(`# apply to every member cluster of fleet ${name}`);
+ *   console.log(manifest.yaml);
+ * }
+ * ```
+ */
+export async function fleetMemberManifests(
+  fleets: readonly FleetController<KubernetesObject>[],
+  options: Pick<RbacListingOptions, 'secondaryVerbs' | 'events' | 'name'> = {},
+): Promise<ReadonlyMap<string, RbacManifest>> {
+  const { name, secondaryVerbs, events } = options;
+  const listing = { ...(secondaryVerbs !== undefined ? { secondaryVerbs } : {}), ...(events !== undefined ? { events } : {}) };
+  const out = new Map<string, RbacManifest>();
+  for (const fleet of fleets) {
+    const permissions = await requiredPermissions([fleet.memberTemplate], listing);
+    out.set(fleet.name, rbacManifest(permissions, name !== undefined ? { name } : {}));
+  }
+  return out;
 }

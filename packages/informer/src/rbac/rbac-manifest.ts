@@ -156,6 +156,11 @@ export interface RbacManifest {
    * clusters; absent from the plain `rbacManifest()`.
    */
   readonly clusters?: ReadonlyMap<string, RbacManifest>;
+  /**
+   * From `Operator.rbacManifest()`: one manifest per fleet, by fleet name, to apply in every
+   * member cluster and bind to the identity of its kubeconfig there. Empty without fleets.
+   */
+  readonly fleets?: ReadonlyMap<string, RbacManifest>;
 }
 
 const RBAC = 'rbac.authorization.k8s.io';
