@@ -257,7 +257,8 @@ export async function operatorManifests(operator: DescribableOperator, options: 
     : undefined;
   add('crds.yaml', crdObjects(where, options.customResources ?? [], webhookManifest, certs.injectAnnotations(webhookCert)));
   add('service-account.yaml', [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } }]);
-  add('rbac.yaml', (await operator.rbacManifest({ name, subject, leases: false })).objects as unknown as Record<string, unknown>[]);
+  const rbac = await operator.rbacManifest({ name, subject, leases: false });
+  add('rbac.yaml', rbac.objects as unknown as Record<string, unknown>[]);
   if (leaderElection !== undefined)
     add(
       'leader-election-rbac.yaml',
@@ -330,6 +331,17 @@ export async function operatorManifests(operator: DescribableOperator, options: 
       : '',
   );
   files.push(kustomizationFile(files, header));
+  // What other clusters must grant: beside the kustomization, never in it (`kubectl apply -k`
+  // would grant cluster B's rules in the operator's own cluster).
+  const elsewhere = (file: string, manifest: RbacManifest, where: string): void =>
+    add(
+      file,
+      manifest.objects as unknown as Record<string, unknown>[],
+      `# Not for this cluster: apply to ${where}, and bind the roles there to the user of its kubeconfig.\n`,
+    );
+  for (const [cluster, manifest] of rbac.clusters ?? []) elsewhere(`rbac-cluster-${cluster}.yaml`, manifest, `cluster ${cluster}`);
+  for (const [fleet, manifest] of rbac.fleets ?? [])
+    elsewhere(`rbac-fleet-${fleet}.yaml`, manifest, `every member cluster of fleet ${fleet}`);
   return { files };
 }
 
