@@ -20,6 +20,7 @@ import {
   KubeClient,
   NotLeaderError,
   Operator,
+  StaticClusterProvider,
   type ControllerDistribution,
   type Lease,
   type OperatorOptions,
@@ -145,6 +146,33 @@ describe('Operator controller distribution', function () {
     await operator.start();
     expect(warnings).to.include("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
     expect(warnings.filter((w) => w.startsWith('leaderElection is configured'))).to.deep.equal([]);
+  });
+
+  it('counts a fleet as a user of the mechanism its distribution names: no warning for a sharded fleet', async () => {
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const warnings: string[] = [];
+    const ignore: LogFn = () => {};
+    const warn: LogFn = (first: object | string, message?: string) =>
+      void warnings.push(typeof first === 'string' ? first : (message ?? ''));
+    const logger: Logger = { trace: ignore, debug: ignore, info: ignore, warn, error: ignore, fatal: ignore, child: () => logger };
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      logger,
+      leaderElection: { ...election, leaseName: uniqueName('warn'), leaseNamespace },
+      sharding: { ...sharding, group: uniqueName('warn'), namespace: leaseNamespace },
+    });
+    operators.push(operator);
+    operator.register(noop, { kind: Kinds.ConfigMap, namespaces: [leaseNamespace] });
+    operator.registerFleet(noop, {
+      kind: Kinds.Secret,
+      namespaces: [leaseNamespace],
+      distribution: 'sharded',
+      clusters: new StaticClusterProvider([{ name: 'home', kubeConfig: server.kubeConfig }]),
+    });
+    await operator.start();
+    expect(warnings.filter((w) => w.startsWith('sharding is configured') || w.startsWith('leaderElection is configured'))).to.deep.equal(
+      [],
+    );
   });
 
   /** One replica with both options: a singleton, a sharded and an every-replica controller, each on its own ConfigMaps. */

@@ -88,6 +88,8 @@ export class Operator {
   readonly #controllers: Controller<KubernetesObject>[] = [];
   /** Started after the controllers and the first attempt on the lease. */
   readonly #fleets: FleetController<KubernetesObject>[] = [];
+  /** How the fleets run, for the start-time warnings. */
+  readonly #fleetDistributions = new Set<ControllerDistribution>();
   /** How each registered controller runs among the replicas. */
   readonly #distributions = new Map<Controller<KubernetesObject>, ControllerDistribution>();
   /**
@@ -264,7 +266,9 @@ export class Operator {
     const { distribution, ...fleetOptions } = options ?? {};
     const name = fleetOptions.name ?? `${fleetOptions.kind?.plural}.${fleetOptions.kind?.group || 'core'}`;
     const replication = { leaderElection: this.leaderElector !== undefined, sharding: this.#sharding !== undefined };
-    const gate = gateFor(resolveDistribution(name, distribution, replication), this.leaderElector, this.#sharding?.coordinator);
+    const resolved = resolveDistribution(name, distribution, replication);
+    this.#fleetDistributions.add(resolved);
+    const gate = gateFor(resolved, this.leaderElector, this.#sharding?.coordinator);
     const host = { operator: this.options, registry: InformerRegistry.of(this.#leaseFreeClient), logger: this.logger, gate };
     const fleet = new FleetController<P>(reconciler, fleetOptions, { ...host, metrics: this.metrics });
     if ([...this.#controllers, ...this.#fleets].some((c) => c.name === fleet.name)) {
@@ -446,11 +450,12 @@ export class Operator {
    * a controller that should have asked for it (with both on, controllers default to the leader).
    */
   #warnUnused(): void {
-    if (this.#controllers.length === 0) return;
-    if (this.#sharding !== undefined && this.#distributed('sharded').length === 0) {
+    if (this.#controllers.length === 0 && this.#fleets.length === 0) return;
+    const used = (d: ControllerDistribution): boolean => this.#distributed(d).length > 0 || this.#fleetDistributions.has(d);
+    if (this.#sharding !== undefined && !used('sharded')) {
       this.logger.warn("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
     }
-    if (this.leaderElector !== undefined && this.#distributed('leader-elected').length === 0) {
+    if (this.leaderElector !== undefined && !used('leader-elected')) {
       this.logger.warn(
         "leaderElection is configured but no controller is leader-elected: register singletons with distribution: 'leader-elected'",
       );
