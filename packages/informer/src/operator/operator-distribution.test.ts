@@ -128,7 +128,8 @@ describe('Operator controller distribution', function () {
     });
   });
 
-  it('warns at start when a configured mechanism has no controller (with both options, sharded controllers must opt in)', async () => {
+  /** An operator with both leader election and sharding whose warnings are kept. */
+  async function warnedOperator(): Promise<{ operator: Operator; warnings: string[]; leaseNamespace: string }> {
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const warnings: string[] = [];
     const ignore: LogFn = () => {};
@@ -142,6 +143,11 @@ describe('Operator controller distribution', function () {
       sharding: { ...sharding, group: uniqueName('warn'), namespace: leaseNamespace },
     });
     operators.push(operator);
+    return { operator, warnings, leaseNamespace };
+  }
+
+  it('warns at start when a configured mechanism has no controller (with both options, sharded controllers must opt in)', async () => {
+    const { operator, warnings, leaseNamespace } = await warnedOperator();
     operator.register(noop, { kind: Kinds.ConfigMap, namespaces: [leaseNamespace] });
     await operator.start();
     expect(warnings).to.include("sharding is configured but no controller is sharded: register them with distribution: 'sharded'");
@@ -149,19 +155,7 @@ describe('Operator controller distribution', function () {
   });
 
   it('counts a fleet as a user of the mechanism its distribution names: no warning for a sharded fleet', async () => {
-    const leaseNamespace = await createNamespace(server.kubeConfig);
-    const warnings: string[] = [];
-    const ignore: LogFn = () => {};
-    const warn: LogFn = (first: object | string, message?: string) =>
-      void warnings.push(typeof first === 'string' ? first : (message ?? ''));
-    const logger: Logger = { trace: ignore, debug: ignore, info: ignore, warn, error: ignore, fatal: ignore, child: () => logger };
-    const operator = new Operator({
-      kubeConfig: server.kubeConfig,
-      logger,
-      leaderElection: { ...election, leaseName: uniqueName('warn'), leaseNamespace },
-      sharding: { ...sharding, group: uniqueName('warn'), namespace: leaseNamespace },
-    });
-    operators.push(operator);
+    const { operator, warnings, leaseNamespace } = await warnedOperator();
     operator.register(noop, { kind: Kinds.ConfigMap, namespaces: [leaseNamespace] });
     operator.registerFleet(noop, {
       kind: Kinds.Secret,
