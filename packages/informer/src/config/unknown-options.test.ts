@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { KubeConfig } from '@kubernetes/client-node';
 import { catchUnknownOptions } from '@kindex/testing';
 import {
   Controller,
@@ -28,21 +27,11 @@ import {
   Reflector,
   requiredPermissions,
 } from '../index.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 // Every options object of @kindex/informer rejects keys it does not know, naming all of them with
 // their paths and the closest accepted key. No API server is needed: each check
 // runs where the options are handed in, before anything connects.
-
-function offlineKubeConfig(): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
-}
 
 const kubeConfig = offlineKubeConfig();
 const client = new KubeClient(kubeConfig);

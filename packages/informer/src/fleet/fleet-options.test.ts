@@ -1,22 +1,11 @@
 import { expect } from 'chai';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
 import { catchInvalidOption } from '@kindex/testing';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Kinds, KubeconfigSecretProvider, Operator, type FleetReconciler, type KubeconfigSecretProviderOptions } from '../index.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 // The fleet's options are declared once (defineOptions): a bad value is refused where it is given,
 // before any cluster is read, with one line naming the object, the key and the fix.
-
-function offlineKubeConfig(): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
-}
 
 describe('fleet options, declared once', () => {
   it('refuses a KubeconfigSecretProvider without a namespace, or with a key that is not a string', async () => {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { KubeConfig } from '@kubernetes/client-node';
 import { catchInvalidOption } from '@kindex/testing';
 import {
   ControllerDistributionError,
@@ -12,20 +11,10 @@ import {
   type OperatorRunOptions,
   type RbacListingOptions,
 } from '../index.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 // The operator's run, runOperator and rbacManifest options are declared once (defineOptions): a
 // value of the wrong type is refused before anything runs, with one line naming the key and the fix.
-
-function offlineKubeConfig(): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
-}
 
 describe('operator options, declared once', () => {
   const kubeConfig = offlineKubeConfig();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { request } from 'node:https';
 import { metricValue } from '@kindex/testing';
 import { Operator, resourceKind } from '../index.js';
-import { offlineKubeConfig } from './webhook.fixture.test.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 const WebPages = resourceKind({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kindex/core';
 import { generateWebhookCertificates, Operator, resourceKind, WebhookConfigError, webhookManifest } from '../index.js';
-import { offlineKubeConfig } from './webhook.fixture.test.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 const WebPages = resourceKind({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });
 const Tenants = resourceKind({ group: 'sample.kindex.dev', version: 'v2', kind: 'Tenant', plural: 'tenants', namespaced: false });

@@ -21,7 +21,7 @@ import {
   type WebhookCertificates,
   type WebhookServerOptions,
 } from '../index.js';
-import { offlineKubeConfig } from './webhook.fixture.test.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 type WebPage = KubernetesObject & { spec?: { replicas?: number; title?: string; tags?: string[] } };
 const WebPages = resourceKind<WebPage>({

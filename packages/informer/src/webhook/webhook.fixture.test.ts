@@ -1,6 +1,5 @@
 // Fixtures of the webhook tests and the round-trip bench. No tests here.
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../index.js';
 import { Crds } from './internal/webhook-kinds.js';
 
@@ -21,16 +20,4 @@ export async function createWebPageCrd(client: KubeClient, group: string, versio
     },
   } as KubernetesObject);
   return async () => void (await client.delete(Crds, ResourceID.of(`webpages.${group}`)));
-}
-
-/** A kubeconfig for an Operator that must not reach any server (nothing listens on port 1). */
-export function offlineKubeConfig(): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kubeConfig;
 }
