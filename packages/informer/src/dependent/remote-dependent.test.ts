@@ -17,24 +17,14 @@ import {
   Kinds,
   Operator,
   requiredPermissions,
-  resourceKind,
   Workflow,
   type RemoteCluster,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
+import { ClusterKind, JobKind, type Job } from '../testing-fixtures/remote-kinds.js';
 
-type Job = KubernetesObject & { spec?: { image?: string } };
-type Cluster = KubernetesObject & { spec?: { size?: number } };
 type ConfigMap = KubernetesObject & { data?: Record<string, string> };
-const JobKind = resourceKind<Job>({ group: 'test.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
-const ClusterKind = resourceKind<Cluster>({
-  group: 'test.kindex.dev',
-  version: 'v1',
-  kind: 'Cluster',
-  plural: 'clusters',
-  namespaced: true,
-});
 
 /** The ConfigMap in `nsB` of `cluster` that each Job should have: named after the Job, holding its image. */
 function jobConfig(cluster: RemoteCluster, nsB: string, options: { namespaces?: readonly string[] } = { namespaces: [nsB] }) {

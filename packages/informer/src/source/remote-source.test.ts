@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { UpdateControl, type EventSourceHealth, type KubernetesObject } from '@kindex/core';
+import { UpdateControl, type EventSourceHealth } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
   Controller,
@@ -12,25 +12,14 @@ import {
   InformerMetrics,
   KubeClient,
   requiredPermissions,
-  resourceKind,
   type RemoteCluster,
   InformerRegistry,
 } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
+import { ClusterKind, JobKind, type Cluster, type Job } from '../testing-fixtures/remote-kinds.js';
 
 // A Job in cluster A reconciled from the Cluster objects of cluster B, two test API servers at once.
-
-type Job = KubernetesObject & { spec?: { image?: string } };
-type Cluster = KubernetesObject & { spec?: { size?: number } };
-const JobKind = resourceKind<Job>({ group: 'test.kindex.dev', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true });
-const ClusterKind = resourceKind<Cluster>({
-  group: 'test.kindex.dev',
-  version: 'v1',
-  kind: 'Cluster',
-  plural: 'clusters',
-  namespaced: true,
-});
 
 describe('InformerEventSource withRemoteCluster', function () {
   this.timeout(120_000);
