@@ -28,6 +28,7 @@ import { readCodec } from './read-codec.js';
 import { KubeApiError } from './kube-api-error.js';
 import { withTypeMeta, type ObjectInput } from './object-input.js';
 import { InvalidApplyConfigurationError } from './invalid-apply-configuration-error.js';
+import { composeFence } from './compose-fence.js';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 
 /**
@@ -182,18 +183,11 @@ export class KubeClient {
    * ```
    */
   withFence(fence: () => void): KubeClient {
-    const outer = this.#fence;
     const fenced = new KubeClient(this.kubeConfig, {
       fieldManager: this.fieldManager,
       validate: this.#validate,
       requestInactivityMs: this.#requestInactivityMs,
-      fence:
-        outer === undefined
-          ? fence
-          : (): void => {
-              outer();
-              fence();
-            },
+      fence: composeFence(this.#fence, fence),
     });
     fenced.#registry = this.#registry; // a registry made later through either is the other's too
     return fenced;

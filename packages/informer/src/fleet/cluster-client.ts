@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InformerRegistry } from '../cache/informer-registry.js';
+import { composeFence } from '../client/compose-fence.js';
 import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 
 /**
@@ -42,16 +43,9 @@ export class ClusterClient extends KubeClient {
 
   /** As {@link KubeClient.withFence}, keeping the cluster's name: a fenced client is still this cluster's. */
   override withFence(fence: () => void): ClusterClient {
-    const outer = this.#options.fence;
     return new ClusterClient(this.cluster, this.kubeConfig, {
       ...this.#options,
-      fence:
-        outer === undefined
-          ? fence
-          : (): void => {
-              outer();
-              fence();
-            },
+      fence: composeFence(this.#options.fence, fence),
     });
   }
 }
