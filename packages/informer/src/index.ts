@@ -198,7 +198,7 @@ export type { KubeConfigErrorCode, KubeConfigPathSource } from './kubeconfig/kub
 
 // --- startup: why start() rejected, and how long it may take (src/startup/)
 export { CacheSyncError, CacheSyncTimeoutError, StartAbortedError } from './startup/startup-errors.js';
-export type { CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
+export type { CacheSyncCluster, CacheSyncFailure, PendingSync } from './startup/startup-errors.js';
 export { DEFAULT_CACHE_SYNC_TIMEOUT_MS } from './startup/start-options.js';
 export type { StartOptions } from './startup/start-options.js';
 export { isNonTransient } from './client/kube-api-error.js';

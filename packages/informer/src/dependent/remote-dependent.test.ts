@@ -6,6 +6,7 @@ import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { GenericRetry, ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
 import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
 import {
+  CacheSyncError,
   DEFAULT_PRIMARY_NAME_KEY,
   DEFAULT_PRIMARY_NAMESPACE_KEY,
   DEFAULT_PRIMARY_TYPE_KEY,
@@ -284,7 +285,11 @@ describe('KubernetesDependentResource in a remote cluster', function () {
     expect(what).to.match(
       /^controller "jobs\.test\.kindex\.dev", event source "job-config on cluster cluster-b" cannot start: (?:list|watch) configmaps\/v1 \(kind ConfigMap\) in namespace "default" failed with 401 Unauthorized/,
     );
-    expect(fix).to.match(/^Fix: the API server did not accept the credentials: check the kubeconfig/);
+    // The fix is in the remote cluster's kubeconfig, not the pod's service account token.
+    expect(fix).to.match(
+      /^Fix: cluster cluster-b did not accept the credentials in the RemoteCluster's kubeConfig: check its token, client certificate and expiry there \(the pod's service account token is not used for this cluster\)\.$/,
+    );
+    expect((error as CacheSyncError).cluster?.name).to.equal('cluster-b');
     expect(rest).to.deep.equal([]);
   });
 

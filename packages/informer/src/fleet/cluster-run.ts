@@ -5,6 +5,7 @@ import type { Controller } from '../controller/controller.js';
 import { EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';
 import type { EventMetrics } from '../events/event-metrics.js';
 import { errorLogFields, formatErrorForUser } from '../logging/user-error.js';
+import { CacheSyncError } from '../startup/startup-errors.js';
 import { ClusterClient } from './cluster-client.js';
 import type { FleetCluster } from './cluster-provider.js';
 import type { FleetMetrics } from './fleet-metrics.js';
@@ -137,7 +138,8 @@ export class ClusterRun<P extends KubernetesObject> {
         this.#health.add(merge(...controller.eventSources.map((s) => s.health$)).subscribe(follow));
         this.#logger.info({ source: cluster.source }, 'cluster engaged');
         return;
-      } catch (error) {
+      } catch (thrown) {
+        const error = this.#attributed(thrown);
         await this.#teardown();
         if (this.#stopped) return;
         const retryInMs = Math.min(this.#options.retryMs * 2 ** attempt, MAX_RETRY_MS);
@@ -157,7 +159,17 @@ export class ClusterRun<P extends KubernetesObject> {
     if (this.#state === 'engaging' || this.#stopped) return;
     const sick = [...sources.values()].find((h) => h.status === 'unhealthy');
     if (sick === undefined) this.#set('ready', undefined);
-    else this.#set('degraded', `cluster ${this.cluster.name}: ${sick.source}: ${formatErrorForUser(sick.error)}`);
+    else this.#set('degraded', `cluster ${this.cluster.name}: ${sick.source}: ${formatErrorForUser(this.#attributed(sick.error))}`);
+  }
+
+  /**
+   * A cache failure names this cluster and where its credentials come from: its fix (a 401's,
+   * a 403's) is in that kubeconfig, not in the pod's service account.
+   */
+  #attributed(error: unknown): unknown {
+    if (!(error instanceof CacheSyncError)) return error;
+    const { name, source } = this.cluster;
+    return error.withContext({ cluster: { name, credentials: `the kubeconfig from ${source}` } });
   }
 
   #set(state: FleetClusterState, error: string | undefined): void {

@@ -202,6 +202,10 @@ describe('Operator.registerFleet', function () {
         const refused = fleet.cluster('refused');
         expect(refused?.state).to.equal('degraded');
         expect(refused?.error).to.match(/^cluster refused: .*401/s);
+        // The fix names the cluster and where its kubeconfig comes from, not the pod's token.
+        expect(refused?.error).to.contain(
+          "Fix: cluster refused did not accept the credentials in the kubeconfig from static cluster list entry 0: check its token, client certificate and expiry there (the pod's service account token is not used for this cluster).",
+        );
       },
       { timeoutMs: 30_000 },
     );

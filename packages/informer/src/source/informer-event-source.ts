@@ -56,6 +56,7 @@ import { inheritedShardSelector } from './inherited-shard-selector.js';
 import { ListedPrimaries } from './listed-primaries.js';
 import { EventStages } from './event-stages.js';
 import { pendingSyncOf, statisticsOf } from './kube-source-figures.js';
+import { remoteCacheSyncCluster } from './remote-cluster.js';
 
 /**
  * Builder of an {@link InformerEventSource}, in the spirit of JOSDK's
@@ -338,7 +339,8 @@ export class InformerEventSource<
         (error) => this.#report(error),
       );
     } catch (error) {
-      const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.#named(this.name) }) : error;
+      const cluster = remoteCacheSyncCluster(this.configuration.cluster?.name);
+      const explained = error instanceof CacheSyncError ? error.withContext({ eventSource: this.#named(this.name), cluster }) : error;
       await this.#selection?.stop();
       await this.cache.stop();
       if (this.#health.value.status !== 'stopped') this.#health.next({ source: this.name, status: 'unhealthy', error: explained });
@@ -349,7 +351,10 @@ export class InformerEventSource<
 
   #explain(namespace: string, error: Error, phase: 'startup' | 'running'): Error {
     const explained = this.cache.explain(namespace, error, phase);
-    return explained instanceof CacheSyncError ? explained.withContext({ eventSource: this.#named(this.name) }) : this.#named(explained);
+    const cluster = remoteCacheSyncCluster(this.configuration.cluster?.name);
+    return explained instanceof CacheSyncError
+      ? explained.withContext({ eventSource: this.#named(this.name), cluster })
+      : this.#named(explained);
   }
 
   /**

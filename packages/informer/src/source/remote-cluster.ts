@@ -14,6 +14,7 @@ import type { Observable } from 'rxjs';
 import type { EventSourceHealth } from '@kindex/core';
 import { assertUsableKubeConfig } from '../kubeconfig/assert-usable-kube-config.js';
 import { ClusterNameConflictError } from './cluster-name-conflict-error.js';
+import type { CacheSyncCluster } from '../startup/startup-errors.js';
 
 /**
  * Another cluster an event source watches, or a dependent lives in (`KubernetesDependentResource`'s
@@ -135,4 +136,9 @@ function identity(kubeConfig: KubeConfig): string {
 
 function describe(kubeConfig: KubeConfig): string {
   return `${kubeConfig.getCurrentCluster()?.server ?? 'no server'} as ${kubeConfig.getCurrentUser()?.name ?? 'no user'}`;
+}
+
+/** @internal A remote cluster as a startup error names it: its name, and its RemoteCluster's kubeConfig as where its credentials are. */
+export function remoteCacheSyncCluster(cluster: string | undefined): CacheSyncCluster | undefined {
+  return cluster === undefined ? undefined : { name: cluster, credentials: "the RemoteCluster's kubeConfig" };
 }

@@ -64,6 +64,33 @@ describe('startup errors', () => {
     expect(who.fix).to.contain('credentials');
   });
 
+  it("another cluster's 401 names it and its kubeconfig, not the pod's token; its 403 and 404 say where to act", () => {
+    const cluster = { name: 'eu-1', credentials: 'the kubeconfig from Secret fleet/eu-1' };
+    const who = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods', 401, 'Unauthorized', 'Unauthorized'), where).withContext({
+      cluster,
+    });
+    expect(who.cluster).to.deep.equal(cluster);
+    expect(who.message.split('\n')[0]).to.match(/^controller "jobs", event source "primary", cluster eu-1 cannot start: list /);
+    expect(who.fix).to.equal(
+      "Fix: cluster eu-1 did not accept the credentials in the kubeconfig from Secret fleet/eu-1: check its token, client certificate and expiry there (the pod's service account token is not used for this cluster).",
+    );
+    const denied = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods', 403, 'Forbidden', 'no'), { ...where, cluster });
+    expect(denied.fix).to.match(/^Fix: in cluster eu-1, grant the user of the kubeconfig from Secret fleet\/eu-1 list and watch on jobs/);
+    expect(denied.fix).to.contain('what each other cluster must grant');
+    const missing = CacheSyncError.from(new KubeApiError('GET', '/apis/batch.example.com/v1/jobs', 404, 'NotFound', 'x'), {
+      ...where,
+      cluster,
+    });
+    expect(missing.fix).to.match(/^Fix: in cluster eu-1, install the CustomResourceDefinition jobs.batch.example.com/);
+    // A remote source's name says its cluster already: not twice.
+    const remote = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods', 401, 'Unauthorized', 'no'), {
+      ...where,
+      eventSource: 'job-config on cluster eu-1',
+      cluster,
+    });
+    expect(remote.message).to.match(/^controller "jobs", event source "job-config on cluster eu-1" cannot start/);
+  });
+
   it('withContext fills in only what is missing; a running failure says access was lost', () => {
     const e = CacheSyncError.from(new KubeApiError('GET', '/api/v1/pods?watch=true', 403, 'Forbidden', 'no'), {
       ...where,

@@ -18,6 +18,30 @@ import type { KubeApiError } from '../client/kube-api-error.js';
 import { rbacManifest, type RbacSubject } from '../rbac/rbac-manifest.js';
 
 /**
+ * The cluster a failed cache reads when it is not the operator's own (a remote source or
+ * dependent, a fleet member), and where the credentials used for it come from: the fix of a 401
+ * or 403 is there, not in the pod's service account.
+ *
+ * @example
+ * ```ts
+ * import type { CacheSyncCluster, CacheSyncError } from '@kindex/informer';
+ * declare const error: CacheSyncError;
+ *
+ * const cluster: CacheSyncCluster | undefined = error.cluster;
+ * if (cluster !== undefined) console.error(`renew the credentials of cluster ${cluster.name} in ${cluster.credentials}`);
+ * ```
+ */
+export interface CacheSyncCluster {
+  /** The cluster's name: the RemoteCluster's, or the fleet member's. */
+  readonly name: string;
+  /**
+   * Where its credentials come from, as a noun phrase: `the kubeconfig from Secret fleet/eu-1`,
+   * `the RemoteCluster's kubeConfig (user "ops" at https://10.0.0.1:6443)`.
+   */
+  readonly credentials: string;
+}
+
+/**
  * Where a cache failure happened and what the server said, as structured fields.
  *
  * @example
@@ -48,6 +72,8 @@ export interface CacheSyncFailure {
   readonly fieldSelector: string | undefined;
   /** Whether it happened during startup (start rejects) or later (health turns unhealthy). */
   readonly phase: 'startup' | 'running';
+  /** The cluster read, when it is not the operator's own. */
+  readonly cluster?: CacheSyncCluster | undefined;
 }
 
 /**
@@ -82,6 +108,8 @@ export class CacheSyncError extends Error {
   readonly labelSelector: string | undefined;
   readonly fieldSelector: string | undefined;
   readonly phase: 'startup' | 'running';
+  /** The cluster read, when it is not the operator's own: its name and where its credentials come from. */
+  readonly cluster: CacheSyncCluster | undefined;
   /** What to do, in words and (for 403) YAML. */
   readonly fix: string;
 
@@ -102,6 +130,7 @@ export class CacheSyncError extends Error {
     this.labelSelector = failure.labelSelector;
     this.fieldSelector = failure.fieldSelector;
     this.phase = failure.phase;
+    this.cluster = failure.cluster;
     this.fix = fix;
   }
 
@@ -120,11 +149,12 @@ export class CacheSyncError extends Error {
     );
   }
 
-  /** The same failure, attributed to a controller and event source (the layers above fill these in). */
+  /** The same failure, attributed to a controller, event source and cluster (the layers above fill these in). */
   withContext(context: {
     controller?: string | undefined;
     eventSource?: string | undefined;
     phase?: 'startup' | 'running';
+    cluster?: CacheSyncCluster | undefined;
   }): CacheSyncError {
     return new CacheSyncError(
       {
@@ -132,14 +162,16 @@ export class CacheSyncError extends Error {
         controller: this.controller ?? context.controller,
         eventSource: this.eventSource ?? context.eventSource,
         phase: context.phase ?? this.phase,
+        cluster: this.cluster ?? context.cluster,
       },
       { cause: this.cause },
     );
   }
 
   #failure(): CacheSyncFailure {
-    const { controller, eventSource, type, namespace, verb, status, reason, serverMessage, labelSelector, fieldSelector, phase } = this;
-    return { controller, eventSource, type, namespace, verb, status, reason, serverMessage, labelSelector, fieldSelector, phase };
+    const { controller, eventSource, type, namespace, verb, status, reason, serverMessage, labelSelector, fieldSelector, phase, cluster } =
+      this;
+    return { controller, eventSource, type, namespace, verb, status, reason, serverMessage, labelSelector, fieldSelector, phase, cluster };
   }
 }
 
@@ -238,6 +270,8 @@ function describeWhere(f: CacheSyncFailure): string {
   const parts: string[] = [];
   if (f.controller !== undefined) parts.push(`controller ${JSON.stringify(f.controller)}`);
   if (f.eventSource !== undefined) parts.push(`event source ${JSON.stringify(f.eventSource)}`);
+  // A remote source's name says its cluster already ("job-config on cluster cluster-b").
+  if (f.cluster !== undefined && !f.eventSource?.endsWith(` on cluster ${f.cluster.name}`)) parts.push(`cluster ${f.cluster.name}`);
   const where = parts.length > 0 ? parts.join(', ') : 'cache';
   return f.phase === 'startup' ? `${where} cannot start` : `${where} lost access`;
 }
@@ -258,22 +292,31 @@ function stripRequest(error: KubeApiError): string {
 }
 
 function fixFor(f: CacheSyncFailure): string {
+  const cluster = f.cluster;
+  // Another cluster's advice says which one: the pod's token and the home cluster's RBAC play no part there.
+  const inCluster = (fix: string): string =>
+    cluster === undefined ? fix : `Fix: in cluster ${cluster.name}, ${fix.slice('Fix: '.length)}`;
   switch (f.status) {
     case 401:
+      if (cluster !== undefined) {
+        return `Fix: cluster ${cluster.name} did not accept the credentials in ${cluster.credentials}: check its token, client certificate and expiry there (the pod's service account token is not used for this cluster).`;
+      }
       return 'Fix: the API server did not accept the credentials: check the kubeconfig (token, client certificate, expiry) or the service account token mounted in the pod.';
     case 403:
-      return forbiddenFix(f);
+      return inCluster(forbiddenFix(f));
     case 404:
-      return notFoundFix(f);
+      return inCluster(notFoundFix(f));
     case 400: {
       const selectors = [
         f.labelSelector ? `label selector ${JSON.stringify(f.labelSelector)}` : undefined,
         f.fieldSelector ? `field selector ${JSON.stringify(f.fieldSelector)}` : undefined,
       ].filter((s) => s !== undefined);
-      return `Fix: the server rejected the request${selectors.length > 0 ? ` with ${selectors.join(' and ')}` : ''} (${f.serverMessage}); correct ${selectors.length > 0 ? 'the selector' : 'the request options'} in the controller or event source configuration.`;
+      return inCluster(
+        `Fix: the server rejected the request${selectors.length > 0 ? ` with ${selectors.join(' and ')}` : ''} (${f.serverMessage}); correct ${selectors.length > 0 ? 'the selector' : 'the request options'} in the controller or event source configuration.`,
+      );
     }
     default:
-      return `Fix: see the server's message above (${collectionPath(f.type, f.namespace)}).`;
+      return inCluster(`Fix: see the server's message above (${collectionPath(f.type, f.namespace)}).`);
   }
 }
 
@@ -295,11 +338,15 @@ function forbiddenFix(f: CacheSyncFailure): string {
   const scope = namespaced ? `a Role in namespace ${JSON.stringify(f.namespace)}` : 'a ClusterRole';
   const who =
     subject === undefined
-      ? "the operator's identity"
+      ? f.cluster !== undefined
+        ? `the user of ${f.cluster.credentials}`
+        : "the operator's identity"
       : `${subject.kind} ${subject.kind === 'ServiceAccount' ? `${subject.namespace}/` : ''}${subject.name}`;
   return (
     `Fix: grant ${who} list and watch on ${f.type.plural}${f.type.group ? `.${f.type.group}` : ''} with ${scope}, for example (kubectl apply -f -):\n${manifest.yaml}` +
-    'Operator.rbacManifest() prints every rule the registered controllers need.'
+    (f.cluster !== undefined
+      ? 'Operator.rbacManifest() lists what each other cluster must grant (its clusters and fleets parts).'
+      : 'Operator.rbacManifest() prints every rule the registered controllers need.')
   );
 }
 
