@@ -5,7 +5,8 @@
  *
  * {@link BoundedStore} is an {@link IndexedStore} whose content holds only the objects in memory
  * (an `lru-cache` decides which), plus one short record per object the server has (its
- * resourceVersion, uid, generation and finalizers). The reflector writes it as any store: a watch
+ * resourceVersion, uid, generation and finalizers, in about 75 bytes with the name: see
+ * `compact-records.ts`). The reflector writes it as any store: a watch
  * event or a relist is diffed against the records, so evicted objects produce no spurious creates
  * or deletes, and an event for an evicted object carries a minimal old object built from its
  * record (JOSDK passes the same). Choose it through `cacheBound` on a controller (primaries) or
@@ -17,16 +18,15 @@ import { LRUCache } from 'lru-cache';
 import {
   IndexedStore,
   ResourceID,
-  deepFreeze,
-  isRecreated,
-  jsonEqual,
   type Indexer,
   type KubernetesObject,
   type StoreDelta,
   type StoreWriter,
   type UpsertResult,
 } from '@kindex/core';
+import { deepFreeze, isRecreated, jsonEqual } from '@kindex/core/internal';
 import { checkCacheBound, type CacheBound } from './cache-bound.js';
+import { CompactRecords } from './compact-records.js';
 
 /**
  * Reads one object from the API server for a {@link BoundedStore}, shaped as the reflector caches
@@ -34,7 +34,8 @@ import { checkCacheBound, type CacheBound } from './cache-bound.js';
  *
  * @example
  * ```ts
- * import { deepFreeze, type KubernetesObject, type ResourceID } from '@kindex/core';
+ * import { type KubernetesObject, type ResourceID } from '@kindex/core';
+ * import { deepFreeze } from '@kindex/core/internal';
  * import { Kinds, type KubeClient, type ResourceFetcher } from '@kindex/informer';
  * declare const client: KubeClient;
  *
@@ -87,9 +88,6 @@ export interface BoundedStoreStats {
   readonly restored: number;
 }
 
-/** Separates the fields of a record; none of them can hold a tab. */
-const SEP = '\t';
-
 /**
  * An {@link IndexedStore} that keeps in memory only the objects its {@link CacheBound} allows and
  * a short record of every other one.
@@ -117,13 +115,12 @@ const SEP = '\t';
  * ```
  */
 export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends IndexedStore<R> {
-  /** Namespace ('' when cluster-scoped) -> name -> record of every object the server has. */
-  readonly #known = new Map<string, Map<string, string>>();
+  /** A record of every object the server has. */
+  readonly #records = new CompactRecords();
   readonly #lru: LRUCache<string, true>;
   readonly #fetch: ResourceFetcher<R>;
   readonly #typeMeta: { readonly apiVersion: string; readonly kind: string } | undefined;
   readonly #loading = new Map<string, Promise<R | undefined>>();
-  #knownSize = 0;
   #resourceVersion: string | undefined;
   #stats = { evicted: 0, loads: 0, restored: 0 };
 
@@ -159,7 +156,7 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
 
   /** Objects the server has (in memory or not), as far as the watch has told. */
   get knownSize(): number {
-    return this.#knownSize;
+    return this.#records.size;
   }
 
   /** The resourceVersion of the last list or watch event the store was given. */
@@ -170,15 +167,16 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   /** Whether the server has the object, as far as the watch has told, in memory or not. */
   knows(idOrKey: ResourceID | string): boolean {
     const [namespace, name] = split(idOrKey);
-    return this.#known.get(namespace)?.has(name) === true;
+    return this.#records.find(namespace, name) >= 0;
   }
 
   /** Every object the server has: the one in memory, or the minimal object that stands for it. */
   knownObjects(): R[] {
     const out: R[] = [];
-    for (const [namespace, byName] of this.#known) {
-      for (const [name, record] of byName) out.push(super.get(ResourceID.keyOf(name, namespace)) ?? this.#minimal(namespace, name, record));
-    }
+    const records = this.#records;
+    records.forEach((slot) =>
+      out.push(super.get(ResourceID.keyOf(records.nameOf(slot), records.namespaceOf(slot))) ?? this.#minimal(slot)),
+    );
     return out;
   }
 
@@ -217,8 +215,8 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     const meta = obj.metadata;
     const rv = meta?.resourceVersion;
     if (rv !== undefined && rv !== '' && typeof meta?.name === 'string') {
-      const record = this.#known.get(meta.namespace ?? '')?.get(meta.name);
-      if (record !== undefined && versionOf(record) === rv) return undefined;
+      const slot = this.#records.find(meta.namespace ?? '', meta.name);
+      if (slot >= 0 && this.#records.resourceVersionOf(slot) === rv) return undefined;
     }
     return this.#write(obj);
   }
@@ -227,10 +225,12 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     const [namespace, name] = split(idOrKey);
     const full = super.delete(idOrKey, resourceVersion);
     if (resourceVersion !== undefined) this.#resourceVersion = resourceVersion;
-    const record = this.#forget(namespace, name);
-    if (record === undefined) return full;
+    const slot = this.#records.find(namespace, name);
+    if (slot < 0) return full;
+    const old = full ?? this.#minimal(slot);
+    this.#records.remove(slot);
     this.#lru.delete(ResourceID.keyOf(name, namespace));
-    return full ?? this.#minimal(namespace, name, record);
+    return old;
   }
 
   /**
@@ -249,8 +249,8 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     const deltas: StoreDelta<R>[] = [];
     for (const [key, obj] of incoming) {
       const meta = obj.metadata!;
-      const record = this.#known.get(meta.namespace ?? '')?.get(meta.name!);
-      if (record !== undefined && this.#unchanged(key, record, obj)) continue;
+      const slot = this.#records.find(meta.namespace ?? '', meta.name!);
+      if (slot >= 0 && this.#unchanged(key, slot, obj)) continue;
       const written = this.#write(obj);
       if (written === undefined) continue;
       const { object, old } = written;
@@ -258,12 +258,14 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
       else if (isRecreated(old, object)) deltas.push({ type: 'delete', object: old, deleteStateUnknown: true }, { type: 'create', object });
       else deltas.push({ type: 'update', object, oldObject: old });
     }
-    const vanished: Array<[namespace: string, name: string]> = [];
-    for (const [namespace, byName] of this.#known) {
-      for (const name of byName.keys()) if (!incoming.has(ResourceID.keyOf(name, namespace))) vanished.push([namespace, name]);
-    }
-    for (const [namespace, name] of vanished) {
-      const old = this.delete(ResourceID.keyOf(name, namespace));
+    const vanished: string[] = [];
+    const records = this.#records;
+    records.forEach((slot) => {
+      const key = ResourceID.keyOf(records.nameOf(slot), records.namespaceOf(slot));
+      if (!incoming.has(key)) vanished.push(key);
+    });
+    for (const key of vanished) {
+      const old = this.delete(key);
       if (old !== undefined) deltas.push({ type: 'delete', object: old, deleteStateUnknown: true });
     }
     this.#resourceVersion = resourceVersion ?? this.#resourceVersion;
@@ -273,8 +275,7 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   override clear(): void {
     super.clear();
     this.#lru.clear();
-    this.#known.clear();
-    this.#knownSize = 0;
+    this.#records.clear();
     this.#resourceVersion = undefined;
   }
 
@@ -292,8 +293,8 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     throw new TypeError('BoundedStore.batch is not supported: write with upsert, delete and replace');
   }
 
-  #unchanged(key: string, record: string, obj: R): boolean {
-    const before = versionOf(record);
+  #unchanged(key: string, slot: number, obj: R): boolean {
+    const before = this.#records.resourceVersionOf(slot);
     const after = obj.metadata?.resourceVersion;
     if (before !== '' && after !== undefined && after !== '') return before === after;
     const held = super.get(key);
@@ -304,30 +305,19 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   #write(obj: R): UpsertResult<R> | undefined {
     const meta = obj.metadata;
     const namespace = meta?.namespace ?? '';
-    const record = typeof meta?.name === 'string' ? this.#known.get(namespace)?.get(meta.name) : undefined;
+    const slot = typeof meta?.name === 'string' ? this.#records.find(namespace, meta.name) : -1;
     const written = super.upsert(obj);
     if (written === undefined) return undefined; // not a resource: reported by the base store
     const { object } = written;
-    const name = object.metadata!.name!;
-    let byName = this.#known.get(namespace);
-    if (byName === undefined) this.#known.set(namespace, (byName = new Map<string, string>()));
-    if (record === undefined) this.#knownSize++;
-    // The object's own name string as the key: no key string per known object.
-    byName.set(name, recordOf(object));
-    this.#lru.set(ResourceID.keyOf(name, namespace), true);
-    const rv = object.metadata?.resourceVersion;
+    // The old object stands for an evicted one: built before the record is overwritten.
+    const old = written.old ?? (slot < 0 ? undefined : this.#minimal(slot));
+    const objectMeta = object.metadata!;
+    // The object's own name string is kept: no key string per known object.
+    this.#records.put(objectMeta as typeof objectMeta & { name: string });
+    this.#lru.set(ResourceID.keyOf(objectMeta.name!, namespace), true);
+    const rv = objectMeta.resourceVersion;
     if (rv !== undefined) this.#resourceVersion = rv;
-    return { object, old: written.old ?? (record === undefined ? undefined : this.#minimal(namespace, name, record)) };
-  }
-
-  #forget(namespace: string, name: string): string | undefined {
-    const byName = this.#known.get(namespace);
-    const record = byName?.get(name);
-    if (record === undefined) return undefined;
-    byName!.delete(name);
-    if (byName!.size === 0) this.#known.delete(namespace);
-    this.#knownSize--;
-    return record;
+    return { object, old };
   }
 
   async #read(key: string): Promise<R | undefined> {
@@ -335,9 +325,9 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     const fetched = await this.#fetch(ResourceID.parse(key));
     if (fetched === undefined) return undefined; // gone: the watch's DELETED event will say so
     const [namespace, name] = split(key);
-    const record = this.#known.get(namespace)?.get(name);
+    const slot = this.#records.find(namespace, name);
     const rv = fetched.metadata?.resourceVersion;
-    if (record !== undefined && rv !== undefined && versionOf(record) === rv && super.get(key) === undefined) {
+    if (slot >= 0 && rv !== undefined && this.#records.resourceVersionOf(slot) === rv && super.get(key) === undefined) {
       super.upsert(fetched);
       this.#lru.set(key, true);
       this.#stats.restored++;
@@ -346,34 +336,14 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   }
 
   /** The object that stands for one out of memory: the fields its record keeps, frozen. */
-  #minimal(namespace: string, name: string, record: string): R {
-    const [resourceVersion, uid, generation, finalizers] = record.split(SEP);
-    const metadata = {
-      name,
-      ...(namespace !== '' ? { namespace } : {}),
-      ...(resourceVersion ? { resourceVersion } : {}),
-      ...(uid ? { uid } : {}),
-      ...(generation ? { generation: Number(generation) } : {}),
-      ...(finalizers ? { finalizers: finalizers.split(' ') } : {}),
-    };
-    return deepFreeze({ ...this.#typeMeta, metadata } as R);
+  #minimal(slot: number): R {
+    return deepFreeze({ ...this.#typeMeta, metadata: this.#records.metaOf(slot) } as R);
   }
 }
 
 /** The store as a bounded one, or undefined when it keeps every object. */
 export function asBounded<R extends KubernetesObject>(store: IndexedStore<R> | undefined): BoundedStore<R> | undefined {
   return store instanceof BoundedStore ? (store as BoundedStore<R>) : undefined;
-}
-
-/** The record of an object: resourceVersion, uid, generation, finalizers (space-separated). */
-function recordOf(obj: KubernetesObject): string {
-  const meta = obj.metadata!;
-  const finalizers = meta.finalizers !== undefined && meta.finalizers.length > 0 ? SEP + meta.finalizers.join(' ') : '';
-  return `${meta.resourceVersion ?? ''}${SEP}${meta.uid ?? ''}${SEP}${meta.generation ?? ''}${finalizers}`;
-}
-
-function versionOf(record: string): string {
-  return record.slice(0, record.indexOf(SEP));
 }
 
 function split(idOrKey: ResourceID | string): [namespace: string, name: string] {

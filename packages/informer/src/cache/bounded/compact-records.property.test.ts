@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { ObjectMeta } from '@kindex/core';
+import { CompactRecords, PAGE_SIZE, type RecordMeta } from './compact-records.js';
+
+// White-box: CompactRecords is internal to BoundedStore. The model is a Map of the metadata as given.
+
+type Meta = ObjectMeta & { readonly name: string };
+
+const NAMESPACES = ['', 'default', 'team-a'];
+const FINALIZERS = [[], ['example.com/finalizer'], ['example.com/finalizer', 'other.io/cleanup'], ['other.io/cleanup']];
+
+const metaArb = (name: string, namespace: string): fc.Arbitrary<Meta> =>
+  fc
+    .record({
+      resourceVersion: fc.oneof(
+        fc.constant(undefined),
+        fc.constant(''),
+        fc.nat().map(String),
+        fc.constantFrom('9007199254740993', '007', '12a', 'opaque/v1', '9007199254740991'),
+      ),
+      uid: fc.oneof(fc.constant(undefined), fc.constant(''), fc.uuid(), fc.constantFrom('uid-1', 'ABCDEF00-0000-4000-8000-000000000000')),
+      generation: fc.oneof(fc.constant(undefined), fc.nat(), fc.constantFrom(0xfffffffe, 0xffffffff, 2 ** 40, 1.5)),
+      finalizers: fc.constantFrom(...FINALIZERS),
+    })
+    .map((m) => ({
+      name,
+      ...(namespace !== '' ? { namespace } : {}),
+      ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+      ...(m.uid !== undefined ? { uid: m.uid } : {}),
+      ...(m.generation !== undefined ? { generation: m.generation } : {}),
+      ...(m.finalizers.length > 0 ? { finalizers: m.finalizers } : {}),
+    }));
+
+type Op = { kind: 'put'; meta: Meta } | { kind: 'remove'; name: string; namespace: string } | { kind: 'clear' };
+
+const nameArb = fc.integer({ min: 0, max: 2_500 }).map((n) => `obj-${n}`);
+const nsArb = fc.constantFrom(...NAMESPACES);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.tuple(nameArb, nsArb).chain(([name, ns]) => metaArb(name, ns).map((meta) => ({ kind: 'put' as const, meta }))),
+  },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('remove' as const), name: nameArb, namespace: nsArb }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
+);
+
+/** What a record should give back for `meta`: empty strings dropped, as the minimal objects have it. */
+function expected(meta: Meta): RecordMeta {
+  return {
+    name: meta.name,
+    ...(meta.namespace ? { namespace: meta.namespace } : {}),
+    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+    ...(meta.uid ? { uid: meta.uid } : {}),
+    ...(meta.generation !== undefined ? { generation: meta.generation } : {}),
+    ...(meta.finalizers !== undefined && meta.finalizers.length > 0 ? { finalizers: meta.finalizers } : {}),
+  };
+}
+
+describe('CompactRecords (white-box)', () => {
+  it('gives back what a Map of the metadata gives, under random puts, overwrites, removes and clears', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 400 }),
+        fc.array(fc.tuple(nameArb, nsArb), { minLength: 1, maxLength: 20 }),
+        (ops, probes) => {
+          const records = new CompactRecords();
+          const model = new Map<string, Meta>();
+          const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+          for (const op of ops) {
+            if (op.kind === 'put') {
+              records.put(op.meta);
+              model.set(keyOf(op.meta.namespace ?? '', op.meta.name), op.meta);
+            } else if (op.kind === 'remove') {
+              const slot = records.find(op.namespace, op.name);
+              expect(slot >= 0).to.equal(model.has(keyOf(op.namespace, op.name)));
+              if (slot >= 0) records.remove(slot);
+              model.delete(keyOf(op.namespace, op.name));
+            } else {
+              records.clear();
+              model.clear();
+            }
+            expect(records.size).to.equal(model.size);
+          }
+          for (const [name, namespace] of probes) expect(records.find(namespace, name) >= 0).to.equal(model.has(keyOf(namespace, name)));
+          const seen = new Map<string, RecordMeta>();
+          records.forEach((slot) => {
+            const meta = records.metaOf(slot);
+            expect(records.nameOf(slot)).to.equal(meta.name);
+            expect(records.namespaceOf(slot)).to.equal(meta.namespace ?? '');
+            expect(records.resourceVersionOf(slot)).to.equal(meta.resourceVersion ?? '');
+            seen.set(keyOf(meta.namespace ?? '', meta.name), meta);
+          });
+          expect(seen.size).to.equal(model.size);
+          for (const [key, meta] of model) {
+            expect(seen.get(key), key).to.deep.equal(expected(meta));
+            expect(records.find(meta.namespace ?? '', meta.name)).to.be.at.least(0);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('finds every record through table growth and removals across several pages', () => {
+    const records = new CompactRecords();
+    const count = PAGE_SIZE * 3 + 17;
+    for (let i = 0; i < count; i++) records.put({ name: `n-${i}`, namespace: `ns-${i % 7}`, resourceVersion: String(i + 1) });
+    for (let i = 0; i < count; i += 2) records.remove(records.find(`ns-${i % 7}`, `n-${i}`));
+    for (let i = 0; i < count; i++) {
+      const slot = records.find(`ns-${i % 7}`, `n-${i}`);
+      if (i % 2 === 0) expect(slot, `n-${i}`).to.equal(-1);
+      else expect(records.resourceVersionOf(slot)).to.equal(String(i + 1));
+    }
+    expect(records.size).to.equal(Math.floor(count / 2));
+  });
+});
