@@ -173,7 +173,7 @@ export { SourceHealthMonitor } from './server/source-health-monitor.js';
 export type { SourceHealthMonitorOptions } from './server/source-health-monitor.js';
 export { controllerDebugView } from './server/debug-controllers.js';
 export type { ControllerDebugView } from './server/debug-controllers.js';
-export type { DebuggableController } from './server/debuggable-controller.js';
+export type { DebuggableController, DebuggableFleet } from './server/debuggable-controller.js';
 
 // --- logging: structured JSON logs through pino (src/logging/)
 export { createOperatorLogger } from './logging/operator-logger.js';

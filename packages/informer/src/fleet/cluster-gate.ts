@@ -12,6 +12,11 @@ import type { ShardOwnership } from '../sharding/shard-ownership.js';
 export interface ClusterGate {
   /** Why this replica may not run `cluster` now, or undefined when it may. */
   refusal(cluster: string): Error | undefined;
+  /**
+   * Why this replica, running the clusters' caches, may not reconcile nor write now (a warm
+   * standby), or undefined when it may. Absent: never held back.
+   */
+  standby?(): Error | undefined;
   /** Emits when the answers may have changed. */
   readonly changes$: Observable<unknown>;
 }
@@ -35,10 +40,16 @@ export interface FleetShards {
 /** @internal Every replica runs every cluster. */
 export const everyReplica: ClusterGate = { refusal: () => undefined, changes$: NEVER };
 
-/** @internal Only the leader runs the fleet: one operator, one lease, whatever the number of clusters. */
+/**
+ * @internal Only the leader reconciles the fleet: one operator, one lease, whatever the number of
+ * clusters. Every replica engages the clusters and keeps their caches warm, as leader-elected
+ * controllers do (controller-runtime starts caches whatever the leadership): a new leader
+ * reconciles at once instead of listing every cluster first.
+ */
 export function leaderElected(elector: FleetElector): ClusterGate {
   return {
-    refusal: () => (elector.isLeader ? undefined : new NotLeaderError(elector.identity, elector.lease)),
+    refusal: () => undefined,
+    standby: () => (elector.isLeader ? undefined : new NotLeaderError(elector.identity, elector.lease)),
     changes$: elector.isLeader$,
   };
 }

@@ -41,6 +41,11 @@ export interface FleetClusterStatus {
   readonly state: FleetClusterState;
   /** Why it is degraded, naming the cluster. */
   readonly error?: string;
+  /**
+   * Set on a warm standby (a follower under leader election): its caches are kept current, its
+   * reconciles held back until it leads.
+   */
+  readonly standby?: true;
 }
 
 /** @internal What a cluster run is made with. */
@@ -82,6 +87,8 @@ export class ClusterRun<P extends KubernetesObject> {
   #health: Subscription | undefined;
   #starting: Promise<void> | undefined;
   #stopped = false;
+  /** Why reconciles are held back (a standby's NotLeaderError), or undefined while they run. */
+  #held: Error | undefined;
   readonly #abort = new AbortController();
   readonly #options: ClusterRunOptions<P>;
   readonly #logger: Logger;
@@ -94,7 +101,24 @@ export class ClusterRun<P extends KubernetesObject> {
 
   get status(): FleetClusterStatus {
     const { name, source } = this.cluster;
-    return { name, source, state: this.#state, ...(this.#error !== undefined ? { error: this.#error } : {}) };
+    return {
+      name,
+      source,
+      state: this.#state,
+      ...(this.#error !== undefined ? { error: this.#error } : {}),
+      ...(this.#held !== undefined ? { standby: true as const } : {}),
+    };
+  }
+
+  /**
+   * Holds reconciles back while `reason` is set (caches stay current), aborting those in flight
+   * with it when the hold begins; resumes, starting with what queued meanwhile, when undefined.
+   */
+  hold(reason: Error | undefined): void {
+    const held = this.#held;
+    this.#held = reason;
+    if (reason === undefined && held !== undefined) this.#controller?.resumeDispatch();
+    if (reason !== undefined && held === undefined) this.#controller?.pauseDispatch(reason);
   }
 
   /** The cluster's controller while one runs or starts. */
@@ -121,9 +145,13 @@ export class ClusterRun<P extends KubernetesObject> {
         logger: this.#logger.child({ component: 'event-recorder' }),
       });
       const controller = this.#options.newController(client, this.#logger, recorder);
+      // Before it starts: nothing of a standby's is dispatched.
+      if (this.#held !== undefined) controller.pauseDispatch();
       this.#client = client;
       this.#recorder = recorder;
       this.#controller = controller;
+      // The previous attempt's series are kept until now: a cluster refused from the start shows ready 0.
+      this.#observed?.forget();
       this.#observed = this.#options.metrics.observe(this.#options.controller, cluster.name, controller as unknown as Controller);
       const sources = new Map<string, EventSourceHealth>();
       const follow = (health: EventSourceHealth): void => {
@@ -140,7 +168,7 @@ export class ClusterRun<P extends KubernetesObject> {
         return;
       } catch (thrown) {
         const error = this.#attributed(thrown);
-        await this.#teardown();
+        await this.#teardown(undefined, { keepSeries: true });
         if (this.#stopped) return;
         const retryInMs = Math.min(this.#options.retryMs * 2 ** attempt, MAX_RETRY_MS);
         this.#set('degraded', `cluster ${cluster.name}: ${formatErrorForUser(error)}`);
@@ -191,7 +219,7 @@ export class ClusterRun<P extends KubernetesObject> {
     await this.#teardown(drainTimeoutMs);
   }
 
-  async #teardown(drainTimeoutMs?: number): Promise<void> {
+  async #teardown(drainTimeoutMs?: number, options: { keepSeries?: boolean } = {}): Promise<void> {
     const controller = this.#controller;
     const client = this.#client;
     const recorder = this.#recorder;
@@ -199,8 +227,10 @@ export class ClusterRun<P extends KubernetesObject> {
     this.#client = undefined;
     this.#recorder = undefined;
     this.#health?.unsubscribe();
-    this.#observed?.forget();
-    this.#observed = undefined;
+    if (!options.keepSeries) {
+      this.#observed?.forget();
+      this.#observed = undefined;
+    }
     await controller?.stop(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}).catch(() => {});
     await recorder?.stop({ timeoutMs: Math.min(drainTimeoutMs ?? 5_000, 5_000) });
     await client?.registry?.stopAll();

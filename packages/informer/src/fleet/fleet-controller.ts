@@ -311,11 +311,14 @@ export class FleetController<P extends KubernetesObject = KubernetesObject> {
       // After the previous run of the name stopped: its informers are gone before new ones start.
       this.#chain(name, async () => run.begin());
     }
+    // A warm standby's clusters keep their caches and hold their reconciles until it leads.
+    const standby = this.#host.gate.standby?.();
+    for (const run of this.#runs.values()) run.hold(standby);
   }
 
-  /** Writes for `cluster` pass while this replica runs it. */
+  /** Writes for `cluster` pass while this replica runs it and is not a standby. */
   #fence(cluster: string): void {
-    const refusal = this.#host.gate.refusal(cluster);
+    const refusal = this.#host.gate.refusal(cluster) ?? this.#host.gate.standby?.();
     if (refusal !== undefined) throw refusal;
   }
 

@@ -30,17 +30,25 @@ describe('Operator.registerFleet distribution', function () {
     new StaticClusterProvider(names.map((name) => ({ name, kubeConfig: server.kubeConfig })));
   const running = (fleet: FleetController): string[] => fleet.clusters.map((c) => c.name).sort();
 
-  it('runs the fleet on the leader only, and on the next leader once it goes', async () => {
+  it('reconciles the fleet on the leader only; a follower keeps its clusters warm and reconciles at once when it leads', async () => {
     const leaseNamespace = await createNamespace(server.kubeConfig);
     const names = clusterNames(2);
     const leaseName = uniqueName('fleet');
+    const reconciled = new Map<string, string[]>();
     const make = (identity: string) => {
       const operator = new Operator({
         kubeConfig: server.kubeConfig,
         leaderElection: { leaseName, leaseNamespace, identity, onLost: 'standby', ...fast },
       });
       operators.push(operator);
-      return { operator, fleet: operator.registerFleet(noop, { kind: Kinds.Namespace, clusters: provider(names) }) };
+      const recording: FleetReconciler<KubernetesObject> = {
+        reconcile: (primary, context) => {
+          reconciled.set(identity, [...(reconciled.get(identity) ?? []), `${context.getClient().cluster}/${primary.metadata!.name}`]);
+          return UpdateControl.noUpdate();
+        },
+      };
+      const fleet = operator.registerFleet(recording, { kind: Kinds.Namespace, clusters: provider(names) });
+      return { operator, fleet, identity };
     };
     const a = make('replica-a');
     const b = make('replica-b');
@@ -48,12 +56,26 @@ describe('Operator.registerFleet distribution', function () {
     await eventually(() => expect(a.operator.isLeader !== b.operator.isLeader).to.equal(true), { timeoutMs: 10_000 });
     const [leader, follower] = a.operator.isLeader ? [a, b] : [b, a];
     await eventually(() => expect(leader.fleet.clusters.filter((c) => c.state === 'ready').map((c) => c.name)).to.have.members(names));
-    expect(running(follower.fleet)).to.deep.equal([]);
+    await eventually(() => expect(reconciled.get(leader.identity)).to.include(`${names[0]}/${leaseNamespace}`));
+    // The follower runs every cluster's caches (synced, holding the namespaces) but reconciles nothing.
+    await eventually(() =>
+      expect(follower.fleet.clusters).to.have.deep.members(
+        names.map((name) => ({ name, source: `static cluster list entry ${names.indexOf(name)}`, state: 'ready', standby: true })),
+      ),
+    );
+    const warm = names.map((name) => follower.fleet.controllerOf(name)!);
+    expect(warm.every((c) => c.primaryCache.hasSynced() && c.primaryCache.size > 0)).to.equal(true);
+    expect(leader.fleet.clusters.map((c) => c.standby)).to.deep.equal([undefined, undefined]);
+    expect(reconciled.get(follower.identity)).to.equal(undefined);
 
     await leader.operator.stop({ drainTimeoutMs: 2_000 });
-    await eventually(() => expect(follower.fleet.clusters.filter((c) => c.state === 'ready').map((c) => c.name)).to.have.members(names), {
-      timeoutMs: 20_000,
-    });
+    await eventually(() => expect(reconciled.get(follower.identity)).to.include(`${names[1]}/${leaseNamespace}`), { timeoutMs: 20_000 });
+    // The same controllers and caches: the new leader did not engage (and list) its clusters again.
+    expect(names.map((name, i) => follower.fleet.controllerOf(name) === warm[i])).to.deep.equal([true, true]);
+    expect(follower.fleet.clusters.map((c) => [c.state, c.standby])).to.deep.equal([
+      ['ready', undefined],
+      ['ready', undefined],
+    ]);
   });
 
   it("spreads the clusters over the replicas by the operator's shards, each run by one replica", async () => {

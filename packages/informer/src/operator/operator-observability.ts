@@ -9,6 +9,7 @@ import { OPERATOR_METRICS_OPTIONS, OperatorMetrics, type OperatorMetricsOptions 
 import { HealthChecks } from '../server/health-checks.js';
 import { OPERATOR_SERVER_OPTION_KEYS, OperatorServer, type OperatorServerOptions } from '../server/operator-server.js';
 import { SourceHealthMonitor } from '../server/source-health-monitor.js';
+import type { DebuggableFleet } from '../server/debuggable-controller.js';
 import type { Controller } from '../controller/controller.js';
 import type { ControllerObservability } from '../controller/controller-observability.js';
 import { resolveInspection } from '../controller/controller-options.js';
@@ -80,9 +81,10 @@ export class OperatorObservability {
   constructor(
     options: OperatorObservabilityOptions,
     registry: InformerRegistry,
-    controllers: () => readonly Controller<KubernetesObject>[],
+    registered: { readonly controllers: () => readonly Controller<KubernetesObject>[]; readonly fleets: () => readonly DebuggableFleet[] },
     events?: { readonly client: KubeClient; readonly identity: () => string | undefined },
   ) {
+    const { controllers, fleets } = registered;
     this.logger = createOperatorLogger(options.logger);
     this.#inspection = resolveInspection(options.inspection, 'Operator');
     this.metrics = new OperatorMetrics(options.metrics);
@@ -104,6 +106,8 @@ export class OperatorObservability {
             metrics: this.metrics,
             health: this.health,
             controllers,
+            // Listed on /debug/controllers only: a member cluster's trouble stays out of the probes.
+            fleets,
             // Reviews for the secure server go out without the leader fence: followers answer scrapes too.
             ...(events === undefined ? {} : { client: new KubeClient(events.client.kubeConfig) }),
             logger: this.logger.child({ component: 'operator-server' }),

@@ -172,7 +172,8 @@ export class Operator {
           });
     // Events go out through the lease-free client: recording is not a leader's privilege, and a
     // sharded controller on a follower records too.
-    this.#observability = new OperatorObservability(options, InformerRegistry.of(this.client), () => this.#controllers, {
+    const registered = { controllers: () => this.#controllers, fleets: () => this.#fleets };
+    this.#observability = new OperatorObservability(options, InformerRegistry.of(this.client), registered, {
       client: this.#leaseFreeClient,
       identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
     });
@@ -193,9 +194,14 @@ export class Operator {
     return this.#sharding?.coordinator;
   }
 
-  /** The registered controllers. */
+  /** The registered controllers, of the operator's own cluster (a fleet's per-cluster ones: {@link fleets}). */
   get controllers(): readonly Controller<KubernetesObject>[] {
     return this.#controllers;
+  }
+
+  /** The registered fleets; `fleet.controllerOf(cluster)` and `/debug/controllers` reach their per-cluster controllers. */
+  get fleets(): readonly FleetController<KubernetesObject>[] {
+    return this.#fleets;
   }
 
   /**

@@ -17,6 +17,12 @@ import type { DebuggableController } from './debuggable-controller.js';
  */
 export interface ControllerDebugView {
   readonly name: string;
+  /** For a fleet's controller of one cluster: that cluster (several entries share the fleet's `name`). */
+  readonly cluster?: string;
+  /** For a fleet's controller of one cluster: `engaging`, `ready` or `degraded`. */
+  readonly clusterState?: string;
+  /** For a fleet's controller of one cluster that is degraded: why, naming the cluster. */
+  readonly clusterError?: string;
   readonly kind: string;
   readonly workers: number;
   /**

@@ -41,3 +41,36 @@ export interface DebuggableController {
   /** What the controller knows about one primary now. */
   describePrimary(key: string): PrimaryDescription;
 }
+
+/**
+ * A fleet as the operator server shows it: its engaged clusters and, per cluster, the controller
+ * running there (`/debug/controllers` lists each with its `cluster`; `?cluster=<name>` addresses
+ * one). Declared here so server/ depends on this port and not on the concrete `FleetController`,
+ * which implements it.
+ *
+ * @example
+ * ```ts
+ * import { controllerDebugView, type DebuggableFleet, type FleetController } from '@kindex/informer';
+ * declare const fleet: FleetController;
+ *
+ * const debuggable: DebuggableFleet = fleet;
+ * for (const { name } of debuggable.clusters) {
+ *   const controller = debuggable.controllerOf(name);
+ *   if (controller !== undefined) console.log(name, controllerDebugView(controller).queue);
+ * }
+ * ```
+ */
+export interface DebuggableFleet {
+  readonly name: string;
+  readonly kind: { readonly name: string };
+  /** The clusters this replica runs, each `engaging`, `ready` or `degraded` (with `error`). */
+  readonly clusters: readonly {
+    readonly name: string;
+    /** Where its provider found it (`Secret fleet/eu-1`). */
+    readonly source: string;
+    readonly state: string;
+    readonly error?: string;
+  }[];
+  /** The controller running for `cluster`: undefined while it is not engaged here, or between attempts of a degraded one. */
+  controllerOf(cluster: string): DebuggableController | undefined;
+}

@@ -8,7 +8,8 @@
  *   otherwise (controller-runtime's format; `?verbose` lists them on success too,
  *   `?exclude=name` skips one). `/healthz/<name>` runs one check.
  * - `/debug/controllers`: JSON, per controller: cache and index sizes, queue depth, event
- *   sources. `/debug/controllers/<name>` for one; `/debug/controllers/<name>/primaries/<ns>/<name>`
+ *   sources; a fleet's controller once per cluster it runs here, with `cluster`. `/debug/controllers/<name>`
+ *   for one (`?cluster=<cluster>` for a fleet's); `/debug/controllers/<name>/primaries/<ns>/<name>`
  *   (or `/primaries/<name>` for cluster-scoped kinds) shows why a primary was last reconciled
  *   and what is waiting for its next reconcile. Only when `debug` is enabled: it names objects.
  *
@@ -30,9 +31,9 @@ import { hostname } from 'node:os';
 import type { Server as TlsServer } from 'node:tls';
 import { defineOptions, type Logger } from '@kindex/core';
 import Type from 'typebox';
-import type { DebuggableController } from './debuggable-controller.js';
+import type { DebuggableController, DebuggableFleet } from './debuggable-controller.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';
-import { controllerDebugView } from './debug-controllers.js';
+import { debugAnswer } from './debug-routes.js';
 import type { HealthCheckKind, HealthChecks } from './health-checks.js';
 import { closeServer } from '../internal/close-server.js';
 import { RequestGuard, type AccessReviewClient } from './secure/request-guard.js';
@@ -120,6 +121,8 @@ export interface OperatorServerSources {
   readonly health: HealthChecks;
   /** The controllers to describe on `/debug/controllers`; a function so controllers registered later show up. */
   readonly controllers: () => readonly DebuggableController[];
+  /** The fleets whose per-cluster controllers `/debug/controllers` lists too. Defaults to none. */
+  readonly fleets?: () => readonly DebuggableFleet[];
   /**
    * Sends the TokenReviews and SubjectAccessReviews of the `secure` option: the operator's
    * KubeClient, without a leader fence (every replica answers scrapes). Required with `secure`.
@@ -345,7 +348,10 @@ export class OperatorServer {
     if (rest && (path === '/debug/controllers' || path.startsWith('/debug/controllers/'))) {
       if (!this.#options.debug)
         return send(res, 404, 'text/plain', 'the debug endpoint is off; enable it with the Operator option server.debug\n');
-      return this.#debug(res, path.slice('/debug/controllers'.length).split('/').filter(Boolean).map(decodeURIComponent));
+      const segments = path.slice('/debug/controllers'.length).split('/').filter(Boolean).map(decodeURIComponent);
+      const targets = { controllers: this.#sources.controllers(), fleets: this.#sources.fleets?.() ?? [] };
+      const answer = debugAnswer(targets, segments, url.searchParams.get('cluster') ?? undefined);
+      return sendJson(res, answer.status, answer.body);
     }
     const served = [
       ...(rest ? ['/metrics'] : []),
@@ -364,26 +370,6 @@ export class OperatorServer {
     const lines = report.checks.map((c) => (c.ok ? `[+]${c.name} ok` : `[-]${c.name} failed: ${c.reason}`));
     lines.push(`${kind} check ${report.ok ? 'passed' : 'failed'}`);
     return send(res, report.ok ? 200 : 500, 'text/plain', `${lines.join('\n')}\n`);
-  }
-
-  #debug(res: ServerResponse, segments: string[]): void {
-    const controllers = this.#sources.controllers();
-    if (segments.length === 0) return sendJson(res, 200, { controllers: controllers.map(controllerDebugView) });
-    const controller = controllers.find((c) => c.name === segments[0]);
-    if (controller === undefined) {
-      return sendJson(res, 404, {
-        error: `no controller named ${JSON.stringify(segments[0])}`,
-        controllers: controllers.map((c) => c.name),
-      });
-    }
-    if (segments.length === 1) return sendJson(res, 200, controllerDebugView(controller));
-    if (segments[1] === 'primaries' && (segments.length === 3 || segments.length === 4)) {
-      const key = segments.slice(2).join('/');
-      return sendJson(res, 200, controller.describePrimary(key));
-    }
-    return sendJson(res, 404, {
-      error: 'use /debug/controllers/<controller>/primaries/<namespace>/<name> (or /primaries/<name> for cluster-scoped kinds)',
-    });
   }
 }
 
