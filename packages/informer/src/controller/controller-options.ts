@@ -137,7 +137,7 @@ export type ControllerOptions<P extends KubernetesObject> = Partial<Omit<Control
    * those used within `expireAfterAccessMs`. Every primary is still watched and every event
    * still triggers; a reconcile of a primary that left memory first reads it from the API server
    * (one GET), and the cache keeps it again. Choose it when the controller watches far more
-   * primaries than it reconciles at a time: memory stays flat (about 170 bytes per primary out of
+   * primaries than it reconciles at a time: memory stays flat (about 80 bytes per primary out of
    * memory against its whole body), each cold reconcile costs an API read. Caveats: the
    * reconciler's `getPrimaryCache()` sees only the primaries in memory; not with `shardSelector`;
    * the initial list still holds every primary until it is complete. See {@link CacheBound}.
