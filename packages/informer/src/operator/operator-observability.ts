@@ -81,10 +81,12 @@ export class OperatorObservability {
   constructor(
     options: OperatorObservabilityOptions,
     registry: InformerRegistry,
-    registered: { readonly controllers: () => readonly Controller<KubernetesObject>[]; readonly fleets: () => readonly DebuggableFleet[] },
+    // Read at each use: controllers and fleets registered later show up.
+    registered: { readonly controllers: readonly Controller<KubernetesObject>[]; readonly fleets: readonly DebuggableFleet[] },
     events?: { readonly client: KubeClient; readonly identity: () => string | undefined },
   ) {
-    const { controllers, fleets } = registered;
+    const controllers = (): readonly Controller<KubernetesObject>[] => registered.controllers;
+    const fleets = (): readonly DebuggableFleet[] => registered.fleets;
     this.logger = createOperatorLogger(options.logger);
     this.#inspection = resolveInspection(options.inspection, 'Operator');
     this.metrics = new OperatorMetrics(options.metrics);

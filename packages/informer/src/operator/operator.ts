@@ -88,6 +88,8 @@ export class Operator {
   readonly #controllers: Controller<KubernetesObject>[] = [];
   /** Started after the controllers and the first attempt on the lease. */
   readonly #fleets: FleetController<KubernetesObject>[] = [];
+  /** The registered fleets; `fleet.controllerOf(cluster)` and `/debug/controllers` reach their per-cluster controllers. */
+  readonly fleets: readonly FleetController<KubernetesObject>[] = this.#fleets;
   /** How the fleets run, for the start-time warnings. */
   readonly #fleetDistributions = new Set<ControllerDistribution>();
   /** How each registered controller runs among the replicas. */
@@ -172,8 +174,7 @@ export class Operator {
           });
     // Events go out through the lease-free client: recording is not a leader's privilege, and a
     // sharded controller on a follower records too.
-    const registered = { controllers: () => this.#controllers, fleets: () => this.#fleets };
-    this.#observability = new OperatorObservability(options, InformerRegistry.of(this.client), registered, {
+    this.#observability = new OperatorObservability(options, InformerRegistry.of(this.client), this, {
       client: this.#leaseFreeClient,
       identity: () => this.leaderElector?.identity ?? this.#sharding?.coordinator.identity,
     });
@@ -197,11 +198,6 @@ export class Operator {
   /** The registered controllers, of the operator's own cluster (a fleet's per-cluster ones: {@link fleets}). */
   get controllers(): readonly Controller<KubernetesObject>[] {
     return this.#controllers;
-  }
-
-  /** The registered fleets; `fleet.controllerOf(cluster)` and `/debug/controllers` reach their per-cluster controllers. */
-  get fleets(): readonly FleetController<KubernetesObject>[] {
-    return this.#fleets;
   }
 
   /**
