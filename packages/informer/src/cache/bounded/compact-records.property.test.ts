@@ -19,7 +19,18 @@ const metaArb = (name: string, namespace: string): fc.Arbitrary<Meta> =>
         fc.nat().map(String),
         fc.constantFrom('9007199254740993', '007', '12a', 'opaque/v1', '9007199254740991'),
       ),
-      uid: fc.oneof(fc.constant(undefined), fc.constant(''), fc.uuid(), fc.constantFrom('uid-1', 'ABCDEF00-0000-4000-8000-000000000000')),
+      uid: fc.oneof(
+        fc.constant(undefined),
+        fc.constant(''),
+        fc.uuid(),
+        fc.constantFrom(
+          'uid-1',
+          'ABCDEF00-0000-4000-8000-000000000000',
+          'gbb09cdc-0101-49cd-a040-3a7f9ddd8318',
+          '0bb09cdc00101-49cd-a040-3a7f9ddd8318',
+          '0bb09cdc-0101-49cd-a040-3a7f9ddd831',
+        ),
+      ),
       generation: fc.oneof(fc.constant(undefined), fc.nat(), fc.constantFrom(0xfffffffe, 0xffffffff, 2 ** 40, 1.5)),
       finalizers: fc.constantFrom(...FINALIZERS),
     })
