@@ -1,7 +1,16 @@
 import { expect } from 'chai';
-import { UpdateControl, type KubernetesObject } from '@kindex/core';
+import { ResourceID, UpdateControl, type KubernetesObject } from '@kindex/core';
 import { createNamespace, eventually, startTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
-import { Kinds, Operator, StaticClusterProvider, type FleetController, type FleetReconciler } from '../index.js';
+import {
+  Kinds,
+  KubeClient,
+  NotLeaderError,
+  Operator,
+  StaticClusterProvider,
+  type FleetController,
+  type FleetReconciler,
+  type Lease,
+} from '../index.js';
 
 // How the replicas of an operator share a fleet: one leader runs it all, or the shards spread its
 // clusters. The clusters here are names for one test API server: what is checked is who runs which.
@@ -76,6 +85,40 @@ describe('Operator.registerFleet distribution', function () {
       ['ready', undefined],
       ['ready', undefined],
     ]);
+  });
+
+  it('holds a leader that loses its lease: in-flight reconciles aborted with NotLeaderError, caches kept warm', async () => {
+    const leaseNamespace = await createNamespace(server.kubeConfig);
+    const leaseName = uniqueName('fleet');
+    const names = clusterNames(2);
+    const signals: AbortSignal[] = [];
+    const operator = new Operator({
+      kubeConfig: server.kubeConfig,
+      leaderElection: { leaseName, leaseNamespace, identity: 'replica-a', onLost: 'standby', ...fast },
+    });
+    operators.push(operator);
+    const busy: FleetReconciler<KubernetesObject> = {
+      reconcile: async (primary, context) => {
+        if (primary.metadata!.name !== leaseNamespace) return UpdateControl.noUpdate();
+        const signal = context.getSignal();
+        signals.push(signal);
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        return UpdateControl.noUpdate();
+      },
+    };
+    const fleet = operator.registerFleet(busy, { kind: Kinds.Namespace, clusters: provider(names) });
+    await operator.start();
+    await eventually(() => expect(signals).to.have.length(2), { timeoutMs: 20_000 });
+    const engaged = names.map((name) => fleet.controllerOf(name)!);
+
+    const client = new KubeClient(server.kubeConfig);
+    const lease = (await client.get<Lease>(Kinds.Lease, ResourceID.of(leaseName, leaseNamespace)))!;
+    await client.update<Lease>(Kinds.Lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'intruder' } });
+    await eventually(() => expect(signals.every((s) => s.aborted)).to.equal(true), { timeoutMs: 5_000 });
+    expect(signals.map((s) => s.reason instanceof NotLeaderError)).to.deep.equal([true, true]);
+    // Held, not disengaged: the same controllers, their caches synced, reconciles held back.
+    expect(fleet.clusters.map((c) => [c.name, c.state, c.standby])).to.have.deep.members(names.map((n) => [n, 'ready', true]));
+    expect(names.map((name, i) => fleet.controllerOf(name) === engaged[i] && engaged[i]!.dispatchPaused)).to.deep.equal([true, true]);
   });
 
   it("spreads the clusters over the replicas by the operator's shards, each run by one replica", async () => {
