@@ -128,6 +128,7 @@ export type { EventSourceHandle, EventSourceHandleOptions } from './source/event
 export { eventSourceHandle } from './source/event-source-handle.js';
 export { secondaryType } from './source/secondary-type.js';
 export type { Trigger, TriggerCause } from './source/trigger.js';
+export type { TriggerSink } from './source/trigger-sink.js';
 export { TimerEventSource } from './source/timer-event-source.js';
 export type { TimerEventSourceOptions } from './source/timer-event-source.js';
 export { PollingEventSource } from './source/polling-event-source.js';

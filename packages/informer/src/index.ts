@@ -10,6 +10,7 @@ export type { ReflectorOptions, WaitForSyncOptions, InitialState } from './refle
 export type { BackoffOptions } from './reflector/backoff-options.js';
 export type { ResourceType } from './kind/resource-type.js';
 export type { ReflectorHealth } from './reflector/reflector-health.js';
+export type { ReflectorSink } from './reflector/reflector-sink.js';
 export type { ObjectTransform } from './kind/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { TransformError } from './reflector/reflector-error.js';
@@ -58,6 +59,8 @@ export { InformerCache } from './cache/informer-cache.js';
 export { CacheSnapshot } from './cache/cache-snapshot.js';
 export { isScopeRemoval } from './cache/cache-delta.js';
 export type { CacheDelta, CacheDeltaOrigin } from './cache/cache-delta.js';
+export type { SharedInformerSink } from './cache/shared-informer-sink.js';
+export type { CacheDeltaSink } from './cache/cache-delta-sink.js';
 export type { NamespaceSet, InformerCacheOptions } from './cache/informer-cache-options.js';
 export { NotCachedError } from './cache/cache-errors.js';
 export { BoundedStore } from './cache/bounded/bounded-store.js';
@@ -110,6 +113,7 @@ export type { MetadataMapperOptions } from './mapper/annotation-mapper.js';
 
 // --- source: informer-backed event sources
 export { InformerEventSource, InformerEventSourceBuilder } from './source/informer-event-source.js';
+export { ManagedInformerEventSource } from './source/managed-informer-event-source.js';
 export type { RemoteCluster } from './source/remote-cluster.js';
 export type {
   InformerEventSourceConfiguration,

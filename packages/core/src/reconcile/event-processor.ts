@@ -5,6 +5,7 @@ import type { RetryInfo } from '../queue/retry.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
+import type { TriggerSink } from '../source/trigger-sink.js';
 import { processingConfiguration, type ProcessingConfiguration } from './controller-configuration.js';
 import { AttemptFollowUp } from './internal/attempt-follow-up.js';
 import { AttemptRequest } from './internal/attempt-request.js';
@@ -25,8 +26,10 @@ const YIELD_EVERY = 1024;
  * Turns triggers into reconciles: the engine room of a controller (JOSDK `EventProcessor`,
  * controller-runtime's internal controller).
  *
- * Pipeline: each source hands its triggers over by a direct call (its `onTrigger`; a source
- * without one is subscribed through `triggers$`, and one whose stream errors is detached and
+ * Pipeline: each source hands its triggers over by a direct call (the processor is the
+ * {@link TriggerSink} of a source that has `connect`, so the source calls
+ * {@link EventProcessor.accept}; else the processor listens through `onTrigger`; a source with
+ * neither is subscribed through `triggers$`, and one whose stream errors is detached and
  * reported, the others go on); each primary ID goes, at the trigger's `priority`, into the
  * injected {@link ReconcileQueue} (the `queue` option: FIFO {@link WorkQueue} by default);
  * when the queue announces a waiting key, the processor takes keys (in a microtask, never inside
@@ -67,7 +70,7 @@ const YIELD_EVERY = 1024;
  * await processor.stop();
  * ```
  */
-export class EventProcessor {
+export class EventProcessor implements TriggerSink {
   /**
    * Every trigger received, from every source, after the processor queued it; completes after
    * `stop()`. Derived: it costs nothing while nobody subscribes.
@@ -89,14 +92,10 @@ export class EventProcessor {
   readonly #clock: Clock;
   readonly #triggers = new Listeners<Trigger>();
   readonly #events = new Listeners<ProcessingEvent>();
-  /** How to disconnect from each source: its `onTrigger` listener or its `triggers$` subscription. */
+  /** How to disconnect from each source: its sink, its `onTrigger` listener or its `triggers$` subscription. */
   readonly #connections: Array<() => void> = [];
-  /** The one listener every source calls: a trigger is queued by this direct call. */
-  readonly #accept = (trigger: Trigger): void => {
-    this.#takenSinceInput = 0;
-    this.#onTrigger(trigger);
-    if (this.#triggers.listening) this.#triggers.emit(trigger);
-  };
+  /** {@link accept} as a function, for sources without `connect` (`onTrigger`, `triggers$`). */
+  readonly #accept = this.accept.bind(this);
   readonly #states: PrimaryStates; // a record per primary: one lookup per trigger, one per dispatch
   /** One timer for every attempt's timeout (none per attempt). */
   readonly #timeouts: AttemptTimeouts;
@@ -165,17 +164,19 @@ export class EventProcessor {
   }
 
   /**
-   * Listens to one more event source (or trigger stream): through its `onTrigger` when it has one
-   * (each trigger is then one direct call), else through its `triggers$`, where an error detaches
-   * that source alone and is reported as `source-failed`. Triggers that arrive before `start()`
-   * wait in the queue.
+   * Listens to one more event source (or trigger stream): as its sink when it has `connect` (the
+   * source then calls {@link accept}), else through its `onTrigger` (each trigger is one direct
+   * call either way), else through its `triggers$`, where an error detaches that source alone and
+   * is reported as `source-failed`. Triggers that arrive before `start()` wait in the queue.
    */
   addSource(
-    source: EventSource<unknown, never> | Pick<EventSource<unknown, never>, 'triggers$' | 'onTrigger'> | Observable<Trigger>,
+    source: EventSource<unknown, never> | Pick<EventSource<unknown, never>, 'triggers$' | 'onTrigger' | 'connect'> | Observable<Trigger>,
   ): void {
     if (this.#stopped) return;
     if (!('triggers$' in source)) {
       this.#subscribe(source);
+    } else if (typeof source.connect === 'function') {
+      this.#connections.push(source.connect(this));
     } else if (typeof source.onTrigger === 'function') {
       this.#connections.push(source.onTrigger(this.#accept));
     } else {
@@ -301,10 +302,15 @@ export class EventProcessor {
     this.#events.complete();
   }
 
-  // Runs inside a source's own call (or an rxjs subscriber), where a throw would break that
-  // source's loop or surface as an uncaught exception: a malformed trigger from one source is
-  // reported and skipped instead.
-  #onTrigger(trigger: Trigger): void {
+  /**
+   * Takes one trigger from a source (the {@link TriggerSink} every connected source calls): queues
+   * each of its primaries at its priority, or drops their work for a `primary-deleted` cause.
+   * Runs inside the source's own call (or an rxjs subscriber), where a throw would break that
+   * source's loop or surface as an uncaught exception: a malformed trigger is reported as
+   * `source-failed` and skipped instead.
+   */
+  accept(trigger: Trigger): void {
+    this.#takenSinceInput = 0;
     try {
       const deleted = trigger.cause?.type === 'primary-deleted';
       for (const id of trigger.primaryIds) {
@@ -318,6 +324,7 @@ export class EventProcessor {
     } catch (error) {
       this.#events.emit({ type: 'source-failed', error });
     }
+    if (this.#triggers.listening) this.#triggers.emit(trigger);
   }
 
   #enqueue(key: string, trigger: Trigger | undefined): void {

@@ -2,7 +2,8 @@
  * Event sources: where reconciles come from.
  *
  * An {@link EventSource} tells the event processor which primaries to reconcile (by a direct
- * call to its `onTrigger` listener, or on its `triggers$` Observable) and, if it caches
+ * call to the {@link TriggerSink} it was connected to, to its `onTrigger` listener, or on its
+ * `triggers$` Observable) and, if it caches
  * secondary resources, serves them to `Context`.
  * Built-ins here are Kubernetes-agnostic: {@link TimerEventSource} (reconcile a primary at a
  * time), {@link PollingEventSource} (one fetch for all primaries, for APIs that list in bulk)
@@ -14,6 +15,7 @@ import type { KubernetesObject } from '../resource/kubernetes-object.js';
 import type { ShardSelector } from '../shard/shard-selector.js';
 import type { SecondaryType } from './secondary-type.js';
 import type { Trigger } from './trigger.js';
+import type { TriggerSink } from './trigger-sink.js';
 
 /**
  * The contract every event source fulfils.
@@ -72,6 +74,14 @@ export interface EventSource<R = unknown, P extends KubernetesObject = Kubernete
    * none: the processor subscribes to `triggers$`.
    */
   onTrigger?(listener: (trigger: Trigger) => void): () => void;
+  /**
+   * Makes `sink` the consumer of every trigger, called directly (`sink.accept(trigger)`): the
+   * event processor connects through it first, then `onTrigger`, then `triggers$`. A source has
+   * one sink at a time (connecting another replaces it); `triggers$` and `onTrigger` listeners
+   * still get each trigger after the sink. Returns the function that disconnects the sink.
+   * Defaults to none.
+   */
+  connect?(sink: TriggerSink): () => void;
   /** The source's health; replays the current state to new subscribers. */
   readonly health$: Observable<EventSourceHealth>;
   /**

@@ -6,6 +6,8 @@ import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerRegistry } from './informer-registry.js';
 import { REFLECTOR_TUNING_OPTIONS, type ReflectorTuningOptions } from '../reflector/reflector-options.js';
 import { CACHE_BOUND_OPTIONS, type CacheBound } from './bounded/cache-bound.js';
+import type { InformerSpec } from './informer-spec.js';
+import { ALL_NAMESPACES } from './cache-snapshot.js';
 
 /**
  * Options of {@link InformerCache.start}.
@@ -127,4 +129,28 @@ export function normalizeNamespaces(ns: NamespaceSet): NamespaceSet {
     if (typeof n !== 'string' || n === '') throw new TypeError(`namespaces[${i}] must be a non-empty string, got ${JSON.stringify(n)}`);
   }
   return Object.freeze([...new Set<string>(ns)].sort());
+}
+
+/**
+ * What a cache asks the registry for in one namespace (`ALL_NAMESPACES` for all): its options,
+ * with the shard selector and bound it applies now.
+ */
+export function informerSpecOf<R extends KubernetesObject>(
+  o: InformerCacheOptions<R>,
+  namespace: string,
+  shards: ShardSelector | undefined,
+  bound: CacheBound | undefined,
+): InformerSpec<R> {
+  return {
+    ...o.reflector,
+    kubeConfig: o.kubeConfig,
+    type: o.kind,
+    ...(namespace === ALL_NAMESPACES ? {} : { namespace }),
+    ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+    ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
+    ...(shards !== undefined ? { shardSelector: shards } : {}),
+    ...(o.transform !== undefined ? { transform: o.transform } : {}),
+    ...(bound !== undefined ? { bound } : {}),
+    ...(o.cluster !== undefined ? { cluster: o.cluster } : {}),
+  };
 }

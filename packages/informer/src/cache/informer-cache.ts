@@ -1,8 +1,9 @@
 /**
  * The multi-namespace cache: one {@link InformerCache} reads the shared informers of a set of
  * namespaces (or the one of all) as one cache, follows namespace and shard changes at run time,
- * and passes their store changes on, with where each came from ({@link CacheDeltaOrigin}), to
- * its `onDelta` listeners (the event source's per-event path); `deltas$` is derived from them.
+ * and passes their store changes on, with where each came from ({@link CacheDeltaOrigin}): it is
+ * each informer's {@link SharedInformerSink}, and calls its own {@link CacheDeltaSink} (the event
+ * source that owns it) directly, then its `onDelta` listeners; `deltas$` is derived from them.
  *
  * @module
  */
@@ -25,9 +26,13 @@ import type { InformerLease } from './informer-registry.js';
 import { checkFieldSelector, checkLabelSelector } from '../config/option-validation.js';
 import { ALL_NAMESPACES, CacheSnapshot } from './cache-snapshot.js';
 import type { CacheDelta, CacheDeltaOrigin } from './cache-delta.js';
+import type { CacheDeltaSink } from './cache-delta-sink.js';
+import { shardSwapDeltas } from './shard-swap-deltas.js';
+import type { SharedInformerSink } from './shared-informer-sink.js';
 import {
   CACHE_START_OPTIONS,
   INFORMER_CACHE_OPTIONS,
+  informerSpecOf,
   normalizeNamespaces,
   type CacheStartOptions,
   type InformerCacheOptions,
@@ -61,7 +66,7 @@ import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js'
  * await configMaps.stop();
  * ```
  */
-export class InformerCache<R extends KubernetesObject = KubernetesObject> {
+export class InformerCache<R extends KubernetesObject = KubernetesObject> implements SharedInformerSink<R> {
   readonly name: string;
   readonly kind: ResourceKind<R>;
   /** Every store change across the namespaces, after the store shows it. Hot, synchronous. */
@@ -74,6 +79,8 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   readonly #options: InformerCacheOptions<R>;
   readonly #leases = new Map<string, { lease: InformerLease<R>; subscriptions: Subscription[] }>();
   readonly #indexers = new Map<string, Indexer<R>>();
+  /** The one consumer called directly (the owning event source), if connected. */
+  #sink: CacheDeltaSink<R> | undefined;
   readonly #deltas = new Listeners<StoreDelta<R>, CacheDeltaOrigin>();
   readonly #errors = new Subject<Error>();
   readonly #health = new Subject<{ readonly namespace: string; readonly health: ReflectorHealth }>();
@@ -126,10 +133,25 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     return asBounded(store)?.load(key) ?? Promise.resolve(store?.get(key));
   }
 
+  /** Makes `sink` (the owning event source) the consumer of every change, replacing any other; returns the function that disconnects it. */
+  connect(sink: CacheDeltaSink<R>): () => void {
+    this.#sink = sink;
+    return () => {
+      if (this.#sink === sink) this.#sink = undefined;
+    };
+  }
+
+  /** @internal One change of a shared informer's store ({@link SharedInformerSink}), handed on with its origin; for the informers only. */
+  onInformerDelta(delta: StoreDelta<R>, listing: boolean): void {
+    const origin: CacheDeltaOrigin = listing ? 'list' : 'watch';
+    // #deliver's lines, inline: one frame less on every watch event.
+    if (this.#sink !== undefined) this.#sink.onCacheDelta(delta, origin);
+    if (this.#deltas.listening) this.#deltas.emit(delta, origin);
+  }
+
   /**
-   * Calls `listener` with every store change across the namespaces, after the store shows it, as
-   * `deltas$` does but as a plain call, with no wrapper object per change: the per-event path of
-   * event sources and controllers.
+   * Calls `listener` with every store change across the namespaces, after the store shows it and
+   * after the sink, as `deltas$` does but as a plain call, with no wrapper object per change.
    * @returns the function that removes the listener.
    * @example
    * ```ts
@@ -276,18 +298,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
       for (const s of old.subscriptions) s.unsubscribe();
       const before = old.lease.informer.store;
       const after = lease.informer.store;
-      for (const object of before.list()) {
-        if (after.get(ResourceID.keyOfResource(object)) === undefined) {
-          this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'shard-removed');
-        }
-      }
-      for (const object of after.list()) {
-        const previous = before.get(ResourceID.keyOfResource(object));
-        if (previous === undefined) this.#deltas.emit({ type: 'create', object }, 'attach');
-        else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
-          this.#deltas.emit({ type: 'update', object, oldObject: previous }, 'attach');
-        }
-      }
+      for (const [delta, origin] of shardSwapDeltas(before, after)) this.#deliver(delta, origin);
       this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
       released.push(old.lease);
     }
@@ -438,7 +449,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     // Replay what a shared informer already holds (a bounded one: what it knows, minimal or not),
     // then follow it: both in this same tick, so no change can fall between the two.
     for (const object of asBounded(informer.store)?.knownObjects() ?? informer.store.list())
-      this.#deltas.emit({ type: 'create', object }, 'attach');
+      this.#deliver({ type: 'create', object }, 'attach');
     this.#leases.set(ns, { lease, subscriptions: this.#follow(ns, lease) });
     await informer.start();
     let synced: boolean;
@@ -452,28 +463,22 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
   }
 
   #acquire(ns: string): InformerLease<R> {
-    const o = this.#options;
-    return o.registry.acquire<R>({
-      ...o.reflector,
-      kubeConfig: o.kubeConfig,
-      type: o.kind,
-      ...(ns === ALL_NAMESPACES ? {} : { namespace: ns }),
-      ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
-      ...(o.fieldSelector ? { fieldSelector: o.fieldSelector } : {}),
-      ...(this.#shards !== undefined ? { shardSelector: this.#shards } : {}),
-      ...(o.transform !== undefined ? { transform: o.transform } : {}),
-      ...(this.#bound !== undefined ? { bound: this.#bound } : {}),
-      ...(o.cluster !== undefined ? { cluster: o.cluster } : {}),
-    });
+    return this.#options.registry.acquire<R>(informerSpecOf(this.#options, ns, this.#shards, this.#bound));
   }
 
   #follow(ns: string, lease: InformerLease<R>): Subscription[] {
     const informer = lease.informer;
     return [
-      new Subscription(informer.onDelta((delta, listing) => this.#deltas.emit(delta, listing ? 'list' : 'watch'))),
+      new Subscription(informer.connect(this)),
       informer.errors$.subscribe((e) => this.#errors.next(e)),
       informer.health$.subscribe((health) => this.#health.next({ namespace: ns, health })),
     ];
+  }
+
+  /** A change the cache reports itself (attach, scope removal): to the sink, then to the listeners. */
+  #deliver(delta: StoreDelta<R>, origin: CacheDeltaOrigin): void {
+    if (this.#sink !== undefined) this.#sink.onCacheDelta(delta, origin);
+    if (this.#deltas.listening) this.#deltas.emit(delta, origin);
   }
 
   async #detach(ns: string, announce: boolean): Promise<void> {
@@ -483,7 +488,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> {
     for (const s of entry.subscriptions) s.unsubscribe();
     // A bounded store: every object it knows leaves, minimal or not.
     const leaving = announce ? (asBounded(entry.lease.informer.store)?.knownObjects() ?? entry.lease.informer.store.list()) : [];
-    for (const object of leaving) this.#deltas.emit({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
+    for (const object of leaving) this.#deliver({ type: 'delete', object, deleteStateUnknown: true }, 'namespace-removed');
     await entry.lease.release();
   }
 }

@@ -17,7 +17,7 @@ import type { CacheBound } from './bounded/cache-bound.js';
  * console.log(registry.keyOf(spec)); // what makes two specs share an informer
  * ```
  */
-export type InformerSpec<R extends KubernetesObject = KubernetesObject> = Omit<ReflectorOptions<R>, 'store'> & {
+export type InformerSpec<R extends KubernetesObject = KubernetesObject> = Omit<ReflectorOptions<R>, 'store' | 'sink'> & {
   /** Keep only some objects in memory (see {@link CacheBound}); informers of different bounds are not shared. Defaults to every object. */
   readonly bound?: CacheBound;
 };

@@ -4,10 +4,11 @@
  *
  * One {@link SharedInformer} exists per (cluster, kind, namespace, selectors, transform); the
  * {@link InformerRegistry} hands out reference-counted leases on it, so two sources on the same
- * ConfigMaps hold one copy of them and one watch. The store is the reflector's own; consumers get
- * each change (a `StoreDelta`) by a direct call to their `onDelta` listener, or on the derived
- * `deltas$`, only after the store (and its indexes) show it: a handler never reads a cache that
- * lags its own event.
+ * ConfigMaps hold one copy of them and one watch. The store is the reflector's own; the informer is
+ * its reflector's sink, and hands each change (a `StoreDelta`) on by a direct call to every
+ * connected {@link SharedInformerSink} (the caches built on it), then to `onDelta` listeners and
+ * the derived `deltas$`, only after the store (and its indexes) show it: a handler never reads a
+ * cache that lags its own event.
  *
  * @module
  */
@@ -22,6 +23,8 @@ import { apiVersionOf } from '../kind/resource-type.js';
 import { BoundedStore } from './bounded/bounded-store.js';
 import type { CacheBound } from './bounded/cache-bound.js';
 import type { InformerSpec } from './informer-spec.js';
+import type { ReflectorSink } from '../reflector/reflector-sink.js';
+import type { SharedInformerSink } from './shared-informer-sink.js';
 
 /**
  * An indexer added under a name that another source of the same shared cache uses differently.
@@ -87,7 +90,7 @@ export interface SharedInformerStats {
  * await informer.waitForSync({ timeoutMs: 30_000 });
  * ```
  */
-export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
+export class SharedInformer<R extends KubernetesObject = KubernetesObject> implements ReflectorSink<R> {
   /** The registry key: which cluster, kind, namespace, selectors and transform it holds. */
   readonly key: string;
   /** What it lists and watches: kind, namespace and selectors (for metric labels and debugging). */
@@ -98,6 +101,8 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   readonly deltas$: Observable<StoreDelta<R>>;
   /** Reflector and store problems (bad objects, request failures, throwing indexers). */
   readonly errors$: Observable<Error>;
+  /** The caches built on this informer, called in a plain loop; copy on write, so a loop never sees a half-changed list. */
+  #sinks: readonly SharedInformerSink<R>[] = [];
   readonly #deltas = new Listeners<StoreDelta<R>, boolean>();
   readonly #errors = new Subject<Error>();
   readonly #indexers = new Map<string, Indexer<R>>();
@@ -111,10 +116,9 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
     this.key = key;
     this.spec = spec;
     // The reflector's own store: its diff base and its output at once, so a watch event costs
-    // one lookup of the old object and a list one store batch.
-    this.reflector = new Reflector<R>(bound === undefined ? spec : { ...spec, store: boundedStore(spec, bound) });
+    // one lookup of the old object and a list one store batch. This informer is its sink.
+    this.reflector = new Reflector<R>({ ...spec, ...(bound === undefined ? {} : { store: boundedStore(spec, bound) }), sink: this });
     this.store = this.reflector.store;
-    this.reflector.onDelta((delta, listing) => this.#apply(delta, listing));
     this.deltas$ = this.#deltas.observe((delta) => delta);
     this.errors$ = this.#errors.asObservable();
     this.#subscriptions.push(
@@ -141,8 +145,20 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   }
 
   /**
-   * Calls `listener` with every change, after the store applied it, as `deltas$` does but as a
-   * plain call (the per-event path of the caches built on this informer). `listing` is true for
+   * Makes `sink` one more consumer of every change, called directly after the store applied it
+   * and after the sinks connected before it (the per-event path of the caches built on this
+   * informer). Returns the function that disconnects it.
+   */
+  connect(sink: SharedInformerSink<R>): () => void {
+    this.#sinks = [...this.#sinks, sink];
+    return () => {
+      this.#sinks = this.#sinks.filter((s) => s !== sink);
+    };
+  }
+
+  /**
+   * Calls `listener` with every change, after the store applied it and after the connected sinks,
+   * as `deltas$` does but as a plain call. `listing` is true for
    * the changes of a list (the first, or a relist after 410 Gone), delivered in one synchronous
    * run: a consumer can gather them and act once per list.
    * @returns the function that removes the listener.
@@ -194,16 +210,30 @@ export class SharedInformer<R extends KubernetesObject = KubernetesObject> {
   async stop(): Promise<void> {
     await this.reflector.stop();
     for (const s of this.#subscriptions) s.unsubscribe();
+    this.#sinks = [];
     this.#deltas.complete();
     this.#errors.complete();
   }
 
-  #apply(delta: StoreDelta<R>, listing: boolean): void {
+  /**
+   * @internal One change of the reflector's store ({@link ReflectorSink}): counted, then handed to
+   * each sink in turn. A sink that throws is reported on `errors$` and never keeps the change from
+   * the sinks after it. Called by the reflector only.
+   */
+  onReflectorDelta(delta: StoreDelta<R>, listing: boolean): void {
     this.#stats.lastHeardAt = Date.now();
     if (delta.type === 'create') this.#stats.added++;
     else if (delta.type === 'update') this.#stats.updated++;
     else this.#stats.deleted++;
-    this.#deltas.emit(delta, listing);
+    const sinks = this.#sinks;
+    for (let i = 0; i < sinks.length; i++) {
+      try {
+        sinks[i]!.onInformerDelta(delta, listing);
+      } catch (error) {
+        this.#errors.next(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    if (this.#deltas.listening) this.#deltas.emit(delta, listing);
   }
 }
 

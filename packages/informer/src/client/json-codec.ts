@@ -1,27 +1,22 @@
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
-import { LineSplitter } from './internal/line-splitter.js';
+import { LineSplitter, type LineSink } from './internal/line-splitter.js';
 import { deliverFrame } from './codec.js';
 
-/** A JSON watch stream: one `{"type":...,"object":...}` event a line. */
-class JsonWatchDecoder implements WatchDecoder {
+/**
+ * The lines of a JSON watch stream, one `{"type":...,"object":...}` event each, decoded and
+ * handed to the watch's sink. The decoder is the {@link LineSplitter} itself over this sink:
+ * a watch event crosses the splitter, this `line` and `deliverFrame`, with no forwarding call
+ * or closure between them, and allocates the line and the parse only.
+ */
+class JsonFrames implements LineSink {
   readonly #sink: WatchFrameSink;
-  // One splitter per watch, bound once: the per-event path allocates the line and the parse only.
-  readonly #splitter = new LineSplitter((line) => this.#line(line));
 
   constructor(sink: WatchFrameSink) {
     this.#sink = sink;
   }
 
-  push(chunk: Buffer): void {
-    this.#splitter.push(chunk);
-  }
-
-  flush(): void {
-    this.#splitter.flush();
-  }
-
-  #line(line: string): void {
-    deliverFrame(this.#sink, line, JSON.parse, 'JSON');
+  line(text: string): void {
+    deliverFrame(this.#sink, text, JSON.parse, 'JSON');
   }
 }
 
@@ -38,5 +33,5 @@ export const jsonCodec: KubeCodec = Object.freeze({
   accept: (_shape: ResponseShape): string => 'application/json',
   decodeObject: decodeJson,
   decodeList: decodeJson,
-  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new JsonWatchDecoder(sink),
+  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new LineSplitter(new JsonFrames(sink)),
 });

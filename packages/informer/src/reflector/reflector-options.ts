@@ -4,6 +4,7 @@ import Type from 'typebox';
 import { BACKOFF_OPTIONS, type BackoffOptions } from './backoff-options.js';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceType } from '../kind/resource-type.js';
+import type { ReflectorSink } from './reflector-sink.js';
 
 /**
  * How a {@link Reflector} reads the initial state (first sync, and again after 410 Gone):
@@ -109,6 +110,11 @@ export interface ReflectorOptions<R extends KubernetesObject = KubernetesObject>
    */
   readonly store?: IndexedStore<R>;
   /**
+   * The one consumer called directly with each change, before any `onDelta` listener (the shared
+   * informer built on the reflector). Defaults to none.
+   */
+  readonly sink?: ReflectorSink<R>;
+  /**
    * The name of the cluster this reflector watches when it is not the operator's own (a remote
    * source): it prefixes the errors its health reports (`cluster <name>: ...`) and labels its
    * informer's metrics. Defaults to none (the operator's cluster).
@@ -157,6 +163,7 @@ export const REFLECTOR_OPTIONS = defineOptions<ReflectorOptions>('Reflector opti
   ...REFLECTOR_TUNING_OPTIONS.properties,
   transform: Type.Optional(Type.Unknown()),
   store: Type.Optional(Type.Unknown()),
+  sink: Type.Optional(Type.Unknown()),
   cluster: Type.Optional(Type.String({ description: 'a cluster name' })),
 });
 

@@ -130,7 +130,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
     this.watchTimeoutSeconds = options.watchTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
     this.backoff = new Backoff(options.backoff);
-    this.view = new ReflectorView<R>(options.store);
+    this.view = new ReflectorView<R>(options.store, options.sink);
     this.prepare = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),

@@ -4,7 +4,7 @@ import { LineSplitter } from './line-splitter.js';
 
 function split(chunks: Buffer[]): string[] {
   const lines: string[] = [];
-  const splitter = new LineSplitter((l) => lines.push(l));
+  const splitter = new LineSplitter({ line: (l) => lines.push(l) });
   for (const c of chunks) splitter.push(c);
   splitter.flush();
   return lines;

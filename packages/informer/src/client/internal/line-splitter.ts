@@ -2,8 +2,14 @@ import { StringDecoder } from 'node:string_decoder';
 
 const NEWLINE = '\n';
 
+/** Where a {@link LineSplitter} hands each complete line, by a direct call, in order. */
+export interface LineSink {
+  /** One line, without its newline; never empty. */
+  line(text: string): void;
+}
+
 /**
- * Splits a byte stream into lines and hands each complete line to `onLine` as a string.
+ * Splits a byte stream into lines and hands each complete line to its {@link LineSink} as a string.
  *
  * Each chunk is decoded to text once, as a whole (a `StringDecoder` holds back a UTF-8 character
  * split across two chunks until its last byte arrives), and lines are cut from that text: a line
@@ -16,9 +22,9 @@ export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  constructor(private readonly sink: LineSink) {}
 
-  /** Feeds a chunk; calls `onLine` for each line it completes, in order. */
+  /** Feeds a chunk; calls the sink for each line it completes, in order. */
   push(chunk: Buffer): void {
     const text = this.decoder.write(chunk);
     let start = 0;
@@ -29,7 +35,7 @@ export class LineSplitter {
         line = this.pending + line;
         this.pending = '';
       }
-      if (line.length > 0 && line !== '\r') this.onLine(line);
+      if (line.length > 0 && line !== '\r') this.sink.line(line);
       start = nl + 1;
       nl = text.indexOf(NEWLINE, start);
     }
@@ -40,6 +46,6 @@ export class LineSplitter {
   flush(): void {
     const line = this.pending + this.decoder.end();
     this.pending = '';
-    if (line.trim().length > 0) this.onLine(line);
+    if (line.trim().length > 0) this.sink.line(line);
   }
 }
