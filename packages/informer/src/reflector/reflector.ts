@@ -10,8 +10,8 @@
  * Retry-After). It never stops on its own: `stop()` is the only way out, and it is quiet.
  *
  * One store mode: the reflector writes its own {@link IndexedStore}, which is its diff base and
- * its output at once (a watch event costs one lookup, a list one batch), then calls its `onDelta`
- * listeners; `deltas$` is derived from them for rxjs users. Choose {@link Reflector} directly to
+ * its output at once (a watch event costs one lookup, a list one batch), then calls its `sink`
+ * and its `onDelta` listeners (`deltas$` is derived from them). Choose {@link Reflector} directly to
  * read one type (its `store`) or follow its changes; most operators use it through the shared
  * informer, which adds sharing, and the InformerEventSource, which maps changes to reconciles.
  */
