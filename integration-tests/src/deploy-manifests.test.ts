@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { skipWithReason, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { startTestApiServer, type TestApiServer } from '@kindex/testing';
+import { skipWithReason } from '@kindex/testing/internal';
 
 const DEPLOY = fileURLToPath(new URL('../../samples/job-cluster/deploy/', import.meta.url));
 const run = promisify(execFile);

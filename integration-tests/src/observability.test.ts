@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { ResourceID, type Logger } from '@kindex/core';
 import { Operator, type PrimaryDescription } from '@kindex/informer';
-import { createNamespace, eventually, metricValue } from '@kindex/testing';
+import { createNamespace, eventually } from '@kindex/testing';
+import { metricValue } from '@kindex/testing/internal';
 import { JobReconciler } from '@kindex/sample-job-cluster/src/job-reconciler.js';
 import { JobKind, ClusterKind, type Job } from '@kindex/sample-job-cluster/src/model.js';
 import { cluster, job, setClusterValue, useSampleServer } from './support/sample-fixture.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { crdYaml } from '@kindex/informer';
+import { crdYaml } from '@kindex/informer/internal';
 import { sampleCrds } from '@kindex/sample-job-cluster/src/install-crds.js';
 import { WebPageKind } from '@kindex/sample-job-cluster/src/webpage/webpage-model.js';
 

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { skipWithReason } from '@kindex/testing';
+import { skipWithReason } from '@kindex/testing/internal';
 
 const SAMPLE = fileURLToPath(new URL('../../samples/job-cluster/', import.meta.url));
 

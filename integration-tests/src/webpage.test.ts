@@ -2,7 +2,8 @@
 // on the test server of the run (embedded, or real with KINDEX_APISERVER=real): how many
 // reconciles a WebPage takes to ready, and that a reconcile changing nothing writes nothing.
 import { expect } from 'chai';
-import { DefaultContext, type EventRecord, type PrimaryCacheReader } from '@kindex/core';
+import { type EventRecord, type PrimaryCacheReader } from '@kindex/core';
+import { DefaultContext } from '@kindex/core/internal';
 import { createNamespace, useTestApiServer } from '@kindex/testing';
 import type { KubeClient } from '@kindex/informer';
 import { playWebPage } from '@kindex/sample-job-cluster/src/webpage/play-webpage.js';

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Every exported symbol of @kindex/core, @kindex/informer and @kindex/testing carries an
-// `@example`, and every `@example` code block in their sources compiles. A reader copies examples
-// into their own operator, so an example that no longer compiles is a bug in the docs.
+// Every exported symbol of the main entries of @kindex/core, @kindex/informer and @kindex/testing
+// carries an `@example`, and every `@example` code block in their sources (those reached through
+// the `/internal` entries included) compiles. A reader copies examples into their own operator, so
+// an example that no longer compiles is a bug in the docs.
 //
 // How: the TypeScript compiler API lists each package's exports (src/index.ts) and finds every
 // JSDoc `@example` in its source files; each fenced code block becomes one module under
@@ -44,6 +45,10 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 const fixtureRun = entryArgs.length > 0 || readmeArgs.length > 0 || docsArgs.length > 0;
 const entries = fixtureRun ? entryArgs : ['core', 'informer', 'testing'].map((p) => join(root, 'packages', p, 'src', 'index.ts'));
+// The `/internal` entries (src/internal.ts) are read too, so the examples their sources carry keep
+// compiling, but their exports need none: they are for kindex's own packages, tests and tools, not
+// in the API reference and not what a reader copies into an operator (scripts/ci/check-public-api.mjs).
+const internalEntries = fixtureRun ? [] : entries.map((e) => join(dirname(e), 'internal.ts')).filter((e) => existsSync(e));
 
 /** Every .md file under a docs folder, in a stable order, leaving out `api/` (TypeDoc's output). */
 function markdownPages(dir) {
@@ -75,7 +80,7 @@ const sourceOptions = {
 };
 
 // --- 1. The exported symbols and the source files that hold doc comments.
-const sourceProgram = ts.createProgram(entries, sourceOptions);
+const sourceProgram = ts.createProgram([...entries, ...internalEntries], sourceOptions);
 const checker = sourceProgram.getTypeChecker();
 const packageDirs = entries.map((e) => dirname(e));
 const isOurs = (file) => packageDirs.some((d) => file.startsWith(d + '/')) && !/\.test\.ts$/.test(file) && !file.endsWith('.d.ts');

@@ -2,7 +2,9 @@
 // The export-list test: each publishable package's public surface (every name its src/index.ts
 // exports, types included, with its kind) must equal the committed snapshot in
 // packages/<name>/exports.snapshot.txt, so any change to the public API shows in review as a
-// diff of that file. After an intended change: `node scripts/ci/check-export-lists.mjs --update`.
+// diff of that file. The `/internal` subpath (src/internal.ts, for the other kindex packages, tests
+// and tools) has its own, packages/<name>/exports.internal.snapshot.txt, so a name moving between
+// the two shows too. After an intended change: `node scripts/ci/check-export-lists.mjs --update`.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +26,9 @@ function kindOf(symbol) {
   return 'other';
 }
 
-/** `kind name` for every export of the package's index.ts, sorted by name. */
-function exportList(name) {
-  const index = join(root, 'packages', name, 'src', 'index.ts');
+/** `kind name` for every export of the package's entry file (src/index.ts or src/internal.ts), sorted by name. */
+function exportList(name, entry) {
+  const index = join(root, 'packages', name, 'src', entry);
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, 'packages', name, 'tsconfig.json'),
     {},
@@ -45,25 +47,34 @@ function exportList(name) {
 }
 
 let failed = false;
+// Each entry with its snapshot: the main entry always, the internal one where the package has it.
+const ENTRIES = [
+  { entry: 'index.ts', snapshot: 'exports.snapshot.txt' },
+  { entry: 'internal.ts', snapshot: 'exports.internal.snapshot.txt' },
+];
 for (const name of PACKAGES) {
-  const snapshot = join(root, 'packages', name, 'exports.snapshot.txt');
-  const actual = exportList(name).join('\n') + '\n';
-  if (update) {
-    writeFileSync(snapshot, actual);
-    console.log(`@kindex/${name}: wrote ${actual.split('\n').length - 1} exports to ${snapshot}`);
-    continue;
+  for (const { entry, snapshot: file } of ENTRIES) {
+    if (!existsSync(join(root, 'packages', name, 'src', entry))) continue;
+    const label = entry === 'index.ts' ? `@kindex/${name}` : `@kindex/${name}/internal`;
+    const snapshot = join(root, 'packages', name, file);
+    const actual = exportList(name, entry).join('\n') + '\n';
+    if (update) {
+      writeFileSync(snapshot, actual);
+      console.log(`${label}: wrote ${actual.split('\n').length - 1} exports to ${snapshot}`);
+      continue;
+    }
+    const expected = existsSync(snapshot) ? readFileSync(snapshot, 'utf8') : '';
+    if (actual === expected) {
+      console.log(`${label}: ${actual.split('\n').length - 1} exports, as in ${file}`);
+      continue;
+    }
+    failed = true;
+    const a = new Set(actual.split('\n').filter(Boolean));
+    const e = new Set(expected.split('\n').filter(Boolean));
+    console.error(`${label}: the surface differs from packages/${name}/${file}`);
+    for (const line of a) if (!e.has(line)) console.error(`  + ${line}`);
+    for (const line of e) if (!a.has(line)) console.error(`  - ${line}`);
   }
-  const expected = existsSync(snapshot) ? readFileSync(snapshot, 'utf8') : '';
-  if (actual === expected) {
-    console.log(`@kindex/${name}: ${actual.split('\n').length - 1} exports, as in exports.snapshot.txt`);
-    continue;
-  }
-  failed = true;
-  const a = new Set(actual.split('\n').filter(Boolean));
-  const e = new Set(expected.split('\n').filter(Boolean));
-  console.error(`@kindex/${name}: the public surface differs from packages/${name}/exports.snapshot.txt`);
-  for (const line of a) if (!e.has(line)) console.error(`  + ${line}`);
-  for (const line of e) if (!a.has(line)) console.error(`  - ${line}`);
 }
 if (failed) {
   console.error('If the change is intended, run `node scripts/ci/check-export-lists.mjs --update` and commit the snapshots.');

@@ -4,27 +4,18 @@
 // --- resource: objects and their identity
 export type { KubernetesObject, ObjectMeta, OwnerReference } from './resource/kubernetes-object.js';
 export { ResourceID, InvalidResourceError } from './resource/resource-id.js';
-export { deepFreeze } from './resource/deep-freeze.js';
-export { jsonEqual } from './resource/json-equal.js';
-export { isJsonObject } from './resource/is-json-object.js';
-export { isNewerVersion } from './resource/resource-version.js';
 
 // --- event: what sources report
 export type { ResourceEvent, ResourceEventType, CreateEvent, UpdateEvent, DeleteEvent, GenericEvent } from './event/resource-event.js';
-export { Listeners } from './event/listeners.js';
 
 // --- selector: label and field selectors (parse, match, format)
 export { LabelSelector } from './selector/label-selector.js';
 export type { LabelRequirement, LabelSelectorObject, LabelSelectorOperator } from './selector/label-selector.js';
-export { FieldSelector } from './selector/field-selector.js';
-export type { FieldRequirement } from './selector/field-selector.js';
 export { InvalidSelectorError } from './selector/invalid-selector-error.js';
-export { qualifiedNameErrors, labelValueErrors, dnsSubdomainErrors } from './selector/label-syntax.js';
 
 // --- shard: server-side sharded list and watch (KEP-5866), same hash client-side
-export { ShardSelector, shardIndexOf, SHARD_SPACE_END } from './shard/shard-selector.js';
+export { ShardSelector } from './shard/shard-selector.js';
 export type { ShardField, ShardRange, ShardableObject } from './shard/shard-selector.js';
-export { fnv1a64Hex } from './shard/fnv1a64.js';
 export { ShardMap } from './shard/shard-map.js';
 export type { ShardSegment } from './shard/shard-map.js';
 
@@ -35,7 +26,6 @@ export type { UpsertResult, StoreWriter } from './store/store-writer.js';
 export type { StoreSnapshot, StoreReader } from './store/store-snapshot.js';
 export { ReleasedSnapshotError } from './snapshot/undo-log.js';
 export type { StoreDelta } from './store/store-delta.js';
-export { isRecreated } from './store/store-delta.js';
 export { IndexerError, UnknownIndexError, DuplicateIndexerError } from './store/store-error.js';
 export type { StoreError } from './store/store-error.js';
 
@@ -77,17 +67,14 @@ export type {
   WhenCallback,
 } from './filter/kopf-filter.js';
 export { PRESENT, ABSENT } from './filter/markers.js';
-export type { PresenceMarker } from './filter/markers.js';
 export { not_, any_, all_, none_ } from './filter/callback-combinators.js';
 export type { Judge } from './filter/callback-combinators.js';
 export type { FilterContext, SpecOf, StatusOf } from './filter/filter-context.js';
 export { InvalidFilterError } from './filter/invalid-filter-error.js';
-export { stealthTransition } from './filter/stealth-transition.js';
 export type { EventTransform } from './filter/stealth-transition.js';
 
 // --- handler: event handlers (event -> primary IDs)
-export { mapEvent } from './handler/event-handler.js';
-export type { EventHandler, HandlerProblemReporter, HandlerErrorListener } from './handler/event-handler.js';
+export type { EventHandler, HandlerProblemReporter } from './handler/event-handler.js';
 export { HandlerError } from './handler/handler-error.js';
 export { enqueueForObject } from './handler/enqueue-for-object.js';
 export { enqueueForOwner } from './handler/enqueue-for-owner.js';
@@ -124,8 +111,7 @@ export type {
   SecondaryResourceReader,
 } from './source/event-source.js';
 export type { SecondaryType } from './source/secondary-type.js';
-export type { EventSourceHandle, EventSourceHandleOptions } from './source/event-source-handle.js';
-export { eventSourceHandle } from './source/event-source-handle.js';
+export type { EventSourceHandle } from './source/event-source-handle.js';
 export { secondaryType } from './source/secondary-type.js';
 export type { Trigger, TriggerCause } from './source/trigger.js';
 export type { TriggerSink } from './source/trigger-sink.js';
@@ -143,13 +129,10 @@ export type { UpdateKind } from './reconcile/update-control.js';
 export { DeleteControl } from './reconcile/delete-control.js';
 export { ErrorStatusUpdateControl } from './reconcile/error-status-update-control.js';
 export type { Context, SecondaryResourcesOptions, SecondaryResourceOptions } from './reconcile/context.js';
-export { DefaultContext } from './reconcile/default-context.js';
-export { noopLogger } from './reconcile/logger.js';
 export type { Logger, LogFn } from './reconcile/logger.js';
-export type { DefaultContextOptions } from './reconcile/default-context.js';
 export type { EventSourceContext } from './reconcile/event-source-context.js';
 export type { PrimaryCache, PrimaryCacheReader } from './reconcile/primary-cache.js';
-export { controllerConfiguration, processingConfiguration, InvalidConfigurationError } from './reconcile/controller-configuration.js';
+export { controllerConfiguration, InvalidConfigurationError } from './reconcile/controller-configuration.js';
 export type {
   ControllerConfiguration,
   ControllerConfigurationOptions,
@@ -165,7 +148,7 @@ export type {
   StopOptions,
 } from './reconcile/event-processor-options.js';
 export type { ReconcileQueue, QueueKind } from './reconcile/reconcile-queue.js';
-export type { ProcessingEvent, ProcessingEventType, ReconcileOutcome } from './reconcile/processing-event.js';
+export type { ProcessingEvent, ReconcileOutcome } from './reconcile/processing-event.js';
 export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';
 export { TerminalError } from './reconcile/terminal-error.js';
 export { ReconcileTimeoutError } from './reconcile/reconcile-timeout-error.js';
@@ -177,13 +160,8 @@ export {
 } from './reconcile/context-errors.js';
 
 // --- options: unknown-key checks every options object runs (src/options/)
-export { rejectUnknownOptions } from './options/reject-unknown-options.js';
-export { positiveMilliseconds } from './options/positive-milliseconds.js';
-export type { OptionKeys, OptionKeysOf } from './options/reject-unknown-options.js';
 export { UnknownOptionError } from './options/unknown-option-error.js';
 export { InvalidOptionError } from './options/invalid-option-error.js';
-export { defineOptions } from './options/define-options.js';
-export type { OptionSchemas, OptionsDefinition } from './options/define-options.js';
 export type { UnknownOption } from './options/unknown-option-error.js';
 
 // --- condition: status conditions (apimachinery meta.SetStatusCondition)
@@ -203,14 +181,9 @@ export { validateCustomObject } from './apiextensions/schema-validation.js';
 export type { ValidateCustomObjectOptions } from './apiextensions/schema-validation.js';
 export type { SchemaFieldError } from './apiextensions/schema-field-error.js';
 export { defaultCustomObject } from './apiextensions/schema-defaulting.js';
-export { pruneCustomObject } from './apiextensions/schema-pruning.js';
-export { validationRuleErrors } from './apiextensions/validation-rules.js';
-export type { RuleCompileError } from './apiextensions/validation-rules.js';
-export { kubernetesCelEnvironment } from './apiextensions/cel-environment.js';
 
 // --- recorder: Kubernetes Events from a reconcile (the contract; @kindex/informer writes them)
-export { noopEventRecorder } from './recorder/event-recorder.js';
 export type { EventRecorder, EventRecord, EventType, EventObjectReference } from './recorder/event-recorder.js';
 
 // --- runtime: the supported Node.js x client-node matrix, checked at import (src/runtime/)
-export { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from './runtime/supported-runtime.js';
+export { UnsupportedRuntimeError } from './runtime/supported-runtime.js';

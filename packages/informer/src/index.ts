@@ -14,8 +14,7 @@ export type { ReflectorSink } from './reflector/reflector-sink.js';
 export type { ObjectTransform } from './kind/object-transform.js';
 export { dropManagedFields, keepAppliedFields } from './reflector/object-transform.js';
 export { TransformError } from './reflector/reflector-error.js';
-export { resolveResourceType, UnknownResourceTypeError } from './client/resolve-resource-type.js';
-export type { ResolveResourceTypeOptions } from './client/resolve-resource-type.js';
+export { UnknownResourceTypeError } from './client/resolve-resource-type.js';
 
 // --- kind: typed resource kinds
 export { resourceKind, Kinds } from './kind/resource-kind.js';
@@ -40,14 +39,11 @@ export type { FieldViolation } from './crd/custom-resource-validation-error.js';
 export { KubeType } from './crd/kube-type.js';
 export { ConditionSchema, Conditions } from './crd/condition-schema.js';
 export type { EmbeddedObject } from './crd/kube-type.js';
-export { structuralSchema, NonStructuralSchemaError } from './crd/structural-schema.js';
+export { NonStructuralSchemaError } from './crd/structural-schema.js';
 export type { JsonSchemaProps, ValidationRule } from './crd/json-schema-props.js';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd/crd-manifest.js';
 export { installCrds, CrdNotEstablishedError } from './crd/install-crds.js';
 export type { InstallCrdsOptions } from './crd/install-crds.js';
-export { crdYaml } from './crd/crd-yaml.js';
-export { crdTypeScript } from './crd/crd-typescript.js';
-export type { CrdTypeScriptOptions } from './crd/crd-typescript.js';
 
 // --- cache: shared informers and multi-namespace caches
 export { SharedInformer, ConflictingIndexerError } from './cache/shared-informer.js';
@@ -57,7 +53,6 @@ export type { InformerSpec } from './cache/informer-spec.js';
 export type { SharedInformerStats } from './cache/shared-informer.js';
 export { InformerCache } from './cache/informer-cache.js';
 export { CacheSnapshot } from './cache/cache-snapshot.js';
-export { isScopeRemoval } from './cache/cache-delta.js';
 export type { CacheDelta, CacheDeltaOrigin } from './cache/cache-delta.js';
 export type { SharedInformerSink } from './cache/shared-informer-sink.js';
 export type { CacheDeltaSink } from './cache/cache-delta-sink.js';
@@ -72,14 +67,13 @@ export { KubeClient } from './client/kube-client.js';
 export { KubeApiError } from './client/kube-api-error.js';
 export type { KubeApiErrorOptions, KubeApiVerb } from './client/kube-api-error.js';
 export { WatchLineError, InactivityTimeoutError } from './client/response-errors.js';
-export { objectPath } from './kind/resource-type.js';
 export type { KubeClientOptions, PatchType } from './client/kube-client.js';
 export type { ObjectInput } from './client/object-input.js';
 export type { KubeClientRegistry, KubeClientRegistryClass } from './client/kube-client-registry.js';
 // --- client: server-side apply and matching what was applied
 export { InvalidApplyConfigurationError } from './client/invalid-apply-configuration-error.js';
 export type { ApplyOptions, ListOptions } from './client/kube-client.js';
-export { keepAppliedFieldsOf, matchesAppliedFields, ownedPart } from './client/ssa-matcher.js';
+export { matchesAppliedFields } from './client/ssa-matcher.js';
 export type { PrimaryWriteMode } from './controller/primary-writer.js';
 // --- dependent resources and workflows
 export {
@@ -128,11 +122,8 @@ export type { OperatorOptions, OperatorRunOptions } from './operator/operator-op
 export { ControllerDistributionError } from './operator/controller-distribution.js';
 export type { ControllerDistribution, OperatorControllerOptions } from './operator/controller-distribution.js';
 export { Controller } from './controller/controller.js';
-export { PRIMARY_SOURCE_NAME } from './controller/controller-event.js';
 export type { ControllerOptions } from './controller/controller-options.js';
 export type { ControllerEvent, ControllerProblemEvent, ControllerReconciledEvent } from './controller/controller-event.js';
-export { TemporaryResourceCache } from './dependent/temporary-resource-cache.js';
-export { generationAwarePredicate } from './controller/generation-aware-predicate.js';
 export type { ControllerObservability, ReconcileRecord, PrimaryDescription } from './controller/controller-observability.js';
 export type { OperatorObservabilityOptions } from './operator/operator-observability.js';
 
@@ -142,7 +133,7 @@ export type { FleetControllerOptions, FleetReconciler } from './fleet/fleet-cont
 export { ClusterClient } from './fleet/cluster-client.js';
 export type { ClusterProvider, ClusterProviderContext, ClusterSink, FleetCluster } from './fleet/cluster-provider.js';
 export { StaticClusterProvider } from './fleet/static-cluster-provider.js';
-export { KubeconfigSecretProvider, DEFAULT_KUBECONFIG_SECRET_LABEL } from './fleet/kubeconfig-secret-provider.js';
+export { KubeconfigSecretProvider } from './fleet/kubeconfig-secret-provider.js';
 export type { KubeconfigSecretProviderOptions } from './fleet/kubeconfig-secret-provider.js';
 export type { FleetClusterState, FleetClusterStatus } from './fleet/cluster-run.js';
 export { KubeconfigSecretError } from './fleet/fleet-errors.js';
@@ -154,9 +145,7 @@ export { EventMetrics } from './events/event-metrics.js';
 export type { EventDropReason } from './events/event-metrics.js';
 export type { OperatorMetricsOptions } from './metrics/operator-metrics.js';
 export { PrometheusWorkQueueMetrics } from './metrics/prometheus-work-queue-metrics.js';
-export { ControllerMetrics } from './metrics/controller-metrics.js';
 export type { MeteredController } from './metrics/metered-controller.js';
-export { InformerMetrics } from './metrics/informer-metrics.js';
 
 // --- events: Kubernetes Events from reconcilers, events.k8s.io/v1 with series (src/events/)
 export { EventBroadcaster } from './events/event-broadcaster.js';
@@ -173,23 +162,15 @@ export type { ServingCertificateErrorReason } from './server/secure/serving-cert
 export type { AccessReviewClient } from './server/secure/request-guard.js';
 export { HealthChecks, DuplicateHealthCheckError } from './server/health-checks.js';
 export type { HealthCheck, HealthCheckKind, HealthReport } from './server/health-checks.js';
-export { SourceHealthMonitor } from './server/source-health-monitor.js';
-export type { SourceHealthMonitorOptions } from './server/source-health-monitor.js';
-export { controllerDebugView } from './server/debug-controllers.js';
-export type { ControllerDebugView } from './server/debug-controllers.js';
 export type { DebuggableController, DebuggableFleet } from './server/debuggable-controller.js';
 
 // --- logging: structured JSON logs through pino (src/logging/)
-export { createOperatorLogger } from './logging/operator-logger.js';
 export type { OperatorLoggerOption } from './logging/operator-logger.js';
-export { causesForLog } from './logging/reconcile-log.js';
-export type { LoggedCause } from './logging/reconcile-log.js';
 export { formatErrorForUser } from './logging/user-error.js';
 
 // --- kubeconfig: finding the kubeconfig as kubectl does, checked before any request (src/kubeconfig/)
 export { loadKubeConfig } from './kubeconfig/load-kube-config.js';
 export type { LoadKubeConfigOptions } from './kubeconfig/load-kube-config-options.js';
-export { assertUsableKubeConfig } from './kubeconfig/assert-usable-kube-config.js';
 export {
   KubeConfigError,
   KubeConfigNotFoundError,
@@ -209,10 +190,10 @@ export { isNonTransient } from './client/kube-api-error.js';
 export type { CacheStartOptions } from './cache/informer-cache-options.js';
 
 // --- rbac: the Roles and ClusterRoles the controllers need (src/rbac/)
-export { rbacManifest, toYamlDocuments } from './rbac/rbac-manifest.js';
+export { rbacManifest } from './rbac/rbac-manifest.js';
 export type { RbacManifest, RbacManifestOptions, RbacObject, RbacSubject, PolicyRule, RequiredPermission } from './rbac/rbac-manifest.js';
 export { requiredPermissions } from './operator/required-permissions.js';
-export { fleetMemberManifests, remoteClusterManifests, remoteClusterPermissions } from './operator/remote-cluster-permissions.js';
+export { remoteClusterManifests, remoteClusterPermissions } from './operator/remote-cluster-permissions.js';
 export { secureServerPermissions, metricsReaderClusterRole } from './rbac/metrics-permissions.js';
 export type { NonResourceClusterRole } from './rbac/metrics-permissions.js';
 export type { RbacListingOptions } from './operator/required-permissions.js';
@@ -229,9 +210,7 @@ export type { LeaseTiming } from './lease/lease-timing.js';
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
-export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
 export type { LeaseStore } from './leader-election/lease-store.js';
-export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
@@ -243,8 +222,6 @@ export { ShardCoordinator } from './sharding/shard-coordinator.js';
 export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
 export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
-export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
-export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';
 export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
 export { ShardingConfigError } from './sharding/sharding-config-error.js';
 export type { OperatorShardingOptions } from './sharding/operator-sharding.js';
@@ -273,11 +250,6 @@ export { WebhookConfigError } from './webhook/webhook-errors.js';
 // --- operator definition and manifests: one module describes the operator, main runs it, `kindex manifests` deploys it (src/manifests/)
 export { defineOperator, runOperator } from './operator/operator-definition.js';
 export type { OperatorDefinition, OperatorDefinitionContext, RunOperatorOptions } from './operator/operator-definition.js';
-export { operatorManifests } from './manifests/operator-manifests.js';
-export type { DescribableOperator, OperatorManifests, OperatorManifestsOptions } from './manifests/operator-manifests.js';
 export { OperatorManifestsError } from './manifests/operator-manifests-error.js';
-export type { ManifestFile } from './manifests/manifest-files.js';
-export type { CertificateSource } from './manifests/certificate-manifests.js';
-export { describeOnly, refuseStartWhileDescribing, OperatorStartRefusedError } from './manifests/describe-only.js';
-export { loadOperatorModule, OperatorModuleError } from './manifests/load-operator-module.js';
-export type { LoadedOperatorDefinition, LoadedOperatorModule, LoadOperatorModuleOptions } from './manifests/load-operator-module.js';
+export { OperatorStartRefusedError } from './manifests/describe-only.js';
+export { OperatorModuleError } from './manifests/load-operator-module.js';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { apiServerFlavorFromEnvironment, startTestApiServer, UnknownApiServerFlavorError } from './index.js';
+import { startTestApiServer, UnknownApiServerFlavorError } from './index.js';
+import { apiServerFlavorFromEnvironment } from './internal.js';
 
 describe('apiServerFlavorFromEnvironment', () => {
   it('defaults to embedded when KINDEX_APISERVER is unset or empty', () => {

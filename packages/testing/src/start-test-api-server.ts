@@ -6,7 +6,7 @@ import { TEST_API_SERVER_OPTIONS, type TestApiServer, type TestApiServerOptions 
  *
  * @example
  * ```ts
- * import { apiServerFlavorFromEnvironment, type ApiServerFlavor } from '@kindex/testing';
+ * import { apiServerFlavorFromEnvironment, type ApiServerFlavor } from '@kindex/testing/internal';
  *
  * // Real servers take seconds to start: give their suites longer timeouts.
  * const flavor: ApiServerFlavor = apiServerFlavorFromEnvironment();
@@ -20,7 +20,8 @@ export type ApiServerFlavor = TestApiServer['flavor'];
  *
  * @example
  * ```ts
- * import { apiServerFlavorFromEnvironment, UnknownApiServerFlavorError } from '@kindex/testing';
+ * import { UnknownApiServerFlavorError } from '@kindex/testing';
+ * import { apiServerFlavorFromEnvironment } from '@kindex/testing/internal';
  *
  * try {
  *   apiServerFlavorFromEnvironment({ KINDEX_APISERVER: 'kind' });
@@ -44,7 +45,7 @@ export class UnknownApiServerFlavorError extends Error {
  *
  * @example
  * ```ts
- * import { apiServerFlavorFromEnvironment } from '@kindex/testing';
+ * import { apiServerFlavorFromEnvironment } from '@kindex/testing/internal';
  *
  * // KINDEX_APISERVER=real selects the real kube-apiserver; unset means embedded.
  * const flavor = apiServerFlavorFromEnvironment();

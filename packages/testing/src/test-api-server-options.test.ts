@@ -1,16 +1,6 @@
 import { expect } from 'chai';
-import {
-  catchInvalidOption,
-  catchUnknownOptions,
-  createTestCrd,
-  eventually,
-  realApiServerBinaries,
-  startEmbeddedApiServer,
-  startRealApiServer,
-  startTestApiServer,
-  useTestApiServer,
-  type TestApiServer,
-} from './index.js';
+import { createTestCrd, eventually, startEmbeddedApiServer, startTestApiServer, useTestApiServer, type TestApiServer } from './index.js';
+import { catchInvalidOption, catchUnknownOptions, realApiServerBinaries, startRealApiServer } from './internal.js';
 
 // The test servers' options reject unknown keys before anything starts, on
 // whichever server KINDEX_APISERVER selects.

@@ -164,7 +164,7 @@ export const celEnvironment = new Environment({
  *
  * @example
  * ```ts
- * import { kubernetesCelEnvironment } from '@kindex/core';
+ * import { kubernetesCelEnvironment } from '@kindex/core/internal';
  *
  * const environment = kubernetesCelEnvironment();
  * const small = environment.evaluate("quantity(self).isLessThan(quantity('1Gi'))", { self: '512Mi' }); // true

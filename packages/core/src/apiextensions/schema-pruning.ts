@@ -18,7 +18,7 @@ export const ROOT_KEEP = new Set(['apiVersion', 'kind', 'metadata']);
  *
  * @example
  * ```ts
- * import { pruneCustomObject } from '@kindex/core';
+ * import { pruneCustomObject } from '@kindex/core/internal';
  *
  * const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } };
  * const widget = { apiVersion: 'example.com/v1', kind: 'Widget', spec: { size: 2, junk: true } };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { pruneCustomObject, validateCustomObject } from '../index.js';
+import { validateCustomObject } from '../index.js';
+import { pruneCustomObject } from '../internal.js';
 
 describe('pruneCustomObject and validateCustomObject', () => {
   const schema = {

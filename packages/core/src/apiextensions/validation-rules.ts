@@ -110,7 +110,7 @@ const MISSING_LIBRARY = /found no matching overload for '(?:dyn\.)?(?:ip|cidr|is
  *
  * @example
  * ```ts
- * import { validationRuleErrors, type RuleCompileError } from '@kindex/core';
+ * import { validationRuleErrors, type RuleCompileError } from '@kindex/core/internal';
  *
  * const schema = { type: 'object', 'x-kubernetes-validations': [{ rule: 'isCIDR(self.net)' }] };
  * const lacking: RuleCompileError[] = validationRuleErrors(schema, 'openAPIV3Schema').compile.filter((e) => e.unsupported);
@@ -343,7 +343,7 @@ function celValue(value: unknown, schema: Schema | undefined): unknown {
  *
  * @example
  * ```ts
- * import { validationRuleErrors } from '@kindex/core';
+ * import { validationRuleErrors } from '@kindex/core/internal';
  *
  * // An unbounded list of unbounded strings: kube-apiserver refuses the rule as too expensive.
  * const schema = { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: "self.all(n, n.matches('^a.*z$'))" }] };

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
-  deepFreeze,
   findStatusCondition,
   isStatusConditionFalse,
   isStatusConditionPresentAndEqual,
@@ -12,6 +11,7 @@ import {
   type ConditionInput,
   type ConditionStatus,
 } from '../index.js';
+import { deepFreeze } from '../internal.js';
 
 type Op = { op: 'set'; input: ConditionInput; tick: number } | { op: 'remove'; type: string };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Listeners } from '../index.js';
+import { Listeners } from '../internal.js';
 
 describe('Listeners', () => {
   it('calls listeners in the order added, and a listener removed during an emission still gets that one', () => {

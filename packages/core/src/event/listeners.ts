@@ -15,7 +15,8 @@ import { Observable } from 'rxjs';
  *
  * @example
  * ```ts
- * import { Listeners, type StoreDelta } from '@kindex/core';
+ * import { type StoreDelta } from '@kindex/core';
+ * import { Listeners } from '@kindex/core/internal';
  *
  * const deltas = new Listeners<StoreDelta, boolean>();
  * const stop = deltas.add((delta, listing) => console.log(delta.type, listing ? '(list)' : '(watch)'));

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { KubernetesObject, MetaCriterion, ResourceEvent } from '../index.js';
-import { ABSENT, PRESENT, evaluate, kopfFilter, labelSelector, stealthTransition } from '../index.js';
+import { ABSENT, PRESENT, evaluate, kopfFilter, labelSelector } from '../index.js';
+import { stealthTransition } from '../internal.js';
 
 const key = fc.constantFrom('app', 'tier', 'example.com/team');
 const value = fc.constantFrom('', 'web', 'db');

@@ -31,7 +31,8 @@ export const ABSENT: unique symbol = Symbol.for('kindex.filter.ABSENT');
  *
  * @example
  * ```ts
- * import { PRESENT, type PresenceMarker } from '@kindex/core';
+ * import { PRESENT } from '@kindex/core';
+ * import { type PresenceMarker } from '@kindex/core/internal';
  *
  * const required: Record<string, PresenceMarker> = { 'example.com/owner': PRESENT };
  * ```

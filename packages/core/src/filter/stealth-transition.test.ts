@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { FilterError, KubernetesObject, ResourceEvent } from '../index.js';
-import { PRESENT, kopfFilter, labelSelector, stealthTransition } from '../index.js';
+import { PRESENT, kopfFilter, labelSelector } from '../index.js';
+import { stealthTransition } from '../internal.js';
 
 const obj = (labels?: Record<string, string>, rv = '1'): KubernetesObject => ({
   metadata: { name: 'a', namespace: 'ns', resourceVersion: rv, ...(labels ? { labels } : {}) },

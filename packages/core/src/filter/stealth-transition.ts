@@ -8,7 +8,8 @@ import { evaluate, type FilterErrorListener } from '../predicate/evaluate.js';
  *
  * @example
  * ```ts
- * import { kopfFilter, PRESENT, stealthTransition, type EventTransform, type ResourceEvent } from '@kindex/core';
+ * import { kopfFilter, PRESENT, type EventTransform, type ResourceEvent } from '@kindex/core';
+ * import { stealthTransition } from '@kindex/core/internal';
  * declare const event: ResourceEvent;
  *
  * // An object that gains the label arrives as a create, one that loses it as a delete.
@@ -49,7 +50,8 @@ export type EventTransform<R extends KubernetesObject = KubernetesObject> = (
  *
  * @example
  * ```ts
- * import { kopfFilter, PRESENT, stealthTransition, type FilterError, type ResourceEvent } from '@kindex/core';
+ * import { kopfFilter, PRESENT, type FilterError, type ResourceEvent } from '@kindex/core';
+ * import { stealthTransition } from '@kindex/core/internal';
  * declare const event: ResourceEvent;
  * declare function reportError(error: FilterError): void;
  * const stealth = stealthTransition(kopfFilter({ labels: { 'example.com/managed': PRESENT } }));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { HandlerError, KubernetesObject, ResourceEvent } from '../index.js';
-import { enqueueForObject, mapEvent } from '../index.js';
+import { enqueueForObject } from '../index.js';
+import { mapEvent } from '../internal.js';
 
 const o = (name: string, namespace?: string): KubernetesObject => ({ metadata: { name, ...(namespace ? { namespace } : {}) } });
 const keys = (e: ResourceEvent, onError?: (e: HandlerError) => void) => mapEvent(enqueueForObject(), e, onError).map((id) => id.key);

@@ -11,7 +11,8 @@ import type { EventHandler } from './event-handler.js';
  *
  * @example
  * ```ts
- * import { enqueueForObject, mapEvent, type ResourceEvent } from '@kindex/core';
+ * import { enqueueForObject, type ResourceEvent } from '@kindex/core';
+ * import { mapEvent } from '@kindex/core/internal';
  * declare const event: ResourceEvent;
  *
  * // The primary handler: each event reconciles the object it is about.

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { HandlerError, KubernetesObject, ResourceEvent } from '../index.js';
-import { enqueueForOwner, mapEvent } from '../index.js';
+import { enqueueForOwner } from '../index.js';
+import { mapEvent } from '../internal.js';
 
 const goodRef = fc.record({
   apiVersion: fc.constantFrom('apps/v1', 'apps/v1beta2', 'v1', 'example.com/v1'),

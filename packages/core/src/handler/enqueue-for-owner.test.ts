@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { HandlerError, KubernetesObject, OwnerReference, ResourceEvent } from '../index.js';
-import { enqueueForOwner, mapEvent } from '../index.js';
+import { enqueueForOwner } from '../index.js';
+import { mapEvent } from '../internal.js';
 
 const ref = (apiVersion: string, kind: string, name: string, controller?: boolean): OwnerReference => ({
   apiVersion,

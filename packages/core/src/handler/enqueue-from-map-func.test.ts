@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { HandlerError, KubernetesObject, ResourceEvent } from '../index.js';
-import { ResourceID, enqueueFromMapFunc, mapEvent } from '../index.js';
+import { ResourceID, enqueueFromMapFunc } from '../index.js';
+import { mapEvent } from '../internal.js';
 
 // A Job names its Cluster in a label; Job events reconcile that Cluster.
 const job = (name: string, clusters: string[]): KubernetesObject => ({

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { EventHandler, HandlerError as HandlerErrorT, KubernetesObject, ResourceEvent } from '../index.js';
-import { HandlerError, InvalidResourceError, ResourceID, mapEvent } from '../index.js';
+import { HandlerError, InvalidResourceError, ResourceID } from '../index.js';
+import { mapEvent } from '../internal.js';
 
 const obj = (name: string): KubernetesObject => ({ metadata: { name, namespace: 'ns' } });
 const create = (o: KubernetesObject): ResourceEvent => ({ type: 'create', object: o });

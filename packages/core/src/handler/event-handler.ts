@@ -57,7 +57,8 @@ export type HandlerProblemReporter<R extends KubernetesObject = KubernetesObject
  *
  * @example
  * ```ts
- * import { enqueueForObject, mapEvent, type HandlerErrorListener, type ResourceEvent } from '@kindex/core';
+ * import { enqueueForObject, type ResourceEvent } from '@kindex/core';
+ * import { mapEvent, type HandlerErrorListener } from '@kindex/core/internal';
  * declare const event: ResourceEvent;
  *
  * const warn: HandlerErrorListener = (error) => console.warn(`${error.handler} on ${error.objectKey}: ${error.message}`);
@@ -106,7 +107,8 @@ export interface EventHandler<R extends KubernetesObject = KubernetesObject> {
  *
  * @example
  * ```ts
- * import { enqueueForOwner, mapEvent, type ResourceEvent } from '@kindex/core';
+ * import { enqueueForOwner, type ResourceEvent } from '@kindex/core';
+ * import { mapEvent } from '@kindex/core/internal';
  * declare const podEvent: ResourceEvent;
  *
  * // Which ReplicaSets does this Pod event concern? Bad owner references are reported, not thrown.

@@ -10,7 +10,8 @@ import type { ResourceEventType } from '../event/resource-event.js';
  *
  * @example
  * ```ts
- * import { enqueueForOwner, HandlerError, mapEvent, type ResourceEvent } from '@kindex/core';
+ * import { enqueueForOwner, HandlerError, type ResourceEvent } from '@kindex/core';
+ * import { mapEvent } from '@kindex/core/internal';
  * declare const event: ResourceEvent;
  *
  * const handler = enqueueForOwner({ group: 'example.com', kind: 'WebApp' });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Type } from 'typebox';
-import { BucketRateLimiter, defineOptions, InvalidOptionError, UnknownOptionError } from '../index.js';
+import { BucketRateLimiter, InvalidOptionError, UnknownOptionError } from '../index.js';
+import { defineOptions } from '../internal.js';
 
 interface PoolOptions {
   readonly size?: number;

@@ -24,7 +24,7 @@ import { rejectUnknownOptions, type OptionKeys, type OptionKeysOf } from './reje
  * @example
  * ```ts
  * import { Type } from 'typebox';
- * import type { OptionSchemas } from '@kindex/core';
+ * import type { OptionSchemas } from '@kindex/core/internal';
  *
  * interface RetryOptions { readonly attempts?: number }
  * const schemas: OptionSchemas<RetryOptions> = { attempts: Type.Optional(Type.Integer({ minimum: 1 })) };
@@ -38,7 +38,7 @@ export type OptionSchemas<T> = { readonly [K in keyof Required<T>]-?: TSchema };
  *
  * @example
  * ```ts
- * import { defineOptions, type OptionsDefinition } from '@kindex/core';
+ * import { defineOptions, type OptionsDefinition } from '@kindex/core/internal';
  * import { Type } from 'typebox';
  *
  * interface PoolOptions { readonly size?: number }
@@ -83,7 +83,8 @@ export interface OptionsDefinition<T> {
  *
  * @example
  * ```ts
- * import { defineOptions, InvalidOptionError } from '@kindex/core';
+ * import { InvalidOptionError } from '@kindex/core';
+ * import { defineOptions } from '@kindex/core/internal';
  * import { Type } from 'typebox';
  *
  * interface PoolOptions { readonly size?: number; readonly name?: string }

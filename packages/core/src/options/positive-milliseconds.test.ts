@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { InvalidOptionError, positiveMilliseconds } from '../index.js';
+import { InvalidOptionError } from '../index.js';
+import { positiveMilliseconds } from '../internal.js';
 
 describe('positiveMilliseconds', () => {
   it('passes a positive finite number and an absent value through', () => {

@@ -12,7 +12,7 @@ import { InvalidOptionError } from './invalid-option-error.js';
  *
  * @example
  * ```ts
- * import { positiveMilliseconds } from '@kindex/core';
+ * import { positiveMilliseconds } from '@kindex/core/internal';
  * const periodMs = positiveMilliseconds(30_000, 'poller: periodMs') ?? 60_000;
  * ```
  */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { rejectUnknownOptions, UnknownOptionError, type OptionKeys } from '../index.js';
+import { UnknownOptionError } from '../index.js';
+import { rejectUnknownOptions, type OptionKeys } from '../internal.js';
 
 const OPERATOR_LIKE: OptionKeys = {
   kubeConfig: true,

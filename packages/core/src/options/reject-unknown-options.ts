@@ -20,7 +20,7 @@ import { UnknownOptionError, type UnknownOption } from './unknown-option-error.j
  *
  * @example
  * ```ts
- * import type { OptionKeys } from '@kindex/core';
+ * import type { OptionKeys } from '@kindex/core/internal';
  *
  * const serverKeys: OptionKeys = { port: true, host: true, tls: { cert: true, key: true } };
  * ```
@@ -34,7 +34,7 @@ export type OptionKeys = { readonly [key: string]: true | OptionKeys };
  *
  * @example
  * ```ts
- * import type { OptionKeysOf } from '@kindex/core';
+ * import type { OptionKeysOf } from '@kindex/core/internal';
  *
  * interface RetryOptions { readonly attempts?: number; readonly delayMs?: number }
  * const RETRY_OPTION_KEYS = { attempts: true, delayMs: true } as const satisfies OptionKeysOf<RetryOptions>;
@@ -52,7 +52,7 @@ export type OptionKeysOf<T> = { readonly [K in keyof Required<T>]: true | Option
  *
  * @example
  * ```ts
- * import { rejectUnknownOptions } from '@kindex/core';
+ * import { rejectUnknownOptions } from '@kindex/core/internal';
  *
  * const keys = { port: true, host: true } as const;
  * rejectUnknownOptions('server options', { port: 8080 }, keys); // fine

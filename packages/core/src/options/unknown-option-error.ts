@@ -36,7 +36,8 @@ export interface UnknownOption {
  *
  * @example
  * ```ts
- * import { rejectUnknownOptions, UnknownOptionError } from '@kindex/core';
+ * import { UnknownOptionError } from '@kindex/core';
+ * import { rejectUnknownOptions } from '@kindex/core/internal';
  *
  * try {
  *   rejectUnknownOptions('server options', { hots: 'localhost', port: 80 }, { host: true, port: true });

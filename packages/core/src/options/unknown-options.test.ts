@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import {
   BucketRateLimiter,
   enqueueForOwner,
-  eventSourceHandle,
   IndexedStore,
   GenericRetry,
   ItemExponentialFailureRateLimiter,
@@ -14,6 +13,7 @@ import {
   UnknownOptionError,
   WorkQueue,
 } from '../index.js';
+import { eventSourceHandle } from '../internal.js';
 
 // Every options object of @kindex/core rejects keys it does not know, naming all of them with
 // the closest accepted key.

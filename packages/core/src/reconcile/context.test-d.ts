@@ -1,6 +1,5 @@
 // Type-level tests: checked by `tsc -b`, never run. Each @ts-expect-error must stay an error.
 import {
-  DefaultContext,
   EventProcessor,
   PollingEventSource,
   secondaryType,
@@ -11,6 +10,7 @@ import {
   type KubernetesObject,
   type Reconciler,
 } from '../index.js';
+import { DefaultContext } from '../internal.js';
 
 interface Job extends KubernetesObject {
   spec: { clusterName: string };

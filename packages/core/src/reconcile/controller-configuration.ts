@@ -10,7 +10,8 @@ import { InvalidOptionError } from '../options/invalid-option-error.js';
  *
  * @example
  * ```ts
- * import { EventProcessor, processingConfiguration, type ProcessingConfiguration } from '@kindex/core';
+ * import { EventProcessor, type ProcessingConfiguration } from '@kindex/core';
+ * import { processingConfiguration } from '@kindex/core/internal';
  *
  * const processing: ProcessingConfiguration = processingConfiguration({ concurrency: 8 });
  * const processor = new EventProcessor({ ...processing, dispatch: async () => {} });
@@ -182,7 +183,8 @@ export function controllerConfiguration(options: ControllerConfigurationOptions)
  *
  * @example
  * ```ts
- * import { GenericRetry, processingConfiguration } from '@kindex/core';
+ * import { GenericRetry } from '@kindex/core';
+ * import { processingConfiguration } from '@kindex/core/internal';
  *
  * const processing = processingConfiguration({ concurrency: 2, retry: new GenericRetry({ maxAttempts: 3 }), reconcileTimeoutMs: 30_000 }, 'webapps');
  * ```

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import {
-  DefaultContext,
   EventSourceClassMismatchError,
-  eventSourceHandle,
   MultipleEventSourcesForTypeError,
   MultipleSecondaryResourcesError,
   NoEventSourceForTypeError,
@@ -17,6 +15,7 @@ import {
   type SecondaryType,
   type Trigger,
 } from '../index.js';
+import { DefaultContext, eventSourceHandle } from '../internal.js';
 
 interface Pod extends KubernetesObject {
   spec?: { tag?: string };

@@ -28,7 +28,8 @@ import type { PrimaryCacheReader } from './primary-cache.js';
  *
  * @example
  * ```ts
- * import { DefaultContext, type DefaultContextOptions, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { DefaultContext, type DefaultContextOptions } from '@kindex/core/internal';
  * declare const webApp: KubernetesObject;
  * declare const primaryCache: PrimaryCacheReader;
  *
@@ -97,7 +98,8 @@ type SourcesByType<P extends KubernetesObject> = Map<
  *
  * @example
  * ```ts
- * import { DefaultContext, TimerEventSource, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { TimerEventSource, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { DefaultContext } from '@kindex/core/internal';
  * declare const webApp: KubernetesObject;
  * declare const primaryCache: PrimaryCacheReader;
  *
@@ -213,7 +215,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
    * calls it when the reconcile ends; reading a released snapshot throws. Idempotent.
    * @example
    * ```ts
-   * import { DefaultContext, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+   * import { type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+   * import { DefaultContext } from '@kindex/core/internal';
    * declare const webApp: KubernetesObject;
    * declare const primaryCache: PrimaryCacheReader;
    *

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { NEVER, Observable } from 'rxjs';
 import {
   EventProcessor,
-  Listeners,
   PriorityWorkQueue,
   ResourceID,
   type EventSource,
@@ -10,6 +9,7 @@ import {
   type ProcessingEvent,
   type Trigger,
 } from '../index.js';
+import { Listeners } from '../internal.js';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { Subject } from 'rxjs';
 import {
   BucketRateLimiter,
-  DefaultContext,
   EventProcessor,
   FakeClock,
   GenericRetry,
@@ -18,6 +17,7 @@ import {
   type Reconciler,
   type Trigger,
 } from '../index.js';
+import { DefaultContext } from '../internal.js';
 
 interface Job extends KubernetesObject {
   spec: { bucket: string };

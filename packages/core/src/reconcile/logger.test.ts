@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { DefaultContext, noopLogger, type KubernetesObject, type Logger, type PrimaryCacheReader } from '../index.js';
+import { type KubernetesObject, type Logger, type PrimaryCacheReader } from '../index.js';
+import { DefaultContext, noopLogger } from '../internal.js';
 
 const primary: KubernetesObject = { metadata: { name: 'job', namespace: 'ns' } };
 const primaryCache = { get: () => undefined } as unknown as PrimaryCacheReader<KubernetesObject>;

@@ -62,7 +62,8 @@ const ignore: LogFn = () => {};
  *
  * @example
  * ```ts
- * import { DefaultContext, noopLogger, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { DefaultContext, noopLogger } from '@kindex/core/internal';
  * declare const primary: KubernetesObject;
  * declare const primaryCache: PrimaryCacheReader;
  *

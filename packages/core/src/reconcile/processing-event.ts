@@ -85,7 +85,8 @@ export type ProcessingEvent =
  *
  * @example
  * ```ts
- * import type { EventProcessor, ProcessingEventType } from '@kindex/core';
+ * import type { EventProcessor } from '@kindex/core';
+ * import type { ProcessingEventType } from '@kindex/core/internal';
  * declare const processor: EventProcessor;
  *
  * const counts = new Map<ProcessingEventType, number>();

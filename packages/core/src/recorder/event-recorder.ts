@@ -103,7 +103,8 @@ export interface EventRecorder {
  *
  * @example
  * ```ts
- * import { DefaultContext, noopEventRecorder, type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { type KubernetesObject, type PrimaryCacheReader } from '@kindex/core';
+ * import { DefaultContext, noopEventRecorder } from '@kindex/core/internal';
  * declare const primary: KubernetesObject;
  * declare const primaryCache: PrimaryCacheReader;
  *

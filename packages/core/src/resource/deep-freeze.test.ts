@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deepFreeze } from '../index.js';
+import { deepFreeze } from '../internal.js';
 
 describe('deepFreeze', () => {
   it('freezes nested objects and arrays and returns the same value', () => {

@@ -11,7 +11,8 @@
  *
  * @example
  * ```ts
- * import { deepFreeze, type KubernetesObject } from '@kindex/core';
+ * import { type KubernetesObject } from '@kindex/core';
+ * import { deepFreeze } from '@kindex/core/internal';
  *
  * // Freeze a desired object before sharing it between reconciles, so no caller can change it.
  * const desired = deepFreeze<KubernetesObject>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' } });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isJsonObject } from '../index.js';
+import { isJsonObject } from '../internal.js';
 
 describe('isJsonObject', () => {
   it('accepts objects, including empty and frozen ones', () => {

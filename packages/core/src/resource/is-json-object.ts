@@ -7,7 +7,8 @@
  *
  * @example
  * ```ts
- * import { isJsonObject, type KubernetesObject } from '@kindex/core';
+ * import { type KubernetesObject } from '@kindex/core';
+ * import { isJsonObject } from '@kindex/core/internal';
  * declare const object: KubernetesObject & { spec?: unknown };
  *
  * // Read spec.replicas only when spec is an object (a bad manifest may carry a list or null).

@@ -10,7 +10,8 @@
  *
  * @example
  * ```ts
- * import { jsonEqual, type KubernetesObject } from '@kindex/core';
+ * import { type KubernetesObject } from '@kindex/core';
+ * import { jsonEqual } from '@kindex/core/internal';
  * declare const actual: KubernetesObject & { data?: Record<string, string> };
  * declare const desiredData: Record<string, string>;
  *

@@ -10,7 +10,8 @@ import type { KubernetesObject } from './kubernetes-object.js';
  *
  * @example
  * ```ts
- * import { isNewerVersion, type KubernetesObject } from '@kindex/core';
+ * import { type KubernetesObject } from '@kindex/core';
+ * import { isNewerVersion } from '@kindex/core/internal';
  * declare const written: KubernetesObject;
  * declare const cached: KubernetesObject;
  *

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
-import { assertSupportedRuntime, unsupportedRuntime, UnsupportedRuntimeError } from '../index.js';
+import { UnsupportedRuntimeError } from '../index.js';
+import { assertSupportedRuntime, unsupportedRuntime } from '../internal.js';
 
 describe('supported runtime', () => {
   it('accepts client-node 1.4 on Node 20, 22 and 24', () => {

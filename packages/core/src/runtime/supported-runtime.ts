@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
  *
  * @example
  * ```ts
- * import { unsupportedRuntime, UnsupportedRuntimeError } from '@kindex/core';
+ * import { UnsupportedRuntimeError } from '@kindex/core';
+ * import { unsupportedRuntime } from '@kindex/core/internal';
  *
  * const problem: UnsupportedRuntimeError | undefined = unsupportedRuntime(process.versions.node, '1.4.0');
  * if (problem) console.error(`Node.js ${problem.nodeVersion} with client-node ${problem.clientNodeVersion}: ${problem.message}`);
@@ -62,7 +63,7 @@ const CLIENT_NODE_2_MIN_NODE: Version = [22, 19, 0];
  *
  * @example
  * ```ts
- * import { unsupportedRuntime } from '@kindex/core';
+ * import { unsupportedRuntime } from '@kindex/core/internal';
  * unsupportedRuntime('20.19.0', '2.0.1'); // UnsupportedRuntimeError: ... needs Node.js 22.19 or newer ...
  * unsupportedRuntime('24.21.0', '2.0.1'); // undefined
  * ```
@@ -98,7 +99,7 @@ export function unsupportedRuntime(nodeVersion: string, clientNodeVersion: strin
  * @param nodeVersion - the Node.js version to check against. Defaults to the running one.
  * @example
  * ```ts
- * import { assertSupportedRuntime } from '@kindex/core';
+ * import { assertSupportedRuntime } from '@kindex/core/internal';
  *
  * // First thing in a module that loads @kubernetes/client-node: fail early with a clear message.
  * assertSupportedRuntime(import.meta.url);

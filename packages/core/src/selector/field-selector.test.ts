@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { FieldSelector, InvalidSelectorError } from '../index.js';
+import { InvalidSelectorError } from '../index.js';
+import { FieldSelector } from '../internal.js';
 
 describe('FieldSelector', () => {
   const fields: Record<string, string> = { 'metadata.name': 'web', 'status.phase': 'Running' };

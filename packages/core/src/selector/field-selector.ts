@@ -8,7 +8,7 @@ import { InvalidSelectorError } from './invalid-selector-error.js';
  *
  * @example
  * ```ts
- * import { FieldSelector, type FieldRequirement } from '@kindex/core';
+ * import { FieldSelector, type FieldRequirement } from '@kindex/core/internal';
  *
  * const requirements: readonly FieldRequirement[] = FieldSelector.parse('status.phase!=Succeeded,spec.nodeName=node-1').requirements;
  * ```
@@ -28,7 +28,7 @@ export interface FieldRequirement {
  *
  * @example
  * ```ts
- * import { FieldSelector } from '@kindex/core';
+ * import { FieldSelector } from '@kindex/core/internal';
  *
  * const running = FieldSelector.parse('status.phase=Running');
  * const pod = { status: { phase: 'Running' } };

@@ -17,7 +17,7 @@ const SUBDOMAIN_FMT_MSG =
  *
  * @example
  * ```ts
- * import { qualifiedNameErrors } from '@kindex/core';
+ * import { qualifiedNameErrors } from '@kindex/core/internal';
  *
  * // Validate a label key from a custom resource's spec before using it.
  * const problems = qualifiedNameErrors('example.com/team');
@@ -55,7 +55,7 @@ export function qualifiedNameErrors(key: string): string[] {
  *
  * @example
  * ```ts
- * import { labelValueErrors } from '@kindex/core';
+ * import { labelValueErrors } from '@kindex/core/internal';
  * declare const teamName: string;
  *
  * // A label value must be at most 63 characters of [A-Za-z0-9_.-].
@@ -74,7 +74,7 @@ export function labelValueErrors(value: string): string[] {
  *
  * @example
  * ```ts
- * import { dnsSubdomainErrors } from '@kindex/core';
+ * import { dnsSubdomainErrors } from '@kindex/core/internal';
  *
  * // Check a name before creating the object it names, for a clear error in the primary's status.
  * const problems = dnsSubdomainErrors('web-config.v2');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { fnv1a64Hex } from '../index.js';
+import { fnv1a64Hex } from '../internal.js';
 
 // The textbook definition on BigInt: slow, obviously right, the oracle for the fast one.
 function reference(value: string): string {

@@ -19,7 +19,7 @@ const utf8 = new TextEncoder();
  *
  * @example
  * ```ts
- * import { fnv1a64Hex } from '@kindex/core';
+ * import { fnv1a64Hex } from '@kindex/core/internal';
  *
  * // Which half of the hash space the namespace "default" falls in (the server hashes the same bytes).
  * const inFirstHalf = '0x' + fnv1a64Hex('default') < '0x8000000000000000';

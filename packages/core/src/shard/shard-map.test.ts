@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { InvalidSelectorError, SHARD_SPACE_END, ShardMap, ShardSelector, fnv1a64Hex } from '../index.js';
+import { InvalidSelectorError, ShardMap, ShardSelector } from '../index.js';
+import { SHARD_SPACE_END, fnv1a64Hex } from '../internal.js';
 
 const NS = 'object.metadata.namespace' as const;
 const TWO_64 = 1n << 64n;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { fnv1a64Hex, InvalidSelectorError, SHARD_SPACE_END, ShardSelector, shardIndexOf, type ShardField } from '../index.js';
+import { InvalidSelectorError, ShardSelector, type ShardField } from '../index.js';
+import { fnv1a64Hex, SHARD_SPACE_END, shardIndexOf } from '../internal.js';
 
 const UID_HALF = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
 

@@ -39,7 +39,8 @@ export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
  *
  * @example
  * ```ts
- * import { SHARD_SPACE_END, ShardSelector, type ShardRange } from '@kindex/core';
+ * import { ShardSelector, type ShardRange } from '@kindex/core';
+ * import { SHARD_SPACE_END } from '@kindex/core/internal';
  *
  * // The upper half of the hash space, by uid.
  * const upper: ShardRange = { start: '0x8000000000000000', end: SHARD_SPACE_END };
@@ -72,7 +73,8 @@ export interface ShardableObject {
  *
  * @example
  * ```ts
- * import { SHARD_SPACE_END, ShardSelector } from '@kindex/core';
+ * import { ShardSelector } from '@kindex/core';
+ * import { SHARD_SPACE_END } from '@kindex/core/internal';
  *
  * // Everything: one range over the whole hash space.
  * const all = ShardSelector.of('object.metadata.namespace', [{ start: '0x0000000000000000', end: SHARD_SPACE_END }]);
@@ -207,7 +209,7 @@ export class ShardSelector {
  *
  * @example
  * ```ts
- * import { shardIndexOf } from '@kindex/core';
+ * import { shardIndexOf } from '@kindex/core/internal';
  *
  * // Which of 4 shards (and so which shard Lease) serves the primaries of namespace "team-a".
  * const shard = shardIndexOf('object.metadata.namespace', { metadata: { namespace: 'team-a' } }, 4);

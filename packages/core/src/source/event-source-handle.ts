@@ -43,7 +43,8 @@ export interface EventSourceHandle<S> {
  *
  * @example
  * ```ts
- * import { eventSourceHandle, secondaryType, type EventSource, type EventSourceHandleOptions } from '@kindex/core';
+ * import { secondaryType, type EventSource } from '@kindex/core';
+ * import { eventSourceHandle, type EventSourceHandleOptions } from '@kindex/core/internal';
  * declare const mySources: Set<EventSource<unknown, never>>;
  *
  * // The source named "nightly" among those serving Backup, recognised by membership.
@@ -81,7 +82,8 @@ const EVENT_SOURCE_HANDLE_OPTIONS = defineOptions<EventSourceHandleOptions<unkno
  *
  * @example
  * ```ts
- * import { eventSourceHandle, PollingEventSource, secondaryType, type KubernetesObject } from '@kindex/core';
+ * import { PollingEventSource, secondaryType, type KubernetesObject } from '@kindex/core';
+ * import { eventSourceHandle } from '@kindex/core/internal';
  * interface Quota { readonly team: string; readonly cpu: number }
  * const QuotaType = secondaryType<Quota>('Quota');
  *

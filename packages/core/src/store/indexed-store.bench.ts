@@ -1,6 +1,7 @@
 // Memory and throughput of IndexedStore and PrimaryToSecondaryIndex. Not a test: numbers only.
 // Run: cd packages/core && node --expose-gc --import tsx src/store/indexed-store.bench.ts [count]
-import { IndexedStore, PrimaryToSecondaryIndex, ResourceID, deepFreeze, type KubernetesObject } from '../index.js';
+import { IndexedStore, PrimaryToSecondaryIndex, ResourceID, type KubernetesObject } from '../index.js';
+import { deepFreeze } from '../internal.js';
 
 interface Pod extends KubernetesObject {
   metadata: NonNullable<KubernetesObject['metadata']>;

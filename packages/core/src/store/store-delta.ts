@@ -26,7 +26,8 @@ export type StoreDelta<R extends KubernetesObject = KubernetesObject> = CreateEv
  *
  * @example
  * ```ts
- * import { isRecreated, type KubernetesObject } from '@kindex/core';
+ * import { type KubernetesObject } from '@kindex/core';
+ * import { isRecreated } from '@kindex/core/internal';
  * declare const held: KubernetesObject;
  * declare const incoming: KubernetesObject;
  *

@@ -13,7 +13,8 @@ import type { CacheDeltaOrigin } from './cache-delta.js';
  *
  * @example
  * ```ts
- * import { isScopeRemoval, type CacheDeltaOrigin, type CacheDeltaSink, type InformerCache } from '@kindex/informer';
+ * import { type CacheDeltaOrigin, type CacheDeltaSink, type InformerCache } from '@kindex/informer';
+ * import { isScopeRemoval } from '@kindex/informer/internal';
  * import type { KubernetesObject, StoreDelta } from '@kindex/core';
  * declare const configMaps: InformerCache;
  *

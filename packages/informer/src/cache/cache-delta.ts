@@ -28,7 +28,8 @@ export type CacheDeltaOrigin = 'watch' | 'list' | 'attach' | 'namespace-removed'
  *
  * @example
  * ```ts
- * import { isScopeRemoval, type InformerCache } from '@kindex/informer';
+ * import { type InformerCache } from '@kindex/informer';
+ * import { isScopeRemoval } from '@kindex/informer/internal';
  * declare const jobs: InformerCache;
  *
  * // Forget what left the cache's scope; clean up only after what the server deleted.

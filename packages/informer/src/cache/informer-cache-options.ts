@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions, type KubernetesObject, type ShardSelector } from '@kindex/core';
+import { type KubernetesObject, type ShardSelector } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { ObjectTransform } from '../kind/object-transform.js';
 import type { ResourceKind } from '../kind/resource-kind.js';

@@ -9,8 +9,6 @@
  */
 import { Subject, Subscription, type Observable } from 'rxjs';
 import {
-  FieldSelector,
-  Listeners,
   ResourceID,
   ShardSelector,
   type IndexedStore,
@@ -20,6 +18,7 @@ import {
   type StoreReader,
   type StoreSnapshot,
 } from '@kindex/core';
+import { FieldSelector, Listeners } from '@kindex/core/internal';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import type { InformerLease } from './informer-registry.js';
@@ -155,7 +154,8 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> implem
    * @returns the function that removes the listener.
    * @example
    * ```ts
-   * import { isScopeRemoval, type InformerCache } from '@kindex/informer';
+   * import { type InformerCache } from '@kindex/informer';
+   * import { isScopeRemoval } from '@kindex/informer/internal';
    * declare const configMaps: InformerCache;
    *
    * const stop = configMaps.onDelta((delta, origin) => {

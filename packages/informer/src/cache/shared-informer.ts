@@ -13,7 +13,8 @@
  * @module
  */
 import { Subject, type Observable, type Subscription } from 'rxjs';
-import { Listeners, deepFreeze, type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { type IndexedStore, type Indexer, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { Listeners, deepFreeze } from '@kindex/core/internal';
 import { Reflector } from '../reflector/reflector.js';
 import { type ReflectorOptions, type WaitForSyncOptions } from '../reflector/reflector-options.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';

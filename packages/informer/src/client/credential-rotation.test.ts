@@ -11,14 +11,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject } from '@kindex/core';
-import {
-  createNamespace,
-  eventually,
-  selfSignedCertificate,
-  startEmbeddedApiServer,
-  type EmbeddedApiServer,
-  type SelfSignedCertificate,
-} from '@kindex/testing';
+import { createNamespace, eventually, startEmbeddedApiServer, type EmbeddedApiServer } from '@kindex/testing';
+import { selfSignedCertificate, type SelfSignedCertificate } from '@kindex/testing/internal';
 import { KubeApiError, KubeClient, Reflector } from '../index.js';
 import type { ResourceType } from '../index.js';
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { KubeClientRegistry } from './kube-client-registry.js';
 

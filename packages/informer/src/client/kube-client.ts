@@ -17,7 +17,8 @@
  * @module
  */
 import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { ResourceID, positiveMilliseconds, rejectUnknownOptions, type KubernetesObject, type SecondaryType } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type SecondaryType } from '@kindex/core';
+import { positiveMilliseconds, rejectUnknownOptions } from '@kindex/core/internal';
 import { apiVersionOf, collectionPath, objectPath, type ResourceType } from '../kind/resource-type.js';
 import { KubeClientRegistrySlot, type KubeClientRegistry, type KubeClientRegistryClass } from './kube-client-registry.js';
 import { decodeBody, sendRequest } from './kube-request.js';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
 import { jsonCodec } from './json-codec.js';
 

@@ -8,7 +8,8 @@
 // the embedded server (in this process) the client's and the server's together.
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ResourceID } from '@kindex/core';
-import { createNamespace, startEmbeddedApiServer, startRealApiServer } from '@kindex/testing';
+import { createNamespace, startEmbeddedApiServer } from '@kindex/testing';
+import { startRealApiServer } from '@kindex/testing/internal';
 import { KubeClient, Kinds } from '../index.js';
 import { measureSequential, type LatencyRow } from '../internal/sequential-latency.bench.js';
 

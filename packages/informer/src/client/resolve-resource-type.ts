@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { decodeBody, sendRequest } from './kube-request.js';
 import type { ResourceType } from '../kind/resource-type.js';
 import { KubeApiError } from './kube-api-error.js';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**
@@ -10,7 +10,7 @@ import Type from 'typebox';
  *
  * @example
  * ```ts
- * import { resolveResourceType, type ResolveResourceTypeOptions } from '@kindex/informer';
+ * import { resolveResourceType, type ResolveResourceTypeOptions } from '@kindex/informer/internal';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  *
@@ -36,7 +36,8 @@ const RESOLVE_RESOURCE_TYPE_OPTIONS = defineOptions<ResolveResourceTypeOptions>(
  *
  * @example
  * ```ts
- * import { resolveResourceType, UnknownResourceTypeError } from '@kindex/informer';
+ * import { UnknownResourceTypeError } from '@kindex/informer';
+ * import { resolveResourceType } from '@kindex/informer/internal';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  *
@@ -68,7 +69,7 @@ export class UnknownResourceTypeError extends Error {
  * @throws {UnknownResourceTypeError} when the group/version or the kind is not served.
  * @example
  * ```ts
- * import { resolveResourceType } from '@kindex/informer';
+ * import { resolveResourceType } from '@kindex/informer/internal';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  * const type = await resolveResourceType(kubeConfig, 'apps/v1', 'Deployment');

@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kindex/core';
 import { uniqueName } from '@kindex/testing';
-import { InvalidApplyConfigurationError, KubeApiError, KubeClient, matchesAppliedFields, ownedPart } from '../index.js';
+import { InvalidApplyConfigurationError, KubeApiError, KubeClient, matchesAppliedFields } from '../index.js';
+import { ownedPart } from '../internal.js';
 import { useClientPerTest } from '../testing-fixtures/client-per-test.js';
 import type { ResourceType } from '../index.js';
 

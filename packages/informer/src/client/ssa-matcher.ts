@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { defineOptions, jsonEqual, type KubernetesObject, rejectUnknownOptions, isJsonObject } from '@kindex/core';
+import { type KubernetesObject } from '@kindex/core';
+import { defineOptions, jsonEqual, rejectUnknownOptions, isJsonObject } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { ObjectTransform } from '../kind/object-transform.js';
 
@@ -101,7 +102,7 @@ export function matchesAppliedFields(
  *
  * @example
  * ```ts
- * import { ownedPart } from '@kindex/informer';
+ * import { ownedPart } from '@kindex/informer/internal';
  * import type { KubernetesObject } from '@kindex/core';
  * declare const actual: KubernetesObject & { data?: Record<string, string> };
  * declare const fieldsV1: Record<string, unknown>; // managedFields[i].fieldsV1 of our manager
@@ -184,7 +185,8 @@ function normalize(v: unknown): unknown {
  *
  * @example
  * ```ts
- * import { InformerEventSource, keepAppliedFieldsOf, Kinds } from '@kindex/informer';
+ * import { InformerEventSource, Kinds } from '@kindex/informer';
+ * import { keepAppliedFieldsOf } from '@kindex/informer/internal';
  *
  * // Cache only the fields our field manager applied to the Secrets we manage.
  * const builder = InformerEventSource.from(Kinds.Secret, Kinds.ConfigMap).withTransform(keepAppliedFieldsOf('web-operator'));

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { FieldSelector, InvalidSelectorError, LabelSelector } from '@kindex/core';
+import { InvalidSelectorError, LabelSelector } from '@kindex/core';
+import { FieldSelector } from '@kindex/core/internal';
 
 /**
  * Parses a label selector client-side (the server would answer 400 on every list and watch).

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { catchUnknownOptions } from '@kindex/testing';
+import { catchUnknownOptions } from '@kindex/testing/internal';
 import {
   Controller,
   InformerCache,
@@ -8,8 +8,6 @@ import {
   InformerRegistry,
   Kinds,
   KubeClient,
-  KubeLeaseStore,
-  KubeShardLeaseStore,
   KubernetesDependentResource,
   LeaderElector,
   matchesAppliedFields,
@@ -17,16 +15,15 @@ import {
   OperatorMetrics,
   OperatorServer,
   ShardCoordinator,
-  SourceHealthMonitor,
   Workflow,
   fromAnnotations,
   fromLabels,
   fromOwnerReferences,
   rbacManifest,
-  resolveResourceType,
   Reflector,
   requiredPermissions,
 } from '../index.js';
+import { KubeLeaseStore, KubeShardLeaseStore, SourceHealthMonitor, resolveResourceType } from '../internal.js';
 import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 // Every options object of @kindex/informer rejects keys it does not know, naming all of them with

@@ -1,4 +1,5 @@
-import { ResourceID, stealthTransition, type KubernetesObject, type Predicate, type StoreDelta } from '@kindex/core';
+import { ResourceID, type KubernetesObject, type Predicate, type StoreDelta } from '@kindex/core';
+import { stealthTransition } from '@kindex/core/internal';
 import { isScopeRemoval, type CacheDeltaOrigin } from '../cache/cache-delta.js';
 import type { InformerCache } from '../cache/informer-cache.js';
 import type { ReflectorHealth } from '../reflector/reflector-health.js';

@@ -65,7 +65,8 @@ export interface ControllerProblemEvent {
  *
  * @example
  * ```ts
- * import { PRIMARY_SOURCE_NAME, type Controller } from '@kindex/informer';
+ * import { type Controller } from '@kindex/informer';
+ * import { PRIMARY_SOURCE_NAME } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
  * // Tell primary events apart from secondary ones.

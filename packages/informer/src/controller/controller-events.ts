@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import { Listeners, type ProcessingEvent, type Trigger } from '@kindex/core';
+import { type ProcessingEvent, type Trigger } from '@kindex/core';
+import { Listeners } from '@kindex/core/internal';
 import type { ControllerEvent, ControllerProblemEvent, ControllerReconciledEvent } from './controller-event.js';
 
 /**

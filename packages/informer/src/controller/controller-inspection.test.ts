@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { UpdateControl, type Reconciler } from '@kindex/core';
 import { createNamespace, eventually } from '@kindex/testing';
-import { Controller, KubeClient, Operator, type ControllerDebugView, type PrimaryDescription } from '../index.js';
+import { Controller, KubeClient, Operator, type PrimaryDescription } from '../index.js';
+import { type ControllerDebugView } from '../internal.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 

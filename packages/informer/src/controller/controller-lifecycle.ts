@@ -1,13 +1,13 @@
 import { BehaviorSubject, Subscription } from 'rxjs';
 import {
   EventProcessor,
-  rejectUnknownOptions,
   type ControllerConfiguration,
   type EventSource,
   type EventSourceHealth,
   type KubernetesObject,
   type Logger,
 } from '@kindex/core';
+import { rejectUnknownOptions } from '@kindex/core/internal';
 import type { NamespaceSet } from '../cache/informer-cache-options.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { NamespaceSelection } from '../namespace-selector/namespace-selection.js';

@@ -9,7 +9,8 @@ import type { EventBroadcaster } from '../events/event-broadcaster.js';
  * @example
  * ```ts
  * import { Controller, KubeClient, Kinds, type ControllerObservability } from '@kindex/informer';
- * import { noopLogger, type Reconciler } from '@kindex/core';
+ * import { type Reconciler } from '@kindex/core';
+ * import { noopLogger } from '@kindex/core/internal';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  * declare const reconciler: Reconciler<import('@kindex/core').KubernetesObject, KubeClient>;

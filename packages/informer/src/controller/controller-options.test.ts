@@ -2,7 +2,7 @@
 // InvalidOptionError naming the controller's options, the key, the value and the fix, before any
 // cache or request exists.
 import { expect } from 'chai';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Controller, Kinds, KubeClient } from '../index.js';

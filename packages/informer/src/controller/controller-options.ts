@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineOptions, positiveMilliseconds } from '@kindex/core';
+import { defineOptions, positiveMilliseconds } from '@kindex/core/internal';
 import type { ControllerConfigurationOptions, KubernetesObject, Predicate, ShardSelector, StopOptions } from '@kindex/core';
 import Type from 'typebox';
 import type { Workflow } from '../dependent/workflow.js';

@@ -30,7 +30,6 @@ import {
   and,
   controllerConfiguration,
   EventProcessor,
-  noopLogger,
   ResourceID,
   type ControllerConfiguration,
   type EventSource,
@@ -42,6 +41,7 @@ import {
   type Reconciler,
   ShardSelector,
 } from '@kindex/core';
+import { noopLogger } from '@kindex/core/internal';
 import { InformerCache } from '../cache/informer-cache.js';
 import { type NamespaceSet } from '../cache/informer-cache-options.js';
 import { InformerRegistry } from '../cache/informer-registry.js';

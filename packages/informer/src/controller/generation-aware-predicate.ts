@@ -8,7 +8,8 @@ import type { KubernetesObject, Predicate } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { generationAwarePredicate, Kinds, type Operator } from '@kindex/informer';
+ * import { Kinds, type Operator } from '@kindex/informer';
+ * import { generationAwarePredicate } from '@kindex/informer/internal';
  * import type { KubernetesObject, Reconciler } from '@kindex/core';
  * declare const operator: Operator;
  * declare const reconciler: Reconciler<KubernetesObject, import('@kindex/informer').KubeClient>;

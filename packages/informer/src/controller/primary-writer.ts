@@ -1,5 +1,6 @@
 import jsonPatch from 'fast-json-patch';
-import { deepFreeze, jsonEqual, ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { deepFreeze, jsonEqual } from '@kindex/core/internal';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { keepAppliedFields } from '../reflector/object-transform.js';

@@ -1,5 +1,4 @@
 import {
-  DefaultContext,
   DeleteControl,
   ResourceID,
   type DispatchRequest,
@@ -12,6 +11,7 @@ import {
   type RetryInfo,
   type UpdateControl,
 } from '@kindex/core';
+import { DefaultContext } from '@kindex/core/internal';
 import type { InformerCache } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';

@@ -1,5 +1,5 @@
 import type { NamespaceSet } from '../cache/informer-cache-options.js';
-import { rejectUnknownOptions } from '@kindex/core';
+import { rejectUnknownOptions } from '@kindex/core/internal';
 import type { ResourceType } from '../kind/resource-type.js';
 
 /**

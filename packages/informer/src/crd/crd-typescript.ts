@@ -17,7 +17,7 @@ import type { JsonSchemaProps } from './json-schema-props.js';
  *
  * @example
  * ```ts
- * import type { CrdTypeScriptOptions } from '@kindex/informer';
+ * import type { CrdTypeScriptOptions } from '@kindex/informer/internal';
  *
  * const options: CrdTypeScriptOptions = { source: 'crds/certificates.yaml' };
  * ```
@@ -37,7 +37,8 @@ export interface CrdTypeScriptOptions {
  * ```ts
  * import { readFileSync, writeFileSync } from 'node:fs';
  * import { parseAllDocuments } from 'yaml';
- * import { crdTypeScript, type CustomResourceDefinition } from '@kindex/informer';
+ * import { type CustomResourceDefinition } from '@kindex/informer';
+ * import { crdTypeScript } from '@kindex/informer/internal';
  *
  * const crds = parseAllDocuments(readFileSync('crds/certificates.yaml', 'utf8')).map((d) => d.toJS() as CustomResourceDefinition);
  * writeFileSync('src/cert-manager.ts', crdTypeScript(crds, { source: 'crds/certificates.yaml' }));

@@ -15,7 +15,8 @@ import type { CustomResourceDefinition } from './crd-manifest.js';
  * @example
  * ```ts
  * import Type from 'typebox';
- * import { customResource, crdYaml } from '@kindex/informer';
+ * import { customResource } from '@kindex/informer';
+ * import { crdYaml } from '@kindex/informer/internal';
  *
  * const Widgets = customResource({ group: 'example.com', kind: 'Widget', plural: 'widgets', versions: { v1: { spec: Type.Object({}) } } });
  * const yaml = crdYaml([Widgets.crd], 'src/model.ts');

@@ -5,7 +5,7 @@
 // accepted. On the real server this is the conformance check of the shared estimator.
 import { expect } from 'chai';
 import Type, { type TSchema } from 'typebox';
-import { validationRuleErrors } from '@kindex/core';
+import { validationRuleErrors } from '@kindex/core/internal';
 import { rawRequest, uniqueName, useTestApiServer } from '@kindex/testing';
 import { customResource, type CustomResourceDefinition } from '../index.js';
 

@@ -8,10 +8,10 @@ import {
   NonStructuralSchemaError,
   Operator,
   customResource,
-  structuralSchema,
   type JsonSchemaProps,
   type ObjectOfKind,
 } from '../index.js';
+import { structuralSchema } from '../internal.js';
 
 const Port = Type.Object({ name: Type.String(), port: Type.Integer({ minimum: 1, maximum: 65535 }) });
 

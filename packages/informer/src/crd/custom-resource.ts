@@ -25,16 +25,8 @@
  *
  * @module
  */
-import {
-  ResourceID,
-  deepFreeze,
-  defaultCustomObject,
-  isJsonObject,
-  pruneCustomObject,
-  validateCustomObject,
-  validationRuleErrors,
-  type KubernetesObject,
-} from '@kindex/core';
+import { ResourceID, defaultCustomObject, validateCustomObject, type KubernetesObject } from '@kindex/core';
+import { deepFreeze, isJsonObject, pruneCustomObject, validationRuleErrors } from '@kindex/core/internal';
 import type { Static, TSchema } from 'typebox';
 import { resourceKind, type ResourceKind } from '../kind/resource-kind.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion, PrinterColumn, ScaleSubresource } from './crd-manifest.js';

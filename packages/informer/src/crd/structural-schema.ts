@@ -14,7 +14,8 @@
  * @module
  */
 import type { JsonSchemaProps } from './json-schema-props.js';
-import { defaultCustomObject, validateCustomObject, validationRuleErrors } from '@kindex/core';
+import { defaultCustomObject, validateCustomObject } from '@kindex/core';
+import { validationRuleErrors } from '@kindex/core/internal';
 
 /**
  * A schema that kube-apiserver would reject as not structural; `problems` lists each node path
@@ -22,7 +23,8 @@ import { defaultCustomObject, validateCustomObject, validationRuleErrors } from 
  *
  * @example
  * ```ts
- * import { NonStructuralSchemaError, structuralSchema } from '@kindex/informer';
+ * import { NonStructuralSchemaError } from '@kindex/informer';
+ * import { structuralSchema } from '@kindex/informer/internal';
  *
  * try {
  *   structuralSchema({ type: 'object', properties: { size: {} as never, other: { anyOf: [{ type: 'object' }, { type: 'string' }] } } }, 'Widget v1');
@@ -104,7 +106,7 @@ const TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolea
  * @example
  * ```ts
  * import Type from 'typebox';
- * import { structuralSchema } from '@kindex/informer';
+ * import { structuralSchema } from '@kindex/informer/internal';
  *
  * const schema = structuralSchema(Type.Object({ size: Type.Union([Type.Integer(), Type.Null()]) }), 'Widget v1');
  * // { type: 'object', required: ['size'], properties: { size: { type: 'integer', nullable: true } } }

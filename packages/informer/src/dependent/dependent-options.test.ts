@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { KubernetesObject } from '@kindex/core';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { Kinds, KubernetesDependentResource, Workflow, type KubernetesDependentResourceOptions, type WorkflowNode } from '../index.js';
 
 // The dependent's and the workflow node's options are declared once (defineOptions): a value of

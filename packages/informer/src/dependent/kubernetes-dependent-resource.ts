@@ -32,7 +32,8 @@
  *
  * @module
  */
-import { defineOptions, ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type Context, type EventSourceContext, type KubernetesObject } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { KubeClient } from '../client/kube-client.js';
 import { matchesAppliedFields } from '../client/ssa-matcher.js';

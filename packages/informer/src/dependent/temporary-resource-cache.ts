@@ -1,4 +1,5 @@
-import { isNewerVersion, type KubernetesObject } from '@kindex/core';
+import { type KubernetesObject } from '@kindex/core';
+import { isNewerVersion } from '@kindex/core/internal';
 
 /**
  * Read-after-write for a controller's own writes (JOSDK's TemporaryResourceCache): the object a
@@ -10,7 +11,7 @@ import { isNewerVersion, type KubernetesObject } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { TemporaryResourceCache } from '@kindex/informer';
+ * import { TemporaryResourceCache } from '@kindex/informer/internal';
  * import type { KubernetesObject } from '@kindex/core';
  * declare const written: KubernetesObject;
  * declare const cached: KubernetesObject | undefined;

@@ -1,4 +1,5 @@
-import { defineOptions, type Context, type KubernetesObject } from '@kindex/core';
+import { type Context, type KubernetesObject } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubernetesDependentResource } from './kubernetes-dependent-resource.js';

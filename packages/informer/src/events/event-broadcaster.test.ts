@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import { FakeClock, UnknownOptionError, UpdateControl, type Context, type EventRecord } from '@kindex/core';
 import { Registry } from 'prom-client';
-import { createNamespace, eventually, metricValue, rawRequest, requireFault, uniqueName } from '@kindex/testing';
+import { createNamespace, eventually, rawRequest, requireFault, uniqueName } from '@kindex/testing';
+import { metricValue } from '@kindex/testing/internal';
 import {
   EventBroadcaster,
   EventMetrics,

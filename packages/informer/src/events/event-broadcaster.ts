@@ -24,7 +24,8 @@
  */
 import { hostname } from 'node:os';
 import type { Clock, EventObjectReference, EventRecord, EventRecorder, EventType, KubernetesObject, Logger } from '@kindex/core';
-import { defineOptions, noopLogger, qualifiedNameErrors, ResourceID, systemClock } from '@kindex/core';
+import { ResourceID, systemClock } from '@kindex/core';
+import { defineOptions, noopLogger, qualifiedNameErrors } from '@kindex/core/internal';
 import Type from 'typebox';
 import { KubeApiError } from '../client/kube-api-error.js';
 import type { KubeClient } from '../client/kube-client.js';

@@ -1,5 +1,5 @@
 import { NEVER, type Observable } from 'rxjs';
-import { fnv1a64Hex } from '@kindex/core';
+import { fnv1a64Hex } from '@kindex/core/internal';
 import { NotLeaderError } from '../leader-election/leader-election-errors.js';
 import type { ShardOwnership } from '../sharding/shard-ownership.js';
 

@@ -18,7 +18,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
-import { defineOptions, type KubernetesObject, type Logger, type Reconciler } from '@kindex/core';
+import { type KubernetesObject, type Logger, type Reconciler } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';

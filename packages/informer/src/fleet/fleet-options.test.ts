@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { UpdateControl, type KubernetesObject } from '@kindex/core';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { Kinds, KubeconfigSecretProvider, Operator, type FleetReconciler, type KubeconfigSecretProviderOptions } from '../index.js';
 import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 

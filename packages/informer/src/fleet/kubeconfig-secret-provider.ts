@@ -1,5 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { InformerCache } from '../cache/informer-cache.js';
 import { Kinds, type ObjectOfKind } from '../kind/resource-kind.js';
@@ -16,7 +16,7 @@ type Secret = ObjectOfKind<typeof Kinds.Secret>;
  *
  * @example
  * ```ts
- * import { DEFAULT_KUBECONFIG_SECRET_LABEL } from '@kindex/informer';
+ * import { DEFAULT_KUBECONFIG_SECRET_LABEL } from '@kindex/informer/internal';
  * // kubectl -n fleet label secret eu-1 sigs.k8s.io/multicluster-runtime-kubeconfig=true
  * const labels = { [DEFAULT_KUBECONFIG_SECRET_LABEL]: 'true' };
  * ```

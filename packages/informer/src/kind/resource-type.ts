@@ -55,7 +55,8 @@ export function collectionPath(type: ResourceType, namespace?: string): string {
  *
  * @example
  * ```ts
- * import { Kinds, objectPath } from '@kindex/informer';
+ * import { Kinds } from '@kindex/informer';
+ * import { objectPath } from '@kindex/informer/internal';
  * import { ResourceID } from '@kindex/core';
  *
  * // For a raw request, or to name the object in a log line.

@@ -17,7 +17,7 @@ import { KubeConfigContextError, KubeConfigInsecureServerError, KubeConfigNotFou
  *
  * @example
  * ```ts
- * import { assertUsableKubeConfig } from '@kindex/informer';
+ * import { assertUsableKubeConfig } from '@kindex/informer/internal';
  * import { KubeConfig } from '@kubernetes/client-node';
  *
  * const kubeConfig = new KubeConfig();

@@ -10,7 +10,8 @@ import type { LeaseStore } from './lease-store.js';
  *
  * @example
  * ```ts
- * import { KubeClient, KubeLeaseStore, LeaderElector } from '@kindex/informer';
+ * import { KubeClient, LeaderElector } from '@kindex/informer';
+ * import { KubeLeaseStore } from '@kindex/informer/internal';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  *

@@ -25,7 +25,8 @@
  * @module
  */
 import { BehaviorSubject, distinctUntilChanged, map, Subject, type Observable } from 'rxjs';
-import { type Clock, type TimerHandle, defineOptions } from '@kindex/core';
+import { type Clock, type TimerHandle } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { KubeApiError } from '../client/kube-api-error.js';
 import { checkHolderIdentity, defaultHolderIdentity } from '../lease/holder-identity.js';
@@ -134,7 +135,8 @@ const NON_TRANSIENT = new Set([400, 401, 403, 404, 422]);
  *
  * @example
  * ```ts
- * import { KubeLeaseStore, LeaderElector, type KubeClient } from '@kindex/informer';
+ * import { LeaderElector, type KubeClient } from '@kindex/informer';
+ * import { KubeLeaseStore } from '@kindex/informer/internal';
  * declare const client: KubeClient;
  * const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name: 'my-operator', namespace: 'ops' }) });
  * elector.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));

@@ -1,4 +1,4 @@
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { LEADER_ELECTION_TIMING_OPTIONS, type LeaderElectionStatus, type LeaderElectionTiming } from './leader-elector.js';
 

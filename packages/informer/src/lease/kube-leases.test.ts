@@ -4,17 +4,8 @@
 // a release) is what kube-apiserver accepts.
 import { expect } from 'chai';
 import { uniqueName } from '@kindex/testing';
-import {
-  KubeApiError,
-  KubeLeaseStore,
-  KubeShardLeaseStore,
-  LeaderElector,
-  LeaseConflictError,
-  SHARD_GROUP_LABEL,
-  ShardCoordinator,
-  microTime,
-  type LeaseSpec,
-} from '../index.js';
+import { KubeApiError, LeaderElector, LeaseConflictError, ShardCoordinator, type LeaseSpec } from '../index.js';
+import { KubeLeaseStore, KubeShardLeaseStore, SHARD_GROUP_LABEL, microTime } from '../internal.js';
 import { useClientPerTest } from '../testing-fixtures/client-per-test.js';
 
 describe('KubeLeaseStore and KubeShardLeaseStore', () => {

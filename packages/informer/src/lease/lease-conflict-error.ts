@@ -8,7 +8,8 @@ renewal, as the lease lost), never as a failed call.
  *
  * @example
  * ```ts
- * import { LeaseConflictError, microTime, type Lease, type LeaseStore } from '@kindex/informer';
+ * import { LeaseConflictError, type Lease, type LeaseStore } from '@kindex/informer';
+ * import { microTime } from '@kindex/informer/internal';
  * declare const store: LeaseStore;
  * declare const current: Lease;
  *

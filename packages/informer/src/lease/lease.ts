@@ -28,7 +28,8 @@ import type { KubernetesObject } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { microTime, type LeaseSpec, type LeaseStore } from '@kindex/informer';
+ * import { type LeaseSpec, type LeaseStore } from '@kindex/informer';
+ * import { microTime } from '@kindex/informer/internal';
  * declare const store: LeaseStore;
  *
  * // MicroTime fields take six fractional digits: kube-apiserver refuses toISOString()'s three.

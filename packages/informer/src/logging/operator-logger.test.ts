@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { ResourceID, UpdateControl, noopLogger, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { ResourceID, UpdateControl, type Context, type KubernetesObject, type Reconciler } from '@kindex/core';
+import { noopLogger } from '@kindex/core/internal';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { createNamespace, eventually } from '@kindex/testing';
-import {
-  createOperatorLogger,
-  InformerEventSource,
-  Kinds,
-  KubeClient,
-  Operator,
-  type KubeEventSourceContext,
-  type ResourceKind,
-} from '../index.js';
+import { InformerEventSource, Kinds, KubeClient, Operator, type KubeEventSourceContext, type ResourceKind } from '../index.js';
+import { createOperatorLogger } from '../internal.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 

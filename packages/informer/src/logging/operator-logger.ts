@@ -12,7 +12,8 @@
  * @module
  */
 import { pino, type LevelWithSilent } from 'pino';
-import { noopLogger, type Logger } from '@kindex/core';
+import { type Logger } from '@kindex/core';
+import { noopLogger } from '@kindex/core/internal';
 
 /**
  * What the Operator accepts as `logger`: a logger, or a level for a pino logger to stdout.
@@ -41,7 +42,7 @@ const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 't
  *
  * @example
  * ```ts
- * import { createOperatorLogger } from '@kindex/informer';
+ * import { createOperatorLogger } from '@kindex/informer/internal';
  *
  * // The same JSON logger the Operator uses, for code that runs beside it.
  * const log = createOperatorLogger('info').child({ component: 'webhook' });

@@ -5,7 +5,7 @@ import type { DispatchRequest, ReconcileCauses } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { causesForLog, type LoggedCause } from '@kindex/informer';
+ * import { causesForLog, type LoggedCause } from '@kindex/informer/internal';
  * import type { DispatchRequest } from '@kindex/core';
  * declare const request: DispatchRequest;
  *
@@ -33,7 +33,7 @@ export interface LoggedCause {
  *
  * @example
  * ```ts
- * import { causesForLog } from '@kindex/informer';
+ * import { causesForLog } from '@kindex/informer/internal';
  * import { EventProcessor } from '@kindex/core';
  *
  * // Log why each reconcile runs, in the Operator's format, from a hand-made processor.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { CacheSyncError, createOperatorLogger, formatErrorForUser, resourceKind } from '../index.js';
+import { CacheSyncError, formatErrorForUser, resourceKind } from '../index.js';
+import { createOperatorLogger } from '../internal.js';
 import { errorLogFields } from './user-error.js';
 
 describe('formatErrorForUser', () => {

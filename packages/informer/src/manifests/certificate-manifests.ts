@@ -20,7 +20,8 @@ import { generateWebhookCertificates, type WebhookCertificates } from '../webhoo
  *
  * @example
  * ```ts
- * import { operatorManifests, type CertificateSource, type Operator } from '@kindex/informer';
+ * import { type Operator } from '@kindex/informer';
+ * import { operatorManifests, type CertificateSource } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * const certificates: CertificateSource = 'cert-manager';

@@ -69,7 +69,7 @@ export class OperatorStartRefusedError extends Error {
  *
  * @example
  * ```ts
- * import { describeOnly } from '@kindex/informer';
+ * import { describeOnly } from '@kindex/informer/internal';
  * import { pathToFileURL } from 'node:url';
  *
  * // Import an operator's module to read its exports without starting anything.
@@ -114,7 +114,7 @@ export async function describeOnly<T>(module: string, command: string, load: () 
  *
  * @example
  * ```ts
- * import { refuseStartWhileDescribing } from '@kindex/informer';
+ * import { refuseStartWhileDescribing } from '@kindex/informer/internal';
  *
  * // A custom runner that bypasses Operator.start() honours the switch too.
  * refuseStartWhileDescribing();

@@ -21,7 +21,8 @@ import type { DescribableOperator } from './operator-manifests.js';
  *
  * @example
  * ```ts
- * import { OperatorModuleError, loadOperatorModule } from '@kindex/informer';
+ * import { OperatorModuleError } from '@kindex/informer';
+ * import { loadOperatorModule } from '@kindex/informer/internal';
  *
  * try {
  *   await loadOperatorModule('src/operator.ts', { command: 'my-tool' });
@@ -48,7 +49,7 @@ export class OperatorModuleError extends Error {
  *
  * @example
  * ```ts
- * import { loadOperatorModule, type LoadedOperatorDefinition } from '@kindex/informer';
+ * import { loadOperatorModule, type LoadedOperatorDefinition } from '@kindex/informer/internal';
  *
  * const { definition } = await loadOperatorModule('dist/operator.js', { command: 'my-tool' });
  * const loaded: LoadedOperatorDefinition | undefined = definition;
@@ -68,7 +69,7 @@ export interface LoadedOperatorDefinition {
  *
  * @example
  * ```ts
- * import { loadOperatorModule, type LoadedOperatorModule } from '@kindex/informer';
+ * import { loadOperatorModule, type LoadedOperatorModule } from '@kindex/informer/internal';
  *
  * const loaded: LoadedOperatorModule = await loadOperatorModule('dist/model.js', { command: 'my-tool' });
  * console.log(loaded.customResources.map((r) => r.crd.metadata.name));
@@ -90,7 +91,7 @@ export interface LoadedOperatorModule {
  *
  * @example
  * ```ts
- * import type { LoadOperatorModuleOptions } from '@kindex/informer';
+ * import type { LoadOperatorModuleOptions } from '@kindex/informer/internal';
  *
  * const options: LoadOperatorModuleOptions = { command: 'kindex manifests', namespace: (name) => `${name}-system` };
  * ```
@@ -111,7 +112,7 @@ export interface LoadOperatorModuleOptions {
  *
  * @example
  * ```ts
- * import { loadOperatorModule } from '@kindex/informer';
+ * import { loadOperatorModule } from '@kindex/informer/internal';
  *
  * const { definition, operator } = await loadOperatorModule('src/operator.ts', { command: 'my-tool', namespace: (name) => `${name}-system` });
  * const rbac = await operator?.rbacManifest({ name: definition!.name, subject: { kind: 'Group', name: 'ops' }, leases: false });

@@ -10,13 +10,11 @@ import {
   Operator,
   customResource,
   defineOperator,
-  describeOnly,
-  operatorManifests,
   resourceKind,
-  type ManifestFile,
   type ObjectOfKind,
   type ResourceKind,
 } from '../index.js';
+import { describeOnly, operatorManifests, type ManifestFile } from '../internal.js';
 import { serviceAccountToken, tlsGet } from '../testing-fixtures/secure-server.js';
 
 /** Where each kind of the output lives, to apply it through KubeClient. */

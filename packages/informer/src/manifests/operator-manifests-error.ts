@@ -4,7 +4,8 @@
  *
  * @example
  * ```ts
- * import { OperatorManifestsError, operatorManifests, type Operator } from '@kindex/informer';
+ * import { OperatorManifestsError, type Operator } from '@kindex/informer';
+ * import { operatorManifests } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * try {

@@ -2,17 +2,8 @@ import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import Type from 'typebox';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  Operator,
-  OperatorManifestsError,
-  StaticClusterProvider,
-  customResource,
-  operatorManifests,
-  type DescribableOperator,
-  type ManifestFile,
-  type OperatorManifestsOptions,
-  type OperatorOptions,
-} from '../index.js';
+import { Operator, OperatorManifestsError, StaticClusterProvider, customResource, type OperatorOptions } from '../index.js';
+import { operatorManifests, type DescribableOperator, type ManifestFile, type OperatorManifestsOptions } from '../internal.js';
 import { WidgetReconciler, Widgets } from './fixtures/widget-operator.js';
 
 function offline(): KubeConfig {

@@ -37,7 +37,8 @@ import { OperatorManifestsError } from './operator-manifests-error.js';
  *
  * @example
  * ```ts
- * import type { DescribableOperator, Operator } from '@kindex/informer';
+ * import type { Operator } from '@kindex/informer';
+ * import type { DescribableOperator } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * const described: DescribableOperator = operator;
@@ -67,7 +68,7 @@ export interface DescribableOperator {
  *
  * @example
  * ```ts
- * import type { OperatorManifestsOptions } from '@kindex/informer';
+ * import type { OperatorManifestsOptions } from '@kindex/informer/internal';
  *
  * const options: OperatorManifestsOptions = { name: 'widget-operator', namespace: 'widget-operator-system', image: 'ghcr.io/acme/widget-operator:1.0.0' };
  * ```
@@ -102,7 +103,7 @@ export interface OperatorManifestsOptions {
  *
  * @example
  * ```ts
- * import type { OperatorManifests } from '@kindex/informer';
+ * import type { OperatorManifests } from '@kindex/informer/internal';
  * declare const manifests: OperatorManifests;
  *
  * for (const file of manifests.files) console.log(file.name, file.objects.map((o) => o['kind']).join(', '));
@@ -125,7 +126,8 @@ const CLUSTER_NAMESPACES = new Set(['default', 'kube-system', 'kube-public', 'ku
  *
  * @example
  * ```ts
- * import { operatorManifests, type Operator } from '@kindex/informer';
+ * import { type Operator } from '@kindex/informer';
+ * import { operatorManifests } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * const { files } = await operatorManifests(operator, { name: 'widget-operator', namespace: 'widgets', image: 'ghcr.io/acme/widget-operator:1.0.0' });

@@ -1,4 +1,5 @@
-import { InvalidResourceError, defineOptions, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
+import { InvalidResourceError, ResourceID, type KubernetesObject, type SecondaryToPrimaryMapper } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**

@@ -1,12 +1,12 @@
 import {
   enqueueForOwner,
-  defineOptions,
   withInputsEqual,
   type EnqueueForOwnerOptions,
   type KubernetesObject,
   type ResourceID,
   type SecondaryToPrimaryMapper,
 } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**

@@ -35,7 +35,8 @@ const SKIP_REASONS: readonly ReconcileSkipReason[] = ['not-cached', 'not-owned',
  *
  * @example
  * ```ts
- * import { ControllerMetrics, type Controller } from '@kindex/informer';
+ * import { type Controller } from '@kindex/informer';
+ * import { ControllerMetrics } from '@kindex/informer/internal';
  * import { Registry } from 'prom-client';
  * declare const controller: Controller;
  *

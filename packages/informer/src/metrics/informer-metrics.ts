@@ -16,7 +16,8 @@ type InformerLabel = 'resource' | 'namespace' | 'selector' | 'cluster';
  *
  * @example
  * ```ts
- * import { InformerMetrics, InformerRegistry } from '@kindex/informer';
+ * import { InformerRegistry } from '@kindex/informer';
+ * import { InformerMetrics } from '@kindex/informer/internal';
  * import { Registry } from 'prom-client';
  *
  * const informers = new InformerRegistry();

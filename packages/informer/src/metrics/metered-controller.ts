@@ -8,7 +8,8 @@ import type { ProcessingEvent } from '@kindex/core';
  * @example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { ControllerMetrics, type Controller, type MeteredController } from '@kindex/informer';
+ * import { type Controller, type MeteredController } from '@kindex/informer';
+ * import { ControllerMetrics } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
  * const metered: MeteredController = controller;

@@ -1,7 +1,7 @@
 // OperatorMetrics' option values are checked where they are written: a wrong type is one
 // InvalidOptionError naming the options, the key, the value and the fix, before any series exists.
 import { expect } from 'chai';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { Registry } from 'prom-client';
 import { OperatorMetrics } from '../index.js';
 

@@ -22,7 +22,7 @@
  * @module
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import type { MeteredController } from './metered-controller.js';

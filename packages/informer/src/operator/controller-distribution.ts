@@ -1,4 +1,5 @@
-import { defineOptions, InvalidOptionError, type KubernetesObject } from '@kindex/core';
+import { InvalidOptionError, type KubernetesObject } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { CONTROLLER_OPTIONS, type ControllerOptions } from '../controller/controller-options.js';
 

@@ -5,11 +5,11 @@ import {
   Operator,
   OperatorStartRefusedError,
   defineOperator,
-  describeOnly,
   runOperator,
   type OperatorDefinition,
   type OperatorDefinitionContext,
 } from '../index.js';
+import { describeOnly } from '../internal.js';
 import { Widgets } from '../manifests/fixtures/widget-operator.js';
 
 function offline(): KubeConfig {

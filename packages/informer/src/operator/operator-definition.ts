@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { CustomResource } from '../crd/custom-resource.js';
 import { loadKubeConfig } from '../kubeconfig/load-kube-config.js';

@@ -5,15 +5,8 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, UpdateControl, type KubernetesObject, type LogFn, type Logger, type Reconciler } from '@kindex/core';
-import {
-  createNamespace,
-  createNamespacesPerShard,
-  eventually,
-  metricValue,
-  useTestApiServer,
-  uniqueName,
-  type TestApiServer,
-} from '@kindex/testing';
+import { createNamespace, eventually, useTestApiServer, uniqueName, type TestApiServer } from '@kindex/testing';
+import { createNamespacesPerShard, metricValue } from '@kindex/testing/internal';
 import {
   ControllerDistributionError,
   Kinds,

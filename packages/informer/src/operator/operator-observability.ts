@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import type { KubernetesObject, Logger, OptionKeysOf } from '@kindex/core';
+import type { KubernetesObject, Logger } from '@kindex/core';
+import type { OptionKeysOf } from '@kindex/core/internal';
 import type { InformerRegistry } from '../cache/informer-registry.js';
 import { KubeClient } from '../client/kube-client.js';
 import { EVENT_RECORDER_OPTIONS, EventBroadcaster, type EventRecorderOptions } from '../events/event-broadcaster.js';

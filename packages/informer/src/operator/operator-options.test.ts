@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InvalidOptionError, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import {
   ControllerDistributionError,
   Kinds,

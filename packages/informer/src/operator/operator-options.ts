@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions, type OptionKeysOf } from '@kindex/core';
+import { defineOptions, type OptionKeysOf } from '@kindex/core/internal';
 import Type from 'typebox';
 import { KUBE_CLIENT_OPTIONS, type KubeClientOptions } from '../client/kube-client-options.js';
 import { OPERATOR_LEADER_ELECTION_OPTIONS, type OperatorLeaderElectionOptions } from '../leader-election/operator-leader-election.js';

@@ -16,12 +16,12 @@ import {
   KubeClient,
   KubernetesDependentResource,
   Operator,
-  SHARD_MAP_ANNOTATION,
   Workflow,
   resourceKind,
   type OperatorOptions,
   type ResourceKind,
 } from '../index.js';
+import { SHARD_MAP_ANNOTATION } from '../internal.js';
 import type { Widget } from '../testing-fixtures/widget.js';
 
 /**

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type KubernetesObject, type Logger, type Reconciler, rejectUnknownOptions } from '@kindex/core';
+import { type KubernetesObject, type Logger, type Reconciler } from '@kindex/core';
+import { rejectUnknownOptions } from '@kindex/core/internal';
 import { KubeClient, type KubeClientOptions } from '../client/kube-client.js';
 import { InformerRegistry } from '../cache/informer-registry.js';
 import type { OperatorMetrics } from '../metrics/operator-metrics.js';

@@ -98,7 +98,8 @@ export async function remoteClusterManifests(
  *
  * @example
  * ```ts
- * import { fleetMemberManifests, type FleetController } from '@kindex/informer';
+ * import { type FleetController } from '@kindex/informer';
+ * import { fleetMemberManifests } from '@kindex/informer/internal';
  * declare const fleet: FleetController;
  *
  * for (const [name, manifest] of await fleetMemberManifests([fleet], { name: 'web-operator' })) {

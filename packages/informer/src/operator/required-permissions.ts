@@ -1,4 +1,5 @@
-import { defineOptions, type EventSource, type KubernetesObject } from '@kindex/core';
+import { type EventSource, type KubernetesObject } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { Controller } from '../controller/controller.js';
 import { Kinds, resourceKind, type ResourceKind } from '../kind/resource-kind.js';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { metricsReaderClusterRole, rbacManifest, secureServerPermissions, toYamlDocuments } from '../index.js';
+import { metricsReaderClusterRole, rbacManifest, secureServerPermissions } from '../index.js';
+import { toYamlDocuments } from '../internal.js';
 
 describe('secureServerPermissions', () => {
   it('grants create on tokenreviews and subjectaccessreviews in the ClusterRole', () => {

@@ -59,7 +59,8 @@ export interface NonResourceClusterRole {
  *
  * @example
  * ```ts
- * import { metricsReaderClusterRole, toYamlDocuments } from '@kindex/informer';
+ * import { metricsReaderClusterRole } from '@kindex/informer';
+ * import { toYamlDocuments } from '@kindex/informer/internal';
  *
  * const reader = metricsReaderClusterRole('web-operator');
  * const binding = {

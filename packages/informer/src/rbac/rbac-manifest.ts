@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { dumpYaml } from '@kubernetes/client-node';
 
@@ -243,7 +243,8 @@ export function rbacManifest(permissions: readonly RequiredPermission[], options
  *
  * @example
  * ```ts
- * import { toYamlDocuments, type Operator } from '@kindex/informer';
+ * import { type Operator } from '@kindex/informer';
+ * import { toYamlDocuments } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * // Ship the RBAC objects together with your own manifests in one file.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { Reflector, type ResourceType } from '../index.js';
 
 const type: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions, type IndexedStore, type KubernetesObject, type ShardSelector } from '@kindex/core';
+import { type IndexedStore, type KubernetesObject, type ShardSelector } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { BACKOFF_OPTIONS, type BackoffOptions } from './backoff-options.js';
 import type { ObjectTransform } from '../kind/object-transform.js';

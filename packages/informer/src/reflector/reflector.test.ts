@@ -5,8 +5,10 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
-import { createNamespace, eventually, requireFault, skipWithReason, uniqueName, useTestApiServer } from '@kindex/testing';
-import { InactivityTimeoutError, Reflector, resolveResourceType } from '../index.js';
+import { createNamespace, eventually, requireFault, uniqueName, useTestApiServer } from '@kindex/testing';
+import { skipWithReason } from '@kindex/testing/internal';
+import { InactivityTimeoutError, Reflector } from '../index.js';
+import { resolveResourceType } from '../internal.js';
 import type { InitialState, ReflectorHealth, ReflectorOptions, ResourceType } from '../index.js';
 
 const configMaps: ResourceType = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };

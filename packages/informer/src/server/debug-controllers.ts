@@ -8,7 +8,8 @@ import type { DebuggableController } from './debuggable-controller.js';
  *
  * @example
  * ```ts
- * import { controllerDebugView, type Controller, type ControllerDebugView } from '@kindex/informer';
+ * import { type Controller } from '@kindex/informer';
+ * import { controllerDebugView, type ControllerDebugView } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
  * const view: ControllerDebugView = controllerDebugView(controller);
@@ -52,7 +53,8 @@ export interface ControllerDebugView {
  *
  * @example
  * ```ts
- * import { controllerDebugView, type Operator } from '@kindex/informer';
+ * import { type Operator } from '@kindex/informer';
+ * import { controllerDebugView } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * // What /debug/controllers serves, for a log line at shutdown or a test assertion.

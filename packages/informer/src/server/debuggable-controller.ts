@@ -9,7 +9,8 @@ import type { PrimaryDescription } from '../controller/controller-observability.
  *
  * @example
  * ```ts
- * import { controllerDebugView, type Controller, type DebuggableController } from '@kindex/informer';
+ * import { type Controller, type DebuggableController } from '@kindex/informer';
+ * import { controllerDebugView } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
  * const debuggable: DebuggableController = controller;
@@ -50,7 +51,8 @@ export interface DebuggableController {
  *
  * @example
  * ```ts
- * import { controllerDebugView, type DebuggableFleet, type FleetController } from '@kindex/informer';
+ * import { type DebuggableFleet, type FleetController } from '@kindex/informer';
+ * import { controllerDebugView } from '@kindex/informer/internal';
  * declare const fleet: FleetController;
  *
  * const debuggable: DebuggableFleet = fleet;

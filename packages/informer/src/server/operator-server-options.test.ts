@@ -1,8 +1,9 @@
 // The operator server's option values are checked where they are written: a wrong type is one
 // InvalidOptionError naming the options, the key, the value and the fix, before any port is bound.
 import { expect } from 'chai';
-import { catchInvalidOption } from '@kindex/testing';
-import { InformerRegistry, OperatorServer, SourceHealthMonitor } from '../index.js';
+import { catchInvalidOption } from '@kindex/testing/internal';
+import { InformerRegistry, OperatorServer } from '../index.js';
+import { SourceHealthMonitor } from '../internal.js';
 
 describe('operator server options', () => {
   it('refuses a value of the wrong type, naming the option and the fix', async () => {

@@ -1,17 +1,18 @@
 import { expect } from 'chai';
 import { ResourceID, UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { createNamespace, eventually, metricValue, requireFault } from '@kindex/testing';
+import { createNamespace, eventually, requireFault } from '@kindex/testing';
+import { metricValue } from '@kindex/testing/internal';
 import {
   InformerEventSource,
   Kinds,
   KubeClient,
   Operator,
   type Controller,
-  type ControllerDebugView,
   type KubeEventSourceContext,
   type PrimaryDescription,
 } from '../index.js';
+import { type ControllerDebugView } from '../internal.js';
 import { controllerInternals } from '../controller/controller-internals.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';

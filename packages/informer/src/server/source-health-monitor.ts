@@ -1,4 +1,5 @@
-import { defineOptions, type EventSourceHealth } from '@kindex/core';
+import { type EventSourceHealth } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../cache/informer-registry.js';
@@ -9,7 +10,8 @@ import type { DebuggableController } from './debuggable-controller.js';
  *
  * @example
  * ```ts
- * import { InformerRegistry, SourceHealthMonitor, type Operator, type SourceHealthMonitorOptions } from '@kindex/informer';
+ * import { InformerRegistry, type Operator } from '@kindex/informer';
+ * import { SourceHealthMonitor, type SourceHealthMonitorOptions } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * const options: SourceHealthMonitorOptions = { registry: InformerRegistry.of(operator.client), controllers: () => operator.controllers, unhealthyAfterMs: 60_000, sampleEveryMs: 5_000 };
@@ -47,7 +49,8 @@ const SOURCE_HEALTH_MONITOR_OPTIONS = defineOptions<SourceHealthMonitorOptions>(
  *
  * @example
  * ```ts
- * import { InformerRegistry, SourceHealthMonitor, type Operator } from '@kindex/informer';
+ * import { InformerRegistry, type Operator } from '@kindex/informer';
+ * import { SourceHealthMonitor } from '@kindex/informer/internal';
  * declare const operator: Operator;
  *
  * // Fail liveness once a watch or event source has been broken for 5 minutes (the Operator does this with server.unhealthyAfterMs).

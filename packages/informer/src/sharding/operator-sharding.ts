@@ -1,13 +1,5 @@
-import {
-  LabelSelector,
-  ResourceID,
-  ShardSelector,
-  fnv1a64Hex,
-  defineOptions,
-  type KubernetesObject,
-  type ShardField,
-  type ShardMap,
-} from '@kindex/core';
+import { LabelSelector, ResourceID, ShardSelector, type KubernetesObject, type ShardField, type ShardMap } from '@kindex/core';
+import { fnv1a64Hex, defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { KubeClient } from '../client/kube-client.js';
 import { defaultHolderIdentity } from '../lease/holder-identity.js';

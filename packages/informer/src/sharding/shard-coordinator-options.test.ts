@@ -2,7 +2,7 @@
 // InvalidOptionError naming the options, the key, the value and the fix, before any Lease is read.
 import { expect } from 'chai';
 import type { InvalidOptionError } from '@kindex/core';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { ShardCoordinator, type ShardCoordinatorOptions } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 

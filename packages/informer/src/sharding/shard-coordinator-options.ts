@@ -1,4 +1,5 @@
-import { defineOptions, type Clock, type ShardField, type ShardMap } from '@kindex/core';
+import { type Clock, type ShardField, type ShardMap } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { LEASE_TIMING_OPTIONS, type LeaseTiming } from '../lease/lease-timing.js';
 import type { ShardLeaseStore } from './shard-lease-store.js';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeClock, ShardMap, type Clock } from '@kindex/core';
-import { SHARD_EPOCH_ANNOTATION, ShardCoordinator, type ShardLoss } from '../index.js';
+import { ShardCoordinator, type ShardLoss } from '../index.js';
+import { SHARD_EPOCH_ANNOTATION } from '../internal.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 
 const TIMING = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 } as const;

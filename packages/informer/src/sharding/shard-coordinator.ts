@@ -48,7 +48,8 @@
  * @module
  */
 import { BehaviorSubject, Subject, distinctUntilChanged, type Observable } from 'rxjs';
-import { ShardMap, fnv1a64Hex, type Clock, type ShardField, type TimerHandle } from '@kindex/core';
+import { ShardMap, type Clock, type ShardField, type TimerHandle } from '@kindex/core';
+import { fnv1a64Hex } from '@kindex/core/internal';
 import { microTime } from '../client/micro-time.js';
 import { checkHolderIdentity } from '../lease/holder-identity.js';
 import type { Lease, LeaseSpec } from '../lease/lease.js';
@@ -71,7 +72,8 @@ import { ShardingConfigError } from './sharding-config-error.js';
  *
  * @example
  * ```ts
- * import { KubeShardLeaseStore, ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
+ * import { ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
+ * import { KubeShardLeaseStore } from '@kindex/informer/internal';
  * declare const client: KubeClient;
  * declare const controller: Controller;
  * declare const namespaceNames: () => Promise<string[]>;

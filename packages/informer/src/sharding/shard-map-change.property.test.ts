@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { FakeClock, ShardMap, fnv1a64Hex, type ShardMap as ShardMapType } from '@kindex/core';
+import { FakeClock, ShardMap, type ShardMap as ShardMapType } from '@kindex/core';
+import { fnv1a64Hex } from '@kindex/core/internal';
 import { ShardCoordinator } from '../index.js';
 import { MemoryLeases } from './memory-leases.fixture.test.js';
 import { replicaActions, type ReplicaAction } from './replica-actions.fixture.test.js';

@@ -17,7 +17,7 @@ import type { Lease } from '../lease/lease.js';
  *
  * @example
  * ```ts
- * import { SHARD_MAP_ANNOTATION } from '@kindex/informer';
+ * import { SHARD_MAP_ANNOTATION } from '@kindex/informer/internal';
  *
  * // kubectl get lease jobs-map -n ops -o jsonpath='{.metadata.annotations.sharding\.kindex\.dev/map}'
  * const key = SHARD_MAP_ANNOTATION;
@@ -30,7 +30,7 @@ export const SHARD_MAP_ANNOTATION = 'sharding.kindex.dev/map';
  *
  * @example
  * ```ts
- * import { PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_MAP_ANNOTATION } from '@kindex/informer';
+ * import { PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_MAP_ANNOTATION } from '@kindex/informer/internal';
  *
  * // Both maps travel on one Lease, written at once.
  * const keys = [SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION];
@@ -42,7 +42,7 @@ export const PREVIOUS_SHARD_MAP_ANNOTATION = 'sharding.kindex.dev/previous-map';
  *
  * @example
  * ```ts
- * import { SHARD_EPOCH_ANNOTATION } from '@kindex/informer';
+ * import { SHARD_EPOCH_ANNOTATION } from '@kindex/informer/internal';
  *
  * // kubectl get lease jobs-shard-0 -n ops -o jsonpath='{.metadata.annotations.sharding\.kindex\.dev/epoch}'
  * const key = SHARD_EPOCH_ANNOTATION;

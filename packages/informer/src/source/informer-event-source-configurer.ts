@@ -1,6 +1,5 @@
 import {
   and,
-  stealthTransition,
   type KubernetesObject,
   type Predicate,
   type PrimaryToSecondaryMapper,
@@ -8,6 +7,7 @@ import {
   type EventHandler,
   type ShardSelector,
 } from '@kindex/core';
+import { stealthTransition } from '@kindex/core/internal';
 import type { ResourceKind } from '../kind/resource-kind.js';
 import { fromOwnerReferences } from '../mapper/owner-reference-mapper.js';
 import type { ObjectTransform } from '../kind/object-transform.js';

@@ -1,7 +1,7 @@
 // The reflector options of an event source are checked by the builder step that takes them: a
 // wrong value is one InvalidOptionError naming the source, the key, the value and the fix.
 import { expect } from 'chai';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { InvalidOptionError } from '@kindex/core';
 import { InformerEventSource, Kinds } from '../index.js';
 

@@ -3,7 +3,6 @@
 import { expect } from 'chai';
 import {
   ABSENT,
-  DefaultContext,
   EventSourceClassMismatchError,
   kopfFilter,
   PollingEventSource,
@@ -12,6 +11,7 @@ import {
   type KubernetesObject,
   type Trigger,
 } from '@kindex/core';
+import { DefaultContext } from '@kindex/core/internal';
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import { CacheSyncError, InformerEventSource, Kinds, type ObjectOfKind } from '../index.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';

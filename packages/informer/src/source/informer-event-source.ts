@@ -17,8 +17,6 @@
  * @module
  */
 import {
-  eventSourceHandle,
-  mapEvent,
   and,
   MultipleSecondaryResourcesError,
   PrimaryToSecondaryIndex,
@@ -31,6 +29,7 @@ import {
   type StoreDelta,
   type ShardSelector,
 } from '@kindex/core';
+import { eventSourceHandle, mapEvent } from '@kindex/core/internal';
 import type { Subscription } from 'rxjs';
 import { InformerCache } from '../cache/informer-cache.js';
 import type { CacheDeltaOrigin } from '../cache/cache-delta.js';

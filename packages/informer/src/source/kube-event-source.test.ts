@@ -3,7 +3,6 @@ import { KubeConfig, CoreV1Api } from '@kubernetes/client-node';
 import { UpdateControl, type KubernetesObject, type Reconciler, type ShardSelector } from '@kindex/core';
 import { createNamespace, eventually, uniqueName } from '@kindex/testing';
 import {
-  controllerDebugView,
   InformerEventSource,
   Kinds,
   KubeClient,
@@ -13,6 +12,7 @@ import {
   type KubeEventSource,
   type NamespaceSet,
 } from '../index.js';
+import { controllerDebugView } from '../internal.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { WIDGET_CRD, WidgetKind, type Widget } from '../testing-fixtures/widget.js';
 

@@ -15,7 +15,8 @@
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { UpdateControl, ResourceID, type KubernetesObject } from '@kindex/core';
-import { createNamespace, startEmbeddedApiServer, startRealApiServer } from '@kindex/testing';
+import { createNamespace, startEmbeddedApiServer } from '@kindex/testing';
+import { startRealApiServer } from '@kindex/testing/internal';
 import {
   DEFAULT_PRIMARY_NAME_KEY,
   DEFAULT_PRIMARY_NAMESPACE_KEY,

@@ -9,12 +9,12 @@ import {
   DEFAULT_PRIMARY_NAMESPACE_KEY,
   fromAnnotations,
   InformerEventSource,
-  InformerMetrics,
   KubeClient,
   requiredPermissions,
   type RemoteCluster,
   InformerRegistry,
 } from '../index.js';
+import { InformerMetrics } from '../internal.js';
 import { useOperatorSuite } from '../testing-fixtures/operator-suite.js';
 import { TcpRelay } from '../testing-fixtures/tcp-relay.js';
 import { ClusterKind, JobKind, type Cluster, type Job } from '../testing-fixtures/remote-kinds.js';

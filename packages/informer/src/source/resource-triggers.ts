@@ -1,13 +1,6 @@
 import type { Observable } from 'rxjs';
-import {
-  Listeners,
-  ResourceID,
-  type KubernetesObject,
-  type ResourceEvent,
-  type Trigger,
-  type TriggerCause,
-  type TriggerSink,
-} from '@kindex/core';
+import { ResourceID, type KubernetesObject, type ResourceEvent, type Trigger, type TriggerCause, type TriggerSink } from '@kindex/core';
+import { Listeners } from '@kindex/core/internal';
 
 /**
  * The trigger end of a Kubernetes event source, one for secondaries (`InformerEventSource`) and

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { defineOptions, positiveMilliseconds } from '@kindex/core';
+import { defineOptions, positiveMilliseconds } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { defineOptions, ResourceID, type KubernetesObject } from '@kindex/core';
+import { ResourceID, type KubernetesObject } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../client/kube-client.js';

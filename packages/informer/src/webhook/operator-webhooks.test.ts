@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { request } from 'node:https';
-import { metricValue } from '@kindex/testing';
+import { metricValue } from '@kindex/testing/internal';
 import { Operator, resourceKind } from '../index.js';
 import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 

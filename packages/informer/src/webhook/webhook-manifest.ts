@@ -7,7 +7,7 @@
  * @module
  */
 import { dumpYaml } from '@kubernetes/client-node';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import type { RegisteredAdmissionWebhook } from './webhook-server.js';
 import type { ConversionWebhook } from './conversion-webhook.js';

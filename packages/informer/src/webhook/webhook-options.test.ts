@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { catchInvalidOption } from '@kindex/testing';
+import { catchInvalidOption } from '@kindex/testing/internal';
 import { resourceKind, WebhookServer, type MutatingWebhook, type ValidatingWebhook } from '../index.js';
 
 const WebPages = resourceKind({ group: 'sample.kindex.dev', version: 'v1', kind: 'WebPage', plural: 'webpages', namespaced: true });

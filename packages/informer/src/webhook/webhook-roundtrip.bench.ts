@@ -8,7 +8,8 @@
 // any webhook (the baseline), the same with one validating webhook, and the webhook server alone
 // (an HTTPS POST of an AdmissionReview straight to it, as the API server sends).
 import { Agent, request, type RequestOptions } from 'node:https';
-import { createNamespace, startEmbeddedApiServer, startRealApiServer, uniqueName, eventually } from '@kindex/testing';
+import { createNamespace, startEmbeddedApiServer, uniqueName, eventually } from '@kindex/testing';
+import { startRealApiServer } from '@kindex/testing/internal';
 import { KubeClient, Operator, resourceKind, startLocalWebhooks } from '../index.js';
 import { createWebPageCrd } from './webhook.fixture.test.js';
 

@@ -9,7 +9,8 @@ import jsonPatch from 'fast-json-patch';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { UnknownOptionError, type KubernetesObject } from '@kindex/core';
-import { eventually, metricValue } from '@kindex/testing';
+import { eventually } from '@kindex/testing';
+import { metricValue } from '@kindex/testing/internal';
 import {
   generateWebhookCertificates,
   Operator,

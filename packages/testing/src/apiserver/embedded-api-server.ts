@@ -52,7 +52,7 @@
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { TEST_API_SERVER_OPTIONS, type ApiServerFaults, type TestApiServer } from '../test-api-server.js';
 import { AdmissionWebhookDispatcher } from './admission/admission-webhook-dispatcher.js';
@@ -302,7 +302,8 @@ export class EmbeddedApiServer implements TestApiServer {
    *
    * @example
    * ```ts
-   * import { selfSignedCertificate, startEmbeddedApiServer } from '@kindex/testing';
+   * import { startEmbeddedApiServer } from '@kindex/testing';
+   * import { selfSignedCertificate } from '@kindex/testing/internal';
    * const server = await startEmbeddedApiServer({ tls: true });
    * const client = selfSignedCertificate('operator');
    * server.trustClientCertificates([client.cert]);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ApiException } from '@kubernetes/client-node';
-import { apiStatusOf, catchApiStatus, NotAnApiStatusError } from '../index.js';
+import { catchApiStatus, NotAnApiStatusError } from '../index.js';
+import { apiStatusOf } from '../internal.js';
 
 const notFound = {
   kind: 'Status',

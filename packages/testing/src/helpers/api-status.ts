@@ -77,7 +77,8 @@ export class NotAnApiStatusError extends Error {
  *
  * @example
  * ```ts
- * import { apiStatusOf, type TestApiServer } from '@kindex/testing';
+ * import { type TestApiServer } from '@kindex/testing';
+ * import { apiStatusOf } from '@kindex/testing/internal';
  * import { CoreV1Api } from '@kubernetes/client-node';
  * declare const server: TestApiServer;
  *
@@ -111,7 +112,8 @@ export function apiStatusOf(error: unknown): ApiStatus | undefined {
  *
  * @example
  * ```ts
- * import { isStatus, rawRequest, type TestApiServer } from '@kindex/testing';
+ * import { rawRequest, type TestApiServer } from '@kindex/testing';
+ * import { isStatus } from '@kindex/testing/internal';
  * declare const server: TestApiServer;
  *
  * const response = await rawRequest(server.kubeConfig, { path: '/api/v1/namespaces/default/configmaps/missing' });

@@ -1,7 +1,7 @@
 import { AssertionError } from 'node:assert/strict';
 import { expect } from 'chai';
 import { BucketRateLimiter, InvalidOptionError } from '@kindex/core';
-import { catchInvalidOption } from '../index.js';
+import { catchInvalidOption } from '../internal.js';
 
 describe('catchInvalidOption', () => {
   it('returns the InvalidOptionError thrown or rejected with', async () => {

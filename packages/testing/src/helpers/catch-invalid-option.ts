@@ -11,7 +11,7 @@ import { InvalidOptionError } from '@kindex/core';
  *   error (its `actual`).
  * @example
  * ```ts
- * import { catchInvalidOption } from '@kindex/testing';
+ * import { catchInvalidOption } from '@kindex/testing/internal';
  * import { BucketRateLimiter } from '@kindex/core';
  *
  * const error = await catchInvalidOption(() => new BucketRateLimiter({ qps: 0 }));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { rejectUnknownOptions, UnknownOptionError } from '@kindex/core';
-import { catchUnknownOptions } from '../index.js';
+import { UnknownOptionError } from '@kindex/core';
+import { rejectUnknownOptions } from '@kindex/core/internal';
+import { catchUnknownOptions } from '../internal.js';
 
 const keys = { port: true, host: true } as const;
 

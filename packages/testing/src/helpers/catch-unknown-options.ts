@@ -13,7 +13,7 @@ import { UnknownOptionError } from '@kindex/core';
  *   another error (its `actual`), or names other keys than `expected`.
  * @example
  * ```ts
- * import { catchUnknownOptions } from '@kindex/testing';
+ * import { catchUnknownOptions } from '@kindex/testing/internal';
  * import { GenericRetry } from '@kindex/core';
  *
  * const error = await catchUnknownOptions(() => new GenericRetry({ maxAttempt: 3 } as never), [

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ShardMap, shardIndexOf } from '@kindex/core';
-import { createNamespacesPerShard, useTestApiServer } from '../index.js';
+import { ShardMap } from '@kindex/core';
+import { shardIndexOf } from '@kindex/core/internal';
+import { useTestApiServer } from '../index.js';
+import { createNamespacesPerShard } from '../internal.js';
 
 describe('createNamespacesPerShard', () => {
   const server = useTestApiServer();

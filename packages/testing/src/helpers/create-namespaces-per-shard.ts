@@ -17,7 +17,8 @@ import { uniqueName } from './unique-name.js';
  *
  * @example
  * ```ts
- * import { createNamespacesPerShard, useTestApiServer } from '@kindex/testing';
+ * import { useTestApiServer } from '@kindex/testing';
+ * import { createNamespacesPerShard } from '@kindex/testing/internal';
  *
  * describe('sharded controller', () => {
  *   const server = useTestApiServer();

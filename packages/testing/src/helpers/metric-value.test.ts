@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { metricValue } from '../index.js';
+import { metricValue } from '../internal.js';
 
 const text = `# HELP requests_total Requests
 # TYPE requests_total counter

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { metricValue } from '@kindex/testing';
+ * import { metricValue } from '@kindex/testing/internal';
  * import { expect } from 'chai';
  * declare const port: number;
  * const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import { requireFault, skipWithReason, type SkippableContext, type TestApiServer } from '../index.js';
+import { requireFault, type SkippableContext, type TestApiServer } from '../index.js';
+import { skipWithReason } from '../internal.js';
 
 class Skipped extends Error {}
 

@@ -5,7 +5,8 @@ import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
  *
  * @example
  * ```ts
- * import { skipWithReason, type SkippableContext } from '@kindex/testing';
+ * import { type SkippableContext } from '@kindex/testing';
+ * import { skipWithReason } from '@kindex/testing/internal';
  *
  * // Any test framework context that can skip works, not only mocha's.
  * function requireDocker(context: SkippableContext): void {
@@ -57,7 +58,8 @@ export function requireFault<K extends keyof ApiServerFaults>(
  *
  * @example
  * ```ts
- * import { skipWithReason, useTestApiServer } from '@kindex/testing';
+ * import { useTestApiServer } from '@kindex/testing';
+ * import { skipWithReason } from '@kindex/testing/internal';
  *
  * describe('leader election', () => {
  *   const server = useTestApiServer();

@@ -1,7 +1,7 @@
 import type { ApiextensionsV1Api, CustomObjectsApi, V1JSONSchemaProps } from '@kubernetes/client-node';
 import { eventually } from './eventually.js';
 import { uniqueName } from './unique-name.js';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**

@@ -1,5 +1,5 @@
 import { startTestApiServer } from '../start-test-api-server.js';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { TEST_API_SERVER_OPTIONS, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { REAL_APISERVER_BUILD_COMMAND, RealApiServerBinariesMissingError, realApiServerBinaries } from '../index.js';
+import { RealApiServerBinariesMissingError } from '../index.js';
+import { REAL_APISERVER_BUILD_COMMAND, realApiServerBinaries } from '../internal.js';
 
 describe('realApiServerBinaries', () => {
   let root: string;

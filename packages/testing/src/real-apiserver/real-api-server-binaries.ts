@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'no
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**
@@ -10,7 +10,7 @@ import Type from 'typebox';
  *
  * @example
  * ```ts
- * import { REAL_APISERVER_BUILD_COMMAND } from '@kindex/testing';
+ * import { REAL_APISERVER_BUILD_COMMAND } from '@kindex/testing/internal';
  *
  * // Tell the developer how to get the binaries.
  * console.error(`no kube-apiserver binaries; run ${REAL_APISERVER_BUILD_COMMAND} once (needs Go)`);
@@ -24,7 +24,7 @@ export const REAL_APISERVER_BUILD_COMMAND = 'scripts/real-apiserver/build.sh';
  *
  * @example
  * ```ts
- * import { realApiServerBinaries, startRealApiServer, type RealApiServerBinaries } from '@kindex/testing';
+ * import { realApiServerBinaries, startRealApiServer, type RealApiServerBinaries } from '@kindex/testing/internal';
  *
  * // Resolve once, start many servers with the same binaries.
  * const binaries: RealApiServerBinaries = realApiServerBinaries();
@@ -49,7 +49,8 @@ export interface RealApiServerBinaries {
  *
  * @example
  * ```ts
- * import { realApiServerBinaries, RealApiServerBinariesMissingError } from '@kindex/testing';
+ * import { RealApiServerBinariesMissingError } from '@kindex/testing';
+ * import { realApiServerBinaries } from '@kindex/testing/internal';
  *
  * try {
  *   realApiServerBinaries();
@@ -76,7 +77,7 @@ export class RealApiServerBinariesMissingError extends Error {
  *
  * @example
  * ```ts
- * import { realApiServerBinaries, type RealApiServerBinariesOptions } from '@kindex/testing';
+ * import { realApiServerBinaries, type RealApiServerBinariesOptions } from '@kindex/testing/internal';
  *
  * // Binaries cached somewhere else on a CI runner.
  * const options: RealApiServerBinariesOptions = { cacheDir: '/opt/ci-cache/kindex' };
@@ -118,7 +119,8 @@ const DEFAULT_SCRIPTS_DIR = fileURLToPath(new URL('../../../../scripts/real-apis
  *
  * @example
  * ```ts
- * import { realApiServerBinaries, RealApiServerBinariesMissingError } from '@kindex/testing';
+ * import { RealApiServerBinariesMissingError } from '@kindex/testing';
+ * import { realApiServerBinaries } from '@kindex/testing/internal';
  *
  * // Skip the real-server suite on machines that have not built the binaries.
  * try {

@@ -3,7 +3,8 @@
  *
  * @example
  * ```ts
- * import { RealApiServerStartError, startRealApiServer } from '@kindex/testing';
+ * import { RealApiServerStartError } from '@kindex/testing';
+ * import { startRealApiServer } from '@kindex/testing/internal';
  *
  * try {
  *   await startRealApiServer();

@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
 import { CoreV1Api, type KubeConfig, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { eventually, rawRequest, uniqueName } from '../index.js';
 import {
   apiServerFlavorFromEnvironment,
   apiStatusOf,
-  eventually,
-  rawRequest,
   realApiServerBinaries,
   skipWithReason,
   startRealApiServer,
-  uniqueName,
   type RealApiServer,
-} from '../index.js';
+} from '../internal.js';
 import { isProcessAlive as processExists } from './internal/process-alive.js';
 
 // One watch, ended after its first event or error: what a test needs to see an old-RV watch answer.

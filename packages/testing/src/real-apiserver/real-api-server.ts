@@ -5,7 +5,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 import { rawRequest } from '../helpers/raw-request.js';
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 import { TEST_API_SERVER_OPTIONS, type ApiServerFaults, type TestApiServer, type TestApiServerOptions } from '../test-api-server.js';
 import { EtcdGateway } from './internal/etcd-gateway.js';
@@ -25,7 +25,7 @@ import { RealApiServerStartError } from './real-api-server-start-error.js';
  *
  * @example
  * ```ts
- * import { startRealApiServer, type RealApiServerOptions } from '@kindex/testing';
+ * import { startRealApiServer, type RealApiServerOptions } from '@kindex/testing/internal';
  *
  * // More kube-apiserver logging for one suite; allow a slow CI machine a minute to start.
  * const options: RealApiServerOptions = { startTimeoutMs: 60_000, extraApiServerArgs: ['--v=4'] };
@@ -63,7 +63,7 @@ const REAL_API_SERVER_OPTIONS = defineOptions<RealApiServerOptions>('startRealAp
  *
  * @example
  * ```ts
- * import { startRealApiServer, type RealApiServer } from '@kindex/testing';
+ * import { startRealApiServer, type RealApiServer } from '@kindex/testing/internal';
  *
  * const server: RealApiServer = await startRealApiServer();
  * console.log(`kube-apiserver ${server.binaries.kubernetesVersion} (pid ${server.pids.kubeApiServer}) up in ${server.startupMs} ms`);
@@ -113,7 +113,7 @@ const START_ATTEMPTS = 3;
  *
  * @example
  * ```ts
- * import { startRealApiServer } from '@kindex/testing';
+ * import { startRealApiServer } from '@kindex/testing/internal';
  * import { CoreV1Api } from '@kubernetes/client-node';
  *
  * // A real etcd and kube-apiserver (built once by scripts/real-apiserver/build.sh): real validation, real watch semantics.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { IndexedStore, ResourceID, deepFreeze, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { IndexedStore, ResourceID, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { deepFreeze } from '@kindex/core/internal';
 import { BoundedStore } from '../../index.js';
 
 interface Thing extends KubernetesObject {

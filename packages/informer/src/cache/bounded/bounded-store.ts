@@ -18,15 +18,13 @@ import { LRUCache } from 'lru-cache';
 import {
   IndexedStore,
   ResourceID,
-  deepFreeze,
-  isRecreated,
-  jsonEqual,
   type Indexer,
   type KubernetesObject,
   type StoreDelta,
   type StoreWriter,
   type UpsertResult,
 } from '@kindex/core';
+import { deepFreeze, isRecreated, jsonEqual } from '@kindex/core/internal';
 import { checkCacheBound, type CacheBound } from './cache-bound.js';
 import { CompactRecords } from './compact-records.js';
 
@@ -36,7 +34,8 @@ import { CompactRecords } from './compact-records.js';
  *
  * @example
  * ```ts
- * import { deepFreeze, type KubernetesObject, type ResourceID } from '@kindex/core';
+ * import { type KubernetesObject, type ResourceID } from '@kindex/core';
+ * import { deepFreeze } from '@kindex/core/internal';
  * import { Kinds, type KubeClient, type ResourceFetcher } from '@kindex/informer';
  * declare const client: KubeClient;
  *

@@ -1,4 +1,5 @@
-import { InvalidResourceError, ResourceID, deepFreeze } from '@kindex/core';
+import { InvalidResourceError, ResourceID } from '@kindex/core';
+import { deepFreeze } from '@kindex/core/internal';
 import type { KubernetesObject } from '@kindex/core';
 import { TransformError } from '../reflector-error.js';
 import type { MetadataInterning } from './metadata-interning.js';

@@ -1,4 +1,5 @@
-import { IndexedStore, isRecreated, Listeners, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
+import { isRecreated, Listeners } from '@kindex/core/internal';
 import type { PreparedObject } from './prepare-object.js';
 import type { ReflectorSink } from '../reflector-sink.js';
 

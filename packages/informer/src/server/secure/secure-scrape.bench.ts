@@ -9,7 +9,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { createNamespace, createServiceAccount, startEmbeddedApiServer, startRealApiServer } from '@kindex/testing';
+import { createNamespace, createServiceAccount, startEmbeddedApiServer } from '@kindex/testing';
+import { startRealApiServer } from '@kindex/testing/internal';
 import { HealthChecks, KubeClient, OperatorMetrics, OperatorServer, type OperatorServerOptions } from '../../index.js';
 import { measureSequential, type LatencyRow } from '../../internal/sequential-latency.bench.js';
 

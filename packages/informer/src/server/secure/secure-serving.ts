@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { defineOptions } from '@kindex/core';
+import { defineOptions } from '@kindex/core/internal';
 import Type from 'typebox';
 
 /**

@@ -6,7 +6,7 @@
 // store and cached until a write to them.
 
 import { randomUUID } from 'node:crypto';
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual } from '@kindex/core/internal';
 import { metaOf } from '../machinery/object-meta.js';
 import type { Json, ObjectStore } from '../storage/object-store.js';
 import { applyPatch } from '../machinery/patch.js';

@@ -11,7 +11,7 @@
 // Checks are made for the API version '*', as the library makes them. Field and label selectors
 // are accepted and passed over, as RBAC does.
 
-import { kubernetesCelEnvironment } from '@kindex/core';
+import { kubernetesCelEnvironment } from '@kindex/core/internal';
 import type { RequestAttributes, UserInfo } from '../filters/request-attributes.js';
 
 /** Decides one request's attributes (the server's RBAC evaluation). */

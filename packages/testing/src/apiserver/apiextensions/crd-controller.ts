@@ -7,7 +7,8 @@
 // defaultCustomObject and validateCustomObject apply it to objects (as customResource().validate()
 // does client-side).
 
-import { defaultCustomObject, validationRuleErrors } from '@kindex/core';
+import { defaultCustomObject } from '@kindex/core';
+import { validationRuleErrors } from '@kindex/core/internal';
 import { conversionCauses } from './crd-conversion-validation.js';
 import { finalizersOf, metaOf, nowTimestamp } from '../machinery/object-meta.js';
 import type { Json, ObjectStore, StoredObject } from '../storage/object-store.js';

@@ -12,7 +12,7 @@
 // generated name, the uid, the creation time) are kept for the next, so validating webhooks see
 // what is stored.
 
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual } from '@kindex/core/internal';
 import type { AdmissionAttributes, AdmissionWebhookDispatcher } from '../admission/admission-webhook-dispatcher.js';
 import type { Json } from '../storage/object-store.js';
 import type { UserInfo } from '../filters/request-attributes.js';

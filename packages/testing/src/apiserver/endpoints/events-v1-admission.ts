@@ -5,7 +5,7 @@
 // equivalent (one storage), so a webhook for one is called for the other under `matchPolicy:
 // Equivalent` (eventEquivalence).
 
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual } from '@kindex/core/internal';
 import type { EquivalentResources } from '../admission/admission-webhook-dispatcher.js';
 import { EVENTS_V1_TYPE_ID, toCoreEvent, toEventsV1 } from '../machinery/events-api.js';
 import type { Json } from '../storage/object-store.js';

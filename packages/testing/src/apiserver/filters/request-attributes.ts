@@ -1,7 +1,7 @@
 // Who asks for what: the attributes kube-apiserver's authorizers decide on (k8s.io/apiserver's
 // authorizer.Attributes, built from the URL as its RequestInfoFactory does), and the 403 it
 // answers with (responsewriters.Forbidden), byte for byte.
-import { FieldSelector } from '@kindex/core';
+import { FieldSelector } from '@kindex/core/internal';
 import type { Route } from './router.js';
 import { ApiStatusError, qualifiedResource } from '../storage/status-error.js';
 

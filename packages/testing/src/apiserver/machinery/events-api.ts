@@ -6,7 +6,7 @@
 // a series of at least 2, type Normal or Warning, reportingController a qualified name) and its
 // decoding of metav1.MicroTime (exactly six fractional digits), wording as kube-apiserver 1.36.
 
-import { qualifiedNameErrors } from '@kindex/core';
+import { qualifiedNameErrors } from '@kindex/core/internal';
 import type { Json } from '../storage/object-store.js';
 import { applyPatch, patchTypeOf } from './patch.js';
 import { badRequest, invalid, type StatusCause } from '../storage/status-error.js';

@@ -3,7 +3,7 @@
 // as sets, ...) and the patch directives kubectl sends ($patch, $setElementOrder,
 // $deleteFromPrimitiveList, $retainKeys). Lists without a merge key are replaced, as in Kubernetes.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import type { Json } from '../storage/object-store.js';
 
 // Field name -> merge key ('' = list of primitives merged as a set). Only fields whose

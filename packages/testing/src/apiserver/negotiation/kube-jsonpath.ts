@@ -10,7 +10,7 @@
 // evaluate as unknown identifiers; `.*` and `..` visit object keys in insertion order where Go
 // visits a map in random order.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { FloatLiteral, Parser, type PathNode } from './kube-jsonpath-parser.js';
 
 /** An evaluation error: client-go returns it, and the printer column shows nothing. */

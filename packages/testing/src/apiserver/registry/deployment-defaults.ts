@@ -2,7 +2,8 @@
 // the pod template's, pod-defaults.ts) and the validation operators trip over first, a selector
 // that does not select the template's pods. There is no deployment controller: status stays empty.
 
-import { LabelSelector, isJsonObject } from '@kindex/core';
+import { LabelSelector } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { defaultPodSpec } from './pod-defaults.js';
 import { type Json } from '../storage/object-store.js';
 import type { StatusCause } from '../storage/status-error.js';

@@ -2,7 +2,7 @@
 // apply, an Update entry for the writer of any other write (`?fieldManager=`, else the
 // User-Agent's product name), and the time stamped on the entry of a write that changed the object.
 
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual } from '@kindex/core/internal';
 import { fieldSchemaOf, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from '../machinery/object-meta.js';
 import type { Json } from '../storage/object-store.js';

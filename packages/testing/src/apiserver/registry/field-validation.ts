@@ -13,7 +13,7 @@
 // Caveat: the models are those of the installed @kubernetes/client-node; a field newer than that
 // release counts as unknown.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import * as models from '@kubernetes/client-node';
 import { parseMicroTime } from '../machinery/micro-time.js';
 import type { Json } from '../storage/object-store.js';

@@ -8,7 +8,7 @@
 // - entries are one per manager, operation and subresource, sorted like the real server's
 //   (operation, time, manager), and dropped when they own nothing.
 
-import { jsonEqual, isJsonObject } from '@kindex/core';
+import { jsonEqual, isJsonObject } from '@kindex/core/internal';
 import { FieldSet, pathString } from './field-set.js';
 import { itemKey, type FieldSchema } from './field-schema.js';
 import { metaOf, nowTimestamp } from '../machinery/object-meta.js';

@@ -3,7 +3,8 @@
 // fields (per fieldValidation), valid names, labels, annotations and owner references, the kind's
 // own rules and defaults, and a namespace that exists and is not terminating.
 
-import { defaultCustomObject, dnsSubdomainErrors, labelValueErrors, pruneCustomObject, qualifiedNameErrors } from '@kindex/core';
+import { defaultCustomObject } from '@kindex/core';
+import { dnsSubdomainErrors, labelValueErrors, pruneCustomObject, qualifiedNameErrors } from '@kindex/core/internal';
 import { customObjectCauses } from '../apiextensions/custom-object-causes.js';
 import { metaOf } from '../machinery/object-meta.js';
 import type { Json } from '../storage/object-store.js';

@@ -10,7 +10,7 @@
 // (openapi-builtin-schemas.ts): a property outside `required` is `omitempty` in Go, with the
 // exceptions below.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { builtinSchemas, type OpenApiSchema } from '../machinery/openapi-builtin-schemas.js';
 import type { Json } from '../storage/object-store.js';
 

@@ -2,7 +2,7 @@
 // SetDefaults_Container of pkg/apis/core/v1), shared by Pods and the pod templates of workloads:
 // an operator comparing what it wrote with what it reads back sees these fields appear.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { type Json } from '../storage/object-store.js';
 
 // An image without a tag (or tagged `latest`) is pulled on every start; a digest or other tag once.

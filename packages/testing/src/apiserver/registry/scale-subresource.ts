@@ -3,7 +3,8 @@
 // autoscalers work on the embedded server. A write of the Scale is a write of the object's
 // replicas, recorded in managedFields under the `scale` subresource.
 
-import { LabelSelector, isJsonObject } from '@kindex/core';
+import { LabelSelector } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { metaOf } from '../machinery/object-meta.js';
 import { type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
 import { applyPatch, patchTypeOf } from '../machinery/patch.js';

@@ -2,7 +2,7 @@
 // REST strategy (type, session affinity, traffic policy, IP families, ports), and a cluster IP
 // from the service CIDR (service-cluster-ips.ts) that cannot change once set.
 
-import { isJsonObject } from '@kindex/core';
+import { isJsonObject } from '@kindex/core/internal';
 import { invalid, type StatusCause } from '../storage/status-error.js';
 import { type Json, type ObjectStore, type StoredObject } from '../storage/object-store.js';
 import { ServiceClusterIps } from './service-cluster-ips.js';

@@ -2,7 +2,8 @@
 // limit and continue tokens over consistent snapshots (a continue token expires with the watch
 // history, as with etcd compaction), at the resourceVersion the request asks for.
 
-import { LabelSelector, ShardSelector, type FieldSelector } from '@kindex/core';
+import { LabelSelector, ShardSelector } from '@kindex/core';
+import { type FieldSelector } from '@kindex/core/internal';
 import type { JsonResponse } from '../machinery/json-response.js';
 import { parseFieldSelector } from '../storage/field-selectors.js';
 import { objectJson, type Json } from '../storage/object-store.js';

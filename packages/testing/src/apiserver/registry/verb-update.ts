@@ -2,7 +2,7 @@
 // writes): optimistic concurrency, status isolation, immutable metadata, generation, no new
 // finalizers once deleting, and the removal of an object whose last finalizer goes.
 
-import { jsonEqual } from '@kindex/core';
+import { jsonEqual } from '@kindex/core/internal';
 import { customObjectCauses } from '../apiextensions/custom-object-causes.js';
 import type { JsonResponse } from '../machinery/json-response.js';
 import { finalizersOf, metaOf } from '../machinery/object-meta.js';

@@ -9,7 +9,7 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
  *
  * @example
  * ```ts
- * import { selfSignedCertificate, type SelfSignedCertificate } from '@kindex/testing';
+ * import { selfSignedCertificate, type SelfSignedCertificate } from '@kindex/testing/internal';
  * import { KubeConfig } from '@kubernetes/client-node';
  * declare const serverUrl: string;
  *
@@ -87,7 +87,8 @@ export function certificateSerial(random: Buffer): Buffer {
  *
  * @example
  * ```ts
- * import { selfSignedCertificate, startEmbeddedApiServer } from '@kindex/testing';
+ * import { startEmbeddedApiServer } from '@kindex/testing';
+ * import { selfSignedCertificate } from '@kindex/testing/internal';
  *
  * // Test client-certificate authentication: the server trusts this certificate for the user "operator".
  * const server = await startEmbeddedApiServer({ tls: true });

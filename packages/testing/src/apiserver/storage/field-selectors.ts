@@ -1,7 +1,7 @@
 // Which field labels kube-apiserver accepts per kind (each registry's GetAttrs / field label
 // conversion), and how to read them from an object. Any other field is a 400, as on the real server.
 
-import { FieldSelector } from '@kindex/core';
+import { FieldSelector } from '@kindex/core/internal';
 import { badRequest } from './status-error.js';
 import type { ResourceType } from './resource-registry.js';
 

@@ -2,7 +2,7 @@
 // bounded history of events for watches that resume from a resourceVersion. Objects are frozen
 // and serialized once per write, so reads, lists and watch fan-out never copy or re-serialize.
 
-import { deepFreeze } from '@kindex/core';
+import { deepFreeze } from '@kindex/core/internal';
 import type { ResourceType } from './resource-registry.js';
 import { expired } from './status-error.js';
 

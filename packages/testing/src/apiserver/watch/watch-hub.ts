@@ -4,7 +4,8 @@
 // event line is serialized once and shared by every watcher that receives it.
 
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector, LabelSelector, ShardSelector } from '@kindex/core';
+import type { LabelSelector, ShardSelector } from '@kindex/core';
+import type { FieldSelector } from '@kindex/core/internal';
 import { fieldValue } from '../storage/field-selectors.js';
 import { objectJson, type Json, type ObjectStore, type StoreEvent, type StoredObject } from '../storage/object-store.js';
 import type { ResourceType } from '../storage/resource-registry.js';
