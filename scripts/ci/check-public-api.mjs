@@ -33,6 +33,7 @@ const explain = process.argv.includes('--explain');
 
 const EVENT_SOURCES = 'docs/concepts/event-sources.md';
 const CUSTOM_RESOURCES = 'docs/concepts/custom-resources.md';
+const LEASES = 'docs/concepts/leader-election-and-sharding.md';
 /**
  * Exports users need that a guide describes in prose without naming them in code yet: extension
  * points users implement or plug in, and the siblings of built-ins the guides name. Per package:
@@ -63,9 +64,27 @@ export const DOC_GAPS = {
   informer: {
     // `withTransform(fn)`: "strip fields before caching"; the built-in besides keepAppliedFields.
     dropManagedFields: EVENT_SOURCES,
+    // Leader election and sharding on Leases, by hand: the Kubernetes stores LeaderElector and
+    // ShardCoordinator take, and the MicroTime format a LeaseSpec's times need.
+    KubeLeaseStore: LEASES,
+    KubeShardLeaseStore: LEASES,
+    microTime: LEASES,
   },
   testing: {},
 };
+
+/**
+ * Main-entry exports whose TSDoc @example still imports from an `/internal` subpath (they were
+ * written when everything was public): `pkg Name` -> what to show instead. The API reference must
+ * show only what users can import, so the list only shrinks.
+ * @type {Record<string, string>}
+ */
+export const EXAMPLES_USING_INTERNAL = {
+  'informer InformerCache': 'the example of onDelta calls isScopeRemoval() (internal): show the delta without it',
+  'informer CacheDeltaSink': 'its example calls isScopeRemoval() (internal): show the delta without it',
+  'informer ResourceFetcher': 'its example calls deepFreeze() (internal): return the fetched object without it',
+};
+const examplesUsingInternal = new Set();
 
 /** Every file under `dir` whose name passes `keep`, skipping node_modules, dist and `skipDirs`. */
 function filesUnder(dir, keep, skipDirs = []) {
@@ -214,7 +233,7 @@ const TYPED = (node) =>
 const PRINT_FLAGS = ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.IgnoreErrors;
 
 /** The exports a declaration's public surface names, by symbol where written and by name where inferred. */
-function namedBySignature(declaration) {
+function namedBySignature(declaration, owner) {
   const found = new Set();
   const addSymbol = (node) => {
     const s = checker.getSymbolAtLocation(node);
@@ -234,6 +253,7 @@ function namedBySignature(declaration) {
     for (const doc of [...(node.jsDoc ?? []), ...((statement && ts.isVariableStatement(statement) && statement.jsDoc) || [])]) {
       const text = doc.getText();
       for (const m of text.matchAll(/\{@link(?:code|plain)?\s+([A-Za-z_$][\w$]*)/g)) for (const e of byName.get(m[1]) ?? []) found.add(e);
+      if (!owner.internal && /from '@kindex\/(core|informer|testing)\/internal'/.test(text)) examplesUsingInternal.add(key(owner));
     }
     if (ts.isBlock(node)) return; // a body is no signature
     if (ts.isTypeReferenceNode(node)) addSymbol(ts.isQualifiedName(node.typeName) ? node.typeName.right : node.typeName);
@@ -281,11 +301,22 @@ for (const [pkg, points] of Object.entries(DOC_GAPS)) {
 while (queue.length) {
   const e = queue.shift();
   for (const d of e.target.declarations ?? []) {
-    for (const named of namedBySignature(d)) keep(named, `named by the signature or TSDoc of @kindex/${e.pkg} ${e.name}`);
+    for (const named of namedBySignature(d, e)) keep(named, `named by the signature or TSDoc of @kindex/${e.pkg} ${e.name}`);
   }
 }
 
 // --- 6. Report.
+for (const k of examplesUsingInternal) {
+  if (!(k in EXAMPLES_USING_INTERNAL)) {
+    problems.push(
+      `@kindex/${k.replace(' ', ': ')}: an @example of its TSDoc imports from an /internal subpath, which the API reference must not show users: write it with the main entries' API`,
+    );
+  }
+}
+for (const k of Object.keys(EXAMPLES_USING_INTERNAL)) {
+  if (!examplesUsingInternal.has(k))
+    problems.push(`EXAMPLES_USING_INTERNAL lists ${k}, whose examples no longer import /internal: remove the entry`);
+}
 let keptCount = 0;
 for (const pkg of PACKAGES) {
   const own = exported.filter((e) => e.pkg === pkg && !e.internal);

@@ -210,7 +210,9 @@ export type { LeaseTiming } from './lease/lease-timing.js';
 // --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
 export { LeaderElector } from './leader-election/leader-elector.js';
 export type { LeaderElectorOptions, LeaderElectionTiming, LeaderElectionStatus } from './leader-election/leader-elector.js';
+export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
 export type { LeaseStore } from './leader-election/lease-store.js';
+export { microTime } from './client/micro-time.js';
 export type { OperatorLeaderElectionOptions } from './leader-election/operator-leader-election.js';
 export { LeaderElectionConfigError, LeaderElectionStartError, NotLeaderError } from './leader-election/leader-election-errors.js';
 
@@ -222,6 +224,7 @@ export { ShardCoordinator } from './sharding/shard-coordinator.js';
 export type { ShardCoordinatorOptions } from './sharding/shard-coordinator-options.js';
 export type { ShardLoss, ShardOwnership } from './sharding/shard-ownership.js';
 export { ShardLostError } from './sharding/shard-lost-error.js';
+export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export type { ShardLeaseStore } from './sharding/shard-lease-store.js';
 export { ShardingConfigError } from './sharding/sharding-config-error.js';
 export type { OperatorShardingOptions } from './sharding/operator-sharding.js';

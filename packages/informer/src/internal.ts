@@ -55,12 +55,7 @@ export { assertUsableKubeConfig } from './kubeconfig/assert-usable-kube-config.j
 export { toYamlDocuments } from './rbac/rbac-manifest.js';
 export { fleetMemberManifests } from './operator/remote-cluster-permissions.js';
 
-// --- leader election: one active replica on a coordination.k8s.io/v1 Lease (src/leader-election/)
-export { KubeLeaseStore } from './leader-election/kube-lease-store.js';
-export { microTime } from './client/micro-time.js';
-
 // --- sharding: N replicas split the primaries, shard ownership on Leases (src/sharding/)
-export { KubeShardLeaseStore, SHARD_GROUP_LABEL } from './sharding/kube-shard-lease-store.js';
 export { SHARD_MAP_ANNOTATION, PREVIOUS_SHARD_MAP_ANNOTATION, SHARD_EPOCH_ANNOTATION } from './sharding/shard-map-lease.js';
 
 // --- operator definition and manifests: one module describes the operator, main runs it, `kindex manifests` deploys it (src/manifests/)

@@ -20,11 +20,11 @@ export type ApiServerFlavor = TestApiServer['flavor'];
  *
  * @example
  * ```ts
- * import { UnknownApiServerFlavorError } from '@kindex/testing';
- * import { apiServerFlavorFromEnvironment } from '@kindex/testing/internal';
+ * import { startTestApiServer, UnknownApiServerFlavorError } from '@kindex/testing';
  *
  * try {
- *   apiServerFlavorFromEnvironment({ KINDEX_APISERVER: 'kind' });
+ *   const server = await startTestApiServer(); // KINDEX_APISERVER=kind names no server kindex has
+ *   await server.stop();
  * } catch (error) {
  *   if (error instanceof UnknownApiServerFlavorError) console.error(`KINDEX_APISERVER=${error.value}: ${error.message}`);
  * }

@@ -8,13 +8,10 @@ import { evaluate, type FilterErrorListener } from '../predicate/evaluate.js';
  *
  * @example
  * ```ts
- * import { kopfFilter, PRESENT, type EventTransform, type ResourceEvent } from '@kindex/core';
- * import { stealthTransition } from '@kindex/core/internal';
- * declare const event: ResourceEvent;
+ * import { type EventTransform } from '@kindex/core';
  *
- * // An object that gains the label arrives as a create, one that loses it as a delete.
- * const transform: EventTransform = stealthTransition(kopfFilter({ labels: { 'example.com/managed': PRESENT } }));
- * const seen = transform(event, (error) => console.warn(error.message));
+ * // Drops the events of objects being deleted, passes the others on unchanged.
+ * const skipDeleting: EventTransform = (event) => (event.object.metadata?.deletionTimestamp ? undefined : event);
  * ```
  */
 export type EventTransform<R extends KubernetesObject = KubernetesObject> = (

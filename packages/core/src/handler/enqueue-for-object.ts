@@ -11,12 +11,11 @@ import type { EventHandler } from './event-handler.js';
  *
  * @example
  * ```ts
- * import { enqueueForObject, type ResourceEvent } from '@kindex/core';
- * import { mapEvent } from '@kindex/core/internal';
- * declare const event: ResourceEvent;
+ * import { enqueueForObject } from '@kindex/core';
+ * import { InformerEventSource, Kinds } from '@kindex/informer';
  *
- * // The primary handler: each event reconciles the object it is about.
- * const ids = mapEvent(enqueueForObject(), event);
+ * // Each ConfigMap event reconciles the ConfigMap it is about.
+ * const source = InformerEventSource.from(Kinds.ConfigMap, Kinds.ConfigMap).withEventHandler(enqueueForObject());
  * ```
  */
 export function enqueueForObject<R extends KubernetesObject = KubernetesObject>(): EventHandler<R> {

@@ -10,15 +10,13 @@ import type { ResourceEventType } from '../event/resource-event.js';
  *
  * @example
  * ```ts
- * import { enqueueForOwner, HandlerError, type ResourceEvent } from '@kindex/core';
- * import { mapEvent } from '@kindex/core/internal';
- * declare const event: ResourceEvent;
+ * import { HandlerError } from '@kindex/core';
+ * declare const problem: unknown; // as an event source reports it
  *
- * const handler = enqueueForOwner({ group: 'example.com', kind: 'WebApp' });
- * mapEvent(handler, event, (error: HandlerError) => {
+ * if (problem instanceof HandlerError) {
  *   // `field` names the bad part of the object, e.g. metadata.ownerReferences[0].apiVersion.
- *   console.warn(`${error.objectKey}: ${error.field ?? '(object)'}: ${error.message}`);
- * });
+ *   console.warn(`${problem.objectKey}: ${problem.field ?? '(object)'}: ${problem.message}`);
+ * }
  * ```
  */
 export class HandlerError extends Error {

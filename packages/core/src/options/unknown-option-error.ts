@@ -36,11 +36,12 @@ export interface UnknownOption {
  *
  * @example
  * ```ts
- * import { UnknownOptionError } from '@kindex/core';
- * import { rejectUnknownOptions } from '@kindex/core/internal';
+ * import { GenericRetry, UnknownOptionError, type GenericRetryOptions } from '@kindex/core';
  *
+ * // Options read from a file: a typo the type checker cannot see.
+ * const options = JSON.parse('{ "maxAttempts": 3, "maxIntervalMS": 60000 }') as GenericRetryOptions;
  * try {
- *   rejectUnknownOptions('server options', { hots: 'localhost', port: 80 }, { host: true, port: true });
+ *   new GenericRetry(options);
  * } catch (error) {
  *   if (error instanceof UnknownOptionError) {
  *     for (const option of error.unknown) console.error(`${option.path}: did you mean ${option.suggestion}?`);

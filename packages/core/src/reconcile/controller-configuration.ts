@@ -11,9 +11,8 @@ import { InvalidOptionError } from '../options/invalid-option-error.js';
  * @example
  * ```ts
  * import { EventProcessor, type ProcessingConfiguration } from '@kindex/core';
- * import { processingConfiguration } from '@kindex/core/internal';
+ * declare const processing: ProcessingConfiguration;
  *
- * const processing: ProcessingConfiguration = processingConfiguration({ concurrency: 8 });
  * const processor = new EventProcessor({ ...processing, dispatch: async () => {} });
  * ```
  */

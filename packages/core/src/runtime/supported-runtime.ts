@@ -21,10 +21,13 @@ import { fileURLToPath } from 'node:url';
  * @example
  * ```ts
  * import { UnsupportedRuntimeError } from '@kindex/core';
- * import { unsupportedRuntime } from '@kindex/core/internal';
  *
- * const problem: UnsupportedRuntimeError | undefined = unsupportedRuntime(process.versions.node, '1.4.0');
- * if (problem) console.error(`Node.js ${problem.nodeVersion} with client-node ${problem.clientNodeVersion}: ${problem.message}`);
+ * try {
+ *   await import('@kindex/informer');
+ * } catch (error) {
+ *   if (!(error instanceof UnsupportedRuntimeError)) throw error;
+ *   console.error(`Node.js ${error.nodeVersion} with client-node ${error.clientNodeVersion}: ${error.message}`);
+ * }
  * ```
  */
 export class UnsupportedRuntimeError extends Error {

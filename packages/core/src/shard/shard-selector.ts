@@ -40,10 +40,9 @@ export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
  * @example
  * ```ts
  * import { ShardSelector, type ShardRange } from '@kindex/core';
- * import { SHARD_SPACE_END } from '@kindex/core/internal';
  *
- * // The upper half of the hash space, by uid.
- * const upper: ShardRange = { start: '0x8000000000000000', end: SHARD_SPACE_END };
+ * // The upper half of the hash space, by uid (the end, 2^64, is exclusive).
+ * const upper: ShardRange = { start: '0x8000000000000000', end: '0x10000000000000000' };
  * const selector = ShardSelector.of('object.metadata.uid', [upper]);
  * ```
  */

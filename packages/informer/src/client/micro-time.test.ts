@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { microTime } from '../internal.js';
+import { microTime } from '../index.js';
 
 describe('microTime', () => {
   it('writes RFC 3339 in UTC with exactly six fractional digits, as metav1.MicroTime', () => {

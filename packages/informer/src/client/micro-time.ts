@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { microTime } from '@kindex/informer/internal';
+ * import { microTime } from '@kindex/informer';
  *
  * microTime(Date.UTC(2026, 10, 25, 18, 0, 0, 123)); // '2026-11-25T18:00:00.123000Z'
  * ```

@@ -37,16 +37,10 @@ const RESOLVE_RESOURCE_TYPE_OPTIONS = defineOptions<ResolveResourceTypeOptions>(
  * @example
  * ```ts
  * import { UnknownResourceTypeError } from '@kindex/informer';
- * import { resolveResourceType } from '@kindex/informer/internal';
- * import type { KubeConfig } from '@kubernetes/client-node';
- * declare const kubeConfig: KubeConfig;
+ * declare const error: unknown; // caught around the request that named the kind
  *
- * try {
- *   await resolveResourceType(kubeConfig, 'example.com/v1', 'WebApp');
- * } catch (error) {
- *   // The CRD is not installed (or not served at that version).
- *   if (error instanceof UnknownResourceTypeError) console.error(`install the CRD for ${error.kind}.${error.apiVersion}`);
- * }
+ * // The CRD is not installed (or not served at that version).
+ * if (error instanceof UnknownResourceTypeError) console.error(`install the CRD for ${error.kind}.${error.apiVersion}`);
  * ```
  */
 export class UnknownResourceTypeError extends Error {

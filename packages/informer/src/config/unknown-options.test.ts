@@ -8,7 +8,9 @@ import {
   InformerRegistry,
   Kinds,
   KubeClient,
+  KubeLeaseStore,
   KubernetesDependentResource,
+  KubeShardLeaseStore,
   LeaderElector,
   matchesAppliedFields,
   Operator,
@@ -23,7 +25,7 @@ import {
   Reflector,
   requiredPermissions,
 } from '../index.js';
-import { KubeLeaseStore, KubeShardLeaseStore, SourceHealthMonitor, resolveResourceType } from '../internal.js';
+import { SourceHealthMonitor, resolveResourceType } from '../internal.js';
 import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
 // Every options object of @kindex/informer rejects keys it does not know, naming all of them with

@@ -9,14 +9,14 @@ import type { EventBroadcaster } from '../events/event-broadcaster.js';
  * @example
  * ```ts
  * import { Controller, KubeClient, Kinds, type ControllerObservability } from '@kindex/informer';
- * import { type Reconciler } from '@kindex/core';
- * import { noopLogger } from '@kindex/core/internal';
+ * import { type Logger, type Reconciler } from '@kindex/core';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
+ * declare const logger: Logger;
  * declare const reconciler: Reconciler<import('@kindex/core').KubernetesObject, KubeClient>;
  *
  * // A controller outside an Operator (usually the Operator wires this for you).
- * const observability: ControllerObservability = { logger: noopLogger };
+ * const observability: ControllerObservability = { logger };
  * const controller = new Controller(reconciler, { kind: Kinds.ConfigMap }, new KubeClient(kubeConfig), observability);
  * ```
  */

@@ -24,13 +24,9 @@ import { validationRuleErrors } from '@kindex/core/internal';
  * @example
  * ```ts
  * import { NonStructuralSchemaError } from '@kindex/informer';
- * import { structuralSchema } from '@kindex/informer/internal';
+ * declare const error: unknown; // caught around the definition of a custom resource
  *
- * try {
- *   structuralSchema({ type: 'object', properties: { size: {} as never, other: { anyOf: [{ type: 'object' }, { type: 'string' }] } } }, 'Widget v1');
- * } catch (error) {
- *   if (error instanceof NonStructuralSchemaError) console.log(error.problems);
- * }
+ * if (error instanceof NonStructuralSchemaError) console.log(error.problems);
  * ```
  */
 export class NonStructuralSchemaError extends Error {

@@ -10,8 +10,7 @@ import type { LeaseStore } from './lease-store.js';
  *
  * @example
  * ```ts
- * import { KubeClient, LeaderElector } from '@kindex/informer';
- * import { KubeLeaseStore } from '@kindex/informer/internal';
+ * import { KubeClient, KubeLeaseStore, LeaderElector } from '@kindex/informer';
  * import type { KubeConfig } from '@kubernetes/client-node';
  * declare const kubeConfig: KubeConfig;
  *

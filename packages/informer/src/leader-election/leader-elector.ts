@@ -135,8 +135,7 @@ const NON_TRANSIENT = new Set([400, 401, 403, 404, 422]);
  *
  * @example
  * ```ts
- * import { LeaderElector, type KubeClient } from '@kindex/informer';
- * import { KubeLeaseStore } from '@kindex/informer/internal';
+ * import { KubeLeaseStore, LeaderElector, type KubeClient } from '@kindex/informer';
  * declare const client: KubeClient;
  * const elector = new LeaderElector({ store: new KubeLeaseStore(client, { name: 'my-operator', namespace: 'ops' }) });
  * elector.isLeader$.subscribe((leading) => console.log(leading ? 'leading' : 'following'));

@@ -4,8 +4,17 @@
 // a release) is what kube-apiserver accepts.
 import { expect } from 'chai';
 import { uniqueName } from '@kindex/testing';
-import { KubeApiError, LeaderElector, LeaseConflictError, ShardCoordinator, type LeaseSpec } from '../index.js';
-import { KubeLeaseStore, KubeShardLeaseStore, SHARD_GROUP_LABEL, microTime } from '../internal.js';
+import {
+  KubeApiError,
+  KubeLeaseStore,
+  KubeShardLeaseStore,
+  LeaderElector,
+  LeaseConflictError,
+  ShardCoordinator,
+  microTime,
+  SHARD_GROUP_LABEL,
+  type LeaseSpec,
+} from '../index.js';
 import { useClientPerTest } from '../testing-fixtures/client-per-test.js';
 
 describe('KubeLeaseStore and KubeShardLeaseStore', () => {

@@ -8,13 +8,13 @@ renewal, as the lease lost), never as a failed call.
  *
  * @example
  * ```ts
- * import { LeaseConflictError, type Lease, type LeaseStore } from '@kindex/informer';
- * import { microTime } from '@kindex/informer/internal';
+ * import { LeaseConflictError, type Lease, type LeaseSpec, type LeaseStore } from '@kindex/informer';
  * declare const store: LeaseStore;
  * declare const current: Lease;
+ * declare const renewed: LeaseSpec;
  *
  * try {
- *   await store.update(current, { ...current.spec, renewTime: microTime(Date.now()) });
+ *   await store.update(current, renewed);
  * } catch (error) {
  *   // Someone else wrote the Lease since we read it: read it again before deciding.
  *   if (!(error instanceof LeaseConflictError)) throw error;

@@ -28,8 +28,7 @@ import type { KubernetesObject } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { type LeaseSpec, type LeaseStore } from '@kindex/informer';
- * import { microTime } from '@kindex/informer/internal';
+ * import { microTime, type LeaseSpec, type LeaseStore } from '@kindex/informer';
  * declare const store: LeaseStore;
  *
  * // MicroTime fields take six fractional digits: kube-apiserver refuses toISOString()'s three.

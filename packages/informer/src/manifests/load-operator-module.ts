@@ -22,13 +22,9 @@ import type { DescribableOperator } from './operator-manifests.js';
  * @example
  * ```ts
  * import { OperatorModuleError } from '@kindex/informer';
- * import { loadOperatorModule } from '@kindex/informer/internal';
+ * declare const error: unknown; // caught around the load of an operator module
  *
- * try {
- *   await loadOperatorModule('src/operator.ts', { command: 'my-tool' });
- * } catch (error) {
- *   if (error instanceof OperatorModuleError) console.error(error.message);
- * }
+ * if (error instanceof OperatorModuleError) console.error(error.message);
  * ```
  */
 export class OperatorModuleError extends Error {

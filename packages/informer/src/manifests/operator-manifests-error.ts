@@ -4,15 +4,10 @@
  *
  * @example
  * ```ts
- * import { OperatorManifestsError, type Operator } from '@kindex/informer';
- * import { operatorManifests } from '@kindex/informer/internal';
- * declare const operator: Operator;
+ * import { OperatorManifestsError } from '@kindex/informer';
+ * declare const error: unknown; // caught around the writing of an operator's manifests
  *
- * try {
- *   await operatorManifests(operator, { name: 'widget-operator', namespace: 'widgets', image: 'ghcr.io/acme/widget-operator:1.0.0' });
- * } catch (error) {
- *   if (error instanceof OperatorManifestsError) console.error(`${error.field}: ${error.message}`);
- * }
+ * if (error instanceof OperatorManifestsError) console.error(`${error.field}: ${error.message}`);
  * ```
  */
 export class OperatorManifestsError extends Error {

@@ -7,13 +7,11 @@ import type { ProcessingEvent } from '@kindex/core';
  *
  * @example
  * ```ts
- * import { Registry } from 'prom-client';
  * import { type Controller, type MeteredController } from '@kindex/informer';
- * import { ControllerMetrics } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
+ * // A Controller is what the operator's controller metrics observe.
  * const metered: MeteredController = controller;
- * new ControllerMetrics(new Registry()).observe(metered);
  * ```
  */
 export interface MeteredController {

@@ -59,8 +59,8 @@ export interface NonResourceClusterRole {
  *
  * @example
  * ```ts
+ * import { stringify } from 'yaml';
  * import { metricsReaderClusterRole } from '@kindex/informer';
- * import { toYamlDocuments } from '@kindex/informer/internal';
  *
  * const reader = metricsReaderClusterRole('web-operator');
  * const binding = {
@@ -70,7 +70,7 @@ export interface NonResourceClusterRole {
  *   roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader.metadata.name },
  *   subjects: [{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }],
  * };
- * console.log(toYamlDocuments([reader, binding]));
+ * console.log([reader, binding].map((object) => stringify(object)).join('---\n'));
  * ```
  */
 export function metricsReaderClusterRole(name: string = 'kindex-operator'): NonResourceClusterRole {

@@ -10,11 +10,10 @@ import type { PrimaryDescription } from '../controller/controller-observability.
  * @example
  * ```ts
  * import { type Controller, type DebuggableController } from '@kindex/informer';
- * import { controllerDebugView } from '@kindex/informer/internal';
  * declare const controller: Controller;
  *
+ * // A Controller is what /debug/controllers reads.
  * const debuggable: DebuggableController = controller;
- * console.log(controllerDebugView(debuggable).queue);
  * ```
  */
 export interface DebuggableController {
@@ -52,13 +51,11 @@ export interface DebuggableController {
  * @example
  * ```ts
  * import { type DebuggableFleet, type FleetController } from '@kindex/informer';
- * import { controllerDebugView } from '@kindex/informer/internal';
  * declare const fleet: FleetController;
  *
  * const debuggable: DebuggableFleet = fleet;
  * for (const { name } of debuggable.clusters) {
- *   const controller = debuggable.controllerOf(name);
- *   if (controller !== undefined) console.log(name, controllerDebugView(controller).queue);
+ *   console.log(name, debuggable.controllerOf(name) === undefined ? 'no controller yet' : 'controller running');
  * }
  * ```
  */

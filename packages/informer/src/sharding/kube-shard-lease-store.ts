@@ -10,7 +10,7 @@ import type { ShardLeaseStore } from './shard-lease-store.js';
  *
  * @example
  * ```ts
- * import { SHARD_GROUP_LABEL } from '@kindex/informer/internal';
+ * import { SHARD_GROUP_LABEL } from '@kindex/informer';
  *
  * // kubectl get leases -n ops -l sharding.kindex.dev/group=jobs
  * const selector = `${SHARD_GROUP_LABEL}=jobs`;
@@ -25,8 +25,7 @@ export const SHARD_GROUP_LABEL = 'sharding.kindex.dev/group';
  *
  * @example
  * ```ts
- * import { KubeClient, ShardCoordinator, loadKubeConfig } from '@kindex/informer';
- * import { KubeShardLeaseStore } from '@kindex/informer/internal';
+ * import { KubeClient, KubeShardLeaseStore, ShardCoordinator, loadKubeConfig } from '@kindex/informer';
  * const kubeConfig = loadKubeConfig(); // --kubeconfig, KUBECONFIG, ~/.kube/config or the pod's service account
  *
  * // The shard and member Leases of group "jobs" in namespace "ops".

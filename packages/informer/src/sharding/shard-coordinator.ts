@@ -72,8 +72,7 @@ import { ShardingConfigError } from './sharding-config-error.js';
  *
  * @example
  * ```ts
- * import { ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
- * import { KubeShardLeaseStore } from '@kindex/informer/internal';
+ * import { KubeShardLeaseStore, ShardCoordinator, type Controller, type KubeClient } from '@kindex/informer';
  * declare const client: KubeClient;
  * declare const controller: Controller;
  * declare const namespaceNames: () => Promise<string[]>;

@@ -303,10 +303,9 @@ export class EmbeddedApiServer implements TestApiServer {
    * @example
    * ```ts
    * import { startEmbeddedApiServer } from '@kindex/testing';
-   * import { selfSignedCertificate } from '@kindex/testing/internal';
+   * declare const clientCertificatePem: string; // the operator's client certificate
    * const server = await startEmbeddedApiServer({ tls: true });
-   * const client = selfSignedCertificate('operator');
-   * server.trustClientCertificates([client.cert]);
+   * server.trustClientCertificates([clientCertificatePem]);
    * ```
    */
   trustClientCertificates(certificates: readonly string[]): void {

@@ -6,11 +6,10 @@ import type { ApiServerFaults, TestApiServer } from '../test-api-server.js';
  * @example
  * ```ts
  * import { type SkippableContext } from '@kindex/testing';
- * import { skipWithReason } from '@kindex/testing/internal';
  *
  * // Any test framework context that can skip works, not only mocha's.
  * function requireDocker(context: SkippableContext): void {
- *   if (!process.env['DOCKER_HOST']) skipWithReason(context, 'DOCKER_HOST is not set');
+ *   if (!process.env['DOCKER_HOST']) context.skip();
  * }
  * ```
  */

@@ -49,11 +49,12 @@ export interface RealApiServerBinaries {
  *
  * @example
  * ```ts
- * import { RealApiServerBinariesMissingError } from '@kindex/testing';
- * import { realApiServerBinaries } from '@kindex/testing/internal';
+ * import { RealApiServerBinariesMissingError, startTestApiServer } from '@kindex/testing';
  *
  * try {
- *   realApiServerBinaries();
+ *   // With KINDEX_APISERVER=real: etcd, kube-apiserver and kube-controller-manager must be built.
+ *   const server = await startTestApiServer();
+ *   await server.stop();
  * } catch (error) {
  *   if (error instanceof RealApiServerBinariesMissingError) console.error(`missing ${error.path}: ${error.message}`);
  * }

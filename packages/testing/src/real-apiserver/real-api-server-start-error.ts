@@ -3,11 +3,11 @@
  *
  * @example
  * ```ts
- * import { RealApiServerStartError } from '@kindex/testing';
- * import { startRealApiServer } from '@kindex/testing/internal';
+ * import { RealApiServerStartError, startTestApiServer } from '@kindex/testing';
  *
  * try {
- *   await startRealApiServer();
+ *   const server = await startTestApiServer(); // KINDEX_APISERVER=real starts a real kube-apiserver
+ *   await server.stop();
  * } catch (error) {
  *   if (error instanceof RealApiServerStartError) {
  *     console.error(`${error.component} did not start${error.portTaken ? ' (port in use)' : ''}:\n${error.logTail}`);
