@@ -48,6 +48,7 @@ const checks = process.argv.slice(2).length
       'scripts/ci/check-layers.test.mjs',
       'scripts/ci/check-export-lists.mjs',
       'scripts/ci/check-public-api.mjs',
+      'scripts/ci/check-public-api.test.mjs',
       'scripts/ci/check-error-codes.mjs',
       'scripts/ci/check-api-docs.mjs',
       'scripts/ci/check-doc-examples.mjs',
