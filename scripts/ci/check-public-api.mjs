@@ -34,9 +34,6 @@ const explain = process.argv.includes('--explain');
 // `--no-allow` ignores DOC_GAPS and EXAMPLES_USING_INTERNAL (for a fixture tree, as the test uses).
 const allow = !process.argv.includes('--no-allow');
 
-const EVENT_SOURCES = 'docs/concepts/event-sources.md';
-const CUSTOM_RESOURCES = 'docs/concepts/custom-resources.md';
-const LEASES = 'docs/concepts/leader-election-and-sharding.md';
 /**
  * Exports users need that a guide describes in prose without naming them in code yet: extension
  * points users implement or plug in, and the siblings of built-ins the guides name. Per package:
@@ -45,34 +42,8 @@ const LEASES = 'docs/concepts/leader-election-and-sharding.md';
  * @type {Record<string, Record<string, string>>}
  */
 export const DOC_GAPS = {
-  core: {
-    // "kindex has controller-runtime's predicates": the other built-ins, and custom predicates.
-    resourceVersionChanged: EVENT_SOURCES,
-    funcs: EVENT_SOURCES,
-    newPredicateFuncs: EVENT_SOURCES,
-    // "... and kopf's declarative filters": the combinators of a filter's `when` callbacks.
-    not_: EVENT_SOURCES,
-    any_: EVENT_SOURCES,
-    all_: EVENT_SOURCES,
-    none_: EVENT_SOURCES,
-    // The README's @kindex/core row lists event handlers (InformerEventSourceBuilder.withEventHandler).
-    enqueueForObject: 'README.md',
-    enqueueFromMapFunc: 'README.md',
-    // Custom secondary-to-primary mappers: declaring what they read, so unchanged inputs skip them.
-    withInputsEqual: 'docs/concepts/indexes-and-mappers.md',
-    // The siblings of setStatusCondition, findStatusCondition and isStatusConditionTrue.
-    isStatusConditionFalse: CUSTOM_RESOURCES,
-    isStatusConditionPresentAndEqual: CUSTOM_RESOURCES,
-  },
-  informer: {
-    // `withTransform(fn)`: "strip fields before caching"; the built-in besides keepAppliedFields.
-    dropManagedFields: EVENT_SOURCES,
-    // Leader election and sharding on Leases, by hand: the Kubernetes stores LeaderElector and
-    // ShardCoordinator take, and the MicroTime format a LeaseSpec's times need.
-    KubeLeaseStore: LEASES,
-    KubeShardLeaseStore: LEASES,
-    microTime: LEASES,
-  },
+  core: {},
+  informer: {},
   testing: {},
 };
 
