@@ -53,11 +53,7 @@ export const DOC_GAPS = {
  * show only what users can import, so the list only shrinks.
  * @type {Record<string, string>}
  */
-export const EXAMPLES_USING_INTERNAL = {
-  'informer InformerCache': 'the example of onDelta calls isScopeRemoval() (internal): show the delta without it',
-  'informer CacheDeltaSink': 'its example calls isScopeRemoval() (internal): show the delta without it',
-  'informer ResourceFetcher': 'its example calls deepFreeze() (internal): return the fetched object without it',
-};
+export const EXAMPLES_USING_INTERNAL = {};
 const examplesUsingInternal = new Set();
 
 /** Every file under `dir` whose name passes `keep`, skipping node_modules, dist and `skipDirs`. */

@@ -14,7 +14,6 @@ import type { CacheDeltaOrigin } from './cache-delta.js';
  * @example
  * ```ts
  * import { type CacheDeltaOrigin, type CacheDeltaSink, type InformerCache } from '@kindex/informer';
- * import { isScopeRemoval } from '@kindex/informer/internal';
  * import type { KubernetesObject, StoreDelta } from '@kindex/core';
  * declare const configMaps: InformerCache;
  *
@@ -22,7 +21,7 @@ import type { CacheDeltaOrigin } from './cache-delta.js';
  * class Deletions implements CacheDeltaSink<KubernetesObject> {
  *   count = 0;
  *   onCacheDelta(delta: StoreDelta<KubernetesObject>, origin: CacheDeltaOrigin): void {
- *     if (delta.type === 'delete' && !isScopeRemoval(origin)) this.count++;
+ *     if (delta.type === 'delete' && origin !== 'namespace-removed' && origin !== 'shard-removed') this.count++;
  *   }
  * }
  * const disconnect = configMaps.connect(new Deletions());

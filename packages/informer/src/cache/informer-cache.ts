@@ -155,11 +155,11 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> implem
    * @example
    * ```ts
    * import { type InformerCache } from '@kindex/informer';
-   * import { isScopeRemoval } from '@kindex/informer/internal';
    * declare const configMaps: InformerCache;
    *
    * const stop = configMaps.onDelta((delta, origin) => {
-   *   if (!isScopeRemoval(origin)) console.log(delta.type, delta.object.metadata?.name);
+   *   // 'namespace-removed' and 'shard-removed' say the object left this cache's scope, not the server.
+   *   if (origin !== 'namespace-removed' && origin !== 'shard-removed') console.log(delta.type, delta.object.metadata?.name);
    * });
    * stop();
    * ```

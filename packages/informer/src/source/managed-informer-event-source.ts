@@ -26,7 +26,7 @@ import { remoteCacheSyncCluster } from './remote-cluster.js';
 /**
  * What every informer-backed event source shares (JOSDK's ManagedInformerEventSource): the
  * {@link InformerCache} it owns and is the {@link CacheDeltaSink} of, the trigger end
- * ({@link ResourceTriggers}) it hands triggers to the event processor through, health and
+ * (`ResourceTriggers`) it hands triggers to the event processor through, health and
  * problems, start and stop around the cache, scope changes, sync and figures, and reads of the
  * cache. A subclass holds only what differs: what one cache delta does
  * ({@link ManagedInformerEventSource.onCacheDelta}), and the hooks it overrides.
@@ -68,7 +68,10 @@ export abstract class ManagedInformerEventSource<R extends KubernetesObject, P e
   abstract readonly namespaceSelector: string | undefined;
   abstract readonly inheritsNamespaces: boolean;
   abstract readonly inheritsShardSelector: boolean;
-  /** Where the subclass's deltas become triggers, handed to the connected event processor. */
+  /**
+   * @internal Where the subclass's deltas become triggers, handed to the connected event
+   * processor (kindex's two subclasses use it; it is not an extension point).
+   */
   protected readonly triggers: ResourceTriggers;
   protected readonly health: BehaviorSubject<EventSourceHealth>;
   /** One reporter for the per-event path's user code (mappers, filters, handlers): no closure per event. */

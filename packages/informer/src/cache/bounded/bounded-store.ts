@@ -30,18 +30,18 @@ import { CompactRecords } from './compact-records.js';
 
 /**
  * Reads one object from the API server for a {@link BoundedStore}, shaped as the reflector caches
- * objects (transformed, deeply frozen); undefined when the server does not have it.
+ * objects (transformed); undefined when the server does not have it. The store freezes what it
+ * gets, as the reflector does (at no cost for an object already frozen).
  *
  * @example
  * ```ts
  * import { type KubernetesObject, type ResourceID } from '@kindex/core';
- * import { deepFreeze } from '@kindex/core/internal';
  * import { Kinds, type KubeClient, type ResourceFetcher } from '@kindex/informer';
  * declare const client: KubeClient;
  *
  * const fetch: ResourceFetcher = async (id: ResourceID) => {
  *   const found: KubernetesObject | undefined = await client.get(Kinds.ConfigMap, id);
- *   return found === undefined ? undefined : deepFreeze(found);
+ *   return found;
  * };
  * ```
  */
@@ -322,8 +322,9 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
 
   async #read(key: string): Promise<R | undefined> {
     this.#stats.loads++;
-    const fetched = await this.#fetch(ResourceID.parse(key));
-    if (fetched === undefined) return undefined; // gone: the watch's DELETED event will say so
+    const read = await this.#fetch(ResourceID.parse(key));
+    if (read === undefined) return undefined; // gone: the watch's DELETED event will say so
+    const fetched = deepFreeze(read);
     const [namespace, name] = split(key);
     const slot = this.#records.find(namespace, name);
     const rv = fetched.metadata?.resourceVersion;
