@@ -34,10 +34,13 @@ export function kindexContender(
     .withOnUpdateFilter((object, oldObject) => object.metadata?.resourceVersion !== oldObject.metadata?.resourceVersion);
   const source = new InformerEventSource(builder.configuration(), client, [options.namespace]);
   const queue = new WorkQueue();
-  // Connected as the event processor connects: the direct `onTrigger` hook (`triggers$` is an rxjs view of it).
-  source.onTrigger((trigger) => {
-    const ids = trigger.primaryIds;
-    for (let i = 0; i < ids.length; i++) queue.add(ids[i]!.key);
+  // Connected as the event processor connects: a sink the source calls directly (`onTrigger`
+  // listeners and `triggers$` run after it).
+  source.connect({
+    accept(trigger) {
+      const ids = trigger.primaryIds;
+      for (let i = 0; i < ids.length; i++) queue.add(ids[i]!.key);
+    },
   });
   source.problems$.subscribe((problem) => console.error('kindex problem:', problem.error));
   let synced = false;
