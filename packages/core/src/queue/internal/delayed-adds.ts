@@ -8,10 +8,14 @@ import type { Clock, TimerHandle } from '../clock.js';
  * One timer serves them all, armed for the earliest deadline of a binary heap: a controller
  * with a periodic reconcile holds a delay for every primary it knows, and a timer each (a Node
  * `Timeout`, its closure and its timer list) cost about 800 bytes a primary where a heap entry
- * costs about 67 (a map entry for its place, 24 bytes of typed arrays, a slot for the item: see
- * below). A deadline moved later keeps the armed timer, which re-arms for what is left
- * when it fires (no timer churn when a reconcile pushes its own reschedule further out, as every
- * successful one does).
+ * costs about 83 (a map entry for its place, 40 bytes of typed arrays, a slot for the item: see
+ * below).
+ *
+ * A deadline moved later moves nothing: every successful reconcile pushes its own periodic
+ * reschedule further out, and sifting that entry down to a leaf cost a map update per level of
+ * the heap (the largest part of the work queue's time per event in a CPU profile). The entry
+ * keeps its place and its earlier heap key, and takes its real deadline when that key comes due
+ * (then it sinks, once); the armed timer stays, and fires early at most once per such move.
  */
 export class DelayedAdds<K> {
   readonly #clock: Clock;
@@ -22,10 +26,14 @@ export class DelayedAdds<K> {
   // deadline boxed as a heap number) cost about 119 bytes a delay, these about 67 (measured with
   // 100,000 delays, key strings aside). Each move within the heap updates #position.
   readonly #items: K[] = [];
-  /** When each item is due. */
+  /** The heap's key of each place: when the item is due, or earlier if its deadline moved later since. */
   #at = new Float64Array(MIN_CAPACITY);
-  /** Order among items due at the same time: the one given its deadline first goes first. */
+  /** Order among keys of the same time: the one given its deadline first goes first. */
   #seq = new Float64Array(MIN_CAPACITY);
+  /** When each item is due (never before its key). */
+  #dueAt = new Float64Array(MIN_CAPACITY);
+  /** The order of that deadline among those of the same time. */
+  #dueSeq = new Float64Array(MIN_CAPACITY);
   /** Priority of the add when it comes due (0 for queues without priorities). */
   #priority = new Float64Array(MIN_CAPACITY);
   #nextSeq = 0;
@@ -48,8 +56,8 @@ export class DelayedAdds<K> {
     const place = this.#position.get(item);
     if (place === undefined) return this.#insert(item, at, priority);
     if (priority > this.#priority[place]!) this.#priority[place] = priority;
-    if (this.#at[place]! <= at) return;
-    this.#moveEarlier(place, at);
+    if (this.#dueAt[place]! <= at) return;
+    this.#reschedule(place, at);
   }
 
   /** Replaces any pending delay of `item` (earlier or later) with one after `delayMs` (> 0). */
@@ -58,10 +66,7 @@ export class DelayedAdds<K> {
     const place = this.#position.get(item);
     if (place === undefined) return this.#insert(item, at, priority);
     this.#priority[place] = priority;
-    if (at < this.#at[place]!) return this.#moveEarlier(place, at);
-    this.#at[place] = at;
-    this.#seq[place] = this.#nextSeq++;
-    this.#down(place);
+    this.#reschedule(place, at);
   }
 
   /** Cancels the pending delay of `item`; returns whether there was one. */
@@ -77,7 +82,7 @@ export class DelayedAdds<K> {
   /** Milliseconds until the pending delay of `item` is due, or `undefined` if none. */
   delayOf(item: K): number | undefined {
     const place = this.#position.get(item);
-    return place === undefined ? undefined : Math.max(0, this.#at[place]! - this.#clock.now());
+    return place === undefined ? undefined : Math.max(0, this.#dueAt[place]! - this.#clock.now());
   }
 
   get size(): number {
@@ -96,17 +101,26 @@ export class DelayedAdds<K> {
     const place = this.#items.length;
     if (place === this.#at.length) this.#resize(place + (place >> 1));
     this.#items.push(item);
-    this.#at[place] = at;
-    this.#seq[place] = this.#nextSeq++;
+    const seq = this.#nextSeq++;
+    this.#at[place] = this.#dueAt[place] = at;
+    this.#seq[place] = this.#dueSeq[place] = seq;
     this.#priority[place] = priority;
     this.#position.set(item, place);
     this.#up(place);
     this.#arm();
   }
 
-  #moveEarlier(place: number, at: number): void {
+  /**
+   * Gives the entry at `place` the deadline `at` (a new one in the order of deadlines). Before its
+   * heap key, it moves up now; at or after it, only the deadline changes (see the class doc).
+   */
+  #reschedule(place: number, at: number): void {
+    const seq = this.#nextSeq++;
+    this.#dueAt[place] = at;
+    this.#dueSeq[place] = seq;
+    if (!before(at, seq, this.#at[place]!, this.#seq[place]!)) return;
     this.#at[place] = at;
-    this.#seq[place] = this.#nextSeq++;
+    this.#seq[place] = seq;
     this.#up(place);
     this.#arm();
   }
@@ -135,6 +149,13 @@ export class DelayedAdds<K> {
     this.#firing = true;
     try {
       while (this.#items.length > 0 && this.#at[0]! <= now) {
+        if (this.#at[0] !== this.#dueAt[0] || this.#seq[0] !== this.#dueSeq[0]) {
+          // Its deadline moved later since it took this key: the real one is its key now.
+          this.#at[0] = this.#dueAt[0]!;
+          this.#seq[0] = this.#dueSeq[0]!;
+          this.#down(0);
+          continue;
+        }
         const item = this.#items[0]!;
         const priority = this.#priority[0]!;
         this.#position.delete(item);
@@ -153,7 +174,7 @@ export class DelayedAdds<K> {
     const last = items.length - 1;
     const item = items.pop()!;
     if (place !== last) {
-      this.#put(place, item, this.#at[last]!, this.#seq[last]!, this.#priority[last]!);
+      this.#put(place, item, this.#at[last]!, this.#seq[last]!, this.#dueAt[last]!, this.#dueSeq[last]!, this.#priority[last]!);
       this.#down(this.#up(place));
     }
     // Give back what a burst of delays took once most have come due or been cancelled.
@@ -162,10 +183,12 @@ export class DelayedAdds<K> {
   }
 
   /** Places an entry at `place` and records it there. */
-  #put(place: number, item: K, at: number, seq: number, priority: number): void {
+  #put(place: number, item: K, at: number, seq: number, dueAt: number, dueSeq: number, priority: number): void {
     this.#items[place] = item;
     this.#at[place] = at;
     this.#seq[place] = seq;
+    this.#dueAt[place] = dueAt;
+    this.#dueSeq[place] = dueSeq;
     this.#priority[place] = priority;
     this.#position.set(item, place);
   }
@@ -175,14 +198,16 @@ export class DelayedAdds<K> {
     const item = this.#items[place]!;
     const at = this.#at[place]!;
     const seq = this.#seq[place]!;
+    const dueAt = this.#dueAt[place]!;
+    const dueSeq = this.#dueSeq[place]!;
     const priority = this.#priority[place]!;
     while (place > 0) {
       const parent = (place - 1) >> 1;
       if (!before(at, seq, this.#at[parent]!, this.#seq[parent]!)) break;
-      this.#put(place, this.#items[parent]!, this.#at[parent]!, this.#seq[parent]!, this.#priority[parent]!);
+      this.#move(parent, place);
       place = parent;
     }
-    this.#put(place, item, at, seq, priority);
+    this.#put(place, item, at, seq, dueAt, dueSeq, priority);
     return place;
   }
 
@@ -192,6 +217,8 @@ export class DelayedAdds<K> {
     const item = this.#items[place]!;
     const at = this.#at[place]!;
     const seq = this.#seq[place]!;
+    const dueAt = this.#dueAt[place]!;
+    const dueSeq = this.#dueSeq[place]!;
     const priority = this.#priority[place]!;
     for (;;) {
       const left = 2 * place + 1;
@@ -199,10 +226,15 @@ export class DelayedAdds<K> {
       const right = left + 1;
       const child = right < length && before(this.#at[right]!, this.#seq[right]!, this.#at[left]!, this.#seq[left]!) ? right : left;
       if (!before(this.#at[child]!, this.#seq[child]!, at, seq)) break;
-      this.#put(place, this.#items[child]!, this.#at[child]!, this.#seq[child]!, this.#priority[child]!);
+      this.#move(child, place);
       place = child;
     }
-    this.#put(place, item, at, seq, priority);
+    this.#put(place, item, at, seq, dueAt, dueSeq, priority);
+  }
+
+  /** Moves the entry at `from` to `to` (during a sift). */
+  #move(from: number, to: number): void {
+    this.#put(to, this.#items[from]!, this.#at[from]!, this.#seq[from]!, this.#dueAt[from]!, this.#dueSeq[from]!, this.#priority[from]!);
   }
 
   /** Reallocates the typed arrays to `capacity` entries (at least the entries held). */
@@ -214,6 +246,8 @@ export class DelayedAdds<K> {
     };
     this.#at = grow(this.#at);
     this.#seq = grow(this.#seq);
+    this.#dueAt = grow(this.#dueAt);
+    this.#dueSeq = grow(this.#dueSeq);
     this.#priority = grow(this.#priority);
   }
 }
