@@ -99,7 +99,7 @@ export class DelayedAdds<K> {
 
   #insert(item: K, at: number, priority: number): void {
     const place = this.#items.length;
-    if (place === this.#at.length) this.#resize(place + (place >> 1));
+    if (place === this.#spare) this.#resize(place + (place >> 1));
     this.#items.push(item);
     const seq = this.#nextSeq++;
     this.#at[place] = this.#dueAt[place] = at;
@@ -174,7 +174,9 @@ export class DelayedAdds<K> {
     const last = items.length - 1;
     const item = items.pop()!;
     if (place !== last) {
-      this.#put(place, item, this.#at[last]!, this.#seq[last]!, this.#dueAt[last]!, this.#dueSeq[last]!, this.#priority[last]!);
+      this.#copy(last, place);
+      items[place] = item;
+      this.#position.set(item, place);
       this.#down(this.#up(place));
     }
     // Give back what a burst of delays took once most have come due or been cancelled.
@@ -182,32 +184,19 @@ export class DelayedAdds<K> {
     if (capacity > MIN_CAPACITY && items.length * 4 < capacity) this.#resize(capacity >> 1);
   }
 
-  /** Places an entry at `place` and records it there. */
-  #put(place: number, item: K, at: number, seq: number, dueAt: number, dueSeq: number, priority: number): void {
-    this.#items[place] = item;
-    this.#at[place] = at;
-    this.#seq[place] = seq;
-    this.#dueAt[place] = dueAt;
-    this.#dueSeq[place] = dueSeq;
-    this.#priority[place] = priority;
-    this.#position.set(item, place);
-  }
-
   /** Moves the entry at `place` up to where it belongs; returns its new place. */
   #up(place: number): number {
     const item = this.#items[place]!;
-    const at = this.#at[place]!;
-    const seq = this.#seq[place]!;
-    const dueAt = this.#dueAt[place]!;
-    const dueSeq = this.#dueSeq[place]!;
-    const priority = this.#priority[place]!;
+    this.#hold(place);
+    const at = this.#at[this.#spare]!;
+    const seq = this.#seq[this.#spare]!;
     while (place > 0) {
       const parent = (place - 1) >> 1;
       if (!before(at, seq, this.#at[parent]!, this.#seq[parent]!)) break;
       this.#move(parent, place);
       place = parent;
     }
-    this.#put(place, item, at, seq, dueAt, dueSeq, priority);
+    this.#release(place, item);
     return place;
   }
 
@@ -215,11 +204,9 @@ export class DelayedAdds<K> {
   #down(place: number): void {
     const length = this.#items.length;
     const item = this.#items[place]!;
-    const at = this.#at[place]!;
-    const seq = this.#seq[place]!;
-    const dueAt = this.#dueAt[place]!;
-    const dueSeq = this.#dueSeq[place]!;
-    const priority = this.#priority[place]!;
+    this.#hold(place);
+    const at = this.#at[this.#spare]!;
+    const seq = this.#seq[this.#spare]!;
     for (;;) {
       const left = 2 * place + 1;
       if (left >= length) break;
@@ -229,12 +216,44 @@ export class DelayedAdds<K> {
       this.#move(child, place);
       place = child;
     }
-    this.#put(place, item, at, seq, dueAt, dueSeq, priority);
+    this.#release(place, item);
+  }
+
+  /**
+   * The place past the last one the arrays can hold: a sift keeps the entry it moves there while
+   * the others shift, so a sift allocates nothing and moves each field once per level.
+   */
+  get #spare(): number {
+    return this.#at.length - 1;
+  }
+
+  /** Keeps the fields of the entry at `place` in the spare place (its item stays with the caller). */
+  #hold(place: number): void {
+    this.#copy(place, this.#spare);
+  }
+
+  /** Puts the held entry, `item`, at `place`. */
+  #release(place: number, item: K): void {
+    this.#copy(this.#spare, place);
+    this.#items[place] = item;
+    this.#position.set(item, place);
   }
 
   /** Moves the entry at `from` to `to` (during a sift). */
   #move(from: number, to: number): void {
-    this.#put(to, this.#items[from]!, this.#at[from]!, this.#seq[from]!, this.#dueAt[from]!, this.#dueSeq[from]!, this.#priority[from]!);
+    const item = this.#items[from]!;
+    this.#copy(from, to);
+    this.#items[to] = item;
+    this.#position.set(item, to);
+  }
+
+  /** Copies the fields of the entry at `from` to `to`. */
+  #copy(from: number, to: number): void {
+    this.#at[to] = this.#at[from]!;
+    this.#seq[to] = this.#seq[from]!;
+    this.#dueAt[to] = this.#dueAt[from]!;
+    this.#dueSeq[to] = this.#dueSeq[from]!;
+    this.#priority[to] = this.#priority[from]!;
   }
 
   /** Reallocates the typed arrays to `capacity` entries (at least the entries held). */
