@@ -30,7 +30,7 @@ import { publishWorkspace, run, seconds } from './create-kindex/harness.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 removeUnknownNpmConfig(process.env);
 register();
-const { startRealApiServer } = await import(join(root, 'packages', 'testing', 'src', 'index.ts'));
+const { startRealApiServer } = await import(join(root, 'packages', 'testing', 'src', 'internal.ts'));
 
 const NAME = 'npm-app';
 const NAMESPACE = `${NAME}-system`;
