@@ -4,17 +4,10 @@
 import { expect } from 'chai';
 import { catchInvalidOption } from '@kindex/testing/internal';
 import { UpdateControl, type KubernetesObject, type Reconciler } from '@kindex/core';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Controller, Kinds, KubeClient } from '../index.js';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromOptions({
-  clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-  users: [{ name: 'u' }],
-  contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-  currentContext: 'x',
-});
-const client = new KubeClient(kubeConfig);
+const client = new KubeClient(offlineKubeConfig());
 const noop: Reconciler<KubernetesObject, KubeClient> = { reconcile: () => UpdateControl.noUpdate() };
 
 describe('controller options', () => {

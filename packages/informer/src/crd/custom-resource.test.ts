@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Type from 'typebox';
-import { KubeConfig } from '@kubernetes/client-node';
+import { offlineKubeConfig } from '../testing-fixtures/offline-kube-config.js';
 import {
   CustomResourceValidationError,
   KubeClient,
@@ -386,13 +386,7 @@ describe('CustomResource.validate', () => {
 
 describe('KubeClient validate option', () => {
   // A server that does not exist: a validated write fails before any request is sent.
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kubeConfig = offlineKubeConfig();
   // Wrong on purpose (replicas 0, fields missing): what a program building objects at run time can send.
   const bad = {
     apiVersion: 'example.com/v1',
