@@ -1,14 +1,22 @@
 import { expect } from 'chai';
-import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { UpdateControl, type EventSourceHealth } from '@kindex/core';
-import { createNamespace, createTestCrd, eventually, startTestApiServer, type TestApiServer } from '@kindex/testing';
+import {
+  createNamespace,
+  createTestCrd,
+  eventually,
+  startEmbeddedApiServer,
+  startTestApiServer,
+  type TestApiServer,
+} from '@kindex/testing';
 import {
   Controller,
   DEFAULT_PRIMARY_NAME_KEY,
   DEFAULT_PRIMARY_NAMESPACE_KEY,
   fromAnnotations,
   InformerEventSource,
+  KubeApiError,
   KubeClient,
   requiredPermissions,
   type RemoteCluster,
@@ -127,6 +135,63 @@ describe('InformerEventSource withRemoteCluster', function () {
       await controller?.stop({ drainTimeoutMs: 5_000 });
       controller = undefined;
       await relay.stop();
+    }
+  });
+
+  it('turns only the remote source unhealthy, naming the cluster, the 401 and the fix, when its credentials stop working after sync; recovers with new ones', async () => {
+    // Revoking credentials needs the server's test hooks: this cluster B is embedded on either tier.
+    const revoking = await startEmbeddedApiServer({ token: 'token-a' });
+    try {
+      await createTestCrd(revoking.kubeConfig.makeApiClient(ApiextensionsV1Api), revoking.kubeConfig.makeApiClient(CustomObjectsApi), {
+        group: 'test.kindex.dev',
+        kind: 'Cluster',
+      });
+      const admin = new KubeClient(revoking.kubeConfig);
+      const nsA = await createNamespace(suite.server.kubeConfig);
+      const nsB = await createNamespace(revoking.kubeConfig);
+      const asOperator = (token: string, into = new KubeConfig()): KubeConfig => {
+        into.loadFromClusterAndUser(revoking.kubeConfig.getCurrentCluster()!, { name: 'operator', token });
+        return into;
+      };
+      const remote = asOperator('token-a');
+      const { secondaries, source } = remoteController({ name: 'cluster-b', kubeConfig: remote }, nsA, nsB);
+      await suite.client.create(JobKind, { metadata: { name: 'j1', namespace: nsA } });
+      await createCluster(admin, nsB, 'c1', 'j1', nsA);
+      await controller!.start();
+      const health: EventSourceHealth[] = [];
+      source().health$.subscribe((h) => health.push(h));
+      await eventually(() => expect(secondaries.get('j1')).to.deep.equal(['c1']));
+
+      // The token is revoked and B's watches end: the relist gets 401.
+      revoking.rotateToken('token-b');
+      const refused = await new KubeClient(asOperator('token-a')).list(ClusterKind, { namespace: nsB }).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(KubeApiError).with.property('status', 401);
+      await revoking.faults.closeWatches();
+      await eventually(() => expect(health.at(-1)?.status).to.equal('unhealthy'), { timeoutMs: 20_000 });
+      // One line saying what failed where, then the fix, as at start.
+      const [what, fix, ...rest] = String((health.at(-1)?.error as Error).message).split('\n');
+      expect(what).to.match(
+        /^event source "clusters on cluster cluster-b" lost access: (?:list|watch) clusters\.test\.kindex\.dev\/v1 \(kind Cluster\) in namespace "[^"]+" failed with 401 Unauthorized/,
+      );
+      expect(fix).to.equal(
+        "Fix: cluster cluster-b did not accept the credentials in the RemoteCluster's kubeConfig: check its token, client certificate and expiry there (the pod's service account token is not used for this cluster).",
+      );
+      expect(rest).to.deep.equal([]);
+      // The rest goes on with what is cached of B.
+      await suite.client.create(JobKind, { metadata: { name: 'j2', namespace: nsA } });
+      await eventually(() => expect(secondaries.get('j2')).to.deep.equal([]), { timeoutMs: 10_000 });
+      expect(secondaries.get('j1')).to.deep.equal(['c1']);
+
+      // New credentials in the same KubeConfig: the source reconnects and catches up.
+      // (The server's own kubeconfig holds the revoked token too.)
+      await createCluster(new KubeClient(asOperator('token-b')), nsB, 'c2', 'j2', nsA);
+      asOperator('token-b', remote);
+      await eventually(() => expect(secondaries.get('j2')).to.deep.equal(['c2']), { timeoutMs: 60_000 });
+      await eventually(() => expect(health.at(-1)?.status).to.equal('healthy'));
+    } finally {
+      await controller?.stop({ drainTimeoutMs: 5_000 });
+      controller = undefined;
+      await revoking.stop();
     }
   });
 
