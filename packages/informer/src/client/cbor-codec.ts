@@ -1,6 +1,6 @@
 import type * as Cborg from 'cborg';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
-import { deliverFrame, framePrefix } from './codec.js';
+import { decodeWatchEvent, framePrefix } from './codec.js';
 import { cborItemEnd } from './internal/cbor-item-end.js';
 import { WatchLineError } from './response-errors.js';
 
@@ -121,7 +121,10 @@ class CborWatchDecoder implements WatchDecoder {
         return;
       }
       if (end === -1) break;
-      this.#frame(bytes.subarray(start, end));
+      // Decoded and handed to the sink here, not in a method of its own: one frame less on every event.
+      const frame = bytes.subarray(start, end);
+      const event = decodeWatchEvent(this.#sink, frame, this.#decodeFrame, 'CBOR');
+      if (event !== undefined) this.#sink.frame(event.type, event.object, frame);
       start = end;
     }
     this.#pending = start === bytes.length ? undefined : bytes.subarray(start);
@@ -132,10 +135,6 @@ class CborWatchDecoder implements WatchDecoder {
     const rest = this.#pending;
     this.#pending = undefined;
     this.#sink.malformed(new WatchLineError(framePrefix(rest), 'CBOR item cut off at the end of the watch'));
-  }
-
-  #frame(frame: Buffer): void {
-    deliverFrame(this.#sink, frame, this.#decodeFrame, 'CBOR');
   }
 }
 

@@ -17,7 +17,11 @@ import { WatchLineError } from './response-errors.js';
 /** What a response holds: one object, a list (`items` + list metadata), or a stream of watch events. */
 export type ResponseShape = 'object' | 'list' | 'watch';
 
-/** Where a watch decoder delivers what it cut from the stream. Called synchronously, in order. */
+/**
+ * Where a watch decoder delivers what it cut from the stream: called synchronously, in order, by
+ * the decoder itself, with no forwarding call between (the reflector's watch is its own sink, so a
+ * watch event goes from the decoder straight into the frame handler).
+ */
 export interface WatchFrameSink {
   /**
    * One decoded watch event. `type` and `object` are as the server sent them (not yet checked);
@@ -64,22 +68,31 @@ export function framePrefix(frame: string | Uint8Array): string {
   return Buffer.from(frame.subarray(0, FRAME_PREFIX_LENGTH / 2)).toString('hex');
 }
 
+/** A decoded watch event, not yet checked: `type` and `object` as the server sent them, if at all. */
+export interface DecodedWatchEvent {
+  readonly type?: unknown;
+  readonly object?: unknown;
+}
+
+/** What a frame that decodes to no object (`null`, a number) reads as: an event without a type. */
+const NO_EVENT: DecodedWatchEvent = Object.freeze({});
+
 /**
- * Decodes one cut watch frame and hands it to the sink: the event's `type` and `object`, or, when
- * `decode` throws, a {@link WatchLineError} saying the frame is `not <format>`.
+ * Decodes one cut watch frame into its event; when `decode` throws, hands `sink` a
+ * {@link WatchLineError} saying the frame is `not <format>` and returns undefined. The decoder
+ * then calls `sink.frame` itself, so this function has returned by the time the event runs down
+ * the event path: it is no frame of that path's stack.
  */
-export function deliverFrame<F extends string | Uint8Array>(
+export function decodeWatchEvent<F extends string | Uint8Array>(
   sink: WatchFrameSink,
   frame: F,
   decode: (frame: F) => unknown,
   format: string,
-): void {
-  let event: { type?: unknown; object?: unknown } | null;
+): DecodedWatchEvent | undefined {
   try {
-    event = decode(frame) as typeof event;
+    return decode(frame) ?? NO_EVENT;
   } catch (error) {
     sink.malformed(new WatchLineError(framePrefix(frame), `not ${format}`, { cause: error }));
-    return;
+    return undefined;
   }
-  sink.frame(event?.type, event?.object, frame);
 }

@@ -1,12 +1,13 @@
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
 import { LineSplitter, type LineSink } from './internal/line-splitter.js';
-import { deliverFrame } from './codec.js';
+import { decodeWatchEvent } from './codec.js';
 
 /**
  * The lines of a JSON watch stream, one `{"type":...,"object":...}` event each, decoded and
  * handed to the watch's sink. The decoder is the {@link LineSplitter} itself over this sink:
- * a watch event crosses the splitter, this `line` and `deliverFrame`, with no forwarding call
- * or closure between them, and allocates the line and the parse only.
+ * a watch event crosses the splitter's `push` and this `line`, which calls the watch's
+ * `WatchFrameSink.frame` itself, with no forwarding call or closure between them, and allocates
+ * the line and the parse only.
  */
 class JsonFrames implements LineSink {
   readonly #sink: WatchFrameSink;
@@ -16,7 +17,8 @@ class JsonFrames implements LineSink {
   }
 
   line(text: string): void {
-    deliverFrame(this.#sink, text, JSON.parse, 'JSON');
+    const event = decodeWatchEvent(this.#sink, text, JSON.parse, 'JSON');
+    if (event !== undefined) this.#sink.frame(event.type, event.object, text);
   }
 }
 

@@ -1,6 +1,8 @@
 import { isJsonObject } from '@kindex/core/internal';
 import type { KubeCodec, ResponseShape, WatchDecoder, WatchFrameSink } from './codec.js';
+import { decodeWatchEvent } from './codec.js';
 import { jsonCodec } from './json-codec.js';
+import { LineSplitter, type LineSink } from './internal/line-splitter.js';
 
 // What client-go's metadata client sends (metadata/metadata.go), without its protobuf clause: a
 // list asks for PartialObjectMetadataList and one object or a watch's events for
@@ -35,12 +37,24 @@ function decodeList(body: Buffer): unknown {
   return Array.isArray(items) ? { ...decoded, items: items.map(toMetadata) } : decoded;
 }
 
-function watchDecoder(sink: WatchFrameSink): WatchDecoder {
-  return jsonCodec.watchDecoder({
+/**
+ * The lines of a metadata-only watch: each event decoded as JSON and its object cut to its
+ * `metadata` before the watch's sink gets it, by a direct call, as the JSON codec's lines are.
+ */
+class MetadataFrames implements LineSink {
+  readonly #sink: WatchFrameSink;
+
+  constructor(sink: WatchFrameSink) {
+    this.#sink = sink;
+  }
+
+  line(text: string): void {
+    const event = decodeWatchEvent(this.#sink, text, JSON.parse, 'JSON');
+    if (event === undefined) return;
+    const { type, object } = event;
     // ERROR carries a Status, BOOKMARK a resourceVersion (and the watch-list annotation): as sent.
-    frame: (type, object, frame) => sink.frame(type, type === 'ERROR' || type === 'BOOKMARK' ? object : toMetadata(object), frame),
-    malformed: (error) => sink.malformed(error),
-  });
+    this.#sink.frame(type, type === 'ERROR' || type === 'BOOKMARK' ? object : toMetadata(object), text);
+  }
 }
 
 /**
@@ -53,5 +67,5 @@ export const metadataCodec: KubeCodec = Object.freeze({
   accept: (shape: ResponseShape): string => (shape === 'list' ? LIST_ACCEPT : OBJECT_ACCEPT),
   decodeObject,
   decodeList,
-  watchDecoder,
+  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new LineSplitter(new MetadataFrames(sink)),
 });

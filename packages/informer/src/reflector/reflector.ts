@@ -14,28 +14,30 @@
  * and its `onDelta` listeners (`deltas$` is derived from them). Choose {@link Reflector} directly to
  * read one type (its `store`) or follow its changes; most operators use it through the shared
  * informer, which adds sharing, and the InformerEventSource, which maps changes to reconciles.
+ *
+ * The class composes the phases, each in a file of `internal/`: the paged list (`paged-list.ts`),
+ * one watch and what each of its events does (`reflector-watch.ts`), the objects a watch-list holds
+ * until its end bookmark (`initial-events.ts`), the view and resourceVersion both write
+ * (`reflector-state.ts`), health and errors (`reflector-status.ts`), and the waits between reads
+ * (`reconnect-delays.ts`); its own loop decides which phase runs next.
  */
-import { BehaviorSubject, Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ShardSelector, type IndexedStore, type KubernetesObject, type StoreDelta } from '@kindex/core';
-import { Backoff, retryDelayMs } from './internal/backoff.js';
-import { openRequest, watchError } from '../client/kube-request.js';
-import type { OpenRequest } from '../client/kube-request.js';
-import { framePrefix } from '../client/codec.js';
 import { KubeApiError } from '../client/kube-api-error.js';
-import { WatchLineError } from '../client/response-errors.js';
-import { prepareObject } from './internal/prepare-object.js';
+import { apiVersionOf } from '../kind/resource-type.js';
+import { refusesWatchList, WatchListIgnoredError } from './internal/initial-events.js';
 import { MetadataInterning } from './internal/metadata-interning.js';
-import type { PrepareContext, PreparedObject } from './internal/prepare-object.js';
 import { listPages, type PagedListContext } from './internal/paged-list.js';
-import { InitialEvents, isInitialEventsEnd, refusesWatchList, WATCH_LIST_QUERY, WatchListIgnoredError } from './internal/initial-events.js';
+import type { PrepareContext } from './internal/prepare-object.js';
+import { ReconnectDelays } from './internal/reconnect-delays.js';
+import { ReflectorState } from './internal/reflector-state.js';
+import { ReflectorStatus } from './internal/reflector-status.js';
+import { inShard, reflectorTarget, type ReflectorTarget } from './internal/reflector-target.js';
+import { ReflectorView } from './internal/reflector-view.js';
+import { watchOnce, type WatchContext } from './internal/reflector-watch.js';
+import { sleep, waitForHealth } from './internal/wait-for-health.js';
 import { keepAppliedFields } from './object-transform.js';
 import type { ReflectorHealth } from './reflector-health.js';
-import { ReflectorView } from './internal/reflector-view.js';
-import { sleep, waitForHealth } from './internal/wait-for-health.js';
-import { apiVersionOf } from '../kind/resource-type.js';
-import { reflectorTarget, type ReflectorTarget } from './internal/reflector-target.js';
 import {
   initialStateOf,
   REFLECTOR_OPTIONS,
@@ -44,11 +46,6 @@ import {
   type ReflectorOptions,
   type WaitForSyncOptions,
 } from './reflector-options.js';
-
-/** A watch that delivers nothing and ends sooner than this is a failure, not a timeout. */
-const MIN_HEALTHY_WATCH_MS = 1000;
-
-type WatchOutcome = { readonly expired: boolean; readonly healthy: boolean };
 
 /**
  * Lists and watches one resource type into its {@link IndexedStore} (`store`) and reports each
@@ -97,93 +94,90 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   /** Every problem met, as it happens (request failures, bad lines, invalid objects). */
   readonly errors$: Observable<Error>;
 
-  private readonly kubeConfig: KubeConfig;
-  private readonly cluster: string | undefined;
   private readonly target: ReflectorTarget;
-  private received = 0;
-  private readonly listContext: PagedListContext<R>;
   private readonly initialState: InitialState;
   /** Set once an `auto` reflector found the server without watch-list: lists from then on. */
   private watchListRefused = false;
-  /** The objects of a watch-list until its end bookmark; undefined outside one. */
-  private initial: InitialEvents<R> | undefined;
-  private readonly watchTimeoutSeconds: number | undefined;
-  private readonly inactivityMs: number;
-  private readonly backoff: Backoff;
-  private readonly prepare: PrepareContext<R>;
-  private readonly view: ReflectorView<R>;
-  private readonly healthSubject: BehaviorSubject<ReflectorHealth>;
-  private readonly errorSubject = new Subject<Error>();
+  /** Aborted by `stop()`: the open request, a pending retry and every later report end with it. */
   private readonly abort = new AbortController();
-  private rv: string | undefined;
+  private readonly delays: ReconnectDelays;
+  private readonly status: ReflectorStatus;
+  private readonly state: ReflectorState<R>;
+  /** The list phase's requests. */
+  private readonly listing: PagedListContext<R>;
+  /** The watch phase's requests. */
+  private readonly watching: WatchContext<R>;
   private loop: Promise<void> | undefined;
-  private stopped = false;
-  private expiredInARow = 0;
 
   constructor(options: ReflectorOptions<R>) {
     REFLECTOR_OPTIONS.check(options);
-    const { type } = options;
-    this.kubeConfig = options.kubeConfig;
-    this.cluster = options.cluster;
-    this.target = reflectorTarget(options);
+    const { type, kubeConfig } = options;
+    const { signal } = this.abort;
+    const target = reflectorTarget(options);
+    this.target = target;
     this.initialState = initialStateOf(options);
-    this.watchTimeoutSeconds = options.watchTimeoutSeconds;
-    this.inactivityMs = options.inactivityTimeoutMs ?? 150_000;
-    this.backoff = new Backoff(options.backoff);
-    this.view = new ReflectorView<R>(options.store, options.sink);
-    this.prepare = {
+    this.delays = new ReconnectDelays(options.backoff);
+    this.status = new ReflectorStatus(options.cluster, signal);
+    const view = new ReflectorView<R>(options.store, options.sink);
+    this.state = new ReflectorState(view, this.status, target.shards !== undefined, signal);
+    const report = (error: Error): void => this.status.report(error);
+    const prepare: PrepareContext<R> = {
       kind: type.kind,
       apiVersion: apiVersionOf(type),
       namespaced: type.namespaced,
       transform: options.transform === null ? (o) => o : (options.transform ?? keepAppliedFields),
-      onTransformError: (error) => this.report(error),
+      onTransformError: report,
       interning: new MetadataInterning(),
     };
-    this.listContext = {
-      kubeConfig: this.kubeConfig,
-      path: this.target.path,
-      selectors: this.target.selectors,
+    const inactivityMs = options.inactivityTimeoutMs ?? 150_000;
+    const { shards } = target;
+    this.listing = {
+      kubeConfig,
+      path: target.path,
+      selectors: target.selectors,
       pageSize: options.pageSize ?? 500,
-      codec: this.target.codec,
-      inactivityMs: this.inactivityMs,
-      signal: this.abort.signal,
-      prepare: this.prepare,
-      inShard: this.target.shards === undefined ? undefined : (raw) => this.inShard(raw),
-      onReceived: (count) => (this.received += count),
-      report: (error) => this.report(error),
+      codec: target.codec,
+      inactivityMs,
+      signal,
+      prepare,
+      inShard: shards === undefined ? undefined : (raw) => inShard(shards, raw),
+      onReceived: (count) => (this.state.received += count),
+      report,
     };
-    this.healthSubject = new BehaviorSubject<ReflectorHealth>(
-      Object.freeze({ synced: false, watching: false, lastSyncResourceVersion: undefined, lastError: undefined, restarts: 0, lists: 0 }),
-    );
-    this.deltas$ = this.view.deltas.observe((delta) => delta);
-    this.health$ = this.healthSubject.asObservable();
-    this.errors$ = this.errorSubject.asObservable();
+    this.watching = {
+      kubeConfig,
+      target,
+      timeoutSeconds: options.watchTimeoutSeconds,
+      inactivityMs,
+      signal,
+      prepare,
+      state: this.state,
+      status: this.status,
+      delays: this.delays,
+    };
+    this.deltas$ = view.deltas.observe((delta) => delta);
+    this.health$ = this.status.health$;
+    this.errors$ = this.status.errors$;
   }
 
   /** Starts listing and watching; resolves once the loop runs (not once synced: see {@link waitForSync}). */
   async start(): Promise<void> {
-    if (this.stopped) throw new Error('a stopped Reflector cannot be started again; create a new one');
+    if (this.abort.signal.aborted) throw new Error('a stopped Reflector cannot be started again; create a new one');
     this.loop ??= this.run();
   }
 
   /** Aborts the open request and any pending retry, then completes the observables. Quiet and idempotent. */
   async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      this.abort.abort();
-    }
+    this.abort.abort();
     await this.loop;
-    if (!this.healthSubject.closed) {
-      this.update({ watching: false });
-      this.view.deltas.complete();
-      this.errorSubject.complete();
-      this.healthSubject.complete();
-    }
+    this.status.update({ watching: false });
+    this.state.view.deltas.complete();
+    this.status.complete();
   }
 
   /** True once the first initial state (list or watch-list) has been delivered on `deltas$`. */
   hasSynced(): boolean {
-    return this.healthSubject.value.synced;
+    return this.status.health.synced;
   }
 
   /**
@@ -198,7 +192,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
 
   /** The current health. */
   get health(): ReflectorHealth {
-    return this.healthSubject.value;
+    return this.status.health;
   }
 
   /** The shard selector applied, if any. */
@@ -211,22 +205,22 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * client-side shard filter: what sharding on the server saves shows here.
    */
   get objectsReceived(): number {
-    return this.received;
+    return this.state.received;
   }
 
   /** The resourceVersion of the last event, bookmark or list seen. */
   get resourceVersion(): string | undefined {
-    return this.rv;
+    return this.state.resourceVersion;
   }
 
   /** The object held under a key (`namespace/name` or `name`). */
   get(key: string): R | undefined {
-    return this.view.store.get(key);
+    return this.state.view.store.get(key);
   }
 
   /** Every object held: the state the deltas have described so far. */
   list(): R[] {
-    return this.view.store.list();
+    return this.state.view.store.list();
   }
 
   /**
@@ -234,7 +228,7 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * reflector is its only writer, and diffs every list and watch event against it).
    */
   get store(): IndexedStore<R> {
-    return this.view.store;
+    return this.state.view.store;
   }
 
   /**
@@ -253,37 +247,44 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
    * ```
    */
   onDelta(listener: (delta: StoreDelta<R>, listing: boolean) => void): () => void {
-    return this.view.deltas.add(listener);
+    return this.state.view.deltas.add(listener);
   }
 
+  /**
+   * The reflector's loop until `stop()`: the initial state (paged list, or watch-list streamed by
+   * the watch itself), then watches from the last resourceVersion; after a 410, the initial state
+   * again; after a failure, reported, the same step again, after the wait {@link ReconnectDelays}
+   * gives.
+   */
   private async run(): Promise<void> {
+    const { signal } = this.abort;
     let needState = true;
     let restarting = false;
-    while (!this.stopped) {
+    while (!signal.aborted) {
       let delayMs = 0;
       const states = this.health.lists;
       const streaming = needState && this.streamsInitialState();
       try {
-        if (restarting) this.update({ restarts: this.health.restarts + 1 });
+        if (restarting) this.status.update({ restarts: this.health.restarts + 1 });
         restarting = false;
         if (needState && !streaming) await this.listAll();
-        const outcome = await this.watchOnce(streaming);
+        const outcome = await watchOnce(this.watching, streaming);
         if (this.health.lists !== states) needState = false;
         if (outcome.expired) {
           needState = true;
           restarting = true;
-          if (++this.expiredInARow > 1) delayMs = this.backoff.next();
+          delayMs = this.delays.afterExpired();
         } else if (needState) {
           // A watch-list that ended before its end bookmark: stream it again, never a partial view.
           restarting = true;
-          delayMs = this.backoff.next();
+          delayMs = this.delays.afterUnhealthyWatch();
         } else if (!outcome.healthy) {
-          delayMs = this.backoff.next();
+          delayMs = this.delays.afterUnhealthyWatch();
         }
       } catch (error) {
-        if (this.stopped) break;
+        if (signal.aborted) break;
         if (this.health.lists !== states) needState = false;
-        this.update({ watching: false });
+        this.status.update({ watching: false });
         const err = error instanceof Error ? error : new Error(String(error));
         if (streaming && needState && this.initialState === 'auto' && (refusesWatchList(err) || err instanceof WatchListIgnoredError)) {
           // Not a fault: this server has no watch-list. Lists from now on, at once and quietly
@@ -291,207 +292,27 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
           this.watchListRefused = true;
           continue;
         }
-        this.report(err);
+        this.status.report(err);
         restarting = true;
         if (err instanceof KubeApiError && err.expired) {
           needState = true;
-          if (++this.expiredInARow > 1) delayMs = this.backoff.next();
+          delayMs = this.delays.afterExpired();
         } else {
-          delayMs = retryDelayMs(err, this.backoff);
+          delayMs = this.delays.afterFailure(err);
         }
       }
-      if (delayMs > 0 && !this.stopped) await sleep(delayMs, this.abort.signal);
+      if (delayMs > 0 && !signal.aborted) await sleep(delayMs, signal);
     }
   }
 
+  /** Whether the next initial state is streamed by watch-list rather than listed. */
   private streamsInitialState(): boolean {
     return this.initialState === 'auto' ? !this.watchListRefused && this.target.shards === undefined : this.initialState === 'watch-list';
   }
 
   /** Lists every page, then replaces the view in one go and emits the differences. */
   private async listAll(): Promise<void> {
-    const list = await listPages(this.listContext);
-    this.applyInitialState(list.items, list.resourceVersion, 'list', list.sharded);
-  }
-
-  /** Replaces the view with a complete initial state and emits the differences. */
-  private applyInitialState(items: readonly R[], resourceVersion: string, by: 'list' | 'watch-list', serverSharded: boolean): void {
-    if (this.stopped) return;
-    this.view.replace(items, resourceVersion);
-    this.rv = resourceVersion;
-    this.update({
-      synced: true,
-      lists: this.health.lists + 1,
-      lastSyncResourceVersion: resourceVersion,
-      lastSyncBy: by,
-      // Only a list body carries shardInfo; a watch-list cannot tell, so it leaves the field as it was.
-      ...(this.target.shards === undefined || by === 'watch-list'
-        ? {}
-        : { shardFilter: serverSharded ? ('server' as const) : ('client' as const) }),
-    });
-  }
-
-  // The object's own field, read off the wire before any transform could drop it.
-  private inShard(raw: unknown): boolean {
-    return raw !== null && typeof raw === 'object' && this.target.shards!.matches(raw);
-  }
-
-  /**
-   * One watch request, read to its end; resolves on a normal end or 410, rejects on failure. With
-   * `streaming`, a watch-list: from the newest state (no resourceVersion, as client-go after a
-   * 410), its events held in {@link initial} until the end bookmark.
-   */
-  private async watchOnce(streaming: boolean): Promise<WatchOutcome> {
-    const timeoutSeconds = this.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
-    this.initial = streaming ? new InitialEvents<R>() : undefined;
-    const open = await openRequest(this.kubeConfig, {
-      path: this.target.path,
-      query: {
-        watch: 'true',
-        ...(streaming ? WATCH_LIST_QUERY : { resourceVersion: this.rv }),
-        allowWatchBookmarks: 'true',
-        timeoutSeconds: String(timeoutSeconds),
-        ...this.target.selectors,
-      },
-      shape: 'watch',
-      codec: this.target.codec,
-      inactivityMs: this.inactivityMs,
-      signal: this.abort.signal,
-    });
-    this.update({ watching: true });
-    const started = Date.now();
-    let delivered = 0;
-    return new Promise<WatchOutcome>((resolve, reject) => {
-      let settled = false;
-      const finish = (settle: () => void): void => {
-        if (settled) return;
-        settled = true;
-        open.close();
-        this.update({ watching: false });
-        settle();
-      };
-      const splitter = open.codec.watchDecoder({
-        frame: (type, object, frame) => {
-          // A consumer may call stop() from a delta handler: the rest of the chunk is dropped.
-          if (settled || this.stopped) return;
-          const stop = this.handleFrame(type, object, frame, open);
-          if (stop === undefined) {
-            delivered++;
-            this.expiredInARow = 0;
-          } else if (stop instanceof KubeApiError && stop.expired) {
-            finish(() => resolve({ expired: true, healthy: true }));
-          } else {
-            finish(() => reject(stop));
-          }
-        },
-        malformed: (error) => {
-          if (settled || this.stopped) return;
-          this.report(error);
-          // A bad line counted as delivered before the codec seam; kept so watch health is unchanged.
-          delivered++;
-          this.expiredInARow = 0;
-        },
-      });
-      const { response } = open;
-      response.on('data', (chunk: Buffer) => {
-        open.touch();
-        splitter.push(chunk);
-      });
-      response.once('end', () => {
-        splitter.flush();
-        const healthy = delivered > 0 || Date.now() - started >= MIN_HEALTHY_WATCH_MS;
-        finish(() => resolve({ expired: false, healthy }));
-      });
-      response.once('error', (error) => finish(() => reject(open.failure() ?? error)));
-      response.once('close', () => {
-        if (!response.complete) {
-          finish(() => reject(open.failure() ?? new Error(`${open.description}: connection closed mid-stream`)));
-        }
-      });
-    });
-  }
-
-  /**
-   * Applies one decoded watch event. Returns the error that must end the stream (an ERROR event, a
-   * server that ignored watch-list), otherwise undefined (bad events and objects are reported and
-   * skipped so the stream goes on).
-   */
-  private handleFrame(type: unknown, object: unknown, frame: string | Uint8Array, open: OpenRequest): Error | undefined {
-    switch (type) {
-      case 'ADDED':
-      case 'MODIFIED':
-      case 'DELETED': {
-        this.received++;
-        if (this.target.shards !== undefined && !this.inShard(object)) {
-          // Outside the range (a server without the gate sends it anyway): only its version counts.
-          this.skipped(object);
-          return undefined;
-        }
-        let prepared: PreparedObject<R>;
-        try {
-          prepared = prepareObject(object, this.prepare);
-        } catch (error) {
-          this.report(error as Error);
-          this.skipped(object);
-          return undefined;
-        }
-        if (this.initial !== undefined) {
-          // Streamed objects come in no resourceVersion order: the end bookmark sets the version.
-          this.initial.apply(type, prepared);
-          return undefined;
-        }
-        this.rv = prepared.resourceVersion;
-        if (type === 'DELETED') this.view.delete(prepared);
-        else this.view.upsert(prepared);
-        return undefined;
-      }
-      case 'BOOKMARK': {
-        const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
-        if (typeof rv === 'string' && rv !== '') {
-          const initial = this.initial;
-          if (initial !== undefined) {
-            // kube-apiserver holds back bookmarks until the initial events are sent, so a plain one
-            // now means the server took the request for a plain watch.
-            if (!isInitialEventsEnd(object)) return new WatchListIgnoredError(open.description);
-            this.initial = undefined;
-            this.applyInitialState(initial.items(), rv, 'watch-list', false);
-            return undefined;
-          }
-          this.rv = rv;
-          this.update({ lastSyncResourceVersion: rv });
-        } else {
-          this.report(new WatchLineError(framePrefix(frame), 'BOOKMARK without metadata.resourceVersion'));
-        }
-        return undefined;
-      }
-      case 'ERROR': {
-        return watchError(open, object);
-      }
-      default:
-        this.report(new WatchLineError(framePrefix(frame), `unknown event type ${JSON.stringify(type)}`));
-        return undefined;
-    }
-  }
-
-  /** A watch event that is not applied: outside a watch-list, its version still counts. */
-  private skipped(object: unknown): void {
-    const rv = (object as KubernetesObject | null | undefined)?.metadata?.resourceVersion;
-    if (this.initial === undefined && typeof rv === 'string' && rv !== '') this.rv = rv;
-  }
-
-  private report(error: Error): void {
-    if (this.stopped) return;
-    const message = this.cluster === undefined ? error.message : `cluster ${this.cluster}: ${error.message}`;
-    this.update({ lastError: Object.freeze({ message, at: Date.now(), error }) });
-    this.errorSubject.next(error);
-  }
-
-  private update(change: Partial<ReflectorHealth>): void {
-    const current = this.healthSubject.value;
-    let changed = false;
-    for (const k of Object.keys(change) as Array<keyof ReflectorHealth>) {
-      if (current[k] !== change[k]) changed = true;
-    }
-    if (changed && !this.healthSubject.closed) this.healthSubject.next(Object.freeze({ ...current, ...change }));
+    const list = await listPages(this.listing);
+    this.state.applyInitialState(list.items, list.resourceVersion, 'list', list.sharded);
   }
 }

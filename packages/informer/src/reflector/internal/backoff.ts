@@ -1,5 +1,4 @@
 import type { BackoffOptions } from '../backoff-options.js';
-import { KubeApiError } from '../../client/kube-api-error.js';
 
 /**
  * Jittered exponential backoff in the manner of client-go's reflector: 800 ms doubling to 30 s,
@@ -41,14 +40,4 @@ export class Backoff {
     this.lastFailureAt = t;
     return this.current * (1 - (this.jitter / 2) * this.random());
   }
-}
-
-/**
- * The wait before retrying after a failure that is not a 410: the server's own estimate for a 429
- * with Retry-After, else the next backoff step (a missing or zero Retry-After falls back to the
- * backoff, so a server that keeps answering 429 is never hammered in a tight loop).
- */
-export function retryDelayMs(error: Error, backoff: Backoff): number {
-  const retryAfter = error instanceof KubeApiError && error.status === 429 ? (error.retryAfterSeconds ?? 0) : 0;
-  return retryAfter > 0 ? retryAfter * 1000 : backoff.next();
 }

@@ -49,3 +49,11 @@ export function reflectorTarget<R extends KubernetesObject>(options: ReflectorOp
     codec,
   };
 }
+
+/**
+ * True when the raw object off the wire is in the shard range: its own field, read before any
+ * transform could drop it. Not an object: outside.
+ */
+export function inShard(shards: ShardSelector, raw: unknown): boolean {
+  return raw !== null && typeof raw === 'object' && shards.matches(raw);
+}
