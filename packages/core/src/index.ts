@@ -148,6 +148,7 @@ export type {
   StopOptions,
 } from './reconcile/event-processor-options.js';
 export type { ReconcileQueue, QueueKind } from './reconcile/reconcile-queue.js';
+export { MapReconcileStamps, type ReconcileStamps } from './reconcile/reconcile-stamps.js';
 export type { ProcessingEvent, ReconcileOutcome } from './reconcile/processing-event.js';
 export type { ReconcileCause, ReconcileCauses } from './reconcile/reconcile-cause.js';
 export { TerminalError } from './reconcile/terminal-error.js';

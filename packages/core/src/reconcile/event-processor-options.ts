@@ -6,6 +6,7 @@ import type { EventSource } from '../source/event-source.js';
 import type { Trigger } from '../source/trigger.js';
 import type { ProcessingConfiguration } from './controller-configuration.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
+import type { ReconcileStamps } from './reconcile-stamps.js';
 
 /**
  * What the event processor passes to the dispatcher for one attempt.
@@ -144,6 +145,13 @@ export interface EventProcessorOptions extends Partial<ProcessingConfiguration> 
    * (see `ReconcileCauses.omitted`). Defaults to 16.
    */
   readonly maxCausesPerReconcile?: number;
+  /**
+   * Where each primary's last reconcile is stamped for the max-interval sweep (see
+   * {@link ReconcileStamps}); the controller passes its primary cache's when that cache can keep
+   * them (a bounded cache: 4 bytes a primary in its records). Defaults to a
+   * `MapReconcileStamps` of the primaries this processor reconciled.
+   */
+  readonly reconcileStamps?: ReconcileStamps;
   /**
    * Whether to keep what each trigger was. When false only their count is kept: each dispatch's
    * `causes` lists none and counts every trigger as `omitted`, and nothing is made per trigger

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { Listeners } from '../event/listeners.js';
-import { systemClock, type Clock, type TimerHandle } from '../queue/clock.js';
+import { systemClock, type Clock } from '../queue/clock.js';
 import type { RetryInfo } from '../queue/retry.js';
 import { ResourceID } from '../resource/resource-id.js';
 import type { EventSource } from '../source/event-source.js';
@@ -11,11 +11,14 @@ import { AttemptFollowUp } from './internal/attempt-follow-up.js';
 import { AttemptRequest } from './internal/attempt-request.js';
 import { AttemptTimeouts, errorOutcome, isThenable, successOutcome, type Attempt } from './internal/attempt.js';
 import { LazyAbortController } from './internal/lazy-abort-controller.js';
+import { MaxIntervalSweep } from './internal/max-interval-sweep.js';
 import { PendingCauses } from './internal/pending-causes.js';
 import { PrimaryStates, type PrimaryState } from './internal/primary-state.js';
+import { settledWithin } from './internal/within-timeout.js';
 import type { ProcessingEvent, ReconcileOutcome } from './processing-event.js';
 import type { ReconcileCauses } from './reconcile-cause.js';
 import { createReconcileQueue, type ReconcileQueue } from './reconcile-queue.js';
+import { MapReconcileStamps } from './reconcile-stamps.js';
 import { ReconcileTimeoutError } from './reconcile-timeout-error.js';
 import type { DispatchResult, EventProcessorOptions, ReconcileDispatcher, StopOptions } from './event-processor-options.js';
 
@@ -44,8 +47,12 @@ const YIELD_EVERY = 1024;
  * - A failure retries per `retry` (the wait is the longer of the retry delay and the
  *   `rateLimiter` wait); when no retry is left, `onRetriesExhausted` runs once, and the primary
  *   is tried again at the max reconciliation interval (nothing stops for good).
- * - Success ends the failure streak and replaces pending delays with the requested reschedule,
- *   or the max reconciliation interval.
+ * - Success ends the failure streak and replaces pending delays with the requested reschedule
+ *   (when shorter than the max reconciliation interval).
+ * - The max reconciliation interval is one sweep, not a delay per primary: a timer walks the
+ *   `reconcileStamps` and queues (low priority, cause `reschedule` from `max-interval`) each
+ *   primary not reconciled for the interval, never earlier, late by at most 11 × min(interval / 64,
+ *   7.5 s) while the queue holds under 1,024 keys (above, it waits for the queue to drain).
  * - A trigger with cause `primary-deleted` (or `primaryDeleted(key)`) drops the primary's queued
  *   work, delays and retry state; an attempt in flight finishes but schedules nothing.
  * - A dispatch that outlives `reconcileTimeoutMs` frees its slot for other primaries; the
@@ -81,10 +88,7 @@ export class EventProcessor implements TriggerSink {
    * throw: rxjs rethrows their errors asynchronously, as uncaught exceptions.
    */
   readonly events$: Observable<ProcessingEvent>;
-  /**
-   * The queue (`queue` option: FIFO by default), for inspection (`len()`, `delayOf(key)`); do
-   * not add to it directly.
-   */
+  /** The queue (`queue` option: FIFO by default), for inspection (`len()`, `delayOf(key)`); do not add to it directly. */
   readonly queue: ReconcileQueue;
   readonly #config: ProcessingConfiguration;
   readonly #dispatch: ReconcileDispatcher;
@@ -100,6 +104,7 @@ export class EventProcessor implements TriggerSink {
   /** One timer for every attempt's timeout (none per attempt). */
   readonly #timeouts: AttemptTimeouts;
   readonly #causes: PendingCauses;
+  readonly #sweep: MaxIntervalSweep | undefined;
   /** Attempts holding one of the `concurrency` slots (a timed-out attempt gives its slot back). */
   #busy = 0;
   /** Whether a microtask to take waiting keys is queued (one for any number of announcements). */
@@ -119,10 +124,8 @@ export class EventProcessor implements TriggerSink {
   };
   /**
    * Keys taken since a source last delivered a trigger. Takes chain through microtasks, in which
-   * Node reads no socket and fires no timer: a wave of reconciles that return at once, or a
-   * reconcile that asks to run again at once, would hold the whole process (watches, lease
-   * renewals, health probes) until it ends. Past {@link YIELD_EVERY} keys with no trigger in
-   * between, the next take waits for the event loop's next turn (`setImmediate`).
+   * Node reads no socket and fires no timer (watches, lease renewals, probes would wait for a
+   * whole wave): past {@link YIELD_EVERY} keys, the next take waits for `setImmediate`.
    */
   #takenSinceInput = 0;
   #paused = false;
@@ -140,12 +143,13 @@ export class EventProcessor implements TriggerSink {
       ...(options.queueMetrics !== undefined ? { metrics: options.queueMetrics } : {}),
     });
     this.#states = new PrimaryStates(this.queue);
-    this.#followUp = new AttemptFollowUp(this.queue, this.#config, this.#states, this.#events, options.onRetriesExhausted);
-    const maxCauses = options.maxCausesPerReconcile ?? 16;
-    if (!Number.isInteger(maxCauses) || maxCauses < 1) {
-      throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
-    }
-    this.#causes = new PendingCauses(maxCauses, options.keepCauses ?? true);
+    this.#causes = new PendingCauses(options.maxCausesPerReconcile ?? 16, options.keepCauses ?? true);
+    const interval = this.#config.maxReconciliationIntervalMs;
+    const target = { clock: this.#clock, queue: this.queue, states: this.#states, causes: this.#causes, events: this.#events };
+    const stamps = options.reconcileStamps ?? new MapReconcileStamps();
+    this.#sweep = interval === undefined ? undefined : new MaxIntervalSweep(stamps, interval, target);
+    const onExhausted = options.onRetriesExhausted;
+    this.#followUp = new AttemptFollowUp(this.queue, this.#config, this.#states, this.#events, onExhausted, this.#sweep);
     this.#timeouts = new AttemptTimeouts(
       this.#clock,
       () => this.#states.running,
@@ -217,6 +221,7 @@ export class EventProcessor implements TriggerSink {
     this.queue.remove(key);
     this.queue.forget(key);
     this.#states.deleted(key);
+    this.#sweep?.forget(key);
     this.#events.emit({ type: 'dropped', key });
   }
 
@@ -236,10 +241,16 @@ export class EventProcessor implements TriggerSink {
     return this.#causes.peek(this.#states.get(typeof primary === 'string' ? primary : primary.key));
   }
 
+  /** When the max-interval sweep queues a primary at the earliest (ms since the epoch); undefined when off or never reconciled. */
+  maxIntervalDueAt(primary: ResourceID | string): number | undefined {
+    return this.#sweep?.dueAt(typeof primary === 'string' ? primary : primary.key);
+  }
+
   /** Starts dispatching, keys queued before it first. Idempotent; a stopped processor cannot start again. */
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
+    this.#sweep?.start();
     this.#wake();
   }
 
@@ -285,18 +296,12 @@ export class EventProcessor implements TriggerSink {
     this.#stopped = true;
     for (const disconnect of this.#connections.splice(0)) disconnect();
     this.#triggers.complete();
+    this.#sweep?.stop();
     const drained = this.queue.shutDownWithDrain();
     this.#states.clearPending();
-    let timer: TimerHandle | undefined;
-    const timeoutMs = options.drainTimeoutMs;
-    const gaveUp =
-      timeoutMs === undefined
-        ? new Promise<never>(() => {})
-        : new Promise<'timeout'>((resolve) => (timer = this.#clock.setTimeout(() => resolve('timeout'), timeoutMs)));
-    const result = await Promise.race([drained, gaveUp]);
-    if (timer !== undefined) this.#clock.clearTimeout(timer);
+    const inTime = await settledWithin(this.#clock, drained, options.drainTimeoutMs);
     this.#timeouts.clear();
-    if (result === 'timeout') {
+    if (!inTime) {
       for (const attempt of [...this.#states.running]) attempt.abort.abort(new Error('event processor stopped'));
     }
     this.#events.complete();
@@ -386,6 +391,7 @@ export class EventProcessor implements TriggerSink {
     if (attempt.released) return;
     attempt.released = true;
     this.#busy--;
+    this.#sweep?.drained();
     if (this.queue.len() > 0) this.#wake();
   }
 

@@ -44,8 +44,9 @@ export type ReconcileOutcome =
  *   follows when the call settles).
  * - `retry-scheduled`: a failed attempt will run again after `delayMs`.
  * - `retries-exhausted`: no retry left (or a TerminalError); the exhaustion hook runs next.
- * - `rescheduled`: a success asked to run again (`requested`) or the max reconciliation interval
- *   applies (`max-interval`).
+ * - `rescheduled`: a success asked to run again after `delayMs` (`requested`, when shorter than
+ *   the max reconciliation interval), or the max-interval sweep queued a primary not reconciled
+ *   for that interval (`max-interval`, `delayMs` 0: it is queued now, at low priority).
  * - `dropped`: the primary was deleted; its pending work is gone.
  * - `hook-failed`: the retries-exhausted hook threw; nothing else is affected.
  * - `source-failed`: an event source's `triggers$` errored (a broken source; it is detached,

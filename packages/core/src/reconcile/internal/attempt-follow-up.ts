@@ -1,10 +1,10 @@
-import { LOW_PRIORITY } from '../../queue/priority-work-queue.js';
 import type { RetryInfo } from '../../queue/retry.js';
 import type { Listeners } from '../../event/listeners.js';
 import type { ProcessingConfiguration } from '../controller-configuration.js';
 import type { RetriesExhaustedHook } from '../event-processor-options.js';
 import type { ProcessingEvent, ReconcileOutcome } from '../processing-event.js';
 import type { ReconcileQueue } from '../reconcile-queue.js';
+import type { MaxIntervalSweep } from './max-interval-sweep.js';
 import type { PrimaryState, PrimaryStates } from './primary-state.js';
 
 /**
@@ -13,6 +13,10 @@ import type { PrimaryState, PrimaryStates } from './primary-state.js';
  * reschedule or the max-interval safety net; a failure schedules the next retry, or, when none is
  * left, reports the exhaustion, schedules the safety net and runs the retries-exhausted hook. A
  * primary deleted while its attempt ran gets nothing scheduled.
+ *
+ * The safety net is no delay of its own: the attempt stamps the primary's reconcile time, and the
+ * {@link MaxIntervalSweep} queues it once that stamp is the interval old. A requested reschedule
+ * shorter than the interval keeps its own delay (user-requested, and rare).
  */
 export class AttemptFollowUp {
   readonly #queue: ReconcileQueue;
@@ -20,6 +24,7 @@ export class AttemptFollowUp {
   readonly #states: PrimaryStates;
   readonly #events: Listeners<ProcessingEvent>;
   readonly #onRetriesExhausted: RetriesExhaustedHook | undefined;
+  readonly #sweep: MaxIntervalSweep | undefined;
 
   constructor(
     queue: ReconcileQueue,
@@ -27,7 +32,9 @@ export class AttemptFollowUp {
     states: PrimaryStates,
     events: Listeners<ProcessingEvent>,
     onRetriesExhausted: RetriesExhaustedHook | undefined,
+    sweep: MaxIntervalSweep | undefined,
   ) {
+    this.#sweep = sweep;
     this.#queue = queue;
     this.#config = config;
     this.#states = states;
@@ -40,7 +47,7 @@ export class AttemptFollowUp {
     const key = state.key;
     const maxInterval = this.#config.maxReconciliationIntervalMs;
     // What follows keeps the priority the attempt was handed out at, unless the reconcile asked
-    // for another; the max-interval safety net is a resync, so it comes at low priority.
+    // for another (the max-interval sweep queues at low priority: a resync).
     const requestedPriority = state.reschedulePriority;
     state.reschedulePriority = undefined;
     const priority = this.#queue.priorityOf?.(key);
@@ -53,17 +60,17 @@ export class AttemptFollowUp {
     if (outcome.type === 'success') {
       state.retry = undefined;
       this.#queue.forget(key);
+      this.#sweep?.stamp(key);
       const requested = outcome.rescheduleAfterMs;
-      const delay = requested === undefined ? maxInterval : Math.min(requested, maxInterval ?? Infinity);
-      if (delay === undefined) {
+      if (requested !== undefined && !(requested >= (maxInterval ?? Infinity))) {
+        // Set over the old entry, not deleted and set again: no hole in a map of every primary.
+        this.#queue.replaceDelayed(key, requested, requestedPriority ?? priority);
+        this.#states.schedule(state, 'reschedule', !(requested > 0));
+        this.#events.emit({ type: 'rescheduled', key, delayMs: requested, reason: 'requested' });
+      } else if (state.scheduled !== undefined) {
+        // A success replaces what was pending; the safety net is the sweep's (no delay to set).
         this.#queue.cancelDelayed(key);
         state.scheduled = undefined;
-      } else {
-        // Set over the old entry, not deleted and set again: no hole in a map of every primary.
-        const reason = requested !== undefined && delay === requested ? 'requested' : 'max-interval';
-        this.#queue.replaceDelayed(key, delay, reason === 'requested' ? (requestedPriority ?? priority) : LOW_PRIORITY);
-        this.#states.schedule(state, 'reschedule', !(delay > 0));
-        this.#events.emit({ type: 'rescheduled', key, delayMs: delay, reason });
       }
       return;
     }
@@ -88,11 +95,8 @@ export class AttemptFollowUp {
     this.#queue.forget(key);
     const retryInfo: RetryInfo = Object.freeze({ attemptCount: exec?.attemptCount ?? 0, isLastAttempt: true });
     this.#events.emit({ type: 'retries-exhausted', key, error: outcome.error, retryInfo, terminal: outcome.terminal });
-    if (maxInterval !== undefined) {
-      this.#queue.addAfter(key, maxInterval, LOW_PRIORITY);
-      this.#states.schedule(state, 'reschedule', this.#queue.delayOf(key) === undefined);
-      this.#events.emit({ type: 'rescheduled', key, delayMs: maxInterval, reason: 'max-interval' });
-    }
+    // The safety net: the sweep queues it again once this stamp is the interval old.
+    this.#sweep?.stamp(key);
     const hook = this.#onRetriesExhausted;
     return hook === undefined ? undefined : Promise.resolve(hook(key, outcome.error, { retryInfo, terminal: outcome.terminal }));
   }

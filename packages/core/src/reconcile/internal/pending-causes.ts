@@ -37,7 +37,11 @@ export class PendingCauses {
   /** Counted-only causes handed out, by trigger count: frozen, shared, made once each. */
   readonly #counted: ReconcileCauses[] = [];
 
+  /** @throws RangeError when `maxCauses` (the processor's `maxCausesPerReconcile`) is not a positive integer. */
   constructor(maxCauses: number, keep: boolean) {
+    if (!Number.isInteger(maxCauses) || maxCauses < 1) {
+      throw new RangeError(`EventProcessor: maxCausesPerReconcile must be a positive integer, got ${String(maxCauses)}`);
+    }
     this.#maxCauses = maxCauses;
     this.#keep = keep;
   }
