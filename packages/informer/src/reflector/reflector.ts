@@ -103,9 +103,9 @@ export class Reflector<R extends KubernetesObject = KubernetesObject> {
   private readonly delays: ReconnectDelays;
   private readonly status: ReflectorStatus;
   private readonly state: ReflectorState<R>;
-  /** The list phase's requests. */
+  /** What each paged list of the initial state is read with (the list phase). */
   private readonly listing: PagedListContext<R>;
-  /** The watch phase's requests. */
+  /** What each watch request is opened and applied with (the watch phase, watch-list included). */
   private readonly watching: WatchContext<R>;
   private loop: Promise<void> | undefined;
 
