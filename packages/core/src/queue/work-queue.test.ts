@@ -204,6 +204,29 @@ describe('WorkQueue', () => {
     expect(got).to.deep.equal(expected);
   });
 
+  it('keeps follow-ups and counts right while the states of thousands of finished items are swept', () => {
+    const q = newQueue();
+    for (let i = 0; i < 3000; i++) q.add(`k${i}`);
+    const order: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const k = q.tryGet() as string;
+      order.push(k);
+      if (i % 3 === 0) q.add(k); // a follow-up, queued again at done
+      q.add(k); // coalesces with that follow-up, or is another one for the others
+      q.done(k);
+      expect(q.len()).to.equal(3000); // k went back to the end of the line
+    }
+    expect(order).to.deep.equal(Array.from({ length: 3000 }, (_, i) => `k${i}`));
+    for (let i = 0; i < 3000; i++) {
+      const k = q.tryGet() as string;
+      expect(k).to.equal(`k${i}`);
+      q.done(k);
+    }
+    expect(q.tryGet()).to.equal(undefined);
+    q.add('k7'); // once gone, an item is queued anew
+    expect(q.len()).to.equal(1);
+  });
+
   it('keeps FIFO order across many items (head compaction)', async () => {
     const q = newQueue();
     for (let i = 0; i < 5000; i++) q.add(`k${i}`);
