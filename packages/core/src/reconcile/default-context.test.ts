@@ -207,6 +207,26 @@ describe('DefaultContext', () => {
     expect(none.getSignal()).to.equal(none.getSignal());
   });
 
+  it('reads the signal of an object that holds one (an AbortController, a dispatch request) on the first getSignal only', () => {
+    const controller = new AbortController();
+    let reads = 0;
+    const holder = {
+      get signal(): AbortSignal {
+        reads++;
+        return controller.signal;
+      },
+    };
+    const ctx = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined, signal: holder });
+    expect(reads, 'not before it is asked for').to.equal(0);
+    expect(ctx.getSignal()).to.equal(controller.signal);
+    expect(ctx.getSignal()).to.equal(controller.signal);
+    expect(reads).to.equal(1);
+    const other = new AbortController();
+    expect(
+      new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined, signal: other }).getSignal(),
+    ).to.equal(other.signal);
+  });
+
   it('hands out the event recorder it was given, and one that drops records by default', () => {
     const records: unknown[] = [];
     const recorder = { record: (r: unknown) => void records.push(r) };
@@ -224,7 +244,11 @@ describe('DefaultContext', () => {
     const lazyCache = (): PrimaryCacheReader => (caches++, made);
     let recorders = 0;
     const recorder = { record: () => undefined };
-    const lazyRecorder = (): typeof recorder => (recorders++, recorder);
+    const lazyRecorder = (regarding: KubernetesObject): typeof recorder => {
+      expect(regarding, 'made for the primary').to.equal(primary);
+      recorders++;
+      return recorder;
+    };
     const unread = new DefaultContext({
       primary,
       eventSources: [],

@@ -63,11 +63,13 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   /** Whether the primary's final state is unknown. Defaults to false. */
   readonly primaryFinalStateUnknown?: boolean;
   /**
-   * Aborted when the attempt should give up (see `Context.getSignal`), or a function that makes
-   * it when the reconciler first asks (a signal costs about a microsecond to create, and most
-   * reconciles never look). Defaults to a signal never aborted.
+   * Aborted when the attempt should give up (see `Context.getSignal`), or what makes it when the
+   * reconciler first asks (a signal costs about a microsecond to create, and most reconciles
+   * never look): a function, or an object whose `signal` property is read then (an
+   * `AbortController`, a `DispatchRequest`: no closure per reconcile). Defaults to a signal never
+   * aborted.
    */
-  readonly signal?: AbortSignal | (() => AbortSignal);
+  readonly signal?: AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal };
   /**
    * How to freeze one source for this reconcile. Defaults to `source.snapshot()` when the
    * source has it, else the source itself (read live).
@@ -77,10 +79,11 @@ export interface DefaultContextOptions<P extends KubernetesObject, C> {
   readonly logger?: Logger;
   /**
    * Records Events for this reconcile (regarding its primary), or a function that makes the
-   * recorder when the reconciler first asks (`getEventRecorder`), at most once. Defaults to
+   * recorder when the reconciler first asks (`getEventRecorder`), at most once; it is given the
+   * primary, so one function serves every reconcile of a controller. Defaults to
    * {@link noopEventRecorder}.
    */
-  readonly eventRecorder?: EventRecorder | (() => EventRecorder);
+  readonly eventRecorder?: EventRecorder | ((primary: P) => EventRecorder);
 }
 
 /** A context's event sources by the name of their resource type, each with its reader for this reconcile. */
@@ -116,8 +119,8 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
   readonly #retryInfo: RetryInfo | undefined;
   readonly #finalStateUnknown: boolean;
   readonly #logger: Logger;
-  #eventRecorder: EventRecorder | (() => EventRecorder);
-  #signal: AbortSignal | (() => AbortSignal) | undefined;
+  #eventRecorder: EventRecorder | ((primary: P) => EventRecorder);
+  #signal: AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal } | undefined;
 
   constructor(options: DefaultContextOptions<P, C>) {
     this.#primary = options.primary;
@@ -200,13 +203,14 @@ export class DefaultContext<P extends KubernetesObject = KubernetesObject, C = u
 
   getEventRecorder(): EventRecorder {
     const recorder = this.#eventRecorder;
-    return typeof recorder === 'function' ? (this.#eventRecorder = recorder()) : recorder;
+    return typeof recorder === 'function' ? (this.#eventRecorder = recorder(this.#primary)) : recorder;
   }
 
   getSignal(): AbortSignal {
     const signal = this.#signal;
     if (typeof signal === 'function') return (this.#signal = signal());
-    return signal ?? (this.#signal = new AbortController().signal);
+    if (signal === undefined) return (this.#signal = new AbortController().signal);
+    return 'signal' in signal ? (this.#signal = signal.signal) : signal;
   }
 
   /**

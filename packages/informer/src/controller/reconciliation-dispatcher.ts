@@ -4,6 +4,7 @@ import {
   type DispatchRequest,
   type DispatchResult,
   type ErrorStatusUpdateControl,
+  type EventRecorder,
   type EventSource,
   type KubernetesObject,
   type Logger,
@@ -25,6 +26,7 @@ import type { PrimaryVisibility } from './primary-visibility.js';
 import type { PrimaryLedger } from './primary-ledger.js';
 import type { PrimaryWriter } from './primary-writer.js';
 import { InFlightReconciles } from './in-flight-reconciles.js';
+import { OpenedContexts } from './opened-contexts.js';
 import type { ControllerInternals } from './controller-internals.js';
 
 /** What a {@link ReconciliationDispatcher} works with: the controller's parts it calls. */
@@ -81,9 +83,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
   readonly #lastReconciles = new Map<string, ReconcileTrace>();
   #unfenced: { readonly client: KubeClient; readonly writer: PrimaryWriter<P> } | undefined;
   readonly #snapshot = () => this.#o.primaryCache.snapshot(); // one function for every context
+  /** One function for every context: the context hands it its primary. */
+  readonly #recorderFor: ((primary: P) => EventRecorder) | undefined;
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
+    const broadcaster = options.eventBroadcaster;
+    this.#recorderFor = broadcaster ? (primary) => broadcaster.recorderFor(options.name, options.kind, primary) : undefined;
   }
 
   /** The last reconcile of a primary, if it ran and the primary is still known. */
@@ -137,15 +143,14 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
   }
 
   #context(
-    opened: DefaultContext<P, KubeClient>[],
+    opened: OpenedContexts<P, KubeClient>,
     client: KubeClient,
     primary: P,
     retryInfo: RetryInfo | undefined,
-    signal: (() => AbortSignal) | undefined,
+    signal: { readonly signal: AbortSignal } | undefined,
     primaryFinalStateUnknown = false,
     logger?: Logger,
   ): DefaultContext<P, KubeClient> {
-    const broadcaster = this.#o.eventBroadcaster;
     const context = new DefaultContext<P, KubeClient>({
       primary,
       eventSources: this.#o.sources(),
@@ -156,13 +161,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
       primaryFinalStateUnknown,
       logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
       // Absent options given as undefined, not spread in: no temporary objects per reconcile.
-      eventRecorder: broadcaster ? () => broadcaster.recorderFor(this.#o.name, this.#o.kind, primary) : undefined,
+      eventRecorder: this.#recorderFor,
+      // The request itself: its signal is made only if the reconciler asks for it.
       signal,
     });
     // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
     // old versions for it.
-    opened.push(context);
-    return context;
+    return opened.add(context);
   }
 
   /**
@@ -278,7 +283,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     found: P | undefined,
   ): DispatchResult | void | Promise<DispatchResult | void> {
     this.#inFlight.started(key, subject);
-    const opened: DefaultContext<P, KubeClient>[] = [];
+    const opened = new OpenedContexts<P, KubeClient>();
     let result: DispatchResult | void | Promise<DispatchResult | void>;
     try {
       result = this.#work(key, subject, request, log, found, opened);
@@ -300,9 +305,9 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
   }
 
   /** After the work on a primary, however it ended. */
-  #ended(key: string, opened: readonly DefaultContext<P, KubeClient>[]): void {
+  #ended(key: string, opened: OpenedContexts<P, KubeClient>): void {
     this.#inFlight.ended(key);
-    for (const context of opened) context.release();
+    opened.releaseAll();
   }
 
   /**
@@ -315,7 +320,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     request: DispatchRequest,
     log: Logger,
     found: P | undefined,
-    opened: DefaultContext<P, KubeClient>[],
+    opened: OpenedContexts<P, KubeClient>,
   ): DispatchResult | void | Promise<DispatchResult | void> {
     const { client, writer } = this.#writesFor(key, subject);
     const primary = found;
@@ -330,8 +335,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     }
     // Stealth: triggers from secondaries, timers or retries never reach an invisible primary.
     if (!this.#o.visibility.visible(primary)) return skip('hidden');
-    // The signal is made only if the reconciler asks for it.
-    const context = this.#context(opened, client, primary, request.retryInfo, () => request.signal, false, log);
+    const context = this.#context(opened, client, primary, request.retryInfo, request, false, log);
     const control = this.#o.reconciler.reconcile(primary, context);
     // An async reconciler (or any thenable) is waited for; a control returned at once is applied now.
     if (isThenable(control)) return Promise.resolve(control).then((c) => this.#applyControl(key, primary, c, client, writer));
@@ -384,13 +388,12 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     request: DispatchRequest,
     log: Logger,
     found: P | undefined,
-    opened: DefaultContext<P, KubeClient>[],
+    opened: OpenedContexts<P, KubeClient>,
     client: KubeClient,
     writer: PrimaryWriter<P>,
   ): Promise<DispatchResult | void> {
     const retryInfo = request.retryInfo;
-    // The signal is made only if the reconciler asks for it.
-    const signal = (): AbortSignal => request.signal;
+    const signal = request;
     const { ledger, visibility, events } = this.#o;
     let primary = found;
     const wrote: ('status' | 'resource' | 'finalizer')[] = [];
@@ -439,13 +442,13 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     if (updateErrorStatus === undefined) return;
     const primary = this.#o.ledger.get(key);
     if (primary === undefined) return;
-    const opened: DefaultContext<P, KubeClient>[] = [];
+    const opened = new OpenedContexts<P, KubeClient>();
     const { client, writer } = this.#writesFor(key, primary);
     let control: ErrorStatusUpdateControl<P>;
     try {
       control = await updateErrorStatus(primary, this.#context(opened, client, primary, retryInfo, undefined), error);
     } finally {
-      for (const context of opened) context.release();
+      opened.releaseAll();
     }
     if (control.resource !== undefined) {
       if (this.#o.ledger.remember(await writer.patchStatus(primary, control.resource)) !== undefined) {
