@@ -88,20 +88,22 @@ export function bindHistogram<T extends string>(
   const limits = Float64Array.from(bounds);
   /** Observations since the last flush, by first bucket (cumulative at export; +Inf is `count`). */
   const counts = new Float64Array(bounds.length);
-  let sum = 0;
-  let count = 0;
+  /**
+   * The sum of those observations, and their count, in a typed array: a fractional number kept
+   * in a closure's variable is a fresh heap number on every write (16 bytes per observation).
+   */
+  const totals = new Float64Array(2);
   /** The entry the pending counts belong to: another one (or none) means a reset or remove came since. */
   let entry = series.hashMap[key];
   const drop = (): void => {
-    sum = 0;
-    count = 0;
+    totals.fill(0);
     counts.fill(0);
   };
   const flush = (): void => {
-    if (count === 0) return;
+    if (totals[COUNT] === 0) return;
     if (series.hashMap[key] === entry && entry !== undefined) {
-      entry.sum += sum;
-      entry.count += count;
+      entry.sum += totals[SUM]!;
+      entry.count += totals[COUNT]!;
       for (let i = 0; i < names.length; i++) if (counts[i] !== 0) entry.bucketValues[names[i]!]! += counts[i]!;
     }
     drop();
@@ -125,8 +127,8 @@ export function bindHistogram<T extends string>(
         entry = series.hashMap[key];
         return;
       }
-      sum += value;
-      count += 1;
+      totals[SUM]! += value;
+      totals[COUNT]! += 1;
       for (let i = 0; i < limits.length; i++) {
         if (value <= limits[i]!) {
           counts[i]! += 1;
@@ -136,6 +138,10 @@ export function bindHistogram<T extends string>(
     },
   };
 }
+
+/** Where a bound histogram keeps the sum and the count of its pending observations. */
+const SUM = 0;
+const COUNT = 1;
 
 /** The key under which the metric keeps the series of `labels`, if it keeps them as we expect. */
 function entryKey<E>(metric: object, labels: object, looksRight: (entry: Partial<E>) => boolean): string | undefined {
