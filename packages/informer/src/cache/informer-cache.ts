@@ -14,6 +14,7 @@ import {
   type IndexedStore,
   type Indexer,
   type KubernetesObject,
+  type ReconcileStamps,
   type StoreDelta,
   type StoreReader,
   type StoreSnapshot,
@@ -40,6 +41,7 @@ import {
 
 import { KubeApiError, isNonTransient } from '../client/kube-api-error.js';
 import { asBounded } from './bounded/bounded-store.js';
+import { CacheReconcileStamps } from './bounded/cache-reconcile-stamps.js';
 import { boundedShardsError, checkCacheBound, type CacheBound } from './bounded/cache-bound.js';
 
 import { CacheSyncError, StartAbortedError } from '../startup/startup-errors.js';
@@ -113,10 +115,7 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> implem
     return this.#bound !== undefined;
   }
 
-  /**
-   * Whether the server has the object as far as the watch has told, in memory or not: for an
-   * unbounded cache, whether it is cached.
-   */
+  /** Whether the server has the object as far as the watch has told, in memory or not (unbounded: whether it is cached). */
   knows(key: string): boolean {
     const store = this.#storeOf(key);
     return asBounded(store)?.knows(key) ?? store?.get(key) !== undefined;
@@ -334,6 +333,12 @@ export class InformerCache<R extends KubernetesObject = KubernetesObject> implem
    */
   peekKey(key: string): R | undefined {
     return this.#storeOf(key)?.get(key);
+  }
+
+  /** @internal The max-interval sweep's reconcile stamps, in a bounded cache's records (4 bytes a primary); undefined when unbounded. */
+  reconcileStamps(): (ReconcileStamps & { release(): void }) | undefined {
+    const stores = (): IndexedStore<R>[] => [...this.#leases.values()].map(({ lease }) => lease.informer.store);
+    return this.#bound === undefined ? undefined : new CacheReconcileStamps(stores, (key) => this.#storeOf(key));
   }
 
   #storeOf(key: string): IndexedStore<R> | undefined {

@@ -189,9 +189,12 @@ export class ControllerLifecycle<P extends KubernetesObject> {
   async #startCaches(signal: AbortSignal, settled: Set<EventSource<unknown, P>>): Promise<void> {
     this.#sources = [...(await this.#h.prepareEventSources())];
     if (signal.aborted) throw new StartAbortedError(`controller ${JSON.stringify(this.#h.name)}`, 'aborted');
+    // A bounded primary cache keeps the max-interval sweep's stamps in its records (4 bytes a primary).
+    const reconcileStamps = this.#h.primary.cache.reconcileStamps();
     const processor = new EventProcessor({
       ...this.#h.configuration,
       name: this.#h.name,
+      ...(reconcileStamps !== undefined ? { reconcileStamps } : {}),
       ...(this.#h.queueMetrics !== undefined ? { queueMetrics: this.#h.queueMetrics } : {}),
       keepCauses: this.#h.causesKept,
       // Bound, not wrapped: a bound function is no frame of its own on each reconcile's way.
@@ -201,6 +204,7 @@ export class ControllerLifecycle<P extends KubernetesObject> {
     this.#processor = processor;
     if (this.#dispatchPaused) processor.pause();
     this.#subscriptions.push(
+      new Subscription(() => reconcileStamps?.release()),
       // One subscription per processing event (several per reconcile): it also forgets dropped primaries.
       new Subscription(
         processor.onEvent((event) => {

@@ -20,12 +20,14 @@ import {
   ResourceID,
   type Indexer,
   type KubernetesObject,
+  type ReconcileStamps,
   type StoreDelta,
   type StoreWriter,
   type UpsertResult,
 } from '@kindex/core';
 import { deepFreeze, isRecreated, jsonEqual } from '@kindex/core/internal';
 import { checkCacheBound, type CacheBound } from './cache-bound.js';
+import { BoundedReconcileStamps } from './bounded-reconcile-stamps.js';
 import { CompactRecords } from './compact-records.js';
 
 /**
@@ -123,6 +125,8 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   readonly #loading = new Map<string, Promise<R | undefined>>();
   #resourceVersion: string | undefined;
   #stats = { evicted: 0, loads: 0, restored: 0 };
+  /** Whether a controller keeps its reconcile stamps in the records now. */
+  #stampsClaimed = false;
 
   constructor(options: BoundedStoreOptions<R>) {
     // The reflector freezes what it writes, and load() freezes what it reads.
@@ -162,6 +166,16 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   /** The resourceVersion of the last list or watch event the store was given. */
   override get resourceVersion(): string | undefined {
     return this.#resourceVersion;
+  }
+
+  /**
+   * @internal The records' reconcile stamps, for one controller's max-interval sweep (4 bytes a
+   * known object), or undefined while another holder has them (until it calls `release()`).
+   */
+  claimReconcileStamps(): (ReconcileStamps & { release(): void }) | undefined {
+    if (this.#stampsClaimed) return undefined;
+    this.#stampsClaimed = true;
+    return new BoundedReconcileStamps(this.#records, () => (this.#stampsClaimed = false));
   }
 
   /** Whether the server has the object, as far as the watch has told, in memory or not. */

@@ -43,7 +43,11 @@ const metaArb = (name: string, namespace: string): fc.Arbitrary<Meta> =>
       ...(m.finalizers.length > 0 ? { finalizers: m.finalizers } : {}),
     }));
 
-type Op = { kind: 'put'; meta: Meta } | { kind: 'remove'; name: string; namespace: string } | { kind: 'clear' };
+type Op =
+  | { kind: 'put'; meta: Meta }
+  | { kind: 'remove'; name: string; namespace: string }
+  | { kind: 'stamp'; name: string; namespace: string; tick: number }
+  | { kind: 'clear' };
 
 const nameArb = fc.integer({ min: 0, max: 2_500 }).map((n) => `obj-${n}`);
 const nsArb = fc.constantFrom(...NAMESPACES);
@@ -53,6 +57,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.tuple(nameArb, nsArb).chain(([name, ns]) => metaArb(name, ns).map((meta) => ({ kind: 'put' as const, meta }))),
   },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('remove' as const), name: nameArb, namespace: nsArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('stamp' as const),
+      name: nameArb,
+      namespace: nsArb,
+      tick: fc.integer({ min: 1, max: 0xffffffff }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
 );
 
@@ -69,7 +82,7 @@ function expected(meta: Meta): RecordMeta {
 }
 
 describe('CompactRecords (white-box)', () => {
-  it('gives back what a Map of the metadata gives, under random puts, overwrites, removes and clears', () => {
+  it('gives back what a Map of the metadata gives, under random puts, overwrites, removes, reconcile stamps and clears', () => {
     fc.assert(
       fc.property(
         fc.array(opArb, { maxLength: 400 }),
@@ -77,11 +90,21 @@ describe('CompactRecords (white-box)', () => {
         (ops, probes) => {
           const records = new CompactRecords();
           const model = new Map<string, Meta>();
+          // A new object has no stamp; an overwrite keeps it; a removed object's goes with it.
+          const stamps = new Map<string, number>();
           const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
           for (const op of ops) {
             if (op.kind === 'put') {
               records.put(op.meta);
-              model.set(keyOf(op.meta.namespace ?? '', op.meta.name), op.meta);
+              const key = keyOf(op.meta.namespace ?? '', op.meta.name);
+              if (!model.has(key)) stamps.set(key, 0);
+              model.set(key, op.meta);
+            } else if (op.kind === 'stamp') {
+              const slot = records.find(op.namespace, op.name);
+              if (slot >= 0) {
+                records.setStamp(slot, op.tick);
+                stamps.set(keyOf(op.namespace, op.name), op.tick);
+              }
             } else if (op.kind === 'remove') {
               const slot = records.find(op.namespace, op.name);
               expect(slot >= 0).to.equal(model.has(keyOf(op.namespace, op.name)));
@@ -101,6 +124,7 @@ describe('CompactRecords (white-box)', () => {
             expect(records.namespaceOf(slot)).to.equal(meta.namespace ?? '');
             expect(records.resourceVersionOf(slot)).to.equal(meta.resourceVersion ?? '');
             seen.set(keyOf(meta.namespace ?? '', meta.name), meta);
+            expect(records.stampOf(slot)).to.equal(stamps.get(keyOf(meta.namespace ?? '', meta.name)));
           });
           expect(seen.size).to.equal(model.size);
           for (const [key, meta] of model) {
