@@ -52,7 +52,11 @@ describe('Controller maxReconciliationIntervalMs', function () {
       for (const name of names) {
         const [first, second] = starts.get(name)!;
         expect(second! - first!, name).to.be.at.least(INTERVAL);
-        const last = controller.describePrimary(`${ns}/${name}`).lastReconcile;
+        const described = controller.describePrimary(`${ns}/${name}`);
+        const last = described.lastReconcile;
+        // The next safety net, as computed from the stamp: an interval after the last reconcile.
+        const dueIn = Date.parse(described.maxIntervalReconcileAt!) - Date.parse(last!.startedAt);
+        expect(dueIn, name).to.be.within(INTERVAL, INTERVAL + 2 * (INTERVAL / 64) + 50);
         const sources = last?.causes.causes.map((c) => `${c.type}:${c.source}`) ?? [];
         // The latest reconcile of each primary is a sweep's (a third may have come meanwhile).
         expect(sources, name).to.include('reschedule:max-interval');

@@ -103,4 +103,11 @@ export interface PrimaryDescription {
   readonly pending: ReconcileCauses | undefined;
   /** Its last reconcile since the controller started, or undefined. */
   readonly lastReconcile: ReconcileRecord | undefined;
+  /**
+   * When the max-reconciliation-interval safety net queues it at the earliest if nothing else
+   * reconciles it first (ISO 8601; the sweep may come up to 11 of its steps later: see
+   * `maxReconciliationIntervalMs`). Set while inspection is on, the interval is set and the
+   * primary has a reconcile on record.
+   */
+  readonly maxIntervalReconcileAt?: string;
 }

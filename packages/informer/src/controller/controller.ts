@@ -409,12 +409,14 @@ export class Controller<P extends KubernetesObject = KubernetesObject> {
     if (!this.inspection) {
       return { key, cached, inspection: false, hint: inspectionOffHint(this.name), pending: undefined, lastReconcile: undefined };
     }
+    const dueAt = this.#lifecycle.processor?.maxIntervalDueAt(key);
     return {
       key,
       cached,
       inspection: true,
       pending: this.#lifecycle.processor?.pendingCauses(key),
       lastReconcile: this.#dispatcher.lastReconcile(key),
+      ...(dueAt !== undefined ? { maxIntervalReconcileAt: new Date(dueAt).toISOString() } : {}),
     };
   }
 
