@@ -118,7 +118,9 @@ describe('CompactRecords (white-box)', () => {
           }
           for (const [name, namespace] of probes) expect(records.find(namespace, name) >= 0).to.equal(model.has(keyOf(namespace, name)));
           const seen = new Map<string, RecordMeta>();
+          const pages = new Set<number>();
           records.forEach((slot) => {
+            pages.add(Math.floor(slot / PAGE_SIZE));
             const meta = records.metaOf(slot);
             expect(records.nameOf(slot)).to.equal(meta.name);
             expect(records.namespaceOf(slot)).to.equal(meta.namespace ?? '');
@@ -127,6 +129,7 @@ describe('CompactRecords (white-box)', () => {
             expect(records.stampOf(slot)).to.equal(stamps.get(keyOf(meta.namespace ?? '', meta.name)));
           });
           expect(seen.size).to.equal(model.size);
+          expect(records.pagesHeld, 'pages held: those with a record').to.equal(pages.size);
           for (const [key, meta] of model) {
             expect(seen.get(key), key).to.deep.equal(expected(meta));
             expect(records.find(meta.namespace ?? '', meta.name)).to.be.at.least(0);
@@ -135,6 +138,26 @@ describe('CompactRecords (white-box)', () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it('frees a page whose records are all removed, and makes it again when free slots run out', () => {
+    const records = new CompactRecords();
+    const count = PAGE_SIZE * 3;
+    const slots: number[] = [];
+    for (let i = 0; i < count; i++) slots.push(records.put({ name: `n-${i}`, resourceVersion: String(i + 1) }));
+    expect(records.pagesHeld).to.equal(3);
+    // Empty the middle page, and all but one record of the first.
+    for (let i = PAGE_SIZE; i < 2 * PAGE_SIZE; i++) records.remove(slots[i]!);
+    for (let i = 1; i < PAGE_SIZE; i++) records.remove(slots[i]!);
+    expect(records.pagesHeld).to.equal(2);
+    expect(records.size).to.equal(PAGE_SIZE + 1);
+    // New records fill the first page's free slots, then the freed page, before any new page.
+    for (let i = 0; i < 2 * PAGE_SIZE - 1; i++) records.put({ name: `m-${i}`, resourceVersion: '1' });
+    expect(records.pagesHeld).to.equal(3);
+    records.put({ name: 'one-more' });
+    expect(records.pagesHeld).to.equal(4);
+    for (let i = 2 * PAGE_SIZE; i < count; i++) expect(records.find('', `n-${i}`)).to.equal(slots[i]);
+    expect(records.resourceVersionOf(records.find('', 'n-0'))).to.equal('1');
   });
 
   it('finds every record through table growth and removals across several pages', () => {

@@ -4,7 +4,8 @@
  * the cache holds, so their size sets the heap of a bounded cache.
  *
  * One slot per object, its fields in typed arrays (a struct of arrays, in pages of
- * {@link PAGE_SIZE} slots so growth copies nothing and leaves at most one page unused):
+ * {@link PAGE_SIZE} slots so growth copies nothing and leaves at most one page unused; a page
+ * whose records are all removed is freed, and made again when free slots run out):
  *
  * | field | held as | bytes |
  * |---|---|---|
@@ -138,7 +139,12 @@ function hashOf(namespaceId: number, name: string): number {
 
 /** Records of objects by namespace and name, one compact slot each (see the module comment). */
 export class CompactRecords {
-  readonly #pages: Page[] = [];
+  /** Undefined where a page was freed (every record of it removed). */
+  readonly #pages: Array<Page | undefined> = [];
+  /** Records in each page. */
+  readonly #used: number[] = [];
+  /** Freed pages, made again once #free is empty. */
+  readonly #freePages: number[] = [];
   /** Open addressing, linear probing: slot + 1 per cell, 0 when empty. */
   #table = new Int32Array(16);
   #size = 0;
@@ -181,8 +187,13 @@ export class CompactRecords {
     const namespace = meta.namespace ?? '';
     let slot = this.find(namespace, meta.name);
     if (slot < 0) {
+      if (this.#free.length === 0 && this.#freePages.length > 0) this.#reopen(this.#freePages.pop()!);
       slot = this.#free.pop() ?? this.#high++;
-      if (slot >> PAGE_BITS === this.#pages.length) this.#pages.push(new Page());
+      if (slot >> PAGE_BITS === this.#pages.length) {
+        this.#pages.push(new Page());
+        this.#used.push(0);
+      }
+      this.#used[slot >> PAGE_BITS]!++;
       const page = this.#pages[slot >> PAGE_BITS]!;
       const at = slot & PAGE_MASK;
       const nsId = this.#namespaces.acquire(namespace, () => namespace);
@@ -210,6 +221,29 @@ export class CompactRecords {
     page.names[at] = undefined;
     this.#free.push(slot);
     this.#size--;
+    if (--this.#used[slot >> PAGE_BITS]! === 0) this.#freePage(slot >> PAGE_BITS);
+  }
+
+  /** Pages held (each with at least one record): what the records cost is about 41 KB each. */
+  get pagesHeld(): number {
+    return this.#pages.length - this.#freePages.length;
+  }
+
+  /** Drops page `p`, whose last record went: its slots leave the free list. */
+  #freePage(p: number): void {
+    this.#pages[p] = undefined;
+    const free = this.#free;
+    let kept = 0;
+    for (let i = 0; i < free.length; i++) if (free[i]! >> PAGE_BITS !== p) free[kept++] = free[i]!;
+    free.length = kept;
+    this.#freePages.push(p);
+  }
+
+  /** Makes freed page `p` again, its slots (those ever handed out) free. */
+  #reopen(p: number): void {
+    this.#pages[p] = new Page();
+    const end = Math.min((p + 1) << PAGE_BITS, this.#high);
+    for (let slot = end - 1; slot >= p << PAGE_BITS; slot--) this.#free.push(slot);
   }
 
   /** The resourceVersion of the record in `slot`, '' when it has none. */
@@ -264,18 +298,20 @@ export class CompactRecords {
 
   /** Whether `slot` (below {@link slotLimit}) holds a record. */
   inUse(slot: number): boolean {
-    return this.#pages[slot >> PAGE_BITS]!.names[slot & PAGE_MASK] !== undefined;
+    return this.#pages[slot >> PAGE_BITS]?.names[slot & PAGE_MASK] !== undefined;
   }
 
   /** Calls `f` with every slot in use; `f` may remove the slot it is given, nothing else. */
   forEach(f: (slot: number) => void): void {
     for (let slot = 0; slot < this.#high; slot++) {
-      if (this.#pages[slot >> PAGE_BITS]!.names[slot & PAGE_MASK] !== undefined) f(slot);
+      if (this.#pages[slot >> PAGE_BITS]?.names[slot & PAGE_MASK] !== undefined) f(slot);
     }
   }
 
   clear(): void {
     this.#pages.length = 0;
+    this.#used.length = 0;
+    this.#freePages.length = 0;
     this.#table = new Int32Array(16);
     this.#size = 0;
     this.#high = 0;
