@@ -204,7 +204,7 @@ describe('WorkQueue', () => {
     expect(got).to.deep.equal(expected);
   });
 
-  it('keeps follow-ups and counts right while the states of thousands of finished items are swept', () => {
+  it('keeps follow-ups and counts right over thousands of items taken, added again while processed and done', () => {
     const q = newQueue();
     for (let i = 0; i < 3000; i++) q.add(`k${i}`);
     const order: string[] = [];

@@ -17,6 +17,7 @@
  *   first instead of waiting for the whole wave.
  */
 import { QueueBase } from './internal/queue-base.js';
+import { SlotMap } from './internal/slot-map.js';
 import type { WorkQueueOptions } from './work-queue-options.js';
 
 /**
@@ -48,7 +49,7 @@ import type { WorkQueueOptions } from './work-queue-options.js';
  */
 export class WorkQueue<K extends string = string> extends QueueBase<K> {
   // FIFO as an array with a moving head (shift() on large arrays is O(n)). `remove` is O(1): it
-  // leaves a stale entry behind, recognised when taken because #state maps each waiting item to
+  // leaves a stale entry behind, recognised when taken because #queued maps each waiting item to
   // the absolute position of its one live entry (a re-added item must not jump the line through
   // its stale entry).
   #fifo: K[] = [];
@@ -56,19 +57,12 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
   /** Absolute position of #fifo[0]. */
   #fifoStart = 0;
   /**
-   * Each item's state: the absolute position of its entry while it waits, FOLLOW_UP when added
-   * while processing (queued again at `done`), GONE when neither. A GONE entry is left in place
-   * rather than deleted: a map emptied and refilled at every event reallocated its hash table
-   * each time (V8 shrinks a table under half full), so stale entries are swept in bulk instead
-   * (#sweepIfStale), and one lookup answers both "waiting?" and "follow-up?" on `add`.
+   * Waiting items and the absolute position of their entry. Usually a few at a time, emptied and
+   * refilled at every event: a SlotMap, whose arrays no delete reallocates (see SlotMap).
    */
-  readonly #state = new Map<K, number>();
-  /** Items waiting (entries of #state at a position). */
-  #waiting = 0;
-  /** Entries of #state at FOLLOW_UP. */
-  #followUps = 0;
-  /** Entries of #state at GONE. */
-  #gone = 0;
+  readonly #queued = new SlotMap<K>();
+  /** Added while processing: queued again at `done`. */
+  readonly #followUp = new Set<K>();
 
   constructor(options: WorkQueueOptions<K> = {}) {
     super(options);
@@ -80,24 +74,19 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
    * and ignored.
    */
   add(item: K, _priority?: number): void {
-    if (this.shuttingDown) return;
-    const state = this.#state.get(item);
-    if (state !== undefined && state !== GONE) return; // waiting or already a follow-up
+    if (this.shuttingDown || this.#queued.has(item) || (this.#followUp.size !== 0 && this.#followUp.has(item))) return;
     this.timing?.added(item);
-    if (state === GONE) this.#gone--;
-    if (this.processing.has(item)) {
-      this.#state.set(item, FOLLOW_UP);
-      this.#followUps++;
-    } else this.#push(item);
+    if (this.processing.has(item)) this.#followUp.add(item);
+    else this.#push(item);
   }
 
   /** Items waiting to be handed out (not delayed, not processing). */
   len(): number {
-    return this.#waiting;
+    return this.#queued.size;
   }
 
   protected depth(): number {
-    return this.#waiting + this.#followUps;
+    return this.#queued.size + this.#followUp.size;
   }
 
   protected takeNext(): K | undefined {
@@ -109,9 +98,8 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
         this.#fifoStart += this.#head;
         this.#head = 0;
       }
-      if (this.#state.get(item) === position) {
-        this.#leave(item);
-        this.#waiting--;
+      if (this.#queued.get(item) === position) {
+        this.#queued.delete(item);
         this.handOut(item, 0);
         return item;
       }
@@ -120,64 +108,40 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
   }
 
   protected releaseFollowUp(item: K): void {
-    if (this.#followUps === 0 || this.#state.get(item) !== FOLLOW_UP) return;
-    this.#followUps--;
-    this.#push(item);
+    if (this.#followUp.size !== 0 && this.#followUp.delete(item)) this.#push(item);
   }
 
   protected dropWaiting(item: K): boolean {
-    const state = this.#state.get(item);
-    if (state === undefined || state === GONE) return false;
-    if (state === FOLLOW_UP) this.#followUps--;
-    else this.#waiting--;
-    this.#leave(item);
-    if (state !== FOLLOW_UP) this.#compactIfStale();
-    return true;
+    const queued = this.#queued.delete(item);
+    const followUp = this.#followUp.delete(item);
+    if (queued) this.#compactIfStale();
+    return queued || followUp;
   }
 
   protected dropAllWaiting(): void {
     this.#fifo = [];
     this.#head = 0;
     this.#fifoStart = 0;
-    this.#state.clear();
-    this.#waiting = 0;
-    this.#followUps = 0;
-    this.#gone = 0;
+    this.#queued.clear();
+    this.#followUp.clear();
   }
 
-  /** Queues `item`, whose state is not counted as GONE (absent, FOLLOW_UP, or GONE already uncounted). */
   #push(item: K): void {
-    if (this.handToWaiter(item, 0)) {
-      this.#leave(item);
-      return;
-    }
-    this.#state.set(item, this.#fifoStart + this.#fifo.length);
-    this.#waiting++;
+    if (this.handToWaiter(item, 0)) return;
+    this.#queued.set(item, this.#fifoStart + this.#fifo.length);
     this.#fifo.push(item);
     this.announceAvailable();
-  }
-
-  /** `item` neither waits nor follows up any more: marked GONE, swept later. */
-  #leave(item: K): void {
-    this.#state.set(item, GONE);
-    if (++this.#gone > 1024 && this.#gone > 2 * (this.#state.size - this.#gone)) this.#sweep();
-  }
-
-  /** Deletes the GONE entries, all at once (each delete then resizes the table at most once per halving). */
-  #sweep(): void {
-    for (const [item, state] of this.#state) if (state === GONE) this.#state.delete(item);
-    this.#gone = 0;
   }
 
   /** Rebuilds the FIFO when removed items make up most of it, so add/remove churn stays bounded. */
   #compactIfStale(): void {
     const entries = this.#fifo.length - this.#head;
-    if (entries < 1024 || entries < 2 * this.#waiting) return;
+    if (entries < 1024 || entries < 2 * this.#queued.size) return;
     const fifo: K[] = [];
     for (let i = this.#head; i < this.#fifo.length; i++) {
       const item = this.#fifo[i] as K;
-      if (this.#state.get(item) === this.#fifoStart + i) {
-        this.#state.set(item, fifo.length);
+      if (this.#queued.get(item) === this.#fifoStart + i) {
+        this.#queued.set(item, fifo.length);
         fifo.push(item);
       }
     }
@@ -186,8 +150,3 @@ export class WorkQueue<K extends string = string> extends QueueBase<K> {
     this.#head = 0;
   }
 }
-
-/** #state of an item added while processing: queued again at `done`. */
-const FOLLOW_UP = -1;
-/** #state of an item that neither waits nor follows up (kept until the next sweep). */
-const GONE = -2;

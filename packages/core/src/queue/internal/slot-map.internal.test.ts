@@ -14,7 +14,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 describe('SlotMap (properties)', () => {
   it('behaves as a Map of numbers, whichever entries sit in the arrays and which in the map', () => {
     fc.assert(
-      // Two or three inline entries for six keys: entries move between the arrays and the map.
+      // One to three entries in the arrays for six keys: entries spill to the map and come back.
       fc.property(fc.integer({ min: 1, max: 3 }), fc.array(op, { maxLength: 80 }), (inline, ops) => {
         const model = new Map<string, number>();
         const map = new SlotMap<string>(inline);

@@ -1,12 +1,14 @@
 /**
- * A map from keys to numbers whose first entries (16 by default) live in two fixed arrays, found
- * by a linear scan, and the others in a `Map`: for maps that hold a few entries at a time and are
- * emptied and refilled all the time (the items being processed, the waits of the items just
- * added). A `Map` there reallocated its hash table each time deletes emptied it and again as it
- * grew back (V8 shrinks a table that falls under half full): at 8,000 events/s the queue's maps
- * went from empty to ten entries (the keys one `tryGet` loop hands out) and back at every batch,
- * about 400 bytes of tables per event and a runtime call per resize (seen in allocation profiles).
- * These arrays are allocated once. Each key is in the arrays or in the map, never both.
+ * A map from keys to numbers for maps that hold a few entries at a time and are emptied and
+ * refilled all the time (the items waiting and being processed, the waits of the items just
+ * added): up to 16 entries (by default) live in two fixed arrays, found by a linear scan; past
+ * that, every entry moves to a `Map` until it empties again (a scan of 16 in front of every
+ * lookup of a large backlog would cost more than the map). A `Map` alone reallocated its hash
+ * table each time deletes emptied it and again as it grew back (V8 shrinks a table that falls
+ * under half full): at one event at a time that was a table per event, and at 8,000 events/s,
+ * where one `tryGet` loop hands out ten keys, about 400 bytes of tables per event and a runtime
+ * call per resize (seen in allocation profiles). The arrays are allocated once. Each key is in
+ * the arrays or in the map, never both.
  */
 export class SlotMap<K> {
   readonly #keys: (K | undefined)[];
@@ -38,11 +40,14 @@ export class SlotMap<K> {
   set(key: K, value: number): void {
     const at = this.#find(key);
     if (at >= 0) this.#values[at] = value;
-    else if (this.#rest.size !== 0 && this.#rest.has(key)) this.#rest.set(key, value);
+    else if (this.#rest.size !== 0) this.#rest.set(key, value);
     else if (this.#used < this.#keys.length) {
       this.#keys[this.#used] = key;
       this.#values[this.#used++] = value;
-    } else this.#rest.set(key, value);
+    } else {
+      this.#spill();
+      this.#rest.set(key, value);
+    }
   }
 
   /** Removes `key`; returns its value, or undefined if it had none. */
@@ -78,6 +83,16 @@ export class SlotMap<K> {
   forEachValue(f: (value: number) => void): void {
     for (let i = 0; i < this.#used; i++) f(this.#values[i]!);
     for (const value of this.#rest.values()) f(value);
+  }
+
+  /**
+   * Moves the arrays' entries to the map: past the arrays' size, every entry lives in the map
+   * (no scan in front of each lookup) until it empties.
+   */
+  #spill(): void {
+    for (let i = 0; i < this.#used; i++) this.#rest.set(this.#keys[i] as K, this.#values[i]!);
+    this.#keys.fill(undefined, 0, this.#used);
+    this.#used = 0;
   }
 
   #find(key: K): number {
