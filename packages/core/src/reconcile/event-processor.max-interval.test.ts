@@ -172,6 +172,19 @@ describe('EventProcessor max reconciliation interval (the sweep)', () => {
     await t.processor.stop();
   });
 
+  it('forgets a primary whose dispatch found it not cached (it left the namespaces or shards)', async () => {
+    const stamps = new MapReconcileStamps();
+    const t = setup({ reconcileStamps: stamps }, (k) => (k === key('gone') ? { skipped: 'not-cached' } : undefined));
+    t.processor.start();
+    t.processor.enqueue(key('gone'));
+    t.processor.enqueue(key('here'));
+    await tick();
+    expect(stamps.size).to.equal(1);
+    await t.clock.advance(INTERVAL + LATE);
+    expect(t.calls.map((c) => c.key)).to.deep.equal([key('gone'), key('here'), key('here')]);
+    await t.processor.stop();
+  });
+
   it('stamps into the reconcileStamps given, and reports when a primary comes due', async () => {
     const stamps = new MapReconcileStamps();
     const t = setup({ reconcileStamps: stamps });

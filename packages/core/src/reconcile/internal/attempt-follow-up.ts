@@ -60,7 +60,10 @@ export class AttemptFollowUp {
     if (outcome.type === 'success') {
       state.retry = undefined;
       this.#queue.forget(key);
-      this.#sweep?.stamp(key);
+      // A primary not cached (it left the controller's namespaces or shards) has no safety net:
+      // forgotten, not stamped, so stamps kept by key do not keep primaries that are gone.
+      if (outcome.skipped === 'not-cached') this.#sweep?.forget(key);
+      else this.#sweep?.stamp(key);
       const requested = outcome.rescheduleAfterMs;
       if (requested !== undefined && !(requested >= (maxInterval ?? Infinity))) {
         // Set over the old entry, not deleted and set again: no hole in a map of every primary.

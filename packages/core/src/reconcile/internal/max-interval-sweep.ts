@@ -40,9 +40,10 @@ const CAUSE = { type: 'reschedule', source: 'max-interval' } as const;
  * Bound: a primary is queued no earlier than `intervalMs` after its last reconcile (the due test
  * counts whole steps and adds one), and, while the queue's backlog stays under
  * {@link SWEEP_BACKLOG}, no later than `intervalMs + 11 × step` (two steps of rounding, a pass of
- * eight, one of timer slack), where step = min(intervalMs / 64, 7.5 s): 82.5 s late at most for
- * the 10-hour default, 17 % of the interval for intervals under 8 minutes. A primary with no
- * stamp (known to the cache, never reconciled by this processor) is stamped when first walked.
+ * eight, one of timer slack), where step = min(intervalMs / 64, 7.5 s) and at least 1 ms: 82.5 s
+ * late at most for the 10-hour default, 17 % of the interval for intervals from 64 ms to 8
+ * minutes. A primary with no stamp (known to the cache, never reconciled by this processor) is
+ * stamped when first walked.
  */
 export class MaxIntervalSweep {
   readonly #clock: Clock;
@@ -65,7 +66,8 @@ export class MaxIntervalSweep {
     this.#clock = target.clock;
     this.#stamps = stamps;
     this.#target = target;
-    this.stepMs = Math.min(intervalMs / 64, MAX_STEP_MS);
+    // At least 1 ms: Node's timers fire no sooner.
+    this.stepMs = Math.max(1, Math.min(intervalMs / 64, MAX_STEP_MS));
     this.#dueTicks = Math.ceil(intervalMs / this.stepMs) + 1;
   }
 
