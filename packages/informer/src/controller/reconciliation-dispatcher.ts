@@ -231,8 +231,10 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     present: boolean,
     result: DispatchResult | void,
   ): DispatchResult | void {
-    const durationMs = trace !== undefined ? trace.succeeded() : Date.now() - started;
+    // The clock is read only for a record or a line that shows the duration (about 40 ns a read).
+    const recorded = trace?.succeeded();
     if (log.isLevelEnabled('debug')) {
+      const durationMs = recorded ?? Date.now() - started;
       const rescheduled = result?.rescheduleAfterMs !== undefined ? { rescheduleAfterMs: result.rescheduleAfterMs } : {};
       log.debug(
         { ...reconcileLogFields(request, this.#o.causesKept), durationMs, ...rescheduled },
