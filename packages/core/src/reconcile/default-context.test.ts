@@ -15,7 +15,7 @@ import {
   type SecondaryType,
   type Trigger,
 } from '../index.js';
-import { DefaultContext, eventSourceHandle } from '../internal.js';
+import { DefaultContext, eventSourceHandle, type DefaultContextOptions } from '../internal.js';
 
 interface Pod extends KubernetesObject {
   spec?: { tag?: string };
@@ -205,6 +205,26 @@ describe('DefaultContext', () => {
     const none = new DefaultContext({ primary, eventSources: [], primaryCache: emptyCache, client: undefined });
     expect(none.getSignal().aborted).to.equal(false);
     expect(none.getSignal()).to.equal(none.getSignal());
+  });
+
+  it('keeps nothing of its options object, so one object refilled serves the next context', () => {
+    const other: KubernetesObject = { metadata: { name: 'other', namespace: 'ns' } };
+    const options: {
+      -readonly [K in keyof DefaultContextOptions<KubernetesObject, string>]: DefaultContextOptions<KubernetesObject, string>[K];
+    } = {
+      primary,
+      eventSources: [],
+      primaryCache: emptyCache,
+      client: 'first',
+      retryInfo: { attemptCount: 2, isLastAttempt: false },
+    };
+    const first = new DefaultContext(options);
+    options.primary = other;
+    options.client = 'second';
+    options.retryInfo = undefined;
+    const second = new DefaultContext(options);
+    expect([first.getClient(), first.getRetryInfo()?.attemptCount]).to.deep.equal(['first', 2]);
+    expect([second.getClient(), second.getRetryInfo()]).to.deep.equal(['second', undefined]);
   });
 
   it('reads the signal of an object that holds one (an AbortController, a dispatch request) on the first getSignal only', () => {

@@ -24,7 +24,9 @@ import { noopLogger, type Logger } from './logger.js';
 import type { PrimaryCacheReader } from './primary-cache.js';
 
 /**
- * Options of {@link DefaultContext}.
+ * Options of {@link DefaultContext}. The context copies what it reads when it is made and keeps
+ * no reference to this object, so one object may be refilled for the next context (the
+ * controller does: no options object per reconcile).
  *
  * @example
  * ```ts

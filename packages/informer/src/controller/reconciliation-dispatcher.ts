@@ -12,7 +12,7 @@ import {
   type RetryInfo,
   type UpdateControl,
 } from '@kindex/core';
-import { DefaultContext } from '@kindex/core/internal';
+import { DefaultContext, type DefaultContextOptions } from '@kindex/core/internal';
 import type { InformerCache } from '../cache/informer-cache.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { Workflow } from '../dependent/workflow.js';
@@ -85,6 +85,7 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
   readonly #snapshot = () => this.#o.primaryCache.snapshot(); // one function for every context
   /** One function for every context: the context hands it its primary. */
   readonly #recorderFor: ((primary: P) => EventRecorder) | undefined;
+  #contextOptions: { -readonly [O in keyof DefaultContextOptions<P, KubeClient>]: DefaultContextOptions<P, KubeClient>[O] } | undefined;
 
   constructor(options: ReconciliationDispatcherOptions<P>) {
     this.#o = options;
@@ -151,20 +152,28 @@ export class ReconciliationDispatcher<P extends KubernetesObject> implements Con
     primaryFinalStateUnknown = false,
     logger?: Logger,
   ): DefaultContext<P, KubeClient> {
-    const context = new DefaultContext<P, KubeClient>({
+    // One options object, refilled for each context (a context copies what it reads when made).
+    const options = (this.#contextOptions ??= {
       primary,
-      eventSources: this.#o.sources(),
+      eventSources: [],
       // Made when the reconciler first reads them: most never do (see DefaultContextOptions).
       primaryCache: this.#snapshot,
       client,
       retryInfo,
       primaryFinalStateUnknown,
-      logger: logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary))),
-      // Absent options given as undefined, not spread in: no temporary objects per reconcile.
+      logger,
       eventRecorder: this.#recorderFor,
-      // The request itself: its signal is made only if the reconciler asks for it.
       signal,
     });
+    options.primary = primary;
+    options.eventSources = this.#o.sources();
+    options.client = client;
+    options.retryInfo = retryInfo;
+    options.primaryFinalStateUnknown = primaryFinalStateUnknown;
+    options.logger = logger ?? this.#o.logger.child(namespaceAndName(ResourceID.keyOfResource(primary)));
+    // The request itself: its signal is made only if the reconciler asks for it.
+    options.signal = signal;
+    const context = new DefaultContext<P, KubeClient>(options);
     // Released when the dispatch that opened it ends (see dispatch), so the caches stop keeping
     // old versions for it.
     return opened.add(context);
