@@ -47,6 +47,13 @@ export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
    */
   readonly schedulePriority: number | undefined;
 
+  /**
+   * The one `noUpdate` control. Instances are frozen and `noUpdate` carries no resource, so every
+   * reconcile that writes nothing (the commonest result) returns this object instead of a new one;
+   * `UpdateControl<never>` fits every primary type, and `rescheduleAfter` still returns a new control.
+   */
+  static readonly #noUpdate: UpdateControl<never> = new UpdateControl<never>('noUpdate', undefined, undefined);
+
   private constructor(kind: UpdateKind, resource: P | undefined, scheduleDelayMs: number | undefined, schedulePriority?: number) {
     this.kind = kind;
     this.resource = resource;
@@ -64,7 +71,7 @@ export class UpdateControl<P extends KubernetesObject = KubernetesObject> {
    * `UpdateControl<KubernetesObject>` (which `Reconciler<Job>` rejects under `strict`).
    */
   static noUpdate<P extends KubernetesObject = never>(): UpdateControl<P> {
-    return new UpdateControl<P>('noUpdate', undefined, undefined);
+    return UpdateControl.#noUpdate;
   }
 
   /** Patch the primary's `status` subresource from `resource.status`. */
