@@ -95,15 +95,20 @@ function decodeItem(bytes: Uint8Array): unknown {
 class CborWatchDecoder implements WatchDecoder {
   readonly #sink: WatchFrameSink;
   readonly #decodeFrame: Decode;
+  /** Called at the start of each push (see `KubeCodec.watchDecoder`). */
+  readonly #onChunk: (() => void) | undefined;
   #pending: Buffer | undefined;
   #broken = false;
 
-  constructor(sink: WatchFrameSink) {
+  constructor(sink: WatchFrameSink, onChunk: (() => void) | undefined) {
     this.#sink = sink;
+    this.#onChunk = onChunk;
     this.#decodeFrame = loadedDecoder();
   }
 
   push(chunk: Buffer): void {
+    // Every chunk counts as activity, even on a broken stream (as the separate listener did).
+    this.#onChunk?.();
     if (this.#broken) return;
     // An item split across chunks is joined once per chunk that arrives; most events fit in one.
     const bytes = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
@@ -157,5 +162,5 @@ export const cborCodec: KubeCodec = Object.freeze({
   prepare,
   decodeObject: decodeItem,
   decodeList: decodeItem,
-  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new CborWatchDecoder(sink),
+  watchDecoder: (sink: WatchFrameSink, onChunk?: () => void): WatchDecoder => new CborWatchDecoder(sink, onChunk),
 });

@@ -55,8 +55,13 @@ export interface KubeCodec {
   decodeObject(body: Buffer): unknown;
   /** Decodes a whole body holding a list (`items`, `metadata.resourceVersion`, `metadata.continue`). */
   decodeList(body: Buffer): unknown;
-  /** A decoder for one watch response, delivering to `sink`. */
-  watchDecoder(sink: WatchFrameSink): WatchDecoder;
+  /**
+   * A decoder for one watch response, delivering to `sink`. `onChunk`, if given, is called at the
+   * start of each `push`, before any frame of that chunk: the reflector's watch feeds its
+   * inactivity watchdog from it, so the response has one data listener (the decoder's push), not
+   * two (Node copies an event's listener array on every emit when it has more than one).
+   */
+  watchDecoder(sink: WatchFrameSink, onChunk?: () => void): WatchDecoder;
 }
 
 /** How much of a bad frame an error message quotes. */

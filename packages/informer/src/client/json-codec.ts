@@ -35,5 +35,5 @@ export const jsonCodec: KubeCodec = Object.freeze({
   accept: (_shape: ResponseShape): string => 'application/json',
   decodeObject: decodeJson,
   decodeList: decodeJson,
-  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new LineSplitter(new JsonFrames(sink)),
+  watchDecoder: (sink: WatchFrameSink, onChunk?: () => void): WatchDecoder => new LineSplitter(new JsonFrames(sink), onChunk),
 });

@@ -43,8 +43,8 @@ export interface OpenRequest {
   readonly response: http.IncomingMessage;
   /** Decodes this response. */
   readonly codec: KubeCodec;
-  /** Feeds the watchdog; call it for every chunk read from `response`. */
-  touch(): void;
+  /** Feeds the watchdog; call it for every chunk read from `response`. A function value: it may be passed unbound (as a decoder's `onChunk`). */
+  readonly touch: () => void;
   /** Why the request was destroyed (watchdog or abort), if it was. */
   failure(): Error | undefined;
   /** Stops the watchdog and destroys the request; safe to call more than once. */

@@ -67,5 +67,5 @@ export const metadataCodec: KubeCodec = Object.freeze({
   accept: (shape: ResponseShape): string => (shape === 'list' ? LIST_ACCEPT : OBJECT_ACCEPT),
   decodeObject,
   decodeList,
-  watchDecoder: (sink: WatchFrameSink): WatchDecoder => new LineSplitter(new MetadataFrames(sink)),
+  watchDecoder: (sink: WatchFrameSink, onChunk?: () => void): WatchDecoder => new LineSplitter(new MetadataFrames(sink), onChunk),
 });

@@ -15,6 +15,13 @@ describe('LineSplitter', () => {
     expect(split([Buffer.from('{"a":1}\n{"b":2}\n{"c":3}\n')])).to.deep.equal(['{"a":1}', '{"b":2}', '{"c":3}']);
   });
 
+  it('calls onChunk once per chunk, before the lines of that chunk (the watchdog sees every chunk, even one without a line)', () => {
+    const calls: string[] = [];
+    const splitter = new LineSplitter({ line: (l) => calls.push(l) }, () => calls.push('chunk'));
+    for (const c of ['{"a":', '1}\n{"b":2}\n', '']) splitter.push(Buffer.from(c));
+    expect(calls).to.deep.equal(['chunk', 'chunk', '{"a":1}', '{"b":2}', 'chunk']);
+  });
+
   it('joins a line split across chunks', () => {
     expect(split([Buffer.from('{"a":'), Buffer.from('1'), Buffer.from('}\n{"b"'), Buffer.from(':2}\n')])).to.deep.equal([
       '{"a":1}',

@@ -22,10 +22,15 @@ export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
 
-  constructor(private readonly sink: LineSink) {}
+  /** @param onChunk called at the start of each `push`, before any line of that chunk (see `KubeCodec.watchDecoder`). */
+  constructor(
+    private readonly sink: LineSink,
+    private readonly onChunk?: () => void,
+  ) {}
 
   /** Feeds a chunk; calls the sink for each line it completes, in order. */
   push(chunk: Buffer): void {
+    this.onChunk?.();
     const text = this.decoder.write(chunk);
     let start = 0;
     let nl = text.indexOf(NEWLINE);

@@ -99,10 +99,10 @@ class ReflectorWatch<R extends KubernetesObject> implements WatchFrameSink {
     return new Promise<WatchOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
-      const decoder = open.codec.watchDecoder(this);
-      // Two data listeners, not one that feeds the watchdog and then the decoder: the decoder's
-      // push is then the listener itself, one frame less on every watch event. The watchdog's runs first.
-      response.on('data', () => open.touch());
+      // One data listener, the decoder's push itself (no frame of its own on each watch event's
+      // way), which feeds the watchdog first: with two listeners Node copies the listener array
+      // on every chunk.
+      const decoder = open.codec.watchDecoder(this, open.touch);
       response.on('data', decoder.push.bind(decoder));
       response.once('end', () => {
         decoder.flush();
