@@ -28,6 +28,12 @@ export interface DispatchRequest {
   readonly signal: AbortSignal;
   /** Why this attempt runs: the triggers that coalesced into it since the previous dispatch. */
   readonly causes: ReconcileCauses;
+  /**
+   * When the processor started this attempt, in its clock's milliseconds (`Date.now()` with the
+   * default clock), so a dispatcher that times the reconcile need not read the clock again.
+   * Undefined in a request built elsewhere.
+   */
+  readonly startedAt?: number | undefined;
 }
 
 /**

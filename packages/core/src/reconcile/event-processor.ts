@@ -434,7 +434,7 @@ export class EventProcessor implements TriggerSink {
   #attempt(state: PrimaryState, attempt: Attempt, retryInfo: RetryInfo | undefined, causes: ReconcileCauses): void {
     let result: ReturnType<ReconcileDispatcher>;
     try {
-      result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort));
+      result = this.#dispatch(attempt.key, new AttemptRequest(retryInfo, causes, attempt.abort, attempt.startedAt));
     } catch (error) {
       this.#finish(state, attempt, this.#errorOutcome(attempt, error));
       return;

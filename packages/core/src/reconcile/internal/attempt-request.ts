@@ -10,12 +10,14 @@ import type { LazyAbortController } from './lazy-abort-controller.js';
 export class AttemptRequest implements DispatchRequest {
   readonly retryInfo: RetryInfo | undefined;
   readonly causes: ReconcileCauses;
+  readonly startedAt: number;
   readonly #abort: LazyAbortController;
 
-  constructor(retryInfo: RetryInfo | undefined, causes: ReconcileCauses, abort: LazyAbortController) {
+  constructor(retryInfo: RetryInfo | undefined, causes: ReconcileCauses, abort: LazyAbortController, startedAt: number) {
     this.retryInfo = retryInfo;
     this.causes = causes;
     this.#abort = abort;
+    this.startedAt = startedAt;
   }
 
   get signal(): AbortSignal {
