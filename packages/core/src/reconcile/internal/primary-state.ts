@@ -16,7 +16,8 @@ import type { CauseEntry } from './pending-causes.js';
  * the processor drops it as soon as it is idle, so primaries that come and go leave nothing.
  */
 export interface PrimaryState {
-  readonly key: string;
+  /** Set only by {@link PrimaryStates} (a dropped record is reused for the next primary). */
+  key: string;
   /** Causes gathered since the last dispatch; undefined when none. */
   causes: CauseEntry | undefined;
   /** Triggers since the last dispatch when only their count is kept (see `PendingCauses`). */
@@ -66,6 +67,9 @@ export function isIdle(state: PrimaryState): boolean {
   );
 }
 
+/** How many dropped records are kept for reuse: enough for the primaries of one burst of events. */
+const FREE_RECORDS = 64;
+
 /** The records of every primary with something pending, by key, and the attempts in flight. */
 export class PrimaryStates {
   readonly #states = new Map<string, PrimaryState>();
@@ -77,6 +81,12 @@ export class PrimaryStates {
    * `concurrency` plus those), not a map that empties and refills with every reconcile.
    */
   readonly #running: Attempt[] = [];
+  /**
+   * Dropped records, reset, for the next primary that needs one: under a steady stream of events
+   * each primary's record is made and dropped once an event (about 90 bytes). A dropped record is
+   * referenced by nothing (it is idle: no attempt holds it, no delay or cause names it).
+   */
+  readonly #free: PrimaryState[] = [];
 
   /** The attempts in flight (live: copy it before anything can end one). */
   get running(): readonly Attempt[] {
@@ -131,7 +141,9 @@ export class PrimaryStates {
   of(key: string): PrimaryState {
     let state = this.#states.get(key);
     if (state === undefined) {
-      state = newPrimaryState(key);
+      state = this.#free.pop();
+      if (state === undefined) state = newPrimaryState(key);
+      else state.key = key;
       this.#states.set(key, state);
     }
     return state;
@@ -139,7 +151,11 @@ export class PrimaryStates {
 
   /** Drops the record if it says nothing more and the queue no longer hands its primary out. */
   release(state: PrimaryState): void {
-    if (isIdle(state) && !this.#queue.isProcessing(state.key)) this.#states.delete(state.key);
+    if (!isIdle(state) || this.#queue.isProcessing(state.key)) return;
+    this.#states.delete(state.key);
+    // Idle: every field is at its initial value but delayDue, which only a pending delay reads.
+    state.delayDue = false;
+    if (this.#free.length < FREE_RECORDS) this.#free.push(state);
   }
 
   /** The primary was deleted: its pending work goes; an attempt of it in flight will schedule nothing. */
