@@ -421,7 +421,7 @@ export class EventProcessor implements TriggerSink {
       outcome: undefined,
     };
     this.#states.started(state, attempt);
-    this.#events.emit({ type: 'started', key, retryInfo, causes });
+    if (this.#events.listening) this.#events.emit({ type: 'started', key, retryInfo, causes });
     if (timeoutMs !== undefined) this.#timeouts.watch(attempt.deadline);
     this.#attempt(state, attempt, retryInfo, causes);
   }
@@ -465,7 +465,7 @@ export class EventProcessor implements TriggerSink {
   #finish(state: PrimaryState, attempt: Attempt, outcome: ReconcileOutcome): void {
     const key = attempt.key;
     try {
-      this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - attempt.startedAt });
+      if (this.#events.listening) this.#events.emit({ type: 'finished', key, outcome, durationMs: this.#clock.now() - attempt.startedAt });
       // Synchronous unless the retries-exhausted hook runs: no promise and no extra turn per reconcile.
       const hook = this.#followUp.settle(state, outcome);
       if (hook !== undefined) {
