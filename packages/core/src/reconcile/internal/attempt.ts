@@ -25,11 +25,19 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
   return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
+/**
+ * The outcome of most reconciles (nothing skipped, no delay asked): outcomes are read-only, so
+ * one frozen object serves them all instead of one per reconcile.
+ */
+const PLAIN_SUCCESS: ReconcileOutcome = Object.freeze({ type: 'success', rescheduleAfterMs: undefined });
+
 /** The outcome of a dispatch that returned `result` (a timeout if the attempt timed out meanwhile). */
+
 export function successOutcome(attempt: Attempt, result: DispatchResult | void, timeoutMs: number | undefined): ReconcileOutcome {
   if (attempt.timedOut) return errorOutcome(attempt, undefined, timeoutMs);
-  return result?.skipped === undefined
-    ? { type: 'success', rescheduleAfterMs: result?.rescheduleAfterMs }
+  if (result?.skipped === undefined && result?.rescheduleAfterMs === undefined) return PLAIN_SUCCESS;
+  return result.skipped === undefined
+    ? { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs }
     : { type: 'success', rescheduleAfterMs: result.rescheduleAfterMs, skipped: result.skipped };
 }
 
