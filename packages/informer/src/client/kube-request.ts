@@ -58,8 +58,8 @@ export interface OpenRequest {
  * (the body's Status read into it).
  *
  * With `inactivityMs`, the watchdog runs from the moment the request is sent: a connection that
- * goes silent (no headers, no bytes) for that long is destroyed with {@link InactivityTimeoutError},
- * which surfaces as an `error` on the response (or as the rejection, before headers).
+ * goes silent (no headers, no bytes) for that long (seen within a quarter of it more) is destroyed
+ * with {@link InactivityTimeoutError}, which surfaces as an `error` on the response (or as the rejection, before headers).
  */
 export async function openRequest(kubeConfig: KubeConfig, spec: KubeRequestSpec): Promise<OpenRequest> {
   const codec = spec.codec ?? jsonCodec;
