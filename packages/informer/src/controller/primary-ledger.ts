@@ -55,8 +55,7 @@ export class PrimaryLedger<P extends KubernetesObject> {
     // Empty but for primaries deleted under our finalizer: no lookup per event.
     if (this.#tombstones.size !== 0) this.#tombstones.delete(key);
     if (this.#finalizer !== undefined && !object.metadata?.finalizers?.includes(this.#finalizer)) this.#cleanedUp.delete(key);
-    // Empty but while a write of ours is newer than the watch: no lookup per event.
-    if (this.#written.size !== 0) this.#written.onInformerEvent(key, object);
+    this.#written.onInformerEvent(key, object);
   }
 
   /** The tombstone of a primary that vanished under our finalizer, if any. */
@@ -76,8 +75,7 @@ export class PrimaryLedger<P extends KubernetesObject> {
 
   /** The primary as the next reconcile would see it: cached, or newer from our own write. */
   get(key: string): P | undefined {
-    const cached = this.cache.peekKey(key);
-    return this.#written.size === 0 ? cached : this.#written.resolve(key, cached);
+    return this.#written.resolve(key, this.cache.peekKey(key));
   }
 
   /**

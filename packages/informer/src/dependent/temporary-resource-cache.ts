@@ -34,6 +34,8 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
 
   /** The newer of the written object and the cached one. */
   resolve(key: string, cached: R | undefined): R | undefined {
+    // Empty but while a write is newer than the informer: no lookup per read.
+    if (this.#written.size === 0) return cached;
     const written = this.#written.get(key);
     if (written === undefined) return cached;
     if (cached === undefined) return written;
@@ -42,6 +44,7 @@ export class TemporaryResourceCache<R extends KubernetesObject = KubernetesObjec
 
   /** The informer saw a version of the object: drop the stand-in once it is not newer. */
   onInformerEvent(key: string, seen: R): void {
+    if (this.#written.size === 0) return;
     const written = this.#written.get(key);
     if (written !== undefined && !isNewerVersion(written, seen)) this.#written.delete(key);
   }
