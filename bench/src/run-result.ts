@@ -39,6 +39,8 @@ export interface RunResult {
   latencyP99WarmMs?: number;
   /** End to end: CPU per 1,000 events after the run's first fifth (as for the p99), s. */
   cpuSPer1000Warm?: number;
+  /** End to end: CPU per 1,000 events over the run's second half (from reconcile events / 2), s. */
+  cpuSPer1000SecondHalf?: number;
   latencyMaxMs?: number;
   /** End to end: events per second the server achieved (filled in by the orchestrator). */
   sentPerS?: number;

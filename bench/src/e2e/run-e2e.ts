@@ -17,6 +17,12 @@ const factories: Record<string, () => Promise<(options: E2eContenderOptions) => 
   'client-node': async () => (await import('./client-node-queue-contender.js')).clientNodeQueueContender,
 };
 
+/** The process's CPU seconds when a given reconcile started, and the newest event seen then. */
+interface CpuMark {
+  cpu: number;
+  seq: number;
+}
+
 /** Contenders that have an end-to-end implementation in Node. */
 export const E2E_NODE_CONTENDERS: readonly string[] = Object.keys(factories);
 
@@ -39,28 +45,41 @@ export async function runE2e(params: ChildParams): Promise<RunResult> {
   // After warm-up, as the p99: from reconcile number events / 5 (read a microtask after it started:
   // the recorder resolves its waiters synchronously), per event sent after the newest one seen then.
   // The p99 cuts at a fifth of the reconciles, known only at the end; the two are one reconcile
-  // unless events coalesce, which none did at the bench's rates (reconciles = events).
-  let warmMark: { readonly cpu: number; readonly seq: number } | undefined;
-  const warmReconciles = Math.max(1, Math.floor(params.events / 5));
-  void recorder
-    .when(() => recorder.latenciesUs.length >= warmReconciles, runTimeoutMs, 'the end of warm-up')
-    .then(() => (warmMark = { cpu: cpuSeconds(), seq: recorder.lastSeenSeq }))
-    .catch(() => undefined);
+  // unless events coalesce, which none did at the bench's rates (reconciles = events). The second
+  // half the same from reconcile number events / 2: on a long run, the steady state alone (a
+  // contender with more code on its path compiles it over more of the run's first seconds).
+  const markAt = (reconciles: number, what: string): CpuMark => {
+    const mark = { cpu: Number.NaN, seq: -1 };
+    void recorder
+      .when(() => recorder.latenciesUs.length >= reconciles, runTimeoutMs, what)
+      .then(() => ((mark.cpu = cpuSeconds()), (mark.seq = recorder.lastSeenSeq)))
+      .catch(() => undefined);
+    return mark;
+  };
+  const warmMark = markAt(Math.max(1, Math.floor(params.events / 5)), 'the end of warm-up');
+  const halfMark = markAt(Math.max(1, Math.floor(params.events / 2)), 'the second half');
   await signalStart(params.kubeconfigPath);
   await recorder.when(() => recorder.lastSeen, runTimeoutMs, 'the reconcile of the last event');
   const cpuEnd = cpuSeconds();
   const cpu = cpuEnd - cpu1;
   await contender.stop();
   const sorted = [...recorder.latenciesUs].sort((a, b) => a - b);
-  const warm = recorder.latenciesUs.slice(Math.floor(recorder.latenciesUs.length / 5)).sort((a, b) => a - b);
+  const warmLatencies = recorder.latenciesUs.slice(Math.floor(recorder.latenciesUs.length / 5)).sort((a, b) => a - b);
   result.events = params.events;
   result.reconciles = sorted.length;
   result.latencyP50Ms = percentile(sorted, 0.5) / 1000;
   result.latencyP99Ms = percentile(sorted, 0.99) / 1000;
-  result.latencyP99WarmMs = percentile(warm, 0.99) / 1000;
+  result.latencyP99WarmMs = percentile(warmLatencies, 0.99) / 1000;
   result.latencyMaxMs = (sorted[sorted.length - 1] ?? 0) / 1000;
   result.cpuSPer1000 = (cpu / params.events) * 1000;
-  const warmEvents = warmMark === undefined ? 0 : params.events - 1 - warmMark.seq;
-  if (warmMark !== undefined && warmEvents > 0) result.cpuSPer1000Warm = ((cpuEnd - warmMark.cpu) / warmEvents) * 1000;
+  // Per event sent after the newest one the mark saw; no figure when the mark never came.
+  const perThousandSince = (mark: CpuMark): number | undefined => {
+    const events = mark.seq < 0 ? 0 : params.events - 1 - mark.seq;
+    return events > 0 ? ((cpuEnd - mark.cpu) / events) * 1000 : undefined;
+  };
+  const warm = perThousandSince(warmMark);
+  if (warm !== undefined) result.cpuSPer1000Warm = warm;
+  const secondHalf = perThousandSince(halfMark);
+  if (secondHalf !== undefined) result.cpuSPer1000SecondHalf = secondHalf;
   return result;
 }
