@@ -21,12 +21,12 @@ export class BoundedReconcileStamps implements ReconcileStamps {
   }
 
   stamp(key: string, tick: number): void {
-    const slot = this.#slotOf(key);
+    const slot = this.#records.findKey(key);
     if (slot >= 0) this.#records.setStamp(slot, tick);
   }
 
   stampOf(key: string): number {
-    const slot = this.#slotOf(key);
+    const slot = this.#records.findKey(key);
     return slot < 0 ? 0 : this.#records.stampOf(slot);
   }
 
@@ -57,10 +57,5 @@ export class BoundedReconcileStamps implements ReconcileStamps {
   /** Gives the stamps up: the store may be claimed again (by the next processor of its controller). */
   release(): void {
     this.#release();
-  }
-
-  #slotOf(key: string): number {
-    const slash = key.indexOf('/');
-    return slash < 0 ? this.#records.find('', key) : this.#records.find(key.slice(0, slash), key.slice(slash + 1));
   }
 }

@@ -180,8 +180,7 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
 
   /** Whether the server has the object, as far as the watch has told, in memory or not. */
   knows(idOrKey: ResourceID | string): boolean {
-    const [namespace, name] = split(idOrKey);
-    return this.#records.find(namespace, name) >= 0;
+    return this.#records.findKey(idOrKey) >= 0;
   }
 
   /** Every object the server has: the one in memory, or the minimal object that stands for it. */
@@ -236,14 +235,13 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
   }
 
   override delete(idOrKey: ResourceID | string, resourceVersion?: string): R | undefined {
-    const [namespace, name] = split(idOrKey);
     const full = super.delete(idOrKey, resourceVersion);
     if (resourceVersion !== undefined) this.#resourceVersion = resourceVersion;
-    const slot = this.#records.find(namespace, name);
+    const slot = this.#records.findKey(idOrKey);
     if (slot < 0) return full;
     const old = full ?? this.#minimal(slot);
     this.#records.remove(slot);
-    this.#lru.delete(ResourceID.keyOf(name, namespace));
+    this.#lru.delete(typeof idOrKey === 'string' ? idOrKey : idOrKey.key);
     return old;
   }
 
@@ -339,8 +337,7 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
     const read = await this.#fetch(ResourceID.parse(key));
     if (read === undefined) return undefined; // gone: the watch's DELETED event will say so
     const fetched = deepFreeze(read);
-    const [namespace, name] = split(key);
-    const slot = this.#records.find(namespace, name);
+    const slot = this.#records.findKey(key);
     const rv = fetched.metadata?.resourceVersion;
     if (slot >= 0 && rv !== undefined && this.#records.resourceVersionOf(slot) === rv && super.get(key) === undefined) {
       super.upsert(fetched);
@@ -359,10 +356,4 @@ export class BoundedStore<R extends KubernetesObject = KubernetesObject> extends
 /** The store as a bounded one, or undefined when it keeps every object. */
 export function asBounded<R extends KubernetesObject>(store: IndexedStore<R> | undefined): BoundedStore<R> | undefined {
   return store instanceof BoundedStore ? (store as BoundedStore<R>) : undefined;
-}
-
-function split(idOrKey: ResourceID | string): [namespace: string, name: string] {
-  if (typeof idOrKey !== 'string') return [idOrKey.namespace ?? '', idOrKey.name];
-  const slash = idOrKey.indexOf('/');
-  return slash < 0 ? ['', idOrKey] : [idOrKey.slice(0, slash), idOrKey.slice(slash + 1)];
 }

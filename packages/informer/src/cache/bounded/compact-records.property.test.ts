@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { ObjectMeta } from '@kindex/core';
+import { ResourceID, type ObjectMeta } from '@kindex/core';
 import { CompactRecords, PAGE_SIZE, type RecordMeta } from './compact-records.js';
 
 // White-box: CompactRecords is internal to BoundedStore. The model is a Map of the metadata as given.
@@ -116,7 +116,13 @@ describe('CompactRecords (white-box)', () => {
             }
             expect(records.size).to.equal(model.size);
           }
-          for (const [name, namespace] of probes) expect(records.find(namespace, name) >= 0).to.equal(model.has(keyOf(namespace, name)));
+          for (const [name, namespace] of probes) {
+            const slot = records.find(namespace, name);
+            expect(slot >= 0).to.equal(model.has(keyOf(namespace, name)));
+            // The store key and the ID name the same record.
+            expect(records.findKey(ResourceID.keyOf(name, namespace))).to.equal(slot);
+            expect(records.findKey(ResourceID.of(name, namespace))).to.equal(slot);
+          }
           const seen = new Map<string, RecordMeta>();
           const pages = new Set<number>();
           records.forEach((slot) => {

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import type { ObjectMeta } from '@kindex/core';
+import type { ObjectMeta, ResourceID } from '@kindex/core';
 
 /** Slots per page. */
 export const PAGE_SIZE = 1024;
@@ -161,6 +161,13 @@ export class CompactRecords {
   /** Records held. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The slot of the object with this ID or store key (`namespace/name`, or `name`), or -1. */
+  findKey(idOrKey: ResourceID | string): number {
+    if (typeof idOrKey !== 'string') return this.find(idOrKey.namespace ?? '', idOrKey.name);
+    const slash = idOrKey.indexOf('/');
+    return slash < 0 ? this.find('', idOrKey) : this.find(idOrKey.slice(0, slash), idOrKey.slice(slash + 1));
   }
 
   /** The slot of the object, or -1 when there is no record of it. */
