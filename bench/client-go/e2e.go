@@ -29,11 +29,15 @@ type latencies struct {
 	changed  chan struct{}
 	// The newest event sequence number a reconcile has seen, and the CPU and that number when
 	// reconcile number warmAt (events / 5: the end of the first fifth unless events coalesce)
-	// started: CPU after warm-up, as the Node contenders report it.
+	// started: CPU after warm-up, as the Node contenders report it; the same at halfAt (events /
+	// 2): CPU in the second half.
 	lastSeenSeq int
 	warmAt      int
 	warmCPU     float64
 	warmSeq     int
+	halfAt      int
+	halfCPU     float64
+	halfSeq     int
 }
 
 func (l *latencies) record(cm *corev1.ConfigMap, lastSeq int) {
@@ -54,6 +58,10 @@ func (l *latencies) record(cm *corev1.ConfigMap, lastSeq int) {
 		if len(l.us) == l.warmAt {
 			l.warmCPU = cpuSeconds()
 			l.warmSeq = l.lastSeenSeq
+		}
+		if len(l.us) == l.halfAt {
+			l.halfCPU = cpuSeconds()
+			l.halfSeq = l.lastSeenSeq
 		}
 	}
 	select {
@@ -100,7 +108,7 @@ func runE2E(client kubernetes.Interface, cfg *rest.Config, objects, events int) 
 	if err != nil {
 		panic(err)
 	}
-	rec := &latencies{changed: make(chan struct{}, 1), lastSeenSeq: -1, warmAt: max(1, events/5), warmSeq: -1}
+	rec := &latencies{changed: make(chan struct{}, 1), lastSeenSeq: -1, warmAt: max(1, events/5), warmSeq: -1, halfAt: max(1, events/2), halfSeq: -1}
 	lastSeq := events - 1
 	var workers sync.WaitGroup
 	for i := 0; i < e2eWorkers; i++ {
@@ -158,6 +166,9 @@ func runE2E(client kubernetes.Interface, cfg *rest.Config, objects, events int) 
 	result["cpuSPer1000"] = cpu / float64(events) * 1000
 	if warmEvents := events - 1 - rec.warmSeq; rec.warmSeq >= 0 && warmEvents > 0 {
 		result["cpuSPer1000Warm"] = (cpuEnd - rec.warmCPU) / float64(warmEvents) * 1000
+	}
+	if halfEvents := events - 1 - rec.halfSeq; rec.halfSeq >= 0 && halfEvents > 0 {
+		result["cpuSPer1000SecondHalf"] = (cpuEnd - rec.halfCPU) / float64(halfEvents) * 1000
 	}
 	return result
 }
