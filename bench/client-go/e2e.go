@@ -27,17 +27,39 @@ type latencies struct {
 	initial  int
 	lastSeen bool
 	changed  chan struct{}
-	// The newest event sequence number a reconcile has seen, and the CPU and that number when
-	// reconcile number warmAt (events / 5: the end of the first fifth unless events coalesce)
-	// started: CPU after warm-up, as the Node contenders report it; the same at halfAt (events /
-	// 2): CPU in the second half.
+	// The newest event sequence number a reconcile has seen; CPU after warm-up from reconcile
+	// number events / 5 (the end of the first fifth unless events coalesce) and in the second half
+	// from events / 2, as the Node contenders report them.
 	lastSeenSeq int
-	warmAt      int
-	warmCPU     float64
-	warmSeq     int
-	halfAt      int
-	halfCPU     float64
-	halfSeq     int
+	warm        cpuMark
+	half        cpuMark
+}
+
+// cpuMark is the process's CPU seconds when reconcile number at started, and the newest event
+// sequence number seen then (-1 until it did).
+type cpuMark struct {
+	at  int
+	cpu float64
+	seq int
+}
+
+func newCPUMark(at int) cpuMark { return cpuMark{at: max(1, at), seq: -1} }
+
+func (m *cpuMark) reached(reconciles, lastSeenSeq int) {
+	if reconciles == m.at {
+		m.cpu = cpuSeconds()
+		m.seq = lastSeenSeq
+	}
+}
+
+// perThousandSince is the CPU per 1,000 events sent after the newest one the mark saw, until
+// cpuEnd; false when the mark never came.
+func (m cpuMark) perThousandSince(cpuEnd float64, events int) (float64, bool) {
+	after := events - 1 - m.seq
+	if m.seq < 0 || after <= 0 {
+		return 0, false
+	}
+	return (cpuEnd - m.cpu) / float64(after) * 1000, true
 }
 
 func (l *latencies) record(cm *corev1.ConfigMap, lastSeq int) {
@@ -55,14 +77,8 @@ func (l *latencies) record(cm *corev1.ConfigMap, lastSeq int) {
 			l.lastSeenSeq = max(l.lastSeenSeq, seq)
 			l.lastSeen = l.lastSeen || seq == lastSeq
 		}
-		if len(l.us) == l.warmAt {
-			l.warmCPU = cpuSeconds()
-			l.warmSeq = l.lastSeenSeq
-		}
-		if len(l.us) == l.halfAt {
-			l.halfCPU = cpuSeconds()
-			l.halfSeq = l.lastSeenSeq
-		}
+		l.warm.reached(len(l.us), l.lastSeenSeq)
+		l.half.reached(len(l.us), l.lastSeenSeq)
 	}
 	select {
 	case l.changed <- struct{}{}:
@@ -108,7 +124,7 @@ func runE2E(client kubernetes.Interface, cfg *rest.Config, objects, events int) 
 	if err != nil {
 		panic(err)
 	}
-	rec := &latencies{changed: make(chan struct{}, 1), lastSeenSeq: -1, warmAt: max(1, events/5), warmSeq: -1, halfAt: max(1, events/2), halfSeq: -1}
+	rec := &latencies{changed: make(chan struct{}, 1), lastSeenSeq: -1, warm: newCPUMark(events / 5), half: newCPUMark(events / 2)}
 	lastSeq := events - 1
 	var workers sync.WaitGroup
 	for i := 0; i < e2eWorkers; i++ {
@@ -164,11 +180,11 @@ func runE2E(client kubernetes.Interface, cfg *rest.Config, objects, events int) 
 	result["latencyP99WarmMs"] = percentile(warm, 0.99) / 1000
 	result["latencyMaxMs"] = maxUs / 1000
 	result["cpuSPer1000"] = cpu / float64(events) * 1000
-	if warmEvents := events - 1 - rec.warmSeq; rec.warmSeq >= 0 && warmEvents > 0 {
-		result["cpuSPer1000Warm"] = (cpuEnd - rec.warmCPU) / float64(warmEvents) * 1000
+	if perThousand, ok := rec.warm.perThousandSince(cpuEnd, events); ok {
+		result["cpuSPer1000Warm"] = perThousand
 	}
-	if halfEvents := events - 1 - rec.halfSeq; rec.halfSeq >= 0 && halfEvents > 0 {
-		result["cpuSPer1000SecondHalf"] = (cpuEnd - rec.halfCPU) / float64(halfEvents) * 1000
+	if perThousand, ok := rec.half.perThousandSince(cpuEnd, events); ok {
+		result["cpuSPer1000SecondHalf"] = perThousand
 	}
 	return result
 }

@@ -62,6 +62,8 @@ interface Settings {
 const distDir = fileURLToPath(new URL('.', import.meta.url));
 const benchDir = join(distDir, '..');
 const resultsDir = join(benchDir, 'results');
+/** The end-to-end run's length unless told (s): its tables are `e2e-latency.*`, another length's `e2e-latency-<s>s.*`. */
+const E2E_DEFAULT_SECONDS = 10;
 // One binary per checkout: worktrees building their own Go contender at once must not overwrite each other's mid-run.
 const goBinary = join(
   homedir(),
@@ -114,7 +116,7 @@ function parseSettings(argv: readonly string[]): Settings {
     events: num('events', check ? 100_000 : quick ? 20_000 : 100_000),
     relistObjects: num('relist-objects', quick ? 10_000 : 100_000),
     e2eRate: num('e2e-rate', 1000),
-    e2eSeconds: num('e2e-seconds', quick ? 3 : 10),
+    e2eSeconds: num('e2e-seconds', quick ? 3 : E2E_DEFAULT_SECONDS),
     e2eObjects: num('e2e-objects', 1000),
     e2eMaxTop: num('e2e-max-top', 512_000),
     shardObjects: num('shard-objects', 2000),
@@ -569,7 +571,7 @@ async function main(): Promise<void> {
     ]);
     sections.push({
       // A run of another length is kept beside the default one's, not over it.
-      name: seconds === 10 ? 'e2e-latency' : `e2e-latency-${seconds}s`,
+      name: seconds === E2E_DEFAULT_SECONDS ? 'e2e-latency' : `e2e-latency-${seconds}s`,
       markdown: `### End to end: event to reconcile start at a steady ${rate.toLocaleString('en-US')} events/s for ${seconds} s over ${n.toLocaleString('en-US')} ConfigMaps (median of ${settings.reps})\n\n${markdownTable(['contender', 'p50 ms', 'p99 ms', 'p99 vs kindex', 'p99 after warm-up ms', 'max ms', 'events/s sent', 'reconciles', 'CPU s per 1,000 events', 'vs client-node', 'CPU after warm-up', 'vs client-node', 'CPU in the second half', 'vs client-node', 'writes'], rows)}\n\nLatency: from the stream server writing a MODIFIED event (its wall-clock time in µs, \`performance.timeOrigin + performance.now()\`, in the object's \`bench.kindex.dev/sent-at\` annotation) to the start of the reconcile that sees that object, read with the same wall clock in the contender's process (two processes on one machine: a process-local clock could not be compared). Events written to a socket the client does not drain count their wait. p99 after warm-up leaves out the first fifth of each run's reconciles (the first 2 s at the default rate), when the Node contenders compile their hot paths; CPU after warm-up is the CPU from reconcile number events / 5 (the one ending that fifth when no events coalesce) to the last, per 1,000 events sent after the newest one it had seen; CPU in the second half the same from reconcile number events / 2 (on a long run, the steady state: a contender with more code on its path spends the first seconds compiling it). A reconcile sees the latest state of its object: events for an object still queued coalesce into one reconcile, measured from the newest (reconciles < events then). kindex: \`Operator\` as run in production (logs at info, metrics, \`/debug/controllers\` served, \`inspection\` off: its default) + \`Controller\` on the ConfigMap itself, concurrency 10, \`generationAware: false\`, \`UpdateControl.noUpdate()\`; kindex (inspection on): the same with \`inspection: true\` (each primary's causes and last reconcile kept for \`describePrimary\`, as in tests); client-node: \`ListWatch\` + a Set queue + one async worker loop; client-go: a \`SharedInformer\` whose handlers add keys to a rate-limited \`workqueue\`, 10 workers reading the indexer. Writes: requests other than GET the server received (answered 405; must be 0).`,
       svg: svgBarChart('End to end: event to reconcile start', 'ms (lower is better)', contenders, [
         { label: 'p50', values: new Map([...medians].map(([c, m]) => [c, m.get('latencyP50Ms') ?? 0])) },
